@@ -1,0 +1,49 @@
+/** A value bound as a statement parameter. Values are never spliced into SQL text. */
+export type SqlValue = string | number | bigint | boolean | null | Uint8Array;
+
+/** A row as the backend returns it. */
+export type SqlRow = Record<string, unknown>;
+
+/** The SQL dialect of a client: decides placeholder syntax and which statements a provider may use. */
+export type SqlDialect = "sqlite" | "postgres";
+
+/**
+ * A statement built by the `sql` tag: the literal parts of the template and the values between them.
+ * Dialect-neutral: each adapter turns the parts into its own placeholder syntax (`?` or `$1`).
+ */
+export interface SqlStatement {
+  readonly strings: readonly string[];
+  readonly values: readonly SqlValue[];
+}
+
+/** What one executed statement cost, where the backend reports it. */
+export interface StatementReport {
+  /** The statement text with placeholders, as sent to the backend. */
+  readonly text: string;
+  /** Rows the backend read (Durable Objects report this; Cloudflare bills it). */
+  readonly rowsRead?: number;
+  /** Rows the backend wrote (Durable Objects report this; Cloudflare bills it). */
+  readonly rowsWritten?: number;
+}
+
+/** Called after every statement a client runs. */
+export type StatementObserver = (report: StatementReport) => void;
+
+/**
+ * The whole storage surface providers use. Small on purpose: any backend that can run a parameterised
+ * statement and return rows can implement it.
+ */
+export interface SqlClient {
+  readonly dialect: SqlDialect;
+  /** Run one statement written as a tagged template; always resolves to the rows (empty for writes). */
+  query<Row = SqlRow>(strings: TemplateStringsArray, ...values: SqlValue[]): Promise<Row[]>;
+  /** Run one statement built earlier with the `sql` tag. */
+  run<Row = SqlRow>(statement: SqlStatement): Promise<Row[]>;
+  /**
+   * Run statements in order as one atomic group where the backend allows it (`atomic` tells),
+   * resolving to each statement's rows. On failure nothing of the group is applied.
+   */
+  batch(statements: readonly SqlStatement[]): Promise<SqlRow[][]>;
+  /** True when `batch` is all-or-nothing on this backend. */
+  readonly atomic: boolean;
+}
