@@ -1,0 +1,44 @@
+import type {
+  AnyContextProvider,
+  BlockKind,
+  SearchProvider,
+  SkillProvider,
+  WritableContextProvider,
+} from "./types.js";
+
+function hasMethod(provider: unknown, name: string): boolean {
+  return (
+    typeof provider === "object" &&
+    provider !== null &&
+    typeof (provider as Record<string, unknown>)[name] === "function"
+  );
+}
+
+export function isReadableProvider(provider: unknown): provider is AnyContextProvider {
+  return hasMethod(provider, "get");
+}
+
+export function isSearchProvider(provider: unknown): provider is SearchProvider {
+  return hasMethod(provider, "get") && hasMethod(provider, "search");
+}
+
+export function isSkillProvider(provider: unknown): provider is SkillProvider {
+  return hasMethod(provider, "get") && hasMethod(provider, "load");
+}
+
+export function isWritableProvider(provider: unknown): provider is WritableContextProvider {
+  return hasMethod(provider, "get") && hasMethod(provider, "set");
+}
+
+/** The block kind a provider's shape gives, in marker precedence: searchable > loadable > readonly > writable. */
+export function blockKindOf(provider: AnyContextProvider | undefined): BlockKind {
+  if (isSearchProvider(provider)) return "searchable";
+  if (isSkillProvider(provider)) return "loadable";
+  if (isWritableProvider(provider)) return "writable";
+  return "readonly";
+}
+
+/** Whether a block of this provider accepts writes: whole-block for writable, keyed for the others. */
+export function acceptsWrites(provider: AnyContextProvider | undefined): boolean {
+  return hasMethod(provider, "set");
+}

@@ -1,0 +1,20 @@
+import { renderSection } from "./render.js";
+import { parseSections } from "./sections.js";
+import type { ContextBlock } from "./types.js";
+
+/** The note above reminder sections (the same words agents/context sends). */
+export const REMINDER_PREAMBLE =
+  "These context blocks changed after the system prompt was written. Their current values below replace the ones in the system prompt.";
+
+/**
+ * The sections of `blocks` whose current rendering is not in the frozen prompt, under the preamble, or
+ * `null` when all of them are. A block matches only a whole section of the frozen prompt, rule to rule:
+ * content that grew or shrank at either end does not pass, and no other block's content can pass for it
+ * (block content cannot open a section).
+ */
+export function renderReminder(frozen: string, blocks: readonly ContextBlock[]): string | null {
+  const frozenSections = new Set(parseSections(frozen).map((section) => section.text));
+  const changed = blocks.map(renderSection).filter((section) => !frozenSections.has(section));
+  if (changed.length === 0) return null;
+  return [REMINDER_PREAMBLE, ...changed].join("\n\n");
+}
