@@ -1,0 +1,50 @@
+import type { ContextBlocks } from "@contextblocks/core";
+import type { ContextMessage } from "./messages.js";
+import { attachReminder } from "./reminder-placement.js";
+import { type ContextToolSet, type ContextToolsOptions, contextTools } from "./tools.js";
+import { replaceUnloadedEntries, type UnloadOptions } from "./unload.js";
+
+/** Options of `prepareContextTurn`. */
+export interface PrepareContextTurnOptions extends UnloadOptions {
+  /** Attach `context.reminder()` to the newest user message. Default `true`. */
+  reminder?: boolean;
+  /** Replace the results of unloaded `load_context` calls with a placeholder. Default `true`. */
+  unload?: boolean;
+  /** Passed to `contextTools`. */
+  tools?: ContextToolsOptions;
+}
+
+/** What one `generateText` / `streamText` call needs from the context. */
+export interface PreparedContextTurn<M extends ContextMessage> {
+  /** The frozen system prompt: the same string turn after turn until `refreshSystemPrompt()`. */
+  system: string;
+  /** The messages to send: the reminder on the newest user message, unloaded entries replaced. */
+  messages: M[];
+  /** `contextTools(context)`: the same object while the configuration is unchanged. */
+  tools: ContextToolSet;
+}
+
+/**
+ * Prepares one turn: the frozen `system` prompt, the `messages` with the pending reminder attached to the
+ * newest user message (the one that asks for the reply, also when the request continues a partial
+ * assistant reply) and unloaded entries' text replaced by a placeholder, and the `tools`. Spread it into
+ * `generateText` / `streamText` (UI messages: pass `messages` through `convertToModelMessages` first).
+ *
+ * Takes model messages or UI messages and returns the same kind. The input is never mutated and nothing is
+ * stored: keep your own `messages` as the transcript, not the prepared ones. Calling it again on its own
+ * output does not add the reminder twice.
+ */
+export async function prepareContextTurn<M extends ContextMessage>(
+  context: ContextBlocks,
+  messages: readonly M[],
+  options: PrepareContextTurnOptions = {},
+): Promise<PreparedContextTurn<M>> {
+  const system = await context.freezeSystemPrompt();
+  const reminder = options.reminder === false ? null : await context.reminder();
+  const visible = options.unload === false ? [...messages] : replaceUnloadedEntries(messages, options);
+  return {
+    system,
+    messages: options.reminder === false ? visible : attachReminder(visible, reminder),
+    tools: contextTools(context, options.tools),
+  };
+}

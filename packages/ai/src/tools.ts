@@ -1,0 +1,144 @@
+import type { ContextBlocks, ContextToolName, ContextToolSpec, JsonSchema } from "@contextblocks/core";
+import { jsonSchema, type Tool, tool } from "ai";
+import { z } from "zod";
+
+/** Options of `contextTools`. */
+export interface ContextToolsOptions {
+  /** Tools to leave out, for example `["set_context"]` for an agent that may read but not write. */
+  exclude?: readonly ContextToolName[];
+}
+
+/**
+ * One contextblocks tool. Its input is `unknown` on purpose: the SDK passes whatever the model sent, and
+ * the tool checks it and answers `Error: …` text the model can act on (see `contextTools`). Narrow a
+ * recorded input with `contextToolInputSchemas(context)`.
+ */
+export type ContextTool = Tool<unknown, string>;
+
+/** The tools the blocks allow. Only read-only blocks: an empty set. */
+export type ContextToolSet = { [Name in ContextToolName]?: ContextTool };
+
+/** `set_context` arguments, as the definition asks for them. */
+export interface SetContextInput {
+  label: string;
+  content: string;
+  action?: "replace" | "append";
+  /** For keyed (searchable, loadable) blocks: a title keeps updates in place; a description lists it. */
+  metadata?: { title?: string; description?: string };
+}
+
+/** `search_context` arguments. */
+export interface SearchContextInput {
+  label: string;
+  query: string;
+}
+
+/** `load_context` and `unload_context` arguments. */
+export interface EntryInput {
+  label: string;
+  key: string;
+}
+
+/** The arguments of each tool, by name. */
+export interface ContextToolInputs {
+  set_context: SetContextInput;
+  search_context: SearchContextInput;
+  load_context: EntryInput;
+  unload_context: EntryInput;
+}
+
+/** zod schemas of valid tool arguments, by tool name, for the tools the blocks allow. */
+export type ContextToolInputSchemas = {
+  [Name in ContextToolName]?: z.ZodType<ContextToolInputs[Name]>;
+};
+
+interface CachedTools {
+  fingerprint: string;
+  tools: ContextToolSet;
+}
+
+const cache = new WeakMap<ContextBlocks, Map<string, CachedTools>>();
+
+/**
+ * An AI SDK `ToolSet` built from core's tool specs: `set_context`, `search_context`, `load_context` and
+ * `unload_context`, as the blocks allow; only read-only blocks give an empty set.
+ *
+ * - The definition the model sees (description and JSON Schema, with label enums) is core's, byte for
+ *   byte: a pure function of the block configuration, so writes never change it.
+ * - The SDK does not validate arguments (`jsonSchema` without a validator). A failed SDK validation would
+ *   become an SDK tool error worded by the SDK; instead every argument reaches core's `execute`, which
+ *   checks it and answers `Error: …` naming the problem (unknown or read-only label, missing field, wrong
+ *   type, `maxTokens`). Nothing is thrown into the agent loop.
+ * - Called again for the same context and options, it returns the same object while the configuration is
+ *   unchanged (a block added or removed at runtime gives a new set).
+ */
+export function contextTools(context: ContextBlocks, options: ContextToolsOptions = {}): ContextToolSet {
+  const specs = selectSpecs(context, options);
+  const fingerprint = JSON.stringify([
+    specs.map((spec) => [spec.name, spec.description, spec.inputSchema]),
+    context.getConfigs().map((config) => [config.label, config.kind]),
+  ]);
+  const optionsKey = JSON.stringify([...(options.exclude ?? [])].sort());
+  let byOptions = cache.get(context);
+  if (!byOptions) {
+    byOptions = new Map();
+    cache.set(context, byOptions);
+  }
+  const cached = byOptions.get(optionsKey);
+  if (cached?.fingerprint === fingerprint) return cached.tools;
+  const tools: ContextToolSet = {};
+  for (const spec of specs) tools[spec.name] = toTool(spec);
+  Object.freeze(tools);
+  byOptions.set(optionsKey, { fingerprint, tools });
+  return tools;
+}
+
+/**
+ * zod schemas of what valid arguments look like, one per tool the blocks allow, derived from the same
+ * JSON Schema the model sees (their `z.toJSONSchema` equals it). The tools do not use them to reject input;
+ * use them to narrow a recorded tool call (`schema.safeParse(part.input)`), for example to render it.
+ */
+export function contextToolInputSchemas(
+  context: ContextBlocks,
+  options: ContextToolsOptions = {},
+): ContextToolInputSchemas {
+  const schemas: Record<string, z.ZodType> = {};
+  for (const spec of selectSpecs(context, options)) schemas[spec.name] = zodFromJsonSchema(spec.inputSchema);
+  return schemas as ContextToolInputSchemas;
+}
+
+function selectSpecs(context: ContextBlocks, options: ContextToolsOptions): ContextToolSpec[] {
+  const exclude = new Set(options.exclude ?? []);
+  return context.toolSpecs().filter((spec) => !exclude.has(spec.name));
+}
+
+function toTool(spec: ContextToolSpec): ContextTool {
+  return tool<unknown, string>({
+    description: spec.description,
+    // No validator: every argument reaches `execute`, which validates and answers with an error string.
+    inputSchema: jsonSchema<unknown>(spec.inputSchema),
+    execute: (input) => spec.execute(input),
+  });
+}
+
+/** The subset of JSON Schema core's tool specs use: objects, strings, string enums, descriptions. */
+function zodFromJsonSchema(schema: JsonSchema): z.ZodType {
+  let result: z.ZodType;
+  if (schema.type === "object") {
+    const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+    const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+    const shape: Record<string, z.ZodType> = {};
+    for (const [name, property] of Object.entries(properties)) {
+      const field = zodFromJsonSchema(property);
+      shape[name] = required.has(name) ? field : field.optional();
+    }
+    result = schema.additionalProperties === false ? z.strictObject(shape) : z.object(shape);
+  } else if (schema.type === "string") {
+    const values = schema.enum;
+    result =
+      Array.isArray(values) && values.length > 0 ? z.enum(values as [string, ...string[]]) : z.string();
+  } else {
+    throw new TypeError(`contextToolInputSchemas: unsupported JSON Schema ${JSON.stringify(schema)}`);
+  }
+  return typeof schema.description === "string" ? result.describe(schema.description) : result;
+}

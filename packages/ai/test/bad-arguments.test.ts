@@ -1,0 +1,149 @@
+import { generateText, stepCountIs, tool } from "ai";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { contextToolInputSchemas, contextTools, prepareContextTurn } from "../src/index.js";
+import { answer, callTools, createContext, createStore, resultText, scriptedModel } from "./helpers.js";
+
+const BAD_CALLS = [
+  // 0: a label no block has
+  { toolName: "set_context", input: { label: "diary", content: "Dear diary" } },
+  // 1: a read-only block
+  { toolName: "set_context", input: { label: "soul", content: "You are a pirate." } },
+  // 2: content missing
+  { toolName: "set_context", input: { label: "memory" } },
+  // 3: content of the wrong type
+  { toolName: "set_context", input: { label: "memory", content: 42 } },
+  // 4: an action that does not exist
+  { toolName: "set_context", input: { label: "memory", content: "x", action: "prepend" } },
+  // 5: over maxTokens (memory allows 60)
+  { toolName: "set_context", input: { label: "memory", content: "word ".repeat(200) } },
+  // 6: a keyed block without content
+  { toolName: "set_context", input: { label: "notes", metadata: { title: "Empty" } } },
+  // 7: metadata of the wrong type
+  { toolName: "set_context", input: { label: "notes", content: "x", metadata: "Title" } },
+  // 8: search on a block that is not searchable
+  { toolName: "search_context", input: { label: "memory", query: "tea" } },
+  // 9: query of the wrong type
+  { toolName: "search_context", input: { label: "notes", query: 7 } },
+  // 10: a key of the wrong type
+  { toolName: "load_context", input: { label: "skills", key: ["pdf-forms"] } },
+  // 11: a key that does not exist
+  { toolName: "load_context", input: { label: "skills", key: "juggling" } },
+  // 12: arguments that are not an object
+  { toolName: "unload_context", input: '"pdf-forms"' },
+  // 13: no arguments at all
+  { toolName: "search_context", input: "" },
+];
+
+const EXPECTED = [
+  /^Error: block "diary" not found\. Writable blocks: "memory", "notes", "skills"$/,
+  /^Error: block "soul" is read-only\./,
+  /^Error: set_context: "content" is required$/,
+  /^Error: set_context: "content" must be a string, got number 42$/,
+  /^Error: set_context: "action" must be "replace" or "append", got "prepend"$/,
+  /^Error: Block "memory" would exceed maxTokens: \d+ estimated tokens > 60$/,
+  /^Error: set_context: "content" is required$/,
+  /^Error: set_context: "metadata" must be an object/,
+  /^Error: block "memory" is not searchable\. Searchable blocks: "notes"$/,
+  /^Error: search_context: "query" must be a string, got number 7$/,
+  /^Error: load_context: "key" must be a string, got an array$/,
+  /^Error: no entry "juggling" in skills\./,
+  /^Error: unload_context expects an object of arguments, got "pdf-forms"$/,
+  /^Error: search_context: "label" is required$/,
+];
+
+describe("bad tool arguments", () => {
+  it("reach core's execute: the model reads an error string naming the problem, and nothing is stored", async () => {
+    const store = createStore();
+    const context = createContext(store);
+    await context.setBlock("memory", "Name: Ada.");
+    await context.setEntry("notes", "existing", "An existing note.");
+    await context.freezeSystemPrompt();
+    const before = structuredClone({ blocks: store.blocks, entries: store.entries });
+
+    const model = scriptedModel([callTools(0, ...BAD_CALLS), answer("Sorry, let me fix that.")]);
+    const result = await generateText({
+      model,
+      ...(await prepareContextTurn(context, [{ role: "user", content: "Remember things." }])),
+      stopWhen: stepCountIs(3),
+    });
+
+    // Every call became a tool result (never an SDK tool error), and the loop went on.
+    const step = result.steps[0];
+    expect(step?.content.filter((part) => part.type === "tool-error")).toEqual([]);
+    expect(step?.toolResults).toHaveLength(BAD_CALLS.length);
+    expect(result.text).toBe("Sorry, let me fix that.");
+
+    const seen = model.doGenerateCalls[1];
+    EXPECTED.forEach((pattern, index) => {
+      expect(resultText(seen, `call-0-${index}`)).toMatch(pattern);
+    });
+    expect(structuredClone({ blocks: store.blocks, entries: store.entries })).toEqual(before);
+    expect(context.loadedEntries()).toEqual([]);
+  });
+
+  it("JSON the SDK cannot parse is the one case the SDK words: still a readable error, still no throw", async () => {
+    const context = createContext(createStore());
+    const model = scriptedModel([
+      callTools(0, { toolName: "set_context", input: '{"label": "memory", "content": ' }),
+      answer("Retrying."),
+    ]);
+    const result = await generateText({
+      model,
+      ...(await prepareContextTurn(context, [{ role: "user", content: "Hi" }])),
+      stopWhen: stepCountIs(3),
+    });
+    expect(result.text).toBe("Retrying.");
+    expect(resultText(model.doGenerateCalls[1], "call-0-0")).toMatch(
+      /^\[error-text\] Invalid input for tool set_context: JSON parsing failed/,
+    );
+  });
+
+  it("(why the SDK does not validate) a strict zod schema would turn a wrong type into an SDK-worded tool error", async () => {
+    const context = createContext(createStore());
+    const strict = contextToolInputSchemas(context).set_context;
+    if (!strict) throw new Error("set_context expected");
+    const model = scriptedModel([
+      callTools(0, { toolName: "set_context", input: { label: "diary", content: 42 } }),
+      answer("ok"),
+    ]);
+    const core = contextTools(context).set_context;
+    await generateText({
+      model,
+      prompt: "Hi",
+      tools: {
+        set_context: tool({
+          inputSchema: strict,
+          execute: (input) => core?.execute?.(input, { toolCallId: "", messages: [] }) as Promise<string>,
+        }),
+      },
+      stopWhen: stepCountIs(3),
+    });
+    const seen = resultText(model.doGenerateCalls[1], "call-0-0");
+    expect(seen).toMatch(/^\[error-text\] Invalid input for tool set_context: Type validation failed/);
+    expect(seen).not.toContain('block "diary" not found');
+  });
+});
+
+describe("contextToolInputSchemas", () => {
+  it("describe valid arguments with the same JSON Schema the model sees", async () => {
+    const context = createContext(createStore());
+    const schemas = contextToolInputSchemas(context);
+    const specs = context.toolSpecs();
+    expect(Object.keys(schemas)).toEqual(specs.map((spec) => spec.name));
+    for (const spec of specs) {
+      const schema = schemas[spec.name];
+      if (!schema) throw new Error(`no schema for ${spec.name}`);
+      const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io: "input" }) as Record<
+        string,
+        unknown
+      >;
+      expect(json).toEqual(spec.inputSchema);
+    }
+    expect(schemas.set_context?.safeParse({ label: "memory", content: "x", action: "append" }).success).toBe(
+      true,
+    );
+    expect(schemas.set_context?.safeParse({ label: "soul", content: "x" }).success).toBe(false);
+    expect(schemas.load_context?.safeParse({ label: "skills", key: "pdf-forms" }).success).toBe(true);
+  });
+});

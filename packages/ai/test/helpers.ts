@@ -1,0 +1,204 @@
+import type {
+  LanguageModelV3CallOptions,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3StreamPart,
+} from "@ai-sdk/provider";
+import { ContextBlocks, type ContextConfig } from "@contextblocks/core";
+import {
+  MemoryContextProvider,
+  MemorySearchProvider,
+  MemorySkillProvider,
+  MemoryStore,
+} from "@contextblocks/core/memory";
+import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
+
+export const SKILLS = {
+  "pdf-forms": {
+    content: "To fill a PDF form: read the fields first, then write each value.",
+    description: "Filling PDF forms",
+  },
+  "sql-review": {
+    content: "Review SQL for bound parameters and missing indexes.",
+    description: "Reviewing SQL",
+  },
+};
+
+/** Durable state shared by "restarts": providers and the prompt store all live in one store. */
+export function createStore(): MemoryStore {
+  return new MemoryStore();
+}
+
+/** A context like an agent's: soul (read-only), memory (writable), notes (searchable), skills (loadable). */
+export function createContext(
+  store: MemoryStore,
+  extra: ContextConfig[] = [],
+  options: { today?: () => string } = {},
+): ContextBlocks {
+  const today = options.today;
+  return new ContextBlocks(
+    [
+      { label: "soul", provider: { get: async () => "You are a careful assistant." } },
+      {
+        label: "memory",
+        description: "Facts about the user",
+        maxTokens: 60,
+        provider: new MemoryContextProvider({ store }),
+      },
+      { label: "notes", description: "Searchable notes", provider: new MemorySearchProvider({ store }) },
+      {
+        label: "skills",
+        description: "Skills to load",
+        provider: new MemorySkillProvider({ store, skills: SKILLS }),
+      },
+      ...(today
+        ? [
+            {
+              label: "environment",
+              provider: { get: async () => `Today is ${today()}.` },
+              whenChanged: "remind" as const,
+            },
+          ]
+        : []),
+      ...extra,
+    ],
+    new MemoryContextProvider({ store, label: "_system_prompt" }),
+  );
+}
+
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 5, text: 5, reasoning: 0 },
+};
+
+export interface ScriptedCall {
+  toolName: string;
+  input: unknown;
+}
+
+/** A model step that calls tools (in parallel when several). `input` is JSON-encoded unless a string. */
+export function callTools(step: number, ...calls: ScriptedCall[]): LanguageModelV3GenerateResult {
+  return {
+    content: calls.map((call, index) => ({
+      type: "tool-call" as const,
+      toolCallId: `call-${step}-${index}`,
+      toolName: call.toolName,
+      input: typeof call.input === "string" ? call.input : JSON.stringify(call.input),
+    })),
+    finishReason: { unified: "tool-calls", raw: "tool_calls" },
+    usage,
+    warnings: [],
+  };
+}
+
+/** A model step that answers with text and stops. */
+export function answer(text: string): LanguageModelV3GenerateResult {
+  return {
+    content: [{ type: "text", text }],
+    finishReason: { unified: "stop", raw: "stop" },
+    usage,
+    warnings: [],
+  };
+}
+
+/** A mock model that plays `steps` in order, one per doGenerate call, and records what it received. */
+export function scriptedModel(steps: LanguageModelV3GenerateResult[]): MockLanguageModelV3 {
+  return new MockLanguageModelV3({
+    doGenerate: async () => {
+      const step = steps.shift();
+      if (!step) throw new Error("the scripted model ran out of steps");
+      return step;
+    },
+  });
+}
+
+/** The same script as a stream model: each generate result becomes a stream of parts. */
+export function scriptedStreamModel(steps: LanguageModelV3GenerateResult[]): MockLanguageModelV3 {
+  return new MockLanguageModelV3({
+    doStream: async () => {
+      const step = steps.shift();
+      if (!step) throw new Error("the scripted model ran out of steps");
+      return { stream: convertArrayToReadableStream(toStreamParts(step)) };
+    },
+  });
+}
+
+function toStreamParts(step: LanguageModelV3GenerateResult): LanguageModelV3StreamPart[] {
+  const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }];
+  step.content.forEach((content, index) => {
+    if (content.type === "text") {
+      const id = `text-${index}`;
+      parts.push(
+        { type: "text-start", id },
+        { type: "text-delta", id, delta: content.text },
+        { type: "text-end", id },
+      );
+    } else if (content.type === "tool-call") {
+      parts.push(content);
+    }
+  });
+  parts.push({ type: "finish", finishReason: step.finishReason, usage: step.usage });
+  return parts;
+}
+
+/** The tool results a call's prompt carried, by tool call id: what the model was told. */
+export function toolResultsSeen(
+  call: LanguageModelV3CallOptions,
+): Map<string, { type: string; value?: unknown }> {
+  const results = new Map<string, { type: string; value?: unknown }>();
+  for (const message of call.prompt) {
+    if (message.role !== "tool") continue;
+    for (const part of message.content) {
+      if (part.type === "tool-result")
+        results.set(part.toolCallId, part.output as { type: string; value?: unknown });
+    }
+  }
+  return results;
+}
+
+/** The text of the result the model saw for one tool call; fails when it saw none or not text. */
+export function resultText(call: LanguageModelV3CallOptions | undefined, toolCallId: string): string {
+  if (!call) throw new Error("no such model call");
+  const output = toolResultsSeen(call).get(toolCallId);
+  if (!output) throw new Error(`the model saw no result for ${toolCallId}`);
+  if (typeof output.value !== "string")
+    throw new Error(`result of ${toolCallId} is ${output.type}, not text`);
+  return `${output.type === "text" ? "" : `[${output.type}] `}${output.value}`;
+}
+
+/** The system prompt a call carried. */
+export function systemSeen(call: LanguageModelV3CallOptions | undefined): string {
+  const first = call?.prompt[0];
+  if (first?.role !== "system") throw new Error("the call has no system message");
+  return first.content;
+}
+
+/** The tool definitions a call carried, serialized as sent. */
+export function toolsSeen(call: LanguageModelV3CallOptions | undefined): string {
+  return JSON.stringify(call?.tools ?? []);
+}
+
+/** The text parts of the last user message a call carried. */
+export function lastUserTexts(call: LanguageModelV3CallOptions | undefined): string[] {
+  const users = (call?.prompt ?? []).filter((message) => message.role === "user");
+  const last = users.at(-1);
+  if (last?.role !== "user") return [];
+  return last.content.flatMap((part) => (part.type === "text" ? [part.text] : []));
+}
+
+/** Every text part of every user message a call carried. */
+export function allUserTexts(call: LanguageModelV3CallOptions | undefined): string[] {
+  return (call?.prompt ?? []).flatMap((message) =>
+    message.role === "user"
+      ? message.content.flatMap((part) => (part.type === "text" ? [part.text] : []))
+      : [],
+  );
+}
+
+/** Deep-freezes a value so any mutation by the code under test throws. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}

@@ -1,0 +1,224 @@
+import { REMINDER_PREAMBLE } from "@contextblocks/core";
+import { convertToModelMessages, generateText, type ModelMessage, stepCountIs, type UIMessage } from "ai";
+import { describe, expect, it } from "vitest";
+import { attachReminder, prepareContextTurn, reminderTargetIndex } from "../src/index.js";
+import {
+  answer,
+  callTools,
+  createContext,
+  createStore,
+  deepFreeze,
+  lastUserTexts,
+  scriptedModel,
+} from "./helpers.js";
+
+/** A context whose remind block has changed since the prompt was frozen: `reminder()` is not null. */
+async function contextWithReminder() {
+  let today = "2025-03-01";
+  const context = createContext(createStore(), [], { today: () => today });
+  await context.freezeSystemPrompt();
+  today = "2025-03-02";
+  const reminder = await context.reminder();
+  if (reminder === null) throw new Error("expected a reminder");
+  return { context, reminder, setToday: (value: string) => (today = value) };
+}
+
+describe("reminder placement (model messages)", () => {
+  it("appends the reminder as a last text part of the newest user message, without touching the input", async () => {
+    const { context, reminder } = await contextWithReminder();
+    const messages: ModelMessage[] = deepFreeze([
+      { role: "user", content: "First question" },
+      { role: "assistant", content: "First answer" },
+      { role: "user", content: [{ type: "text", text: "Second question" }] },
+    ]);
+    const snapshot = JSON.stringify(messages);
+
+    const prepared = await prepareContextTurn(context, messages);
+
+    expect(JSON.stringify(messages)).toBe(snapshot);
+    expect(prepared.messages).not.toBe(messages);
+    expect(prepared.messages[0]).toBe(messages[0]);
+    expect(prepared.messages[1]).toBe(messages[1]);
+    expect(prepared.messages[2]).toEqual({
+      role: "user",
+      content: [
+        { type: "text", text: "Second question" },
+        { type: "text", text: reminder },
+      ],
+    });
+  });
+
+  it("turns string content into two text parts", async () => {
+    const { context, reminder } = await contextWithReminder();
+    const prepared = await prepareContextTurn(context, [{ role: "user", content: "Hi" } as ModelMessage]);
+    expect(prepared.messages).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Hi" },
+          { type: "text", text: reminder },
+        ],
+      },
+    ]);
+  });
+
+  it("does not add the reminder twice, and replaces a stale one", async () => {
+    const { context, reminder, setToday } = await contextWithReminder();
+    const once = await prepareContextTurn(context, [{ role: "user", content: "Hi" } as ModelMessage]);
+    const twice = await prepareContextTurn(context, once.messages);
+    expect(twice.messages).toEqual(once.messages);
+    expect(twice.messages[0]).toBe(once.messages[0]);
+
+    setToday("2025-03-03");
+    const stale = await prepareContextTurn(context, once.messages);
+    const texts = ((stale.messages[0]?.content ?? []) as Array<{ text: string }>).map((part) => part.text);
+    expect(texts).toHaveLength(2);
+    expect(texts[1]).toContain("Today is 2025-03-03.");
+    expect(texts[1]).not.toBe(reminder);
+
+    setToday("2025-03-01");
+    const none = await prepareContextTurn(context, once.messages);
+    expect(none.messages[0]?.content).toEqual([{ type: "text", text: "Hi" }]);
+  });
+
+  it("keeps an image part and puts the reminder after it", async () => {
+    const { context, reminder } = await contextWithReminder();
+    const image = { type: "image" as const, image: new URL("https://example.com/cat.png") };
+    const prepared = await prepareContextTurn(context, [
+      { role: "user", content: [{ type: "text", text: "What is this?" }, image] },
+    ] as ModelMessage[]);
+    expect(prepared.messages[0]?.content).toEqual([
+      { type: "text", text: "What is this?" },
+      image,
+      { type: "text", text: reminder },
+    ]);
+  });
+
+  it("continuing a partial assistant reply: the reminder goes to the user message that asked for it", async () => {
+    const { context } = await contextWithReminder();
+    const messages: ModelMessage[] = [
+      { role: "user", content: "Write a poem about tea." },
+      { role: "assistant", content: [{ type: "text", text: "Steam rises, amber" }] },
+    ];
+    const model = scriptedModel([answer(" and slow.")]);
+    const result = await generateText({ model, ...(await prepareContextTurn(context, messages)) });
+
+    expect(result.text).toBe(" and slow.");
+    const prompt = model.doGenerateCalls[0]?.prompt ?? [];
+    expect(prompt.map((message) => message.role)).toEqual(["system", "user", "assistant"]);
+    const texts = lastUserTexts(model.doGenerateCalls[0]);
+    expect(texts[0]).toBe("Write a poem about tea.");
+    expect(texts[1]).toMatch(new RegExp(`^${REMINDER_PREAMBLE}[\\s\\S]*Today is 2025-03-02\\.`));
+    expect(prompt.at(-1)).toEqual({
+      role: "assistant",
+      content: [{ type: "text", text: "Steam rises, amber" }],
+    });
+  });
+
+  it("a transcript ending in tool results (a loop resumed) also reminds on the newest user message", async () => {
+    const { context, reminder } = await contextWithReminder();
+    const messages: ModelMessage[] = [
+      { role: "user", content: "Old question" },
+      { role: "assistant", content: "Old answer" },
+      { role: "user", content: "Load the PDF skill" },
+      {
+        role: "assistant",
+        content: [
+          {
+            type: "tool-call",
+            toolCallId: "c1",
+            toolName: "load_context",
+            input: { label: "skills", key: "pdf-forms" },
+          },
+        ],
+      },
+      {
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: "c1",
+            toolName: "load_context",
+            output: { type: "text", value: "…" },
+          },
+        ],
+      },
+    ];
+    expect(reminderTargetIndex(messages)).toBe(2);
+    const prepared = await prepareContextTurn(context, messages);
+    expect(prepared.messages[2]?.content).toEqual([
+      { type: "text", text: "Load the PDF skill" },
+      { type: "text", text: reminder },
+    ]);
+    expect(prepared.messages[0]).toBe(messages[0]);
+  });
+
+  it("without a user message, or without a reminder, returns the messages as they are", async () => {
+    const { context } = await contextWithReminder();
+    const onlyAssistant: ModelMessage[] = [{ role: "assistant", content: "Hello" }];
+    expect((await prepareContextTurn(context, onlyAssistant)).messages).toEqual(onlyAssistant);
+
+    const quiet = createContext(createStore());
+    const messages: ModelMessage[] = [{ role: "user", content: "Hi" }];
+    const prepared = await prepareContextTurn(quiet, messages);
+    expect(prepared.messages[0]).toBe(messages[0]);
+    expect(attachReminder(messages, null)[0]).toBe(messages[0]);
+  });
+});
+
+describe("reminder placement (UI messages)", () => {
+  const uiMessages: UIMessage[] = [
+    { id: "u1", role: "user", parts: [{ type: "text", text: "Hi" }] },
+    { id: "a1", role: "assistant", parts: [{ type: "text", text: "Hello!" }] },
+    { id: "u2", role: "user", parts: [{ type: "text", text: "What's the date?" }] },
+  ];
+
+  it("returns UI messages with the reminder as a last text part, and the model receives it", async () => {
+    const { context, reminder } = await contextWithReminder();
+    const input = deepFreeze(structuredClone(uiMessages));
+    const prepared = await prepareContextTurn(context, input);
+
+    expect(prepared.messages[0]).toBe(input[0]);
+    expect(prepared.messages[2]).toEqual({
+      id: "u2",
+      role: "user",
+      parts: [
+        { type: "text", text: "What's the date?" },
+        { type: "text", text: reminder },
+      ],
+    });
+    expect((await prepareContextTurn(context, prepared.messages)).messages).toEqual(prepared.messages);
+
+    const model = scriptedModel([answer("It is March 2nd.")]);
+    const { system, tools } = prepared;
+    await generateText({ model, system, tools, messages: await convertToModelMessages(prepared.messages) });
+    expect(lastUserTexts(model.doGenerateCalls[0])).toEqual(["What's the date?", reminder]);
+  });
+
+  it("continuing a partial assistant UI message reminds on the user message before it", async () => {
+    const { context, reminder } = await contextWithReminder();
+    const partial: UIMessage[] = [
+      ...uiMessages,
+      { id: "a2", role: "assistant", parts: [{ type: "text", text: "Today is" }] },
+    ];
+    const prepared = await prepareContextTurn(context, partial);
+    expect(prepared.messages[3]).toBe(partial[3]);
+    expect(prepared.messages[2]?.parts.at(-1)).toEqual({ type: "text", text: reminder });
+  });
+});
+
+describe("a reminder in a multi-step turn", () => {
+  it("stays on the same user message on every step of the loop", async () => {
+    const { context, reminder } = await contextWithReminder();
+    const model = scriptedModel([
+      callTools(0, { toolName: "set_context", input: { label: "memory", content: "x" } }),
+      answer("done"),
+    ]);
+    await generateText({
+      model,
+      ...(await prepareContextTurn(context, [{ role: "user", content: "Go" }])),
+      stopWhen: stepCountIs(3),
+    });
+    for (const call of model.doGenerateCalls) expect(lastUserTexts(call)).toEqual(["Go", reminder]);
+  });
+});
