@@ -13,7 +13,7 @@ export interface ResolvedConfig {
 }
 
 const LINE_BREAK = /[\n\r\u2028\u2029]/;
-const CONTROL = /[\u0000-\u001f\u007f]/;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** Checks one config and fills in its provider; throws `INVALID_CONFIG` naming the problem. */
 export function resolveConfig(
@@ -71,7 +71,7 @@ export function resolveConfig(
 }
 
 export function describe(value: unknown): string {
-  if (value === null) return "null";
+  if (value === null || value === undefined) return String(value);
   if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   if (Array.isArray(value)) return "an array";
   return typeof value === "object" ? "an object" : `${typeof value} ${String(value)}`;

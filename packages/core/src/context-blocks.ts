@@ -41,7 +41,8 @@ export interface LoadedEntry {
 export class ContextBlocks {
   private readonly configs: ResolvedConfig[] = [];
   private readonly blocks = new Map<string, ContextBlock>();
-  private readonly initialized = new WeakSet<ResolvedConfig>();
+  /** One `init(label)` per block: every first use waits for the same call. */
+  private readonly initialized = new WeakMap<ResolvedConfig, Promise<void>>();
   private readonly writes = new WriteQueue();
   private readonly loaded = new Map<string, LoadedEntry>();
   private readonly promptStore: WritableContextProvider | undefined;
@@ -169,6 +170,7 @@ export class ContextBlocks {
     }
     this.checkLimit(config, content, "entry");
     return this.writes.run(label, async () => {
+      await this.initOnce(config);
       const provider = config.provider as {
         set(key: string, content: string, description?: string): Promise<void>;
       };
@@ -190,6 +192,7 @@ export class ContextBlocks {
       });
     }
     return this.writes.run(label, async () => {
+      await this.initOnce(config);
       await this.callProvider(label, () => provider.delete?.(key) ?? Promise.resolve());
       this.loaded.delete(entryId(label, key));
       return copy(await this.readBlock(config));
@@ -253,9 +256,10 @@ export class ContextBlocks {
   async refreshSystemPrompt(): Promise<string> {
     await this.load();
     const prompt = this.render();
-    if (this.promptStore) {
+    const promptStore = this.promptStore;
+    if (promptStore) {
       await this.readyPromptStore();
-      await this.promptStore.set(prompt);
+      await this.callProvider(SYSTEM_PROMPT_LABEL, () => promptStore.set(prompt));
     }
     this.snapshot = prompt;
     return prompt;
@@ -284,10 +288,21 @@ export class ContextBlocks {
 
   private addConfig(config: ContextConfig): ResolvedConfig {
     const resolved = resolveConfig(config, this.defaultProvider);
-    if (this.configs.some((existing) => existing.label === resolved.label)) {
+    const header = resolved.label.toUpperCase();
+    const clash = this.configs.find((existing) => existing.label.toUpperCase() === header);
+    if (clash?.label === resolved.label) {
       throw new ContextError("INVALID_CONFIG", `Block "${resolved.label}" is declared twice`, {
         label: resolved.label,
       });
+    }
+    if (clash) {
+      // Headers are upper-cased: two such blocks would render under the same header and could pass for
+      // each other in reminders and drift detection.
+      throw new ContextError(
+        "INVALID_CONFIG",
+        `Block "${resolved.label}" would render under the same header as block "${clash.label}" (${header})`,
+        { label: resolved.label },
+      );
     }
     this.configs.push(resolved);
     return resolved;
@@ -305,9 +320,10 @@ export class ContextBlocks {
    * and the policy is to re-render. Returns the frozen prompt, or `null` when there is none.
    */
   private async adoptStoredPrompt(): Promise<string | null> {
-    if (this.snapshot !== null || !this.promptStore) return this.snapshot;
+    const promptStore = this.promptStore;
+    if (this.snapshot !== null || !promptStore) return this.snapshot;
     await this.readyPromptStore();
-    const stored = await this.promptStore.get();
+    const stored = (await this.callProvider(SYSTEM_PROMPT_LABEL, () => promptStore.get())) ?? null;
     if (stored === null || this.snapshot !== null) return this.snapshot ?? stored;
     if (typeof stored !== "string") {
       throw new ContextError(
@@ -327,9 +343,14 @@ export class ContextBlocks {
   }
 
   private readyPromptStore(): Promise<void> {
-    this.promptStoreReady ??= Promise.resolve(this.promptStore?.init?.(SYSTEM_PROMPT_LABEL)).then(
-      () => undefined,
-    );
+    const store = this.promptStore;
+    this.promptStoreReady ??= this.callProvider(SYSTEM_PROMPT_LABEL, async () => {
+      await store?.init?.(SYSTEM_PROMPT_LABEL);
+    }).catch((error: unknown) => {
+      // A failed init is not remembered: the next use tries again.
+      this.promptStoreReady = undefined;
+      throw error;
+    });
     return this.promptStoreReady;
   }
 
@@ -337,17 +358,31 @@ export class ContextBlocks {
     return renderPrompt(this.configs.flatMap((config) => this.blocks.get(config.label) ?? []));
   }
 
-  private async initOnce(config: ResolvedConfig): Promise<void> {
-    if (this.initialized.has(config)) return;
-    this.initialized.add(config);
-    await config.provider?.init?.(config.label);
+  /**
+   * Calls the provider's `init(label)` once, before its first use. Parallel first uses all wait for that one
+   * call; a failed init surfaces as `PROVIDER_FAILED` and is tried again on the next use.
+   */
+  private initOnce(config: ResolvedConfig): Promise<void> {
+    let ready = this.initialized.get(config);
+    if (!ready) {
+      const provider = config.provider;
+      ready = this.callProvider(config.label, async () => {
+        await provider?.init?.(config.label);
+      }).catch((error: unknown) => {
+        this.initialized.delete(config);
+        throw error;
+      });
+      this.initialized.set(config, ready);
+    }
+    return ready;
   }
 
   /** Reads a block from its provider now and keeps the result. */
   private async readBlock(config: ResolvedConfig): Promise<ContextBlock> {
     await this.initOnce(config);
     const provider = config.provider;
-    const value = provider ? await this.callProvider(config.label, () => provider.get()) : null;
+    // `undefined` reads as "no content", as agents/context reads it: a JS provider may forget the `null`.
+    const value = provider ? ((await this.callProvider(config.label, () => provider.get())) ?? null) : null;
     if (value !== null && typeof value !== "string") {
       throw new ContextError(
         "PROVIDER_FAILED",

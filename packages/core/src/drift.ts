@@ -14,7 +14,8 @@ export interface ExpectedSection {
   whenChanged: WhenChanged;
 }
 
-const USAGE = / \[\d+% — \d+\/(\d+) tokens\]/;
+/** The usage part of a header: the one right before the closing marker. */
+const USAGE = / \[\d+% — \d+\/(\d+) tokens\](?= \[[a-z]+\]$)/;
 
 /** A header without its usage numbers, which change with content: only the limit stays. */
 function headerShape(header: string): string {

@@ -1,17 +1,20 @@
 /**
  * Keys of keyed entries (search and skill blocks) written by the model through `set_context`.
  *
- * - With a title: titles are compared after trimming, collapsing whitespace and lower-casing. A title made
- *   of plain words (`a-z`, `0-9`, spaces, dashes) becomes its slug (`Breakfast notes` → `breakfast-notes`,
- *   as agents/context writes it). Any other title becomes its slug, `--`, and a 53-bit hash of the title
- *   (`C++` → `c--…`, `C#` → `c--…`, different). Plain slugs never contain `--`, so the two forms never meet.
+ * - With a title: titles are compared after trimming, collapsing whitespace and lower-casing. A title of at
+ *   most 60 characters made of plain words (`a-z`, `0-9`) separated by single spaces becomes its slug
+ *   (`Breakfast notes` → `breakfast-notes`, as agents/context writes it); that mapping is one-to-one because
+ *   its dashes can only come from spaces. Any other title (punctuation, dashes, other scripts, longer) becomes
+ *   its slug, `--`, and a 53-bit hash of the title (`C++` → `c--…`, `C#` → `c--…`, different;
+ *   `follow-up` → `follow-up--…`, not `follow up`'s `follow-up`). Plain slugs never contain `--`, so the two
+ *   forms never meet.
  * - Without a title: the key derives from the content: slug of its first 60 characters, `-`, and a 32-bit
  *   FNV-1a hash in base 36, the form agents/context uses, so the same content keeps the same key.
  */
 export function entryKey(title: string | undefined, content: string): string {
   const normalized = title?.trim().replace(/\s+/g, " ").toLowerCase();
   if (normalized) {
-    if (/^[a-z0-9]+(?:[ -][a-z0-9]+)*$/.test(normalized)) {
+    if (normalized.length <= 60 && /^[a-z0-9]+(?: [a-z0-9]+)*$/.test(normalized)) {
       return normalized.replace(/ /g, "-");
     }
     return `${slugify(normalized) || "entry"}--${hash53(normalized)}`;
