@@ -1,0 +1,1 @@
+export { JsonFileContextProvider, type JsonFileContextProviderOptions } from "./json-file-provider.js";

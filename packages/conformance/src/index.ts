@@ -1,0 +1,14 @@
+export {
+  describeCapabilityDeclaration,
+  describeContextProvider,
+  describeLoadable,
+  describeNamespacing,
+  describeReadable,
+  describeSearchable,
+  describeThroughContextBlocks,
+  describeWritable,
+} from "./describe-context-provider.js";
+export { HOSTILE_QUERIES, type HostileQuery } from "./hostile-queries.js";
+export type { ConformanceCapabilities, ConformanceOptions, ProviderFactory } from "./options.js";
+export { type CallRunner, routeProviderCalls } from "./route-calls.js";
+export { ROUND_TRIP_TEXTS, type RoundTripText } from "./texts.js";

@@ -1,0 +1,44 @@
+import type { ContextProvider, WritableContextProvider } from "@contextblocks/core";
+import { MemoryContextProvider, MemoryStore } from "@contextblocks/core/memory";
+
+/** A read-only provider over a MemoryStore: what a host's static or externally managed block looks like. */
+export class MemoryReadOnlyProvider implements ContextProvider {
+  label = "";
+
+  constructor(readonly store = new MemoryStore()) {}
+
+  init(label: string): void {
+    this.label = label;
+  }
+
+  async get(): Promise<string | null> {
+    return this.store.blocks.get(this.label) ?? null;
+  }
+}
+
+/** A writable provider whose blocks live under a namespace prefix in a shared MemoryStore. */
+export class NamespacedMemoryProvider implements WritableContextProvider {
+  private inner: MemoryContextProvider | undefined;
+
+  constructor(
+    readonly store = new MemoryStore(),
+    readonly namespace = "default",
+  ) {}
+
+  init(label: string): void {
+    this.inner = new MemoryContextProvider({ store: this.store, label: `${this.namespace}/${label}` });
+  }
+
+  get(): Promise<string | null> {
+    return this.block().get();
+  }
+
+  set(content: string): Promise<void> {
+    return this.block().set(content);
+  }
+
+  private block(): MemoryContextProvider {
+    this.inner ??= new MemoryContextProvider({ store: this.store, label: `${this.namespace}/` });
+    return this.inner;
+  }
+}
