@@ -1,0 +1,9 @@
+/** The endpoints, also served at `GET /`. */
+export const ENDPOINTS = [
+  "GET  /agents/:id          the inspector page (HTML)",
+  "GET  /agents/:id/prompt   the frozen system prompt (text/plain)",
+  "GET  /agents/:id/blocks   blocks, pending reminder, tools (JSON)",
+  'POST /agents/:id/chat     {"message": "..."}: run one turn',
+  "POST /agents/:id/refresh  re-render the prompt from the blocks",
+  'PUT  /agents/:id/date     {"date": "YYYY-MM-DD" | null}: override today\'s date',
+] as const;

@@ -1,0 +1,170 @@
+import type { AgentObject } from "./agent-object.js";
+import { isIsoDate } from "./dates.js";
+import { ENDPOINTS } from "./endpoints.js";
+import {
+  describe,
+  errorResponse,
+  HttpError,
+  json,
+  readJsonBody,
+  refuseUnknownFields,
+  requireObject,
+} from "./http.js";
+import { renderInspector } from "./inspector.js";
+
+/** Longest chat message accepted, in characters. */
+export const MAX_MESSAGE_LENGTH = 8_000;
+
+const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+type Action = "inspect" | "prompt" | "blocks" | "chat" | "refresh" | "date";
+
+const ROUTES: Record<string, { action: Action; method: "GET" | "POST" | "PUT" }> = {
+  "": { action: "inspect", method: "GET" },
+  prompt: { action: "prompt", method: "GET" },
+  blocks: { action: "blocks", method: "GET" },
+  chat: { action: "chat", method: "POST" },
+  refresh: { action: "refresh", method: "POST" },
+  date: { action: "date", method: "PUT" },
+};
+
+/**
+ * Routes a request. Everything about the request is checked here, before the agent's Durable Object is
+ * called, so a bad request never reaches storage.
+ */
+export async function route(
+  request: Request,
+  agents: DurableObjectNamespace<AgentObject>,
+): Promise<Response> {
+  try {
+    return await dispatch(request, agents);
+  } catch (error) {
+    if (error instanceof HttpError) return errorResponse(error);
+    const message = error instanceof Error ? error.message : String(error);
+    return json({ error: `The agent failed: ${message}` }, 502);
+  }
+}
+
+async function dispatch(request: Request, agents: DurableObjectNamespace<AgentObject>): Promise<Response> {
+  const url = new URL(request.url);
+  const method = request.method === "HEAD" ? "GET" : request.method;
+  if (url.pathname === "/") {
+    if (method !== "GET") throw methodNotAllowed("GET");
+    return json({ name: "contextblocks worker-agent", try: "/agents/demo", endpoints: ENDPOINTS });
+  }
+  const match = /^\/agents\/([^/]+)(?:\/([^/]*))?$/.exec(url.pathname);
+  const route = match ? ROUTES[match[2] ?? ""] : undefined;
+  if (!match || !route || match[2] === "") {
+    throw new HttpError(
+      404,
+      `No route for ${request.method} ${url.pathname}. Endpoints: ${ENDPOINTS.join("; ")}`,
+    );
+  }
+  if (method !== route.method) throw methodNotAllowed(route.method);
+  const agent = decodeAgentId(match[1] ?? "");
+
+  // Parse and check the body before touching the Durable Object.
+  const body = route.method === "GET" ? undefined : await readJsonBody(request);
+  const input = checkInput(route.action, body);
+  const stub = agents.getByName(agent);
+
+  switch (route.action) {
+    case "inspect":
+      return new Response(renderInspector(await stub.snapshot(agent)), {
+        headers: {
+          "content-type": "text/html; charset=utf-8",
+          "cache-control": "no-store",
+          "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
+          "x-content-type-options": "nosniff",
+          "referrer-policy": "no-referrer",
+        },
+      });
+    case "prompt": {
+      const prompt = await stub.prompt();
+      return new Response(prompt, {
+        headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
+      });
+    }
+    case "blocks":
+      return json(await stub.snapshot(agent));
+    case "chat":
+      return json(await stub.chat(agent, input.message ?? ""));
+    case "refresh":
+      return json(await stub.refresh(agent));
+    case "date":
+      return json(await stub.setDate(agent, input.date ?? null));
+  }
+}
+
+interface CheckedInput {
+  message?: string;
+  date?: string | null;
+}
+
+function checkInput(action: Action, body: unknown): CheckedInput {
+  switch (action) {
+    case "chat": {
+      const fields = requireObject(body, "POST /agents/:id/chat");
+      refuseUnknownFields(fields, ["message"]);
+      const message = fields.message;
+      if (message === undefined) throw new HttpError(400, 'Missing field "message" (a string)');
+      if (typeof message !== "string") {
+        throw new HttpError(400, `Field "message" must be a string, got ${describe(message)}`);
+      }
+      if (message.trim().length === 0) throw new HttpError(400, 'Field "message" is empty');
+      if (message.length > MAX_MESSAGE_LENGTH) {
+        throw new HttpError(
+          413,
+          `Field "message" is ${message.length} characters; the limit is ${MAX_MESSAGE_LENGTH}`,
+        );
+      }
+      return { message };
+    }
+    case "date": {
+      const fields = requireObject(body, "PUT /agents/:id/date");
+      refuseUnknownFields(fields, ["date"]);
+      if (!("date" in fields))
+        throw new HttpError(400, 'Missing field "date" ("YYYY-MM-DD", or null to clear)');
+      const date = fields.date;
+      if (date === null) return { date: null };
+      if (typeof date !== "string") {
+        throw new HttpError(400, `Field "date" must be a "YYYY-MM-DD" string or null, got ${describe(date)}`);
+      }
+      if (!isIsoDate(date))
+        throw new HttpError(400, `Field "date" must be a real date written YYYY-MM-DD, got "${date}"`);
+      return { date };
+    }
+    case "refresh": {
+      // No input; an empty body or {} is fine.
+      if (body === undefined) return {};
+      const fields = requireObject(body, "POST /agents/:id/refresh");
+      if (Object.keys(fields).length > 0)
+        throw new HttpError(400, "POST /agents/:id/refresh takes no fields");
+      return {};
+    }
+    default:
+      return {};
+  }
+}
+
+function decodeAgentId(raw: string): string {
+  let agent: string;
+  try {
+    agent = decodeURIComponent(raw);
+  } catch {
+    throw new HttpError(400, "The agent id is not valid percent-encoding");
+  }
+  if (!AGENT_ID.test(agent)) {
+    throw new HttpError(
+      400,
+      "An agent id is 1 to 64 letters, digits, '-' or '_', starting with a letter or digit",
+    );
+  }
+  return agent;
+}
+
+function methodNotAllowed(allowed: string): HttpError {
+  return new HttpError(405, `Use ${allowed} for this route`, {
+    allow: allowed === "GET" ? "GET, HEAD" : allowed,
+  });
+}

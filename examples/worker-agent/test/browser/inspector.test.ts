@@ -1,0 +1,154 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXAMPLE_ROOT, startWranglerDev, type WranglerDev } from "../../scripts/wrangler-dev.js";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const IN_CI = process.env.CI === "true" || process.env.CI === "1";
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+const AGENT = "browser-check";
+const SCREENSHOT = join(EXAMPLE_ROOT, "inspector.png");
+
+if (!HAVE_CHROMIUM && !IN_CI) {
+  console.warn(
+    `\n[inspector browser test] SKIPPED: no Chromium at ${CHROMIUM}. Install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH). In CI (CI=true) a missing Chromium fails instead.\n`,
+  );
+}
+
+describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the inspector page in headless Chromium", () => {
+  let persistTo = "";
+  let dev: WranglerDev | undefined;
+  let browser: Browser | undefined;
+
+  beforeAll(async () => {
+    if (!HAVE_CHROMIUM) throw new Error(`CI=true and no Chromium at ${CHROMIUM}: install it (setup.sh does)`);
+    persistTo = mkdtempSync(join(tmpdir(), "worker-agent-browser-"));
+    // A fixed date makes the page, and so the screenshot, the same from day to day.
+    dev = await startWranglerDev({ persistTo, vars: { AGENT_DATE: "2031-01-01" } });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await dev?.stop();
+    if (persistTo) rmSync(persistTo, { recursive: true, force: true });
+  });
+
+  async function post(path: string, body: unknown, method = "POST"): Promise<void> {
+    const response = await fetch(`${dev?.url}${path}`, {
+      method,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  }
+
+  it("loads, shows every block with its usage bar, the prompt, the reminder and the tools, with no console errors", async () => {
+    if (!browser || !dev) throw new Error("not started");
+    // Give the page something to show: a memory write, a question, and a changed date (a reminder).
+    await post(`/agents/${AGENT}/chat`, { message: "Remember that I prefer TypeScript and short answers." });
+    await post(`/agents/${AGENT}/chat`, {
+      message: "Remember that I deploy from the main branch on Fridays, after the tests pass in CI.",
+    });
+    await post(`/agents/${AGENT}/chat`, { message: "How do I run the tests?" });
+    await post(`/agents/${AGENT}/date`, { date: "2031-01-02" }, "PUT");
+
+    const page: Page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    const problems: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error" || message.type() === "warning")
+        problems.push(`console ${message.type()}: ${message.text()}`);
+    });
+    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    page.on("requestfailed", (failed) => problems.push(`request failed: ${failed.url()}`));
+    page.on("response", (response) => {
+      if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
+    });
+
+    const response = await page.goto(`${dev.url}/agents/${AGENT}`, { waitUntil: "load" });
+    expect(response?.status()).toBe(200);
+    await expect(page.title()).resolves.toBe(`Agent ${AGENT} · contextblocks inspector`);
+
+    const expected = [
+      { label: "soul", marker: "[readonly]" },
+      { label: "memory", marker: "[writable]" },
+      { label: "knowledge", marker: "[searchable]" },
+      { label: "environment", marker: "[readonly]" },
+    ];
+    const blocks = page.locator("li.block");
+    await expect(blocks.count()).resolves.toBe(expected.length);
+    for (const { label, marker } of expected) {
+      const block = page.locator(`li.block[data-label="${label}"]`);
+      await expect(block.getByRole("heading", { name: label.toUpperCase() }).isVisible()).resolves.toBe(true);
+      await expect(block.locator(".marker").textContent()).resolves.toBe(marker);
+      const bar = block.locator(".usage .bar");
+      await expect(bar.isVisible()).resolves.toBe(true);
+      const box = await bar.boundingBox();
+      expect(box?.width ?? 0).toBeGreaterThan(50);
+      await expect(block.locator(".usage-text").textContent()).resolves.toMatch(/tokens/);
+    }
+
+    // The memory block has a limit: a real meter, filled in proportion.
+    const meter = page.getByRole("meter", { name: "memory usage" });
+    await expect(meter.getAttribute("aria-valuemax")).resolves.toBe("600");
+    const used = Number(await meter.getAttribute("aria-valuenow"));
+    expect(used).toBeGreaterThan(0);
+    const fill = await meter.locator("span").boundingBox();
+    const track = await meter.boundingBox();
+    expect(fill?.width ?? 0).toBeGreaterThan(0);
+    expect((fill?.width ?? 0) / (track?.width ?? 1)).toBeCloseTo(used / 600, 1);
+    await expect(page.locator('li.block[data-label="memory"] .status').textContent()).resolves.toMatch(
+      /Changed since the prompt was frozen/,
+    );
+
+    await expect(page.getByRole("heading", { name: "Frozen system prompt" }).isVisible()).resolves.toBe(true);
+    await expect(page.locator("pre.prompt").textContent()).resolves.toContain("SOUL [readonly]");
+    await expect(page.locator("pre.reminder").textContent()).resolves.toContain("Today is 2031-01-02.");
+    const tools = await page.locator(".tools h3").allTextContents();
+    expect(tools).toEqual(["set_context", "search_context"]);
+
+    await page.screenshot({ path: SCREENSHOT, fullPage: false });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("refuses a streamed body over the limit (no content-length) with 413 and a JSON error", async () => {
+    if (!dev) throw new Error("not started");
+    const url = new URL(`${dev.url}/agents/${AGENT}/chat`);
+    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const outgoing = request(
+        url,
+        { method: "POST", headers: { "content-type": "application/json", "transfer-encoding": "chunked" } },
+        (incoming) => {
+          let text = "";
+          incoming.setEncoding("utf8");
+          incoming.on("data", (chunk: string) => {
+            text += chunk;
+          });
+          incoming.on("end", () => resolve({ status: incoming.statusCode ?? 0, body: text }));
+        },
+      );
+      outgoing.on("error", reject);
+      const chunk = " ".repeat(16 * 1024);
+      for (let sent = 0; sent < 256 * 1024; sent += chunk.length) outgoing.write(chunk);
+      outgoing.end();
+    });
+    expect(status).toBe(413);
+    expect(JSON.parse(body)).toEqual({ error: "The body is larger than 65536 bytes" });
+  });
+});

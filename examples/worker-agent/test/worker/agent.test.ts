@@ -1,0 +1,218 @@
+import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
+import { REMINDER_PREAMBLE } from "@contextblocks/core";
+import { describe, expect, it } from "vitest";
+import { createAgentContext } from "../../src/agent-context.js";
+import { sha256Hex } from "../../src/hash.js";
+import { chooseModel } from "../../src/model.js";
+import { SCRIPTED_MODEL_ID, SCRIPTED_REPLY_PREFIX } from "../../src/scripted-model.js";
+import { AgentSettings } from "../../src/settings.js";
+import { TRANSCRIPT_TABLE } from "../../src/transcript.js";
+import { call, chat, dayAfter, prompt, refresh, setDate, snapshot, stub } from "./helpers.js";
+
+describe("a chat turn", () => {
+  it("writes memory through set_context and leaves the frozen prompt byte-identical", async () => {
+    const agent = "turn-writes-memory";
+    const before = await prompt(agent);
+    expect(before).toContain("MEMORY (Facts learned about the user) [0% — 0/600 tokens] [writable]");
+
+    const result = await chat(agent, "Remember that my favourite editor is Helix.");
+    expect(result.model).toBe(SCRIPTED_MODEL_ID);
+    expect(result.offline).toBe(true);
+    expect(result.note).toMatch(/offline scripted model/i);
+    expect(result.reply.startsWith(SCRIPTED_REPLY_PREFIX)).toBe(true);
+    expect(result.toolCalls).toEqual([
+      {
+        tool: "set_context",
+        input: { label: "memory", content: "- My favourite editor is Helix.", action: "append" },
+        output: expect.stringMatching(/^Written to memory\. Usage: \d+% \(\d+\/600 tokens\)$/),
+      },
+    ]);
+    expect(result.systemIsFrozenPrompt).toBe(true);
+
+    // Stored at once ...
+    const memory = (await snapshot(agent)).blocks.find((block) => block.label === "memory");
+    expect(memory?.content).toBe("- My favourite editor is Helix.");
+    expect(memory?.matchesFrozenPrompt).toBe(false);
+    // ... while the prompt stays the same bytes.
+    const after = await prompt(agent);
+    expect(after).toBe(before);
+    expect(after).not.toContain("Helix");
+    expect(result.promptSha256).toBe(await sha256Hex(before));
+
+    // The next turn still sends the same system prompt; the write travels in the transcript.
+    const next = await chat(agent, "What do you remember about me?");
+    expect(next.systemIsFrozenPrompt).toBe(true);
+    expect(next.promptSha256).toBe(result.promptSha256);
+    expect(next.toolCalls).toEqual([]);
+    expect(next.reply).toContain("My favourite editor is Helix.");
+    expect(next.transcriptLength).toBe(result.transcriptLength + 2);
+  });
+
+  it("searches the seeded knowledge block and answers from the match", async () => {
+    const result = await chat("turn-searches", "How do I run the tests?");
+    expect(result.toolCalls).toHaveLength(1);
+    expect(result.toolCalls[0]).toMatchObject({
+      tool: "search_context",
+      input: { label: "knowledge", query: "How do I run the tests?" },
+    });
+    expect(String(result.toolCalls[0]?.output)).toContain("[running-the-tests]");
+    expect(result.reply).toContain("pnpm test");
+  });
+
+  it("keeps the transcript in the Durable Object, so turns continue", async () => {
+    const agent = "turn-transcript";
+    await chat(agent, "Remember that I live in Lisbon.");
+    const rows = await runInDurableObject(stub(agent), (_instance, state) =>
+      state.storage.sql
+        .exec<{ message: string }>(`SELECT message FROM ${TRANSCRIPT_TABLE} ORDER BY id`)
+        .toArray()
+        .map((row) => JSON.parse(row.message) as { role: string }),
+    );
+    expect(rows.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(rows[0]).toEqual({ role: "user", content: "Remember that I live in Lisbon." });
+  });
+});
+
+describe("a fresh Durable Object instance on the same storage", () => {
+  it("returns the identical prompt, without re-rendering the blocks that changed", async () => {
+    const agent = "cold-start";
+    const frozen = await prompt(agent);
+    await chat(agent, "Remember that I prefer short answers.");
+    await runInDurableObject(stub(agent), (instance) => {
+      (instance as unknown as { marker?: string }).marker = "old instance";
+    });
+
+    await abortAllDurableObjects();
+
+    const marker = await runInDurableObject(
+      stub(agent),
+      (instance) => (instance as unknown as { marker?: string }).marker,
+    );
+    expect(marker).toBeUndefined(); // a new instance ...
+    expect(await prompt(agent)).toBe(frozen); // ... serving the stored prompt byte for byte
+    // The write is in storage, not in the prompt.
+    const memory = (await snapshot(agent)).blocks.find((block) => block.label === "memory");
+    expect(memory?.content).toBe("- I prefer short answers.");
+  });
+
+  it("gives the same prompt to a new ContextBlocks built on that storage", async () => {
+    const agent = "new-context-same-storage";
+    const frozen = await prompt(agent);
+    await chat(agent, "Remember that I use Neovim.");
+    const rebuilt = await runInDurableObject(stub(agent), (_instance, state) =>
+      createAgentContext(state.storage, new AgentSettings(state.storage)).freezeSystemPrompt(),
+    );
+    expect(rebuilt).toBe(frozen);
+  });
+});
+
+describe("refresh", () => {
+  it("promotes the write into the prompt, stores it, and survives a cold start", async () => {
+    const agent = "refresh-promotes";
+    const before = await prompt(agent);
+    await chat(agent, "Remember that I deploy on Fridays.");
+
+    const refreshed = await refresh(agent);
+    expect(refreshed.changed).toBe(true);
+    expect(refreshed.previousSha256).toBe(await sha256Hex(before));
+    expect(refreshed.promptSha256).toBe(await sha256Hex(refreshed.prompt));
+    expect(refreshed.prompt).toContain("MEMORY (Facts learned about the user) [");
+    expect(refreshed.prompt).toContain("- I deploy on Fridays.");
+    expect(await prompt(agent)).toBe(refreshed.prompt);
+
+    const memory = (await snapshot(agent)).blocks.find((block) => block.label === "memory");
+    expect(memory?.matchesFrozenPrompt).toBe(true);
+
+    await abortAllDurableObjects();
+    expect(await prompt(agent)).toBe(refreshed.prompt);
+  });
+
+  it("changes nothing when nothing changed", async () => {
+    const agent = "refresh-noop";
+    const before = await prompt(agent);
+    const refreshed = await refresh(agent);
+    expect(refreshed.changed).toBe(false);
+    expect(refreshed.prompt).toBe(before);
+  });
+});
+
+describe("a changed date", () => {
+  it("reaches the model as a reminder on the user's message, not in the prompt or the transcript", async () => {
+    const agent = "date-reminder";
+    const frozen = await prompt(agent);
+    const today = (await snapshot(agent)).date.today;
+    expect(frozen).toContain(`Today is ${today}.`);
+    expect((await snapshot(agent)).reminder).toBeNull();
+
+    const tomorrow = dayAfter(today);
+    await setDate(agent, tomorrow);
+    const pending = (await snapshot(agent)).reminder;
+    expect(pending).not.toBeNull();
+    expect(pending?.startsWith(REMINDER_PREAMBLE)).toBe(true);
+    expect(pending).toContain(`Today is ${tomorrow}.`);
+    expect(await prompt(agent)).toBe(frozen);
+
+    const result = await chat(agent, "What is the date today?");
+    expect(result.reminder).toBe(pending);
+    expect(result.systemIsFrozenPrompt).toBe(true);
+    expect(result.reply).toContain(`Today is ${tomorrow}.`);
+    expect(result.reply).toContain("reminder");
+
+    const stored = await runInDurableObject(stub(agent), (_instance, state) =>
+      state.storage.sql.exec<{ message: string }>(`SELECT message FROM ${TRANSCRIPT_TABLE}`).toArray(),
+    );
+    expect(stored.some((row) => row.message.includes(REMINDER_PREAMBLE))).toBe(false);
+
+    // The reminder is computed against the stored prompt, so it survives a restart ...
+    await abortAllDurableObjects();
+    expect((await snapshot(agent)).reminder).toBe(pending);
+    // ... and a refresh promotes the new date and ends it.
+    const refreshed = await refresh(agent);
+    expect(refreshed.prompt).toContain(`Today is ${tomorrow}.`);
+    expect(refreshed.reminder).toBeNull();
+  });
+});
+
+describe("the inspector page", () => {
+  it("shows every block, the prompt, the reminder and the tools, escaping stored content", async () => {
+    const agent = "inspector-escapes";
+    await chat(agent, "Remember that <script>alert('x')</script> & <b>bold</b> are just text.");
+    const response = await call(`/agents/${agent}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(response.headers.get("content-security-policy")).toContain("default-src 'none'");
+    const html = await response.text();
+    for (const label of ["SOUL", "MEMORY", "KNOWLEDGE", "ENVIRONMENT"])
+      expect(html).toContain(`>${label}</h3>`);
+    for (const marker of ["[readonly]", "[writable]", "[searchable]"]) expect(html).toContain(marker);
+    expect(html).toContain('role="meter"');
+    expect(html).toContain("<code>set_context</code>");
+    expect(html).toContain("<code>search_context</code>");
+    expect(html).not.toContain("<script>");
+    expect(html).not.toContain("<b>bold</b>");
+    expect(html).toContain("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;");
+  });
+
+  it("serves the prompt as text/plain", async () => {
+    const response = await call("/agents/plain-prompt/prompt");
+    expect(response.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(await response.text()).toMatch(/^═{46}\nSOUL \[readonly\]\n═{46}\n/);
+  });
+});
+
+describe("the model choice", () => {
+  it("is OpenAI when a key is set, unless AGENT_MODEL=scripted; offline otherwise", () => {
+    expect(
+      chooseModel({ AGENT_MODEL: "auto", OPENAI_API_KEY: "sk-test", OPENAI_MODEL: "gpt-test" }),
+    ).toMatchObject({
+      name: "openai:gpt-test",
+      offline: false,
+    });
+    expect(chooseModel({ OPENAI_API_KEY: "sk-test" }).name).toBe("openai:gpt-4.1-mini");
+    expect(chooseModel({ AGENT_MODEL: "scripted", OPENAI_API_KEY: "sk-test" })).toMatchObject({
+      name: SCRIPTED_MODEL_ID,
+      offline: true,
+    });
+    expect(chooseModel({ AGENT_MODEL: "auto", OPENAI_API_KEY: "  " }).offline).toBe(true);
+  });
+});
