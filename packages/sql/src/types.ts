@@ -10,6 +10,7 @@ export type SqlDialect = "sqlite" | "postgres";
 /**
  * A statement built by the `sql` tag: the literal parts of the template and the values between them.
  * Dialect-neutral: each adapter turns the parts into its own placeholder syntax (`?` or `$1`).
+ * Invariant: `strings.length === values.length + 1`.
  */
 export interface SqlStatement {
   readonly strings: readonly string[];
@@ -24,10 +25,25 @@ export interface StatementReport {
   readonly rowsRead?: number;
   /** Rows the backend wrote (Durable Objects report this; Cloudflare bills it). */
   readonly rowsWritten?: number;
+  /**
+   * Rows inserted, updated or deleted, as SQLite counts them (better-sqlite3 reports this for statements
+   * that return no rows). Not a billing figure: Durable Objects also bill index writes.
+   */
+  readonly changes?: number;
 }
 
-/** Called after every statement a client runs. */
+/**
+ * Called after every statement a client runs successfully (in a batch, after each statement of the group).
+ * It must not throw: an error it throws reaches the caller after the statement has run (inside a batch it
+ * aborts the group).
+ */
 export type StatementObserver = (report: StatementReport) => void;
+
+/** Options every adapter accepts. */
+export interface SqlClientOptions {
+  /** Per-statement report: text, and rows read and written where the backend tells. */
+  onStatement?: StatementObserver | undefined;
+}
 
 /**
  * The whole storage surface providers use. Small on purpose: any backend that can run a parameterised

@@ -1,0 +1,35 @@
+export {
+  type BetterSqlite3Database,
+  type BetterSqlite3Options,
+  type BetterSqlite3Statement,
+  fromBetterSqlite3,
+} from "./better-sqlite3.js";
+export {
+  type DurableObjectSqlCursor,
+  type DurableObjectSqlStorage,
+  type DurableObjectStorageLike,
+  fromDurableObjectStorage,
+} from "./durable-object-storage.js";
+export { statementText } from "./placeholders.js";
+export { buildStatement, isSqlStatement, type SqlTemplateValue, sql } from "./statement.js";
+export { fromTaggedTemplate, type TaggedTemplateSqlSource } from "./tagged-template.js";
+export {
+  type DurableObjectStateLike,
+  isBetterSqlite3Database,
+  isDurableObjectState,
+  isDurableObjectStorage,
+  isSqlClient,
+  isTaggedTemplateSource,
+  type SqlSource,
+  toSqlClient,
+} from "./to-sql-client.js";
+export type {
+  SqlClient,
+  SqlClientOptions,
+  SqlDialect,
+  SqlRow,
+  SqlStatement,
+  SqlValue,
+  StatementObserver,
+  StatementReport,
+} from "./types.js";

@@ -1,0 +1,111 @@
+import {
+  type BetterSqlite3Database,
+  type BetterSqlite3Options,
+  fromBetterSqlite3,
+} from "./better-sqlite3.js";
+import { type DurableObjectStorageLike, fromDurableObjectStorage } from "./durable-object-storage.js";
+import { fromTaggedTemplate, type TaggedTemplateSqlSource } from "./tagged-template.js";
+import type { SqlClient } from "./types.js";
+
+/** A Durable Object's state (`ctx` in a Durable Object class, `state` in `runInDurableObject`). */
+export interface DurableObjectStateLike {
+  readonly storage: DurableObjectStorageLike;
+}
+
+/** Everything `toSqlClient` turns into a `SqlClient`. */
+export type SqlSource =
+  | SqlClient
+  | DurableObjectStorageLike
+  | DurableObjectStateLike
+  | TaggedTemplateSqlSource
+  | BetterSqlite3Database;
+
+/** What `toSqlClient` accepts, for error messages. */
+const ACCEPTED =
+  "a SqlClient, a Durable Object storage (ctx.storage), a Durable Object state (ctx), " +
+  "an object with a tagged-template sql method (an agents Agent), or a better-sqlite3 Database";
+
+/**
+ * Turn any supported SQL handle into a `SqlClient`, picking the adapter by shape:
+ *
+ * | source | adapter |
+ * |---|---|
+ * | a `SqlClient` (`query`, `run`, `batch`, `dialect`) | returned as is (`onStatement` is refused: it cannot be added) |
+ * | `ctx.storage` (`sql.exec` and `transactionSync`) | `fromDurableObjectStorage` |
+ * | `ctx` / a Durable Object state (`storage` as above) | `fromDurableObjectStorage(ctx.storage)` |
+ * | a better-sqlite3 `Database` (`prepare` and `transaction`) | `fromBetterSqlite3` |
+ * | an object with a `sql` method (an `agents` Agent) | `fromTaggedTemplate` |
+ *
+ * Anything else is a `TypeError` naming what is accepted. (A `pg` adapter will add its own row here:
+ * a `pg` client has `query(text, values)` but no `batch` or `dialect`, so it cannot be mistaken for a
+ * `SqlClient`.)
+ */
+export function toSqlClient(source: SqlSource, options: BetterSqlite3Options = {}): SqlClient {
+  if (isSqlClient(source)) {
+    if (options.onStatement !== undefined) {
+      throw new TypeError(
+        "toSqlClient: onStatement cannot be added to a ready SqlClient; pass it where the client is created",
+      );
+    }
+    return source;
+  }
+  if (isDurableObjectStorage(source)) return fromDurableObjectStorage(source, options);
+  if (isDurableObjectState(source)) return fromDurableObjectStorage(source.storage, options);
+  if (isBetterSqlite3Database(source)) return fromBetterSqlite3(source, options);
+  if (isTaggedTemplateSource(source)) return fromTaggedTemplate(source, options);
+  throw new TypeError(`toSqlClient: expected ${ACCEPTED}; got ${describe(source)}`);
+}
+
+/** True for an object that already implements `SqlClient`. */
+export function isSqlClient(value: unknown): value is SqlClient {
+  if (!isObject(value)) return false;
+  const candidate = value as Partial<Record<keyof SqlClient, unknown>>;
+  return (
+    typeof candidate.query === "function" &&
+    typeof candidate.run === "function" &&
+    typeof candidate.batch === "function" &&
+    (candidate.dialect === "sqlite" || candidate.dialect === "postgres")
+  );
+}
+
+/** True for a Durable Object's `ctx.storage` with SQLite: `sql.exec` and `transactionSync`. */
+export function isDurableObjectStorage(value: unknown): value is DurableObjectStorageLike {
+  if (!isObject(value)) return false;
+  const candidate = value as { sql?: unknown; transactionSync?: unknown };
+  return (
+    typeof candidate.transactionSync === "function" &&
+    isObject(candidate.sql) &&
+    typeof (candidate.sql as { exec?: unknown }).exec === "function"
+  );
+}
+
+/** True for a Durable Object's state (`ctx`) whose `storage` has SQLite. */
+export function isDurableObjectState(value: unknown): value is DurableObjectStateLike {
+  return isObject(value) && isDurableObjectStorage((value as { storage?: unknown }).storage);
+}
+
+/** True for a better-sqlite3 `Database` (or anything with its `prepare` and `transaction`). */
+export function isBetterSqlite3Database(value: unknown): value is BetterSqlite3Database {
+  if (!isObject(value)) return false;
+  const candidate = value as { prepare?: unknown; transaction?: unknown };
+  return typeof candidate.prepare === "function" && typeof candidate.transaction === "function";
+}
+
+/** True for an object with a `sql` method, assumed to be a tagged template returning rows. */
+export function isTaggedTemplateSource(value: unknown): value is TaggedTemplateSqlSource {
+  return isObject(value) && typeof (value as { sql?: unknown }).sql === "function";
+}
+
+function isObject(value: unknown): value is object {
+  return (typeof value === "object" || typeof value === "function") && value !== null;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (value === undefined) return "undefined";
+  if (typeof value !== "object") return `a ${typeof value}`;
+  const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+  const keys = Object.keys(value).slice(0, 5);
+  const shape = keys.length > 0 ? ` with keys ${keys.join(", ")}` : " with no own keys";
+  return `${typeof name === "string" && name !== "Object" ? `a ${name}` : "an object"}${shape}`;
+}

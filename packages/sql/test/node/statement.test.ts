@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { buildStatement, isSqlStatement, sql, statementText } from "../../src/index.js";
+
+describe("sql tag", () => {
+  it("keeps values out of the text", () => {
+    const label = "x'; DROP TABLE t; --";
+    const statement = sql`SELECT content FROM t WHERE label = ${label} AND n > ${3}`;
+    expect(statement.strings).toEqual(["SELECT content FROM t WHERE label = ", " AND n > ", ""]);
+    expect(statement.values).toEqual([label, 3]);
+    expect(statementText(statement, "sqlite")).toBe("SELECT content FROM t WHERE label = ? AND n > ?");
+    expect(statementText(statement, "postgres")).toBe("SELECT content FROM t WHERE label = $1 AND n > $2");
+  });
+
+  it("splices nested statements as fragments with their values still bound", () => {
+    const where = sql`label = ${"a"} OR label = ${"b"}`;
+    const statement = sql`SELECT * FROM t WHERE (${where}) AND n = ${1}`;
+    expect(statementText(statement, "sqlite")).toBe(
+      "SELECT * FROM t WHERE (label = ? OR label = ?) AND n = ?",
+    );
+    expect(statement.values).toEqual(["a", "b", 1]);
+    expect(statementText(statement, "postgres")).toBe(
+      "SELECT * FROM t WHERE (label = $1 OR label = $2) AND n = $3",
+    );
+  });
+
+  it("splices a fragment without values", () => {
+    const statement = sql`SELECT ${sql`1 AS one`}, ${2} AS two`;
+    expect(statementText(statement, "sqlite")).toBe("SELECT 1 AS one, ? AS two");
+    expect(statement.values).toEqual([2]);
+  });
+
+  it("refuses undefined and objects with an error naming the position", () => {
+    expect(() => sql`SELECT ${1}, ${undefined as unknown as null}`).toThrow(
+      /value 2 is undefined; bind null/,
+    );
+    expect(() => sql`SELECT ${{} as unknown as string}`).toThrow(/value 1 is an object/);
+  });
+
+  it("refuses mismatched parts", () => {
+    expect(() => buildStatement(["a", "b"], [])).toThrow(TypeError);
+  });
+
+  it("recognises statements and nothing else", () => {
+    expect(isSqlStatement(sql`SELECT 1`)).toBe(true);
+    expect(isSqlStatement({ strings: ["a"], values: [1] })).toBe(false);
+    expect(isSqlStatement(new Uint8Array(2))).toBe(false);
+    expect(isSqlStatement(null)).toBe(false);
+  });
+});

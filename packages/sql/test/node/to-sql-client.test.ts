@@ -1,0 +1,49 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { fromBetterSqlite3, type SqlSource, sql, toSqlClient } from "../../src/index.js";
+import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
+
+describe("toSqlClient (Node)", () => {
+  let temporary: TemporaryDatabase;
+  beforeEach(() => {
+    temporary = openTemporaryDatabase();
+  });
+  afterEach(() => temporary.remove());
+
+  it("turns a better-sqlite3 Database into an atomic client", async () => {
+    const client = toSqlClient(temporary.database);
+    expect(client.atomic).toBe(true);
+    await client.batch([sql`CREATE TABLE t (v)`, sql`INSERT INTO t VALUES (${1})`]);
+    expect(await client.query`SELECT v FROM t`).toEqual([{ v: 1 }]);
+  });
+
+  it("returns a SqlClient unchanged", () => {
+    const client = fromBetterSqlite3(temporary.database);
+    expect(toSqlClient(client)).toBe(client);
+  });
+
+  it("refuses onStatement for a ready SqlClient instead of ignoring it", () => {
+    const client = fromBetterSqlite3(temporary.database);
+    expect(() => toSqlClient(client, { onStatement: () => {} })).toThrow(/onStatement/);
+  });
+
+  it("picks the tagged-template adapter for an object with a sql method", async () => {
+    const client = toSqlClient({ sql: (strings: TemplateStringsArray) => [{ text: strings.join("?") }] });
+    expect(client.atomic).toBe(false);
+    expect(await client.query`SELECT ${1}`).toEqual([{ text: "SELECT ?" }]);
+  });
+
+  it.each([
+    ["null", null],
+    ["undefined", undefined],
+    ["a number", 42],
+    ["a string", "file.sqlite"],
+    ["an empty object", {}],
+    ["a pg-like client", { query: async () => ({ rows: [] }) }],
+    ["storage without transactionSync", { sql: { exec: () => ({}) } }],
+  ])("refuses %s with a TypeError naming what it accepts", (_name, source) => {
+    expect(() => toSqlClient(source as unknown as SqlSource)).toThrow(TypeError);
+    expect(() => toSqlClient(source as unknown as SqlSource)).toThrow(
+      /expected a SqlClient, a Durable Object storage \(ctx\.storage\), a Durable Object state \(ctx\), an object with a tagged-template sql method \(an agents Agent\), or a better-sqlite3 Database; got/,
+    );
+  });
+});

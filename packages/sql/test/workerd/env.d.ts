@@ -1,0 +1,5 @@
+declare namespace Cloudflare {
+  interface Env {
+    SQL_OBJECT: DurableObjectNamespace<import("./worker.js").SqlTestObject>;
+  }
+}

@@ -1,0 +1,65 @@
+import {
+  type AnyContextProvider,
+  type ContextBlock,
+  ContextBlocks,
+  type ContextBlocksOptions,
+  type ContextConfig,
+  ContextError,
+  SYSTEM_PROMPT_LABEL,
+} from "@contextblocks/core";
+import { type SqlSource, type StatementObserver, toSqlClient } from "@contextblocks/sql";
+import { SqliteContextProvider } from "./sqlite-context-provider.js";
+
+/** Options of `createDurableContext`: a namespace, a statement hook, and `ContextBlocks`' own options. */
+export interface DurableContextOptions extends ContextBlocksOptions {
+  /** Keeps this context's blocks and frozen prompt apart from others in the same database. */
+  namespace?: string | undefined;
+  /** Per-statement report (rows read and written on Durable Objects). Not for a ready `SqlClient`. */
+  onStatement?: StatementObserver | undefined;
+}
+
+/**
+ * `ContextBlocks` on durable SQLite in one call, as the seeds describe for the agents framework: blocks
+ * declared without a provider are stored in `cf_agents_context_blocks` under their label, and the frozen
+ * prompt is always persisted under `_system_prompt`, so a cold start serves the exact cached string.
+ *
+ * ```ts
+ * const context = createDurableContext(ctx.storage, [
+ *   { label: "soul", provider: { get: async () => "You are helpful." } },
+ *   { label: "memory", description: "Learned facts", maxTokens: 2_000 },
+ * ]);
+ * ```
+ */
+export function createDurableContext(
+  source: SqlSource,
+  configs: readonly ContextConfig[],
+  options: DurableContextOptions = {},
+): ContextBlocks {
+  const { namespace, onStatement, ...contextOptions } = options;
+  const client = toSqlClient(source, { onStatement });
+  if (Array.isArray(configs)) for (const config of configs) refuseReservedLabel(config);
+  const promptStore = new SqliteContextProvider(client, { label: SYSTEM_PROMPT_LABEL, namespace });
+  const defaultProvider = (label: string): AnyContextProvider => {
+    refuseReservedLabel({ label });
+    return new SqliteContextProvider(client, { label, namespace });
+  };
+  return new DurableContextBlocks(configs, promptStore, defaultProvider, contextOptions);
+}
+
+/** `ContextBlocks` that also refuses a block labelled `_system_prompt` added at run time. */
+class DurableContextBlocks extends ContextBlocks {
+  override async addBlock(config: ContextConfig): Promise<ContextBlock> {
+    refuseReservedLabel(config);
+    return super.addBlock(config);
+  }
+}
+
+function refuseReservedLabel(config: Pick<ContextConfig, "label"> | null | undefined): void {
+  if (typeof config === "object" && config !== null && config.label === SYSTEM_PROMPT_LABEL) {
+    throw new ContextError(
+      "INVALID_CONFIG",
+      `Block label "${SYSTEM_PROMPT_LABEL}" is reserved: createDurableContext stores the frozen prompt under it`,
+      { label: SYSTEM_PROMPT_LABEL },
+    );
+  }
+}

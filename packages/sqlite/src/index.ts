@@ -1,0 +1,9 @@
+export { createDurableContext, type DurableContextOptions } from "./durable-context.js";
+export {
+  /** The name `agents/context` uses; the same class. */
+  SqliteContextProvider as AgentContextProvider,
+  SqliteContextProvider,
+  type SqliteContextProviderOptions,
+} from "./sqlite-context-provider.js";
+export { NAMESPACE_MARK, storageKey } from "./storage-key.js";
+export { CREATE_TABLE, isMissingTableError, TABLE_NAME } from "./table.js";

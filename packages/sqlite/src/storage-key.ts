@@ -1,0 +1,84 @@
+import { ContextError } from "@contextblocks/core";
+
+/**
+ * The first character of every namespaced key. A control character: `ContextBlocks` refuses control
+ * characters in labels, and the provider refuses a plain label that starts with it, so no plain label
+ * (the key `agents/context` also uses) can ever equal a namespaced key.
+ */
+export const NAMESPACE_MARK = "\u001f";
+
+/**
+ * The value stored in the `label` column for a block.
+ *
+ * - Without a namespace: the label itself, exactly as `agents/context` stores it.
+ * - With a namespace: `NAMESPACE_MARK + JSON.stringify([namespace, label])`, e.g. `\u001f["tenant-a","memory"]`.
+ *
+ * Injective: JSON encodes every string reversibly, so two different (namespace, label) pairs never share a
+ * key, and the mark keeps namespaced keys apart from plain ones. All keys of one namespace share the prefix
+ * `NAMESPACE_MARK + '["<namespace>",'`.
+ */
+export function storageKey(label: string, namespace: string | undefined): string {
+  if (namespace === undefined) return label;
+  return NAMESPACE_MARK + JSON.stringify([namespace, label]);
+}
+
+/** Checks a label; throws a `ContextError` naming the problem. */
+export function checkLabel(label: unknown, namespace: string | undefined): string {
+  if (typeof label !== "string" || label.length === 0) {
+    throw new ContextError(
+      "INVALID_CONFIG",
+      `SqliteContextProvider: a label must be a non-empty string, got ${kindOf(label)}`,
+    );
+  }
+  checkWellFormed(label, "label", "INVALID_CONFIG", label);
+  if (namespace === undefined && label.startsWith(NAMESPACE_MARK)) {
+    throw new ContextError(
+      "INVALID_CONFIG",
+      "SqliteContextProvider: a label must not start with U+001F, which marks namespaced rows",
+      { label },
+    );
+  }
+  return label;
+}
+
+/** Checks a namespace; `undefined` means none. */
+export function checkNamespace(namespace: unknown): string | undefined {
+  if (namespace === undefined) return undefined;
+  if (typeof namespace !== "string" || namespace.length === 0) {
+    throw new ContextError(
+      "INVALID_CONFIG",
+      `SqliteContextProvider: a namespace must be a non-empty string or omitted, got ${kindOf(namespace)}`,
+    );
+  }
+  checkWellFormed(namespace, "namespace", "INVALID_CONFIG", undefined);
+  return namespace;
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * SQLite stores text as UTF-8, where a lone UTF-16 surrogate cannot exist: it would be replaced with
+ * U+FFFD, silently changing the text (and making two labels alias). Refuse it instead.
+ */
+export function checkWellFormed(
+  text: string,
+  what: string,
+  code: "INVALID_CONFIG" | "INVALID_INPUT",
+  label: string | undefined,
+): void {
+  const match = LONE_SURROGATE.exec(text);
+  if (match !== null) {
+    throw new ContextError(
+      code,
+      `SqliteContextProvider: the ${what} has a lone UTF-16 surrogate at index ${match.index}, which SQLite cannot store unchanged`,
+      label === undefined ? undefined : { label },
+    );
+  }
+}
+
+export function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") return value.length === 0 ? "an empty string" : "a string";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}

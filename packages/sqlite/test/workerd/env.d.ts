@@ -1,0 +1,5 @@
+declare namespace Cloudflare {
+  interface Env {
+    CONTEXT_OBJECT: DurableObjectNamespace<import("./worker.js").ContextTestObject>;
+  }
+}

@@ -1,0 +1,25 @@
+import { DurableObject } from "cloudflare:workers";
+import { SqliteContextProvider, type SqliteContextProviderOptions } from "../../src/index.js";
+
+/**
+ * A Durable Object with SQLite storage. Tests run code inside it with runInDurableObject; providers the
+ * conformance suite drives live here, one per id, built on this object's own `ctx.storage`.
+ */
+export class ContextTestObject extends DurableObject {
+  readonly #providers = new Map<string, SqliteContextProvider>();
+
+  provider(id: string, options: SqliteContextProviderOptions): SqliteContextProvider {
+    let provider = this.#providers.get(id);
+    if (provider === undefined) {
+      provider = new SqliteContextProvider(this.ctx.storage, options);
+      this.#providers.set(id, provider);
+    }
+    return provider;
+  }
+}
+
+export default {
+  async fetch(): Promise<Response> {
+    return new Response("contextblocks sqlite test worker");
+  },
+} satisfies ExportedHandler;
