@@ -4,8 +4,8 @@ import { Fts5SearchProvider } from "@contextblocks/fts5";
 import { SqliteContextProvider } from "@contextblocks/sqlite";
 import { generateText, type LanguageModel, type ModelMessage, stepCountIs } from "ai";
 import Database from "better-sqlite3";
+import { SCRIPTED_MODEL_ID, ScriptedModel } from "scripted-model";
 import { agentBlocks, KNOWLEDGE_SEED, LABELS } from "./blocks.js";
-import { SCRIPTED_MODEL_ID, ScriptedModel } from "./scripted-model.js";
 
 const SETTINGS_TABLE = "node_agent_settings";
 export const TRANSCRIPT_TABLE = "node_agent_transcript";

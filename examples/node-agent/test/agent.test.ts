@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REMINDER_PREAMBLE } from "@contextblocks/core";
+import { SCRIPTED_MODEL_ID, SCRIPTED_REPLY_PREFIX } from "scripted-model";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NodeAgent, TRANSCRIPT_TABLE } from "../src/agent.js";
-import { SCRIPTED_MODEL_ID, SCRIPTED_REPLY_PREFIX } from "../src/scripted-model.js";
 
 let directory = "";
 let path = "";

@@ -1,7 +1,7 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import type { LanguageModel } from "ai";
+import { SCRIPTED_MODEL_ID, ScriptedModel } from "scripted-model";
 import { LABELS } from "./agent-context.js";
-import { SCRIPTED_MODEL_ID, ScriptedModel } from "./scripted-model.js";
 
 /** The environment variables that pick the model (see the README). */
 export interface ModelEnvironment {

@@ -1,10 +1,10 @@
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { REMINDER_PREAMBLE } from "@contextblocks/core";
+import { SCRIPTED_MODEL_ID, SCRIPTED_REPLY_PREFIX } from "scripted-model";
 import { describe, expect, it } from "vitest";
 import { createAgentContext } from "../../src/agent-context.js";
 import { sha256Hex } from "../../src/hash.js";
 import { chooseModel } from "../../src/model.js";
-import { SCRIPTED_MODEL_ID, SCRIPTED_REPLY_PREFIX } from "../../src/scripted-model.js";
 import { AgentSettings } from "../../src/settings.js";
 import { TRANSCRIPT_TABLE } from "../../src/transcript.js";
 import { call, chat, dayAfter, prompt, refresh, setDate, snapshot, stub } from "./helpers.js";
