@@ -4,10 +4,26 @@ export type TokenCounter = (text: string) => number;
 // Scripts whose characters a BPE vocabulary spends about a token on each (CJK, kana, hangul).
 const DENSE_SCRIPT =
   /[\u1100-\u11ff\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u31ff\u3200-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/u;
-const PIECE = /\p{L}+|\p{N}+|\s+|[^\p{L}\p{N}\s]+/gu;
-const LETTER = /^\p{L}/u;
-const DIGIT = /^\p{N}/u;
-const SPACE = /^\s/u;
+const LETTER = /\p{L}/u;
+const DIGIT = /\p{N}/u;
+const SPACE = /\s/u;
+
+const Kind = { Letter: 0, Digit: 1, Space: 2, Symbol: 3 } as const;
+type Kind = (typeof Kind)[keyof typeof Kind];
+
+/** The character class of one code point; ASCII without a regular expression, as it is most text. */
+function kindOf(code: number, character: string): Kind {
+  if (code < 128) {
+    if ((code >= 97 && code <= 122) || (code >= 65 && code <= 90)) return Kind.Letter;
+    if (code >= 48 && code <= 57) return Kind.Digit;
+    if (code === 32 || (code >= 9 && code <= 13)) return Kind.Space;
+    return Kind.Symbol;
+  }
+  if (LETTER.test(character)) return Kind.Letter;
+  if (DIGIT.test(character)) return Kind.Digit;
+  if (SPACE.test(character)) return Kind.Space;
+  return Kind.Symbol;
+}
 
 /**
  * The default estimate: a cheap walk over letter runs, digit runs, whitespace and symbol runs, shaped like a
@@ -19,31 +35,47 @@ const SPACE = /^\s/u;
 export function estimateTokens(text: string): number {
   if (text.length === 0) return 0;
   let tokens = 0;
-  for (const match of text.matchAll(PIECE)) {
-    const piece = match[0];
-    if (LETTER.test(piece)) tokens += letterRun(piece);
-    else if (DIGIT.test(piece)) tokens += Math.ceil(piece.length / 3);
-    // A lone space joins the next word (" the" is one token); a lone newline, or any longer run, is a token.
-    else if (SPACE.test(piece)) tokens += piece === " " ? 0 : 1;
-    else tokens += symbolRun(piece);
+  // One pass over maximal runs of letters, digits, whitespace or symbols.
+  let kind: Kind | undefined;
+  let units = 0; // UTF-16 length of the run
+  let points = 0; // code points in the run
+  let dense = 0; // CJK-like letters in a letter run
+  let astral = 0; // code points above U+FFFF in a symbol run
+  let single = false; // the run is exactly one space
+  const close = () => {
+    if (kind === Kind.Letter) {
+      const other = points - dense;
+      // Common words are one token up to about seven letters; longer ones split into pieces of about six.
+      tokens += dense + (other === 0 ? 0 : other <= 7 ? 1 : Math.ceil(other / 6));
+    } else if (kind === Kind.Digit) {
+      tokens += Math.ceil(units / 3);
+    } else if (kind === Kind.Space) {
+      // A lone space joins the next word (" the" is one token); a lone newline, or any longer run, is a token.
+      tokens += single ? 0 : 1;
+    } else if (kind === Kind.Symbol) {
+      // Emoji and other astral symbols take two or three tokens; ASCII punctuation pairs up (`();`, `=>`).
+      tokens += astral * 2 + Math.ceil((units - astral * 2) / 2);
+    }
+  };
+  for (const character of text) {
+    const code = character.codePointAt(0) ?? 0;
+    const next = kindOf(code, character);
+    if (next !== kind) {
+      close();
+      kind = next;
+      units = 0;
+      points = 0;
+      dense = 0;
+      astral = 0;
+      single = character === " ";
+    } else {
+      single = false;
+    }
+    if (next === Kind.Letter && DENSE_SCRIPT.test(character)) dense += 1;
+    if (next === Kind.Symbol && code > 0xffff) astral += 1;
+    units += character.length;
+    points += 1;
   }
+  close();
   return Math.max(1, tokens);
-}
-
-function letterRun(piece: string): number {
-  let dense = 0;
-  let other = 0;
-  for (const character of piece) {
-    if (DENSE_SCRIPT.test(character)) dense += 1;
-    else other += 1;
-  }
-  // Common words are one token up to about seven letters; longer ones split into pieces of about six.
-  return dense + (other === 0 ? 0 : other <= 7 ? 1 : Math.ceil(other / 6));
-}
-
-function symbolRun(piece: string): number {
-  let astral = 0;
-  for (const character of piece) if ((character.codePointAt(0) ?? 0) > 0xffff) astral += 1;
-  // Emoji and other astral symbols take two or three tokens; ASCII punctuation pairs up (`();`, `=>`).
-  return astral * 2 + Math.ceil((piece.length - astral * 2) / 2);
 }

@@ -41,6 +41,19 @@ const ACCEPTED =
  * `SqlClient`.)
  */
 export function toSqlClient(source: SqlSource, options: BetterSqlite3Options = {}): SqlClient {
+  // Many providers are handed the same database: without options they share one client (and so one
+  // statement cache) per handle instead of building one each.
+  const shareable = options.onStatement === undefined && options.statementCacheSize === undefined;
+  const existing = shareable ? sharedClients.get(source) : undefined;
+  if (existing !== undefined) return existing;
+  const client = adapt(source, options);
+  if (shareable) sharedClients.set(source, client);
+  return client;
+}
+
+const sharedClients = new WeakMap<object, SqlClient>();
+
+function adapt(source: SqlSource, options: BetterSqlite3Options): SqlClient {
   if (isSqlClient(source)) {
     if (options.onStatement !== undefined) {
       throw new TypeError(
