@@ -1,0 +1,254 @@
+/**
+ * Runs every benchmark and writes bench/RESULTS.md: figures and ratios, contextblocks against
+ * `agents/context`, with the machine and the date.
+ *
+ *   pnpm bench                       # from the repository root: everything, writes bench/RESULTS.md
+ *   pnpm --filter @contextblocks/bench smoke   # a tiny run of each (seconds), writes bench/out/RESULTS.smoke.md
+ *   node --import tsx src/run-all.ts --only=latency,prefix-cache
+ *
+ * The smoke run is what CI runs (`test`), so no benchmark can rot; it never touches RESULTS.md.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import {
+  behindInDurableBlocks,
+  behindInRetrieval,
+  behindInSearchScale,
+  behindInTokens,
+  behindSummary,
+  type TokenRow,
+} from "./behind.js";
+import * as latency from "./latency.js";
+import { describeMachine } from "./machine.js";
+import * as prefixCache from "./prefix-cache.js";
+import * as rowCost from "./row-cost.js";
+
+const BENCH_DIRECTORY = fileURLToPath(new URL("..", import.meta.url));
+
+interface Section {
+  /** For `--only`. */
+  id: string;
+  title: string;
+  /** What it measures, one paragraph. */
+  about: string;
+  run(smoke: boolean): Promise<string>;
+}
+
+/** Whether a benchmark file another part of the project owns is present. */
+function hasScript(file: string): boolean {
+  return existsSync(fileURLToPath(new URL(file, import.meta.url)));
+}
+
+/**
+ * Runs a benchmark file another part of the project owns as a child process and returns what it printed,
+ * made to fit in a section: markdown headings moved two levels down, plain-text tables fenced.
+ */
+function runScript(file: string, smoke: boolean): { output: string; markdown: string } {
+  const path = fileURLToPath(new URL(file, import.meta.url));
+  const child = spawnSync(process.execPath, ["--import", "tsx", path, ...(smoke ? ["--smoke"] : [])], {
+    cwd: BENCH_DIRECTORY,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: (smoke ? 3 : 30) * 60_000,
+    killSignal: "SIGKILL",
+  });
+  if (child.error !== undefined)
+    throw new Error(`${file}: ${child.error.message}\n${child.stdout}\n${child.stderr}`);
+  if (child.status !== 0) {
+    throw new Error(
+      `${file} failed (exit ${child.status ?? child.signal}):\n${child.stdout}\n${child.stderr}`,
+    );
+  }
+  // wrangler's local dev prints warnings (no network for `Request.cf`) on stdout: not part of the figures.
+  const output = child.stdout
+    .split("\n")
+    .filter((line) => !/^\[wrangler:|^Error: getaddrinfo|^ {4}at /.test(line))
+    .join("\n")
+    .trim();
+  const markdown = /^\|/m.test(output)
+    ? output.replace(/^(#{1,4}) /gm, "$1## ")
+    : `\`\`\`text\n${output}\n\`\`\``;
+  return { output, markdown };
+}
+
+function sections(): Section[] {
+  const list: Section[] = [
+    {
+      id: "prefix-cache",
+      title: "Prefix-cache share over a realistic session",
+      about:
+        "A scripted conversation through real `generateText` calls (memory writes and knowledge searches through " +
+        "the tools, an environment block that changes once, a compaction halfway with a refresh). Each request " +
+        "the model receives (tools, system, messages) is tokenized; the cached tokens are its longest common " +
+        "prefix with the previous request, from 1,024 tokens on, as OpenAI and Anthropic cache.",
+      run: async (smoke) => {
+        const result = await prefixCache.run({ smoke });
+        mkdirSync(new URL("../out/", import.meta.url), { recursive: true });
+        writeFileSync(
+          new URL("../out/prefix-cache-requests.csv", import.meta.url),
+          prefixCache.requestsCsv(result),
+        );
+        return result.markdown;
+      },
+    },
+    {
+      id: "row-cost",
+      title: "Row cost on a Durable Object (workerd)",
+      about:
+        "Rows read and written per operation on a Durable Object's SQLite storage, in workerd through " +
+        "vitest-pool-workers: `@contextblocks/sqlite` and `@contextblocks/fts5` against `agents/context`'s " +
+        "`AgentContextProvider` and `AgentSearchProvider`, each system in its own object, same data.",
+      run: async (smoke) => {
+        const parts = [(await rowCost.run({ smoke })).markdown];
+        if (hasScript("./row-cost-sqlite.ts")) {
+          parts.push(
+            "",
+            "### Durable blocks through `createDurableContext`, by block count",
+            "",
+            "From bench/src/row-cost-sqlite.ts (a Worker started with wrangler): the same counters for " +
+              "`@contextblocks/sqlite`'s `createDurableContext` against `agents/context`, at several block counts.",
+            "",
+          );
+          const durable = runScript("./row-cost-sqlite.ts", smoke);
+          parts.push(
+            durable.markdown,
+            "",
+            behindSummary(behindInDurableBlocks(durable.output), "tables above"),
+          );
+        }
+        return parts.join("\n");
+      },
+    },
+    {
+      id: "latency",
+      title: "Latency on better-sqlite3",
+      about:
+        "Time per operation on better-sqlite3: rendering and freezing with 10 and 200 stored blocks, and the " +
+        "search provider's `set`, `get` and `search` at 1k, 10k and 100k entries.",
+      run: async (smoke) => {
+        const parts = ["### Blocks: render and freeze", "", (await latency.run({ smoke })).markdown];
+        if (hasScript("./fts5-scale.ts")) {
+          parts.push(
+            "",
+            "### Search provider: `set`, `get`, `search` by index size",
+            "",
+            "From bench/src/fts5-scale.ts (better-sqlite3 on a WAL file; its own synthetic corpus and queries). " +
+              "`agents/ours` above 1 means contextblocks is faster.",
+            "",
+          );
+          const scale = runScript("./fts5-scale.ts", smoke);
+          parts.push(
+            scale.markdown,
+            "",
+            behindSummary(behindInSearchScale(scale.output), "search-provider table"),
+          );
+        }
+        return parts.join("\n");
+      },
+    },
+  ];
+  if (hasScript("./fts5-retrieval.ts")) {
+    list.push({
+      id: "fts5-retrieval",
+      title: "Search retrieval quality",
+      about:
+        "How often the entry that answers a question comes back first, in the top 3 and in the top 10, for " +
+        "`@contextblocks/fts5` against `agents/context`'s `AgentSearchProvider` on the same corpus " +
+        "(bench/src/fts5-retrieval.ts, data in bench/data/fts5/).",
+      run: async (smoke) => {
+        const retrieval = runScript("./fts5-retrieval.ts", smoke);
+        return `${retrieval.markdown}\n\n${behindSummary(behindInRetrieval(retrieval.output), "retrieval table")}`;
+      },
+    });
+  }
+  if (hasScript("./tokens.ts")) {
+    list.push({
+      id: "tokens",
+      title: "Token estimation",
+      about:
+        "The default token estimator against gpt-tokenizer (o200k and cl100k) on English prose, code, JSON " +
+        "and Chinese text: mean and worst signed error (bench/src/tokens.ts, samples in bench/data/token-samples/).",
+      run: async (smoke) => {
+        const tokens = (await import("./tokens.js")) as {
+          run(options: { smoke?: boolean }): Promise<{ markdown: string; rows?: TokenRow[] }>;
+        };
+        const result = await tokens.run({ smoke });
+        return `${result.markdown}\n\n${behindSummary(behindInTokens(result.rows ?? []), "token table (o200k)")}`;
+      },
+    });
+  }
+  return list;
+}
+
+/** Formats the written file with the repository's Biome (tables padded), so `biome check` passes on it. */
+function formatMarkdown(path: string): void {
+  let biome: string;
+  try {
+    biome = join(
+      dirname(createRequire(import.meta.url).resolve("@biomejs/biome/package.json")),
+      "bin",
+      "biome",
+    );
+  } catch {
+    process.stderr.write("bench: @biomejs/biome not found; RESULTS.md left unformatted\n");
+    return;
+  }
+  const child = spawnSync(process.execPath, [biome, "format", "--write", path], { encoding: "utf8" });
+  if (child.status !== 0)
+    process.stderr.write(`bench: biome format failed:\n${child.stdout}${child.stderr}\n`);
+}
+
+async function main(): Promise<void> {
+  const smoke = process.argv.includes("--smoke");
+  const only = process.argv
+    .find((argument) => argument.startsWith("--only="))
+    ?.slice("--only=".length)
+    .split(",");
+  const selected = sections().filter((section) => only === undefined || only.includes(section.id));
+  const started = new Date();
+  const parts: string[] = [
+    `# contextblocks benchmarks${smoke ? " (smoke run: tiny sizes, not figures to quote)" : ""}`,
+    "",
+    "Generated by `pnpm bench` (bench/src/run-all.ts); do not edit by hand. Each benchmark runs contextblocks " +
+      "and `agents/context` (npm `agents` 0.32.0) on the same data in the same run. The machine is shared and " +
+      "noisy: read medians and ratios, not single absolute times. What each benchmark measures and how to read " +
+      "the ratios: bench/README.md.",
+    "",
+    describeMachine(started),
+    "",
+  ];
+  const failures: string[] = [];
+  for (const section of selected) {
+    const clock = performance.now();
+    process.stderr.write(`bench: ${section.title}…\n`);
+    parts.push(`## ${section.title}`, "", section.about, "");
+    try {
+      parts.push(await section.run(smoke), "");
+    } catch (error) {
+      const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      failures.push(`${section.id}: ${message}`);
+      parts.push(`**This benchmark failed in this run:**`, "", "```", message.slice(0, 4_000), "```", "");
+    }
+    process.stderr.write(`bench: ${section.title}: ${((performance.now() - clock) / 1000).toFixed(1)} s\n`);
+  }
+  // Only a full run of everything replaces RESULTS.md.
+  const target = smoke
+    ? new URL("../out/RESULTS.smoke.md", import.meta.url)
+    : only !== undefined
+      ? new URL("../out/RESULTS.partial.md", import.meta.url)
+      : new URL("../RESULTS.md", import.meta.url);
+  mkdirSync(new URL("../out/", import.meta.url), { recursive: true });
+  writeFileSync(target, `${parts.join("\n").trimEnd()}\n`);
+  formatMarkdown(fileURLToPath(target));
+  process.stderr.write(`bench: wrote ${fileURLToPath(target)}\n`);
+  if (failures.length > 0) {
+    process.stderr.write(`bench: ${failures.length} benchmark(s) failed:\n${failures.join("\n\n")}\n`);
+    process.exitCode = 1;
+  }
+}
+
+await main();

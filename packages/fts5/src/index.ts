@@ -1,0 +1,6 @@
+export {
+  Fts5SearchProvider,
+  Fts5SearchProvider as AgentSearchProvider,
+  type Fts5SearchProviderOptions,
+} from "./provider.js";
+export { indexTable, legacyTable, scopesTable, termsTable, writesView } from "./schema.js";

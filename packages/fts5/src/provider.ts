@@ -1,0 +1,205 @@
+import { ContextError, type SearchProvider } from "@contextblocks/core";
+import { type SqlClient, type SqlSource, sql, toSqlClient } from "@contextblocks/sql";
+import { keyHandle } from "./handle.js";
+import { importLegacyEntries } from "./migrate.js";
+import { isMissingTable, raw, schemaStatements, scopesTable, writesView } from "./schema.js";
+import { runSearch } from "./search.js";
+
+/** Options of `Fts5SearchProvider`. */
+export interface Fts5SearchProviderOptions {
+  /** The block label. Usually left out: `ContextBlocks` calls `init(label)` before first use. */
+  label?: string;
+  /**
+   * Keeps entries of one label apart per tenant or session sharing a database. Default: none (the empty
+   * string). Entries written by `agents/context` are imported only into the scope without a namespace.
+   */
+  namespace?: string;
+  /** How many matches `search` returns at most. Default 10. */
+  limit?: number;
+  /**
+   * Whether a query also matches words of the keys (weighted twice a content word). Default `true`: keys made
+   * by `set_context` are slugs of the entry's title, and a title is the best summary of an entry.
+   */
+  searchKeys?: boolean;
+}
+
+const defaultLimit = 10;
+
+/**
+ * A searchable context block on SQLite FTS5: keyed entries, natural-language queries, and writes and counts
+ * whose row cost does not grow with the index. Works on a Durable Object's `ctx.storage`, on anything with a
+ * tagged-template `sql` method (an `agents` Agent: `new AgentSearchProvider(this)`), on a better-sqlite3
+ * `Database`, or on a `SqlClient` from `@contextblocks/sql`.
+ *
+ * - `get()`: `"N entries indexed."`, or `null` when the label has no entries.
+ * - `search(query)`: the best matches as `[key]` + newline + content, separated by blank lines, or `null`.
+ * - `set(key, content)`: adds or replaces one entry. `delete(key)`: removes one.
+ */
+export class Fts5SearchProvider implements SearchProvider {
+  readonly #client: SqlClient;
+  readonly #namespace: string;
+  readonly #limit: number;
+  readonly #searchKeys: boolean;
+  #label: string | undefined;
+  /** The label's scope id, resolved once per label (schema, scope row and legacy import on first use). */
+  #scope: Promise<number> | undefined;
+
+  constructor(source: SqlSource, options: Fts5SearchProviderOptions | string = {}) {
+    const settings: Fts5SearchProviderOptions = typeof options === "string" ? { label: options } : options;
+    if (typeof settings !== "object" || settings === null) {
+      throw invalidConfig(`options must be an object or a label string, got ${describe(settings)}`);
+    }
+    const { label, namespace = "", limit = defaultLimit, searchKeys = true } = settings;
+    if (label !== undefined) checkLabel(label);
+    if (typeof namespace !== "string") {
+      throw invalidConfig(`namespace must be a string, got ${describe(namespace)}`);
+    }
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw invalidConfig(`limit must be a positive integer, got ${describe(limit)}`);
+    }
+    if (typeof searchKeys !== "boolean") {
+      throw invalidConfig(`searchKeys must be a boolean, got ${describe(searchKeys)}`);
+    }
+    this.#client = toSqlClient(source);
+    this.#searchKeys = searchKeys;
+    this.#namespace = namespace;
+    this.#limit = limit;
+    this.#label = label;
+  }
+
+  /** The block label, once given (by the options or by `init`). */
+  get label(): string | undefined {
+    return this.#label;
+  }
+
+  /** The namespace entries are kept in (`""` when none was given). */
+  get namespace(): string {
+    return this.#namespace;
+  }
+
+  /** Called by `ContextBlocks` with the block's label before first use. */
+  init(label: string): void {
+    checkLabel(label);
+    if (label !== this.#label) this.#scope = undefined;
+    this.#label = label;
+  }
+
+  async get(): Promise<string | null> {
+    const scope = await this.#openScope();
+    const rows = await this.#client.run<{ entries: number }>(
+      sql`SELECT entries FROM ${raw(scopesTable)} WHERE id = ${scope}`,
+    );
+    const entries = Number(rows[0]?.entries ?? 0);
+    return entries > 0 ? `${entries} entries indexed.` : null;
+  }
+
+  async search(query: string): Promise<string | null> {
+    if (typeof query !== "string") {
+      throw this.#invalidInput(`search: query must be a string, got ${describe(query)}`);
+    }
+    const scope = await this.#openScope();
+    const matches = await runSearch(this.#client, scope, query, {
+      limit: this.#limit,
+      searchKeys: this.#searchKeys,
+    });
+    if (matches.length === 0) return null;
+    return matches.map((match) => `[${match.key}]\n${match.content}`).join("\n\n");
+  }
+
+  async set(key: string, content: string): Promise<void> {
+    if (typeof key !== "string") throw this.#invalidInput(`set: key must be a string, got ${describe(key)}`);
+    if (typeof content !== "string") {
+      throw this.#invalidInput(`set: content must be a string, got ${describe(content)}`);
+    }
+    const scope = await this.#openScope();
+    await this.#client.run(sql`INSERT INTO ${raw(writesView)} (operation, scope, handle, key, content)
+      VALUES ('set', ${scope}, ${keyHandle(scope, key)}, ${key}, ${content})`);
+  }
+
+  async delete(key: string): Promise<void> {
+    if (typeof key !== "string") {
+      throw this.#invalidInput(`delete: key must be a string, got ${describe(key)}`);
+    }
+    const scope = await this.#openScope();
+    await this.#client.run(sql`INSERT INTO ${raw(writesView)} (operation, scope, handle, key, content)
+      VALUES ('delete', ${scope}, ${keyHandle(scope, key)}, ${key}, NULL)`);
+  }
+
+  #openScope(): Promise<number> {
+    const label = this.#label;
+    if (label === undefined) {
+      return Promise.reject(
+        invalidConfig("no label: pass { label } to the constructor or call init(label) before use"),
+      );
+    }
+    if (this.#scope === undefined) {
+      const opening = resolveScope(this.#client, this.#namespace, label);
+      this.#scope = opening;
+      // A failed open (storage unavailable) is retried by the next call instead of being remembered.
+      opening.catch(() => {
+        if (this.#scope === opening) this.#scope = undefined;
+      });
+    }
+    return this.#scope;
+  }
+
+  #invalidInput(message: string): ContextError {
+    const label = this.#label;
+    return new ContextError("INVALID_INPUT", `Fts5SearchProvider${label ? ` "${label}"` : ""} ${message}`, {
+      ...(label === undefined ? {} : { label }),
+    });
+  }
+}
+
+/**
+ * The id of the (namespace, label) scope: found with one row read; on the first use in a database the schema
+ * is created, and on the first use of a label its scope row is added and `agents/context` entries imported.
+ */
+async function resolveScope(client: SqlClient, namespace: string, label: string): Promise<number> {
+  let scope = await findScope(client, namespace, label);
+  if (scope === undefined) {
+    await client.run(sql`INSERT INTO ${raw(scopesTable)} (namespace, label, legacy_imported)
+      VALUES (${namespace}, ${label}, ${namespace === "" ? 0 : 1}) ON CONFLICT (namespace, label) DO NOTHING`);
+    scope = await findScope(client, namespace, label);
+    if (scope === undefined) throw new Error(`Fts5SearchProvider: could not create the scope of "${label}"`);
+  }
+  if (!scope.imported) await importLegacyEntries(client, scope.id, label);
+  return scope.id;
+}
+
+async function findScope(
+  client: SqlClient,
+  namespace: string,
+  label: string,
+): Promise<{ id: number; imported: boolean } | undefined> {
+  const select = sql`SELECT id, legacy_imported FROM ${raw(scopesTable)}
+    WHERE namespace = ${namespace} AND label = ${label}`;
+  let rows: { id: number; legacy_imported: number }[];
+  try {
+    rows = await client.run(select);
+  } catch (error) {
+    if (!isMissingTable(error)) throw error;
+    await client.batch(schemaStatements());
+    rows = await client.run(select);
+  }
+  const row = rows[0];
+  return row === undefined ? undefined : { id: Number(row.id), imported: Number(row.legacy_imported) === 1 };
+}
+
+function checkLabel(label: unknown): asserts label is string {
+  if (typeof label !== "string" || label.length === 0) {
+    throw invalidConfig(`label must be a non-empty string, got ${describe(label)}`);
+  }
+}
+
+function invalidConfig(message: string): ContextError {
+  return new ContextError("INVALID_CONFIG", `Fts5SearchProvider: ${message}`);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") return value.length === 0 ? "an empty string" : "a string";
+  if (typeof value === "number") return `the number ${value}`;
+  return `a value of type ${typeof value}`;
+}

@@ -1,0 +1,110 @@
+import { isStopword } from "./stopwords.js";
+import { type Token, tokenize } from "./tokenize.js";
+
+/**
+ * Turning query text into an FTS5 query. The text is never FTS5 syntax: it is cut into words the way the
+ * index cuts content, and each word is sent as a double-quoted FTS5 string, where nothing is an operator.
+ * `NOT`, `NEAR`, `OR`, `*`, `^`, `content:` and parentheses are words or separators like any other text.
+ */
+
+/** A query word the search looks for. */
+export interface QueryTerm {
+  /** The folded word, sent to FTS5 quoted (FTS5 stems it itself). */
+  readonly word: string;
+  /** Its index stem: the key for document frequency and for counting matched terms. */
+  readonly stem: string;
+}
+
+export interface QueryPlan {
+  /** Distinct terms (by stem), in query order, stopwords left out unless the query has nothing else. */
+  readonly terms: readonly QueryTerm[];
+  /** Adjacent pairs of terms as they stand in the query (not across a stopword), sent as phrases. */
+  readonly pairs: readonly (readonly [QueryTerm, QueryTerm])[];
+  /**
+   * Every word of the query in order (stopwords included) when it is short enough to be a phrase: the
+   * re-ranking puts entries that contain it first. Not sent to FTS5 (see `matchExpression`).
+   */
+  readonly phrase: readonly string[] | null;
+}
+
+/** At most this many distinct terms are searched (the first ones); a 10 kB query stays a bounded query. */
+export const maximumTerms = 32;
+/** The whole query counts as a phrase (an exact match ranks first) when it has between 2 and this many words. */
+export const maximumPhraseWords = 12;
+/** Only this much of a query is read: enough for any question, and a bound on the work for pasted text. */
+export const maximumQueryCharacters = 16_384;
+
+/** Plan a query, or `null` when the text holds no word at all (empty, whitespace, punctuation only). */
+export function planQuery(text: string): QueryPlan | null {
+  const tokens = tokenize(text, maximumQueryCharacters);
+  if (tokens.length === 0) return null;
+  const informative = tokens.filter((token) => !isStopword(token.folded));
+  // A query of only stopwords ("NOT", "who are you") searches for those words: they are its meaning.
+  const chosen = informative.length > 0 ? informative : tokens;
+  const terms = distinctTerms(chosen).slice(0, maximumTerms);
+  const kept = new Set(terms.map((term) => term.stem));
+  return {
+    terms,
+    pairs: adjacentPairs(tokens, kept),
+    phrase:
+      tokens.length >= 2 && tokens.length <= maximumPhraseWords ? tokens.map((token) => token.folded) : null,
+  };
+}
+
+function distinctTerms(tokens: readonly Token[]): QueryTerm[] {
+  const seen = new Set<string>();
+  const terms: QueryTerm[] = [];
+  for (const token of tokens) {
+    if (seen.has(token.stem)) continue;
+    seen.add(token.stem);
+    terms.push({ word: token.folded, stem: token.stem });
+  }
+  return terms;
+}
+
+function adjacentPairs(tokens: readonly Token[], kept: ReadonlySet<string>): [QueryTerm, QueryTerm][] {
+  const pairs: [QueryTerm, QueryTerm][] = [];
+  const seen = new Set<string>();
+  for (let index = 0; index + 1 < tokens.length && pairs.length < maximumTerms; index++) {
+    const first = tokens[index];
+    const second = tokens[index + 1];
+    if (first === undefined || second === undefined) continue;
+    if (!kept.has(first.stem) || !kept.has(second.stem) || first.stem === second.stem) continue;
+    const id = `${first.stem} ${second.stem}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    pairs.push([
+      { word: first.folded, stem: first.stem },
+      { word: second.folded, stem: second.stem },
+    ]);
+  }
+  return pairs;
+}
+
+/** An FTS5 string: double quotes around the text, inner double quotes doubled. Never an operator. */
+export function quote(text: string): string {
+  return `"${text.replaceAll('"', '""')}"`;
+}
+
+/**
+ * The FTS5 expression for a search: any of the terms and pairs in the `key` and `content` columns (or
+ * `content` alone), AND, when `scope` is given, the scope's token in the `scope` column. The clauses are
+ * ORed: an entry matches when it contains any of them, and bm25 (plus the re-ranking in rank.ts) puts the
+ * entries that contain the rarer and the more terms first; a pair found as written adds its own score.
+ *
+ * The whole query is not sent as a phrase: with its stopwords it would make FTS5 walk the posting lists of
+ * the commonest words in the index ("the", "and") on every search, and an entry that contains the whole
+ * query contains all its terms, so bm25 brings it among the candidates anyway, where the re-ranking puts it
+ * first.
+ *
+ * No prefix clauses: FTS5 applies a prefix to the stemmed token (`"running" *` is `run*`, which also finds
+ * "rune" and "runway"); on the retrieval benchmark prefixes changed one question in 152 and multiplied the
+ * matches to rank on vocabularies with shared prefixes.
+ */
+export function matchExpression(scope: number | null, plan: QueryPlan, searchKeys: boolean): string {
+  const clauses = plan.terms.map((term) => quote(term.word));
+  for (const [first, second] of plan.pairs) clauses.push(quote(`${first.word} ${second.word}`));
+  const columns = searchKeys ? "{key content}" : "content";
+  const words = `${columns} : (${clauses.join(" OR ")})`;
+  return scope === null ? words : `scope : ${scope} AND ${words}`;
+}

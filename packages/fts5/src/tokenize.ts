@@ -1,0 +1,59 @@
+import { porterStem } from "./porter.js";
+
+/**
+ * Query-side tokenization that mirrors FTS5's `unicode61` tokenizer (default options, which the index uses
+ * under `porter`): a token is a run of letters, digits and private-use characters (Unicode categories L*,
+ * N*, Co); everything else separates tokens. Tokens are case-folded and lose their Latin diacritics
+ * (`remove_diacritics=1`). Combining diacritical marks (U+0300 to U+036F) belong to the token they follow
+ * and are dropped by the fold, as in `unicode61`.
+ *
+ * Whatever this produces is only ever sent to FTS5 inside a quoted string, where FTS5 tokenizes it again
+ * itself; so a small difference from `unicode61` can cost recall on an exotic script, never safety.
+ * The Node tests compare this file and porter.ts with the real tokenizer through `fts5vocab`.
+ */
+
+/** One word of a text, folded as `unicode61` folds it, with the index term the `porter` tokenizer makes. */
+export interface Token {
+  /** Case-folded, diacritics removed: what `unicode61` would emit. */
+  readonly folded: string;
+  /** What the `porter` tokenizer stores in the index for this word. */
+  readonly stem: string;
+}
+
+const tokenRun = /(?:[\p{L}\p{N}\p{Co}]|[\u0300-\u036f])+/gu;
+/** A Latin letter followed by combining diacritics (after NFD): `unicode61` keeps the letter, drops the marks. */
+const latinWithDiacritics = /([\p{Script=Latin}])[\u0300-\u036f]+/gu;
+/** Diacritics that follow nothing Latin (a lone mark, or a mark on another script's letter at token start). */
+const leadingDiacritics = /^[\u0300-\u036f]+/u;
+
+/** Fold one token the way `unicode61` does with `remove_diacritics=1`. */
+export function foldToken(word: string): string {
+  const lower = word.toLowerCase();
+  // ASCII is already folded; skip the normalisation work for the common case.
+  if (/^[\x00-\x7f]*$/.test(lower)) return lower;
+  // Only Latin letters lose their diacritics (Cyrillic й or ё keep theirs), as in `unicode61`.
+  return lower
+    .normalize("NFD")
+    .replace(latinWithDiacritics, "$1")
+    .replace(leadingDiacritics, "")
+    .normalize("NFC");
+}
+
+/** Split text into folded words, in order, with their index stems. */
+export function tokenize(text: string, maximumCharacters = Number.POSITIVE_INFINITY): Token[] {
+  const source = text.length > maximumCharacters ? text.slice(0, maximumCharacters) : text;
+  const tokens: Token[] = [];
+  for (const match of source.matchAll(tokenRun)) {
+    const folded = foldToken(match[0]);
+    if (folded.length === 0) continue;
+    tokens.push({ folded, stem: porterStem(folded) });
+  }
+  return tokens;
+}
+
+/** The index stems of a text, as a set (for counting which query terms an entry contains). */
+export function stemSet(text: string, maximumCharacters?: number): Set<string> {
+  const stems = new Set<string>();
+  for (const token of tokenize(text, maximumCharacters)) stems.add(token.stem);
+  return stems;
+}

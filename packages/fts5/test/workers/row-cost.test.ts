@@ -1,0 +1,203 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { fromDurableObjectStorage, type StatementReport } from "@contextblocks/sql";
+import { describe, expect, it } from "vitest";
+import { Fts5SearchProvider } from "../../src/index.js";
+
+/**
+ * Rows read and written per operation on a Durable Object, as its cursors report them (what Cloudflare
+ * bills), for this provider and for the statements agents/context's AgentSearchProvider runs. Sizes 100 and
+ * 2,000 by default; FTS5_ROW_SIZES=1000,10000,100000 measures more, FTS5_PRINT_ROWS=1 prints the table.
+ */
+
+interface Cost {
+  read: number;
+  written: number;
+}
+
+const sizes = (env.FTS5_ROW_SIZES || "100,2000").split(",").map((size) => Number.parseInt(size, 10));
+const print = env.FTS5_PRINT_ROWS === "1";
+
+function entry(index: number): string {
+  return `Entry ${index} records topic ${index % 97} for the harbour logbook, tide ${index % 13}, crane ${index % 7}.`;
+}
+
+async function inDurableObject<T>(
+  name: string,
+  callback: (state: DurableObjectState) => Promise<T>,
+): Promise<T> {
+  const stub = env.SEARCH_OBJECT.get(env.SEARCH_OBJECT.idFromName(name));
+  return runInDurableObject(stub, (_instance, state) => callback(state));
+}
+
+describe("row cost on a Durable Object", () => {
+  it("set, replace, delete and get cost the same rows at every size, and few of them", {
+    timeout: 600_000,
+  }, async () => {
+    await inDurableObject("row-cost", async (state) => {
+      const reports: StatementReport[] = [];
+      const client = fromDurableObjectStorage(state.storage, {
+        onStatement: (report) => reports.push(report),
+      });
+      const measure = async (operation: () => Promise<unknown>): Promise<Cost> => {
+        reports.length = 0;
+        await operation();
+        return {
+          read: reports.reduce((sum, report) => sum + (report.rowsRead ?? 0), 0),
+          written: reports.reduce((sum, report) => sum + (report.rowsWritten ?? 0), 0),
+        };
+      };
+      // The statements agents/context runs, verbatim, on the same storage.
+      const agentsSql = (text: string, ...values: (string | number)[]): Cost => {
+        const cursor = state.storage.sql.exec(text, ...values);
+        cursor.toArray();
+        return { read: cursor.rowsRead, written: cursor.rowsWritten };
+      };
+      const add = (left: Cost, right: Cost): Cost => ({
+        read: left.read + right.read,
+        written: left.written + right.written,
+      });
+      agentsSql(`CREATE VIRTUAL TABLE IF NOT EXISTS cf_agents_search_fts
+        USING fts5(label UNINDEXED, key UNINDEXED, content, tokenize='porter unicode61')`);
+      const agentsSet = (key: string, content: string): Cost =>
+        add(
+          agentsSql("DELETE FROM cf_agents_search_fts WHERE label = ? AND key = ?", "other", key),
+          agentsSql(
+            "INSERT INTO cf_agents_search_fts (label, key, content) VALUES (?, ?, ?)",
+            "other",
+            key,
+            content,
+          ),
+        );
+
+      const provider = new Fts5SearchProvider(client, { label: "harbour" });
+      const firstUse = await measure(() => provider.get());
+      // A small label beside the large one: its searches read only its own rows.
+      const small = new Fts5SearchProvider(client, { label: "small" });
+      await small.set("crane-42", "Crane 42 handled topic 42 at the harbour.");
+      await small.set("gulls", "Gulls nest on the harbour wall.");
+      const table: Record<string, Record<string, Cost>> = {};
+      let filled = 0;
+      for (const size of sizes) {
+        const previous = filled;
+        for (; filled < size; filled++) await provider.set(`entry-${filled}`, entry(filled));
+        // agents/context's table gets the same entries with its INSERT (its set would scan first).
+        state.storage.transactionSync(() => {
+          for (let index = previous; index < size; index++) {
+            state.storage.sql.exec(
+              "INSERT INTO cf_agents_search_fts (label, key, content) VALUES (?, ?, ?)",
+              "other",
+              `entry-${index}`,
+              entry(index),
+            );
+          }
+        });
+        const reopened = new Fts5SearchProvider(client, { label: "harbour" });
+        table[size] = {
+          "open (new instance, first get)": await measure(() => reopened.get()),
+          "get (count)": await measure(() => provider.get()),
+          "set (new key)": await measure(() => provider.set("fresh", "A fresh entry about the lighthouse.")),
+          "set (replace)": await measure(() =>
+            provider.set("fresh", "A changed entry about the lighthouse."),
+          ),
+          "set (same content)": await measure(() =>
+            provider.set("fresh", "A changed entry about the lighthouse."),
+          ),
+          delete: await measure(() => provider.delete("fresh")),
+          "delete (unknown key)": await measure(() => provider.delete("fresh")),
+          "search (question)": await measure(() =>
+            provider.search("which crane handled topic 42 at the harbour?"),
+          ),
+          "search (small label beside)": await measure(() =>
+            small.search("which crane handled topic 42 at the harbour?"),
+          ),
+          "agents: set (new key)": agentsSet("fresh", "A fresh entry about the lighthouse."),
+          "agents: set (replace)": agentsSet("fresh", "A changed entry about the lighthouse."),
+          "agents: get (COUNT(*))": agentsSql(
+            "SELECT COUNT(*) as count FROM cf_agents_search_fts WHERE label = ?",
+            "other",
+          ),
+          "agents: search": agentsSql(
+            `SELECT f.key, f.content FROM cf_agents_search_fts f
+             WHERE cf_agents_search_fts MATCH ? AND f.label = ? ORDER BY rank LIMIT 10`,
+            '"crane" "harbour"',
+            "other",
+          ),
+        };
+        agentsSql("DELETE FROM cf_agents_search_fts WHERE label = ? AND key = ?", "other", "fresh");
+      }
+
+      if (print) {
+        const operations = Object.keys(table[sizes[0] ?? 0] ?? {});
+        console.log(`first use (creates the schema): ${firstUse.read} read / ${firstUse.written} written`);
+        console.log(
+          ["operation".padEnd(32), ...sizes.map((size) => `${size} entries`.padStart(18))].join(""),
+        );
+        for (const operation of operations) {
+          const cells = sizes.map((size) => {
+            const cost = table[size]?.[operation];
+            return (cost === undefined ? "-" : `${cost.read} / ${cost.written}`).padStart(18);
+          });
+          console.log([operation.padEnd(32), ...cells].join(""));
+        }
+      }
+
+      const smallest = table[sizes[0] ?? 0] ?? {};
+      const largest = table[sizes[sizes.length - 1] ?? 0] ?? {};
+      for (const operation of [
+        "open (new instance, first get)",
+        "get (count)",
+        "set (new key)",
+        "set (replace)",
+        "set (same content)",
+        "delete",
+        "delete (unknown key)",
+      ]) {
+        expect(largest[operation], `${operation} at ${sizes.at(-1)} vs ${sizes[0]} entries`).toEqual(
+          smallest[operation],
+        );
+        expect(largest[operation]?.read, `${operation} rows read`).toBeLessThanOrEqual(6);
+        expect(largest[operation]?.written, `${operation} rows written`).toBeLessThanOrEqual(2);
+      }
+      expect(largest["get (count)"]).toEqual({ read: 1, written: 0 });
+      expect(largest["set (new key)"]?.written).toBe(2);
+      expect(largest["set (same content)"]?.written).toBe(0);
+      // A search reads the candidates it ranks (three per result) and a few statistics rows, at any size.
+      expect(largest["search (question)"]?.read).toBeLessThanOrEqual(50);
+      // Beside a large label, a small label's search reads its statistics (about two rows per query term)
+      // and its own matches, however large the other label grows.
+      expect(largest["search (small label beside)"]).toEqual(smallest["search (small label beside)"]);
+      expect(largest["search (small label beside)"]?.read).toBeLessThanOrEqual(25);
+      // The comparison is real: agents/context's keyed set and count read every row of its table.
+      expect(largest["agents: set (new key)"]?.read).toBeGreaterThanOrEqual(sizes.at(-1) ?? 0);
+      expect(largest["agents: get (COUNT(*))"]?.read).toBeGreaterThanOrEqual(sizes.at(-1) ?? 0);
+    });
+  });
+
+  it("a search's rows read do not grow with the number of labels and namespaces in the database", async () => {
+    await inDurableObject("many-scopes", async (state) => {
+      let read = 0;
+      const client = fromDurableObjectStorage(state.storage, {
+        onStatement: (report) => {
+          read += report.rowsRead ?? 0;
+        },
+      });
+      const provider = new Fts5SearchProvider(client, { label: "knowledge" });
+      await provider.set("tides", "High tide at the harbour is at 14:10.");
+      await provider.set("crane", "The harbour crane is serviced on Mondays.");
+      const searchReads = async () => {
+        read = 0;
+        await provider.search("when is high tide at the harbour?");
+        return read;
+      };
+      const before = await searchReads();
+      for (let index = 0; index < 100; index++) {
+        await new Fts5SearchProvider(client, { label: "knowledge", namespace: `session-${index}` }).set(
+          "note",
+          `Session ${index} notes.`,
+        );
+      }
+      expect(await searchReads()).toBe(before);
+    });
+  });
+});
