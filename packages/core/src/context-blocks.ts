@@ -255,7 +255,11 @@ export class ContextBlocks {
   /** Re-reads every provider, re-renders and overwrites the stored prompt: the one deliberate cache bust. */
   async refreshSystemPrompt(): Promise<string> {
     await this.load();
-    const prompt = this.render();
+    return this.storePrompt(this.render());
+  }
+
+  /** Persists a newly rendered prompt (when there is a store) and makes it the frozen one. */
+  private async storePrompt(prompt: string): Promise<string> {
     const promptStore = this.promptStore;
     if (promptStore) {
       await this.readyPromptStore();
@@ -312,7 +316,11 @@ export class ContextBlocks {
     const stored = await this.adoptStoredPrompt();
     if (stored !== null) return stored;
     if (this.snapshot !== null) return this.snapshot;
-    return this.refreshSystemPrompt();
+    // Nothing frozen yet: render the blocks as this instance holds them (its own writes included), reading
+    // only those it has not read, so a first freeze after writes costs no second read of each block.
+    const unread = this.configs.filter((config) => !this.blocks.has(config.label));
+    await Promise.all(unread.map((config) => this.readBlock(config)));
+    return this.storePrompt(this.render());
   }
 
   /**

@@ -28,6 +28,29 @@ function configsOn(store: MemoryStore) {
 }
 
 describe("freezeSystemPrompt", () => {
+  it("renders a first freeze from what this instance already read or wrote, reading only the rest", async () => {
+    const memory = new RecordingProvider("Likes tea.");
+    const soul = readonlyProvider("You are a helpful assistant.");
+    const context = new ContextBlocks([
+      { label: "soul", provider: soul },
+      { label: "memory", provider: memory },
+    ]);
+    await context.setBlock("memory", "Likes coffee.");
+    const prompt = await context.freezeSystemPrompt();
+    expect(prompt).toContain("Likes coffee.");
+    expect(memory.get).not.toHaveBeenCalled();
+    expect(soul.get).toHaveBeenCalledTimes(1);
+  });
+
+  it("refreshSystemPrompt re-reads every block, even ones this instance wrote", async () => {
+    const memory = new RecordingProvider("Likes tea.");
+    const context = new ContextBlocks([{ label: "memory", provider: memory }]);
+    await context.setBlock("memory", "Likes coffee.");
+    memory.value = "Written by another process.";
+    expect(await context.refreshSystemPrompt()).toContain("Written by another process.");
+    expect(memory.get).toHaveBeenCalledTimes(1);
+  });
+
   it("renders once and returns the identical string on every later call", async () => {
     const provider = new RecordingProvider("Likes tea.");
     const context = new ContextBlocks([{ label: "memory", provider }]);
