@@ -63,14 +63,18 @@ export function behindInDurableBlocks(markdown: string): BehindReport {
 export function behindInSearchScale(text: string): BehindReport {
   const report: BehindReport = { rows: 0, behind: [] };
   for (const line of text.split("\n")) {
-    const row = /^\s*(\d+)\s+(.+?)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)x\s*$/.exec(line);
+    // An optional last column says how many matches each side returned (`10.0 / 0.0`).
+    const row = /^\s*(\d+)\s+(.+?)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)x(?:\s+([\d.]+ \/ [\d.]+))?\s*$/.exec(
+      line,
+    );
     if (!row) continue;
     report.rows += 1;
-    const [, entries, operation, ours, agents, ratio] = row;
+    const [, entries, operation, ours, agents, ratio, matches] = row;
     if (Number(ratio) < 0.95) {
       report.behind.push(
         `${Number(entries).toLocaleString("en-US")} entries, ${operation}: ${ours} ms against ${agents} ms ` +
-          `(${(Number(agents) / Number(ours)).toFixed(3)}×)`,
+          `(${(Number(agents) / Number(ours)).toFixed(3)}×)` +
+          (matches ? `, returning ${matches} matches (contextblocks / agents)` : ""),
       );
     }
   }

@@ -41,6 +41,8 @@ export interface LoadedEntry {
 export class ContextBlocks {
   private readonly configs: ResolvedConfig[] = [];
   private readonly blocks = new Map<string, ContextBlock>();
+  /** Upper-cased label (the header) → label, to refuse two blocks rendering under one header. */
+  private readonly headerLabels = new Map<string, string>();
   /** One `init(label)` per block: every first use waits for the same call. */
   private readonly initialized = new WeakMap<ResolvedConfig, Promise<void>>();
   private readonly writes = new WriteQueue();
@@ -104,6 +106,7 @@ export class ContextBlocks {
     const index = this.configs.findIndex((config) => config.label === label);
     if (index === -1) return false;
     this.configs.splice(index, 1);
+    this.headerLabels.delete(label.toUpperCase());
     this.blocks.delete(label);
     for (const [id, entry] of this.loaded) if (entry.label === label) this.loaded.delete(id);
     return true;
@@ -293,7 +296,8 @@ export class ContextBlocks {
   private addConfig(config: ContextConfig): ResolvedConfig {
     const resolved = resolveConfig(config, this.defaultProvider);
     const header = resolved.label.toUpperCase();
-    const clash = this.configs.find((existing) => existing.label.toUpperCase() === header);
+    const clashLabel = this.headerLabels.get(header);
+    const clash = clashLabel === undefined ? undefined : { label: clashLabel };
     if (clash?.label === resolved.label) {
       throw new ContextError("INVALID_CONFIG", `Block "${resolved.label}" is declared twice`, {
         label: resolved.label,
@@ -309,6 +313,7 @@ export class ContextBlocks {
       );
     }
     this.configs.push(resolved);
+    this.headerLabels.set(header, resolved.label);
     return resolved;
   }
 

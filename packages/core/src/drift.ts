@@ -1,4 +1,3 @@
-import { renderHeader } from "./render.js";
 import { parseSections } from "./sections.js";
 import type { BlockKind, WhenChanged } from "./types.js";
 
@@ -22,6 +21,13 @@ function headerShape(header: string): string {
   return header.replace(USAGE, " [limit $1]");
 }
 
+/** The shape a configured block's header has, whatever its content: `headerShape` of `renderHeader`. */
+function expectedShape(block: ExpectedSection): string {
+  const description = block.description ? ` (${block.description})` : "";
+  const limit = block.maxTokens ? ` [limit ${block.maxTokens}]` : "";
+  return `${block.label.toUpperCase()}${description}${limit} [${block.kind}]`;
+}
+
 /**
  * Compares a stored prompt's section headers with the configuration, in order. Returns why they differ,
  * or `null` when the stored prompt could have been rendered from this configuration. Empty read-only
@@ -34,7 +40,7 @@ export function detectDrift(stored: string, expected: readonly ExpectedSection[]
   if (sections.length === 0 && stored.trim().length > 0) return null;
   let position = 0;
   for (const block of expected) {
-    const shape = headerShape(renderHeader({ ...block, tokens: 0 }));
+    const shape = expectedShape(block);
     const section = sections[position];
     if (section && headerShape(section.header) === shape) {
       position += 1;

@@ -96,6 +96,16 @@ describe("construction: invalid configuration is refused with INVALID_CONFIG", (
     expect(error.message).toContain("Memory");
   });
 
+  it("frees a header when its block is removed, so a label of another case can take it", async () => {
+    const context = new ContextBlocks([{ label: "memory", provider: new RecordingProvider() }]);
+    await expect(context.addBlock({ label: "MEMORY", provider: new RecordingProvider() })).rejects.toThrow(
+      /same header/,
+    );
+    expect(context.removeBlock("memory")).toBe(true);
+    const block = await context.addBlock({ label: "MEMORY", provider: new RecordingProvider("kept") });
+    expect(block.content).toBe("kept");
+  });
+
   it.each([
     ["an empty label", ""],
     ["a blank label", "   "],
