@@ -37,11 +37,11 @@ const BAD_CALLS = [
 
 const EXPECTED = [
   /^Error: block "diary" not found\. Writable blocks: "memory", "notes", "skills"$/,
-  /^Error: block "soul" is read-only\./,
+  /^Error: block "soul" is readonly\./,
   /^Error: set_context: "content" is required$/,
   /^Error: set_context: "content" must be a string, got number 42$/,
   /^Error: set_context: "action" must be "replace" or "append", got "prepend"$/,
-  /^Error: Block "memory" would exceed maxTokens: \d+ estimated tokens > 60$/,
+  /^Error: Block "memory" exceeds maxTokens: \d+ > 60 \(estimated tokens\)$/,
   /^Error: set_context: "content" is required$/,
   /^Error: set_context: "metadata" must be an object/,
   /^Error: block "memory" is not searchable\. Searchable blocks: "notes"$/,

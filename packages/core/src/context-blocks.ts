@@ -167,7 +167,7 @@ export class ContextBlocks {
       throw new ContextError("INVALID_INPUT", `Block "${label}": an entry key must not be empty`, { label });
     if (description !== undefined) requireString(label, "description", description);
     if (!acceptsWrites(config.provider)) {
-      throw new ContextError("READONLY", `Block "${label}" is read-only: its provider has no set()`, {
+      throw new ContextError("READONLY", `Block "${label}" is readonly: its provider has no set()`, {
         label,
       });
     }
@@ -444,7 +444,7 @@ export class ContextBlocks {
     if (tokens > config.maxTokens) {
       throw new ContextError(
         "MAX_TOKENS",
-        `Block "${config.label}" ${what === "block" ? "would exceed" : "entry would exceed"} maxTokens: ${tokens} estimated tokens > ${config.maxTokens}`,
+        `Block "${config.label}" ${what === "block" ? "exceeds" : "entry exceeds"} maxTokens: ${tokens} > ${config.maxTokens} (estimated tokens)`,
         { label: config.label },
       );
     }
@@ -471,7 +471,7 @@ export class ContextBlocks {
       );
     }
     if (config.kind !== "writable") {
-      throw new ContextError("READONLY", `Block "${label}" is read-only`, { label });
+      throw new ContextError("READONLY", `Block "${label}" is readonly`, { label });
     }
     requireString(label, "content", content);
     return config;
@@ -480,7 +480,7 @@ export class ContextBlocks {
   private keyedConfig(label: string): ResolvedConfig {
     const config = this.requireConfig(label);
     if (config.kind === "readonly")
-      throw new ContextError("READONLY", `Block "${label}" is read-only`, { label });
+      throw new ContextError("READONLY", `Block "${label}" is readonly`, { label });
     if (config.kind === "writable") {
       throw new ContextError(
         "KEYED_BLOCK",

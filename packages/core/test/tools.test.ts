@@ -249,12 +249,12 @@ describe("bad tool input: an Error string naming the problem, nothing stored", (
     ["missing label", "set_context", { content: "x" }, /"label" is required/],
     ["non-string label", "set_context", { label: 7, content: "x" }, /"label" must be a string/],
     ["unknown label", "set_context", { label: "diary", content: "x" }, /block "diary" not found/],
-    ["read-only label", "set_context", { label: "soul", content: "x" }, /block "soul" is read-only/],
+    ["read-only label", "set_context", { label: "soul", content: "x" }, /block "soul" is readonly/],
     [
       "read-only searchable label",
       "set_context",
       { label: "archive", content: "x" },
-      /block "archive" is read-only/,
+      /block "archive" is readonly/,
     ],
     ["missing content", "set_context", { label: "memory" }, /"content" is required/],
     ["null content", "set_context", { label: "memory", content: null }, /"content" is required/],
@@ -316,7 +316,7 @@ describe("bad tool input: an Error string naming the problem, nothing stored", (
       "content over maxTokens",
       "set_context",
       { label: "small", content: "123456" },
-      /"small".*6 estimated tokens > 5/,
+      /Block "small" exceeds maxTokens: 6 > 5/,
     ],
     [
       "append over maxTokens",

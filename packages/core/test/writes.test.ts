@@ -70,7 +70,7 @@ describe("setBlock", () => {
     const error = await expectCode(context.setBlock("limited", "01234567890"), "MAX_TOKENS", "limited");
     expect(error.message).toContain("11");
     expect(error.message).toContain("10");
-    expect(error.message).toMatch(/11 estimated tokens > 10/);
+    expect(error.message).toMatch(/Block "limited" exceeds maxTokens: 11 > 10 \(estimated tokens\)/);
     expect(limited.value).toBe("0123456789");
     expect(limited.writes).toEqual(["0123456789"]);
   });
@@ -154,7 +154,7 @@ describe("appendToBlock", () => {
     await context.setBlock("limited", "12345");
     const error = await expectCode(context.appendToBlock("limited", "67890"), "MAX_TOKENS", "limited");
     // "12345" + "\n" + "67890" is 11 characters.
-    expect(error.message).toMatch(/11 estimated tokens > 10/);
+    expect(error.message).toMatch(/Block "limited" exceeds maxTokens: 11 > 10 \(estimated tokens\)/);
     expect(limited.value).toBe("12345");
     expect(context.getBlock("limited")?.content).toBe("12345");
     await context.appendToBlock("limited", "678");

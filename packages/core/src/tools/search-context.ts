@@ -16,7 +16,7 @@ export function searchContextTool(context: ContextBlocks): ContextToolSpec | nul
   const known = configs.map((config) => config.label);
   return {
     name: "search_context",
-    description: `Search for information in a searchable context block. ONLY these blocks are searchable: ${quoteLabels(labels)}. Other blocks cannot be searched. Ask in plain words or a question.`,
+    description: `Search for information in a searchable context block. ONLY these blocks are searchable: ${quoteLabels(labels)}. Other blocks cannot be searched.`,
     inputSchema: {
       type: "object",
       properties: {

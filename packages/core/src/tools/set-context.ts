@@ -26,6 +26,9 @@ export function setContextTool(context: ContextBlocks, maxContentLength: number)
   const writable = configs.filter((config) => config.kind !== "readonly" && acceptsWrites(config.provider));
   if (writable.length === 0) return null;
   const keyed = writable.filter((config) => config.kind !== "writable");
+  // The words agents/context uses when every keyed block is searchable, so migrated tool definitions match.
+  const keyedKinds = new Set(keyed.map((config) => config.kind));
+  const keyedWord = keyedKinds.size === 1 ? `${[...keyedKinds][0]} blocks` : "keyed blocks";
   const labels = writable.map((config) => config.label);
   const known = configs.map((config) => config.label);
 
@@ -37,7 +40,7 @@ export function setContextTool(context: ContextBlocks, maxContentLength: number)
   if (keyed.length > 0) {
     properties.metadata = {
       type: "object",
-      description: `Optional metadata for keyed entries (blocks: ${quoteLabels(keyed.map((config) => config.label))}). A title keeps updates stable; a description helps the model pick the right entry.`,
+      description: `Optional metadata for keyed entries (${keyedWord}: ${quoteLabels(keyed.map((config) => config.label))}). A title keeps updates stable; a description helps the model pick the right entry.`,
       properties: {
         title: {
           type: "string",
@@ -60,7 +63,7 @@ export function setContextTool(context: ContextBlocks, maxContentLength: number)
     .join("\n");
   const metadataHint =
     keyed.length > 0
-      ? "\n\nFor keyed blocks, pass `metadata: { title, description }` — title stabilises updates, description helps the model pick entries. Metadata is optional."
+      ? `\n\nFor ${keyedWord}, pass \`metadata: { title, description }\` — title stabilises updates, description helps the model pick entries. Metadata is optional.`
       : "";
 
   return {
@@ -70,7 +73,7 @@ export function setContextTool(context: ContextBlocks, maxContentLength: number)
     execute: (input) =>
       toolResult(async () => {
         const args = inputObject("set_context", input);
-        const label = labelField("set_context", args, labels, known, "writable", () => "read-only");
+        const label = labelField("set_context", args, labels, known, "writable", () => "readonly");
         const content = stringField("set_context", args, "content");
         if (content.length > maxContentLength) {
           throw new ContextError(

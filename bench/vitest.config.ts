@@ -1,0 +1,4 @@
+import { defineConfig } from "vitest/config";
+
+// The compatibility tests only; benchmarks are scripts (src/), and the row-cost run has its own config.
+export default defineConfig({ test: { include: ["test/**/*.test.ts"] } });
