@@ -418,7 +418,7 @@ export class ContextBlocks {
       label: config.label,
       ...(config.description !== undefined ? { description: config.description } : {}),
       content,
-      tokens: this.countTokens(content),
+      tokens: this.tokensOf(config.label, content),
       ...(config.maxTokens !== undefined ? { maxTokens: config.maxTokens } : {}),
       kind: config.kind,
       whenChanged: config.whenChanged,
@@ -426,6 +426,14 @@ export class ContextBlocks {
       isSearchable: config.kind === "searchable",
       isLoadable: config.kind === "loadable",
     };
+  }
+
+  /** Counts a block's tokens, reusing the last count while its content is unchanged (re-reads, reminders). */
+  private tokensOf(label: string, content: string): number {
+    const previous = this.blocks.get(label);
+    return previous !== undefined && previous.content === content
+      ? previous.tokens
+      : this.countTokens(content);
   }
 
   private async writeWhole(config: ResolvedConfig, content: string): Promise<ContextBlock> {

@@ -42,6 +42,28 @@ describe("freezeSystemPrompt", () => {
     expect(soul.get).toHaveBeenCalledTimes(1);
   });
 
+  it("counts tokens again only for content that changed", async () => {
+    const tokenCounter = vi.fn((text: string) => text.length);
+    const memory = new RecordingProvider("Likes tea.");
+    const soul = readonlyProvider("You are a helpful assistant.");
+    const context = new ContextBlocks(
+      [
+        { label: "soul", provider: soul },
+        { label: "memory", maxTokens: 100, provider: memory },
+      ],
+      null,
+      null,
+      { tokenCounter },
+    );
+    await context.freezeSystemPrompt();
+    const counted = tokenCounter.mock.calls.length;
+    await context.refreshSystemPrompt();
+    expect(tokenCounter).toHaveBeenCalledTimes(counted);
+    memory.value = "Likes coffee now.";
+    expect(await context.refreshSystemPrompt()).toContain("[17% — 17/100 tokens]");
+    expect(tokenCounter.mock.calls.map(([text]) => text).slice(counted)).toEqual(["Likes coffee now."]);
+  });
+
   it("refreshSystemPrompt re-reads every block, even ones this instance wrote", async () => {
     const memory = new RecordingProvider("Likes tea.");
     const context = new ContextBlocks([{ label: "memory", provider: memory }]);
