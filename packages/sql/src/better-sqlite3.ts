@@ -1,7 +1,7 @@
 import { statementText } from "./placeholders.js";
+import { synchronousSqliteClient } from "./sqlite-client.js";
 import { booleanAsInteger } from "./sqlite-values.js";
-import { buildStatement } from "./statement.js";
-import type { SqlClient, SqlClientOptions, SqlRow, SqlStatement, SqlValue } from "./types.js";
+import type { SqlClient, SqlClientOptions, SqlRow, SqlStatement } from "./types.js";
 
 /** The part of a better-sqlite3 prepared statement this package uses. */
 export interface BetterSqlite3Statement {
@@ -74,18 +74,5 @@ export function fromBetterSqlite3(
     statements.map(execute),
   ) as (statements: readonly SqlStatement[]) => SqlRow[][];
 
-  return {
-    dialect: "sqlite",
-    atomic: true,
-    async query<Row = SqlRow>(strings: TemplateStringsArray, ...values: SqlValue[]): Promise<Row[]> {
-      return execute(buildStatement(strings, values)) as Row[];
-    },
-    async run<Row = SqlRow>(statement: SqlStatement): Promise<Row[]> {
-      return execute(statement) as Row[];
-    },
-    async batch(statements: readonly SqlStatement[]): Promise<SqlRow[][]> {
-      if (statements.length === 0) return [];
-      return executeAll(statements);
-    },
-  };
+  return synchronousSqliteClient(execute, executeAll);
 }

@@ -1,7 +1,7 @@
 import { statementText } from "./placeholders.js";
+import { synchronousSqliteClient } from "./sqlite-client.js";
 import { toDurableObjectValue } from "./sqlite-values.js";
-import { buildStatement } from "./statement.js";
-import type { SqlClient, SqlClientOptions, SqlRow, SqlStatement, SqlValue } from "./types.js";
+import type { SqlClient, SqlClientOptions, SqlRow, SqlStatement } from "./types.js";
 
 /** The part of a Durable Object SQL cursor this package uses. */
 export interface DurableObjectSqlCursor {
@@ -46,18 +46,7 @@ export function fromDurableObjectStorage(
     return rows;
   };
 
-  return {
-    dialect: "sqlite",
-    atomic: true,
-    async query<Row = SqlRow>(strings: TemplateStringsArray, ...values: SqlValue[]): Promise<Row[]> {
-      return execute(buildStatement(strings, values)) as Row[];
-    },
-    async run<Row = SqlRow>(statement: SqlStatement): Promise<Row[]> {
-      return execute(statement) as Row[];
-    },
-    async batch(statements: readonly SqlStatement[]): Promise<SqlRow[][]> {
-      if (statements.length === 0) return [];
-      return storage.transactionSync(() => statements.map(execute));
-    },
-  };
+  return synchronousSqliteClient(execute, (statements) =>
+    storage.transactionSync(() => statements.map(execute)),
+  );
 }

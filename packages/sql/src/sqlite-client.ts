@@ -1,0 +1,26 @@
+import { buildStatement } from "./statement.js";
+import type { SqlClient, SqlRow, SqlStatement, SqlValue } from "./types.js";
+
+/**
+ * A `SqlClient` over a synchronous SQLite backend (better-sqlite3, Durable Object storage): `execute` runs one
+ * statement and returns its rows, `executeAtomically` runs a group all-or-nothing.
+ */
+export function synchronousSqliteClient(
+  execute: (statement: SqlStatement) => SqlRow[],
+  executeAtomically: (statements: readonly SqlStatement[]) => SqlRow[][],
+): SqlClient {
+  return {
+    dialect: "sqlite",
+    atomic: true,
+    async query<Row = SqlRow>(strings: TemplateStringsArray, ...values: SqlValue[]): Promise<Row[]> {
+      return execute(buildStatement(strings, values)) as Row[];
+    },
+    async run<Row = SqlRow>(statement: SqlStatement): Promise<Row[]> {
+      return execute(statement) as Row[];
+    },
+    async batch(statements: readonly SqlStatement[]): Promise<SqlRow[][]> {
+      if (statements.length === 0) return [];
+      return executeAtomically(statements);
+    },
+  };
+}
