@@ -43,6 +43,8 @@ export class ContextBlocks {
   private readonly blocks = new Map<string, ContextBlock>();
   /** Upper-cased label (the header) → label, to refuse two blocks rendering under one header. */
   private readonly headerLabels = new Map<string, string>();
+  /** Blocks whose in-memory content comes from this instance's own write, not from a read. */
+  private readonly writtenSinceRead = new Set<string>();
   /** One `init(label)` per block: every first use waits for the same call. */
   private readonly initialized = new WeakMap<ResolvedConfig, Promise<void>>();
   private readonly writes = new WriteQueue();
@@ -107,6 +109,7 @@ export class ContextBlocks {
     if (index === -1) return false;
     this.configs.splice(index, 1);
     this.headerLabels.delete(label.toUpperCase());
+    this.writtenSinceRead.delete(label);
     this.blocks.delete(label);
     for (const [id, entry] of this.loaded) if (entry.label === label) this.loaded.delete(id);
     return true;
@@ -321,10 +324,10 @@ export class ContextBlocks {
     const stored = await this.adoptStoredPrompt();
     if (stored !== null) return stored;
     if (this.snapshot !== null) return this.snapshot;
-    // Nothing frozen yet: render the blocks as this instance holds them (its own writes included), reading
-    // only those it has not read, so a first freeze after writes costs no second read of each block.
-    const unread = this.configs.filter((config) => !this.blocks.has(config.label));
-    await Promise.all(unread.map((config) => this.readBlock(config)));
+    // Nothing frozen yet: read every block, except those whose content this instance wrote itself since it
+    // last read them (it knows that content), so a first freeze after setBlock costs no second read.
+    const stale = this.configs.filter((config) => !this.writtenSinceRead.has(config.label));
+    await Promise.all(stale.map((config) => this.readBlock(config)));
     return this.storePrompt(this.render());
   }
 
@@ -405,7 +408,10 @@ export class ContextBlocks {
     }
     const block = this.toBlock(config, value ?? "");
     // A block removed while its read was in flight stays removed.
-    if (this.configs.includes(config)) this.blocks.set(config.label, block);
+    if (this.configs.includes(config)) {
+      this.blocks.set(config.label, block);
+      this.writtenSinceRead.delete(config.label);
+    }
     return block;
   }
 
@@ -442,7 +448,10 @@ export class ContextBlocks {
     const provider = config.provider as WritableContextProvider;
     await this.callProvider(config.label, () => provider.set(content));
     const block = this.toBlock(config, content);
-    if (this.configs.includes(config)) this.blocks.set(config.label, block);
+    if (this.configs.includes(config)) {
+      this.blocks.set(config.label, block);
+      this.writtenSinceRead.add(config.label);
+    }
     return copy(block);
   }
 

@@ -64,6 +64,14 @@ describe("freezeSystemPrompt", () => {
     expect(tokenCounter.mock.calls.map(([text]) => text).slice(counted)).toEqual(["Likes coffee now."]);
   });
 
+  it("reads a block again at the first freeze when this instance only read it before", async () => {
+    const notes = new RecordingProvider(null);
+    const context = new ContextBlocks([{ label: "notes", provider: { get: notes.get } }]);
+    await context.load();
+    notes.value = "Seeded after load().";
+    expect(await context.freezeSystemPrompt()).toContain("Seeded after load().");
+  });
+
   it("refreshSystemPrompt re-reads every block, even ones this instance wrote", async () => {
     const memory = new RecordingProvider("Likes tea.");
     const context = new ContextBlocks([{ label: "memory", provider: memory }]);
