@@ -68,8 +68,7 @@ export function throughContextGroup<P extends ContextProvider>(suite: Suite<P>):
     }
 
     /**
-     * A block as an agent has it when the model calls a tool: the prompt is frozen first (turn one), which
-     * also initialises the provider. (Core's setEntry does not call init(label) itself yet.)
+     * A block as an agent has it when the model calls a tool: the prompt is frozen first (turn one).
      */
     async function agentContext(provider: P): Promise<ContextBlocks> {
       const context = new ContextBlocks([config(provider)]);
