@@ -21,6 +21,7 @@ import { readFileSync } from "node:fs";
 import { Fts5SearchProvider } from "@contextblocks/fts5";
 import { AgentSearchProvider } from "agents/context";
 import Database from "better-sqlite3";
+import { betterSqlite3Host } from "./agents-sql.js";
 
 interface Entry {
   key: string;
@@ -43,18 +44,6 @@ function readLines<T>(name: string): T[] {
     .split("\n")
     .filter((line) => line.trim().length > 0)
     .map((line) => JSON.parse(line) as T);
-}
-
-/** An object with a synchronous tagged-template `sql` over better-sqlite3, as an agents Agent has. */
-function taggedTemplate(database: Database.Database) {
-  return {
-    sql<Row>(strings: TemplateStringsArray, ...values: unknown[]): Row[] {
-      const statement = database.prepare(strings.join("?"));
-      if (statement.reader) return statement.all(...values) as Row[];
-      statement.run(...values);
-      return [];
-    },
-  };
 }
 
 /** The keys of a search result, in order. */
@@ -154,7 +143,7 @@ async function main(): Promise<void> {
 
   const ours = () => new Fts5SearchProvider(new Database(":memory:"), { label: "knowledge" });
   const theirs = () => {
-    const provider = new AgentSearchProvider(taggedTemplate(new Database(":memory:")));
+    const provider = new AgentSearchProvider(betterSqlite3Host(new Database(":memory:")));
     provider.init("knowledge");
     return provider;
   };

@@ -25,6 +25,7 @@ import { performance } from "node:perf_hooks";
 import { Fts5SearchProvider } from "@contextblocks/fts5";
 import { AgentSearchProvider } from "agents/context";
 import Database from "better-sqlite3";
+import { betterSqlite3Host } from "./agents-sql.js";
 
 const smoke = process.argv.includes("--smoke");
 const sizes = smoke ? [1_000] : [1_000, 10_000, 100_000];
@@ -131,18 +132,6 @@ function openDatabase(directory: string, name: string): Database.Database {
   return database;
 }
 
-/** An object with a synchronous tagged-template `sql`, as an agents Agent has. */
-function taggedTemplate(database: Database.Database) {
-  return {
-    sql<Row>(strings: TemplateStringsArray, ...values: unknown[]): Row[] {
-      const statement = database.prepare(strings.join("?"));
-      if (statement.reader) return statement.all(...values) as Row[];
-      statement.run(...values);
-      return [];
-    },
-  };
-}
-
 interface Row {
   operation: string;
   ours: number;
@@ -172,7 +161,7 @@ async function measure(size: number, directory: string): Promise<Row[]> {
   for (let index = 0; index < size; index++) await ours.set(`entry-${index}`, entryText(index));
 
   const theirDatabase = openDatabase(directory, `agents-${size}`);
-  const theirs = new AgentSearchProvider(taggedTemplate(theirDatabase));
+  const theirs = new AgentSearchProvider(betterSqlite3Host(theirDatabase));
   theirs.init("knowledge");
   await theirs.get(); // creates its table
   const insert = theirDatabase.prepare(
