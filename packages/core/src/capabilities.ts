@@ -6,11 +6,12 @@ import type {
   WritableContextProvider,
 } from "./types.js";
 
-function hasMethod(provider: unknown, name: string): boolean {
+/** True when `value` is an object with a function under `name` (own or inherited, as methods are). */
+export function hasMethod(value: unknown, name: string): boolean {
   return (
-    typeof provider === "object" &&
-    provider !== null &&
-    typeof (provider as Record<string, unknown>)[name] === "function"
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as Record<string, unknown>)[name] === "function"
   );
 }
 
@@ -30,8 +31,8 @@ export function isWritableProvider(provider: unknown): provider is WritableConte
   return hasMethod(provider, "get") && hasMethod(provider, "set");
 }
 
-/** The block kind a provider's shape gives, in marker precedence: searchable > loadable > readonly > writable. */
-export function blockKindOf(provider: AnyContextProvider | undefined): BlockKind {
+/** The block kind a provider's shape gives, in marker precedence: searchable > loadable > writable > readonly. */
+export function blockKindOf(provider: unknown): BlockKind {
   if (isSearchProvider(provider)) return "searchable";
   if (isSkillProvider(provider)) return "loadable";
   if (isWritableProvider(provider)) return "writable";
@@ -39,6 +40,6 @@ export function blockKindOf(provider: AnyContextProvider | undefined): BlockKind
 }
 
 /** Whether a block of this provider accepts writes: whole-block for writable, keyed for the others. */
-export function acceptsWrites(provider: AnyContextProvider | undefined): boolean {
+export function acceptsWrites(provider: unknown): boolean {
   return hasMethod(provider, "set");
 }

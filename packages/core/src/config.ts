@@ -1,19 +1,35 @@
-import { blockKindOf, isReadableProvider } from "./capabilities.js";
+import { acceptsWrites, blockKindOf, isReadableProvider } from "./capabilities.js";
+import { describeValue } from "./describe-value.js";
 import { ContextError } from "./errors.js";
-import type { AnyContextProvider, BlockKind, ContextConfig, WhenChanged } from "./types.js";
+import { isOneLine } from "./prompt-format.js";
+import type {
+  AnyContextProvider,
+  ContextConfig,
+  ContextProvider,
+  SearchProvider,
+  SkillProvider,
+  WhenChanged,
+  WritableContextProvider,
+} from "./types.js";
 
-/** A block config after validation and default-provider wiring. */
-export interface ResolvedConfig {
+interface ConfigFields {
   readonly label: string;
   readonly description?: string;
   readonly maxTokens?: number;
-  readonly provider?: AnyContextProvider;
   readonly whenChanged: WhenChanged;
-  readonly kind: BlockKind;
+  /** Accepts writes: whole-block for writable, keyed for searchable and loadable providers with `set`. */
+  readonly writable: boolean;
 }
 
-const LINE_BREAK = /[\n\r\u2028\u2029]/;
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+/**
+ * A block config after validation and default-provider wiring, narrowed by kind: the provider's type
+ * follows from `kind`, which is decided once from the provider's shape (see `blockKindOf`).
+ */
+export type ResolvedConfig =
+  | (ConfigFields & { readonly kind: "readonly"; readonly provider?: ContextProvider })
+  | (ConfigFields & { readonly kind: "writable"; readonly provider: WritableContextProvider })
+  | (ConfigFields & { readonly kind: "searchable"; readonly provider: SearchProvider })
+  | (ConfigFields & { readonly kind: "loadable"; readonly provider: SkillProvider });
 
 /** Checks one config and fills in its provider; throws `INVALID_CONFIG` naming the problem. */
 export function resolveConfig(
@@ -21,38 +37,43 @@ export function resolveConfig(
   defaultProvider: ((label: string) => AnyContextProvider) | undefined,
 ): ResolvedConfig {
   if (typeof config !== "object" || config === null) {
-    throw new ContextError("INVALID_CONFIG", `A block config must be an object, got ${describe(config)}`);
+    throw new ContextError(
+      "INVALID_CONFIG",
+      `A block config must be an object, got ${describeValue(config)}`,
+    );
   }
   const { label, description, maxTokens, whenChanged } = config;
   if (typeof label !== "string" || label.trim().length === 0) {
     throw new ContextError(
       "INVALID_CONFIG",
-      `A block label must be a non-empty string, got ${describe(label)}`,
+      `A block label must be a non-empty string, got ${describeValue(label)}`,
     );
   }
-  if (label !== label.trim() || CONTROL.test(label) || LINE_BREAK.test(label) || label.includes("═")) {
+  if (label !== label.trim() || !isOneLine(label) || label.includes("═")) {
     throw new ContextError(
       "INVALID_CONFIG",
       `Block label ${JSON.stringify(label)} must not have surrounding spaces, control characters, line breaks or "═"`,
       { label },
     );
   }
-  if (description !== undefined && (typeof description !== "string" || LINE_BREAK.test(description))) {
-    throw new ContextError("INVALID_CONFIG", `Block "${label}": description must be a single-line string`, {
-      label,
-    });
+  if (description !== undefined && (typeof description !== "string" || !isOneLine(description))) {
+    throw new ContextError(
+      "INVALID_CONFIG",
+      `Block "${label}": description must be a single-line string without control characters`,
+      { label },
+    );
   }
   if (maxTokens !== undefined && (!Number.isInteger(maxTokens) || maxTokens <= 0)) {
     throw new ContextError(
       "INVALID_CONFIG",
-      `Block "${label}": maxTokens must be a positive integer, got ${describe(maxTokens)}`,
+      `Block "${label}": maxTokens must be a positive integer, got ${describeValue(maxTokens)}`,
       { label },
     );
   }
   if (whenChanged !== undefined && whenChanged !== "wait" && whenChanged !== "remind") {
     throw new ContextError(
       "INVALID_CONFIG",
-      `Block "${label}": whenChanged must be "wait" or "remind", got ${describe(whenChanged)}`,
+      `Block "${label}": whenChanged must be "wait" or "remind", got ${describeValue(whenChanged)}`,
       { label },
     );
   }
@@ -60,19 +81,17 @@ export function resolveConfig(
   if (provider !== undefined && !isReadableProvider(provider)) {
     throw new ContextError("INVALID_CONFIG", `Block "${label}": its provider has no get() method`, { label });
   }
-  return {
+  const fields: ConfigFields = {
     label,
     ...(description ? { description } : {}),
     ...(maxTokens !== undefined ? { maxTokens } : {}),
-    ...(provider !== undefined ? { provider } : {}),
     whenChanged: whenChanged ?? "wait",
-    kind: blockKindOf(provider),
+    writable: acceptsWrites(provider),
   };
-}
-
-export function describe(value: unknown): string {
-  if (value === null || value === undefined) return String(value);
-  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : `${typeof value} ${String(value)}`;
+  // `blockKindOf` checked the methods each kind needs, so the provider has that kind's shape.
+  const kind = blockKindOf(provider);
+  if (kind === "readonly") return { ...fields, kind, ...(provider !== undefined ? { provider } : {}) };
+  if (kind === "writable") return { ...fields, kind, provider: provider as WritableContextProvider };
+  if (kind === "searchable") return { ...fields, kind, provider: provider as SearchProvider };
+  return { ...fields, kind, provider: provider as SkillProvider };
 }

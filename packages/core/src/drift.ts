@@ -1,4 +1,4 @@
-import { parseSections } from "./sections.js";
+import { headerShape, headerTitle, parseHeader, parseSections } from "./prompt-format.js";
 import type { BlockKind, WhenChanged } from "./types.js";
 
 /** What to do when the stored prompt was rendered from a different block configuration. */
@@ -13,19 +13,13 @@ export interface ExpectedSection {
   whenChanged: WhenChanged;
 }
 
-/** The usage part of a header: the one right before the closing marker. */
-const USAGE = / \[\d+% — \d+\/(\d+) tokens\](?= \[[a-z]+\]$)/;
-
-/** A header without its usage numbers, which change with content: only the limit stays. */
-function headerShape(header: string): string {
-  return header.replace(USAGE, " [limit $1]");
-}
-
-/** The shape a configured block's header has, whatever its content: `headerShape` of `renderHeader`. */
+/** The header shape a configured block renders, whatever its content. */
 function expectedShape(block: ExpectedSection): string {
-  const description = block.description ? ` (${block.description})` : "";
-  const limit = block.maxTokens ? ` [limit ${block.maxTokens}]` : "";
-  return `${block.label.toUpperCase()}${description}${limit} [${block.kind}]`;
+  return headerShape({
+    title: headerTitle(block),
+    kind: block.kind,
+    ...(block.maxTokens ? { maxTokens: block.maxTokens } : {}),
+  });
 }
 
 /**
@@ -42,7 +36,8 @@ export function detectDrift(stored: string, expected: readonly ExpectedSection[]
   for (const block of expected) {
     const shape = expectedShape(block);
     const section = sections[position];
-    if (section && headerShape(section.header) === shape) {
+    const parsed = section ? parseHeader(section.header) : null;
+    if (parsed && headerShape(parsed) === shape) {
       position += 1;
       continue;
     }

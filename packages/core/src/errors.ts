@@ -12,10 +12,18 @@ export type ContextErrorCode =
   | "KEYED_BLOCK"
   /** The block cannot do what was asked (search a non-searchable block, load from a non-loadable one). */
   | "UNSUPPORTED"
-  /** An argument is missing or of the wrong type. */
+  /** An argument is missing, of the wrong type, too long, or not well-formed text. */
   | "INVALID_INPUT"
   /** The provider failed; `cause` holds its error. */
-  | "PROVIDER_FAILED";
+  | "PROVIDER_FAILED"
+  /** The provider did not answer within `providerTimeoutMs`. */
+  | "PROVIDER_TIMEOUT";
+
+/**
+ * Marks contextblocks errors. A registered symbol is the same in every copy of this package, so
+ * `isContextError` recognises an error thrown by another install (two versions in one bundle).
+ */
+const BRAND = Symbol.for("contextblocks.error");
 
 /** The one error class of contextblocks. Branch on `code`, not on the message. */
 export class ContextError extends Error {
@@ -23,14 +31,17 @@ export class ContextError extends Error {
   readonly code: ContextErrorCode;
   /** The block the error is about, when there is one. */
   readonly label: string | undefined;
+  declare readonly [BRAND]: true;
 
   constructor(code: ContextErrorCode, message: string, options?: { label?: string; cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.label = options?.label;
+    Object.defineProperty(this, BRAND, { value: true });
   }
 }
 
+/** True for a `ContextError` from any copy of this package (checked by brand, not by class). */
 export function isContextError(error: unknown): error is ContextError {
-  return error instanceof ContextError;
+  return typeof error === "object" && error !== null && (error as { [BRAND]?: unknown })[BRAND] === true;
 }

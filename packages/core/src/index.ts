@@ -1,35 +1,33 @@
 export {
-  acceptsWrites,
   blockKindOf,
-  isReadableProvider,
+  hasMethod,
   isSearchProvider,
   isSkillProvider,
   isWritableProvider,
 } from "./capabilities.js";
 export type { ResolvedConfig } from "./config.js";
-export {
-  ContextBlocks,
-  type ContextBlocksOptions,
-  type LoadedEntry,
-  SYSTEM_PROMPT_LABEL,
-} from "./context-blocks.js";
-export { type DriftPolicy, detectDrift } from "./drift.js";
+export { ContextBlocks, type ContextBlocksOptions } from "./context-blocks.js";
+export type { DriftPolicy } from "./drift.js";
+export { entryId, type LoadedEntry } from "./entries.js";
 export { ContextError, type ContextErrorCode, isContextError } from "./errors.js";
+export { SYSTEM_PROMPT_LABEL } from "./frozen-prompt.js";
 export { entryKey } from "./keys.js";
-export { REMINDER_PREAMBLE, renderReminder } from "./reminder.js";
 export {
-  neutralizeContent,
-  renderHeader,
+  labelOfHeader,
+  type ParsedSection,
+  parseSections,
+  REMINDER_PREAMBLE,
   renderPrompt,
   renderSection,
-  renderUsage,
   SECTION_RULE,
   usagePercent,
-} from "./render.js";
-export { type ParsedSection, parseSections } from "./sections.js";
+} from "./prompt-format.js";
 export { estimateTokens, type TokenCounter } from "./tokens.js";
-export { buildToolSpecs } from "./tools/build.js";
-export type { ContextToolName, ContextToolSpec, JsonSchema, ToolOptions } from "./tools/spec.js";
+export type { JsonSchema } from "./tools/fields.js";
+export type { EntryInput } from "./tools/load-context.js";
+export type { SearchContextInput } from "./tools/search-context.js";
+export type { SetContextInput } from "./tools/set-context.js";
+export type { ContextToolName, ContextToolSpec, ToolOptions, ToolOutcome } from "./tools/spec.js";
 export type {
   AnyContextProvider,
   BlockKind,

@@ -1,10 +1,5 @@
-import { renderSection } from "./render.js";
-import { parseSections } from "./sections.js";
+import { parseSections, renderReminderText, renderSection } from "./prompt-format.js";
 import type { ContextBlock } from "./types.js";
-
-/** The note above reminder sections (the same words agents/context sends). */
-export const REMINDER_PREAMBLE =
-  "These context blocks changed after the system prompt was written. Their current values below replace the ones in the system prompt.";
 
 /**
  * The sections of `blocks` whose current rendering is not in the frozen prompt, under the preamble, or
@@ -15,6 +10,5 @@ export const REMINDER_PREAMBLE =
 export function renderReminder(frozen: string, blocks: readonly ContextBlock[]): string | null {
   const frozenSections = new Set(parseSections(frozen).map((section) => section.text));
   const changed = blocks.map(renderSection).filter((section) => !frozenSections.has(section));
-  if (changed.length === 0) return null;
-  return [REMINDER_PREAMBLE, ...changed].join("\n\n");
+  return changed.length === 0 ? null : renderReminderText(changed);
 }

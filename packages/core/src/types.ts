@@ -70,5 +70,5 @@ export interface ContextBlock {
   /** Accepts writes (whole-block for writable, keyed for searchable and loadable with `set`). */
   writable: boolean;
   isSearchable: boolean;
-  isLoadable: boolean;
+  isSkill: boolean;
 }

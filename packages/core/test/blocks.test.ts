@@ -22,7 +22,7 @@ describe("runtime blocks: addBlock, removeBlock, getBlock, getBlocks", () => {
       whenChanged: "wait",
       writable: true,
       isSearchable: false,
-      isLoadable: false,
+      isSkill: false,
     });
     expect(context.getBlock("unknown")).toBeNull();
   });
@@ -135,7 +135,7 @@ describe("runtime blocks: addBlock, removeBlock, getBlock, getBlocks", () => {
     const provider = new RecordingProvider();
     const context = new ContextBlocks([{ label: "memory", provider, whenChanged: "remind", maxTokens: 5 }]);
     expect(context.getConfigs()).toEqual([
-      { label: "memory", provider, whenChanged: "remind", maxTokens: 5, kind: "writable" },
+      { label: "memory", provider, whenChanged: "remind", maxTokens: 5, kind: "writable", writable: true },
     ]);
     expect(new ContextBlocks([{ label: "x" }]).getConfigs()[0]?.whenChanged).toBe("wait");
   });

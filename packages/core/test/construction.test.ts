@@ -1,18 +1,15 @@
 import { describe, expect, it, vi } from "vitest";
+import { acceptsWrites, isSearchProvider, isSkillProvider, isWritableProvider } from "../src/capabilities.js";
 import {
   type AnyContextProvider,
-  acceptsWrites,
   blockKindOf,
   ContextBlocks,
   type ContextConfig,
   ContextError,
   isContextError,
-  isSearchProvider,
-  isSkillProvider,
-  isWritableProvider,
   SYSTEM_PROMPT_LABEL,
 } from "../src/index.js";
-import { MemoryContextProvider, MemoryStore } from "../src/memory/index.js";
+import { InMemoryContextProvider, InMemoryStore } from "../src/memory/index.js";
 import { deferred, RecordingProvider, readonlyProvider, rejection, settle, thrown } from "./helpers.js";
 
 function invalidConfig(configs: unknown): ContextError {
@@ -38,11 +35,11 @@ describe("construction: the seeds' call forms", () => {
   });
 
   it("new ContextBlocks(configs, promptStore, defaultProvider) wires blocks declared without a provider", async () => {
-    const memory = new MemoryStore();
+    const memory = new InMemoryStore();
     const context = new ContextBlocks(
       [{ label: "memory", description: "Learned facts", maxTokens: 2_000 }],
-      new MemoryContextProvider({ store: memory }),
-      (label) => new MemoryContextProvider({ store: memory, label }),
+      new InMemoryContextProvider({ store: memory }),
+      (label) => new InMemoryContextProvider({ store: memory, label }),
     );
     await context.setBlock("memory", "Likes tea.");
     expect(memory.blocks.get("memory")).toBe("Likes tea.");
@@ -248,19 +245,19 @@ describe("capabilities are structural", () => {
       { label: "e", provider: { get, search, set } },
     ]);
     await context.load();
-    const flags = context.getBlocks().map(({ label, kind, writable, isSearchable, isLoadable }) => ({
+    const flags = context.getBlocks().map(({ label, kind, writable, isSearchable, isSkill }) => ({
       label,
       kind,
       writable,
       isSearchable,
-      isLoadable,
+      isSkill,
     }));
     expect(flags).toEqual([
-      { label: "a", kind: "readonly", writable: false, isSearchable: false, isLoadable: false },
-      { label: "b", kind: "writable", writable: true, isSearchable: false, isLoadable: false },
-      { label: "c", kind: "searchable", writable: false, isSearchable: true, isLoadable: false },
-      { label: "d", kind: "loadable", writable: false, isSearchable: false, isLoadable: true },
-      { label: "e", kind: "searchable", writable: true, isSearchable: true, isLoadable: false },
+      { label: "a", kind: "readonly", writable: false, isSearchable: false, isSkill: false },
+      { label: "b", kind: "writable", writable: true, isSearchable: false, isSkill: false },
+      { label: "c", kind: "searchable", writable: false, isSearchable: true, isSkill: false },
+      { label: "d", kind: "loadable", writable: false, isSearchable: false, isSkill: true },
+      { label: "e", kind: "searchable", writable: true, isSearchable: true, isSkill: false },
     ]);
   });
 });

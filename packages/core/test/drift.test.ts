@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ContextBlocks, type ContextConfig, detectDrift, SYSTEM_PROMPT_LABEL } from "../src/index.js";
-import { MemoryContextProvider, MemorySearchProvider, MemoryStore } from "../src/memory/index.js";
+import { detectDrift } from "../src/drift.js";
+import { ContextBlocks, type ContextConfig, SYSTEM_PROMPT_LABEL } from "../src/index.js";
+import { InMemoryContextProvider, InMemorySearchProvider, InMemoryStore } from "../src/memory/index.js";
 import { readonlyProvider } from "./helpers.js";
 
 type Declaration = Omit<ContextConfig, "provider"> & { kind?: "readonly" | "writable" | "searchable" };
 
 /** Providers over a shared store, so a second instance is a restart of the first. */
-function build(store: MemoryStore, declarations: Declaration[]) {
+function build(store: InMemoryStore, declarations: Declaration[]) {
   const reads = vi.fn();
   const configs = declarations.map(({ kind = "writable", ...config }): ContextConfig => {
     if (kind === "readonly") {
@@ -22,8 +23,8 @@ function build(store: MemoryStore, declarations: Declaration[]) {
     }
     const provider =
       kind === "searchable"
-        ? new MemorySearchProvider({ store, label: config.label })
-        : new MemoryContextProvider({ store, label: config.label, initial: `content of ${config.label}` });
+        ? new InMemorySearchProvider({ store, label: config.label })
+        : new InMemoryContextProvider({ store, label: config.label, initial: `content of ${config.label}` });
     const original = provider.get.bind(provider);
     provider.get = async () => {
       reads(config.label);
@@ -44,15 +45,15 @@ async function coldStart(
   changed: Declaration[],
   options: { drift?: "rerender" | "keep"; before?: Declaration[] } = {},
 ) {
-  const store = new MemoryStore();
+  const store = new InMemoryStore();
   const first = new ContextBlocks(
     build(store, options.before ?? BASE).configs,
-    new MemoryContextProvider({ store }),
+    new InMemoryContextProvider({ store }),
   );
   const stored = await first.freezeSystemPrompt();
   const onDrift = vi.fn();
   const { configs, reads } = build(store, changed);
-  const second = new ContextBlocks(configs, new MemoryContextProvider({ store }), null, {
+  const second = new ContextBlocks(configs, new InMemoryContextProvider({ store }), null, {
     onDrift,
     ...(options.drift ? { drift: options.drift } : {}),
   });
@@ -73,15 +74,20 @@ describe("configuration drift on a cold start", () => {
   });
 
   it("content changes alone (usage numbers move) are not drift", async () => {
-    const store = new MemoryStore();
-    const first = new ContextBlocks(build(store, BASE).configs, new MemoryContextProvider({ store }));
+    const store = new InMemoryStore();
+    const first = new ContextBlocks(build(store, BASE).configs, new InMemoryContextProvider({ store }));
     await first.setBlock("memory", "A much longer memory than before, with several more words in it.");
     const stored = await first.refreshSystemPrompt();
     await first.setBlock("memory", "short");
     const onDrift = vi.fn();
-    const second = new ContextBlocks(build(store, BASE).configs, new MemoryContextProvider({ store }), null, {
-      onDrift,
-    });
+    const second = new ContextBlocks(
+      build(store, BASE).configs,
+      new InMemoryContextProvider({ store }),
+      null,
+      {
+        onDrift,
+      },
+    );
     expect(await second.freezeSystemPrompt()).toBe(stored);
     expect(onDrift).not.toHaveBeenCalled();
   });
@@ -134,7 +140,7 @@ describe("configuration drift on a cold start", () => {
     const again = vi.fn();
     const third = new ContextBlocks(
       build(store, changed).configs,
-      new MemoryContextProvider({ store }),
+      new InMemoryContextProvider({ store }),
       null,
       {
         onDrift: again,
@@ -168,14 +174,14 @@ describe("configuration drift on a cold start", () => {
 
   it("without onDrift, the default warns on the console", async () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
-    const store = new MemoryStore();
+    const store = new InMemoryStore();
     await new ContextBlocks(
       build(store, BASE).configs,
-      new MemoryContextProvider({ store }),
+      new InMemoryContextProvider({ store }),
     ).freezeSystemPrompt();
     const second = new ContextBlocks(
       build(store, BASE.slice(1)).configs,
-      new MemoryContextProvider({ store }),
+      new InMemoryContextProvider({ store }),
     );
     await second.freezeSystemPrompt();
     expect(warn).toHaveBeenCalledTimes(1);
@@ -183,61 +189,66 @@ describe("configuration drift on a cold start", () => {
   });
 
   it("an empty read-only block that was skipped in the stored prompt is not drift", async () => {
-    const store = new MemoryStore();
+    const store = new InMemoryStore();
     const configs = () => [
       { label: "empty", provider: readonlyProvider(null) },
-      { label: "memory", provider: new MemoryContextProvider({ store, label: "memory" }) },
+      { label: "memory", provider: new InMemoryContextProvider({ store, label: "memory" }) },
     ];
     const stored = await new ContextBlocks(
       configs(),
-      new MemoryContextProvider({ store }),
+      new InMemoryContextProvider({ store }),
     ).freezeSystemPrompt();
     const onDrift = vi.fn();
     const cold = configs();
-    const second = new ContextBlocks(cold, new MemoryContextProvider({ store }), null, { onDrift });
+    const second = new ContextBlocks(cold, new InMemoryContextProvider({ store }), null, { onDrift });
     expect(await second.freezeSystemPrompt()).toBe(stored);
     expect(onDrift).not.toHaveBeenCalled();
     expect(cold[0]?.provider.get).not.toHaveBeenCalled();
   });
 
-  it("drift is checked on the cold path of reminder() too", async () => {
-    const store = new MemoryStore();
+  it("drift is checked on the cold path of reminder() too, which never writes; the next freeze re-renders", async () => {
+    const store = new InMemoryStore();
     await new ContextBlocks(
       build(store, BASE).configs,
-      new MemoryContextProvider({ store }),
+      new InMemoryContextProvider({ store }),
     ).freezeSystemPrompt();
     const onDrift = vi.fn();
     const second = new ContextBlocks(
       build(store, [...BASE, { label: "clock", kind: "readonly", whenChanged: "remind" }]).configs,
-      new MemoryContextProvider({ store }),
+      new InMemoryContextProvider({ store }),
       null,
       { onDrift },
     );
+    const before = store.blocks.get(SYSTEM_PROMPT_LABEL);
+    // A read never writes: reminder() reports the drift and leaves the stored prompt alone.
     expect(await second.reminder()).toBeNull();
     expect(onDrift).toHaveBeenCalledTimes(1);
+    expect(store.blocks.get(SYSTEM_PROMPT_LABEL)).toBe(before);
+    // The explicit step, freezeSystemPrompt(), re-renders per the policy and stores the result.
+    await second.freezeSystemPrompt();
     expect(store.blocks.get(SYSTEM_PROMPT_LABEL)).toContain("CLOCK [readonly]");
   });
 });
 
 describe("a plain prompt written by another system", () => {
   it("is read as it is, with no drift and no provider reads", async () => {
-    const store = new MemoryStore();
+    const store = new InMemoryStore();
     store.blocks.set(SYSTEM_PROMPT_LABEL, "You are a helpful assistant. Answer briefly.");
     const onDrift = vi.fn();
     const { configs, reads } = build(store, BASE);
-    const context = new ContextBlocks(configs, new MemoryContextProvider({ store }), null, { onDrift });
+    const context = new ContextBlocks(configs, new InMemoryContextProvider({ store }), null, { onDrift });
     expect(await context.freezeSystemPrompt()).toBe("You are a helpful assistant. Answer briefly.");
     expect(onDrift).not.toHaveBeenCalled();
     expect(reads).not.toHaveBeenCalled();
   });
 
   it("an empty stored prompt is drift when the configuration has a block that always renders", async () => {
-    const store = new MemoryStore();
+    const store = new InMemoryStore();
     store.blocks.set(SYSTEM_PROMPT_LABEL, "");
     const onDrift = vi.fn();
     const context = new ContextBlocks(
       build(store, BASE).configs,
-      new MemoryContextProvider({ store }),
+      new InMemoryContextProvider({ store }),
       null,
       {
         onDrift,

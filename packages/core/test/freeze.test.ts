@@ -1,11 +1,11 @@
 import { describe, expect, it, vi } from "vitest";
 import { ContextBlocks, type ContextConfig, type ContextError, SYSTEM_PROMPT_LABEL } from "../src/index.js";
-import { MemoryContextProvider, MemorySearchProvider, MemoryStore } from "../src/memory/index.js";
+import { InMemoryContextProvider, InMemorySearchProvider, InMemoryStore } from "../src/memory/index.js";
 import { deferred, RecordingProvider, readonlyProvider, rejection, settle } from "./helpers.js";
 
-/** A prompt store over a shared MemoryStore, with spies on get and set. */
-function spiedStore(store: MemoryStore) {
-  const provider = new MemoryContextProvider({ store });
+/** A prompt store over a shared InMemoryStore, with spies on get and set. */
+function spiedStore(store: InMemoryStore) {
+  const provider = new InMemoryContextProvider({ store });
   return {
     provider,
     get: vi.spyOn(provider, "get"),
@@ -14,10 +14,10 @@ function spiedStore(store: MemoryStore) {
 }
 
 /** The same block configuration as a fresh process would declare it, with spied providers. */
-function configsOn(store: MemoryStore) {
+function configsOn(store: InMemoryStore) {
   const soul = readonlyProvider("You are a helpful assistant.");
-  const memory = new MemoryContextProvider({ store, label: "memory" });
-  const knowledge = new MemorySearchProvider({ store, label: "knowledge" });
+  const memory = new InMemoryContextProvider({ store, label: "memory" });
+  const knowledge = new InMemorySearchProvider({ store, label: "knowledge" });
   const spies = [soul.get, vi.spyOn(memory, "get"), vi.spyOn(knowledge, "get")];
   const configs: ContextConfig[] = [
     { label: "soul", provider: soul },
@@ -189,9 +189,9 @@ describe("freezeSystemPrompt", () => {
 
 describe("a cold start on a shared store", () => {
   it("returns the stored prompt byte for byte without calling any block provider's get", async () => {
-    const store = new MemoryStore();
+    const store = new InMemoryStore();
     const warm = configsOn(store);
-    const first = new ContextBlocks(warm.configs, new MemoryContextProvider({ store }));
+    const first = new ContextBlocks(warm.configs, new InMemoryContextProvider({ store }));
     await first.setBlock("memory", "Prefers TypeScript.");
     const frozen = await first.freezeSystemPrompt();
     // Block content moves on after the freeze; the restarted agent must still serve the cached string.
@@ -208,14 +208,14 @@ describe("a cold start on a shared store", () => {
   });
 
   it("stores the prompt under the system prompt label", async () => {
-    const store = new MemoryStore();
-    const context = new ContextBlocks(configsOn(store).configs, new MemoryContextProvider({ store }));
+    const store = new InMemoryStore();
+    const context = new ContextBlocks(configsOn(store).configs, new InMemoryContextProvider({ store }));
     const prompt = await context.freezeSystemPrompt();
     expect(store.blocks.get(SYSTEM_PROMPT_LABEL)).toBe(prompt);
   });
 
   it("a warm call makes no store read and no store write", async () => {
-    const store = new MemoryStore();
+    const store = new InMemoryStore();
     const prompts = spiedStore(store);
     const context = new ContextBlocks(configsOn(store).configs, prompts.provider);
     const first = await context.freezeSystemPrompt();
@@ -227,10 +227,10 @@ describe("a cold start on a shared store", () => {
   });
 
   it("a warm call after a cold start makes no store read either", async () => {
-    const store = new MemoryStore();
+    const store = new InMemoryStore();
     await new ContextBlocks(
       configsOn(store).configs,
-      new MemoryContextProvider({ store }),
+      new InMemoryContextProvider({ store }),
     ).freezeSystemPrompt();
     const prompts = spiedStore(store);
     const context = new ContextBlocks(configsOn(store).configs, prompts.provider);
@@ -241,12 +241,12 @@ describe("a cold start on a shared store", () => {
   });
 
   it("an empty prompt is stored, and on a cold start it is a hit, not a miss", async () => {
-    const store = new MemoryStore();
+    const store = new InMemoryStore();
     const configs = () => [
       { label: "soul", provider: readonlyProvider(null) },
       { label: "rules", provider: readonlyProvider("") },
     ];
-    const first = new ContextBlocks(configs(), new MemoryContextProvider({ store }));
+    const first = new ContextBlocks(configs(), new InMemoryContextProvider({ store }));
     expect(await first.freezeSystemPrompt()).toBe("");
     expect(store.blocks.get(SYSTEM_PROMPT_LABEL)).toBe("");
 
@@ -260,7 +260,7 @@ describe("a cold start on a shared store", () => {
   });
 
   it("a cold start whose store is empty renders from the providers and persists", async () => {
-    const store = new MemoryStore();
+    const store = new InMemoryStore();
     const prompts = spiedStore(store);
     const { configs, spies } = configsOn(store);
     const context = new ContextBlocks(configs, prompts.provider);
@@ -270,17 +270,17 @@ describe("a cold start on a shared store", () => {
   });
 
   it("refresh after a cold start overwrites the store, and the next cold start serves the new prompt", async () => {
-    const store = new MemoryStore();
-    const first = new ContextBlocks(configsOn(store).configs, new MemoryContextProvider({ store }));
+    const store = new InMemoryStore();
+    const first = new ContextBlocks(configsOn(store).configs, new InMemoryContextProvider({ store }));
     const frozen = await first.freezeSystemPrompt();
     await first.setBlock("memory", "New fact.");
 
-    const second = new ContextBlocks(configsOn(store).configs, new MemoryContextProvider({ store }));
+    const second = new ContextBlocks(configsOn(store).configs, new InMemoryContextProvider({ store }));
     expect(await second.freezeSystemPrompt()).toBe(frozen);
     const refreshed = await second.refreshSystemPrompt();
     expect(refreshed).toContain("New fact.");
 
-    const third = new ContextBlocks(configsOn(store).configs, new MemoryContextProvider({ store }));
+    const third = new ContextBlocks(configsOn(store).configs, new InMemoryContextProvider({ store }));
     expect(await third.freezeSystemPrompt()).toBe(refreshed);
   });
 

@@ -2,10 +2,10 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { blockKindOf, ContextBlocks } from "../src/index.js";
 import {
-  MemoryContextProvider,
-  MemorySearchProvider,
-  MemorySkillProvider,
-  MemoryStore,
+  InMemoryContextProvider,
+  InMemorySearchProvider,
+  InMemorySkillProvider,
+  InMemoryStore,
 } from "../src/memory/index.js";
 import { rank, stem, terms } from "../src/memory/text-search.js";
 
@@ -19,19 +19,19 @@ describe("the memory subpath", () => {
       default: "./dist/memory/index.js",
     });
     const main = await import("../src/index.js");
-    expect(Object.keys(main)).not.toContain("MemoryContextProvider");
+    expect(Object.keys(main)).not.toContain("InMemoryContextProvider");
   });
 
   it("each provider has the shape of its kind", () => {
-    expect(blockKindOf(new MemoryContextProvider())).toBe("writable");
-    expect(blockKindOf(new MemorySearchProvider())).toBe("searchable");
-    expect(blockKindOf(new MemorySkillProvider())).toBe("loadable");
+    expect(blockKindOf(new InMemoryContextProvider())).toBe("writable");
+    expect(blockKindOf(new InMemorySearchProvider())).toBe("searchable");
+    expect(blockKindOf(new InMemorySkillProvider())).toBe("loadable");
   });
 });
 
-describe("MemoryContextProvider", () => {
+describe("InMemoryContextProvider", () => {
   it("get is null until set, then the content", async () => {
-    const provider = new MemoryContextProvider();
+    const provider = new InMemoryContextProvider();
     expect(await provider.get()).toBeNull();
     await provider.set("hello");
     expect(await provider.get()).toBe("hello");
@@ -40,10 +40,10 @@ describe("MemoryContextProvider", () => {
   });
 
   it("keeps one value per label in a shared store, named by init(label) or the constructor", async () => {
-    const store = new MemoryStore();
-    const first = new MemoryContextProvider({ store });
+    const store = new InMemoryStore();
+    const first = new InMemoryContextProvider({ store });
     first.init("memory");
-    const second = new MemoryContextProvider({ store, label: "notes" });
+    const second = new InMemoryContextProvider({ store, label: "notes" });
     second.init("ignored");
     await first.set("m");
     await second.set("n");
@@ -53,34 +53,34 @@ describe("MemoryContextProvider", () => {
         ["notes", "n"],
       ]),
     );
-    const restarted = new MemoryContextProvider({ store });
+    const restarted = new InMemoryContextProvider({ store });
     restarted.init("memory");
     expect(await restarted.get()).toBe("m");
   });
 
   it("an initial value is planted once and does not overwrite a stored one", async () => {
-    const store = new MemoryStore();
-    const provider = new MemoryContextProvider({ store, initial: "seed" });
+    const store = new InMemoryStore();
+    const provider = new InMemoryContextProvider({ store, initial: "seed" });
     provider.init("memory");
     expect(await provider.get()).toBe("seed");
     await provider.set("written");
-    const restarted = new MemoryContextProvider({ store, label: "memory", initial: "seed" });
+    const restarted = new InMemoryContextProvider({ store, label: "memory", initial: "seed" });
     expect(await restarted.get()).toBe("written");
   });
 
   it("refuses non-string content", async () => {
-    await expect(new MemoryContextProvider().set(5 as unknown as string)).rejects.toThrow(
+    await expect(new InMemoryContextProvider().set(5 as unknown as string)).rejects.toThrow(
       /content must be a string/,
     );
   });
 
   it("serves a ContextBlocks through defaultProvider across a restart", async () => {
-    const store = new MemoryStore();
+    const store = new InMemoryStore();
     const make = () =>
       new ContextBlocks(
         [{ label: "memory", description: "Learned facts", maxTokens: 2_000 }],
-        new MemoryContextProvider({ store }),
-        (label) => new MemoryContextProvider({ store, label }),
+        new InMemoryContextProvider({ store }),
+        (label) => new InMemoryContextProvider({ store, label }),
       );
     const first = make();
     await first.setBlock("memory", "Has a cat named Miso.");
@@ -89,9 +89,9 @@ describe("MemoryContextProvider", () => {
   });
 });
 
-describe("MemorySearchProvider", () => {
+describe("InMemorySearchProvider", () => {
   async function indexed() {
-    const provider = new MemorySearchProvider({ label: "knowledge" });
+    const provider = new InMemorySearchProvider({ label: "knowledge" });
     await provider.set("breakfast", "The user eats porridge with blueberries every morning.");
     await provider.set("running", "She runs ten kilometres on Sundays and is training for a marathon.");
     await provider.set("stories", "Her daughter loves bedtime stories about dragons.");
@@ -101,7 +101,7 @@ describe("MemorySearchProvider", () => {
   }
 
   it("get is a count of entries, or null when empty", async () => {
-    const provider = new MemorySearchProvider();
+    const provider = new InMemorySearchProvider();
     expect(await provider.get()).toBeNull();
     await provider.set("a", "x");
     await provider.set("b", "y");
@@ -158,7 +158,7 @@ describe("MemorySearchProvider", () => {
   });
 
   it("ranks the entry with more matching words first and caps the number of results", async () => {
-    const provider = new MemorySearchProvider({ limit: 2 });
+    const provider = new InMemorySearchProvider({ limit: 2 });
     await provider.set("one", "tea");
     await provider.set("two", "green tea");
     await provider.set("three", "green tea from Japan");
@@ -176,9 +176,9 @@ describe("MemorySearchProvider", () => {
   });
 
   it("keeps labels apart in a shared store", async () => {
-    const store = new MemoryStore();
-    const docs = new MemorySearchProvider({ store, label: "docs" });
-    const notes = new MemorySearchProvider({ store });
+    const store = new InMemoryStore();
+    const docs = new InMemorySearchProvider({ store, label: "docs" });
+    const notes = new InMemorySearchProvider({ store });
     notes.init("notes");
     await docs.set("a", "alpha in docs");
     await notes.set("b", "alpha in notes");
@@ -198,9 +198,9 @@ describe("MemorySearchProvider", () => {
   });
 });
 
-describe("MemorySkillProvider", () => {
+describe("InMemorySkillProvider", () => {
   it("lists skills as - key: description and loads one in full", async () => {
-    const provider = new MemorySkillProvider({
+    const provider = new InMemorySkillProvider({
       label: "skills",
       skills: {
         deploy: { content: "Run wrangler deploy.", description: "Deploy the worker" },
@@ -213,11 +213,11 @@ describe("MemorySkillProvider", () => {
   });
 
   it("get is null with no skills", async () => {
-    expect(await new MemorySkillProvider().get()).toBeNull();
+    expect(await new InMemorySkillProvider().get()).toBeNull();
   });
 
   it("set keeps the previous description when none is given, and delete removes", async () => {
-    const provider = new MemorySkillProvider();
+    const provider = new InMemorySkillProvider();
     provider.init("skills");
     await provider.set("test", "pnpm test", "Run the tests");
     await provider.set("test", "pnpm test --run");
@@ -228,11 +228,11 @@ describe("MemorySkillProvider", () => {
   });
 
   it("seeds skills on init without overwriting ones already in a shared store", async () => {
-    const store = new MemoryStore();
-    const first = new MemorySkillProvider({ store, skills: { deploy: { content: "v1" } } });
+    const store = new InMemoryStore();
+    const first = new InMemorySkillProvider({ store, skills: { deploy: { content: "v1" } } });
     first.init("skills");
     await first.set("deploy", "v2");
-    const restarted = new MemorySkillProvider({ store, skills: { deploy: { content: "v1" } } });
+    const restarted = new InMemorySkillProvider({ store, skills: { deploy: { content: "v1" } } });
     restarted.init("skills");
     expect(await restarted.load("deploy")).toBe("v2");
   });
@@ -241,7 +241,7 @@ describe("MemorySkillProvider", () => {
     const context = new ContextBlocks([
       {
         label: "skills",
-        provider: new MemorySkillProvider({
+        provider: new InMemorySkillProvider({
           skills: { deploy: { content: "Run wrangler deploy.", description: "Deploy" } },
         }),
       },
@@ -250,6 +250,9 @@ describe("MemorySkillProvider", () => {
       "SKILLS [loadable]\n══════════════════════════════════════════════\n- deploy: Deploy",
     );
     const load = context.toolSpecs().find((spec) => spec.name === "load_context");
-    expect(await load?.execute({ label: "skills", key: "deploy" })).toBe("Run wrangler deploy.");
+    expect(await load?.execute({ label: "skills", key: "deploy" })).toEqual({
+      isError: false,
+      text: "Run wrangler deploy.",
+    });
   });
 });

@@ -1,7 +1,11 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ContextBlocks, entryKey, REMINDER_PREAMBLE, SYSTEM_PROMPT_LABEL } from "../src/index.js";
-import { MemoryContextProvider, MemorySearchProvider, MemorySkillProvider } from "../src/memory/index.js";
+import {
+  InMemoryContextProvider,
+  InMemorySearchProvider,
+  InMemorySkillProvider,
+} from "../src/memory/index.js";
 
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
 
@@ -44,14 +48,14 @@ describe("the README", () => {
         label: "memory",
         description: "Facts learned about the user",
         maxTokens: 1_100,
-        provider: new MemoryContextProvider({
+        provider: new InMemoryContextProvider({
           initial: "Prefers TypeScript. Deploys on Cloudflare Workers.",
         }),
       },
-      { label: "knowledge", description: "Reference notes", provider: new MemorySearchProvider() },
+      { label: "knowledge", description: "Reference notes", provider: new InMemorySearchProvider() },
       {
         label: "skills",
-        provider: new MemorySkillProvider({
+        provider: new InMemorySkillProvider({
           skills: { deploy: { content: "Run wrangler deploy.", description: "Deploy the worker" } },
         }),
       },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ContextBlocks, type ContextConfig, REMINDER_PREAMBLE, renderReminder } from "../src/index.js";
-import { MemoryContextProvider, MemoryStore } from "../src/memory/index.js";
+import { ContextBlocks, type ContextConfig, REMINDER_PREAMBLE } from "../src/index.js";
+import { InMemoryContextProvider, InMemoryStore } from "../src/memory/index.js";
+import { renderReminder } from "../src/reminder.js";
 import { ChangingProvider, RecordingProvider, RULE } from "./helpers.js";
 
 function setup(initial: string | null = "Today is 2026-03-01.") {
@@ -91,13 +92,13 @@ describe("reminder()", () => {
   });
 
   it("survives a restart: it compares against the stored prompt", async () => {
-    const store = new MemoryStore();
+    const store = new InMemoryStore();
     const first = setup();
-    const before = new ContextBlocks(first.configs, new MemoryContextProvider({ store }));
+    const before = new ContextBlocks(first.configs, new InMemoryContextProvider({ store }));
     await before.freezeSystemPrompt();
 
     const second = setup("Today is 2026-03-02.");
-    const after = new ContextBlocks(second.configs, new MemoryContextProvider({ store }));
+    const after = new ContextBlocks(second.configs, new InMemoryContextProvider({ store }));
     const reminder = await after.reminder();
     expect(reminder).toBe(
       `${REMINDER_PREAMBLE}\n\n${RULE}\nENVIRONMENT [readonly]\n${RULE}\nToday is 2026-03-02.`,
@@ -107,7 +108,7 @@ describe("reminder()", () => {
 
     const third = setup("Today is 2026-03-01.");
     expect(
-      await new ContextBlocks(third.configs, new MemoryContextProvider({ store })).reminder(),
+      await new ContextBlocks(third.configs, new InMemoryContextProvider({ store })).reminder(),
     ).toBeNull();
   });
 

@@ -2,13 +2,12 @@ import { describe, expect, it } from "vitest";
 import {
   type ContextBlock,
   ContextBlocks,
-  renderHeader,
   renderPrompt,
   renderSection,
-  renderUsage,
   SECTION_RULE,
   usagePercent,
 } from "../src/index.js";
+import { renderHeader, renderUsage } from "../src/prompt-format.js";
 import {
   KeyedSearchProvider,
   KeyedSkillProvider,
@@ -178,7 +177,7 @@ describe("sections", () => {
       whenChanged: "wait",
       writable: true,
       isSearchable: false,
-      isLoadable: false,
+      isSkill: false,
     };
     expect(renderSection(block)).toBe(`${RULE}\nMEMORY [10% — 1/10 tokens] [writable]\n${RULE}\nx`);
     expect(renderPrompt([block, { ...block, label: "empty", kind: "readonly", content: "" }])).toBe(

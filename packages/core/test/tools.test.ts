@@ -1,15 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { buildToolSpecs, ContextBlocks, type ContextToolSpec, entryKey } from "../src/index.js";
+import { ContextBlocks, type ContextToolSpec, entryKey } from "../src/index.js";
 import {
-  MemoryContextProvider,
-  MemorySearchProvider,
-  MemorySkillProvider,
-  MemoryStore,
+  InMemoryContextProvider,
+  InMemorySearchProvider,
+  InMemorySkillProvider,
+  InMemoryStore,
 } from "../src/memory/index.js";
+import { buildToolSpecs } from "../src/tools/build.js";
 import { readonlyProvider } from "./helpers.js";
 
 function setup(options: { maxToolContentLength?: number } = {}) {
-  const store = new MemoryStore();
+  const store = new InMemoryStore();
   const context = new ContextBlocks(
     [
       { label: "soul", provider: readonlyProvider("You are helpful.") },
@@ -17,18 +18,18 @@ function setup(options: { maxToolContentLength?: number } = {}) {
         label: "memory",
         description: "Facts learned about the user",
         maxTokens: 1_100,
-        provider: new MemoryContextProvider({ store, label: "memory" }),
+        provider: new InMemoryContextProvider({ store, label: "memory" }),
       },
-      { label: "small", maxTokens: 5, provider: new MemoryContextProvider({ store, label: "small" }) },
+      { label: "small", maxTokens: 5, provider: new InMemoryContextProvider({ store, label: "small" }) },
       {
         label: "knowledge",
         description: "Reference notes",
-        provider: new MemorySearchProvider({ store, label: "knowledge" }),
+        provider: new InMemorySearchProvider({ store, label: "knowledge" }),
       },
       {
         label: "skills",
         description: "How-tos",
-        provider: new MemorySkillProvider({
+        provider: new InMemorySkillProvider({
           store,
           label: "skills",
           skills: { deploy: { content: "Run wrangler deploy.", description: "Deploy the worker" } },
@@ -46,14 +47,20 @@ function setup(options: { maxToolContentLength?: number } = {}) {
   return { context, store };
 }
 
-function tool(specs: ContextToolSpec[], name: string): ContextToolSpec {
-  const found = specs.find((spec) => spec.name === name);
+function spec(specs: ContextToolSpec[], name: string): ContextToolSpec {
+  const found = specs.find((candidate) => candidate.name === name);
   if (!found) throw new Error(`no ${name} tool`);
   return found;
 }
 
+/** A tool whose `execute` resolves to the text the model reads (outcomes are checked where they matter). */
+function tool(specs: ContextToolSpec[], name: string) {
+  const found = spec(specs, name);
+  return { ...found, execute: async (input: unknown) => (await found.execute(input)).text };
+}
+
 /** Everything stored, to check that a refused call changed nothing. */
-function snapshot(store: MemoryStore): string {
+function snapshot(store: InMemoryStore): string {
   return JSON.stringify({
     blocks: [...store.blocks],
     entries: [...store.entries].map(([label, entries]) => [label, [...entries]]),
@@ -71,7 +78,7 @@ describe("which tools exist", () => {
   });
 
   it("a writable block gives set_context only", () => {
-    const context = new ContextBlocks([{ label: "memory", provider: new MemoryContextProvider() }]);
+    const context = new ContextBlocks([{ label: "memory", provider: new InMemoryContextProvider() }]);
     expect(context.toolSpecs().map((spec) => spec.name)).toEqual(["set_context"]);
   });
 
@@ -114,7 +121,7 @@ describe("which tools exist", () => {
   });
 
   it("set_context has no metadata property when no block is keyed", () => {
-    const context = new ContextBlocks([{ label: "memory", provider: new MemoryContextProvider() }]);
+    const context = new ContextBlocks([{ label: "memory", provider: new InMemoryContextProvider() }]);
     const properties = tool(context.toolSpecs(), "set_context").inputSchema.properties as Record<
       string,
       unknown
@@ -193,7 +200,7 @@ describe("set_context", () => {
 
   it("reports a token count when the block has no limit", async () => {
     const context = new ContextBlocks(
-      [{ label: "notes", provider: new MemoryContextProvider() }],
+      [{ label: "notes", provider: new InMemoryContextProvider() }],
       null,
       null,
       {
@@ -298,13 +305,13 @@ describe("bad tool input: an Error string naming the problem, nothing stored", (
       "metadata title not a string",
       "set_context",
       { label: "knowledge", content: "x", metadata: { title: 5 } },
-      /"title" must be a string/,
+      /"metadata.title" must be a string/,
     ],
     [
       "metadata description not a string",
       "set_context",
       { label: "skills", content: "x", metadata: { title: "t", description: [] } },
-      /"description" must be a string/,
+      /"metadata.description" must be a string/,
     ],
     [
       "huge content",
@@ -378,9 +385,10 @@ describe("bad tool input: an Error string naming the problem, nothing stored", (
     await context.setBlock("small", "12");
     const before = snapshot(store);
     const loadedBefore = context.loadedEntries();
-    const result = await tool(context.toolSpecs(), name).execute(input);
-    expect(result.startsWith("Error: ")).toBe(true);
-    expect(result).toMatch(message);
+    const result = await spec(context.toolSpecs(), name).execute(input);
+    expect(result.isError).toBe(true);
+    expect(result.text.startsWith("Error: ")).toBe(true);
+    expect(result.text).toMatch(message);
     expect(snapshot(store)).toBe(before);
     expect(context.loadedEntries()).toEqual(loadedBefore);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ContextBlocks, ContextError, type ContextErrorCode } from "../src/index.js";
-import { MemorySearchProvider, MemorySkillProvider, MemoryStore } from "../src/memory/index.js";
+import { InMemorySearchProvider, InMemorySkillProvider, InMemoryStore } from "../src/memory/index.js";
 import {
   FailingProvider,
   KeyedSearchProvider,
@@ -234,9 +234,9 @@ describe("keyed entries: setEntry, deleteEntry, search, loadEntry", () => {
   });
 
   it("a keyed write as the very first use calls init(label) before set, so the entry lands under the label", async () => {
-    const store = new MemoryStore();
-    const knowledge = new MemorySearchProvider({ store });
-    const skills = new MemorySkillProvider({ store });
+    const store = new InMemoryStore();
+    const knowledge = new InMemorySearchProvider({ store });
+    const skills = new InMemorySkillProvider({ store });
     const context = new ContextBlocks([
       { label: "knowledge", provider: knowledge },
       { label: "skills", provider: skills },
@@ -253,10 +253,10 @@ describe("keyed entries: setEntry, deleteEntry, search, loadEntry", () => {
   });
 
   it("a delete as the very first use calls init(label) first too", async () => {
-    const store = new MemoryStore();
+    const store = new InMemoryStore();
     store.entriesOf("knowledge").set("tea", { content: "Green tea." });
     const context = new ContextBlocks([
-      { label: "knowledge", provider: new MemorySearchProvider({ store }) },
+      { label: "knowledge", provider: new InMemorySearchProvider({ store }) },
     ]);
     await context.deleteEntry("knowledge", "tea");
     expect(store.entriesOf("knowledge").size).toBe(0);

@@ -1,4 +1,4 @@
-export { MemorySearchProvider } from "./search.js";
-export { MemorySkillProvider } from "./skills.js";
-export { type MemoryEntry, type MemoryProviderOptions, MemoryStore } from "./store.js";
-export { MemoryContextProvider } from "./writable.js";
+export { InMemorySearchProvider } from "./search.js";
+export { InMemorySkillProvider } from "./skills.js";
+export { type InMemoryEntry, type InMemoryProviderOptions, InMemoryStore } from "./store.js";
+export { InMemoryContextProvider } from "./writable.js";

@@ -1,18 +1,18 @@
 import type { SearchProvider } from "../types.js";
-import { type MemoryProviderOptions, MemoryStore, requireText } from "./store.js";
+import { type InMemoryProviderOptions, InMemoryStore, requireText } from "./store.js";
 import { rank } from "./text-search.js";
 
 /**
  * A searchable block kept in memory: keyed entries, ranked any-word search (see `text-search.ts`).
  * `get()` is `"N entries indexed."`, or `null` when empty. For tests and quick starts.
  */
-export class MemorySearchProvider implements SearchProvider {
-  readonly store: MemoryStore;
+export class InMemorySearchProvider implements SearchProvider {
+  readonly store: InMemoryStore;
   private label: string | undefined;
   private readonly limit: number;
 
-  constructor(options: MemoryProviderOptions & { limit?: number } = {}) {
-    this.store = options.store ?? new MemoryStore();
+  constructor(options: InMemoryProviderOptions & { limit?: number } = {}) {
+    this.store = options.store ?? new InMemoryStore();
     this.label = options.label;
     this.limit = options.limit ?? 10;
   }
@@ -35,8 +35,8 @@ export class MemorySearchProvider implements SearchProvider {
   }
 
   async set(key: string, content: string): Promise<void> {
-    requireText("MemorySearchProvider", "key", key);
-    requireText("MemorySearchProvider", "content", content);
+    requireText("InMemorySearchProvider", "key", key);
+    requireText("InMemorySearchProvider", "content", content);
     this.entries().set(key, { content });
   }
 

@@ -1,17 +1,17 @@
 import type { SkillProvider } from "../types.js";
-import { type MemoryEntry, type MemoryProviderOptions, MemoryStore, requireText } from "./store.js";
+import { type InMemoryEntry, type InMemoryProviderOptions, InMemoryStore, requireText } from "./store.js";
 
 /**
  * A loadable block (skills) kept in memory. `get()` lists one entry per line, `- key: description`;
  * `load(key)` returns the entry's full text. For tests and quick starts.
  */
-export class MemorySkillProvider implements SkillProvider {
-  readonly store: MemoryStore;
+export class InMemorySkillProvider implements SkillProvider {
+  readonly store: InMemoryStore;
   private label: string | undefined;
-  private readonly seed: Record<string, MemoryEntry> | undefined;
+  private readonly seed: Record<string, InMemoryEntry> | undefined;
 
-  constructor(options: MemoryProviderOptions & { skills?: Record<string, MemoryEntry> } = {}) {
-    this.store = options.store ?? new MemoryStore();
+  constructor(options: InMemoryProviderOptions & { skills?: Record<string, InMemoryEntry> } = {}) {
+    this.store = options.store ?? new InMemoryStore();
     this.label = options.label;
     this.seed = options.skills;
     if (this.label !== undefined) this.plant();
@@ -35,8 +35,8 @@ export class MemorySkillProvider implements SkillProvider {
   }
 
   async set(key: string, content: string, description?: string): Promise<void> {
-    requireText("MemorySkillProvider", "key", key);
-    requireText("MemorySkillProvider", "content", content);
+    requireText("InMemorySkillProvider", "key", key);
+    requireText("InMemorySkillProvider", "content", content);
     const previous = this.entries().get(key);
     const kept = description ?? previous?.description;
     this.entries().set(key, kept === undefined ? { content } : { content, description: kept });

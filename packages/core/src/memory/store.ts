@@ -1,5 +1,5 @@
 /** One keyed entry of a search or skill block. */
-export interface MemoryEntry {
+export interface InMemoryEntry {
   content: string;
   description?: string;
 }
@@ -8,11 +8,11 @@ export interface MemoryEntry {
  * The backing store of the in-memory providers. Share one between provider instances to simulate a
  * durable store across restarts: a new provider on the same store sees what an earlier one wrote.
  */
-export class MemoryStore {
+export class InMemoryStore {
   readonly blocks = new Map<string, string>();
-  readonly entries = new Map<string, Map<string, MemoryEntry>>();
+  readonly entries = new Map<string, Map<string, InMemoryEntry>>();
 
-  entriesOf(label: string): Map<string, MemoryEntry> {
+  entriesOf(label: string): Map<string, InMemoryEntry> {
     let entries = this.entries.get(label);
     if (!entries) {
       entries = new Map();
@@ -23,15 +23,13 @@ export class MemoryStore {
 }
 
 /** Shared option shape: an explicit label wins over `init(label)`. */
-export interface MemoryProviderOptions {
-  store?: MemoryStore;
+export interface InMemoryProviderOptions {
+  store?: InMemoryStore;
   label?: string;
 }
 
 export function requireText(provider: string, field: string, value: unknown): asserts value is string {
   if (typeof value !== "string") {
-    throw new TypeError(
-      `${provider}: ${field} must be a string, got ${value === null ? "null" : typeof value}`,
-    );
+    throw new Error(`${provider}: ${field} must be a string, got ${value === null ? "null" : typeof value}`);
   }
 }

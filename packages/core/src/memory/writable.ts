@@ -1,13 +1,13 @@
 import type { WritableContextProvider } from "../types.js";
-import { type MemoryProviderOptions, MemoryStore, requireText } from "./store.js";
+import { type InMemoryProviderOptions, InMemoryStore, requireText } from "./store.js";
 
-/** A writable block kept in memory (or in a shared `MemoryStore`). For tests and quick starts. */
-export class MemoryContextProvider implements WritableContextProvider {
-  readonly store: MemoryStore;
+/** A writable block kept in memory (or in a shared `InMemoryStore`). For tests and quick starts. */
+export class InMemoryContextProvider implements WritableContextProvider {
+  readonly store: InMemoryStore;
   private label: string | undefined;
 
-  constructor(options: MemoryProviderOptions & { initial?: string } = {}) {
-    this.store = options.store ?? new MemoryStore();
+  constructor(options: InMemoryProviderOptions & { initial?: string } = {}) {
+    this.store = options.store ?? new InMemoryStore();
     this.label = options.label;
     if (options.initial !== undefined && this.label !== undefined && !this.store.blocks.has(this.label)) {
       this.store.blocks.set(this.label, options.initial);
@@ -29,7 +29,7 @@ export class MemoryContextProvider implements WritableContextProvider {
   }
 
   async set(content: string): Promise<void> {
-    requireText("MemoryContextProvider", "content", content);
+    requireText("InMemoryContextProvider", "content", content);
     this.store.blocks.set(this.key(), content);
   }
 

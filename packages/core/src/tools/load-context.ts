@@ -1,74 +1,69 @@
-import type { ContextBlocks } from "../context-blocks.js";
-import {
-  type ContextToolSpec,
-  inputObject,
-  labelField,
-  quoteLabels,
-  stringField,
-  toolResult,
-} from "./spec.js";
+import { ContextError } from "../errors.js";
+import { type FieldTable, type InputOf, inputSchema, readInput } from "./fields.js";
+import type { ToolHost } from "./host.js";
+import { type ContextToolSpec, checkLabel, quoteLabels, toolOutcome } from "./spec.js";
 
-/** The labels of loadable blocks, and every label, for the two loadable tools. */
-function loadableLabels(context: ContextBlocks): { labels: string[]; known: string[] } {
-  const configs = context.getConfigs();
-  return {
-    labels: configs.filter((config) => config.kind === "loadable").map((config) => config.label),
-    known: configs.map((config) => config.label),
-  };
-}
+/** `load_context` and `unload_context` arguments. */
+export const ENTRY_FIELDS = {
+  label: { type: "string", required: true, description: "Loadable block label" },
+  key: { type: "string", required: true, description: "Entry key, as listed in the block" },
+} as const satisfies FieldTable;
 
-function keyedSchema(labelDescription: string) {
-  return {
-    type: "object",
-    properties: {
-      label: { type: "string", description: labelDescription },
-      key: { type: "string", description: "Entry key, as listed in the block" },
-    },
-    required: ["label", "key"],
-    additionalProperties: false,
-  };
+export type EntryInput = InputOf<typeof ENTRY_FIELDS>;
+
+/** The labels of loadable blocks, every label, and the fields with the label enum filled in. */
+function loadable(host: ToolHost) {
+  const configs = host.getConfigs();
+  const labels = configs.filter((config) => config.kind === "loadable").map((config) => config.label);
+  const fields = { ...ENTRY_FIELDS, label: { ...ENTRY_FIELDS.label, enum: labels } };
+  return { labels, known: configs.map((config) => config.label), fields };
 }
 
 /** `load_context`: brings one entry of a loadable block into the conversation in full. */
-export function loadContextTool(context: ContextBlocks): ContextToolSpec | null {
-  const { labels, known } = loadableLabels(context);
+export function loadContextTool(host: ToolHost): ContextToolSpec | null {
+  const { labels, known, fields } = loadable(host);
   if (labels.length === 0) return null;
-  const schema = keyedSchema("Loadable block label");
-  (schema.properties.label as Record<string, unknown>).enum = labels;
   return {
     name: "load_context",
     description: `Load one entry of a loadable context block in full. Loadable blocks: ${quoteLabels(labels)}; each lists its entry keys with descriptions. Unload it with unload_context when it is no longer needed.`,
-    inputSchema: schema,
+    inputSchema: inputSchema(fields),
     execute: (input) =>
-      toolResult(async () => {
-        const args = inputObject("load_context", input);
-        const label = labelField("load_context", args, labels, known, "loadable");
-        const key = stringField("load_context", args, "key");
-        const content = await context.loadEntry(label, key);
-        if (content === null)
-          return `Error: no entry "${key}" in ${label}. Use a key listed in the ${label} block.`;
+      toolOutcome(async () => {
+        const args = readInput("load_context", fields, input);
+        const label = checkLabel(args.label, labels, known, "loadable");
+        const content = await host.loadEntry(label, args.key);
+        if (content === null) {
+          throw new ContextError(
+            "NOT_FOUND",
+            `no entry "${args.key}" in ${label}. Use a key listed in the ${label} block.`,
+            { label },
+          );
+        }
         return content;
       }),
   };
 }
 
 /** `unload_context`: drops a loaded entry from what the model sees on later turns. */
-export function unloadContextTool(context: ContextBlocks): ContextToolSpec | null {
-  const { labels, known } = loadableLabels(context);
+export function unloadContextTool(host: ToolHost): ContextToolSpec | null {
+  const { labels, known, fields } = loadable(host);
   if (labels.length === 0) return null;
-  const schema = keyedSchema("Loadable block label");
-  (schema.properties.label as Record<string, unknown>).enum = labels;
   return {
     name: "unload_context",
     description: `Unload an entry loaded with load_context, so its text leaves the conversation on later turns. Loadable blocks: ${quoteLabels(labels)}.`,
-    inputSchema: schema,
+    inputSchema: inputSchema(fields),
     execute: (input) =>
-      toolResult(async () => {
-        const args = inputObject("unload_context", input);
-        const label = labelField("unload_context", args, labels, known, "loadable");
-        const key = stringField("unload_context", args, "key");
-        context.unloadEntry(label, key);
-        return `Unloaded "${key}" from ${label}.`;
+      toolOutcome(async () => {
+        const args = readInput("unload_context", fields, input);
+        const label = checkLabel(args.label, labels, known, "loadable");
+        if (!host.unloadEntry(label, args.key)) {
+          throw new ContextError(
+            "NOT_FOUND",
+            `"${args.key}" from ${label} is not loaded, so there is nothing to unload. Load it with load_context first, or leave it.`,
+            { label },
+          );
+        }
+        return `Unloaded "${args.key}" from ${label}.`;
       }),
   };
 }

@@ -1,38 +1,35 @@
-import type { ContextBlocks } from "../context-blocks.js";
-import {
-  type ContextToolSpec,
-  inputObject,
-  labelField,
-  quoteLabels,
-  stringField,
-  toolResult,
-} from "./spec.js";
+import { ContextError } from "../errors.js";
+import { type FieldTable, type InputOf, inputSchema, readInput } from "./fields.js";
+import type { ToolHost } from "./host.js";
+import { type ContextToolSpec, checkLabel, quoteLabels, toolOutcome } from "./spec.js";
+
+/** `search_context` arguments. */
+export const SEARCH_FIELDS = {
+  label: { type: "string", required: true, description: "Searchable block label" },
+  query: { type: "string", required: true, description: "Search query" },
+} as const satisfies FieldTable;
+
+export type SearchContextInput = InputOf<typeof SEARCH_FIELDS>;
 
 /** `search_context`: ranked matches from a searchable block. */
-export function searchContextTool(context: ContextBlocks): ContextToolSpec | null {
-  const configs = context.getConfigs();
+export function searchContextTool(host: ToolHost): ContextToolSpec | null {
+  const configs = host.getConfigs();
   const labels = configs.filter((config) => config.kind === "searchable").map((config) => config.label);
   if (labels.length === 0) return null;
   const known = configs.map((config) => config.label);
+  const fields = { ...SEARCH_FIELDS, label: { ...SEARCH_FIELDS.label, enum: labels } };
   return {
     name: "search_context",
     description: `Search for information in a searchable context block. ONLY these blocks are searchable: ${quoteLabels(labels)}. Other blocks cannot be searched.`,
-    inputSchema: {
-      type: "object",
-      properties: {
-        label: { type: "string", enum: labels, description: "Searchable block label" },
-        query: { type: "string", description: "Search query" },
-      },
-      required: ["label", "query"],
-      additionalProperties: false,
-    },
+    inputSchema: inputSchema(fields),
     execute: (input) =>
-      toolResult(async () => {
-        const args = inputObject("search_context", input);
-        const label = labelField("search_context", args, labels, known, "searchable");
-        const query = stringField("search_context", args, "query");
-        if (query.trim().length === 0) return 'Error: search_context: "query" is empty; say what to look for';
-        return (await context.search(label, query)) ?? "No results found.";
+      toolOutcome(async () => {
+        const args = readInput("search_context", fields, input);
+        const label = checkLabel(args.label, labels, known, "searchable");
+        if (args.query.trim().length === 0) {
+          throw new ContextError("INVALID_INPUT", 'search_context: "query" is empty; say what to look for');
+        }
+        return (await host.search(label, args.query)) ?? "No results found.";
       }),
   };
 }

@@ -1,17 +1,34 @@
-import { acceptsWrites } from "../capabilities.js";
-import type { ContextBlocks } from "../context-blocks.js";
 import { ContextError } from "../errors.js";
 import { entryKey } from "../keys.js";
-import { usagePercent } from "../render.js";
-import {
-  type ContextToolSpec,
-  inputObject,
-  labelField,
-  optionalStringField,
-  quoteLabels,
-  stringField,
-  toolResult,
-} from "./spec.js";
+import { usagePercent } from "../prompt-format.js";
+import { type FieldTable, type InputOf, inputSchema, readInput } from "./fields.js";
+import type { ToolHost } from "./host.js";
+import { type ContextToolSpec, checkLabel, quoteLabels, toolOutcome } from "./spec.js";
+
+/** `set_context` arguments (`metadata` is offered only when a keyed block accepts writes). */
+export const SET_CONTEXT_FIELDS = {
+  label: { type: "string", required: true, description: "Block label to write to" },
+  content: { type: "string", required: true, description: "The main content to write to the block." },
+  action: { type: "string", enum: ["replace", "append"], description: "replace (default) or append" },
+  metadata: {
+    type: "object",
+    description: "Optional metadata for keyed entries.",
+    fields: {
+      title: {
+        type: "string",
+        description:
+          "Short title. Used as a stable identifier — entries with the same title are updated in place, different titles create new entries.",
+      },
+      description: {
+        type: "string",
+        description:
+          "One-line summary shown alongside the title in the system prompt so the model can decide when to load the entry.",
+      },
+    },
+  },
+} as const satisfies FieldTable;
+
+export type SetContextInput = InputOf<typeof SET_CONTEXT_FIELDS>;
 
 const KIND_NOTE = {
   writable: "writable",
@@ -21,9 +38,9 @@ const KIND_NOTE = {
 } as const;
 
 /** `set_context`: replace or append to a writable block, or add or update one entry of a keyed block. */
-export function setContextTool(context: ContextBlocks, maxContentLength: number): ContextToolSpec | null {
-  const configs = context.getConfigs();
-  const writable = configs.filter((config) => config.kind !== "readonly" && acceptsWrites(config.provider));
+export function setContextTool(host: ToolHost, maxContentLength: number): ContextToolSpec | null {
+  const configs = host.getConfigs();
+  const writable = configs.filter((config) => config.kind !== "readonly" && config.writable);
   if (writable.length === 0) return null;
   const keyed = writable.filter((config) => config.kind !== "writable");
   // The words agents/context uses when every keyed block is searchable, so migrated tool definitions match.
@@ -32,29 +49,18 @@ export function setContextTool(context: ContextBlocks, maxContentLength: number)
   const labels = writable.map((config) => config.label);
   const known = configs.map((config) => config.label);
 
-  const properties: Record<string, unknown> = {
-    label: { type: "string", enum: labels, description: "Block label to write to" },
-    content: { type: "string", description: "The main content to write to the block." },
-    action: { type: "string", enum: ["replace", "append"], description: "replace (default) or append" },
-  };
-  if (keyed.length > 0) {
-    properties.metadata = {
-      type: "object",
-      description: `Optional metadata for keyed entries (${keyedWord}: ${quoteLabels(keyed.map((config) => config.label))}). A title keeps updates stable; a description helps the model pick the right entry.`,
-      properties: {
-        title: {
-          type: "string",
-          description:
-            "Short title. Used as a stable identifier — entries with the same title are updated in place, different titles create new entries.",
-        },
-        description: {
-          type: "string",
-          description:
-            "One-line summary shown alongside the title in the system prompt so the model can decide when to load the entry.",
-        },
-      },
-    };
-  }
+  const { metadata, ...plain } = SET_CONTEXT_FIELDS;
+  const base = { ...plain, label: { ...plain.label, enum: labels } };
+  const fields: FieldTable =
+    keyed.length === 0
+      ? base
+      : {
+          ...base,
+          metadata: {
+            ...metadata,
+            description: `Optional metadata for keyed entries (${keyedWord}: ${quoteLabels(keyed.map((config) => config.label))}). A title keeps updates stable; a description helps the model pick the right entry.`,
+          },
+        };
   const blockList = writable
     .map(
       (config) =>
@@ -69,51 +75,32 @@ export function setContextTool(context: ContextBlocks, maxContentLength: number)
   return {
     name: "set_context",
     description: `Write to a context block. Available blocks:\n${blockList}\n\nWrites are durable and persist across sessions.${metadataHint}`,
-    inputSchema: { type: "object", properties, required: ["label", "content"], additionalProperties: false },
+    inputSchema: inputSchema(fields),
     execute: (input) =>
-      toolResult(async () => {
-        const args = inputObject("set_context", input);
-        const label = labelField("set_context", args, labels, known, "writable", () => "readonly");
-        const content = stringField("set_context", args, "content");
-        if (content.length > maxContentLength) {
+      toolOutcome(async () => {
+        const args = readInput("set_context", fields, input) as SetContextInput;
+        const label = checkLabel(args.label, labels, known, "writable", () => "readonly");
+        const { content } = args;
+        const title = args.metadata?.title;
+        const description = args.metadata?.description;
+        const length = content.length + (title?.length ?? 0) + (description?.length ?? 0);
+        if (length > maxContentLength) {
           throw new ContextError(
             "INVALID_INPUT",
-            `set_context: content is ${content.length} characters; the limit is ${maxContentLength}`,
+            `set_context: content${title || description ? " and metadata" : ""} is ${length} characters; the limit is ${maxContentLength}`,
             { label },
           );
         }
-        const action = optionalStringField("set_context", args, "action") ?? "replace";
-        if (action !== "replace" && action !== "append") {
-          throw new ContextError(
-            "INVALID_INPUT",
-            `set_context: "action" must be "replace" or "append", got "${action}"`,
-          );
-        }
-        const metadata = args.metadata;
-        if (
-          metadata !== undefined &&
-          metadata !== null &&
-          (typeof metadata !== "object" || Array.isArray(metadata))
-        ) {
-          throw new ContextError(
-            "INVALID_INPUT",
-            `set_context: "metadata" must be an object with title and description`,
-          );
-        }
-        const fields = (metadata ?? {}) as Record<string, unknown>;
-        const title = optionalStringField("set_context", fields, "title");
-        const description = optionalStringField("set_context", fields, "description");
-
         const config = writable.find((candidate) => candidate.label === label);
         if (config && config.kind !== "writable") {
           const key = entryKey(title, content);
-          await context.setEntry(label, key, content, description);
+          await host.setEntry(label, key, content, description);
           return `Indexed "${key}" in ${label}.`;
         }
         const block =
-          action === "append"
-            ? await context.appendToBlock(label, content)
-            : await context.setBlock(label, content);
+          args.action === "append"
+            ? await host.appendToBlock(label, content)
+            : await host.setBlock(label, content);
         const usage = block.maxTokens
           ? `${usagePercent(block.tokens, block.maxTokens)}% (${block.tokens}/${block.maxTokens} tokens)`
           : `${block.tokens} tokens`;

@@ -1,101 +1,60 @@
-import { describe } from "../config.js";
 import { ContextError } from "../errors.js";
+import type { JsonSchema } from "./fields.js";
 
 export type ContextToolName = "set_context" | "search_context" | "load_context" | "unload_context";
 
-/** A JSON Schema object, as tool definitions carry it. */
-export type JsonSchema = { [key: string]: unknown };
+/**
+ * How a tool call ended. `text` is what the model reads: the result, or `Error: …` naming the problem.
+ * Code decides by `isError`, never by the text.
+ */
+export interface ToolOutcome {
+  isError: boolean;
+  text: string;
+}
 
 /**
  * A tool described as data, for any agent framework. `execute` checks its own input and always resolves to
- * a string: failures come back as `Error: …` text the model can act on, never as a thrown error.
+ * an outcome: failures come back as `{ isError: true, text: "Error: …" }`, never as a thrown error.
  */
 export interface ContextToolSpec {
   name: ContextToolName;
   description: string;
   inputSchema: JsonSchema;
-  execute(input: unknown): Promise<string>;
+  execute(input: unknown): Promise<ToolOutcome>;
 }
 
 /** Limits on what a model may send through the tools. */
 export interface ToolOptions {
-  /** Largest `content` a tool call may write, in characters. Default 262,144. */
+  /** Largest text a tool call may write (content, title and description together), in characters. Default 262,144. */
   maxToolContentLength?: number;
 }
 
 export const DEFAULT_MAX_TOOL_CONTENT_LENGTH = 262_144;
 
-/** Runs a tool body; any error becomes an `Error: …` string. */
-export async function toolResult(body: () => Promise<string>): Promise<string> {
+/** Runs a tool body: its text is a success; a thrown error becomes `Error: …`. */
+export async function toolOutcome(body: () => Promise<string>): Promise<ToolOutcome> {
   try {
-    return await body();
+    return { isError: false, text: await body() };
   } catch (error) {
-    return `Error: ${error instanceof Error ? error.message : String(error)}`;
+    return { isError: true, text: `Error: ${error instanceof Error ? error.message : String(error)}` };
   }
-}
-
-/** The tool input as an object, or an error naming what arrived instead. */
-export function inputObject(tool: ContextToolName, input: unknown): Record<string, unknown> {
-  if (typeof input !== "object" || input === null || Array.isArray(input)) {
-    throw new ContextError("INVALID_INPUT", `${tool} expects an object of arguments, got ${describe(input)}`);
-  }
-  return input as Record<string, unknown>;
-}
-
-/** A required string field. */
-export function stringField(tool: ContextToolName, input: Record<string, unknown>, field: string): string {
-  const value = input[field];
-  if (value === undefined || value === null) {
-    throw new ContextError("INVALID_INPUT", `${tool}: "${field}" is required`);
-  }
-  if (typeof value !== "string") {
-    throw new ContextError("INVALID_INPUT", `${tool}: "${field}" must be a string, got ${describe(value)}`);
-  }
-  return value;
-}
-
-/** An optional string field. */
-export function optionalStringField(
-  tool: ContextToolName,
-  input: Record<string, unknown>,
-  field: string,
-): string | undefined {
-  const value = input[field];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "string") {
-    throw new ContextError("INVALID_INPUT", `${tool}: "${field}" must be a string, got ${describe(value)}`);
-  }
-  return value;
 }
 
 /** A label that must be one of `allowed`; the error says what the label is and which ones would do. */
-export function labelField(
-  tool: ContextToolName,
-  input: Record<string, unknown>,
+export function checkLabel(
+  label: string,
   allowed: readonly string[],
   known: readonly string[],
   what: string,
   whyNot: (label: string) => string = () => `not ${what}`,
 ): string {
-  const label = stringField(tool, input, "label");
   if (allowed.includes(label)) return label;
   const list = allowed.map((candidate) => `"${candidate}"`).join(", ");
+  const kinds = `${what.charAt(0).toUpperCase()}${what.slice(1)} blocks`;
   if (!known.includes(label)) {
-    throw new ContextError("NOT_FOUND", `block "${label}" not found. ${capitalize(what)} blocks: ${list}`, {
-      label,
-    });
+    throw new ContextError("NOT_FOUND", `block "${label}" not found. ${kinds}: ${list}`, { label });
   }
-  throw new ContextError(
-    "UNSUPPORTED",
-    `block "${label}" is ${whyNot(label)}. ${capitalize(what)} blocks: ${list}`,
-    {
-      label,
-    },
-  );
-}
-
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
+  throw new ContextError("UNSUPPORTED", `block "${label}" is ${whyNot(label)}. ${kinds}: ${list}`, { label });
 }
 
 /** Quoted labels for descriptions: `"a", "b"`. */

@@ -1,0 +1,21 @@
+/**
+ * Runs the reads and writes of one block one after another, in call order. The AI SDK runs a step's tool
+ * calls in parallel: two appends to one block must each see the other's result, and a read that started
+ * before a write must not land after it (its stale value would replace the written one in the cache, and a
+ * later append would build on it), whatever order a slow provider answers in.
+ */
+export class BlockQueue {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  run<T>(label: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(label) ?? Promise.resolve();
+    const result = previous.then(task, task);
+    const tail = result.catch(() => undefined);
+    this.tails.set(label, tail);
+    // Forget the label once its last task settles, so labels no longer used cost nothing.
+    void tail.then(() => {
+      if (this.tails.get(label) === tail) this.tails.delete(label);
+    });
+    return result;
+  }
+}

@@ -1,0 +1,72 @@
+import { describeValue } from "./describe-value.js";
+import { type DriftPolicy, detectDrift, type ExpectedSection } from "./drift.js";
+import { ContextError } from "./errors.js";
+import type { ProviderCalls } from "./provider-calls.js";
+import type { WritableContextProvider } from "./types.js";
+
+/** The label the prompt store is initialised with. */
+export const SYSTEM_PROMPT_LABEL = "_system_prompt";
+
+/** What a cold start found in the prompt store. */
+export type StoredPrompt =
+  | { state: "none" }
+  /** The stored prompt matches the configuration, or the policy keeps it anyway. */
+  | { state: "current"; prompt: string }
+  /** The stored prompt drifted from the configuration and the policy is to render it again. */
+  | { state: "drifted"; prompt: string };
+
+/**
+ * The frozen prompt: kept in memory once rendered or adopted, persisted in the prompt store (when there is
+ * one) so a cold start serves the very string the model cached. Reading (`stored`) never writes; only
+ * `store` does, and the facade calls it from `freezeSystemPrompt` and `refreshSystemPrompt` alone.
+ */
+export class FrozenPrompt {
+  private snapshot: string | null = null;
+
+  constructor(
+    private readonly store_: WritableContextProvider | undefined,
+    private readonly calls: ProviderCalls,
+    private readonly drift: DriftPolicy,
+    private readonly onDrift: (reason: string) => void,
+  ) {}
+
+  /** The frozen prompt in memory, or `null` before the first freeze or adoption. */
+  current(): string | null {
+    return this.snapshot;
+  }
+
+  /**
+   * Reads the prompt store on a cold start and checks it against the configuration. A current stored
+   * prompt is adopted as the frozen one (in memory only); a drifted one is reported through `onDrift`
+   * and left for the caller to re-render (policy `"rerender"`) or adopted (policy `"keep"`).
+   */
+  async stored(expected: readonly ExpectedSection[]): Promise<StoredPrompt> {
+    if (this.snapshot !== null) return { state: "current", prompt: this.snapshot };
+    const store = this.store_;
+    if (!store) return { state: "none" };
+    const value = (await this.calls.run(SYSTEM_PROMPT_LABEL, store, () => store.get())) ?? null;
+    if (this.snapshot !== null) return { state: "current", prompt: this.snapshot };
+    if (value === null) return { state: "none" };
+    if (typeof value !== "string") {
+      throw new ContextError(
+        "PROVIDER_FAILED",
+        `The prompt store returned ${describeValue(value)}, not a string`,
+      );
+    }
+    const reason = detectDrift(value, expected);
+    if (reason !== null) {
+      this.onDrift(`stored prompt does not match the block configuration: ${reason}`);
+      if (this.drift === "rerender") return { state: "drifted", prompt: value };
+    }
+    this.snapshot = value;
+    return { state: "current", prompt: value };
+  }
+
+  /** Persists a newly rendered prompt (when there is a store) and makes it the frozen one. */
+  async store(prompt: string): Promise<string> {
+    const store = this.store_;
+    if (store) await this.calls.run(SYSTEM_PROMPT_LABEL, store, () => store.set(prompt));
+    this.snapshot = prompt;
+    return prompt;
+  }
+}

@@ -1,0 +1,86 @@
+import { type ResolvedConfig, resolveConfig } from "./config.js";
+import { ContextError } from "./errors.js";
+import { headerTitle } from "./prompt-format.js";
+import type { AnyContextProvider, ContextConfig } from "./types.js";
+
+/**
+ * The configured blocks, in prompt order. Refuses a config whose header could be taken for another
+ * block's: the same label, the same upper-cased label (headers are upper-cased), or the same header title
+ * (`status` described `LIVE` and `status (live)` both render `STATUS (LIVE)`). Either would let one block
+ * pass for the other in reminders, drift detection and prefix comparisons.
+ */
+export class BlockRegistry {
+  private readonly configs: ResolvedConfig[] = [];
+
+  constructor(
+    private readonly defaultProvider: ((label: string) => AnyContextProvider) | undefined,
+    private readonly reservedLabels: ReadonlySet<string>,
+  ) {}
+
+  add(config: ContextConfig): ResolvedConfig {
+    const label = typeof config === "object" && config !== null ? config.label : undefined;
+    if (typeof label === "string" && this.reservedLabels.has(label)) {
+      throw new ContextError(
+        "INVALID_CONFIG",
+        `Block label "${label}" is reserved: the prompt store uses it`,
+        {
+          label,
+        },
+      );
+    }
+    const resolved = resolveConfig(config, this.defaultProvider);
+    for (const other of this.configs) this.refuseClash(resolved, other);
+    this.configs.push(resolved);
+    return resolved;
+  }
+
+  remove(label: string): ResolvedConfig | undefined {
+    const index = this.configs.findIndex((config) => config.label === label);
+    return index === -1 ? undefined : this.configs.splice(index, 1)[0];
+  }
+
+  find(label: string): ResolvedConfig | undefined {
+    return this.configs.find((config) => config.label === label);
+  }
+
+  /** Whether this very config is still registered (a block removed while a call was in flight is not). */
+  has(config: ResolvedConfig): boolean {
+    return this.configs.includes(config);
+  }
+
+  all(): readonly ResolvedConfig[] {
+    return this.configs;
+  }
+
+  /** The config of `label`, or `NOT_FOUND` listing the labels there are. */
+  require(label: string): ResolvedConfig {
+    const config = this.find(label);
+    if (config) return config;
+    const known = this.configs.map((candidate) => candidate.label).join(", ") || "none";
+    throw new ContextError("NOT_FOUND", `Block "${String(label)}" not found. Blocks: ${known}`, {
+      label: String(label),
+    });
+  }
+
+  private refuseClash(config: ResolvedConfig, other: ResolvedConfig): void {
+    const { label } = config;
+    if (other.label === label) {
+      throw new ContextError("INVALID_CONFIG", `Block "${label}" is declared twice`, { label });
+    }
+    if (other.label.toUpperCase() === label.toUpperCase()) {
+      throw new ContextError(
+        "INVALID_CONFIG",
+        `Block "${label}" would render under the same header as block "${other.label}" (${label.toUpperCase()})`,
+        { label },
+      );
+    }
+    const title = headerTitle(config);
+    if (headerTitle(other) === title) {
+      throw new ContextError(
+        "INVALID_CONFIG",
+        `Block "${label}" would render the same header title as block "${other.label}" (${title}): change a label or a description`,
+        { label },
+      );
+    }
+  }
+}

@@ -1,0 +1,13 @@
+import type { ResolvedConfig } from "../config.js";
+import type { ContextBlock } from "../types.js";
+
+/** What the tools need from their context: the configuration and the block operations, not the class. */
+export interface ToolHost {
+  getConfigs(): readonly ResolvedConfig[];
+  setBlock(label: string, content: string): Promise<ContextBlock>;
+  appendToBlock(label: string, content: string): Promise<ContextBlock>;
+  setEntry(label: string, key: string, content: string, description?: string): Promise<ContextBlock>;
+  search(label: string, query: string): Promise<string | null>;
+  loadEntry(label: string, key: string): Promise<string | null>;
+  unloadEntry(label: string, key: string): boolean;
+}
