@@ -11,8 +11,10 @@ export {
   fromDurableObjectStorage,
 } from "./durable-object-storage.js";
 export { statementText } from "./placeholders.js";
-export { buildStatement, isSqlStatement, type SqlTemplateValue, sql } from "./statement.js";
+export { namespaceProblem, type SqliteProviderOptions } from "./sqlite-provider-options.js";
+export { buildStatement, isSqlStatement, join, raw, type SqlTemplateValue, sql } from "./statement.js";
 export { fromTaggedTemplate, type TaggedTemplateSqlSource } from "./tagged-template.js";
+export { assertWellFormed, isMissingTableError, isWellFormed, loneSurrogateIndex } from "./text.js";
 export {
   type DurableObjectStateLike,
   isBetterSqlite3Database,

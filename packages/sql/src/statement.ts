@@ -79,3 +79,25 @@ function describe(value: unknown): string {
   if (typeof value === "object") return `an object (${Object.prototype.toString.call(value)})`;
   return `a ${typeof value}`;
 }
+
+/**
+ * A fragment of SQL text with no bound values, for identifiers and keywords a package writes itself
+ * (table names, `ORDER BY` directions). Never pass user input: it is not escaped.
+ */
+export function raw(text: string): SqlStatement {
+  return Object.freeze({ strings: Object.freeze([text]), values: Object.freeze([]) });
+}
+
+/**
+ * Joins statements or bound values into one fragment with `separator` (SQL text) between them:
+ * `join(["a", "b"])` is `?, ?` binding both. An empty list joins to `empty` (default `NULL`, so
+ * `IN (${join([])})` matches nothing rather than being a syntax error).
+ */
+export function join(
+  items: readonly SqlTemplateValue[],
+  separator = ", ",
+  empty: SqlStatement = raw("NULL"),
+): SqlStatement {
+  if (items.length === 0) return empty;
+  return buildStatement(["", ...items.slice(1).map(() => separator), ""], items);
+}
