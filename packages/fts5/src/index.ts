@@ -3,4 +3,3 @@ export {
   Fts5SearchProvider as AgentSearchProvider,
   type Fts5SearchProviderOptions,
 } from "./provider.js";
-export { indexTable, legacyTable, scopesTable, termsTable, writesView } from "./schema.js";

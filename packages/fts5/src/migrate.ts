@@ -1,6 +1,6 @@
-import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+import { raw, type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { keyHandle } from "./handle.js";
-import { legacyTable, raw, scopesTable, writesView } from "./schema.js";
+import { legacyTable, scopesTable, writesView } from "./schema.js";
 
 /**
  * Moving entries that `agents/context`'s `AgentSearchProvider` wrote into this provider's schema.

@@ -1,19 +1,27 @@
 import { ContextError, type SearchProvider } from "@contextblocks/core";
-import { type SqlClient, type SqlSource, sql, toSqlClient } from "@contextblocks/sql";
+import {
+  isMissingTableError,
+  namespaceProblem,
+  raw,
+  type SqlClient,
+  type SqliteProviderOptions,
+  type SqlSource,
+  sql,
+  toSqlClient,
+} from "@contextblocks/sql";
 import { keyHandle } from "./handle.js";
 import { importLegacyEntries } from "./migrate.js";
-import { isMissingTable, raw, schemaStatements, scopesTable, writesView } from "./schema.js";
+import { schemaStatements, scopesTable, writesView } from "./schema.js";
 import { runSearch } from "./search.js";
 
 /** Options of `Fts5SearchProvider`. */
-export interface Fts5SearchProviderOptions {
-  /** The block label. Usually left out: `ContextBlocks` calls `init(label)` before first use. */
-  label?: string;
+export interface Fts5SearchProviderOptions extends SqliteProviderOptions {
   /**
-   * Keeps entries of one label apart per tenant or session sharing a database. Default: none (the empty
-   * string). Entries written by `agents/context` are imported only into the scope without a namespace.
+   * Keeps entries of one label apart per tenant or session sharing a database: a non-empty string, or
+   * omitted for none (the same rule as `SqliteContextProvider`). Entries written by `agents/context` are
+   * imported only into the scope without a namespace.
    */
-  namespace?: string;
+  namespace?: string | undefined;
   /** How many matches `search` returns at most. Default 10. */
   limit?: number;
   /**
@@ -49,20 +57,20 @@ export class Fts5SearchProvider implements SearchProvider {
     if (typeof settings !== "object" || settings === null) {
       throw invalidConfig(`options must be an object or a label string, got ${describe(settings)}`);
     }
-    const { label, namespace = "", limit = defaultLimit, searchKeys = true } = settings;
+    const { label, namespace, limit = defaultLimit, searchKeys = true, onStatement } = settings;
     if (label !== undefined) checkLabel(label);
-    if (typeof namespace !== "string") {
-      throw invalidConfig(`namespace must be a string, got ${describe(namespace)}`);
-    }
+    const problem = namespaceProblem(namespace);
+    if (problem !== null) throw invalidConfig(problem);
     if (!Number.isInteger(limit) || limit < 1) {
       throw invalidConfig(`limit must be a positive integer, got ${describe(limit)}`);
     }
     if (typeof searchKeys !== "boolean") {
       throw invalidConfig(`searchKeys must be a boolean, got ${describe(searchKeys)}`);
     }
-    this.#client = toSqlClient(source);
+    this.#client = toSqlClient(source, { onStatement });
     this.#searchKeys = searchKeys;
-    this.#namespace = namespace;
+    // Stored scopes keep "no namespace" as the empty string, which no caller can pass.
+    this.#namespace = namespace ?? "";
     this.#limit = limit;
     this.#label = label;
   }
@@ -72,9 +80,9 @@ export class Fts5SearchProvider implements SearchProvider {
     return this.#label;
   }
 
-  /** The namespace entries are kept in (`""` when none was given). */
-  get namespace(): string {
-    return this.#namespace;
+  /** The namespace entries are kept in, or `undefined` when none was given (as `SqliteContextProvider`). */
+  get namespace(): string | undefined {
+    return this.#namespace === "" ? undefined : this.#namespace;
   }
 
   /** Called by `ContextBlocks` with the block's label before first use. */
@@ -178,7 +186,7 @@ async function findScope(
   try {
     rows = await client.run(select);
   } catch (error) {
-    if (!isMissingTable(error)) throw error;
+    if (!isMissingTableError(error)) throw error;
     await client.batch(schemaStatements());
     rows = await client.run(select);
   }

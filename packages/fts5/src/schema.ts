@@ -1,4 +1,4 @@
-import type { SqlStatement } from "@contextblocks/sql";
+import { raw, type SqlStatement } from "@contextblocks/sql";
 
 /**
  * The storage layout. Three objects carry data:
@@ -92,14 +92,4 @@ export function schemaStatements(): SqlStatement[] {
       UNIQUE (namespace, label)
     )`),
   ];
-}
-
-/** A statement or fragment with no bound values: SQL text written in this package, never user input. */
-export function raw(text: string): SqlStatement {
-  return { strings: [text], values: [] };
-}
-
-/** True when an error says a table is missing (the schema has not been created in this database yet). */
-export function isMissingTable(error: unknown): boolean {
-  return error instanceof Error && /no such table/i.test(error.message);
 }

@@ -1,7 +1,7 @@
-import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+import { join, raw, type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { matchExpression, planQuery, type QueryPlan, type QueryTerm } from "./query.js";
 import { type Candidate, inverseDocumentFrequency, rerank } from "./rank.js";
-import { indexDataTable, indexTable, rankFunction, raw, scopesTable, termsTable } from "./schema.js";
+import { indexDataTable, indexTable, rankFunction, scopesTable, termsTable } from "./schema.js";
 
 /**
  * A search in one scope:
@@ -176,6 +176,5 @@ export function leadingVarint(value: unknown): number | undefined {
 
 /** A fragment `?, ?, ?` binding each value. */
 function list(values: readonly string[]): SqlStatement {
-  if (values.length === 0) return { strings: ["NULL"], values: [] };
-  return { strings: ["", ...values.slice(1).map(() => ", "), ""], values };
+  return join(values);
 }

@@ -50,10 +50,3 @@ export function tokenize(text: string, maximumCharacters = Number.POSITIVE_INFIN
   }
   return tokens;
 }
-
-/** The index stems of a text, as a set (for counting which query terms an entry contains). */
-export function stemSet(text: string, maximumCharacters?: number): Set<string> {
-  const stems = new Set<string>();
-  for (const token of tokenize(text, maximumCharacters)) stems.add(token.stem);
-  return stems;
-}

@@ -1,6 +1,5 @@
 import {
   type AnyContextProvider,
-  type ContextBlock,
   ContextBlocks,
   type ContextBlocksOptions,
   type ContextConfig,
@@ -43,15 +42,11 @@ export function createDurableContext(
     refuseReservedLabel({ label });
     return new SqliteContextProvider(client, { label, namespace });
   };
-  return new DurableContextBlocks(configs, promptStore, defaultProvider, contextOptions);
-}
-
-/** `ContextBlocks` that also refuses a block labelled `_system_prompt` added at run time. */
-class DurableContextBlocks extends ContextBlocks {
-  override async addBlock(config: ContextConfig): Promise<ContextBlock> {
-    refuseReservedLabel(config);
-    return super.addBlock(config);
-  }
+  return new ContextBlocks(configs, promptStore, defaultProvider, {
+    ...contextOptions,
+    // Also refuses the label for a block added at run time.
+    reservedLabels: [...(contextOptions.reservedLabels ?? []), SYSTEM_PROMPT_LABEL],
+  });
 }
 
 function refuseReservedLabel(config: Pick<ContextConfig, "label"> | null | undefined): void {

@@ -6,4 +6,3 @@ export {
   type SqliteContextProviderOptions,
 } from "./sqlite-context-provider.js";
 export { NAMESPACE_MARK, storageKey } from "./storage-key.js";
-export { CREATE_TABLE, isMissingTableError, TABLE_NAME } from "./table.js";

@@ -1,17 +1,16 @@
 import { ContextError, type WritableContextProvider } from "@contextblocks/core";
-import { type SqlClient, type SqlSource, type StatementObserver, sql, toSqlClient } from "@contextblocks/sql";
+import {
+  type SqlClient,
+  type SqliteProviderOptions,
+  type SqlSource,
+  sql,
+  toSqlClient,
+} from "@contextblocks/sql";
 import { checkLabel, checkNamespace, checkWellFormed, kindOf, storageKey } from "./storage-key.js";
-import { CREATE_TABLE, isMissingTableError } from "./table.js";
+import { CREATE_TABLE, isBlocksTableMissing } from "./table.js";
 
-/** Options of `SqliteContextProvider` (the object form of its second argument). */
-export interface SqliteContextProviderOptions {
-  /** The block's label. Omitted: `init(label)` fills it in from the block declaration. */
-  label?: string | undefined;
-  /** Keeps this provider's rows apart from every other namespace's and from plain `agents/context` rows. */
-  namespace?: string | undefined;
-  /** Per-statement report (rows read and written on Durable Objects). Not for a ready `SqlClient`. */
-  onStatement?: StatementObserver | undefined;
-}
+/** Options of `SqliteContextProvider` (the object form of its second argument): label, namespace, onStatement. */
+export type SqliteContextProviderOptions = SqliteProviderOptions;
 
 /**
  * A writable context block stored as one row of `cf_agents_context_blocks` (the table `agents/context`
@@ -75,7 +74,7 @@ export class SqliteContextProvider implements WritableContextProvider {
         content: unknown;
       }>`SELECT content FROM cf_agents_context_blocks WHERE label = ${key}`;
     } catch (error) {
-      if (isMissingTableError(error)) return null;
+      if (isBlocksTableMissing(error)) return null;
       throw error;
     }
     const content = rows[0]?.content;
@@ -110,7 +109,7 @@ WHERE content IS NOT excluded.content`;
     try {
       await this.#client.run(upsert);
     } catch (error) {
-      if (!isMissingTableError(error)) throw error;
+      if (!isBlocksTableMissing(error)) throw error;
       // First write to this database: create the table (agents' exact schema) and write, as one group.
       await this.#client.batch([CREATE_TABLE, upsert]);
     }

@@ -1,4 +1,5 @@
 import { ContextError } from "@contextblocks/core";
+import { loneSurrogateIndex, namespaceProblem } from "@contextblocks/sql";
 
 /**
  * The first character of every namespaced key. A control character: `ContextBlocks` refuses control
@@ -41,36 +42,25 @@ export function checkLabel(label: unknown, namespace: string | undefined): strin
   return label;
 }
 
-/** Checks a namespace; `undefined` means none. */
+/** Checks a namespace; `undefined` means none (the rule every SQLite provider shares, from `sql`). */
 export function checkNamespace(namespace: unknown): string | undefined {
-  if (namespace === undefined) return undefined;
-  if (typeof namespace !== "string" || namespace.length === 0) {
-    throw new ContextError(
-      "INVALID_CONFIG",
-      `SqliteContextProvider: a namespace must be a non-empty string or omitted, got ${kindOf(namespace)}`,
-    );
-  }
-  checkWellFormed(namespace, "namespace", "INVALID_CONFIG", undefined);
-  return namespace;
+  const problem = namespaceProblem(namespace);
+  if (problem !== null) throw new ContextError("INVALID_CONFIG", `SqliteContextProvider: ${problem}`);
+  return namespace as string | undefined;
 }
 
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/**
- * SQLite stores text as UTF-8, where a lone UTF-16 surrogate cannot exist: it would be replaced with
- * U+FFFD, silently changing the text (and making two labels alias). Refuse it instead.
- */
+/** Refuses text SQLite would change (a lone surrogate), naming where it is. */
 export function checkWellFormed(
   text: string,
   what: string,
   code: "INVALID_CONFIG" | "INVALID_INPUT",
   label: string | undefined,
 ): void {
-  const match = LONE_SURROGATE.exec(text);
-  if (match !== null) {
+  const index = loneSurrogateIndex(text);
+  if (index !== -1) {
     throw new ContextError(
       code,
-      `SqliteContextProvider: the ${what} has a lone UTF-16 surrogate at index ${match.index}, which SQLite cannot store unchanged`,
+      `SqliteContextProvider: the ${what} has a lone UTF-16 surrogate at index ${index}, which SQLite cannot store unchanged`,
       label === undefined ? undefined : { label },
     );
   }

@@ -1,7 +1,4 @@
-import { sql } from "@contextblocks/sql";
-
-/** The table `agents/context` keeps its blocks in; sharing it means existing data is found. */
-export const TABLE_NAME = "cf_agents_context_blocks";
+import { isMissingTableError, sql } from "@contextblocks/sql";
 
 /** The table exactly as `agents/context` declares it, so either library can create it first. */
 export const CREATE_TABLE = sql`CREATE TABLE IF NOT EXISTS cf_agents_context_blocks (
@@ -10,17 +7,7 @@ export const CREATE_TABLE = sql`CREATE TABLE IF NOT EXISTS cf_agents_context_blo
   updated_at DATETIME DEFAULT CURRENT_TIMESTAMP
 )`;
 
-const MISSING_TABLE = /no such table:\s*(?:main\.)?cf_agents_context_blocks\b/i;
-
-/**
- * True when `error` (or an error in its `cause` chain, as an agents `SqlError` wraps it) says the blocks
- * table does not exist yet. Durable Objects, better-sqlite3 and agents all carry SQLite's message.
- */
-export function isMissingTableError(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
-    if (MISSING_TABLE.test(current.message)) return true;
-    current = current.cause;
-  }
-  return false;
+/** True when `error` says the blocks table does not exist yet (see `isMissingTableError` in `sql`). */
+export function isBlocksTableMissing(error: unknown): boolean {
+  return isMissingTableError(error, "cf_agents_context_blocks");
 }

@@ -5,7 +5,7 @@ import { Fts5SearchProvider } from "../../src/index.js";
 /** Each provider's database, so `reopen` and `namespace` can open another provider on the same one. */
 const databases = new WeakMap<Fts5SearchProvider, Database.Database>();
 
-function open(database: Database.Database, namespace = ""): Fts5SearchProvider {
+function open(database: Database.Database, namespace?: string): Fts5SearchProvider {
   const provider = new Fts5SearchProvider(database, { namespace });
   databases.set(provider, database);
   return provider;

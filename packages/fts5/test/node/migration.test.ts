@@ -1,7 +1,8 @@
 import { fromBetterSqlite3, type SqlClient } from "@contextblocks/sql";
 import type Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { Fts5SearchProvider, indexTable, legacyTable } from "../../src/index.js";
+import { Fts5SearchProvider } from "../../src/index.js";
+import { indexTable, legacyTable } from "../../src/schema.js";
 import { keysOf, memoryDatabase } from "../support/databases.js";
 
 /**

@@ -5,7 +5,8 @@ import { ContextError } from "@contextblocks/core";
 import { fromBetterSqlite3 } from "@contextblocks/sql";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { AgentSearchProvider, Fts5SearchProvider, indexTable, scopesTable } from "../../src/index.js";
+import { AgentSearchProvider, Fts5SearchProvider } from "../../src/index.js";
+import { indexTable, scopesTable } from "../../src/schema.js";
 import { keysOf, memoryDatabase, openProvider } from "../support/databases.js";
 
 describe("get, set, delete and the result format", () => {

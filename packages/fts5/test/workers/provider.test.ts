@@ -1,7 +1,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { AgentSearchProvider, Fts5SearchProvider, legacyTable } from "../../src/index.js";
+import { AgentSearchProvider, Fts5SearchProvider } from "../../src/index.js";
+import { legacyTable } from "../../src/schema.js";
 import { leadingVarint } from "../../src/search.js";
 
 /** Runs `callback` inside a fresh Durable Object, with its SQLite storage. */
