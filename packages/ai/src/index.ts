@@ -1,20 +1,11 @@
+export type { EntryInput, SearchContextInput, SetContextInput, ToolOutcome } from "@contextblocks/core";
 export type { ContextMessage } from "./messages.js";
-export {
-  assertStablePrefix,
-  type ComparePrefixOptions,
-  comparePrefix,
-  describePrefixComparison,
-  type PrefixComparison,
-  type PrefixSnapshot,
-  type PrefixSource,
-  prefixSnapshot,
-} from "./prefix.js";
 export {
   type PrepareContextTurnOptions,
   type PreparedContextTurn,
   prepareContextTurn,
 } from "./prepare-turn.js";
-export { attachReminder, isReminderText, reminderTargetIndex } from "./reminder-placement.js";
+export { attachReminder, isReminderPart } from "./reminder-placement.js";
 export {
   type ContextTool,
   type ContextToolInputSchemas,
@@ -23,9 +14,6 @@ export {
   type ContextToolsOptions,
   contextToolInputSchemas,
   contextTools,
-  type EntryInput,
-  type SearchContextInput,
-  type SetContextInput,
 } from "./tools.js";
 export {
   loadedEntriesFromMessages,

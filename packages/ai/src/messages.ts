@@ -29,7 +29,7 @@ export interface TranscriptToolCall {
   input: unknown;
   /** Order of the call in the transcript: a later call has a larger number. */
   position: number;
-  /** `failed`: an error result (SDK tool error, denial, or a tool result text starting with `Error:`). */
+  /** `failed`: an error result (an error output or tool error, a denial, or an outcome with `isError`). */
   outcome: ToolCallOutcome;
   /** The part holding the result (for a UI message, the tool part itself); absent while pending. */
   result?: PartLocation;
@@ -87,15 +87,19 @@ function uiToolPart(
   const tool = part as { toolCallId?: unknown; input?: unknown; state?: unknown; output?: unknown };
   if (typeof tool.toolCallId !== "string") return null;
   let outcome: ToolCallOutcome = "pending";
-  if (tool.state === "output-available") outcome = isErrorText(tool.output) ? "failed" : "succeeded";
+  if (tool.state === "output-available") outcome = isErrorOutcome(tool.output) ? "failed" : "succeeded";
   else if (tool.state === "output-error" || tool.state === "output-denied") outcome = "failed";
   return { toolCallId: tool.toolCallId, toolName, input: parseInput(tool.input), outcome };
 }
 
+/**
+ * A model-message tool result's outcome, by the output's type: error outputs (`error-text`, `error-json`,
+ * `execution-denied`) failed; anything else succeeded. Text is never read for this: a result written
+ * before tools answered structured outcomes (a plain `text` output) counts as a success.
+ */
 function outputOutcome(output: { type: string; value?: unknown }): ToolCallOutcome {
   switch (output.type) {
     case "text":
-      return isErrorText(output.value) ? "failed" : "succeeded";
     case "json":
     case "content":
       return "succeeded";
@@ -104,9 +108,9 @@ function outputOutcome(output: { type: string; value?: unknown }): ToolCallOutco
   }
 }
 
-/** Tool results of contextblocks tools that failed start with `Error:` (core's rule). */
-function isErrorText(value: unknown): boolean {
-  return typeof value === "string" && value.startsWith("Error:");
+/** A UI tool part's raw output is core's `ToolOutcome`; a plain string (older transcripts) is a success. */
+function isErrorOutcome(value: unknown): boolean {
+  return typeof value === "object" && value !== null && (value as { isError?: unknown }).isError === true;
 }
 
 function parseInput(input: unknown): unknown {
@@ -121,6 +125,7 @@ function parseInput(input: unknown): unknown {
 /** `label` and `key` of a `load_context` / `unload_context` input, or `null` when they are not strings. */
 export function entryOf(input: unknown): { label: string; key: string } | null {
   if (typeof input !== "object" || input === null) return null;
-  const { label, key } = input as { label?: unknown; key?: unknown };
+  const label = Object.hasOwn(input, "label") ? (input as { label?: unknown }).label : undefined;
+  const key = Object.hasOwn(input, "key") ? (input as { key?: unknown }).key : undefined;
   return typeof label === "string" && typeof key === "string" ? { label, key } : null;
 }

@@ -1,4 +1,4 @@
-import { type ContextBlocks, parseSections } from "@contextblocks/core";
+import { type ContextBlocks, labelOfHeader, parseSections } from "@contextblocks/core";
 import { asSchema, type ToolSet } from "ai";
 
 /**
@@ -115,10 +115,10 @@ export async function comparePrefix(
   options: ComparePrefixOptions = {},
 ): Promise<PrefixComparison> {
   const [before, after] = await Promise.all([prefixSnapshot(previous), prefixSnapshot(next)]);
-  const labels = options.context?.getConfigs().map((config) => config.label) ?? [];
+  const blocks = options.context?.getConfigs() ?? [];
 
   const systemIdentical = before.system === after.system;
-  const changedBlocks = systemIdentical ? [] : changedSections(before.system, after.system, labels);
+  const changedBlocks = systemIdentical ? [] : changedSections(before.system, after.system, blocks);
 
   const beforeTools = new Map(before.tools);
   const afterTools = new Map(after.tools);
@@ -188,33 +188,15 @@ export function describePrefixComparison(comparison: Omit<PrefixComparison, "mes
 }
 
 /** Names of the blocks whose sections differ between two prompts, in order of appearance. */
-function changedSections(before: string, after: string, labels: readonly string[]): string[] {
+function changedSections(
+  before: string,
+  after: string,
+  blocks: ReadonlyArray<{ label: string; description?: string | undefined }>,
+): string[] {
   const named = (prompt: string) =>
-    new Map(parseSections(prompt).map((section) => [blockName(section.header, labels), section.text]));
+    new Map(parseSections(prompt).map((section) => [labelOfHeader(section.header, blocks), section.text]));
   const beforeSections = named(before);
   const afterSections = named(after);
   const names = [...new Set([...beforeSections.keys(), ...afterSections.keys()])];
   return names.filter((name) => beforeSections.get(name) !== afterSections.get(name));
-}
-
-const MARKER = / \[(?:readonly|writable|loadable|searchable)\]$/;
-const USAGE = / \[\d+% — \d+\/\d+ tokens\]$/;
-
-/**
- * The block a header belongs to. With known labels: the longest label whose upper-cased form starts the
- * header (followed by the end, ` (` or ` [`). Otherwise the header without marker, usage and description.
- */
-function blockName(header: string, labels: readonly string[]): string {
-  let best: string | undefined;
-  for (const label of labels) {
-    const upper = label.toUpperCase();
-    const rest = header.slice(upper.length);
-    if (header.startsWith(upper) && (rest === "" || rest.startsWith(" (") || rest.startsWith(" ["))) {
-      if (best === undefined || label.length > best.length) best = label;
-    }
-  }
-  if (best !== undefined) return best;
-  const bare = header.replace(MARKER, "").replace(USAGE, "");
-  const description = bare.indexOf(" (");
-  return description === -1 ? bare : bare.slice(0, description);
 }

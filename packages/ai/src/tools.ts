@@ -1,4 +1,12 @@
-import type { ContextBlocks, ContextToolName, ContextToolSpec, JsonSchema } from "@contextblocks/core";
+import type {
+  ContextBlocks,
+  ContextToolName,
+  ContextToolSpec,
+  EntryInput,
+  SearchContextInput,
+  SetContextInput,
+  ToolOutcome,
+} from "@contextblocks/core";
 import { jsonSchema, type Tool, tool } from "ai";
 import { z } from "zod";
 
@@ -10,34 +18,13 @@ export interface ContextToolsOptions {
 
 /**
  * One contextblocks tool. Its input is `unknown` on purpose: the SDK passes whatever the model sent, and
- * the tool checks it and answers `Error: …` text the model can act on (see `contextTools`). Narrow a
- * recorded input with `contextToolInputSchemas(context)`.
+ * the tool checks it (see `contextTools`). Its output is core's `ToolOutcome`; the model reads its text,
+ * as an error result when `isError`. Narrow a recorded input with `contextToolInputSchemas(context)`.
  */
-export type ContextTool = Tool<unknown, string>;
+export type ContextTool = Tool<unknown, ToolOutcome>;
 
 /** The tools the blocks allow. Only read-only blocks: an empty set. */
 export type ContextToolSet = { [Name in ContextToolName]?: ContextTool };
-
-/** `set_context` arguments, as the definition asks for them. */
-export interface SetContextInput {
-  label: string;
-  content: string;
-  action?: "replace" | "append";
-  /** For keyed (searchable, loadable) blocks: a title keeps updates in place; a description lists it. */
-  metadata?: { title?: string; description?: string };
-}
-
-/** `search_context` arguments. */
-export interface SearchContextInput {
-  label: string;
-  query: string;
-}
-
-/** `load_context` and `unload_context` arguments. */
-export interface EntryInput {
-  label: string;
-  key: string;
-}
 
 /** The arguments of each tool, by name. */
 export interface ContextToolInputs {
@@ -67,8 +54,11 @@ const cache = new WeakMap<ContextBlocks, Map<string, CachedTools>>();
  *   byte: a pure function of the block configuration, so writes never change it.
  * - The SDK does not validate arguments (`jsonSchema` without a validator). A failed SDK validation would
  *   become an SDK tool error worded by the SDK; instead every argument reaches core's `execute`, which
- *   checks it and answers `Error: …` naming the problem (unknown or read-only label, missing field, wrong
+ *   checks it and answers an outcome naming the problem (unknown or read-only label, missing field, wrong
  *   type, `maxTokens`). Nothing is thrown into the agent loop.
+ * - The outcome reaches the model through `toModelOutput`: its text as a `text` output, or as an
+ *   `error-text` output when it is an error, so transcripts record failure structurally. Pass the tools to
+ *   `convertToModelMessages(messages, { tools })` so UI messages convert the same way.
  * - Called again for the same context and options, it returns the same object while the configuration is
  *   unchanged (a block added or removed at runtime gives a new set).
  */
@@ -94,8 +84,8 @@ export function contextTools(context: ContextBlocks, options: ContextToolsOption
 }
 
 /**
- * zod schemas of what valid arguments look like, one per tool the blocks allow, derived from the same
- * JSON Schema the model sees (their `z.toJSONSchema` equals it). The tools do not use them to reject input;
+ * zod schemas of what valid arguments look like, one per tool the blocks allow, converted by zod
+ * (`z.fromJSONSchema`) from the same JSON Schema the model sees (their `z.toJSONSchema` equals it). The tools do not use them to reject input;
  * use them to narrow a recorded tool call (`schema.safeParse(part.input)`), for example to render it.
  */
 export function contextToolInputSchemas(
@@ -103,7 +93,7 @@ export function contextToolInputSchemas(
   options: ContextToolsOptions = {},
 ): ContextToolInputSchemas {
   const schemas: Record<string, z.ZodType> = {};
-  for (const spec of selectSpecs(context, options)) schemas[spec.name] = zodFromJsonSchema(spec.inputSchema);
+  for (const spec of selectSpecs(context, options)) schemas[spec.name] = z.fromJSONSchema(spec.inputSchema);
   return schemas as ContextToolInputSchemas;
 }
 
@@ -113,32 +103,19 @@ function selectSpecs(context: ContextBlocks, options: ContextToolsOptions): Cont
 }
 
 function toTool(spec: ContextToolSpec): ContextTool {
-  return tool<unknown, string>({
+  return tool<unknown, ToolOutcome>({
     description: spec.description,
-    // No validator: every argument reaches `execute`, which validates and answers with an error string.
+    // No validator: every argument reaches `execute`, which validates and answers with an error outcome.
     inputSchema: jsonSchema<unknown>(spec.inputSchema),
     execute: (input) => spec.execute(input),
+    toModelOutput: ({ output }) => toolModelOutput(output),
   });
 }
 
-/** The subset of JSON Schema core's tool specs use: objects, strings, string enums, descriptions. */
-function zodFromJsonSchema(schema: JsonSchema): z.ZodType {
-  let result: z.ZodType;
-  if (schema.type === "object") {
-    const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
-    const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-    const shape: Record<string, z.ZodType> = {};
-    for (const [name, property] of Object.entries(properties)) {
-      const field = zodFromJsonSchema(property);
-      shape[name] = required.has(name) ? field : field.optional();
-    }
-    result = schema.additionalProperties === false ? z.strictObject(shape) : z.object(shape);
-  } else if (schema.type === "string") {
-    const values = schema.enum;
-    result =
-      Array.isArray(values) && values.length > 0 ? z.enum(values as [string, ...string[]]) : z.string();
-  } else {
-    throw new TypeError(`contextToolInputSchemas: unsupported JSON Schema ${JSON.stringify(schema)}`);
-  }
-  return typeof schema.description === "string" ? result.describe(schema.description) : result;
+/** The model's view of an outcome: an error output for errors, plain text otherwise. */
+export function toolModelOutput(output: unknown): { type: "text" | "error-text"; value: string } {
+  if (typeof output === "string") return { type: "text", value: output };
+  const outcome = output as Partial<ToolOutcome> | null;
+  const text = typeof outcome?.text === "string" ? outcome.text : JSON.stringify(output);
+  return { type: outcome?.isError === true ? "error-text" : "text", value: text };
 }

@@ -1,4 +1,4 @@
-import type { LoadedEntry } from "@contextblocks/core";
+import { entryId, type LoadedEntry } from "@contextblocks/core";
 import type { ModelMessage, UIMessage } from "ai";
 import { type ContextMessage, entryOf, isUIMessage, toolCallsOf } from "./messages.js";
 
@@ -41,7 +41,7 @@ function readTranscript(messages: readonly ContextMessage[]): TranscriptState {
     if (call.toolName !== "load_context" || call.outcome !== "succeeded") continue;
     const entry = entryOf(call.input);
     if (!entry) continue;
-    const id = JSON.stringify([entry.label, entry.key]);
+    const id = entryId(entry);
     const later = unloads.some(
       (unload) => unload.label === entry.label && unload.key === entry.key && unload.position > call.position,
     );
@@ -118,9 +118,17 @@ function replaceInUIMessage(
     const entry = unloadedAt(index);
     if (!entry) return part;
     const value = placeholder(entry);
-    if ((part as { output?: unknown }).output === value) return part;
+    const output = (part as { output?: unknown }).output;
+    // Keep the output's form: core's outcome object, or a plain string in transcripts written before it.
+    if (typeof output === "string") {
+      if (output === value) return part;
+      changed = true;
+      return { ...part, output: value } as typeof part;
+    }
+    const current = output as { isError?: unknown; text?: unknown } | undefined;
+    if (current?.isError === false && current.text === value) return part;
     changed = true;
-    return { ...part, output: value } as typeof part;
+    return { ...part, output: { isError: false, text: value } } as typeof part;
   });
   return changed ? { ...message, parts } : message;
 }

@@ -1,4 +1,4 @@
-import { MemoryContextProvider } from "@contextblocks/core/memory";
+import { InMemoryContextProvider } from "@contextblocks/core/memory";
 import { generateText, type ModelMessage, stepCountIs, streamText } from "ai";
 import { describe, expect, it } from "vitest";
 import { loadedEntriesFromMessages, prepareContextTurn } from "../src/index.js";
@@ -106,7 +106,7 @@ describe("parallel writes to a slow provider", () => {
   it("lands every append of one step, whatever order the provider's writes finish in", async () => {
     const store = createStore();
     const delays = [30, 0, 15];
-    const slow = new MemoryContextProvider({ store, label: "journal" });
+    const slow = new InMemoryContextProvider({ store, label: "journal" });
     const provider = {
       get: () => slow.get(),
       set: async (content: string) => {

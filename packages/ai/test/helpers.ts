@@ -5,10 +5,10 @@ import type {
 } from "@ai-sdk/provider";
 import { ContextBlocks, type ContextConfig } from "@contextblocks/core";
 import {
-  MemoryContextProvider,
-  MemorySearchProvider,
-  MemorySkillProvider,
-  MemoryStore,
+  InMemoryContextProvider,
+  InMemorySearchProvider,
+  InMemorySkillProvider,
+  InMemoryStore,
 } from "@contextblocks/core/memory";
 import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
 
@@ -24,13 +24,13 @@ export const SKILLS = {
 };
 
 /** Durable state shared by "restarts": providers and the prompt store all live in one store. */
-export function createStore(): MemoryStore {
-  return new MemoryStore();
+export function createStore(): InMemoryStore {
+  return new InMemoryStore();
 }
 
 /** A context like an agent's: soul (read-only), memory (writable), notes (searchable), skills (loadable). */
 export function createContext(
-  store: MemoryStore,
+  store: InMemoryStore,
   extra: ContextConfig[] = [],
   options: { today?: () => string } = {},
 ): ContextBlocks {
@@ -42,13 +42,13 @@ export function createContext(
         label: "memory",
         description: "Facts about the user",
         maxTokens: 60,
-        provider: new MemoryContextProvider({ store }),
+        provider: new InMemoryContextProvider({ store }),
       },
-      { label: "notes", description: "Searchable notes", provider: new MemorySearchProvider({ store }) },
+      { label: "notes", description: "Searchable notes", provider: new InMemorySearchProvider({ store }) },
       {
         label: "skills",
         description: "Skills to load",
-        provider: new MemorySkillProvider({ store, skills: SKILLS }),
+        provider: new InMemorySkillProvider({ store, skills: SKILLS }),
       },
       ...(today
         ? [
@@ -61,7 +61,7 @@ export function createContext(
         : []),
       ...extra,
     ],
-    new MemoryContextProvider({ store, label: "_system_prompt" }),
+    new InMemoryContextProvider({ store, label: "_system_prompt" }),
   );
 }
 

@@ -1,8 +1,9 @@
 import { ContextBlocks } from "@contextblocks/core";
-import { MemoryContextProvider, MemoryStore } from "@contextblocks/core/memory";
+import { InMemoryContextProvider, InMemoryStore } from "@contextblocks/core/memory";
 import { jsonSchema, type ModelMessage, tool } from "ai";
 import { describe, expect, it } from "vitest";
-import { assertStablePrefix, comparePrefix, contextTools, prepareContextTurn } from "../src/index.js";
+import { contextTools, prepareContextTurn } from "../src/index.js";
+import { assertStablePrefix, comparePrefix } from "../src/test.js";
 import { createContext, createStore } from "./helpers.js";
 
 describe("comparePrefix", () => {
@@ -41,14 +42,14 @@ describe("comparePrefix", () => {
   });
 
   it("reports added and removed blocks, and changes outside sections", async () => {
-    const store = new MemoryStore();
+    const store = new InMemoryStore();
     const one = new ContextBlocks([
-      { label: "a", provider: new MemoryContextProvider({ store }) },
-      { label: "b", description: "second (of two)", provider: new MemoryContextProvider({ store }) },
+      { label: "a", provider: new InMemoryContextProvider({ store }) },
+      { label: "b", description: "second (of two)", provider: new InMemoryContextProvider({ store }) },
     ]);
     const two = new ContextBlocks([
-      { label: "a", provider: new MemoryContextProvider({ store }) },
-      { label: "c", provider: new MemoryContextProvider({ store }) },
+      { label: "a", provider: new InMemoryContextProvider({ store }) },
+      { label: "c", provider: new InMemoryContextProvider({ store }) },
     ]);
     const comparison = await comparePrefix(
       { system: await one.freezeSystemPrompt() },

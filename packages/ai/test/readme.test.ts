@@ -1,5 +1,5 @@
 import { ContextBlocks } from "@contextblocks/core";
-import { MemoryContextProvider, MemorySkillProvider, MemoryStore } from "@contextblocks/core/memory";
+import { InMemoryContextProvider, InMemorySkillProvider, InMemoryStore } from "@contextblocks/core/memory";
 import { generateText, type ModelMessage, stepCountIs } from "ai";
 import { describe, expect, it } from "vitest";
 import { prepareContextTurn } from "../src/index.js";
@@ -16,17 +16,17 @@ describe("the README's agent loop", () => {
     ]);
 
     // ── as in the README ──
-    const store = new MemoryStore();
+    const store = new InMemoryStore();
     const skills = { haiku: { content: "Three lines: 5, 7, 5 syllables.", description: "Writing haiku" } };
     const context = new ContextBlocks(
       [
         { label: "soul", provider: { get: async () => "You are a concise assistant." } },
         { label: "memory", description: "Facts about the user", maxTokens: 1_000 },
         { label: "today", provider: { get: async () => date }, whenChanged: "remind" },
-        { label: "skills", provider: new MemorySkillProvider({ store, skills }) },
+        { label: "skills", provider: new InMemorySkillProvider({ store, skills }) },
       ],
-      new MemoryContextProvider({ store, label: "_system_prompt" }),
-      (label) => new MemoryContextProvider({ store, label }),
+      new InMemoryContextProvider({ store, label: "_system_prompt" }),
+      (label) => new InMemoryContextProvider({ store, label }),
     );
     const history: ModelMessage[] = [];
     async function chat(text: string): Promise<string> {

@@ -1,7 +1,12 @@
 import { REMINDER_PREAMBLE } from "@contextblocks/core";
 import { convertToModelMessages, generateText, type ModelMessage, stepCountIs, type UIMessage } from "ai";
 import { describe, expect, it } from "vitest";
-import { attachReminder, prepareContextTurn, reminderTargetIndex } from "../src/index.js";
+import { attachReminder, prepareContextTurn } from "../src/index.js";
+import { reminderTargetIndex } from "../src/reminder-placement.js";
+
+/** The mark on the reminder part this package adds (provider options; provider metadata in UI messages). */
+const MARK = { contextblocks: { reminder: true } };
+
 import {
   answer,
   callTools,
@@ -43,7 +48,7 @@ describe("reminder placement (model messages)", () => {
       role: "user",
       content: [
         { type: "text", text: "Second question" },
-        { type: "text", text: reminder },
+        { type: "text", text: reminder, providerOptions: MARK },
       ],
     });
   });
@@ -56,7 +61,7 @@ describe("reminder placement (model messages)", () => {
         role: "user",
         content: [
           { type: "text", text: "Hi" },
-          { type: "text", text: reminder },
+          { type: "text", text: reminder, providerOptions: MARK },
         ],
       },
     ]);
@@ -90,7 +95,7 @@ describe("reminder placement (model messages)", () => {
     expect(prepared.messages[0]?.content).toEqual([
       { type: "text", text: "What is this?" },
       image,
-      { type: "text", text: reminder },
+      { type: "text", text: reminder, providerOptions: MARK },
     ]);
   });
 
@@ -148,7 +153,7 @@ describe("reminder placement (model messages)", () => {
     const prepared = await prepareContextTurn(context, messages);
     expect(prepared.messages[2]?.content).toEqual([
       { type: "text", text: "Load the PDF skill" },
-      { type: "text", text: reminder },
+      { type: "text", text: reminder, providerOptions: MARK },
     ]);
     expect(prepared.messages[0]).toBe(messages[0]);
   });
@@ -184,7 +189,7 @@ describe("reminder placement (UI messages)", () => {
       role: "user",
       parts: [
         { type: "text", text: "What's the date?" },
-        { type: "text", text: reminder },
+        { type: "text", text: reminder, providerMetadata: MARK },
       ],
     });
     expect((await prepareContextTurn(context, prepared.messages)).messages).toEqual(prepared.messages);
@@ -203,7 +208,11 @@ describe("reminder placement (UI messages)", () => {
     ];
     const prepared = await prepareContextTurn(context, partial);
     expect(prepared.messages[3]).toBe(partial[3]);
-    expect(prepared.messages[2]?.parts.at(-1)).toEqual({ type: "text", text: reminder });
+    expect(prepared.messages[2]?.parts.at(-1)).toEqual({
+      type: "text",
+      text: reminder,
+      providerMetadata: MARK,
+    });
   });
 });
 
@@ -220,5 +229,33 @@ describe("a reminder in a multi-step turn", () => {
       stopWhen: stepCountIs(3),
     });
     for (const call of model.doGenerateCalls) expect(lastUserTexts(call)).toEqual(["Go", reminder]);
+  });
+});
+
+describe("reminder identity (issue 12, item 7)", () => {
+  it("never drops user text that merely starts like a reminder, and replaces only the part it marked", async () => {
+    const { context, reminder } = await contextWithReminder();
+    // A user pastes an earlier reminder's text: it is theirs, not ours.
+    const pasted = `${REMINDER_PREAMBLE}\n\n${"═".repeat(46)}\nENVIRONMENT [readonly]\n${"═".repeat(46)}\nold`;
+    const messages: ModelMessage[] = [{ role: "user", content: [{ type: "text", text: pasted }] }];
+    const prepared = await prepareContextTurn(context, messages);
+    expect(prepared.messages[0]?.content).toEqual([
+      { type: "text", text: pasted },
+      { type: "text", text: reminder, providerOptions: MARK },
+    ]);
+    // Prepared again (its own output): one reminder, the user's text still there.
+    expect((await prepareContextTurn(context, prepared.messages)).messages).toEqual(prepared.messages);
+    // Removing the reminder keeps the pasted text.
+    expect(attachReminder(prepared.messages, null)[0]?.content).toEqual([{ type: "text", text: pasted }]);
+  });
+
+  it("keeps the mark through convertToModelMessages, so converted UI messages are recognised too", async () => {
+    const { context, reminder } = await contextWithReminder();
+    const ui: UIMessage[] = [{ id: "u1", role: "user", parts: [{ type: "text", text: "Date?" }] }];
+    const prepared = await prepareContextTurn(context, ui);
+    const converted = await convertToModelMessages(prepared.messages);
+    const again = attachReminder(converted, reminder);
+    expect(again).toEqual(converted);
+    expect(attachReminder(converted, null)[0]?.content).toEqual([{ type: "text", text: "Date?" }]);
   });
 });

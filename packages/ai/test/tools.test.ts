@@ -1,8 +1,9 @@
 import { ContextBlocks } from "@contextblocks/core";
-import { MemoryContextProvider, MemoryStore } from "@contextblocks/core/memory";
+import { InMemoryContextProvider, InMemoryStore } from "@contextblocks/core/memory";
 import { generateText } from "ai";
 import { describe, expect, it } from "vitest";
-import { contextTools, prefixSnapshot, prepareContextTurn } from "../src/index.js";
+import { contextTools, prepareContextTurn } from "../src/index.js";
+import { prefixSnapshot } from "../src/test.js";
 import { answer, createContext, createStore, scriptedModel } from "./helpers.js";
 
 describe("contextTools", () => {
@@ -52,8 +53,10 @@ describe("contextTools", () => {
   });
 
   it("offers only set_context for plain writable blocks, and leaves out excluded tools", () => {
-    const store = new MemoryStore();
-    const context = new ContextBlocks([{ label: "memory", provider: new MemoryContextProvider({ store }) }]);
+    const store = new InMemoryStore();
+    const context = new ContextBlocks([
+      { label: "memory", provider: new InMemoryContextProvider({ store }) },
+    ]);
     expect(Object.keys(contextTools(context))).toEqual(["set_context"]);
     const readOnlyAgent = contextTools(createContext(createStore()), { exclude: ["set_context"] });
     expect(Object.keys(readOnlyAgent)).toEqual(["search_context", "load_context", "unload_context"]);
@@ -69,7 +72,7 @@ describe("contextTools", () => {
 
     await context.addBlock({
       label: "journal",
-      provider: new MemoryContextProvider({ store: new MemoryStore() }),
+      provider: new InMemoryContextProvider({ store: new InMemoryStore() }),
     });
     const grown = contextTools(context);
     expect(grown).not.toBe(tools);
@@ -77,17 +80,31 @@ describe("contextTools", () => {
     expect(contextTools(context)).toBe(grown);
   });
 
-  it("executes through core: a result string, never a throw", async () => {
+  it("executes through core: a structured outcome, never a throw", async () => {
     const store = createStore();
     const context = createContext(store);
     const tools = contextTools(context);
     const options = { toolCallId: "t", messages: [] };
-    expect(await tools.set_context?.execute?.({ label: "memory", content: "Hi." }, options)).toMatch(
-      /^Written to memory\./,
-    );
-    expect(await tools.set_context?.execute?.(undefined, options)).toMatch(
-      /^Error: set_context expects an object of arguments/,
-    );
+    expect(await tools.set_context?.execute?.({ label: "memory", content: "Hi." }, options)).toMatchObject({
+      isError: false,
+      text: expect.stringMatching(/^Written to memory\./),
+    });
+    expect(await tools.set_context?.execute?.(undefined, options)).toMatchObject({
+      isError: true,
+      text: expect.stringMatching(/^Error: set_context expects an object of arguments/),
+    });
     expect(store.blocks.get("memory")).toBe("Hi.");
+  });
+
+  it("maps an outcome to the model's output: error-text for errors, text otherwise (never by the words)", async () => {
+    const { toolModelOutput } = await import("../src/tools.js");
+    expect(toolModelOutput({ isError: true, text: "Error: nope" })).toEqual({
+      type: "error-text",
+      value: "Error: nope",
+    });
+    expect(toolModelOutput({ isError: false, text: "Error: a skill's own words" })).toEqual({
+      type: "text",
+      value: "Error: a skill's own words",
+    });
   });
 });

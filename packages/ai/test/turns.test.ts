@@ -2,7 +2,8 @@ import type { ContextBlocks } from "@contextblocks/core";
 import { REMINDER_PREAMBLE } from "@contextblocks/core";
 import { generateText, type ModelMessage, stepCountIs } from "ai";
 import { describe, expect, it } from "vitest";
-import { assertStablePrefix, comparePrefix, contextTools, prepareContextTurn } from "../src/index.js";
+import { contextTools, prepareContextTurn } from "../src/index.js";
+import { assertStablePrefix, comparePrefix } from "../src/test.js";
 import {
   allUserTexts,
   answer,

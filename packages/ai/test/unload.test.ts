@@ -1,12 +1,12 @@
 import { convertToModelMessages, generateText, type ModelMessage, stepCountIs, type UIMessage } from "ai";
 import { describe, expect, it } from "vitest";
 import {
-  comparePrefix,
   loadedEntriesFromMessages,
   prepareContextTurn,
   replaceUnloadedEntries,
   unloadedPlaceholder,
 } from "../src/index.js";
+import { comparePrefix } from "../src/test.js";
 import {
   answer,
   callTools,
@@ -25,10 +25,15 @@ function call(toolCallId: string, toolName: string, input: unknown): ModelMessag
   return { role: "assistant", content: [{ type: "tool-call", toolCallId, toolName, input }] };
 }
 
-function result(toolCallId: string, toolName: string, value: string): ModelMessage {
+function result(
+  toolCallId: string,
+  toolName: string,
+  value: string,
+  type: "text" | "error-text" = "text",
+): ModelMessage {
   return {
     role: "tool",
-    content: [{ type: "tool-result", toolCallId, toolName, output: { type: "text", value } }],
+    content: [{ type: "tool-result", toolCallId, toolName, output: { type, value } }],
   };
 }
 
@@ -68,6 +73,69 @@ describe("unloading a skill", () => {
     expect(JSON.stringify(history)).toContain(PDF);
   });
 
+  it('tracks a skill whose own text starts with "Error:" as loaded, and unloads it (issue 11, fault 1)', async () => {
+    const store = createStore();
+    const context = createContext(store);
+    const WORDS = "Error: messages are how this skill teaches recovery. Read them aloud.";
+    await context.setEntry("skills", "error-drills", WORDS, "Recovering from errors");
+    const model = scriptedModel([
+      callTools(0, { toolName: "load_context", input: { label: "skills", key: "error-drills" } }),
+      answer("Loaded."),
+      callTools(1, { toolName: "unload_context", input: { label: "skills", key: "error-drills" } }),
+      answer("Unloaded."),
+      answer("Next."),
+    ]);
+    const history: ModelMessage[] = [{ role: "user", content: "Drill errors." }];
+    const first = await generateText({
+      model,
+      ...(await prepareContextTurn(context, history)),
+      stopWhen: stepCountIs(3),
+    });
+    history.push(...first.response.messages);
+    // The model read the skill as a plain result, and the transcript counts it as loaded.
+    expect(resultText(model.doGenerateCalls[1], "call-0-0")).toBe(WORDS);
+    expect(loadedEntriesFromMessages(history)).toEqual([{ label: "skills", key: "error-drills" }]);
+
+    history.push({ role: "user", content: "Done with it." });
+    const second = await generateText({
+      model,
+      ...(await prepareContextTurn(context, history)),
+      stopWhen: stepCountIs(3),
+    });
+    history.push(...second.response.messages);
+    expect(loadedEntriesFromMessages(history)).toEqual([]);
+
+    history.push({ role: "user", content: "And now?" });
+    await generateText({ model, ...(await prepareContextTurn(context, history)) });
+    const seen = model.doGenerateCalls[4];
+    expect(resultText(seen, "call-0-0")).toBe("[unloaded: error-drills from skills]");
+    expect(JSON.stringify(seen?.prompt)).not.toContain("teaches recovery");
+  });
+
+  it("reads transcripts written before structured outcomes: a plain text result is a success", () => {
+    const messages: ModelMessage[] = [
+      call("l1", "load_context", { label: "skills", key: "pdf-forms" }),
+      result("l1", "load_context", PDF),
+      call("l2", "load_context", { label: "skills", key: "sql-review" }),
+      result("l2", "load_context", "Error: some old failure, recorded as plain text"),
+      call("l3", "load_context", { label: "skills", key: "juggling" }),
+      result("l3", "load_context", "Error: no entry", "error-text"),
+    ];
+    expect(loadedEntriesFromMessages(messages)).toEqual([
+      { label: "skills", key: "pdf-forms" },
+      { label: "skills", key: "sql-review" },
+    ]);
+  });
+
+  it("ignores tool arguments inherited through the prototype (own properties only)", () => {
+    const inherited = Object.create({ label: "skills", key: "pdf-forms" }) as Record<string, unknown>;
+    const messages: ModelMessage[] = [
+      call("l1", "load_context", inherited),
+      result("l1", "load_context", PDF),
+    ];
+    expect(loadedEntriesFromMessages(messages)).toEqual([]);
+  });
+
   it("keeps a load that came after the unload, and leaves failed loads and failed unloads alone", () => {
     const messages: ModelMessage[] = deepFreeze([
       { role: "user", content: "go" },
@@ -78,13 +146,13 @@ describe("unloading a skill", () => {
       call("l2", "load_context", { label: "skills", key: "pdf-forms" }),
       result("l2", "load_context", PDF),
       call("l3", "load_context", { label: "skills", key: "juggling" }),
-      result("l3", "load_context", 'Error: no entry "juggling" in skills.'),
+      result("l3", "load_context", 'Error: no entry "juggling" in skills.', "error-text"),
       call("u3", "unload_context", { label: "skills", key: "juggling" }),
       result("u3", "unload_context", 'Unloaded "juggling" from skills.'),
       call("l4", "load_context", { label: "skills", key: "sql-review" }),
       result("l4", "load_context", SQL),
       call("u4", "unload_context", { label: "skills" }),
-      result("u4", "unload_context", 'Error: unload_context: "key" is required'),
+      result("u4", "unload_context", 'Error: unload_context: "key" is required', "error-text"),
     ]);
     const replaced = replaceUnloadedEntries(messages);
     const values = replaced.flatMap((message) =>
@@ -96,10 +164,10 @@ describe("unloading a skill", () => {
       { type: "text", value: "[unloaded: pdf-forms from skills]" },
       { type: "text", value: 'Unloaded "pdf-forms" from skills.' },
       { type: "text", value: PDF },
-      { type: "text", value: 'Error: no entry "juggling" in skills.' },
+      { type: "error-text", value: 'Error: no entry "juggling" in skills.' },
       { type: "text", value: 'Unloaded "juggling" from skills.' },
       { type: "text", value: SQL },
-      { type: "text", value: 'Error: unload_context: "key" is required' },
+      { type: "error-text", value: 'Error: unload_context: "key" is required' },
     ]);
     expect(replaced[1]).toBe(messages[1]);
     expect(replaced[6]).toBe(messages[6]);
