@@ -1,4 +1,4 @@
-import { isReminderText, prepareContextTurn } from "@contextblocks/ai";
+import { isReminderPart, prepareContextTurn } from "@contextblocks/ai";
 import { type ContextBlock, ContextBlocks, entryKey, SYSTEM_PROMPT_LABEL } from "@contextblocks/core";
 import { Fts5SearchProvider } from "@contextblocks/fts5";
 import { SqliteContextProvider } from "@contextblocks/sqlite";
@@ -167,7 +167,7 @@ export class NodeAgent {
             : [],
         ),
       ),
-      reminder: lastPart?.type === "text" && isReminderText(lastPart.text) ? lastPart.text : null,
+      reminder: lastPart?.type === "text" && isReminderPart(lastPart) ? lastPart.text : null,
       systemIsFrozenPrompt: turn.system === (await this.context.freezeSystemPrompt()),
     };
   }

@@ -32,9 +32,9 @@ it("backs blocks and the frozen prompt with one JSON file, across a restart", as
   expect(prompt).toContain("MEMORY (Facts learned about the user) [0% — 0/1100 tokens] [writable]");
 
   const setContext = context.toolSpecs().find((tool) => tool.name === "set_context");
-  expect(await setContext?.execute({ label: "memory", content: "Prefers metric units." })).toMatch(
-    /^Written to memory\./,
-  );
+  const outcome = await setContext?.execute({ label: "memory", content: "Prefers metric units." });
+  expect(outcome?.isError).toBe(false);
+  expect(outcome?.text).toMatch(/^Written to memory\./);
   expect(await context.freezeSystemPrompt()).toBe(prompt);
 
   const restarted = agentContext(path);

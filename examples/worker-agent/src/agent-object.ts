@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { isReminderText, prepareContextTurn } from "@contextblocks/ai";
+import { isReminderPart, prepareContextTurn } from "@contextblocks/ai";
 import { type ContextBlocks, parseSections, renderSection, usagePercent } from "@contextblocks/core";
 import { generateText, type ModelMessage, stepCountIs } from "ai";
 import {
@@ -171,7 +171,7 @@ export class AgentObject extends DurableObject<Env> {
 function sentReminder(message: ModelMessage | undefined): string | null {
   if (message?.role !== "user" || typeof message.content === "string") return null;
   const last = message.content.at(-1);
-  return last?.type === "text" && isReminderText(last.text) ? last.text : null;
+  return last?.type === "text" && isReminderPart(last) ? last.text : null;
 }
 
 function recentLines(messages: readonly ModelMessage[]): TranscriptLine[] {

@@ -1,4 +1,4 @@
-import type { ContextProvider } from "@contextblocks/core";
+import { type ContextProvider, hasMethod } from "@contextblocks/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { ProviderFixture } from "./fixture.js";
 import type { DeclaredCapabilities } from "./options.js";
@@ -11,15 +11,6 @@ export const CAPABILITY_METHODS = [
   { capability: "loadable", method: "load" },
   { capability: "delete", method: "delete" },
 ] as const satisfies readonly { capability: keyof DeclaredCapabilities; method: string }[];
-
-/** Whether `provider` has a function-valued `name` (own or inherited), the way core decides capabilities. */
-export function hasMethod(provider: unknown, name: string): boolean {
-  return (
-    typeof provider === "object" &&
-    provider !== null &&
-    typeof (provider as Record<string, unknown>)[name] === "function"
-  );
-}
 
 /**
  * Capability declaration: what `options.capabilities` says matches what the provider's shape says, so

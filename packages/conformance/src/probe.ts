@@ -1,8 +1,8 @@
-import type {
-  ContextProvider,
-  SearchProvider,
-  SkillProvider,
-  WritableContextProvider,
+import {
+  type ContextProvider,
+  isSearchProvider,
+  isSkillProvider,
+  isWritableProvider,
 } from "@contextblocks/core";
 import type { Suite } from "./suite.js";
 
@@ -44,9 +44,12 @@ export function probeFor<P extends ContextProvider>(suite: Suite<P>): Probe<P> |
     return {
       via: "set(key, content)",
       write: (provider, marker) =>
-        (provider as unknown as SearchProvider).set?.(probeKey(marker), probeText(marker)) ?? missing("set"),
+        isSearchProvider(provider) && provider.set
+          ? provider.set(probeKey(marker), probeText(marker))
+          : missing("set"),
       async sees(provider, marker) {
-        const found = await (provider as unknown as SearchProvider).search(marker);
+        if (!isSearchProvider(provider)) return missing("search");
+        const found = await provider.search(marker);
         return typeof found === "string" && found.includes(marker);
       },
     };
@@ -55,13 +58,12 @@ export function probeFor<P extends ContextProvider>(suite: Suite<P>): Probe<P> |
     return {
       via: "set(key, content, description)",
       write: (provider, marker) =>
-        (provider as unknown as SkillProvider).set?.(
-          probeKey(marker),
-          probeText(marker),
-          `probe ${marker}`,
-        ) ?? missing("set"),
+        isSkillProvider(provider) && provider.set
+          ? provider.set(probeKey(marker), probeText(marker), `probe ${marker}`)
+          : missing("set"),
       async sees(provider, marker) {
-        const loaded = await (provider as unknown as SkillProvider).load(probeKey(marker));
+        if (!isSkillProvider(provider)) return missing("load");
+        const loaded = await provider.load(probeKey(marker));
         const listing = await provider.get();
         return loaded !== null || (typeof listing === "string" && listing.includes(marker));
       },
@@ -70,7 +72,8 @@ export function probeFor<P extends ContextProvider>(suite: Suite<P>): Probe<P> |
   if (kind === "writable") {
     return {
       via: "set(content)",
-      write: (provider, marker) => (provider as unknown as WritableContextProvider).set(probeText(marker)),
+      write: (provider, marker) =>
+        isWritableProvider(provider) ? provider.set(probeText(marker)) : missing("set"),
       sees: async (provider, marker) => includes(await provider.get(), marker),
     };
   }

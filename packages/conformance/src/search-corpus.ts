@@ -1,7 +1,7 @@
 /**
  * The texts of the search checks. They are chosen so that a reasonable full-text provider passes: FTS5
  * with `tokenize='porter unicode61'`, bm25 ranking and an OR of the query's words (with or without stop
- * words), and core's `MemorySearchProvider`. A provider that requires every query word in a match (an
+ * words), and core's `InMemorySearchProvider`. A provider that requires every query word in a match (an
  * implicit AND, as `agents/context` does) fails the question check, on purpose: a model asks questions.
  *
  * Keys start with `kb-` and appear in no entry's text, so an entry can be told apart in a result by its

@@ -6,7 +6,7 @@ import {
   type ContextToolSpec,
   SECTION_RULE,
 } from "@contextblocks/core";
-import { MemoryContextProvider, MemoryStore } from "@contextblocks/core/memory";
+import { InMemoryContextProvider, InMemoryStore } from "@contextblocks/core/memory";
 import { expect } from "vitest";
 import { expectSameText } from "./compare.js";
 import { countCalls } from "./counting.js";
@@ -84,8 +84,11 @@ export function throughContextGroup<P extends ContextProvider>(suite: Suite<P>):
 
     async function run(spec: ContextToolSpec, input: Record<string, unknown>): Promise<string> {
       const result = await spec.execute(input);
-      expect(typeof result, `${spec.name}.execute() resolves to a string`).toBe("string");
-      return result;
+      expect(typeof result.text, `${spec.name}.execute() resolves to an outcome with text`).toBe("string");
+      expect(typeof result.isError, `${spec.name}.execute() resolves to an outcome with isError`).toBe(
+        "boolean",
+      );
+      return result.text;
     }
 
     check(suite, `a block backed by the provider renders with the [${kind}] marker`, null, async () => {
@@ -118,15 +121,15 @@ export function throughContextGroup<P extends ContextProvider>(suite: Suite<P>):
     });
 
     check(suite, "a cold start serves the stored prompt without reading the provider", null, async () => {
-      const memory = new MemoryStore();
+      const memory = new InMemoryStore();
       const provider = await fixture.create();
-      const first = new ContextBlocks([config(provider)], new MemoryContextProvider({ store: memory }));
+      const first = new ContextBlocks([config(provider)], new InMemoryContextProvider({ store: memory }));
       await fill(first, provider, 1);
       const frozen = await first.freezeSystemPrompt();
       const counted = countCalls(options.reopen ? await fixture.reopen(provider) : provider);
       const second = new ContextBlocks(
         [config(counted.provider)],
-        new MemoryContextProvider({ store: memory }),
+        new InMemoryContextProvider({ store: memory }),
       );
       expectSameText(await second.freezeSystemPrompt(), frozen, "the prompt after a cold start");
       for (const method of READ_METHODS) {

@@ -1,11 +1,11 @@
 import type { ContextProvider, WritableContextProvider } from "@contextblocks/core";
-import { MemoryContextProvider, MemoryStore } from "@contextblocks/core/memory";
+import { InMemoryContextProvider, InMemoryStore } from "@contextblocks/core/memory";
 
-/** A read-only provider over a MemoryStore: what a host's static or externally managed block looks like. */
+/** A read-only provider over a InMemoryStore: what a host's static or externally managed block looks like. */
 export class MemoryReadOnlyProvider implements ContextProvider {
   label = "";
 
-  constructor(readonly store = new MemoryStore()) {}
+  constructor(readonly store = new InMemoryStore()) {}
 
   init(label: string): void {
     this.label = label;
@@ -16,17 +16,17 @@ export class MemoryReadOnlyProvider implements ContextProvider {
   }
 }
 
-/** A writable provider whose blocks live under a namespace prefix in a shared MemoryStore. */
+/** A writable provider whose blocks live under a namespace prefix in a shared InMemoryStore. */
 export class NamespacedMemoryProvider implements WritableContextProvider {
-  private inner: MemoryContextProvider | undefined;
+  private inner: InMemoryContextProvider | undefined;
 
   constructor(
-    readonly store = new MemoryStore(),
+    readonly store = new InMemoryStore(),
     readonly namespace = "default",
   ) {}
 
   init(label: string): void {
-    this.inner = new MemoryContextProvider({ store: this.store, label: `${this.namespace}/${label}` });
+    this.inner = new InMemoryContextProvider({ store: this.store, label: `${this.namespace}/${label}` });
   }
 
   get(): Promise<string | null> {
@@ -37,8 +37,8 @@ export class NamespacedMemoryProvider implements WritableContextProvider {
     return this.block().set(content);
   }
 
-  private block(): MemoryContextProvider {
-    this.inner ??= new MemoryContextProvider({ store: this.store, label: `${this.namespace}/` });
+  private block(): InMemoryContextProvider {
+    this.inner ??= new InMemoryContextProvider({ store: this.store, label: `${this.namespace}/` });
     return this.inner;
   }
 }

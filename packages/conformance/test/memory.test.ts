@@ -1,28 +1,28 @@
 import {
-  MemoryContextProvider,
-  MemorySearchProvider,
-  MemorySkillProvider,
-  MemoryStore,
+  InMemoryContextProvider,
+  InMemorySearchProvider,
+  InMemorySkillProvider,
+  InMemoryStore,
 } from "@contextblocks/core/memory";
 import { describeContextProvider, describeSearchable } from "../src/index.js";
 import { MemoryReadOnlyProvider, NamespacedMemoryProvider } from "./memory-providers.js";
 
-describeContextProvider("MemoryContextProvider", () => new MemoryContextProvider(), {
+describeContextProvider("InMemoryContextProvider", () => new InMemoryContextProvider(), {
   capabilities: { writable: true },
-  reopen: (provider) => new MemoryContextProvider({ store: provider.store }),
+  reopen: (provider) => new InMemoryContextProvider({ store: provider.store }),
 });
 
-describeContextProvider("MemorySearchProvider", () => new MemorySearchProvider(), {
+describeContextProvider("InMemorySearchProvider", () => new InMemorySearchProvider(), {
   capabilities: { searchable: true, writable: true, delete: true },
-  reopen: (provider) => new MemorySearchProvider({ store: provider.store }),
+  reopen: (provider) => new InMemorySearchProvider({ store: provider.store }),
 });
 
-describeContextProvider("MemorySkillProvider", () => new MemorySkillProvider(), {
+describeContextProvider("InMemorySkillProvider", () => new InMemorySkillProvider(), {
   capabilities: { loadable: true, writable: true, delete: true },
-  reopen: (provider) => new MemorySkillProvider({ store: provider.store }),
+  reopen: (provider) => new InMemorySkillProvider({ store: provider.store }),
 });
 
-describeContextProvider("read-only provider over a MemoryStore", () => new MemoryReadOnlyProvider(), {
+describeContextProvider("read-only provider over a InMemoryStore", () => new MemoryReadOnlyProvider(), {
   capabilities: {},
   reopen: (provider) => new MemoryReadOnlyProvider(provider.store),
   seed: (provider, content) => {
@@ -37,15 +37,15 @@ describeContextProvider("namespaced writable provider", () => new NamespacedMemo
 });
 
 // One group on its own, with a provider-specific option: a search limit other than the default.
-describeSearchable("MemorySearchProvider with limit 3", () => new MemorySearchProvider({ limit: 3 }), {
+describeSearchable("InMemorySearchProvider with limit 3", () => new InMemorySearchProvider({ limit: 3 }), {
   capabilities: { searchable: true, writable: true, delete: true },
-  reopen: (provider) => new MemorySearchProvider({ store: provider.store, limit: 3 }),
+  reopen: (provider) => new InMemorySearchProvider({ store: provider.store, limit: 3 }),
   searchLimit: 3,
 });
 
 // Providers built on one shared store from the start (the factory still isolates: a new store per call).
 describeContextProvider(
-  "MemoryContextProvider on a fresh MemoryStore",
-  () => new MemoryContextProvider({ store: new MemoryStore() }),
+  "InMemoryContextProvider on a fresh InMemoryStore",
+  () => new InMemoryContextProvider({ store: new InMemoryStore() }),
   { capabilities: { writable: true } },
 );

@@ -1,4 +1,4 @@
-import { MemoryContextProvider } from "@contextblocks/core/memory";
+import { InMemoryContextProvider } from "@contextblocks/core/memory";
 import { describe, expect, it } from "vitest";
 import { describeContextProvider, routeProviderCalls } from "../src/index.js";
 
@@ -21,7 +21,7 @@ describe("routeProviderCalls", () => {
   });
 
   it("keeps the shape and the non-function properties", () => {
-    const original = new MemoryContextProvider();
+    const original = new InMemoryContextProvider();
     const provider = routeProviderCalls(original, (call) => Promise.resolve(call()));
     expect(typeof provider.set).toBe("function");
     expect(provider.store).toBe(original.store);
@@ -30,12 +30,12 @@ describe("routeProviderCalls", () => {
 
 // A routed provider passes the suite (the runner here defers each call to a later microtask).
 describeContextProvider(
-  "MemoryContextProvider routed through a runner",
-  () => routeProviderCalls(new MemoryContextProvider(), (call) => Promise.resolve().then(call)),
+  "InMemoryContextProvider routed through a runner",
+  () => routeProviderCalls(new InMemoryContextProvider(), (call) => Promise.resolve().then(call)),
   {
     capabilities: { writable: true },
     reopen: (provider) =>
-      routeProviderCalls(new MemoryContextProvider({ store: provider.store }), (call) =>
+      routeProviderCalls(new InMemoryContextProvider({ store: provider.store }), (call) =>
         Promise.resolve().then(call),
       ),
   },
