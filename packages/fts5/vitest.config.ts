@@ -14,7 +14,7 @@ export default defineConfig({
       {
         plugins: [
           cloudflareTest({
-            wrangler: { configPath: "./test/workers/wrangler.jsonc" },
+            wrangler: { configPath: "./test/workerd/wrangler.jsonc" },
             // Row-cost figures: FTS5_ROW_SIZES=1000,10000,100000 FTS5_PRINT_ROWS=1 (see row-cost.test.ts).
             miniflare: {
               bindings: {
@@ -25,8 +25,8 @@ export default defineConfig({
           }),
         ],
         test: {
-          name: "workers",
-          include: ["test/workers/**/*.test.ts"],
+          name: "workerd",
+          include: ["test/workerd/**/*.test.ts"],
         },
       },
     ],

@@ -55,17 +55,17 @@ export class Fts5SearchProvider implements SearchProvider {
   constructor(source: SqlSource, options: Fts5SearchProviderOptions | string = {}) {
     const settings: Fts5SearchProviderOptions = typeof options === "string" ? { label: options } : options;
     if (typeof settings !== "object" || settings === null) {
-      throw invalidConfig(`options must be an object or a label string, got ${describe(settings)}`);
+      throw invalidConfig(`options must be an object or a label string, got ${describeValue(settings)}`);
     }
     const { label, namespace, limit = defaultLimit, searchKeys = true, onStatement } = settings;
     if (label !== undefined) checkLabel(label);
     const problem = namespaceProblem(namespace);
     if (problem !== null) throw invalidConfig(problem);
     if (!Number.isInteger(limit) || limit < 1) {
-      throw invalidConfig(`limit must be a positive integer, got ${describe(limit)}`);
+      throw invalidConfig(`limit must be a positive integer, got ${describeValue(limit)}`);
     }
     if (typeof searchKeys !== "boolean") {
-      throw invalidConfig(`searchKeys must be a boolean, got ${describe(searchKeys)}`);
+      throw invalidConfig(`searchKeys must be a boolean, got ${describeValue(searchKeys)}`);
     }
     this.#client = toSqlClient(source, { onStatement });
     this.#searchKeys = searchKeys;
@@ -103,7 +103,7 @@ export class Fts5SearchProvider implements SearchProvider {
 
   async search(query: string): Promise<string | null> {
     if (typeof query !== "string") {
-      throw this.#invalidInput(`search: query must be a string, got ${describe(query)}`);
+      throw this.#invalidInput(`search: query must be a string, got ${describeValue(query)}`);
     }
     const scope = await this.#openScope();
     const matches = await runSearch(this.#client, scope, query, {
@@ -115,9 +115,10 @@ export class Fts5SearchProvider implements SearchProvider {
   }
 
   async set(key: string, content: string): Promise<void> {
-    if (typeof key !== "string") throw this.#invalidInput(`set: key must be a string, got ${describe(key)}`);
+    if (typeof key !== "string")
+      throw this.#invalidInput(`set: key must be a string, got ${describeValue(key)}`);
     if (typeof content !== "string") {
-      throw this.#invalidInput(`set: content must be a string, got ${describe(content)}`);
+      throw this.#invalidInput(`set: content must be a string, got ${describeValue(content)}`);
     }
     const scope = await this.#openScope();
     await this.#client.run(sql`INSERT INTO ${raw(writesView)} (operation, scope, handle, key, content)
@@ -126,7 +127,7 @@ export class Fts5SearchProvider implements SearchProvider {
 
   async delete(key: string): Promise<void> {
     if (typeof key !== "string") {
-      throw this.#invalidInput(`delete: key must be a string, got ${describe(key)}`);
+      throw this.#invalidInput(`delete: key must be a string, got ${describeValue(key)}`);
     }
     const scope = await this.#openScope();
     await this.#client.run(sql`INSERT INTO ${raw(writesView)} (operation, scope, handle, key, content)
@@ -196,7 +197,7 @@ async function findScope(
 
 function checkLabel(label: unknown): asserts label is string {
   if (typeof label !== "string" || label.length === 0) {
-    throw invalidConfig(`label must be a non-empty string, got ${describe(label)}`);
+    throw invalidConfig(`label must be a non-empty string, got ${describeValue(label)}`);
   }
 }
 
@@ -204,7 +205,7 @@ function invalidConfig(message: string): ContextError {
   return new ContextError("INVALID_CONFIG", `Fts5SearchProvider: ${message}`);
 }
 
-function describe(value: unknown): string {
+function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "string") return value.length === 0 ? "an empty string" : "a string";

@@ -70,11 +70,11 @@ function checkValue(value: unknown, index: number): SqlValue {
       throw new TypeError(`sql: value ${index + 1} is undefined; bind null for SQL NULL`);
   }
   throw new TypeError(
-    `sql: value ${index + 1} is ${describe(value)}; bind a string, number, bigint, boolean, null or Uint8Array`,
+    `sql: value ${index + 1} is ${describeValue(value)}; bind a string, number, bigint, boolean, null or Uint8Array`,
   );
 }
 
-function describe(value: unknown): string {
+function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (typeof value === "object") return `an object (${Object.prototype.toString.call(value)})`;
   return `a ${typeof value}`;

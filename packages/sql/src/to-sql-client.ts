@@ -66,7 +66,7 @@ function adapt(source: SqlSource, options: BetterSqlite3Options): SqlClient {
   if (isDurableObjectState(source)) return fromDurableObjectStorage(source.storage, options);
   if (isBetterSqlite3Database(source)) return fromBetterSqlite3(source, options);
   if (isTaggedTemplateSource(source)) return fromTaggedTemplate(source, options);
-  throw new TypeError(`toSqlClient: expected ${ACCEPTED}; got ${describe(source)}`);
+  throw new TypeError(`toSqlClient: expected ${ACCEPTED}; got ${describeValue(source)}`);
 }
 
 /** True for an object that already implements `SqlClient`. */
@@ -113,7 +113,7 @@ function isObject(value: unknown): value is object {
   return (typeof value === "object" || typeof value === "function") && value !== null;
 }
 
-function describe(value: unknown): string {
+function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (value === undefined) return "undefined";
   if (typeof value !== "object") return `a ${typeof value}`;
