@@ -154,13 +154,15 @@ export class ContextBlocks {
 
   /** Replaces a writable block's content in its provider. The frozen prompt is unchanged. */
   async setBlock(label: string, content: string): Promise<ContextBlock> {
-    const config = this.writableConfig(label, content);
+    const config = this.registry.requireWritable(label);
+    requireString(label, "content", content);
     return this.io.write(config, async () => content);
   }
 
   /** Appends to a writable block, with a newline between old and new text when neither has one. */
   async appendToBlock(label: string, content: string): Promise<ContextBlock> {
-    const config = this.writableConfig(label, content);
+    const config = this.registry.requireWritable(label);
+    requireString(label, "content", content);
     return this.io.write(config, async (current) => {
       const before = await current();
       const separator = before.length > 0 && !before.endsWith("\n") && !content.startsWith("\n") ? "\n" : "";
@@ -174,7 +176,7 @@ export class ContextBlocks {
    * `maxTokens` applies to each entry: its content and description together.
    */
   async setEntry(label: string, key: string, content: string, description?: string): Promise<ContextBlock> {
-    const config = this.keyedConfig(label);
+    const config = this.registry.requireKeyed(label);
     requireString(label, "key", key);
     requireString(label, "content", content);
     if (key.length === 0)
@@ -196,7 +198,7 @@ export class ContextBlocks {
 
   /** Removes one keyed entry, when the provider can delete. */
   async deleteEntry(label: string, key: string): Promise<ContextBlock> {
-    const config = this.keyedConfig(label);
+    const config = this.registry.requireKeyed(label);
     requireString(label, "key", key);
     const provider = config.provider;
     const remove = provider.delete;
@@ -304,36 +306,6 @@ export class ContextBlocks {
 
   private render(): string {
     return renderPrompt(this.registry.all().flatMap((config) => this.cache.get(config.label) ?? []));
-  }
-
-  private writableConfig(label: string, content: string): Extract<ResolvedConfig, { kind: "writable" }> {
-    const config = this.registry.require(label);
-    if (config.kind === "searchable" || config.kind === "loadable") {
-      throw new ContextError(
-        "KEYED_BLOCK",
-        `Block "${label}" is ${config.kind} and holds keyed entries: write one entry with setEntry(label, key, content)`,
-        { label },
-      );
-    }
-    if (config.kind !== "writable") {
-      throw new ContextError("READONLY", `Block "${label}" is readonly`, { label });
-    }
-    requireString(label, "content", content);
-    return config;
-  }
-
-  private keyedConfig(label: string): Extract<ResolvedConfig, { kind: "searchable" | "loadable" }> {
-    const config = this.registry.require(label);
-    if (config.kind === "readonly")
-      throw new ContextError("READONLY", `Block "${label}" is readonly`, { label });
-    if (config.kind === "writable") {
-      throw new ContextError(
-        "KEYED_BLOCK",
-        `Block "${label}" is a plain writable block: use setBlock(label, content)`,
-        { label },
-      );
-    }
-    return config;
   }
 }
 

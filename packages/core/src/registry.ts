@@ -62,6 +62,36 @@ export class BlockRegistry {
     });
   }
 
+  /** The config of a plain writable block, or `KEYED_BLOCK` / `READONLY` saying what it is instead. */
+  requireWritable(label: string): Extract<ResolvedConfig, { kind: "writable" }> {
+    const config = this.require(label);
+    if (config.kind === "searchable" || config.kind === "loadable") {
+      throw new ContextError(
+        "KEYED_BLOCK",
+        `Block "${label}" is ${config.kind} and holds keyed entries: write one entry with setEntry(label, key, content)`,
+        { label },
+      );
+    }
+    if (config.kind !== "writable")
+      throw new ContextError("READONLY", `Block "${label}" is readonly`, { label });
+    return config;
+  }
+
+  /** The config of a keyed (searchable or loadable) block, or `READONLY` / `KEYED_BLOCK`. */
+  requireKeyed(label: string): Extract<ResolvedConfig, { kind: "searchable" | "loadable" }> {
+    const config = this.require(label);
+    if (config.kind === "readonly")
+      throw new ContextError("READONLY", `Block "${label}" is readonly`, { label });
+    if (config.kind === "writable") {
+      throw new ContextError(
+        "KEYED_BLOCK",
+        `Block "${label}" is a plain writable block: use setBlock(label, content)`,
+        { label },
+      );
+    }
+    return config;
+  }
+
   private refuseClash(config: ResolvedConfig, other: ResolvedConfig): void {
     const { label } = config;
     if (other.label === label) {
