@@ -137,7 +137,7 @@ export class ScriptedModel implements LanguageModelV3 {
   private answerFromResults(results: ToolResult[]): string {
     return results
       .map((result) => {
-        if (result.output.startsWith("Error:")) return `The ${result.toolName} tool said: ${result.output}`;
+        if (result.failed) return `The ${result.toolName} tool said: ${result.output}`;
         if (result.toolName === "set_context") {
           return `Noted: I wrote that to my ${this.memoryLabel} block (set_context: "${result.output}"). It is stored now and reaches my system prompt at the next refresh.`;
         }
@@ -191,6 +191,8 @@ export class ScriptedModel implements LanguageModelV3 {
 interface ToolResult {
   toolName: string;
   output: string;
+  /** An error output (the tool failed), read from the output's type, not its words. */
+  failed: boolean;
 }
 
 function text(body: string): LanguageModelV3Content {
@@ -215,15 +217,21 @@ function splitReminder(message: string): { words: string; reminder: string } {
 }
 
 function toolResultsAfter(prompt: LanguageModelV3Prompt, index: number): ToolResult[] {
-  return prompt
-    .slice(index + 1)
-    .flatMap((message) =>
-      message.role === "tool"
-        ? message.content.flatMap((part) =>
-            part.type === "tool-result" ? [{ toolName: part.toolName, output: outputText(part.output) }] : [],
-          )
-        : [],
-    );
+  return prompt.slice(index + 1).flatMap((message) =>
+    message.role === "tool"
+      ? message.content.flatMap((part) =>
+          part.type === "tool-result"
+            ? [
+                {
+                  toolName: part.toolName,
+                  output: outputText(part.output),
+                  failed: part.output.type.startsWith("error") || part.output.type === "execution-denied",
+                },
+              ]
+            : [],
+        )
+      : [],
+  );
 }
 
 function outputText(output: LanguageModelV3ToolResultOutput): string {
