@@ -5,4 +5,4 @@ export {
   SqliteContextProvider,
   type SqliteContextProviderOptions,
 } from "./sqlite-context-provider.js";
-export { NAMESPACE_MARK, storageKey } from "./storage-key.js";
+export { NAMESPACE_MARK, rowLabel } from "./storage-key.js";

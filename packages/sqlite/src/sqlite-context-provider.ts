@@ -6,7 +6,7 @@ import {
   sql,
   toSqlClient,
 } from "@contextblocks/sql";
-import { checkLabel, checkNamespace, checkWellFormed, kindOf, storageKey } from "./storage-key.js";
+import { checkLabel, checkNamespace, checkWellFormed, kindOf, rowLabel } from "./storage-key.js";
 import { CREATE_TABLE, isBlocksTableMissing } from "./table.js";
 
 /** Options of `SqliteContextProvider` (the object form of its second argument): label, namespace, onStatement. */
@@ -122,7 +122,7 @@ WHERE content IS NOT excluded.content`;
         "SqliteContextProvider has no label: pass one to the constructor or declare it as a block so init(label) fills it in",
       );
     }
-    return storageKey(this.#label, this.#namespace);
+    return rowLabel(this.#label, this.#namespace);
   }
 
   #labelOption(): { label: string } | undefined {

@@ -9,7 +9,7 @@ import { loneSurrogateIndex, namespaceProblem } from "@contextblocks/sql";
 export const NAMESPACE_MARK = "\u001f";
 
 /**
- * The value stored in the `label` column for a block.
+ * The value stored in the `label` column for a block (its row label; "key" is kept for keyed entries).
  *
  * - Without a namespace: the label itself, exactly as `agents/context` stores it.
  * - With a namespace: `NAMESPACE_MARK + JSON.stringify([namespace, label])`, e.g. `\u001f["tenant-a","memory"]`.
@@ -18,7 +18,7 @@ export const NAMESPACE_MARK = "\u001f";
  * key, and the mark keeps namespaced keys apart from plain ones. All keys of one namespace share the prefix
  * `NAMESPACE_MARK + '["<namespace>",'`.
  */
-export function storageKey(label: string, namespace: string | undefined): string {
+export function rowLabel(label: string, namespace: string | undefined): string {
   if (namespace === undefined) return label;
   return NAMESPACE_MARK + JSON.stringify([namespace, label]);
 }

@@ -1,7 +1,7 @@
 import { isContextError } from "@contextblocks/core";
 import { fromBetterSqlite3, type StatementReport } from "@contextblocks/sql";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AgentContextProvider, NAMESPACE_MARK, SqliteContextProvider, storageKey } from "../../src/index.js";
+import { AgentContextProvider, NAMESPACE_MARK, rowLabel, SqliteContextProvider } from "../../src/index.js";
 import { HOSTILE_CONTENT, HOSTILE_LABELS } from "../hostile.js";
 import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
@@ -104,7 +104,7 @@ describe("SqliteContextProvider on better-sqlite3 (file database)", () => {
       ["n", "sx"],
       [`${NAMESPACE_MARK}["a"`, "b"],
     ];
-    const keys = new Set(pairs.map(([namespace, label]) => storageKey(label, namespace)));
+    const keys = new Set(pairs.map(([namespace, label]) => rowLabel(label, namespace)));
     expect(keys.size).toBe(pairs.length);
     for (const [index, [namespace, label]] of pairs.entries()) {
       await new SqliteContextProvider(temporary.database, { label, namespace }).set(`value ${index}`);
