@@ -127,6 +127,31 @@ describe("unloading a skill", () => {
     ]);
   });
 
+  it("reads UI tool parts by the outcome object: isError fails, plain strings (older transcripts) succeed", () => {
+    const part = (toolCallId: string, key: string, output: unknown) => ({
+      type: "tool-load_context" as const,
+      toolCallId,
+      state: "output-available" as const,
+      input: { label: "skills", key },
+      output,
+    });
+    const messages: UIMessage[] = [
+      {
+        id: "a1",
+        role: "assistant",
+        parts: [
+          part("l1", "pdf-forms", { isError: false, text: "Error: a skill that starts like this" }),
+          part("l2", "juggling", { isError: true, text: 'Error: no entry "juggling" in skills.' }),
+          part("l3", "sql-review", "older transcript: plain string"),
+        ],
+      },
+    ];
+    expect(loadedEntriesFromMessages(messages)).toEqual([
+      { label: "skills", key: "pdf-forms" },
+      { label: "skills", key: "sql-review" },
+    ]);
+  });
+
   it("ignores tool arguments inherited through the prototype (own properties only)", () => {
     const inherited = Object.create({ label: "skills", key: "pdf-forms" }) as Record<string, unknown>;
     const messages: ModelMessage[] = [
