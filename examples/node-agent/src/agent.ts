@@ -1,4 +1,4 @@
-import { isReminderPart, prepareContextTurn } from "@contextblocks/ai";
+import { isReminderPart, prepareContextTurn, toolOutcomeOf } from "@contextblocks/ai";
 import { type ContextBlock, ContextBlocks, entryKey, SYSTEM_PROMPT_LABEL } from "@contextblocks/core";
 import { Fts5SearchProvider } from "@contextblocks/fts5";
 import { SqliteContextProvider } from "@contextblocks/sqlite";
@@ -24,7 +24,10 @@ export interface NodeAgentOptions {
 export interface ToolCallView {
   tool: string;
   input: unknown;
-  output: unknown;
+  /** The text the model read. */
+  output: string;
+  /** The tool failed (core's outcome, not a guess from the text). */
+  isError: boolean;
 }
 
 export interface TurnResult {
@@ -163,7 +166,14 @@ export class NodeAgent {
       toolCalls: result.steps.flatMap((step) =>
         step.toolResults.flatMap((toolResult) =>
           toolResult
-            ? [{ tool: toolResult.toolName, input: toolResult.input, output: toolResult.output }]
+            ? [
+                {
+                  tool: toolResult.toolName,
+                  input: toolResult.input,
+                  output: toolOutcomeOf(toolResult.output).text,
+                  isError: toolOutcomeOf(toolResult.output).isError,
+                },
+              ]
             : [],
         ),
       ),

@@ -45,6 +45,7 @@ describe("node-agent on a better-sqlite3 file", () => {
         tool: "set_context",
         input: { label: "memory", content: "- My favourite editor is Helix.", action: "append" },
         output: expect.stringMatching(/^Written to memory\. Usage: \d+% \(\d+\/600 tokens\)$/),
+        isError: false,
       },
     ]);
     expect(result.systemIsFrozenPrompt).toBe(true);

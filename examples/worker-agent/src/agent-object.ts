@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { isReminderPart, prepareContextTurn } from "@contextblocks/ai";
+import { isReminderPart, prepareContextTurn, toolOutcomeOf } from "@contextblocks/ai";
 import { type ContextBlocks, parseSections, renderSection, usagePercent } from "@contextblocks/core";
 import { generateText, type ModelMessage, stepCountIs } from "ai";
 import {
@@ -148,7 +148,16 @@ export class AgentObject extends DurableObject<Env> {
     this.transcript.append([userMessage, ...result.response.messages]);
     const toolCalls: ToolCallView[] = result.steps.flatMap((step) =>
       step.toolResults.flatMap((toolResult) =>
-        toolResult ? [{ tool: toolResult.toolName, input: toolResult.input, output: toolResult.output }] : [],
+        toolResult
+          ? [
+              {
+                tool: toolResult.toolName,
+                input: toolResult.input,
+                output: toolOutcomeOf(toolResult.output).text,
+                isError: toolOutcomeOf(toolResult.output).isError,
+              },
+            ]
+          : [],
       ),
     );
     const prompt = await this.context.freezeSystemPrompt();
@@ -190,7 +199,7 @@ function messageText(message: ModelMessage): string {
         case "tool-call":
           return `→ ${part.toolName} ${JSON.stringify(part.input)}`;
         case "tool-result":
-          return `← ${part.toolName}: ${part.output.type === "text" ? part.output.value : JSON.stringify(part.output)}`;
+          return `← ${part.toolName}: ${part.output.type === "text" || part.output.type === "error-text" ? part.output.value : JSON.stringify(part.output)}`;
         default:
           return `[${part.type}]`;
       }

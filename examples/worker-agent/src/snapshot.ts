@@ -47,7 +47,10 @@ export interface AgentSnapshot {
 export interface ToolCallView {
   tool: string;
   input: unknown;
-  output: unknown;
+  /** The text the model read. */
+  output: string;
+  /** The tool failed (core's outcome, not a guess from the text). */
+  isError: boolean;
 }
 
 export interface ChatResult {

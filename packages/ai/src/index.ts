@@ -14,6 +14,7 @@ export {
   type ContextToolsOptions,
   contextToolInputSchemas,
   contextTools,
+  toolOutcomeOf,
 } from "./tools.js";
 export {
   loadedEntriesFromMessages,

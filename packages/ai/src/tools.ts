@@ -112,10 +112,20 @@ function toTool(spec: ContextToolSpec): ContextTool {
   });
 }
 
-/** The model's view of an outcome: an error output for errors, plain text otherwise. */
-export function toolModelOutput(output: unknown): { type: "text" | "error-text"; value: string } {
-  if (typeof output === "string") return { type: "text", value: output };
+/**
+ * A contextblocks tool's output (a step's `toolResults[i].output`, a UI tool part's `output`) as core's
+ * outcome. A plain string (a transcript written before outcomes) is a success; anything else that is not
+ * an outcome is a success whose text is its JSON.
+ */
+export function toolOutcomeOf(output: unknown): ToolOutcome {
+  if (typeof output === "string") return { isError: false, text: output };
   const outcome = output as Partial<ToolOutcome> | null;
   const text = typeof outcome?.text === "string" ? outcome.text : JSON.stringify(output);
-  return { type: outcome?.isError === true ? "error-text" : "text", value: text };
+  return { isError: outcome?.isError === true, text };
+}
+
+/** The model's view of an outcome: an error output for errors, plain text otherwise. */
+export function toolModelOutput(output: unknown): { type: "text" | "error-text"; value: string } {
+  const outcome = toolOutcomeOf(output);
+  return { type: outcome.isError ? "error-text" : "text", value: outcome.text };
 }

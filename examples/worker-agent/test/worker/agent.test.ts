@@ -25,6 +25,7 @@ describe("a chat turn", () => {
         tool: "set_context",
         input: { label: "memory", content: "- My favourite editor is Helix.", action: "append" },
         output: expect.stringMatching(/^Written to memory\. Usage: \d+% \(\d+\/600 tokens\)$/),
+        isError: false,
       },
     ]);
     expect(result.systemIsFrozenPrompt).toBe(true);
