@@ -122,12 +122,15 @@ async function playSession(
 /** A scripted tool call that failed would make the comparison meaningless: stop loudly. Returns its output. */
 function checkToolRan(system: string, turn: number, results: readonly { output: unknown }[]): string {
   const output = results[0]?.output;
-  if (typeof output !== "string" || output.startsWith("Error")) {
-    throw new Error(
-      `prefix-cache: ${system}, turn ${turn}: the scripted tool call failed: ${String(output)}`,
-    );
+  // contextblocks tools answer an outcome ({ isError, text }); agents/context's answer a string.
+  const outcome =
+    typeof output === "object" && output !== null && "isError" in output
+      ? (output as { isError: boolean; text: string })
+      : { isError: typeof output !== "string" || output.startsWith("Error"), text: String(output) };
+  if (outcome.isError) {
+    throw new Error(`prefix-cache: ${system}, turn ${turn}: the scripted tool call failed: ${outcome.text}`);
   }
-  return output;
+  return outcome.text;
 }
 
 export async function run(options: { smoke?: boolean } = {}): Promise<PrefixCacheResult> {
