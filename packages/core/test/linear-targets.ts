@@ -29,7 +29,7 @@ export function renderAndParse(text: string): void {
     tokens: 1,
     maxTokens: 100,
     kind: "writable",
-    whenChanged: "keep",
+    whenChanged: "wait",
     writable: true,
     isSearchable: false,
     isLoadable: false,
@@ -38,7 +38,7 @@ export function renderAndParse(text: string): void {
   parseSections(prompt);
   parseSections(text);
   detectDrift(prompt, [
-    { label: "notes", description: "Notes", maxTokens: 100, kind: "writable", whenChanged: "keep" },
+    { label: "notes", description: "Notes", maxTokens: 100, kind: "writable", whenChanged: "wait" },
   ]);
   detectDrift(text, []);
   renderReminder(prompt, [{ ...block, content: `${text}!` }]);
@@ -52,7 +52,7 @@ export function describeBlock(text: string): void {
     description: text,
     maxTokens: 100,
     kind: "writable",
-    whenChanged: "keep",
+    whenChanged: "wait",
   } as const;
   const header = renderHeader({ ...expected, tokens: 1 });
   detectDrift(`${SECTION_RULE}\n${header}\n${SECTION_RULE}\n`, [expected]);
