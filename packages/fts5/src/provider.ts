@@ -1,5 +1,5 @@
 import { ContextError, type SearchProvider } from "@contextblocks/core";
-import { type SqlClient, type SqlSource, sql, toSqlClient } from "@contextblocks/sql";
+import { loneSurrogateIndex, type SqlClient, type SqlSource, sql, toSqlClient } from "@contextblocks/sql";
 import { keyHandle } from "./handle.js";
 import { importLegacyEntries } from "./migrate.js";
 import { isMissingTable, raw, schemaStatements, scopesTable, writesView } from "./schema.js";
@@ -54,6 +54,7 @@ export class Fts5SearchProvider implements SearchProvider {
     if (typeof namespace !== "string") {
       throw invalidConfig(`namespace must be a string, got ${describe(namespace)}`);
     }
+    checkStorable(namespace, "namespace", (message) => invalidConfig(message));
     if (!Number.isInteger(limit) || limit < 1) {
       throw invalidConfig(`limit must be a positive integer, got ${describe(limit)}`);
     }
@@ -111,6 +112,8 @@ export class Fts5SearchProvider implements SearchProvider {
     if (typeof content !== "string") {
       throw this.#invalidInput(`set: content must be a string, got ${describe(content)}`);
     }
+    checkStorable(key, "set: key", (message) => this.#invalidInput(message));
+    checkStorable(content, "set: content", (message) => this.#invalidInput(message));
     const scope = await this.#openScope();
     await this.#client.run(sql`INSERT INTO ${raw(writesView)} (operation, scope, handle, key, content)
       VALUES ('set', ${scope}, ${keyHandle(scope, key)}, ${key}, ${content})`);
@@ -120,6 +123,7 @@ export class Fts5SearchProvider implements SearchProvider {
     if (typeof key !== "string") {
       throw this.#invalidInput(`delete: key must be a string, got ${describe(key)}`);
     }
+    checkStorable(key, "delete: key", (message) => this.#invalidInput(message));
     const scope = await this.#openScope();
     await this.#client.run(sql`INSERT INTO ${raw(writesView)} (operation, scope, handle, key, content)
       VALUES ('delete', ${scope}, ${keyHandle(scope, key)}, ${key}, NULL)`);
@@ -189,6 +193,20 @@ async function findScope(
 function checkLabel(label: unknown): asserts label is string {
   if (typeof label !== "string" || label.length === 0) {
     throw invalidConfig(`label must be a non-empty string, got ${describe(label)}`);
+  }
+  checkStorable(label, "label", (message) => invalidConfig(message));
+}
+
+/**
+ * Refuses a lone UTF-16 surrogate before anything is written: SQLite keeps UTF-8 and would store U+FFFD
+ * instead, so two keys would become one that neither can address, and content would change.
+ */
+function checkStorable(text: string, field: string, error: (message: string) => ContextError): void {
+  const index = loneSurrogateIndex(text);
+  if (index !== -1) {
+    throw error(
+      `${field} has a lone UTF-16 surrogate at index ${index}, which SQLite cannot store unchanged`,
+    );
   }
 }
 

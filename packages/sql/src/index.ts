@@ -33,3 +33,4 @@ export type {
   StatementObserver,
   StatementReport,
 } from "./types.js";
+export { isWellFormed, loneSurrogateIndex } from "./well-formed.js";
