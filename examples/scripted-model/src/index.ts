@@ -261,9 +261,20 @@ function toolLabels(options: LanguageModelV3CallOptions): Record<string, string[
   return labels;
 }
 
+/** `remember` or `note`, maybe after `please`: the rest of the message is read without a regex. */
+const REMEMBER_VERB = /^(?:please\s+)?(?:remember|note)(?=[\s:,])/i;
+
+/**
+ * The fact in "remember that X", "note: X", "please remember, X". Read step by step rather than with one
+ * pattern: optional whitespace groups next to each other made the old pattern backtrack.
+ */
 function rememberedFact(words: string): string | null {
-  const match = /^(?:please\s+)?(?:remember|note)(?:\s+that)?\s*[:,]?\s+(.+)$/is.exec(words);
-  const fact = match?.[1]?.trim();
+  const verb = REMEMBER_VERB.exec(words);
+  if (!verb) return null;
+  let rest = words.slice(verb[0].length).trimStart();
+  if (/^that\s/i.test(rest)) rest = rest.slice(4).trimStart();
+  if (rest.startsWith(":") || rest.startsWith(",")) rest = rest.slice(1);
+  const fact = rest.trim();
   if (!fact) return null;
   const sentence = fact.charAt(0).toUpperCase() + fact.slice(1);
   return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;

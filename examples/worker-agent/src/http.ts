@@ -28,8 +28,8 @@ export function errorResponse(error: HttpError): Response {
 
 /**
  * The request body parsed as JSON, or `undefined` when there is none. Refuses bodies over
- * `MAX_BODY_BYTES` (without reading past the limit), bodies that are not `application/json`, and malformed
- * JSON.
+ * `MAX_BODY_BYTES` (keeping no more than the limit: the rest is read and dropped, see `drain`), bodies that
+ * are not `application/json`, and malformed JSON.
  */
 export async function readJsonBody(request: Request): Promise<unknown> {
   const declared = request.headers.get("content-length");
@@ -66,7 +66,10 @@ async function readLimited(request: Request): Promise<Uint8Array> {
     if (done) break;
     total += value.byteLength;
     if (total > MAX_BODY_BYTES) {
-      await reader.cancel();
+      // Read the rest and drop it rather than cancel the stream: under `wrangler dev` a cancelled request
+      // body left the proxy in front of workerd with a half-sent request, so the client got a connection
+      // reset instead of this 413 and the next request (to any agent) a 503 "worker restarted mid-request".
+      await drain(reader, total);
       throw tooLarge();
     }
     chunks.push(value);
@@ -78,6 +81,23 @@ async function readLimited(request: Request): Promise<Uint8Array> {
     offset += chunk.byteLength;
   }
   return bytes;
+}
+
+/** How much of an over-limit body is read and dropped so the client gets its 413; past that, the stream is cancelled. */
+export const MAX_DRAIN_BYTES = 32 * 1024 * 1024;
+
+/** Reads the body to its end without keeping it, up to `MAX_DRAIN_BYTES` in all. */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, alreadyRead: number): Promise<void> {
+  let total = alreadyRead;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    total += value.byteLength;
+    if (total > MAX_DRAIN_BYTES) {
+      await reader.cancel();
+      return;
+    }
+  }
 }
 
 function tooLarge(): HttpError {

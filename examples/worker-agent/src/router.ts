@@ -19,14 +19,18 @@ const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 type Action = "inspect" | "prompt" | "blocks" | "chat" | "refresh" | "date";
 
-const ROUTES: Record<string, { action: Action; method: "GET" | "POST" | "PUT" }> = {
-  "": { action: "inspect", method: "GET" },
-  prompt: { action: "prompt", method: "GET" },
-  blocks: { action: "blocks", method: "GET" },
-  chat: { action: "chat", method: "POST" },
-  refresh: { action: "refresh", method: "POST" },
-  date: { action: "date", method: "PUT" },
-};
+/**
+ * The actions under `/agents/:id`, by path segment. A `Map`, not an object literal: a segment such as
+ * `__proto__`, `constructor` or `toString` must not find an inherited property and pass for a route.
+ */
+const ROUTES: ReadonlyMap<string, { action: Action; method: "GET" | "POST" | "PUT" }> = new Map([
+  ["", { action: "inspect", method: "GET" }],
+  ["prompt", { action: "prompt", method: "GET" }],
+  ["blocks", { action: "blocks", method: "GET" }],
+  ["chat", { action: "chat", method: "POST" }],
+  ["refresh", { action: "refresh", method: "POST" }],
+  ["date", { action: "date", method: "PUT" }],
+]);
 
 /**
  * Routes a request. Everything about the request is checked here, before the agent's Durable Object is
@@ -53,7 +57,7 @@ async function dispatch(request: Request, agents: DurableObjectNamespace<AgentOb
     return json({ name: "contextblocks worker-agent", try: "/agents/demo", endpoints: ENDPOINTS });
   }
   const match = /^\/agents\/([^/]+)(?:\/([^/]*))?$/.exec(url.pathname);
-  const route = match ? ROUTES[match[2] ?? ""] : undefined;
+  const route = match ? ROUTES.get(match[2] ?? "") : undefined;
   if (!match || !route || match[2] === "") {
     throw new HttpError(
       404,

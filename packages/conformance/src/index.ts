@@ -1,4 +1,10 @@
 export {
+  ADVERSARIAL_TEXTS,
+  type AdversarialText,
+  INVISIBLE_CHARACTERS,
+  LINE_BREAKS,
+} from "./adversarial.js";
+export {
   describeCapabilityDeclaration,
   describeContextProvider,
   describeLoadable,

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { INVISIBLE_CHARACTERS, LINE_BREAKS } from "../../conformance/src/adversarial.js";
 import { ContextBlocks, parseSections, REMINDER_PREAMBLE } from "../src/index.js";
 import { InMemoryContextProvider, InMemoryStore } from "../src/memory/index.js";
 import { neutralizeContent } from "../src/render.js";
@@ -29,6 +30,27 @@ describe("neutralizeContent: only the renderer starts a line with ═", () => {
     expect(neutralizeContent(`a\n\u200b${RULE}`)).toBe(`a\n\u200b${forgedRule}`);
     expect(neutralizeContent(`a\n\ufeff${RULE}`)).toBe(`a\n\ufeff${forgedRule}`);
     expect(neutralizeContent(`a\n\u00a0${RULE}`)).toBe(`a\n\u00a0${forgedRule}`);
+  });
+
+  it.each(
+    INVISIBLE_CHARACTERS.map((character) => [
+      [...character].map((part) => `U+${(part.codePointAt(0) ?? 0).toString(16).toUpperCase()}`).join(" "),
+      character,
+    ]),
+  )("also rewrites a ═ behind %s, which a reader does not see (issue 12, item 5)", (_name, character) => {
+    for (const lineBreak of ["", ...LINE_BREAKS]) {
+      const before = lineBreak === "" ? "" : `a${lineBreak}`;
+      expect(neutralizeContent(`${before}${character}${RULE}`)).toBe(`${before}${character}${forgedRule}`);
+      expect(neutralizeContent(`${before}${character}${character} \u200b${RULE}`)).toBe(
+        `${before}${character}${character} \u200b${forgedRule}`,
+      );
+    }
+  });
+
+  it("leaves a ═ behind a visible character, even a rare one, as it is", () => {
+    for (const visible of ["x", "é", "=", "-", "\u{1f600}", "\u0410", "\ue000"]) {
+      expect(neutralizeContent(`a\n${visible}${RULE}`)).toBe(`a\n${visible}${RULE}`);
+    }
   });
 
   it("treats vertical tab, form feed and NEL as line breaks too", () => {

@@ -1,6 +1,7 @@
 import { ContextError, type SearchProvider } from "@contextblocks/core";
 import {
   isMissingTableError,
+  loneSurrogateIndex,
   namespaceProblem,
   raw,
   type SqlClient,
@@ -120,6 +121,8 @@ export class Fts5SearchProvider implements SearchProvider {
     if (typeof content !== "string") {
       throw this.#invalidInput(`set: content must be a string, got ${describeValue(content)}`);
     }
+    checkStorable(key, "set: key", (message) => this.#invalidInput(message));
+    checkStorable(content, "set: content", (message) => this.#invalidInput(message));
     const scope = await this.#openScope();
     await this.#client.run(sql`INSERT INTO ${raw(writesView)} (operation, scope, handle, key, content)
       VALUES ('set', ${scope}, ${keyHandle(scope, key)}, ${key}, ${content})`);
@@ -129,6 +132,7 @@ export class Fts5SearchProvider implements SearchProvider {
     if (typeof key !== "string") {
       throw this.#invalidInput(`delete: key must be a string, got ${describeValue(key)}`);
     }
+    checkStorable(key, "delete: key", (message) => this.#invalidInput(message));
     const scope = await this.#openScope();
     await this.#client.run(sql`INSERT INTO ${raw(writesView)} (operation, scope, handle, key, content)
       VALUES ('delete', ${scope}, ${keyHandle(scope, key)}, ${key}, NULL)`);
@@ -198,6 +202,20 @@ async function findScope(
 function checkLabel(label: unknown): asserts label is string {
   if (typeof label !== "string" || label.length === 0) {
     throw invalidConfig(`label must be a non-empty string, got ${describeValue(label)}`);
+  }
+  checkStorable(label, "label", (message) => invalidConfig(message));
+}
+
+/**
+ * Refuses a lone UTF-16 surrogate before anything is written: SQLite keeps UTF-8 and would store U+FFFD
+ * instead, so two keys would become one that neither can address, and content would change.
+ */
+function checkStorable(text: string, field: string, error: (message: string) => ContextError): void {
+  const index = loneSurrogateIndex(text);
+  if (index !== -1) {
+    throw error(
+      `${field} has a lone UTF-16 surrogate at index ${index}, which SQLite cannot store unchanged`,
+    );
   }
 }
 

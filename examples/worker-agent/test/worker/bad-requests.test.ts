@@ -20,6 +20,24 @@ const CASES: BadRequest[] = [
   { name: "unknown route", path: "/nope", status: 404, error: /No route/ },
   { name: "unknown agent action", path: `/agents/${AGENT}/delete`, status: 404, error: /No route/ },
   { name: "trailing slash", path: `/agents/${AGENT}/`, status: 404, error: /No route/ },
+  // Issue 12, item 10: names inherited by a plain object are not routes, whatever the method.
+  ...["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf", "__defineGetter__"].flatMap(
+    (segment): BadRequest[] => [
+      {
+        name: `inherited name ${segment}`,
+        path: `/agents/${AGENT}/${segment}`,
+        status: 404,
+        error: /No route/,
+      },
+      {
+        name: `inherited name ${segment} with POST`,
+        path: `/agents/${AGENT}/${segment}`,
+        init: { method: "POST", headers: JSON_TYPE, body: "{}" },
+        status: 404,
+        error: /No route/,
+      },
+    ],
+  ),
   {
     name: "wrong method",
     path: `/agents/${AGENT}/chat`,

@@ -23,9 +23,10 @@ export function stem(word: string): string {
     [/sses$/, "ss"],
     [/([^s])s$/, "$1"],
     [/eed$/, "ee"],
-    [/(\w{3,})ing$/, "$1"],
-    [/(\w{3,})ed$/, "$1"],
-    [/(\w{3,})ly$/, "$1"],
+    // A lookbehind, not a leading `(\w{3,})`: that group retried from every start made a long word quadratic.
+    [/(?<=\w{3})ing$/, ""],
+    [/(?<=\w{3})ed$/, ""],
+    [/(?<=\w{3})ly$/, ""],
   ];
   for (const [pattern, replacement] of rules) {
     if (pattern.test(word)) return undoubled(word.replace(pattern, replacement));
