@@ -36,15 +36,15 @@ const BAD_CALLS = [
 ];
 
 const EXPECTED = [
-  /^Error: block "diary" not found\. Writable blocks: "memory", "notes", "skills"$/,
-  /^Error: block "soul" is readonly\./,
+  /^Error: Block "diary" not found\. Writable blocks: "memory", "notes", "skills"$/,
+  /^Error: Block "soul" is readonly\./,
   /^Error: set_context: "content" is required$/,
   /^Error: set_context: "content" must be a string, got number 42$/,
   /^Error: set_context: "action" must be "replace" or "append", got "prepend"$/,
   /^Error: Block "memory" exceeds maxTokens: \d+ > 60 \(estimated tokens\)$/,
   /^Error: set_context: "content" is required$/,
   /^Error: set_context: "metadata" must be an object/,
-  /^Error: block "memory" is not searchable\. Searchable blocks: "notes"$/,
+  /^Error: Block "memory" is not searchable\. Searchable blocks: "notes"$/,
   /^Error: search_context: "query" must be a string, got number 7$/,
   /^Error: load_context: "key" must be a string, got an array$/,
   /^Error: no entry "juggling" in skills\./,
@@ -121,7 +121,7 @@ describe("bad tool arguments", () => {
     });
     const seen = resultText(model.doGenerateCalls[1], "call-0-0");
     expect(seen).toMatch(/^\[error-text\] Invalid input for tool set_context: Type validation failed/);
-    expect(seen).not.toContain('block "diary" not found');
+    expect(seen).not.toContain('Block "diary" not found');
   });
 });
 

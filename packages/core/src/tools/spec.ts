@@ -81,13 +81,13 @@ export function labelField(
   if (allowed.includes(label)) return label;
   const list = allowed.map((candidate) => `"${candidate}"`).join(", ");
   if (!known.includes(label)) {
-    throw new ContextError("NOT_FOUND", `block "${label}" not found. ${capitalize(what)} blocks: ${list}`, {
+    throw new ContextError("NOT_FOUND", `Block "${label}" not found. ${capitalize(what)} blocks: ${list}`, {
       label,
     });
   }
   throw new ContextError(
     "UNSUPPORTED",
-    `block "${label}" is ${whyNot(label)}. ${capitalize(what)} blocks: ${list}`,
+    `Block "${label}" is ${whyNot(label)}. ${capitalize(what)} blocks: ${list}`,
     {
       label,
     },
