@@ -1,11 +1,11 @@
 import type { ContextBlocks, ContextToolName, ContextToolSpec, JsonSchema } from "@contextblocks/core";
-import { jsonSchema, type Tool, tool } from "ai";
+import { jsonSchema, type Tool, type ToolExecutionOptions } from "ai";
 import { z } from "zod";
 
 /** Options of `contextTools`. */
-export interface ContextToolsOptions {
+export interface ContextToolsOptions<Excluded extends ContextToolName = ContextToolName> {
   /** Tools to leave out, for example `["set_context"]` for an agent that may read but not write. */
-  exclude?: readonly ContextToolName[];
+  exclude?: readonly Excluded[];
 }
 
 /**
@@ -13,10 +13,19 @@ export interface ContextToolsOptions {
  * the tool checks it and answers `Error: …` text the model can act on (see `contextTools`). Narrow a
  * recorded input with `contextToolInputSchemas(context)`.
  */
-export type ContextTool = Tool<unknown, string>;
+export type ContextTool = {
+  // Declared first so a direct call resolves to this signature (a promise of the answer text).
+  /** Always present: validates the input and resolves to the answer; never rejects for bad input. */
+  execute(input: unknown, options: ToolExecutionOptions): Promise<string>;
+} & Tool<unknown, string>;
 
-/** The tools the blocks allow. Only read-only blocks: an empty set. */
-export type ContextToolSet = { [Name in ContextToolName]?: ContextTool };
+/**
+ * The tools the blocks allow, typed like a literal `ToolSet` (required keys, so `generateText` results have
+ * no "possibly undefined" elements and `tools.set_context.execute(…)` needs no `?.`). The type names every
+ * tool not excluded; at run time a tool the blocks do not allow is absent (only read-only blocks: an empty
+ * object), so code that calls a tool directly on an arbitrary configuration checks `"name" in tools` first.
+ */
+export type ContextToolSet<Name extends ContextToolName = ContextToolName> = { [Key in Name]: ContextTool };
 
 /** `set_context` arguments, as the definition asks for them. */
 export interface SetContextInput {
@@ -54,7 +63,7 @@ export type ContextToolInputSchemas = {
 
 interface CachedTools {
   fingerprint: string;
-  tools: ContextToolSet;
+  tools: Partial<ContextToolSet>;
 }
 
 const cache = new WeakMap<ContextBlocks, Map<string, CachedTools>>();
@@ -72,7 +81,10 @@ const cache = new WeakMap<ContextBlocks, Map<string, CachedTools>>();
  * - Called again for the same context and options, it returns the same object while the configuration is
  *   unchanged (a block added or removed at runtime gives a new set).
  */
-export function contextTools(context: ContextBlocks, options: ContextToolsOptions = {}): ContextToolSet {
+export function contextTools<const Excluded extends ContextToolName = never>(
+  context: ContextBlocks,
+  options: ContextToolsOptions<Excluded> = {},
+): ContextToolSet<Exclude<ContextToolName, Excluded>> {
   const specs = selectSpecs(context, options);
   const fingerprint = JSON.stringify([
     specs.map((spec) => [spec.name, spec.description, spec.inputSchema]),
@@ -84,13 +96,16 @@ export function contextTools(context: ContextBlocks, options: ContextToolsOption
     byOptions = new Map();
     cache.set(context, byOptions);
   }
-  const cached = byOptions.get(optionsKey);
-  if (cached?.fingerprint === fingerprint) return cached.tools;
-  const tools: ContextToolSet = {};
-  for (const spec of specs) tools[spec.name] = toTool(spec);
-  Object.freeze(tools);
-  byOptions.set(optionsKey, { fingerprint, tools });
-  return tools;
+  let tools =
+    byOptions.get(optionsKey)?.fingerprint === fingerprint ? byOptions.get(optionsKey)?.tools : undefined;
+  if (!tools) {
+    const built: Partial<ContextToolSet> = {};
+    for (const spec of specs) built[spec.name] = toTool(spec);
+    tools = Object.freeze(built);
+    byOptions.set(optionsKey, { fingerprint, tools });
+  }
+  // Only the allowed tools are present: the type's required keys are the trade-off documented above.
+  return tools as ContextToolSet<Exclude<ContextToolName, Excluded>>;
 }
 
 /**
@@ -113,12 +128,12 @@ function selectSpecs(context: ContextBlocks, options: ContextToolsOptions): Cont
 }
 
 function toTool(spec: ContextToolSpec): ContextTool {
-  return tool<unknown, string>({
+  return {
     description: spec.description,
     // No validator: every argument reaches `execute`, which validates and answers with an error string.
     inputSchema: jsonSchema<unknown>(spec.inputSchema),
-    execute: (input) => spec.execute(input),
-  });
+    execute: (input: unknown) => spec.execute(input),
+  };
 }
 
 /** The subset of JSON Schema core's tool specs use: objects, strings, string enums, descriptions. */
