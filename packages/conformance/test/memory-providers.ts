@@ -16,7 +16,10 @@ export class MemoryReadOnlyProvider implements ContextProvider {
   }
 }
 
-/** A writable provider whose blocks live under a namespace prefix in a shared MemoryStore. */
+/**
+ * A writable provider whose blocks live under a namespace in a shared MemoryStore. The key is the JSON of
+ * the pair, so no namespace and label join into another pair's key (a "namespace/label" key would).
+ */
 export class NamespacedMemoryProvider implements WritableContextProvider {
   private inner: MemoryContextProvider | undefined;
 
@@ -26,7 +29,10 @@ export class NamespacedMemoryProvider implements WritableContextProvider {
   ) {}
 
   init(label: string): void {
-    this.inner = new MemoryContextProvider({ store: this.store, label: `${this.namespace}/${label}` });
+    this.inner = new MemoryContextProvider({
+      store: this.store,
+      label: JSON.stringify([this.namespace, label]),
+    });
   }
 
   get(): Promise<string | null> {
@@ -38,7 +44,10 @@ export class NamespacedMemoryProvider implements WritableContextProvider {
   }
 
   private block(): MemoryContextProvider {
-    this.inner ??= new MemoryContextProvider({ store: this.store, label: `${this.namespace}/` });
+    this.inner ??= new MemoryContextProvider({
+      store: this.store,
+      label: JSON.stringify([this.namespace, ""]),
+    });
     return this.inner;
   }
 }
