@@ -2,7 +2,7 @@ import type { ContextProvider, SkillProvider } from "@contextblocks/core";
 import { expect } from "vitest";
 import { expectSameText } from "./compare.js";
 import { startConcurrently } from "./scheduling.js";
-import { check, firstMissing, group, needsReopen, type Suite } from "./suite.js";
+import { check, concurrencyCheck, firstMissing, group, needsReopen, type Suite } from "./suite.js";
 import { largeText } from "./texts.js";
 import { describeValue, isPromiseLike } from "./values.js";
 
@@ -141,7 +141,7 @@ export function loadableGroup<P extends ContextProvider>(suite: Suite<P>): void 
       },
     );
 
-    check(
+    concurrencyCheck(
       suite,
       `${writers} concurrent set() calls of different keys keep every entry`,
       needsSet,

@@ -20,7 +20,7 @@ import {
   SYNTAX_CHECKS,
   WORD_QUERY,
 } from "./search-corpus.js";
-import { check, firstMissing, group, needsReopen, type Suite } from "./suite.js";
+import { check, concurrencyCheck, firstMissing, group, needsReopen, type Suite } from "./suite.js";
 import { describeValue, isPromiseLike, numbersIn } from "./values.js";
 
 type Searchable = ContextProvider & SearchProvider & { set(key: string, content: string): Promise<void> };
@@ -215,7 +215,7 @@ export function searchableGroup<P extends ContextProvider>(suite: Suite<P>): voi
       },
     );
 
-    check(
+    concurrencyCheck(
       suite,
       `${writers} concurrent set() calls of different keys keep every entry`,
       needsSet,
@@ -239,22 +239,27 @@ export function searchableGroup<P extends ContextProvider>(suite: Suite<P>): voi
       },
     );
 
-    check(suite, `${writers} concurrent set() calls of one key leave one entry`, needsSet, async () => {
-      const words = Array.from({ length: writers }, (_, index) => radioWord(index));
-      for (const schedule of suite.schedules) {
-        const provider = await open();
-        await startConcurrently(writers, schedule, (index) =>
-          provider.set("kb-radio", `Radio word ${words[index]}.`),
-        );
-        const summary = await provider.get();
-        expect(statesCount(summary, 1), `get() (${schedule.name}): ${describeValue(summary)}`).toBe(true);
-        const result = await provider.search("radio");
-        const matches = words.filter((word) => result?.includes(`Radio word ${word}.`));
-        expect(matches.length, `search("radio") (${schedule.name}) returned ${describeValue(result)}`).toBe(
-          1,
-        );
-      }
-    });
+    concurrencyCheck(
+      suite,
+      `${writers} concurrent set() calls of one key leave one entry`,
+      needsSet,
+      async () => {
+        const words = Array.from({ length: writers }, (_, index) => radioWord(index));
+        for (const schedule of suite.schedules) {
+          const provider = await open();
+          await startConcurrently(writers, schedule, (index) =>
+            provider.set("kb-radio", `Radio word ${words[index]}.`),
+          );
+          const summary = await provider.get();
+          expect(statesCount(summary, 1), `get() (${schedule.name}): ${describeValue(summary)}`).toBe(true);
+          const result = await provider.search("radio");
+          const matches = words.filter((word) => result?.includes(`Radio word ${word}.`));
+          expect(matches.length, `search("radio") (${schedule.name}) returned ${describeValue(result)}`).toBe(
+            1,
+          );
+        }
+      },
+    );
 
     check(
       suite,

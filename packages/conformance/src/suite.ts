@@ -96,6 +96,20 @@ export function check<P extends ContextProvider>(
   else it(title, body, suite.options.timeout);
 }
 
+/** Without a `timeout` option, a repeated concurrency check may take this long (its rounds add up). */
+export const CONCURRENCY_CHECK_TIMEOUT = 60_000;
+
+/** A check that repeats its body once per concurrency round: the default timeout allows for the rounds. */
+export function concurrencyCheck<P extends ContextProvider>(
+  suite: Suite<P>,
+  title: string,
+  missing: string | null,
+  body: (test: TestContext) => Promise<void>,
+): void {
+  if (missing !== null) it.skip(`${title} (${missing})`, body);
+  else it(title, body, suite.options.timeout ?? CONCURRENCY_CHECK_TIMEOUT);
+}
+
 /** The reason a test that needs `reopen` is skipped, or `null` when the option is there. */
 export function needsReopen<P extends ContextProvider>(suite: Suite<P>): string | null {
   return suite.options.reopen ? null : "needs the reopen option";

@@ -3,7 +3,7 @@ import { expect } from "vitest";
 import { expectSameText } from "./compare.js";
 import { DEFAULT_LARGE_CONTENT_SIZE } from "./options.js";
 import { startConcurrently } from "./scheduling.js";
-import { check, group, needsReopen, type Suite } from "./suite.js";
+import { check, concurrencyCheck, group, needsReopen, type Suite } from "./suite.js";
 import { concurrentValue, largeText, ROUND_TRIP_TEXTS } from "./texts.js";
 import { describeValue, isPromiseLike } from "./values.js";
 
@@ -78,20 +78,25 @@ export function writableGroup<P extends ContextProvider>(suite: Suite<P>): void 
       },
     );
 
-    check(suite, `${writers} concurrent sets end with one of the written values, whole`, null, async () => {
-      for (const schedule of suite.schedules) {
-        const provider = await open();
-        const values = Array.from({ length: writers }, (_, writer) => concurrentValue(writer, 16_384));
-        await startConcurrently(writers, schedule, (index) => provider.set(values[index] as string));
-        const final = await provider.get();
-        expectOneOf(final, values, `get() after concurrent sets (${schedule.name})`);
-        if (suite.options.reopen) {
-          expectSameText(await (await reopen(provider)).get(), final ?? "", `reopened (${schedule.name})`);
+    concurrencyCheck(
+      suite,
+      `${writers} concurrent sets end with one of the written values, whole`,
+      null,
+      async () => {
+        for (const schedule of suite.schedules) {
+          const provider = await open();
+          const values = Array.from({ length: writers }, (_, writer) => concurrentValue(writer, 16_384));
+          await startConcurrently(writers, schedule, (index) => provider.set(values[index] as string));
+          const final = await provider.get();
+          expectOneOf(final, values, `get() after concurrent sets (${schedule.name})`);
+          if (suite.options.reopen) {
+            expectSameText(await (await reopen(provider)).get(), final ?? "", `reopened (${schedule.name})`);
+          }
         }
-      }
-    });
+      },
+    );
 
-    check(
+    concurrencyCheck(
       suite,
       `${writers} concurrent sets from two instances on one store end with one written value`,
       needsReopen(suite),
@@ -112,7 +117,7 @@ export function writableGroup<P extends ContextProvider>(suite: Suite<P>): void 
       },
     );
 
-    check(
+    concurrencyCheck(
       suite,
       `${writers} concurrent sets to different labels on one store all land`,
       needsReopen(suite),
