@@ -182,6 +182,15 @@ function sections(): Section[] {
       },
     });
   }
+  if (hasScript("./package-sizes.ts")) {
+    list.push({
+      id: "package-sizes",
+      title: "Package and bundle sizes",
+      about:
+        "Tarball sizes and Worker bundle sizes (core + sqlite, + fts5) from `pnpm pack-check` (tests/pack).",
+      run: async () => (await import("./package-sizes.js")).run(),
+    });
+  }
   return list;
 }
 
