@@ -12,7 +12,7 @@
  * Needs the npm registry (the smoke project's third-party dependencies), nothing else. Sizes are written
  * to bench/out/package-sizes.json for the benchmark report.
  */
-import { type SpawnSyncReturns, spawnSync } from "node:child_process";
+import { type SpawnSyncReturns, spawn, spawnSync } from "node:child_process";
 import {
   cpSync,
   existsSync,
@@ -79,6 +79,35 @@ function must(what: string, command: string, args: string[], cwd: string, env: N
     return null;
   }
   return child;
+}
+
+/** `must` without blocking, so independent checks run side by side. */
+function mustAsync(what: string, command: string, args: string[], cwd: string): Promise<void> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd, env: process.env });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.on("close", (code) => {
+      if (code !== 0) fail(`${what} failed (exit ${code}):\n${output}`.trimEnd());
+      resolve();
+    });
+    child.on("error", (error) => {
+      fail(`${what} could not start: ${error.message}`);
+      resolve();
+    });
+  });
+}
+
+async function stepAsync(title: string, body: () => Promise<void>): Promise<void> {
+  const started = performance.now();
+  process.stdout.write(`${title}\n`);
+  await body();
+  process.stdout.write(`  (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
 }
 
 function step(title: string, body: () => void): void {
@@ -237,7 +266,7 @@ function bundleWorker(smoke: string, name: string, source: string, wrangler: str
   return { name, bytes: code.length, gzipBytes: gzipSync(code).length, wranglerTotal: total };
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), "contextblocks-pack-"));
   const tarballs = join(work, "tarballs");
   mkdirSync(tarballs);
@@ -282,16 +311,18 @@ function main(): void {
   });
 
   const bin = (name: string) => join(HERE, "node_modules", ".bin", name);
-  step("publint --strict and attw --profile esm-only", () => {
-    for (const item of packed) {
-      must(`publint --strict (${item.name})`, bin("publint"), ["--strict", item.directory], work);
-      must(
-        `attw --profile esm-only (${item.name})`,
-        bin("attw"),
-        [item.tarball, "--profile", "esm-only", "--format", "table-flipped"],
-        work,
-      );
-    }
+  await stepAsync("publint --strict and attw --profile esm-only (in parallel)", async () => {
+    await Promise.all(
+      packed.flatMap((item) => [
+        mustAsync(`publint --strict (${item.name})`, bin("publint"), ["--strict", item.directory], work),
+        mustAsync(
+          `attw --profile esm-only (${item.name})`,
+          bin("attw"),
+          [item.tarball, "--profile", "esm-only", "--format", "table-flipped"],
+          work,
+        ),
+      ]),
+    );
   });
 
   const smoke = join(work, "smoke");
@@ -355,6 +386,8 @@ function main(): void {
             module: "nodenext",
             moduleResolution: "nodenext",
             strict: true,
+            // As `tsc --init` sets it: the SDK's own declarations need @types/json-schema otherwise.
+            skipLibCheck: true,
             types: ["node"],
             lib: ["ES2022", "DOM"],
             outDir: "dist",
@@ -460,4 +493,4 @@ function main(): void {
     process.stdout.write("\npack check: every package packs, lints, installs, compiles, runs and bundles\n");
 }
 
-main();
+await main();
