@@ -423,7 +423,7 @@ async function main(): Promise<void> {
       const child = must(
         "vitest run (the smoke project)",
         process.execPath,
-        [join(smoke, "node_modules", "vitest", "vitest.mjs"), "run", "test"],
+        [join(smoke, "node_modules", "vitest", "vitest.mjs"), "run", "--dir", "test"],
         smoke,
       );
       const summary = child?.stdout.match(/Tests\s+[^\n]+/)?.[0];
