@@ -272,20 +272,31 @@ async function main(): Promise<void> {
   mkdirSync(tarballs);
   const packed: PackedPackage[] = [];
 
-  step("pack every package (pnpm pack)", () => {
-    for (const name of PACKAGES) {
-      if (!existsSync(join(ROOT, "packages", name, "dist"))) {
-        fail(`packages/${name}/dist is missing: run pnpm build first`);
+  await stepAsync("pack every package (pnpm pack, side by side)", async () => {
+    const ready = PACKAGES.filter((name) => {
+      if (existsSync(join(ROOT, "packages", name, "dist"))) return true;
+      fail(`packages/${name}/dist is missing: run pnpm build first`);
+      return false;
+    });
+    await Promise.all(
+      ready.map((name) =>
+        mustAsync(
+          `pnpm pack (${name})`,
+          "pnpm",
+          ["pack", "--pack-destination", tarballs],
+          join(ROOT, "packages", name),
+        ),
+      ),
+    );
+    for (const name of ready) {
+      const { version } = JSON.parse(readFileSync(join(ROOT, "packages", name, "package.json"), "utf8")) as {
+        version: string;
+      };
+      const tarball = join(tarballs, `contextblocks-${name}-${version}.tgz`);
+      if (!existsSync(tarball)) {
+        fail(`pnpm pack wrote no ${relative(work, tarball)}`);
         continue;
       }
-      const child = must(
-        `pnpm pack (${name})`,
-        "pnpm",
-        ["pack", "--pack-destination", tarballs],
-        join(ROOT, "packages", name),
-      );
-      if (child === null) continue;
-      const tarball = child.stdout.trim().split("\n").at(-1)?.trim() ?? "";
       const directory = join(work, "unpacked", name);
       mkdirSync(directory, { recursive: true });
       if (must(`tar -xzf (${name})`, "tar", ["-xzf", tarball, "-C", directory], work) === null) continue;
