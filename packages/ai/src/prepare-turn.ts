@@ -1,27 +1,28 @@
-import type { ContextBlocks } from "@contextblocks/core";
+import type { ContextBlocks, ContextToolName } from "@contextblocks/core";
 import type { ContextMessage } from "./messages.js";
 import { attachReminder } from "./reminder-placement.js";
 import { type ContextToolSet, type ContextToolsOptions, contextTools } from "./tools.js";
 import { replaceUnloadedEntries, type UnloadOptions } from "./unload.js";
 
 /** Options of `prepareContextTurn`. */
-export interface PrepareContextTurnOptions extends UnloadOptions {
+export interface PrepareContextTurnOptions<Excluded extends ContextToolName = ContextToolName>
+  extends UnloadOptions {
   /** Attach `context.reminder()` to the newest user message. Default `true`. */
   reminder?: boolean;
   /** Replace the results of unloaded `load_context` calls with a placeholder. Default `true`. */
   unload?: boolean;
   /** Passed to `contextTools`. */
-  tools?: ContextToolsOptions;
+  tools?: ContextToolsOptions<Excluded>;
 }
 
 /** What one `generateText` / `streamText` call needs from the context. */
-export interface PreparedContextTurn<M extends ContextMessage> {
+export interface PreparedContextTurn<M extends ContextMessage, Excluded extends ContextToolName = never> {
   /** The frozen system prompt: the same string turn after turn until `refreshSystemPrompt()`. */
   system: string;
   /** The messages to send: the reminder on the newest user message, unloaded entries replaced. */
   messages: M[];
   /** `contextTools(context)`: the same object while the configuration is unchanged. */
-  tools: ContextToolSet;
+  tools: ContextToolSet<Exclude<ContextToolName, Excluded>>;
 }
 
 /**
@@ -34,11 +35,14 @@ export interface PreparedContextTurn<M extends ContextMessage> {
  * stored: keep your own `messages` as the transcript, not the prepared ones. Calling it again on its own
  * output does not add the reminder twice.
  */
-export async function prepareContextTurn<M extends ContextMessage>(
+export async function prepareContextTurn<
+  M extends ContextMessage,
+  const Excluded extends ContextToolName = never,
+>(
   context: ContextBlocks,
   messages: readonly M[],
-  options: PrepareContextTurnOptions = {},
-): Promise<PreparedContextTurn<M>> {
+  options: PrepareContextTurnOptions<Excluded> = {},
+): Promise<PreparedContextTurn<M, Excluded>> {
   const system = await context.freezeSystemPrompt();
   const reminder = options.reminder === false ? null : await context.reminder();
   const visible = options.unload === false ? [...messages] : replaceUnloadedEntries(messages, options);

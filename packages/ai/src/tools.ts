@@ -7,13 +7,13 @@ import type {
   SetContextInput,
   ToolOutcome,
 } from "@contextblocks/core";
-import { jsonSchema, type Tool, tool } from "ai";
+import { jsonSchema, type Tool, type ToolExecutionOptions } from "ai";
 import { z } from "zod";
 
 /** Options of `contextTools`. */
-export interface ContextToolsOptions {
+export interface ContextToolsOptions<Excluded extends ContextToolName = ContextToolName> {
   /** Tools to leave out, for example `["set_context"]` for an agent that may read but not write. */
-  exclude?: readonly ContextToolName[];
+  exclude?: readonly Excluded[];
 }
 
 /**
@@ -21,10 +21,19 @@ export interface ContextToolsOptions {
  * the tool checks it (see `contextTools`). Its output is core's `ToolOutcome`; the model reads its text,
  * as an error result when `isError`. Narrow a recorded input with `contextToolInputSchemas(context)`.
  */
-export type ContextTool = Tool<unknown, ToolOutcome>;
+export type ContextTool = {
+  // Declared first so a direct call resolves to this signature (a promise of the answer text).
+  /** Always present: validates the input and resolves to the outcome; never rejects for bad input. */
+  execute(input: unknown, options: ToolExecutionOptions): Promise<ToolOutcome>;
+} & Tool<unknown, ToolOutcome>;
 
-/** The tools the blocks allow. Only read-only blocks: an empty set. */
-export type ContextToolSet = { [Name in ContextToolName]?: ContextTool };
+/**
+ * The tools the blocks allow, typed like a literal `ToolSet` (required keys, so `generateText` results have
+ * no "possibly undefined" elements and `tools.set_context.execute(…)` needs no `?.`). The type names every
+ * tool not excluded; at run time a tool the blocks do not allow is absent (only read-only blocks: an empty
+ * object), so code that calls a tool directly on an arbitrary configuration checks `"name" in tools` first.
+ */
+export type ContextToolSet<Name extends ContextToolName = ContextToolName> = { [Key in Name]: ContextTool };
 
 /** The arguments of each tool, by name. */
 export interface ContextToolInputs {
@@ -41,7 +50,7 @@ export type ContextToolInputSchemas = {
 
 interface CachedTools {
   fingerprint: string;
-  tools: ContextToolSet;
+  tools: Partial<ContextToolSet>;
 }
 
 const cache = new WeakMap<ContextBlocks, Map<string, CachedTools>>();
@@ -62,7 +71,10 @@ const cache = new WeakMap<ContextBlocks, Map<string, CachedTools>>();
  * - Called again for the same context and options, it returns the same object while the configuration is
  *   unchanged (a block added or removed at runtime gives a new set).
  */
-export function contextTools(context: ContextBlocks, options: ContextToolsOptions = {}): ContextToolSet {
+export function contextTools<const Excluded extends ContextToolName = never>(
+  context: ContextBlocks,
+  options: ContextToolsOptions<Excluded> = {},
+): ContextToolSet<Exclude<ContextToolName, Excluded>> {
   const specs = selectSpecs(context, options);
   const fingerprint = JSON.stringify([
     specs.map((spec) => [spec.name, spec.description, spec.inputSchema]),
@@ -74,13 +86,16 @@ export function contextTools(context: ContextBlocks, options: ContextToolsOption
     byOptions = new Map();
     cache.set(context, byOptions);
   }
-  const cached = byOptions.get(optionsKey);
-  if (cached?.fingerprint === fingerprint) return cached.tools;
-  const tools: ContextToolSet = {};
-  for (const spec of specs) tools[spec.name] = toTool(spec);
-  Object.freeze(tools);
-  byOptions.set(optionsKey, { fingerprint, tools });
-  return tools;
+  let tools =
+    byOptions.get(optionsKey)?.fingerprint === fingerprint ? byOptions.get(optionsKey)?.tools : undefined;
+  if (!tools) {
+    const built: Partial<ContextToolSet> = {};
+    for (const spec of specs) built[spec.name] = toTool(spec);
+    tools = Object.freeze(built);
+    byOptions.set(optionsKey, { fingerprint, tools });
+  }
+  // Only the allowed tools are present: the type's required keys are the trade-off documented above.
+  return tools as ContextToolSet<Exclude<ContextToolName, Excluded>>;
 }
 
 /**
@@ -103,13 +118,13 @@ function selectSpecs(context: ContextBlocks, options: ContextToolsOptions): Cont
 }
 
 function toTool(spec: ContextToolSpec): ContextTool {
-  return tool<unknown, ToolOutcome>({
+  return {
     description: spec.description,
     // No validator: every argument reaches `execute`, which validates and answers with an error outcome.
     inputSchema: jsonSchema<unknown>(spec.inputSchema),
-    execute: (input) => spec.execute(input),
+    execute: (input: unknown) => spec.execute(input),
     toModelOutput: ({ output }) => toolModelOutput(output),
-  });
+  };
 }
 
 /**

@@ -36,15 +36,15 @@ const BAD_CALLS = [
 ];
 
 const EXPECTED = [
-  /^\[error-text\] Error: block "diary" not found\. Writable blocks: "memory", "notes", "skills"$/,
-  /^\[error-text\] Error: block "soul" is readonly\./,
+  /^\[error-text\] Error: Block "diary" not found\. Writable blocks: "memory", "notes", "skills"$/,
+  /^\[error-text\] Error: Block "soul" is readonly\./,
   /^\[error-text\] Error: set_context: "content" is required$/,
   /^\[error-text\] Error: set_context: "content" must be a string, got number 42$/,
   /^\[error-text\] Error: set_context: "action" must be "replace" or "append", got "prepend"$/,
   /^\[error-text\] Error: Block "memory" exceeds maxTokens: \d+ > 60 \(estimated tokens\)$/,
   /^\[error-text\] Error: set_context: "content" is required$/,
   /^\[error-text\] Error: set_context: "metadata" must be an object/,
-  /^\[error-text\] Error: block "memory" is not searchable\. Searchable blocks: "notes"$/,
+  /^\[error-text\] Error: Block "memory" is not searchable\. Searchable blocks: "notes"$/,
   /^\[error-text\] Error: search_context: "query" must be a string, got number 7$/,
   /^\[error-text\] Error: load_context: "key" must be a string, got an array$/,
   /^\[error-text\] Error: no entry "juggling" in skills\./,
@@ -122,7 +122,7 @@ describe("bad tool arguments", () => {
     });
     const seen = resultText(model.doGenerateCalls[1], "call-0-0");
     expect(seen).toMatch(/^\[error-text\] Invalid input for tool set_context: Type validation failed/);
-    expect(seen).not.toContain('block "diary" not found');
+    expect(seen).not.toContain('Block "diary" not found');
   });
 });
 

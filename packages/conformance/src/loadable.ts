@@ -1,8 +1,8 @@
 import type { ContextProvider, SkillProvider } from "@contextblocks/core";
 import { expect } from "vitest";
 import { expectSameText } from "./compare.js";
-import { DEFAULT_CONCURRENT_WRITES } from "./options.js";
-import { check, firstMissing, group, needsReopen, type Suite } from "./suite.js";
+import { startConcurrently } from "./scheduling.js";
+import { check, concurrencyCheck, firstMissing, group, needsReopen, type Suite } from "./suite.js";
 import { largeText } from "./texts.js";
 import { describeValue, isPromiseLike } from "./values.js";
 
@@ -36,7 +36,7 @@ export const SKILLS = {
 export function loadableGroup<P extends ContextProvider>(suite: Suite<P>): void {
   const needsSet = suite.declared.writable ? null : "needs set(key, content, description)";
   const needsDelete = suite.declared.delete ? null : "needs delete(key)";
-  const writers = suite.options.concurrentWrites ?? DEFAULT_CONCURRENT_WRITES;
+  const writers = suite.writers;
 
   group("loadable", suite, suite.declared.loadable, (fixture) => {
     const open = async (label = "skills") => (await fixture.create(label)) as P & Loadable;
@@ -141,17 +141,24 @@ export function loadableGroup<P extends ContextProvider>(suite: Suite<P>): void 
       },
     );
 
-    check(
+    concurrencyCheck(
       suite,
       `${writers} concurrent set() calls of different keys keep every entry`,
       needsSet,
       async () => {
-        const provider = await open();
         const keys = Array.from({ length: writers }, (_, index) => `entry-${index}`);
-        await Promise.all(keys.map((key) => provider.set(key, `Text of ${key}.`, `About ${key}`)));
-        for (const key of keys) expectSameText(await provider.load(key), `Text of ${key}.`, `load(${key})`);
-        const listing = (await provider.get()) ?? "";
-        for (const key of keys) expect(listing, "every key is listed").toContain(`About ${key}`);
+        for (const schedule of suite.schedules) {
+          const provider = await open();
+          await startConcurrently(writers, schedule, (index) =>
+            provider.set(keys[index] as string, `Text of ${keys[index]}.`, `About ${keys[index]}`),
+          );
+          for (const key of keys) {
+            expectSameText(await provider.load(key), `Text of ${key}.`, `load(${key}) (${schedule.name})`);
+          }
+          const listing = (await provider.get()) ?? "";
+          for (const key of keys)
+            expect(listing, `every key is listed (${schedule.name})`).toContain(`About ${key}`);
+        }
       },
     );
 

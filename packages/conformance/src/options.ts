@@ -51,13 +51,34 @@ export interface ConformanceOptions<P extends ContextProvider = ContextProvider>
   largeContentSize?: number;
   /** The most matches one `search()` may return. Default 10. */
   searchLimit?: number;
-  /** How many writes the concurrency checks start at once. Default 8. */
+  /** How many writes the concurrency checks start at once: a whole number of at least 2. Default 8. */
   concurrentWrites?: number;
+  /**
+   * How many rounds each concurrency check runs, each on fresh providers with another scheduling (one tick,
+   * microtasks, timers, seeded random delays): a whole number of at least 1. Default 16.
+   */
+  concurrencyRounds?: number;
 }
 
 export const DEFAULT_LARGE_CONTENT_SIZE = 1_048_576;
 export const DEFAULT_SEARCH_LIMIT = 10;
 export const DEFAULT_CONCURRENT_WRITES = 8;
+
+/** `option` when it is a whole number of at least `minimum`; otherwise a TypeError that names it. */
+export function wholeNumberOption(
+  name: string,
+  value: number | undefined,
+  minimum: number,
+  fallback: number,
+): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < minimum) {
+    throw new TypeError(
+      `conformance: \`${name}\` must be a whole number of at least ${minimum}, got ${String(value)}`,
+    );
+  }
+  return value;
+}
 
 /** Capabilities with defaults filled in. */
 export interface DeclaredCapabilities {

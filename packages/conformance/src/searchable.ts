@@ -2,7 +2,8 @@ import type { ContextProvider, SearchProvider } from "@contextblocks/core";
 import { expect } from "vitest";
 import { HOSTILE_QUERIES } from "./hostile-queries.js";
 import { describeResult, entriesIn, positionOf } from "./locate.js";
-import { DEFAULT_CONCURRENT_WRITES, DEFAULT_SEARCH_LIMIT } from "./options.js";
+import { DEFAULT_SEARCH_LIMIT } from "./options.js";
+import { startConcurrently } from "./scheduling.js";
 import {
   CAPPED_QUERY,
   cappedCorpus,
@@ -19,12 +20,17 @@ import {
   SYNTAX_CHECKS,
   WORD_QUERY,
 } from "./search-corpus.js";
-import { check, firstMissing, group, needsReopen, type Suite } from "./suite.js";
+import { check, concurrencyCheck, firstMissing, group, needsReopen, type Suite } from "./suite.js";
 import { describeValue, isPromiseLike, numbersIn } from "./values.js";
 
 type Searchable = ContextProvider & SearchProvider & { set(key: string, content: string): Promise<void> };
 
 const NATO = ["alfa", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliett"];
+
+/** A distinct searchable word for writer `index`, for any number of writers: its digits as radio words. */
+export function radioWord(index: number): string {
+  return [...String(index)].map((digit) => NATO[Number(digit)]).join("");
+}
 
 /**
  * Searchable: `get()` is a count, `set(key, …)` replaces one entry, search finds by word, stem and question,
@@ -32,7 +38,7 @@ const NATO = ["alfa", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "h
  */
 export function searchableGroup<P extends ContextProvider>(suite: Suite<P>): void {
   const limit = suite.options.searchLimit ?? DEFAULT_SEARCH_LIMIT;
-  const writers = Math.min(suite.options.concurrentWrites ?? DEFAULT_CONCURRENT_WRITES, NATO.length);
+  const writers = suite.writers;
   const needsSet = suite.declared.writable ? null : "needs set(key, content)";
   const needsDelete = suite.declared.delete ? null : "needs delete(key)";
 
@@ -209,39 +215,51 @@ export function searchableGroup<P extends ContextProvider>(suite: Suite<P>): voi
       },
     );
 
-    check(
+    concurrencyCheck(
       suite,
       `${writers} concurrent set() calls of different keys keep every entry`,
       needsSet,
       async () => {
-        const provider = await open();
-        const words = NATO.slice(0, writers);
+        const words = Array.from({ length: writers }, (_, index) => radioWord(index));
         const entries = words.map((word) => ({ key: `kb-${word}`, content: `Radio word ${word}.` }));
-        await Promise.all(entries.map((entry) => provider.set(entry.key, entry.content)));
-        expect(
-          statesCount(await provider.get(), writers),
-          `get(): ${describeValue(await provider.get())}`,
-        ).toBe(true);
-        for (const [index, entry] of entries.entries()) {
-          await expectFound(provider, words[index] as string, entry, entries);
+        for (const schedule of suite.schedules) {
+          const provider = await open();
+          await startConcurrently(writers, schedule, (index) => {
+            const entry = entries[index] as SearchEntry;
+            return provider.set(entry.key, entry.content);
+          });
+          const summary = await provider.get();
+          expect(statesCount(summary, writers), `get() (${schedule.name}): ${describeValue(summary)}`).toBe(
+            true,
+          );
+          for (const [index, entry] of entries.entries()) {
+            await expectFound(provider, words[index] as string, entry, entries);
+          }
         }
       },
     );
 
-    check(suite, `${writers} concurrent set() calls of one key leave one entry`, needsSet, async () => {
-      const provider = await open();
-      const entries = NATO.slice(0, writers).map((word) => ({
-        key: "kb-radio",
-        content: `Radio word ${word}.`,
-      }));
-      await Promise.all(entries.map((entry) => provider.set(entry.key, entry.content)));
-      expect(statesCount(await provider.get(), 1), `get(): ${describeValue(await provider.get())}`).toBe(
-        true,
-      );
-      const result = await provider.search("radio");
-      const matches = NATO.slice(0, writers).filter((word) => result?.includes(`Radio word ${word}.`));
-      expect(matches.length, `search("radio") returned ${describeValue(result)}`).toBe(1);
-    });
+    concurrencyCheck(
+      suite,
+      `${writers} concurrent set() calls of one key leave one entry`,
+      needsSet,
+      async () => {
+        const words = Array.from({ length: writers }, (_, index) => radioWord(index));
+        for (const schedule of suite.schedules) {
+          const provider = await open();
+          await startConcurrently(writers, schedule, (index) =>
+            provider.set("kb-radio", `Radio word ${words[index]}.`),
+          );
+          const summary = await provider.get();
+          expect(statesCount(summary, 1), `get() (${schedule.name}): ${describeValue(summary)}`).toBe(true);
+          const result = await provider.search("radio");
+          const matches = words.filter((word) => result?.includes(`Radio word ${word}.`));
+          expect(matches.length, `search("radio") (${schedule.name}) returned ${describeValue(result)}`).toBe(
+            1,
+          );
+        }
+      },
+    );
 
     check(
       suite,

@@ -3,10 +3,13 @@ import { afterEach, describe, it, type TestContext } from "vitest";
 import { ProviderFixture } from "./fixture.js";
 import {
   type ConformanceOptions,
+  DEFAULT_CONCURRENT_WRITES,
   type DeclaredCapabilities,
   declaredCapabilities,
   type ProviderFactory,
+  wholeNumberOption,
 } from "./options.js";
+import { concurrencySchedules, DEFAULT_CONCURRENCY_ROUNDS, type Schedule } from "./scheduling.js";
 
 /** What every group is given: the provider under test and what it declares. */
 export interface Suite<P extends ContextProvider> {
@@ -15,6 +18,10 @@ export interface Suite<P extends ContextProvider> {
   declared: DeclaredCapabilities;
   /** The block kind the declaration gives, in core's marker precedence. */
   kind: BlockKind;
+  /** How many writes each concurrency round starts (`concurrentWrites`, checked). */
+  writers: number;
+  /** The schedules of the concurrency rounds (`concurrencyRounds`, checked). */
+  schedules: Schedule[];
 }
 
 export function createSuite<P extends ContextProvider>(
@@ -28,7 +35,26 @@ export function createSuite<P extends ContextProvider>(
     throw new TypeError("conformance: the third argument must be options with a `capabilities` object");
   }
   const declared = declaredCapabilities(options.capabilities);
-  return { factory, options, declared, kind: declaredKind(declared) };
+  const writers = wholeNumberOption(
+    "concurrentWrites",
+    options.concurrentWrites,
+    2,
+    DEFAULT_CONCURRENT_WRITES,
+  );
+  const rounds = wholeNumberOption(
+    "concurrencyRounds",
+    options.concurrencyRounds,
+    1,
+    DEFAULT_CONCURRENCY_ROUNDS,
+  );
+  return {
+    factory,
+    options,
+    declared,
+    kind: declaredKind(declared),
+    writers,
+    schedules: concurrencySchedules(rounds),
+  };
 }
 
 /** searchable > loadable > writable > readonly, as `blockKindOf` in core decides from the shape. */
@@ -68,6 +94,20 @@ export function check<P extends ContextProvider>(
 ): void {
   if (missing !== null) it.skip(`${title} (${missing})`, body);
   else it(title, body, suite.options.timeout);
+}
+
+/** Without a `timeout` option, a repeated concurrency check may take this long (its rounds add up). */
+export const CONCURRENCY_CHECK_TIMEOUT = 60_000;
+
+/** A check that repeats its body once per concurrency round: the default timeout allows for the rounds. */
+export function concurrencyCheck<P extends ContextProvider>(
+  suite: Suite<P>,
+  title: string,
+  missing: string | null,
+  body: (test: TestContext) => Promise<void>,
+): void {
+  if (missing !== null) it.skip(`${title} (${missing})`, body);
+  else it(title, body, suite.options.timeout ?? CONCURRENCY_CHECK_TIMEOUT);
 }
 
 /** The reason a test that needs `reopen` is skipped, or `null` when the option is there. */

@@ -1,8 +1,9 @@
 import type { ContextProvider, WritableContextProvider } from "@contextblocks/core";
 import { expect } from "vitest";
 import { expectSameText } from "./compare.js";
-import { DEFAULT_CONCURRENT_WRITES, DEFAULT_LARGE_CONTENT_SIZE } from "./options.js";
-import { check, group, needsReopen, type Suite } from "./suite.js";
+import { DEFAULT_LARGE_CONTENT_SIZE } from "./options.js";
+import { startConcurrently } from "./scheduling.js";
+import { check, concurrencyCheck, group, needsReopen, type Suite } from "./suite.js";
 import { concurrentValue, largeText, ROUND_TRIP_TEXTS } from "./texts.js";
 import { describeValue, isPromiseLike } from "./values.js";
 
@@ -14,7 +15,7 @@ type Writable = ContextProvider & WritableContextProvider;
  */
 export function writableGroup<P extends ContextProvider>(suite: Suite<P>): void {
   const enabled = suite.kind === "writable";
-  const writers = suite.options.concurrentWrites ?? DEFAULT_CONCURRENT_WRITES;
+  const writers = suite.writers;
   const largeSize = suite.options.largeContentSize ?? DEFAULT_LARGE_CONTENT_SIZE;
 
   group("writable", suite, enabled, (fixture) => {
@@ -77,45 +78,66 @@ export function writableGroup<P extends ContextProvider>(suite: Suite<P>): void 
       },
     );
 
-    check(suite, `${writers} concurrent sets end with one of the written values, whole`, null, async () => {
-      const provider = await open();
-      const values = Array.from({ length: writers }, (_, writer) => concurrentValue(writer, 16_384));
-      await Promise.all(values.map((value) => provider.set(value)));
-      const final = await provider.get();
-      expectOneOf(final, values, "get() after concurrent sets");
-      if (suite.options.reopen) expectSameText(await (await reopen(provider)).get(), final ?? "", "reopened");
-    });
+    concurrencyCheck(
+      suite,
+      `${writers} concurrent sets end with one of the written values, whole`,
+      null,
+      async () => {
+        for (const schedule of suite.schedules) {
+          const provider = await open();
+          const values = Array.from({ length: writers }, (_, writer) => concurrentValue(writer, 16_384));
+          await startConcurrently(writers, schedule, (index) => provider.set(values[index] as string));
+          const final = await provider.get();
+          expectOneOf(final, values, `get() after concurrent sets (${schedule.name})`);
+          if (suite.options.reopen) {
+            expectSameText(await (await reopen(provider)).get(), final ?? "", `reopened (${schedule.name})`);
+          }
+        }
+      },
+    );
 
-    check(
+    concurrencyCheck(
       suite,
       `${writers} concurrent sets from two instances on one store end with one written value`,
       needsReopen(suite),
       async () => {
-        const first = await open();
-        const second = await reopen(first);
-        const values = Array.from({ length: writers }, (_, writer) => concurrentValue(writer, 16_384));
-        await Promise.all(values.map((value, index) => (index % 2 === 0 ? first : second).set(value)));
-        expectOneOf(
-          await (await reopen(first)).get(),
-          values,
-          "get() on a new instance after concurrent sets",
-        );
+        for (const schedule of suite.schedules) {
+          const first = await open();
+          const second = await reopen(first);
+          const values = Array.from({ length: writers }, (_, writer) => concurrentValue(writer, 16_384));
+          await startConcurrently(writers, schedule, (index) =>
+            (index % 2 === 0 ? first : second).set(values[index] as string),
+          );
+          expectOneOf(
+            await (await reopen(first)).get(),
+            values,
+            `get() on a new instance after concurrent sets (${schedule.name})`,
+          );
+        }
       },
     );
 
-    check(
+    concurrencyCheck(
       suite,
       `${writers} concurrent sets to different labels on one store all land`,
       needsReopen(suite),
       async (test) => {
-        const base = await open("label-0");
-        test.skip(typeof base.init !== "function", "the provider has no init(label)");
-        const providers = [base];
-        for (let index = 1; index < writers; index++) providers.push(await reopen(base, `label-${index}`));
-        await Promise.all(providers.map((provider, index) => provider.set(concurrentValue(index))));
-        for (let index = 0; index < writers; index++) {
-          const reader = await reopen(base, `label-${index}`);
-          expectSameText(await reader.get(), concurrentValue(index), `label-${index} after concurrent sets`);
+        test.skip(typeof (await open("label-0")).init !== "function", "the provider has no init(label)");
+        for (const schedule of suite.schedules) {
+          const base = await open("label-0");
+          const providers = [base];
+          for (let index = 1; index < writers; index++) providers.push(await reopen(base, `label-${index}`));
+          await startConcurrently(writers, schedule, (index) =>
+            (providers[index] as P & Writable).set(concurrentValue(index)),
+          );
+          for (let index = 0; index < writers; index++) {
+            const reader = await reopen(base, `label-${index}`);
+            expectSameText(
+              await reader.get(),
+              concurrentValue(index),
+              `label-${index} after concurrent sets (${schedule.name})`,
+            );
+          }
         }
       },
     );

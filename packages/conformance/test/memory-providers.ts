@@ -16,7 +16,10 @@ export class MemoryReadOnlyProvider implements ContextProvider {
   }
 }
 
-/** A writable provider whose blocks live under a namespace prefix in a shared InMemoryStore. */
+/**
+ * A writable provider whose blocks live under a namespace in a shared InMemoryStore. The key is the JSON of
+ * the pair, so no namespace and label join into another pair's key (a "namespace/label" key would).
+ */
 export class NamespacedMemoryProvider implements WritableContextProvider {
   private inner: InMemoryContextProvider | undefined;
 
@@ -26,7 +29,10 @@ export class NamespacedMemoryProvider implements WritableContextProvider {
   ) {}
 
   init(label: string): void {
-    this.inner = new InMemoryContextProvider({ store: this.store, label: `${this.namespace}/${label}` });
+    this.inner = new InMemoryContextProvider({
+      store: this.store,
+      label: JSON.stringify([this.namespace, label]),
+    });
   }
 
   get(): Promise<string | null> {
@@ -38,7 +44,10 @@ export class NamespacedMemoryProvider implements WritableContextProvider {
   }
 
   private block(): InMemoryContextProvider {
-    this.inner ??= new InMemoryContextProvider({ store: this.store, label: `${this.namespace}/` });
+    this.inner ??= new InMemoryContextProvider({
+      store: this.store,
+      label: JSON.stringify([this.namespace, ""]),
+    });
     return this.inner;
   }
 }

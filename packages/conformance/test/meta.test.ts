@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { HOSTILE_QUERIES } from "../src/hostile-queries.js";
+import { AMBIGUOUS_JOINS } from "../src/namespacing.js";
 import { ROUND_TRIP_TEXTS } from "../src/texts.js";
+import { RACY_RUNS } from "./fixtures/racy-runs.js";
 import { type FixtureOutcomes, type ProviderOutcome, runFixtures } from "./run-fixtures.js";
 
 // The suite tested on itself: deliberately broken providers (test/fixtures/*.fixture.ts) must make it
@@ -37,14 +39,21 @@ it("every fixture file loads and runs without errors outside the tests", () => {
     "drops-writes",
     "fts-syntax",
     "good",
+    "joined-keys",
     "leaks-labels",
+    "racy-writes",
     "search-quality",
     "wrong-declaration",
   ]);
 });
 
 describe("the reference providers pass", () => {
-  for (const provider of ["good writable", "good searchable", "good loadable"]) {
+  for (const provider of [
+    "good writable",
+    "good searchable",
+    "good loadable",
+    "good searchable, 12 writers",
+  ]) {
     it(provider, () => {
       const result = outcome("good", provider);
       expect(result.failed).toEqual([]);
@@ -174,6 +183,52 @@ describe("a provider that breaks under concurrent writes fails", () => {
     expect(outcome("concurrency", "rewrites one document without a lock").failed).toEqual([
       "writable > 8 concurrent sets to different labels on one store all land",
     ]);
+  });
+});
+
+describe("a provider that joins namespace and label into one key fails", () => {
+  const collisionChecks = Object.keys(AMBIGUOUS_JOINS).map((title) => `namespacing > ${title}`);
+
+  it('stores under "namespace:label": every family with a ":" join, and nothing else', () => {
+    const { failed } = outcome("joined-keys", 'stores under "namespace:label"');
+    expect(failed.sort()).toEqual(
+      [
+        "namespacing > a label holding a separator is not the block of the namespace it names",
+        "namespacing > a separator moved between the namespace and the label gives another block",
+        "namespacing > the empty namespace and namespaces ending in a separator do not join ambiguously",
+      ].sort(),
+    );
+  });
+
+  it("stores under namespace + label: the concatenation and prefix family, and nothing outside the collision checks", () => {
+    const { failed } = outcome("joined-keys", "stores under namespace + label");
+    expect(failed).toContain(
+      "namespacing > namespaces that share a prefix or concatenate to the same text are separate",
+    );
+    expect(failed.filter((name) => !collisionChecks.includes(name))).toEqual([]);
+  });
+});
+
+describe("a provider whose keyed set() is a read-modify-write without a transaction fails", () => {
+  const lostEntries = "searchable > 8 concurrent set() calls of different keys keep every entry";
+  const runs = Array.from({ length: RACY_RUNS }, (_, index) => index + 1);
+
+  it(`with the default rounds: in ${RACY_RUNS} runs out of ${RACY_RUNS}, and only the concurrency check`, () => {
+    for (const run of runs) {
+      const { failed } = outcome("racy-writes", `read-modify-write without a transaction, run ${run}`);
+      expect(failed, `run ${run}`).toEqual([lostEntries]);
+    }
+  });
+
+  it("with one round (the suite before issue 13): it slips through some runs", () => {
+    const caught = runs.filter((run) =>
+      outcome(
+        "racy-writes",
+        `read-modify-write without a transaction, run ${run}, one round`,
+      ).failed.includes(lostEntries),
+    );
+    console.info(`one round caught the racy provider in ${caught.length} of ${RACY_RUNS} runs`);
+    expect(caught.length).toBeLessThan(RACY_RUNS);
   });
 });
 

@@ -52,9 +52,9 @@ export function checkLabel(
   const list = allowed.map((candidate) => `"${candidate}"`).join(", ");
   const kinds = `${what.charAt(0).toUpperCase()}${what.slice(1)} blocks`;
   if (!known.includes(label)) {
-    throw new ContextError("NOT_FOUND", `block "${label}" not found. ${kinds}: ${list}`, { label });
+    throw new ContextError("NOT_FOUND", `Block "${label}" not found. ${kinds}: ${list}`, { label });
   }
-  throw new ContextError("UNSUPPORTED", `block "${label}" is ${whyNot(label)}. ${kinds}: ${list}`, { label });
+  throw new ContextError("UNSUPPORTED", `Block "${label}" is ${whyNot(label)}. ${kinds}: ${list}`, { label });
 }
 
 /** Quoted labels for descriptions: `"a", "b"`. */

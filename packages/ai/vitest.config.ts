@@ -1,0 +1,13 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    typecheck: {
+      // Type tests compile user code against the built package (dist/) under plain `strict`.
+      enabled: true,
+      include: ["test/types/**/*.test-d.ts"],
+      tsconfig: "test/types/tsconfig.json",
+    },
+  },
+});

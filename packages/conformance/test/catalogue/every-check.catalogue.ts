@@ -1,0 +1,21 @@
+// Registers the suite so that every check runs (no capability missing, every option given): the source of
+// the generated check list in the README (test/check-list.test.ts).
+import { InMemorySearchProvider, InMemorySkillProvider } from "@contextblocks/core/memory";
+import { describeContextProvider } from "../../src/index.js";
+import { NamespacedMemoryProvider } from "../memory-providers.js";
+
+describeContextProvider("writable", () => new NamespacedMemoryProvider(), {
+  capabilities: { writable: true, namespacing: true },
+  reopen: (provider) => new NamespacedMemoryProvider(provider.store, provider.namespace),
+  namespace: (provider, namespace) => new NamespacedMemoryProvider(provider.store, namespace),
+});
+
+describeContextProvider("searchable", () => new InMemorySearchProvider(), {
+  capabilities: { searchable: true, writable: true, delete: true },
+  reopen: (provider) => new InMemorySearchProvider({ store: provider.store }),
+});
+
+describeContextProvider("loadable", () => new InMemorySkillProvider(), {
+  capabilities: { loadable: true, writable: true, delete: true },
+  reopen: (provider) => new InMemorySkillProvider({ store: provider.store }),
+});

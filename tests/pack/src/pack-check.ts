@@ -1,0 +1,507 @@
+/**
+ * The pack check: what a user gets from npm, checked as a user would. For every published package:
+ * `pnpm pack`, then in the tarball: LICENSE and the manifest fields, every source map's sources resolve
+ * inside the tarball, `publint --strict`, `attw --profile esm-only`. Then a project outside the workspace
+ * installs the tarballs with plain npm, typechecks user code (strict, `module: nodenext`), runs the root
+ * README's Node example, runs the conformance suite from its tarball on the SQLite providers, and bundles
+ * two Workers with `wrangler deploy --dry-run` (core + sqlite, and + fts5) to report their sizes.
+ *
+ *   pnpm pack-check                 # from the repository root (after `pnpm build`)
+ *   PACK_CHECK_KEEP=1 pnpm pack-check   # keep the scratch directory to look at
+ *
+ * Needs the npm registry (the smoke project's third-party dependencies), nothing else. Sizes are written
+ * to bench/out/package-sizes.json for the benchmark report.
+ */
+import { type SpawnSyncReturns, spawn, spawnSync } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { extractSnippets } from "../../readmes/src/extract.js";
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const HERE = fileURLToPath(new URL("../", import.meta.url));
+const PACKAGES = ["core", "sql", "sqlite", "fts5", "ai", "conformance"] as const;
+const REPOSITORY = "https://github.com/contextblocks/contextblocks";
+
+/** Versions the smoke project installs next to the tarballs: the ones that run on Node 20 (TOOLCHAIN.md). */
+const THIRD_PARTY = [
+  "ai@6.0.325",
+  "zod@4.6.7",
+  "vitest@4.1.12",
+  "@types/node@20.19.43",
+  "@types/better-sqlite3@7.6.13",
+  "@cloudflare/workers-types@4.20260630.1",
+];
+
+const failures: string[] = [];
+
+function fail(message: string): void {
+  failures.push(message);
+  process.stdout.write(`  ✗ ${message}\n`);
+}
+
+function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): SpawnSyncReturns<string> {
+  return spawnSync(command, args, {
+    cwd,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, ...env },
+    timeout: 5 * 60_000,
+  });
+}
+
+/** Runs a command that must succeed; on failure records it with its output and returns `null`. */
+function must(what: string, command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
+  const child = run(command, args, cwd, env);
+  if (child.status !== 0) {
+    fail(
+      `${what} failed (exit ${child.status ?? child.signal}):\n${child.stdout}\n${child.stderr}`.trimEnd(),
+    );
+    return null;
+  }
+  return child;
+}
+
+/** `must` without blocking, so independent checks run side by side. */
+function mustAsync(what: string, command: string, args: string[], cwd: string): Promise<void> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd, env: process.env });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.on("close", (code) => {
+      if (code !== 0) fail(`${what} failed (exit ${code}):\n${output}`.trimEnd());
+      resolve();
+    });
+    child.on("error", (error) => {
+      fail(`${what} could not start: ${error.message}`);
+      resolve();
+    });
+  });
+}
+
+async function stepAsync(title: string, body: () => Promise<void>): Promise<void> {
+  const started = performance.now();
+  process.stdout.write(`${title}\n`);
+  await body();
+  process.stdout.write(`  (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
+}
+
+function step(title: string, body: () => void): void {
+  const started = performance.now();
+  process.stdout.write(`${title}\n`);
+  body();
+  process.stdout.write(`  (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
+}
+
+function filesUnder(directory: string): string[] {
+  return readdirSync(directory, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+function kib(bytes: number): string {
+  return `${(bytes / 1024).toFixed(1)} KiB`;
+}
+
+interface PackedPackage {
+  name: string;
+  tarball: string;
+  tarballBytes: number;
+  unpackedBytes: number;
+  files: number;
+  directory: string;
+}
+
+/** Every `.map` in the package resolves each of its `sources` to a file inside the package (or inlines it). */
+function checkSourceMaps(packed: PackedPackage): number {
+  let checked = 0;
+  for (const file of filesUnder(packed.directory).filter((path) => path.endsWith(".map"))) {
+    const map = JSON.parse(readFileSync(file, "utf8")) as {
+      sources?: string[];
+      sourceRoot?: string;
+      sourcesContent?: (string | null)[];
+    };
+    for (const [index, source] of (map.sources ?? []).entries()) {
+      checked++;
+      if (typeof map.sourcesContent?.[index] === "string") continue;
+      const target = resolve(dirname(file), map.sourceRoot ?? "", source);
+      const inside = target.startsWith(packed.directory + sep);
+      if (!inside || !existsSync(target)) {
+        fail(
+          `${packed.name}: ${relative(packed.directory, file)} points at ${source}, ${inside ? "not in the tarball" : "outside the package"}`,
+        );
+      }
+    }
+  }
+  if (checked === 0) fail(`${packed.name}: no source maps in the tarball`);
+  return checked;
+}
+
+function checkManifest(packed: PackedPackage): void {
+  const manifest = JSON.parse(readFileSync(join(packed.directory, "package.json"), "utf8")) as Record<
+    string,
+    unknown
+  > & { repository?: { url?: string; directory?: string }; engines?: { node?: string } };
+  if (!existsSync(join(packed.directory, "LICENSE"))) fail(`${packed.name}: no LICENSE in the tarball`);
+  if (manifest.engines?.node !== ">=20.3") fail(`${packed.name}: engines.node is not ">=20.3"`);
+  if (!manifest.repository?.url?.includes("github.com/contextblocks/contextblocks")) {
+    fail(`${packed.name}: repository.url is missing or not ${REPOSITORY}`);
+  }
+  if (manifest.repository?.directory !== `packages/${packed.name}`) {
+    fail(`${packed.name}: repository.directory is not packages/${packed.name}`);
+  }
+  for (const field of ["homepage", "bugs"]) {
+    if (manifest[field] === undefined) fail(`${packed.name}: no ${field}`);
+  }
+  if (JSON.stringify(manifest).includes("workspace:"))
+    fail(`${packed.name}: a workspace: range survived packing`);
+}
+
+const SQLITE_WORKER = `import { DurableObject } from "cloudflare:workers";
+import { createDurableContext } from "@contextblocks/sqlite";
+
+export class Agent extends DurableObject {
+  context = createDurableContext(this.ctx.storage, [
+    { label: "soul", provider: { get: async () => "You are a helpful assistant." } },
+    { label: "memory", description: "Facts learned about the user", maxTokens: 1100 },
+  ]);
+  override async fetch(): Promise<Response> {
+    return new Response(await this.context.freezeSystemPrompt());
+  }
+}
+
+export default {
+  async fetch(request: Request, env: { AGENT: DurableObjectNamespace<Agent> }): Promise<Response> {
+    return env.AGENT.get(env.AGENT.idFromName("agent")).fetch(request);
+  },
+};
+`;
+
+const FTS5_WORKER = SQLITE_WORKER.replace(
+  'import { createDurableContext } from "@contextblocks/sqlite";',
+  'import { Fts5SearchProvider } from "@contextblocks/fts5";\nimport { createDurableContext } from "@contextblocks/sqlite";',
+).replace(
+  '    { label: "memory", description: "Facts learned about the user", maxTokens: 1100 },\n',
+  '    { label: "memory", description: "Facts learned about the user", maxTokens: 1100 },\n    { label: "knowledge", provider: new Fts5SearchProvider(this.ctx.storage) },\n',
+);
+
+const CONFORMANCE_TEST = `import { describeContextProvider } from "@contextblocks/conformance";
+import { Fts5SearchProvider } from "@contextblocks/fts5";
+import { SqliteContextProvider } from "@contextblocks/sqlite";
+import Database from "better-sqlite3";
+
+// The suite from its tarball, as a provider author runs it.
+describeContextProvider("SqliteContextProvider", () => new SqliteContextProvider(new Database(":memory:")), {
+  capabilities: { writable: true },
+});
+describeContextProvider("Fts5SearchProvider", () => new Fts5SearchProvider(new Database(":memory:")), {
+  capabilities: { searchable: true, writable: true, delete: true },
+});
+`;
+
+interface Bundle {
+  name: string;
+  bytes: number;
+  gzipBytes: number;
+  wranglerTotal: string;
+}
+
+function bundleWorker(smoke: string, name: string, source: string, wrangler: string): Bundle | null {
+  const directory = join(smoke, "workers", name);
+  mkdirSync(directory, { recursive: true });
+  writeFileSync(join(directory, "index.ts"), source);
+  writeFileSync(
+    join(directory, "wrangler.jsonc"),
+    JSON.stringify(
+      {
+        name: `pack-check-${name}`,
+        main: "index.ts",
+        compatibility_date: "2025-09-01",
+        durable_objects: { bindings: [{ name: "AGENT", class_name: "Agent" }] },
+        migrations: [{ tag: "v1", new_sqlite_classes: ["Agent"] }],
+      },
+      null,
+      2,
+    ),
+  );
+  const child = must(
+    `wrangler deploy --dry-run (${name})`,
+    process.execPath,
+    [wrangler, "deploy", "--dry-run", "--outdir", "out", "--config", "wrangler.jsonc"],
+    directory,
+    { WRANGLER_SEND_METRICS: "false", CI: "1", WRANGLER_LOG_PATH: join(directory, "logs") },
+  );
+  if (child === null) return null;
+  const output = join(directory, "out", "index.js");
+  if (!existsSync(output)) {
+    fail(`wrangler wrote no out/index.js for ${name}`);
+    return null;
+  }
+  const code = readFileSync(output);
+  const total = /Total Upload:\s*([^\n]+)/.exec(child.stdout + child.stderr)?.[1]?.trim() ?? "not printed";
+  return { name, bytes: code.length, gzipBytes: gzipSync(code).length, wranglerTotal: total };
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), "contextblocks-pack-"));
+  const tarballs = join(work, "tarballs");
+  mkdirSync(tarballs);
+  const packed: PackedPackage[] = [];
+
+  await stepAsync("pack every package (pnpm pack, side by side)", async () => {
+    const ready = PACKAGES.filter((name) => {
+      if (existsSync(join(ROOT, "packages", name, "dist"))) return true;
+      fail(`packages/${name}/dist is missing: run pnpm build first`);
+      return false;
+    });
+    await Promise.all(
+      ready.map((name) =>
+        mustAsync(
+          `pnpm pack (${name})`,
+          "pnpm",
+          ["pack", "--pack-destination", tarballs],
+          join(ROOT, "packages", name),
+        ),
+      ),
+    );
+    for (const name of ready) {
+      const { version } = JSON.parse(readFileSync(join(ROOT, "packages", name, "package.json"), "utf8")) as {
+        version: string;
+      };
+      const tarball = join(tarballs, `contextblocks-${name}-${version}.tgz`);
+      if (!existsSync(tarball)) {
+        fail(`pnpm pack wrote no ${relative(work, tarball)}`);
+        continue;
+      }
+      const directory = join(work, "unpacked", name);
+      mkdirSync(directory, { recursive: true });
+      if (must(`tar -xzf (${name})`, "tar", ["-xzf", tarball, "-C", directory], work) === null) continue;
+      const root = join(directory, "package");
+      const files = filesUnder(root);
+      packed.push({
+        name,
+        tarball,
+        tarballBytes: statSync(tarball).size,
+        unpackedBytes: files.reduce((sum, file) => sum + statSync(file).size, 0),
+        files: files.length,
+        directory: root,
+      });
+    }
+  });
+
+  step("in each tarball: LICENSE, manifest fields, source maps that resolve", () => {
+    for (const item of packed) {
+      checkManifest(item);
+      const sources = checkSourceMaps(item);
+      process.stdout.write(`  ${item.name}: ${sources} map sources resolve inside the tarball\n`);
+    }
+  });
+
+  const bin = (name: string) => join(HERE, "node_modules", ".bin", name);
+  await stepAsync("publint --strict and attw --profile esm-only (in parallel)", async () => {
+    await Promise.all(
+      packed.flatMap((item) => [
+        mustAsync(`publint --strict (${item.name})`, bin("publint"), ["--strict", item.directory], work),
+        mustAsync(
+          `attw --profile esm-only (${item.name})`,
+          bin("attw"),
+          [item.tarball, "--profile", "esm-only", "--format", "table-flipped"],
+          work,
+        ),
+      ]),
+    );
+  });
+
+  const smoke = join(work, "smoke");
+  mkdirSync(join(smoke, "src"), { recursive: true });
+  mkdirSync(join(smoke, "test"), { recursive: true });
+  writeFileSync(
+    join(smoke, "package.json"),
+    JSON.stringify({ name: "smoke", private: true, type: "module" }),
+  );
+  let installed = false;
+  step("a project outside the workspace installs the tarballs with npm", () => {
+    // better-sqlite3 is the user's own dependency. Its native build takes minutes on a shared machine, so it
+    // is installed without scripts and given the workspace's built binary (same version, same Node).
+    const child = must(
+      "npm install",
+      "npm",
+      [
+        "install",
+        "--no-audit",
+        "--no-fund",
+        "--prefer-offline",
+        "--ignore-scripts",
+        ...packed.map((item) => item.tarball),
+        ...THIRD_PARTY,
+        "better-sqlite3@12.6.2",
+      ],
+      smoke,
+      { npm_config_nodedir: "/usr" },
+    );
+    const binary = join("build", "Release", "better_sqlite3.node");
+    const built = join(
+      realpathSync(
+        join(ROOT, "node_modules", ".pnpm", "better-sqlite3@12.6.2", "node_modules", "better-sqlite3"),
+      ),
+      binary,
+    );
+    if (child !== null && existsSync(built)) {
+      mkdirSync(join(smoke, "node_modules", "better-sqlite3", "build", "Release"), { recursive: true });
+      cpSync(built, join(smoke, "node_modules", "better-sqlite3", binary));
+    } else if (child !== null)
+      fail(`no built better-sqlite3 in the workspace (${built}): run scripts/setup.sh`);
+    installed = child !== null;
+  });
+
+  if (installed) {
+    step("typecheck user code (strict, module nodenext) and run the root README's Node example", () => {
+      const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+      const example = extractSnippets("README.md", readme).find((snippet) => snippet.mode === "run");
+      if (!example) fail("the root README has no block marked <!-- readme-check: run -->");
+      writeFileSync(join(smoke, "src", "readme.ts"), example?.code ?? "");
+      cpSync(
+        join(ROOT, "packages", "ai", "test", "types", "tools.test-d.ts"),
+        join(smoke, "src", "tools.test-d.ts"),
+      );
+      writeFileSync(join(smoke, "test", "conformance.test.ts"), CONFORMANCE_TEST);
+      writeFileSync(
+        join(smoke, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: {
+            target: "ES2022",
+            module: "nodenext",
+            moduleResolution: "nodenext",
+            strict: true,
+            // As `tsc --init` sets it: the SDK's own declarations need @types/json-schema otherwise.
+            skipLibCheck: true,
+            types: ["node"],
+            lib: ["ES2022", "DOM"],
+            outDir: "dist",
+            rootDir: ".",
+          },
+          include: ["src", "test"],
+        }),
+      );
+      if (must("tsc (the smoke project)", bin("tsc"), ["-p", "tsconfig.json"], smoke) === null) return;
+      const ran = must(
+        "node dist/src/readme.js",
+        process.execPath,
+        [join("dist", "src", "readme.js")],
+        smoke,
+      );
+      if (ran !== null && !ran.stdout.includes("SOUL"))
+        fail(`the README example printed no prompt:\n${ran.stdout}`);
+      const again = must(
+        "node dist/src/readme.js (cold start)",
+        process.execPath,
+        [join("dist", "src", "readme.js")],
+        smoke,
+      );
+      // The second run is a cold start: the stored prompt comes back byte for byte, the tools answer alike.
+      if (ran !== null && again !== null && again.stdout !== ran.stdout) {
+        fail(
+          `the README example's second run (a cold start) printed:\n${again.stdout}\nthe first:\n${ran.stdout}`,
+        );
+      }
+    });
+
+    step("the conformance suite from its tarball (vitest) on the SQLite providers", () => {
+      const child = must(
+        "vitest run (the smoke project)",
+        process.execPath,
+        [join(smoke, "node_modules", "vitest", "vitest.mjs"), "run", "--dir", "test"],
+        smoke,
+      );
+      const summary = child?.stdout.match(/Tests\s+[^\n]+/)?.[0];
+      if (summary) process.stdout.write(`  ${summary.replace(/\u001b\[[0-9;]*m/g, "")}\n`);
+    });
+  }
+
+  const bundles: Bundle[] = [];
+  if (installed) {
+    step("bundle two Workers (wrangler deploy --dry-run)", () => {
+      const wrangler = join(
+        realpathSync(join(ROOT, "packages", "sqlite", "node_modules", "wrangler")),
+        "bin",
+        "wrangler.js",
+      );
+      for (const [name, source] of [
+        ["core-sqlite", SQLITE_WORKER],
+        ["core-sqlite-fts5", FTS5_WORKER],
+      ] as const) {
+        const bundle = bundleWorker(smoke, name, source, wrangler);
+        if (bundle) bundles.push(bundle);
+      }
+    });
+  }
+
+  process.stdout.write("\n| package | tarball | unpacked | files |\n| --- | ---: | ---: | ---: |\n");
+  for (const item of packed) {
+    process.stdout.write(
+      `| @contextblocks/${item.name} | ${kib(item.tarballBytes)} | ${kib(item.unpackedBytes)} | ${item.files} |\n`,
+    );
+  }
+  process.stdout.write(
+    "\n| Worker bundle | minified? | size | gzip | wrangler's Total Upload |\n| --- | --- | ---: | ---: | --- |\n",
+  );
+  for (const bundle of bundles) {
+    process.stdout.write(
+      `| ${bundle.name} | no | ${kib(bundle.bytes)} | ${kib(bundle.gzipBytes)} | ${bundle.wranglerTotal} |\n`,
+    );
+  }
+  const sizesFile = join(ROOT, "bench", "out", "package-sizes.json");
+  mkdirSync(dirname(sizesFile), { recursive: true });
+  writeFileSync(
+    sizesFile,
+    `${JSON.stringify(
+      {
+        measured: new Date().toISOString(),
+        packages: packed.map(({ name, tarballBytes, unpackedBytes, files }) => ({
+          name,
+          tarballBytes,
+          unpackedBytes,
+          files,
+        })),
+        bundles,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  process.stdout.write(`\nsizes written to ${relative(ROOT, sizesFile)}\n`);
+
+  if (process.env.PACK_CHECK_KEEP === "1") process.stdout.write(`scratch directory kept: ${work}\n`);
+  else rmSync(work, { recursive: true, force: true });
+  if (failures.length > 0) {
+    process.stdout.write(`\npack check: ${failures.length} problem(s)\n`);
+    process.exitCode = 1;
+  } else
+    process.stdout.write("\npack check: every package packs, lints, installs, compiles, runs and bundles\n");
+}
+
+await main();
