@@ -97,7 +97,7 @@ export class RunPipeline {
     const contextMessages = new Map<string, RunMessage[]>();
     const instructions: string[] = [];
     const offers: ToolOffer[] = [];
-    const transforms: MessageTransform[] = [];
+    const transforms: Array<{ provider: RunContextProvider; transform: MessageTransform }> = [];
     let frozen: { sourceId: string; text: string } | undefined;
 
     for (const provider of this.providers) {
@@ -149,7 +149,9 @@ export class RunPipeline {
         },
         transformMessages(sourceId, transform) {
           checkSource(sourceId, "transformMessages");
-          transforms.push(transform);
+          if (typeof transform !== "function")
+            throw invalid(`transformMessages("${sourceId}") needs a function.`);
+          transforms.push({ provider, transform });
         },
       };
       await guard(provider, "beforeRun", () => provider.beforeRun!(view));
@@ -158,7 +160,10 @@ export class RunPipeline {
     await checkOfferedTools(offers, params.tools);
 
     let conversation: RunMessage[] = [...[...contextMessages.values()].flat(), ...callerMessages];
-    for (const transform of transforms) conversation = await transform(conversation);
+    for (const { provider, transform } of transforms) {
+      const input = conversation;
+      conversation = await guard(provider, "transformMessages", () => transform(input));
+    }
     const system: RunMessage[] = [
       ...(frozen !== undefined && frozen.text.length > 0
         ? [{ role: "system" as const, content: frozen.text }]
@@ -173,7 +178,7 @@ export class RunPipeline {
       inputMessages,
       contextMessages,
       states,
-      savedStatesJson: JSON.stringify(savedStates),
+      savedStatesJson: statesJson(savedStates),
       cursor: { callerMessages: callerJson, loaded },
     };
   }
@@ -218,9 +223,10 @@ export class RunPipeline {
       await guard(provider, "saveMessages", () => provider.saveMessages(run.sessionId, messages, { state }));
     }
 
-    if (JSON.stringify(run.states) !== run.savedStatesJson) {
-      await this.stateStore.save(run.sessionId, run.states);
-    }
+    // One write per run, and none when no provider changed its state (a Durable Object bills each row).
+    const json = statesJson(run.states);
+    if (json !== run.savedStatesJson)
+      await this.stateStore.save(run.sessionId, JSON.parse(json) as RunStates);
     this.cursors.set(run.sessionId, run.cursor);
   }
 
@@ -257,6 +263,13 @@ function continues(previous: Cursor, callerJson: readonly string[], callerMessag
     if (callerJson[index] !== previous.callerMessages[index]) return false;
   }
   return true;
+}
+
+/** The states as JSON, without empty ones: an empty state and no state are the same. */
+function statesJson(states: RunStates): string {
+  return JSON.stringify(
+    Object.fromEntries(Object.entries(states).filter(([, state]) => Object.keys(state).length > 0)),
+  );
 }
 
 function declaredOffers(provider: RunContextProvider): ToolOffer[] {

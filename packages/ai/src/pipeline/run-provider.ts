@@ -1,4 +1,4 @@
-import type { ToolSet } from "ai";
+import type { ModelMessage, ToolSet } from "ai";
 import type { RunMessage } from "./model-types.js";
 import type { RunState } from "./run-state.js";
 
@@ -28,8 +28,11 @@ export interface RunContext {
   readonly state: RunState;
   /** Instructions for this call: a system message after the frozen prompt and the caller's `system`. */
   extendInstructions(sourceId: string, text: string): void;
-  /** Messages for this call, placed before the caller's messages, after those of earlier providers. */
-  extendMessages(sourceId: string, messages: readonly RunMessage[]): void;
+  /**
+   * Messages for this call, placed before the caller's messages, after those of earlier providers.
+   * `ModelMessage`s with string content are accepted.
+   */
+  extendMessages(sourceId: string, messages: readonly (RunMessage | ModelMessage)[]): void;
   /**
    * Tools this call must offer. The AI SDK runs tools from the `tools` given to `generateText` /
    * `streamText`, never from the model call, so each tool must be among them (pass `contextPipeline`'s

@@ -56,7 +56,7 @@ describe("state persisted through a RunStateStore", () => {
       ["Calls so far: 1."],
       ["Calls so far: 2."],
     ]);
-    expect(await stateStore.load("default")).toEqual({ memory: {}, counter: { calls: 3 } });
+    expect(await stateStore.load("default")).toEqual({ counter: { calls: 3 } });
     expect(model.doGenerateCalls[2]?.prompt.map((message) => describeMessage(message))).toEqual([
       "system: Calls so far: 2.",
       "user: a",
