@@ -89,10 +89,9 @@ export class RunPipeline {
     const loaded = continuation ? previous.loaded : new Map<string, RunMessage[]>();
 
     const savedStates = (await this.stateStore.load(sessionId)) ?? {};
-    const states: RunStates = {};
-    for (const provider of this.providers) {
-      states[provider.sourceId] = structuredClone(savedStates[provider.sourceId] ?? {});
-    }
+    // A copy of everything stored, so the state of a provider not configured today is kept, not dropped.
+    const states: RunStates = structuredClone(savedStates);
+    for (const provider of this.providers) states[provider.sourceId] ??= {};
 
     const contextMessages = new Map<string, RunMessage[]>();
     const instructions: string[] = [];
