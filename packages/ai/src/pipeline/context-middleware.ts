@@ -39,8 +39,8 @@ export interface ContextMiddleware extends LanguageModelMiddleware {
  * 2. runs every `beforeRun` in order, then sends the frozen prompt first, the caller's `system` next,
  *    provider instructions after them, then provider messages (history first) and the caller's messages,
  *    with the reminder on the newest user message;
- * 3. after the response (for a stream: once it finished), runs every `afterRun`, stores history (never the
- *    reminder) and saves state. A provider that throws fails the call with an error naming it.
+ * 3. after the response (for a stream: once it finished), runs every `afterRun` in reverse order, stores
+ *    history (never the reminder) and saves state. A provider that throws fails the call with an error naming it.
  * Configuration errors (two loading history providers, a repeated `sourceId`, a tool name clash) are
  * thrown here.
  */

@@ -10,6 +10,12 @@ import type { RunStateStore, RunStates } from "./run-state.js";
 /** The provider-options key a call may use to name its session: `{ contextblocks: { sessionId } }`. */
 export const PROVIDER_OPTIONS_KEY = "contextblocks";
 
+/**
+ * How many sessions' last calls are remembered to recognise the next step of a tool loop. The next step
+ * follows within the same `generateText` call, so only sessions with a loop in flight need it.
+ */
+const REMEMBERED_SESSIONS = 1_000;
+
 /** What the pipeline remembers of a session's last successful call, to recognise the SDK's next step. */
 interface Cursor {
   /** The caller's messages of that call, each as JSON. */
@@ -32,7 +38,8 @@ export interface PreparedRun {
 
 /**
  * The run pipeline behind `contextMiddleware`: loads state and history, runs every provider's `beforeRun`,
- * assembles the call; after the model answered, runs every `afterRun`, then stores history and state.
+ * assembles the call; after the model answered, runs every `afterRun` (in reverse order), then stores
+ * history and state.
  */
 export class RunPipeline {
   private readonly cursors = new Map<string, Cursor>();
@@ -189,7 +196,8 @@ export class RunPipeline {
   async finish(run: PreparedRun, content: readonly ModelContent[]): Promise<void> {
     const response = responseMessages(content);
     const frozenContext = new Map(run.contextMessages);
-    for (const provider of this.providers) {
+    // In reverse order, as seed 003's framework does: the first provider opens the run and closes it.
+    for (const provider of [...this.providers].reverse()) {
       if (!provider.afterRun) continue;
       const view: RunContext = {
         sessionId: run.sessionId,
@@ -226,7 +234,17 @@ export class RunPipeline {
     const json = statesJson(run.states);
     if (json !== run.savedStatesJson)
       await this.stateStore.save(run.sessionId, JSON.parse(json) as RunStates);
-    this.cursors.set(run.sessionId, run.cursor);
+    this.remember(run.sessionId, run.cursor);
+  }
+
+  /** Keeps the cursor of the most recent sessions only, so a server with many sessions stays bounded. */
+  private remember(sessionId: string, cursor: Cursor): void {
+    this.cursors.delete(sessionId);
+    this.cursors.set(sessionId, cursor);
+    if (this.cursors.size > REMEMBERED_SESSIONS) {
+      const oldest = this.cursors.keys().next().value;
+      if (oldest !== undefined) this.cursors.delete(oldest);
+    }
   }
 
   private isLoadingHistory(sourceId: string): boolean {

@@ -23,7 +23,7 @@ import {
 } from "./helpers.js";
 
 describe("contextMiddleware: what the model receives, in which order", () => {
-  it("sends the frozen prompt first, the caller's system next, then provider instructions in provider order", async () => {
+  it("sends the frozen prompt first, the caller's system next, then provider instructions in provider order; afterRun in reverse", async () => {
     const context = createContext(createStore());
     const log: string[] = [];
     const model = scriptedModel([answer("Hello.")]);
@@ -57,8 +57,8 @@ describe("contextMiddleware: what the model receives, in which order", () => {
     expect(log).toEqual([
       "first.beforeRun",
       "second.beforeRun",
-      "first.afterRun(1 in, 1 out)",
       "second.afterRun(1 in, 1 out)",
+      "first.afterRun(1 in, 1 out)",
     ]);
     // The tools the SDK ran are the context's, byte for byte.
     expect(call?.tools?.map((tool) => tool.name)).toEqual(Object.keys(pipeline.tools));
