@@ -59,7 +59,7 @@ export async function checkOfferedTools(
     if (definition === undefined) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `Tool "${offer.name}" (offered by run provider "${offer.sourceId}") is not among the tools given to generateText / streamText, so the AI SDK could not run it. Pass contextPipeline(…).tools (or the middleware's tools), spread with your own.`,
+        `Tool "${offer.name}" (offered by run provider "${offer.sourceId}") is not among the tools given to generateText / streamText (or was left out by activeTools), so the AI SDK could not run it. Pass contextPipeline(…).tools (or the middleware's tools), spread with your own.`,
       );
     }
     if (definition.type !== "function" || offer.tool.type === "provider") continue;
