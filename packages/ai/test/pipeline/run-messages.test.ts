@@ -95,7 +95,9 @@ describe("StreamedContent", () => {
     const result = streamText({
       model: pipeline.model,
       prompt: "hi",
-      onError: ({ error }) => errors.push(error),
+      onError: ({ error }) => {
+        errors.push(error);
+      },
     });
     await result.consumeStream();
     expect(errors).toHaveLength(1);
