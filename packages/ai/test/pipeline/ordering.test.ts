@@ -145,6 +145,38 @@ describe("contextMiddleware: what the model receives, in which order", () => {
     );
   });
 
+  it("takes the tool results of a loop cut after a tool step with the next message, as the README says", async () => {
+    const context = createContext(createStore());
+    const history = new InMemoryHistoryProvider("memory");
+    const model = scriptedModel([
+      callTools(0, { toolName: "set_context", input: { label: "memory", content: "Name: Ada." } }),
+      answer("Hello Ada."),
+    ]);
+    const pipeline = contextPipeline({ model, context, providers: [history] });
+    const cut = await generateText({
+      model: pipeline.model,
+      tools: pipeline.tools,
+      prompt: "I'm Ada.",
+      stopWhen: stepCountIs(1),
+    });
+    expect(cut.finishReason).toBe("tool-calls");
+    // The results ran after the last model call, so no call carried them yet: they come with the next one.
+    const pending = cut.finishReason === "tool-calls" ? cut.response.messages.slice(-1) : [];
+    await generateText({
+      model: pipeline.model,
+      tools: pipeline.tools,
+      messages: [...pending, { role: "user", content: "Hi?" }],
+    });
+    const roles = history.messages("default").map((message) => message.role);
+    expect(roles).toEqual(["user", "assistant", "tool", "user", "assistant"]);
+    expect(conversation(model.doGenerateCalls[1]).slice(0, 4)).toEqual([
+      "user: I'm Ada.",
+      "assistant: [tool-call set_context]",
+      "tool: [tool-result set_context]",
+      "user: Hi?",
+    ]);
+  });
+
   it("keeps sessions apart: a call names its session in providerOptions", async () => {
     const history = new InMemoryHistoryProvider("memory");
     const model = scriptedModel([answer("A."), answer("B."), answer("A again.")]);
