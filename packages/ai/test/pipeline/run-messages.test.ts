@@ -3,7 +3,8 @@ import { streamText } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { contextPipeline, InMemoryHistoryProvider, messageText } from "../../src/index.js";
-import { responseMessages, StreamedContent, toRunMessage } from "../../src/pipeline/run-messages.js";
+import { responseMessages, toRunMessage } from "../../src/pipeline/run-messages.js";
+import { StreamedContent } from "../../src/pipeline/streamed-content.js";
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
