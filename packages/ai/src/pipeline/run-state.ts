@@ -34,9 +34,4 @@ export class InMemoryRunStateStore implements RunStateStore {
   async save(sessionId: string, states: RunStates): Promise<void> {
     this.sessions.set(sessionId, JSON.stringify(states));
   }
-
-  /** The sessions saved so far (for tests and debugging). */
-  sessionIds(): string[] {
-    return [...this.sessions.keys()];
-  }
 }

@@ -8,7 +8,6 @@ export class StreamedContent {
   private readonly content: ModelContent[] = [];
   private readonly open = new Map<string, { type: "text" | "reasoning"; text: string }>();
   /** Set when the stream carried an error part: the response is incomplete. */
-  error: unknown;
   failed = false;
 
   add(part: ModelStreamPart): void {
@@ -32,7 +31,6 @@ export class StreamedContent {
         break;
       case "error":
         this.failed = true;
-        this.error = part.error;
         break;
       default:
         break;
