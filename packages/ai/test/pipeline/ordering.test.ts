@@ -1,6 +1,7 @@
 import { generateText, stepCountIs, streamText, wrapLanguageModel } from "ai";
 import { describe, expect, it } from "vitest";
 import {
+  comparePrefix,
   contextMiddleware,
   contextPipeline,
   InMemoryHistoryProvider,
@@ -140,6 +141,12 @@ describe("contextMiddleware: what the model receives, in which order", () => {
       "user: Who am I?",
       "assistant: You are Ada.",
     ]);
+    // The stored messages are byte for byte what the SDK sent in the loop: the next turn's cache holds.
+    const [, lastStep, nextTurn] = model.doGenerateCalls;
+    expect((await comparePrefix(lastStep!, nextTurn!)).messages).toEqual({
+      sharedPrefix: 3,
+      previousCount: 3,
+    });
     expect(conversation(model.doGenerateCalls[2])).toEqual(
       history.messages("default").slice(0, 5).map(describeMessage),
     );

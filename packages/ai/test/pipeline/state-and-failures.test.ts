@@ -268,3 +268,17 @@ describe("the audit pattern of seed 003", () => {
     ]);
   });
 });
+
+describe("history flags", () => {
+  it("store only what each provider asks for", async () => {
+    const inputsOnly = new InMemoryHistoryProvider("inputs", { loadMessages: false, storeOutputs: false });
+    const outputsOnly = new InMemoryHistoryProvider("outputs", { loadMessages: false, storeInputs: false });
+    const pipeline = contextPipeline({
+      model: scriptedModel([answer("Reply.")]),
+      providers: [inputsOnly, outputsOnly],
+    });
+    await generateText({ model: pipeline.model, prompt: "Question." });
+    expect(inputsOnly.messages("default").map(messageText)).toEqual(["Question."]);
+    expect(outputsOnly.messages("default").map(messageText)).toEqual(["Reply."]);
+  });
+});
