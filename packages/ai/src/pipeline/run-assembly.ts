@@ -18,7 +18,7 @@ export interface RunBasics {
  */
 export class RunAssembly {
   /** Messages by source, in the order sources first added some (history included). */
-  readonly contextMessages = new Map<string, RunMessage[]>();
+  readonly contextMessages: Map<string, RunMessage[]> = new Map();
   /** Tools offered on this call (declared and extended), checked against the SDK's definitions. */
   readonly offers: ToolOffer[] = [];
   private readonly instructions: string[] = [];
