@@ -5,6 +5,7 @@
  * that changes once, a compaction halfway with a refresh) is played through real `generateText` calls
  * against a scripted `MockLanguageModelV3`, once per system:
  * - contextblocks: `prepareContextTurn` (frozen prompt, tools, reminder after the cached prefix);
+ * - the same through `contextMiddleware`, the conversation from a history provider;
  * - re-rendering the blocks into the system prompt every turn (what many agents do);
  * - `agents/context`: `freezeSystemPrompt()`, `tools()`, `reminder()` at the end of the newest user message.
  * Every request the model receives (tools, system, messages) is tokenized with o200k; a request's cached
@@ -21,6 +22,7 @@ import { cachedTokens, MINIMUM_CACHED_PREFIX, requestText, tokenize } from "./pr
 import { environmentValue, type ScriptedSession, scriptedSession } from "./prefix-cache/session.js";
 import { agentsSystem } from "./prefix-cache/systems/agents.js";
 import { contextblocksSystem } from "./prefix-cache/systems/contextblocks.js";
+import { middlewareSystem } from "./prefix-cache/systems/middleware.js";
 import { rerenderSystem } from "./prefix-cache/systems/rerender.js";
 import type { PromptSystem, SessionWorld } from "./prefix-cache/systems/system.js";
 
@@ -61,6 +63,7 @@ async function playSession(
   const world: SessionWorld = { environment: environmentValue(1) };
   const system = await create(world);
   const model = new ScriptedModel();
+  const languageModel = system.wrapModel?.(model.model) ?? model.model;
   const requestTurns: number[] = [];
   let toolResultTokens = 0;
   let transcript: ModelMessage[] = [];
@@ -79,8 +82,8 @@ async function playSession(
       const before = model.calls.length;
       const request = await system.request(transcript);
       const result = await generateText({
-        model: model.model,
-        system: request.system,
+        model: languageModel,
+        ...(request.system === undefined ? {} : { system: request.system }),
         messages: request.messages,
         tools: request.tools,
         stopWhen: stepCountIs(4),
@@ -138,6 +141,7 @@ export async function run(options: { smoke?: boolean } = {}): Promise<PrefixCach
   const session = scriptedSession(turns);
   const systems = [
     await playSession(session, contextblocksSystem),
+    await playSession(session, middlewareSystem),
     await playSession(session, rerenderSystem),
     await playSession(session, agentsSystem),
   ];

@@ -1,11 +1,22 @@
-import { isReminderPart, prepareContextTurn, toolOutcomeOf } from "@contextblocks/ai";
+import {
+  type ContextMiddleware,
+  contextMiddleware,
+  isReminderPart,
+  type RunMessage,
+  toolOutcomeOf,
+} from "@contextblocks/ai";
 import { type ContextBlock, ContextBlocks, entryKey, SYSTEM_PROMPT_LABEL } from "@contextblocks/core";
 import { Fts5SearchProvider } from "@contextblocks/fts5";
 import { SqliteContextProvider } from "@contextblocks/sqlite";
-import { generateText, type LanguageModel, type ModelMessage, stepCountIs } from "ai";
+import { generateText, type LanguageModelMiddleware, stepCountIs, wrapLanguageModel } from "ai";
 import Database from "better-sqlite3";
 import { SCRIPTED_MODEL_ID, ScriptedModel } from "scripted-model";
 import { agentBlocks, KNOWLEDGE_SEED, LABELS } from "./blocks.js";
+import { TranscriptHistoryProvider } from "./transcript-history.js";
+
+/** A model `wrapLanguageModel` accepts (an AI SDK provider's model, or the scripted one). */
+export type AgentModel = Parameters<typeof wrapLanguageModel>[0]["model"];
+type ModelCall = Parameters<NonNullable<LanguageModelMiddleware["transformParams"]>>[0]["params"];
 
 const SETTINGS_TABLE = "node_agent_settings";
 export const TRANSCRIPT_TABLE = "node_agent_transcript";
@@ -18,7 +29,7 @@ export interface NodeAgentOptions {
    * The model. Default: the offline scripted model (`scripted-offline`), which calls the context tools so
    * the whole flow runs without a key or a network. Pass any AI SDK model for a real one.
    */
-  model?: LanguageModel;
+  model?: AgentModel;
 }
 
 export interface ToolCallView {
@@ -48,7 +59,12 @@ export interface TurnResult {
 export class NodeAgent {
   readonly context: ContextBlocks;
   readonly modelName: string;
-  private readonly model: LanguageModel;
+  /** The run pipeline: the context first, then the transcript as the loading history provider. */
+  readonly middleware: ContextMiddleware;
+  private readonly history: TranscriptHistoryProvider;
+  private readonly model: AgentModel;
+  /** What the model received on the last call: the pipeline's output, recorded by an inner middleware. */
+  private lastCall: ModelCall | undefined;
   private turns: Promise<unknown> = Promise.resolve();
 
   private constructor(
@@ -56,21 +72,31 @@ export class NodeAgent {
     options: NodeAgentOptions,
   ) {
     database.exec(`CREATE TABLE IF NOT EXISTS ${SETTINGS_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
-    database.exec(
-      `CREATE TABLE IF NOT EXISTS ${TRANSCRIPT_TABLE} (id INTEGER PRIMARY KEY AUTOINCREMENT, message TEXT NOT NULL)`,
-    );
     this.context = new ContextBlocks(
       agentBlocks(new Fts5SearchProvider(database, { label: LABELS.knowledge }), () => this.today()),
       new SqliteContextProvider(database, SYSTEM_PROMPT_LABEL),
       (label) => new SqliteContextProvider(database, label),
     );
-    this.model =
-      options.model ??
-      new ScriptedModel({
-        memoryLabel: LABELS.memory,
-        knowledgeLabel: LABELS.knowledge,
-        environmentLabel: LABELS.environment,
-      });
+    this.history = new TranscriptHistoryProvider(database, TRANSCRIPT_TABLE);
+    this.middleware = contextMiddleware({ context: this.context, providers: [this.history] });
+    const record: LanguageModelMiddleware = {
+      specificationVersion: "v3",
+      transformParams: async ({ params }) => {
+        this.lastCall = params;
+        return params;
+      },
+    };
+    this.model = wrapLanguageModel({
+      model:
+        options.model ??
+        new ScriptedModel({
+          memoryLabel: LABELS.memory,
+          knowledgeLabel: LABELS.knowledge,
+          environmentLabel: LABELS.environment,
+        }),
+      // The first middleware is the outer one: the recorder sees what the pipeline sends to the model.
+      middleware: [this.middleware, record],
+    });
     this.modelName = modelName(options.model);
   }
 
@@ -124,14 +150,11 @@ export class NodeAgent {
   }
 
   /** The stored conversation, oldest first. */
-  transcript(): ModelMessage[] {
-    return this.database
-      .prepare<[], { message: string }>(`SELECT message FROM ${TRANSCRIPT_TABLE} ORDER BY id`)
-      .all()
-      .map((row) => JSON.parse(row.message) as ModelMessage);
+  transcript(): RunMessage[] {
+    return this.history.messages();
   }
 
-  /** One turn: the frozen prompt, the transcript plus this message (and any reminder), the tools. */
+  /** One turn: the user's message through the pipeline (frozen prompt, transcript, reminder, tools). */
   chat(message: string): Promise<TurnResult> {
     const turn = this.turns.then(() => this.runTurn(message));
     this.turns = turn.catch(() => undefined);
@@ -143,23 +166,18 @@ export class NodeAgent {
   }
 
   private async runTurn(message: string): Promise<TurnResult> {
-    const userMessage: ModelMessage = { role: "user", content: message };
-    const turn = await prepareContextTurn(this.context, [...this.transcript(), userMessage]);
+    // Only the new message: the transcript provider adds the conversation, the context the rest, and the
+    // middleware stores this turn (the user's words, not the reminder) after each model call.
     const result = await generateText({
       model: this.model,
-      system: turn.system,
-      messages: turn.messages,
-      tools: turn.tools,
+      tools: this.middleware.tools,
+      prompt: message,
       stopWhen: stepCountIs(MAX_STEPS),
     });
-    // The reminder went with this request only; the transcript keeps the user's own words.
-    const insert = this.database.prepare(`INSERT INTO ${TRANSCRIPT_TABLE} (message) VALUES (?)`);
-    this.database.transaction((messages: ModelMessage[]) => {
-      for (const stored of messages) insert.run(JSON.stringify(stored));
-    })([userMessage, ...result.response.messages]);
-    const last = turn.messages.at(-1);
-    const lastPart =
-      last?.role === "user" && typeof last.content !== "string" ? last.content.at(-1) : undefined;
+    const prompt = this.lastCall?.prompt ?? [];
+    const lastUser = prompt.filter((sent) => sent.role === "user").at(-1);
+    const lastPart = lastUser?.role === "user" ? lastUser.content.at(-1) : undefined;
+    const first = prompt[0];
     return {
       model: this.modelName,
       reply: result.text,
@@ -178,7 +196,8 @@ export class NodeAgent {
         ),
       ),
       reminder: lastPart?.type === "text" && isReminderPart(lastPart) ? lastPart.text : null,
-      systemIsFrozenPrompt: turn.system === (await this.context.freezeSystemPrompt()),
+      systemIsFrozenPrompt:
+        first?.role === "system" && first.content === (await this.context.freezeSystemPrompt()),
     };
   }
 
@@ -206,7 +225,6 @@ export class NodeAgent {
   }
 }
 
-function modelName(model: LanguageModel | undefined): string {
-  if (model === undefined) return SCRIPTED_MODEL_ID;
-  return typeof model === "string" ? model : `${model.provider}:${model.modelId}`;
+function modelName(model: AgentModel | undefined): string {
+  return model === undefined ? SCRIPTED_MODEL_ID : `${model.provider}:${model.modelId}`;
 }

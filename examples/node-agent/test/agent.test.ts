@@ -113,4 +113,27 @@ describe("node-agent on a better-sqlite3 file", () => {
     expect(await agent.refresh()).toContain("Today is 2031-01-02.");
     expect(await agent.reminder()).toBeNull();
   });
+
+  it("sends only the new message: the middleware loads the transcript and stores each model call once", async () => {
+    let agent = await openAgent();
+    await agent.chat("Remember that my favourite editor is Helix.");
+    await agent.chat("Where does the data live?");
+    const roles = agent.transcript().map((message) => message.role);
+    expect(roles).toEqual([
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+    ]);
+    agent = await coldStart(agent);
+    const next = await agent.chat("What do you remember about me?");
+    // The memory answer reads the set_context call of the first turn: the history came from the file.
+    expect(next.reply).toContain("My favourite editor is Helix.");
+    expect(next.systemIsFrozenPrompt).toBe(true);
+    expect(agent.transcript()).toHaveLength(10);
+  });
 });

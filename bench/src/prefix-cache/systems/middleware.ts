@@ -1,0 +1,43 @@
+import { contextMiddleware, InMemoryHistoryProvider, type RunMessage } from "@contextblocks/ai";
+import { type ModelMessage, wrapLanguageModel } from "ai";
+import Database from "better-sqlite3";
+import { contextblocksContext } from "./contextblocks.js";
+import type { PromptSystem, SessionWorld } from "./system.js";
+
+/**
+ * contextblocks through `contextMiddleware`: the same blocks, the model wrapped once, each turn sends only the
+ * user's new message and an `InMemoryHistoryProvider` supplies the conversation. A compaction replaces the
+ * stored history with the host's summary and refreshes the prompt.
+ */
+export async function middlewareSystem(world: SessionWorld): Promise<PromptSystem> {
+  const database = new Database(":memory:");
+  const context = await contextblocksContext(database, world);
+  const sessions = new Map<string, RunMessage[]>();
+  const middleware = contextMiddleware({
+    context,
+    providers: [new InMemoryHistoryProvider("history", { sessions })],
+  });
+  let compacted = false;
+  return {
+    name: "contextblocks (middleware)",
+    wrapModel: (model) => wrapLanguageModel({ model, middleware }),
+    async request(transcript) {
+      if (compacted) {
+        sessions.set("default", transcript.slice(0, -1).map(runMessage));
+        compacted = false;
+      }
+      return { messages: transcript.slice(-1), tools: middleware.tools };
+    },
+    async compacted() {
+      compacted = true;
+      await context.refreshSystemPrompt();
+    },
+    close: () => database.close(),
+  };
+}
+
+/** The host's compaction messages (string content) as the model receives them. */
+function runMessage(message: ModelMessage): RunMessage {
+  if (message.role === "system" || typeof message.content !== "string") return message as RunMessage;
+  return { ...message, content: [{ type: "text", text: message.content }] } as RunMessage;
+}

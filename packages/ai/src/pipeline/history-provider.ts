@@ -1,0 +1,98 @@
+import type { ModelMessage } from "ai";
+import type { RunMessage } from "./model-types.js";
+import type { RunContextProvider } from "./run-provider.js";
+import type { RunState } from "./run-state.js";
+
+/** What a history provider loads and stores (seed 003's flags; defaults as there). */
+export interface HistoryOptions {
+  /** Put the stored messages before the caller's on every call. Default `true`; one provider at most. */
+  loadMessages?: boolean;
+  /** Store the caller's new messages. Default `true`. */
+  storeInputs?: boolean;
+  /** Store the model's response. Default `true`. */
+  storeOutputs?: boolean;
+  /**
+   * Also store the messages other (non-history) providers added to the call, before the input: for an
+   * audit log of what the model saw. Default `false`. History loaded by a history provider is not stored
+   * again, and neither are reminders or instructions.
+   */
+  storeContextMessages?: boolean;
+}
+
+/** What `getMessages` and `saveMessages` get besides the session: the provider's own state, to read or change. */
+export interface HistoryCall {
+  state: RunState;
+}
+
+/**
+ * A provider that loads and stores the conversation (seed 003's history provider): `getMessages` gives the
+ * session's stored messages, oldest first; `saveMessages` appends the messages of one successful call.
+ * Pipelines recognise it by those two methods; it may have `beforeRun` / `afterRun` too.
+ */
+export interface HistoryProvider extends RunContextProvider, HistoryOptions {
+  /** `ModelMessage`s with string content are accepted and read as one text part. */
+  getMessages(sessionId: string, call: HistoryCall): Promise<readonly (RunMessage | ModelMessage)[]>;
+  saveMessages(sessionId: string, messages: readonly RunMessage[], call: HistoryCall): Promise<void>;
+}
+
+/** True when the provider has `getMessages` and `saveMessages`. */
+export function isHistoryProvider(provider: RunContextProvider): provider is HistoryProvider {
+  const candidate = provider as Partial<HistoryProvider>;
+  return typeof candidate.getMessages === "function" && typeof candidate.saveMessages === "function";
+}
+
+/** The flags with their defaults filled in. */
+export function historyFlags(provider: HistoryProvider): Required<HistoryOptions> {
+  return {
+    loadMessages: provider.loadMessages ?? true,
+    storeInputs: provider.storeInputs ?? true,
+    storeOutputs: provider.storeOutputs ?? true,
+    storeContextMessages: provider.storeContextMessages ?? false,
+  };
+}
+
+/** Options of `InMemoryHistoryProvider`. */
+export interface InMemoryHistoryOptions extends HistoryOptions {
+  /** Where the messages live, by session id. Share one map between providers to model a restart. */
+  sessions?: Map<string, RunMessage[]>;
+}
+
+/**
+ * The seed's `InMemoryHistoryProvider`: the conversation per session in a `Map`, for local memory, tests,
+ * or (with `loadMessages: false, storeContextMessages: true`) an audit of what the model saw. Messages are
+ * copied in and out (`structuredClone`), so nobody changes them behind its back.
+ */
+export class InMemoryHistoryProvider implements HistoryProvider {
+  readonly loadMessages: boolean;
+  readonly storeInputs: boolean;
+  readonly storeOutputs: boolean;
+  readonly storeContextMessages: boolean;
+  private readonly sessions: Map<string, RunMessage[]>;
+
+  constructor(
+    readonly sourceId: string,
+    options: InMemoryHistoryOptions = {},
+  ) {
+    this.loadMessages = options.loadMessages ?? true;
+    this.storeInputs = options.storeInputs ?? true;
+    this.storeOutputs = options.storeOutputs ?? true;
+    this.storeContextMessages = options.storeContextMessages ?? false;
+    this.sessions = options.sessions ?? new Map();
+  }
+
+  async getMessages(sessionId: string): Promise<RunMessage[]> {
+    return this.messages(sessionId);
+  }
+
+  async saveMessages(sessionId: string, messages: readonly RunMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    const stored = this.sessions.get(sessionId) ?? [];
+    stored.push(...structuredClone(messages));
+    this.sessions.set(sessionId, stored);
+  }
+
+  /** A copy of the session's stored messages, oldest first. */
+  messages(sessionId: string): RunMessage[] {
+    return structuredClone(this.sessions.get(sessionId) ?? []);
+  }
+}

@@ -1,0 +1,128 @@
+import type { ModelMessage, ToolSet } from "ai";
+import type { RunMessage } from "./model-types.js";
+import type { ToolOffer } from "./offered-tools.js";
+import { guard, invalidUse } from "./provider-guard.js";
+import { toRunMessage } from "./run-messages.js";
+import type { MessageTransform, RunContext, RunContextProvider } from "./run-provider.js";
+import type { RunState } from "./run-state.js";
+
+/** What every provider's view of a call shares. */
+export interface RunBasics {
+  sessionId: string;
+  inputMessages: readonly RunMessage[];
+}
+
+/**
+ * What providers contribute to one call in `beforeRun`, and the prompt made of it: the frozen prompt,
+ * the caller's system messages, instructions, then context messages and the caller's, transformed.
+ */
+export class RunAssembly {
+  /** Messages by source, in the order sources first added some (history included). */
+  readonly contextMessages: Map<string, RunMessage[]> = new Map();
+  /** Tools offered on this call (declared and extended), checked against the SDK's definitions. */
+  readonly offers: ToolOffer[] = [];
+  private readonly instructions: string[] = [];
+  private readonly transforms: Array<{ provider: RunContextProvider; transform: MessageTransform }> = [];
+  private frozen: { sourceId: string; text: string } | undefined;
+
+  /** Adds messages under a source (a history provider's loaded messages, a provider's `extendMessages`). */
+  addMessages(sourceId: string, messages: readonly (RunMessage | ModelMessage)[]): void {
+    const list = this.contextMessages.get(sourceId) ?? [];
+    list.push(...messages.map(toRunMessage));
+    this.contextMessages.set(sourceId, list);
+  }
+
+  offerTools(sourceId: string, tools: ToolSet): void {
+    for (const [name, tool] of Object.entries(tools)) this.offers.push({ sourceId, name, tool });
+  }
+
+  /** The run context a provider sees in `beforeRun`: its own state, and methods that add to this call. */
+  beforeView(provider: RunContextProvider, basics: RunBasics, state: RunState): RunContext {
+    return {
+      ...basics,
+      contextMessages: this.contextMessages,
+      responseMessages: [],
+      state,
+      extendInstructions: (sourceId, text) => {
+        checkSource(sourceId, "extendInstructions");
+        if (typeof text !== "string") throw invalidUse(`extendInstructions("${sourceId}") needs text.`);
+        if (text.length > 0) this.instructions.push(text);
+      },
+      extendMessages: (sourceId, messages) => {
+        checkSource(sourceId, "extendMessages");
+        if (!Array.isArray(messages)) throw invalidUse(`extendMessages("${sourceId}") needs an array.`);
+        this.addMessages(sourceId, messages);
+      },
+      extendTools: (sourceId, tools) => {
+        checkSource(sourceId, "extendTools");
+        this.offerTools(sourceId, tools);
+      },
+      setFrozenPrompt: (sourceId, text) => {
+        checkSource(sourceId, "setFrozenPrompt");
+        if (typeof text !== "string") throw invalidUse(`setFrozenPrompt("${sourceId}") needs text.`);
+        if (this.frozen !== undefined && this.frozen.sourceId !== sourceId) {
+          throw invalidUse(
+            `Two providers set the frozen prompt ("${this.frozen.sourceId}" and "${sourceId}"): a call has one cached prefix.`,
+          );
+        }
+        this.frozen = { sourceId, text };
+      },
+      transformMessages: (sourceId, transform) => {
+        checkSource(sourceId, "transformMessages");
+        if (typeof transform !== "function") {
+          throw invalidUse(`transformMessages("${sourceId}") needs a function.`);
+        }
+        this.transforms.push({ provider, transform });
+      },
+    };
+  }
+
+  /** The prompt: frozen prompt, caller's system, instructions; context and caller messages, transformed. */
+  async prompt(
+    callerSystem: readonly RunMessage[],
+    callerMessages: readonly RunMessage[],
+  ): Promise<RunMessage[]> {
+    let conversation: RunMessage[] = [...[...this.contextMessages.values()].flat(), ...callerMessages];
+    for (const { provider, transform } of this.transforms) {
+      const input = conversation;
+      conversation = await guard(provider, "transformMessages", () => transform(input));
+    }
+    const frozen = this.frozen?.text ?? "";
+    return [
+      ...(frozen.length > 0 ? [{ role: "system" as const, content: frozen }] : []),
+      ...callerSystem,
+      ...this.instructions.map((text) => ({ role: "system" as const, content: text })),
+      ...conversation,
+    ];
+  }
+}
+
+/** The run context a provider sees in `afterRun`: the response is in; nothing can be added any more. */
+export function afterView(
+  basics: RunBasics,
+  contextMessages: ReadonlyMap<string, readonly RunMessage[]>,
+  responseMessages: readonly RunMessage[],
+  state: RunState,
+): RunContext {
+  return {
+    ...basics,
+    contextMessages,
+    responseMessages,
+    state,
+    extendInstructions: () => afterOnly("extendInstructions"),
+    extendMessages: () => afterOnly("extendMessages"),
+    extendTools: () => afterOnly("extendTools"),
+    setFrozenPrompt: () => afterOnly("setFrozenPrompt"),
+    transformMessages: () => afterOnly("transformMessages"),
+  };
+}
+
+function checkSource(sourceId: unknown, method: string): void {
+  if (typeof sourceId !== "string" || sourceId.length === 0) {
+    throw invalidUse(`${method} needs the provider's sourceId (a non-empty string) as its first argument.`);
+  }
+}
+
+function afterOnly(method: string): never {
+  throw invalidUse(`${method} only works in beforeRun: the model call is over.`);
+}

@@ -1,0 +1,46 @@
+import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
+import type { RunContext, RunContextProvider, RunMessage } from "../../src/index.js";
+
+/** The system messages a call carried, in order. */
+export function systemMessages(call: LanguageModelV3CallOptions | undefined): string[] {
+  return (call?.prompt ?? []).flatMap((message) => (message.role === "system" ? [message.content] : []));
+}
+
+/** Each non-system message a call carried as `role: text` (tool parts by their type), for readable asserts. */
+export function conversation(call: LanguageModelV3CallOptions | undefined): string[] {
+  return (call?.prompt ?? []).flatMap((message) => (message.role === "system" ? [] : [describe(message)]));
+}
+
+/** A stored or sent message as `role: text`, tool parts as `[type toolName]`. */
+export function describe(message: RunMessage): string {
+  if (typeof message.content === "string") return `${message.role}: ${message.content}`;
+  const parts = message.content.map((part) => {
+    if (part.type === "text") return part.text;
+    if (part.type === "tool-call" || part.type === "tool-result") return `[${part.type} ${part.toolName}]`;
+    return `[${part.type}]`;
+  });
+  return `${message.role}: ${parts.join(" | ")}`;
+}
+
+/** A provider that records every hook call into `log` and can add instructions and messages. */
+export function recordingProvider(
+  sourceId: string,
+  log: string[],
+  add: { instructions?: string; messages?: RunMessage[] } = {},
+): RunContextProvider {
+  return {
+    sourceId,
+    beforeRun(run: RunContext) {
+      log.push(`${sourceId}.beforeRun`);
+      if (add.instructions !== undefined) run.extendInstructions(sourceId, add.instructions);
+      if (add.messages !== undefined) run.extendMessages(sourceId, add.messages);
+    },
+    afterRun(run: RunContext) {
+      log.push(`${sourceId}.afterRun(${run.inputMessages.length} in, ${run.responseMessages.length} out)`);
+    },
+  };
+}
+
+export function user(text: string): RunMessage {
+  return { role: "user", content: [{ type: "text", text }] };
+}

@@ -1,0 +1,284 @@
+import { ContextError } from "@contextblocks/core";
+import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai";
+import { describe, expect, it } from "vitest";
+import {
+  contextPipeline,
+  InMemoryHistoryProvider,
+  InMemoryRunStateStore,
+  messageText,
+  type RunContextProvider,
+  type RunMessage,
+} from "../../src/index.js";
+import { assertStablePrefix } from "../../src/test.js";
+import {
+  answer,
+  callTools,
+  createContext,
+  createStore,
+  scriptedModel,
+  scriptedStreamModel,
+} from "../helpers.js";
+import { describe as describeMessage, systemMessages } from "./helpers.js";
+
+/** Counts calls in its state and says so in an instruction: state read before, changed after. */
+function counter(sourceId = "counter"): RunContextProvider {
+  return {
+    sourceId,
+    beforeRun(run) {
+      run.extendInstructions(sourceId, `Calls so far: ${Number(run.state.calls ?? 0)}.`);
+    },
+    afterRun(run) {
+      run.state.calls = Number(run.state.calls ?? 0) + 1;
+    },
+  };
+}
+
+describe("state persisted through a RunStateStore", () => {
+  it("carries a provider's state across calls and across a restart (new middleware, same store)", async () => {
+    const stateStore = new InMemoryRunStateStore();
+    const sessions = new Map<string, RunMessage[]>();
+    const model = scriptedModel([answer("1"), answer("2"), answer("3")]);
+    const start = () =>
+      contextPipeline({
+        model,
+        stateStore,
+        providers: [new InMemoryHistoryProvider("memory", { sessions }), counter()],
+      });
+
+    let pipeline = start();
+    await generateText({ model: pipeline.model, prompt: "a" });
+    await generateText({ model: pipeline.model, prompt: "b" });
+    pipeline = start(); // a restart: nothing carried in memory but the two stores
+    await generateText({ model: pipeline.model, prompt: "c" });
+
+    expect(model.doGenerateCalls.map((call) => systemMessages(call))).toEqual([
+      ["Calls so far: 0."],
+      ["Calls so far: 1."],
+      ["Calls so far: 2."],
+    ]);
+    expect(await stateStore.load("default")).toEqual({ counter: { calls: 3 } });
+    expect(model.doGenerateCalls[2]?.prompt.map((message) => describeMessage(message))).toEqual([
+      "system: Calls so far: 2.",
+      "user: a",
+      "assistant: 1",
+      "user: b",
+      "assistant: 2",
+      "user: c",
+    ]);
+  });
+
+  it("keeps the cached prefix byte-identical across turns, writes and a restart", async () => {
+    const store = createStore();
+    const stateStore = new InMemoryRunStateStore();
+    const sessions = new Map<string, RunMessage[]>();
+    const model = scriptedModel([
+      answer("Hi."),
+      callTools(1, { toolName: "set_context", input: { label: "memory", content: "Likes tea." } }),
+      answer("Noted."),
+      answer("Tea."),
+    ]);
+    const start = () =>
+      contextPipeline({
+        model,
+        context: createContext(store),
+        stateStore,
+        providers: [new InMemoryHistoryProvider("memory", { sessions })],
+      });
+    let pipeline = start();
+    await generateText({ model: pipeline.model, tools: pipeline.tools, prompt: "Hello" });
+    await generateText({
+      model: pipeline.model,
+      tools: pipeline.tools,
+      prompt: "I like tea",
+      stopWhen: stepCountIs(3),
+    });
+    pipeline = start();
+    await generateText({ model: pipeline.model, tools: pipeline.tools, prompt: "What do I like?" });
+
+    const calls = model.doGenerateCalls;
+    expect(calls).toHaveLength(4);
+    for (const later of calls.slice(1)) await assertStablePrefix(calls[0]!, later);
+    expect(systemMessages(calls[3])[0]).not.toContain("Likes tea.");
+    expect(store.blocks.get("memory")).toBe("Likes tea.");
+  });
+});
+
+describe("a provider that throws", () => {
+  function failing(step: "beforeRun" | "afterRun"): RunContextProvider {
+    return {
+      sourceId: "flaky",
+      [step]: () => {
+        throw new Error("database unreachable");
+      },
+    };
+  }
+
+  for (const step of ["beforeRun", "afterRun"] as const) {
+    it(`fails the call in ${step} with an error naming the provider, and stores nothing`, async () => {
+      const stateStore = new InMemoryRunStateStore();
+      const history = new InMemoryHistoryProvider("memory");
+      const model = scriptedModel([answer("never kept")]);
+      const pipeline = contextPipeline({
+        model,
+        stateStore,
+        providers: [history, counter(), failing(step)],
+      });
+
+      const error = await generateText({ model: pipeline.model, prompt: "hello" }).catch((caught) => caught);
+      expect(error).toBeInstanceOf(ContextError);
+      expect(error).toMatchObject({
+        code: "PROVIDER_FAILED",
+        message: `Run provider "flaky" failed in ${step}: database unreachable`,
+      });
+      expect((error as Error).cause).toBeInstanceOf(Error);
+      expect(model.doGenerateCalls).toHaveLength(step === "beforeRun" ? 0 : 1);
+      expect(history.messages("default")).toEqual([]);
+      expect(await stateStore.load("default")).toBeNull();
+    });
+  }
+
+  it("reports a failing afterRun in a stream as an error part, and stores nothing", async () => {
+    const stateStore = new InMemoryRunStateStore();
+    const history = new InMemoryHistoryProvider("memory");
+    const pipeline = contextPipeline({
+      model: scriptedStreamModel([answer("streamed")]),
+      stateStore,
+      providers: [history, counter(), failing("afterRun")],
+    });
+    const errors: unknown[] = [];
+    const result = streamText({
+      model: pipeline.model,
+      prompt: "hello",
+      onError: ({ error }) => {
+        errors.push(error);
+      },
+    });
+    await result.consumeStream();
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ code: "PROVIDER_FAILED", message: expect.stringContaining('"flaky"') });
+    expect(history.messages("default")).toEqual([]);
+    expect(await stateStore.load("default")).toBeNull();
+  });
+
+  it("stores nothing when the model call fails", async () => {
+    const stateStore = new InMemoryRunStateStore();
+    const history = new InMemoryHistoryProvider("memory");
+    const pipeline = contextPipeline({
+      model: scriptedModel([]),
+      stateStore,
+      providers: [history, counter()],
+    });
+    await expect(generateText({ model: pipeline.model, prompt: "hello", maxRetries: 0 })).rejects.toThrow(
+      "ran out of steps",
+    );
+    expect(history.messages("default")).toEqual([]);
+    expect(await stateStore.load("default")).toBeNull();
+  });
+});
+
+describe("configuration errors", () => {
+  const model = scriptedModel([]);
+
+  it("refuses two loading history providers, naming both", () => {
+    expect(() =>
+      contextPipeline({
+        model,
+        providers: [new InMemoryHistoryProvider("primary"), new InMemoryHistoryProvider("second")],
+      }),
+    ).toThrow(/Two history providers load messages \("primary" and "second"\)/);
+    // One loading and one audit is the seed's pattern.
+    expect(() =>
+      contextPipeline({
+        model,
+        providers: [
+          new InMemoryHistoryProvider("primary"),
+          new InMemoryHistoryProvider("audit", { loadMessages: false, storeContextMessages: true }),
+        ],
+      }),
+    ).not.toThrow();
+  });
+
+  it("refuses a repeated sourceId and two different tools under one name", () => {
+    expect(() => contextPipeline({ model, providers: [counter("same"), counter("same")] })).toThrow(
+      'Two run providers have the sourceId "same"',
+    );
+    const weather = (description: string) =>
+      tool({ description, inputSchema: jsonSchema({ type: "object" }), execute: async () => "sunny" });
+    expect(() =>
+      contextPipeline({
+        model,
+        providers: [
+          { sourceId: "a", tools: { weather: weather("A") } },
+          { sourceId: "b", tools: { weather: weather("B") } },
+        ],
+      }),
+    ).toThrow('Two tools are named "weather": run providers "a" and "b"');
+  });
+
+  it("fails a call whose tools the SDK was not given, or was given a different tool of that name", async () => {
+    const context = createContext(createStore());
+    const pipeline = contextPipeline({ model: scriptedModel([answer("x"), answer("y")]), context });
+    await expect(generateText({ model: pipeline.model, prompt: "hi" })).rejects.toThrow(
+      /Tool "set_context" \(offered by run provider "contextblocks"\) is not among the tools given to generateText/,
+    );
+    const impostor = tool({
+      description: "Something else",
+      inputSchema: jsonSchema({ type: "object" }),
+      execute: async () => "",
+    });
+    await expect(
+      generateText({
+        model: pipeline.model,
+        tools: { ...pipeline.tools, set_context: impostor },
+        prompt: "hi",
+      }),
+    ).rejects.toThrow('Two tools are named "set_context"');
+  });
+});
+
+describe("the audit pattern of seed 003", () => {
+  it("stores other providers' context messages with input and output in the audit, not in the primary", async () => {
+    const primary = new InMemoryHistoryProvider("primary");
+    const audit = new InMemoryHistoryProvider("audit", { loadMessages: false, storeContextMessages: true });
+    const rag: RunContextProvider = {
+      sourceId: "rag",
+      beforeRun(run) {
+        run.extendMessages("rag", [{ role: "user", content: "Note: the office closes at 6." }]);
+      },
+    };
+    const pipeline = contextPipeline({
+      model: scriptedModel([answer("At 6."), answer("Yes.")]),
+      providers: [primary, audit, rag],
+    });
+    await generateText({ model: pipeline.model, prompt: "When do you close?" });
+    await generateText({ model: pipeline.model, prompt: "Sure?" });
+    expect(primary.messages("default").map(messageText)).toEqual([
+      "When do you close?",
+      "At 6.",
+      "Sure?",
+      "Yes.",
+    ]);
+    expect(audit.messages("default").map(messageText)).toEqual([
+      "Note: the office closes at 6.",
+      "When do you close?",
+      "At 6.",
+      "Note: the office closes at 6.",
+      "Sure?",
+      "Yes.",
+    ]);
+  });
+});
+
+describe("history flags", () => {
+  it("store only what each provider asks for", async () => {
+    const inputsOnly = new InMemoryHistoryProvider("inputs", { loadMessages: false, storeOutputs: false });
+    const outputsOnly = new InMemoryHistoryProvider("outputs", { loadMessages: false, storeInputs: false });
+    const pipeline = contextPipeline({
+      model: scriptedModel([answer("Reply.")]),
+      providers: [inputsOnly, outputsOnly],
+    });
+    await generateText({ model: pipeline.model, prompt: "Question." });
+    expect(inputsOnly.messages("default").map(messageText)).toEqual(["Question."]);
+    expect(outputsOnly.messages("default").map(messageText)).toEqual(["Reply."]);
+  });
+});
