@@ -17,8 +17,10 @@ export function openProvider(
 /** The keys of a search result, in order (`[key]` lines that start each match). */
 export function keysOf(result: string | null): string[] {
   if (result === null) return [];
-  return result
-    .split("\n\n")
-    .map((block) => /^\[(.*)\]$/m.exec(block.split("\n")[0] ?? "")?.[1])
-    .filter((key): key is string => key !== undefined);
+  // A result's "[key]" line starts the text or follows a blank line; content may itself end in blank lines.
+  const lines = result.split("\n");
+  return lines.flatMap((line, index) => {
+    const key = /^\[(.*)\]$/.exec(line)?.[1];
+    return key !== undefined && (index === 0 || lines[index - 1] === "") ? [key] : [];
+  });
 }
