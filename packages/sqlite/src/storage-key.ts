@@ -22,19 +22,23 @@ export function storageKey(label: string, namespace: string | undefined): string
   return NAMESPACE_MARK + JSON.stringify([namespace, label]);
 }
 
-/** Checks a label; throws a `ContextError` naming the problem. */
-export function checkLabel(label: unknown, namespace: string | undefined): string {
+/** Checks a label; throws a `ContextError` naming the problem (and `owner`, the provider class). */
+export function checkLabel(
+  label: unknown,
+  namespace: string | undefined,
+  owner = "SqliteContextProvider",
+): string {
   if (typeof label !== "string" || label.length === 0) {
     throw new ContextError(
       "INVALID_CONFIG",
-      `SqliteContextProvider: a label must be a non-empty string, got ${kindOf(label)}`,
+      `${owner}: a label must be a non-empty string, got ${kindOf(label)}`,
     );
   }
-  checkWellFormed(label, "label", "INVALID_CONFIG", label);
+  checkWellFormed(label, "label", "INVALID_CONFIG", label, owner);
   if (namespace === undefined && label.startsWith(NAMESPACE_MARK)) {
     throw new ContextError(
       "INVALID_CONFIG",
-      "SqliteContextProvider: a label must not start with U+001F, which marks namespaced rows",
+      `${owner}: a label must not start with U+001F, which marks namespaced rows`,
       { label },
     );
   }
@@ -42,15 +46,15 @@ export function checkLabel(label: unknown, namespace: string | undefined): strin
 }
 
 /** Checks a namespace; `undefined` means none. */
-export function checkNamespace(namespace: unknown): string | undefined {
+export function checkNamespace(namespace: unknown, owner = "SqliteContextProvider"): string | undefined {
   if (namespace === undefined) return undefined;
   if (typeof namespace !== "string" || namespace.length === 0) {
     throw new ContextError(
       "INVALID_CONFIG",
-      `SqliteContextProvider: a namespace must be a non-empty string or omitted, got ${kindOf(namespace)}`,
+      `${owner}: a namespace must be a non-empty string or omitted, got ${kindOf(namespace)}`,
     );
   }
-  checkWellFormed(namespace, "namespace", "INVALID_CONFIG", undefined);
+  checkWellFormed(namespace, "namespace", "INVALID_CONFIG", undefined, owner);
   return namespace;
 }
 
@@ -65,12 +69,13 @@ export function checkWellFormed(
   what: string,
   code: "INVALID_CONFIG" | "INVALID_INPUT",
   label: string | undefined,
+  owner = "SqliteContextProvider",
 ): void {
   const match = LONE_SURROGATE.exec(text);
   if (match !== null) {
     throw new ContextError(
       code,
-      `SqliteContextProvider: the ${what} has a lone UTF-16 surrogate at index ${match.index}, which SQLite cannot store unchanged`,
+      `${owner}: the ${what} has a lone UTF-16 surrogate at index ${match.index}, which SQLite cannot store unchanged`,
       label === undefined ? undefined : { label },
     );
   }

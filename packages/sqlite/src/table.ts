@@ -17,9 +17,14 @@ const MISSING_TABLE = /no such table:\s*(?:main\.)?cf_agents_context_blocks\b/i;
  * table does not exist yet. Durable Objects, better-sqlite3 and agents all carry SQLite's message.
  */
 export function isMissingTableError(error: unknown): boolean {
+  return saysMissingTable(error, MISSING_TABLE);
+}
+
+/** True when `error` or an error in its `cause` chain has a message matching `pattern`. */
+export function saysMissingTable(error: unknown, pattern: RegExp): boolean {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
-    if (MISSING_TABLE.test(current.message)) return true;
+    if (pattern.test(current.message)) return true;
     current = current.cause;
   }
   return false;
