@@ -1,0 +1,7 @@
+export { type FrontMatter, parseFrontMatter } from "./front-matter.js";
+export {
+  type ImportedSkill,
+  type ImportSkillsOptions,
+  importSkillsDirectory,
+  SKILL_FILE,
+} from "./import-skills.js";
