@@ -51,13 +51,11 @@ describe("R2SkillProvider on a local R2 bucket", () => {
     const keys = Array.from({ length: count }, (_, index) => `skill-${String(index).padStart(4, "0")}`);
     for (let start = 0; start < count; start += 50) {
       await Promise.all(
-        keys
-          .slice(start, start + 50)
-          .map((key) =>
-            env.SKILLS_BUCKET.put(prefix + key, `Body of ${key}`, {
-              customMetadata: { description: `About ${key}` },
-            }),
-          ),
+        keys.slice(start, start + 50).map((key) =>
+          env.SKILLS_BUCKET.put(prefix + key, `Body of ${key}`, {
+            customMetadata: { description: `About ${key}` },
+          }),
+        ),
       );
     }
     const { bucket, calls } = countingBucket(env.SKILLS_BUCKET);
