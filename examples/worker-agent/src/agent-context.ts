@@ -4,6 +4,9 @@ import { R2SkillProvider } from "@contextblocks/r2";
 import { createDurableContext } from "@contextblocks/sqlite";
 import { isIsoDate, todayUtc } from "./dates.js";
 import type { AgentSettings } from "./settings.js";
+import { SKILLS_PREFIX } from "./skills-bucket.js";
+
+export { SKILLS_PREFIX } from "./skills-bucket.js";
 
 /** The block labels, in prompt order. */
 export const LABELS = {
@@ -13,9 +16,6 @@ export const LABELS = {
   skills: "skills",
   environment: "environment",
 } as const;
-
-/** Where the skills live in the bucket: `skills/<key>`, as `pnpm seed-skills` uploads them. */
-export const SKILLS_PREFIX = "skills/";
 
 export const MEMORY_MAX_TOKENS = 600;
 

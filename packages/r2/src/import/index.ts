@@ -1,3 +1,4 @@
+export type { SkillPutOptions, SkillPutTarget } from "../bucket.js";
 export { type FrontMatter, parseFrontMatter } from "./front-matter.js";
 export {
   type ImportedSkill,
