@@ -207,8 +207,8 @@ export async function runSkillsRowCost(
       "",
       "## R2SkillProvider on an R2 bucket: bucket calls",
       "",
-      "A listing is one `list` call per 1,000 objects (R2's page size); `load` is one `get`; a load outside",
-      "`keys` makes no call at all.",
+      "A listing is one `list` call per page: up to 1,000 objects, fewer when metadata is included (the local",
+      "runtime returns 100 a page); `load` is one `get`; a load outside `keys` makes no call at all.",
       "",
       markdownTable(
         ["operation", ...header],

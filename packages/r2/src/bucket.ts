@@ -18,6 +18,7 @@ export interface SkillPutOptions {
 
 export interface SkillListOptions {
   prefix?: string;
+  limit?: number;
   cursor?: string;
   include?: ("customMetadata" | "httpMetadata")[];
 }

@@ -29,7 +29,8 @@ export interface R2SkillProviderOptions {
  * metadata (`description`).
  *
  * - `get()` lists `- key: description` (or `- key`) for every object under the prefix, in R2's order
- *   (by name), following the listing cursor page by page (R2 returns at most 1,000 objects a page).
+ *   (by name), following the listing cursor page by page (R2 returns at most 1,000 objects a page, fewer
+ *   when metadata is included).
  * - `load(key)` is one `get` of the object; `set(key, content, description?)` one `put` (plus a `head` to
  *   keep the stored description when none is given); `delete(key)` one `delete`.
  * - Keys that are not valid object names (empty, a control character or line break, a lone surrogate,
@@ -74,7 +75,7 @@ export class R2SkillProvider implements SkillProvider {
 
   /**
    * Every skill's `- key: description` line, in object-name order, or `null` when there are none. One list
-   * call per 1,000 objects under the prefix; no object is read. Objects whose names are not usable skill
+   * call per page of objects under the prefix; no object is read. Objects whose names are not usable skill
    * keys (a line break, for example, written by another tool) are left out of the listing.
    */
   async get(): Promise<string | null> {
@@ -83,6 +84,8 @@ export class R2SkillProvider implements SkillProvider {
     do {
       const page = await this.#bucket.list({
         prefix: this.#prefix,
+        // R2's largest page; with metadata included a page may still hold fewer, so follow the cursor.
+        limit: 1_000,
         include: ["customMetadata"],
         ...(cursor === undefined ? {} : { cursor }),
       });
