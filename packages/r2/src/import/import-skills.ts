@@ -56,7 +56,7 @@ export async function importSkillsDirectory(
     const folder = basename(dirname(path));
     const key = fields.name?.trim() || (dirname(path) === directory ? "" : folder);
     const description = oneLine(fields.description ?? "") || undefined;
-    const content = body.replace(/^(?:[ \t]*\r?\n)+/, "");
+    const content = withoutLeadingBlankLines(body);
     const keyIssue = keyProblem(key, prefix);
     if (keyIssue !== null) problems.push(`${file}: ${key === "" ? "no front-matter name" : keyIssue}`);
     const earlier = fileOfKey.get(key);
@@ -76,6 +76,16 @@ export async function importSkillsDirectory(
   for (const skill of skills)
     await target.put(prefix + skill.key, skill.content, skillPutOptions(skill.description));
   return skills.map(({ content: _content, ...imported }) => imported);
+}
+
+/** The body without the blank lines between the front-matter and the first line of text. */
+function withoutLeadingBlankLines(body: string): string {
+  let start = 0;
+  for (;;) {
+    const end = body.indexOf("\n", start);
+    if (end === -1 || body.slice(start, end).trim() !== "") return body.slice(start);
+    start = end + 1;
+  }
 }
 
 /** Every SKILL.md under `directory`, skipping hidden folders and node_modules. */
