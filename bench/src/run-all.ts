@@ -191,6 +191,16 @@ function sections(): Section[] {
       run: async () => (await import("./package-sizes.js")).run(),
     });
   }
+  if (hasScript("./skills-row-cost.ts")) {
+    list.push({
+      id: "skills-row-cost",
+      title: "Skills in storage: cost per operation",
+      about:
+        "`SqliteSkillProvider` on a Durable Object (rows read / written) and `R2SkillProvider` on an R2 bucket " +
+        "(bucket calls) per `get`, `load`, `set` and `delete`, at 10 and 1,000 skills (bench/src/skills-row-cost.ts).",
+      run: async (smoke) => runScript("./skills-row-cost.ts", smoke).markdown,
+    });
+  }
   return list;
 }
 

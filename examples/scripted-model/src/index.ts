@@ -24,6 +24,8 @@ export interface ScriptedModelOptions {
   knowledgeLabel?: string;
   /** The block that holds today's date. Default `"environment"`. */
   environmentLabel?: string;
+  /** The loadable block "load the X skill" / "unload the X skill" go to. Default `"skills"`. */
+  skillsLabel?: string;
 }
 
 /**
@@ -34,6 +36,7 @@ export interface ScriptedModelOptions {
  * - a question about the date: answers from the environment block, preferring a reminder's newer copy;
  * - "what do you remember?": answers from the memory section of the system prompt and the
  *   `set_context` calls in the transcript (writes reach the prompt only at the next refresh);
+ * - "load the X skill" / "unload the X skill": calls `load_context` / `unload_context` on the skills block;
  * - any other question: calls `search_context` on the knowledge block and answers from the matches;
  * - after tool results: a final text built from them.
  *
@@ -47,11 +50,13 @@ export class ScriptedModel implements LanguageModelV3 {
   private readonly memoryLabel: string;
   private readonly knowledgeLabel: string;
   private readonly environmentLabel: string;
+  private readonly skillsLabel: string;
 
   constructor(options: ScriptedModelOptions = {}) {
     this.memoryLabel = options.memoryLabel ?? "memory";
     this.knowledgeLabel = options.knowledgeLabel ?? "knowledge";
     this.environmentLabel = options.environmentLabel ?? "environment";
+    this.skillsLabel = options.skillsLabel ?? "skills";
   }
 
   async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
@@ -105,6 +110,18 @@ export class ScriptedModel implements LanguageModelV3 {
       .join("\n\n");
     const tools = toolLabels(options);
 
+    const skill = skillRequest(words);
+    if (skill !== null) {
+      const tool = skill.unload ? "unload_context" : "load_context";
+      if (!tools[tool]?.includes(this.skillsLabel)) {
+        return [
+          text(
+            `I have no loadable "${this.skillsLabel}" block to ${skill.unload ? "unload" : "load"} skills from.`,
+          ),
+        ];
+      }
+      return [this.toolCall(tool, { label: this.skillsLabel, key: skill.key })];
+    }
     const fact = rememberedFact(words);
     if (fact !== null) {
       if (!tools.set_context?.includes(this.memoryLabel)) {
@@ -145,6 +162,10 @@ export class ScriptedModel implements LanguageModelV3 {
           if (result.output === "No results found.")
             return `I found nothing about that in my ${this.knowledgeLabel} block.`;
           return `From my ${this.knowledgeLabel} block (search_context):\n${result.output}`;
+        }
+        if (result.toolName === "load_context") {
+          const firstLine = result.output.split("\n", 1)[0] ?? "";
+          return `Loaded a skill from my ${this.skillsLabel} block (load_context, ${result.output.length} characters), starting: ${firstLine}`;
         }
         return `${result.toolName}: ${result.output}`;
       })
@@ -278,6 +299,13 @@ function rememberedFact(words: string): string | null {
   if (!fact) return null;
   const sentence = fact.charAt(0).toUpperCase() + fact.slice(1);
   return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
+}
+
+/** "load the code-review skill" → `{ key: "code-review", unload: false }`; anything else → `null`. */
+function skillRequest(words: string): { key: string; unload: boolean } | null {
+  const match = /\b(un)?load\s+the\s+([\w.-]+)\s+skill\b/i.exec(words);
+  const key = match?.[2];
+  return key === undefined ? null : { key, unload: match?.[1] !== undefined };
 }
 
 function isQuestion(words: string): boolean {

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseSections } from "@contextblocks/core";
 import type { AgentSnapshot, ChatResult, RefreshResult } from "../src/snapshot.js";
+import { seedSkills } from "./seed-skills.js";
 import { groupAlive, killAllNow, startWranglerDev, stopAll, type WranglerDev } from "./wrangler-dev.js";
 
 const AGENT = "demo";
@@ -121,6 +122,10 @@ async function main(): Promise<void> {
   console.log(bold("contextblocks demo: an agent in a Durable Object, run locally in workerd"));
   console.log(dim("Offline: the scripted model stands in for an LLM; no account, no API key, no network.\n"));
 
+  const seedingSince = Date.now();
+  process.stdout.write(dim("   Uploading skills/*/SKILL.md into the local R2 bucket (pnpm seed-skills) … "));
+  const seeded = await seedSkills(persistTo);
+  console.log(dim(`${seeded.map((skill) => skill.key).join(", ")} after ${seconds(seedingSince)}`));
   let dev = await start("Starting");
 
   // 1. The frozen prompt.
@@ -157,8 +162,39 @@ async function main(): Promise<void> {
       `(${Buffer.byteLength(afterWrite)} bytes, byte-identical). The provider's prefix cache stays warm.`,
   );
 
-  // 4. The date changes: a reminder.
-  heading(4, "The date changes: a reminder, not a new prompt");
+  // 4. A skill from R2: loaded and unloaded, the prompt and the tools unchanged.
+  heading(4, "A skill from R2: load it, use it, unload it");
+  const skillsBlock = first.blocks.find((block) => block.label === "skills");
+  check(
+    seeded.every((skill) => skillsBlock?.content.includes(`- ${skill.key}`) === true),
+    "the skills block lists every uploaded skill",
+  );
+  console.log(dim("   The prompt lists the skills (key: description); their text stays in R2 until loaded."));
+  const loaded = await say(dev, "Load the code-review skill.");
+  check(loaded.toolCalls[0]?.tool === "load_context", "the model called load_context");
+  check(
+    JSON.stringify(loaded.toolCalls[0]?.output).includes("Reviewing a pull request"),
+    "load_context returned the skill's text",
+  );
+  const whileLoaded = await getSnapshot(dev);
+  check(
+    whileLoaded.blocks.find((block) => block.label === "skills")?.loaded?.includes("code-review") === true,
+    "the inspector shows code-review as loaded",
+  );
+  const unloaded = await say(dev, "Unload the code-review skill.");
+  check(unloaded.toolCalls[0]?.tool === "unload_context", "the model called unload_context");
+  const afterSkills = await getSnapshot(dev);
+  check(afterSkills.prompt === frozen, "the prompt is byte-identical after the load and the unload");
+  check(
+    JSON.stringify(afterSkills.tools) === JSON.stringify(first.tools),
+    "the tool definitions are byte-identical after the load and the unload",
+  );
+  ok(
+    `Prompt still sha256 ${short(sha256(afterSkills.prompt))}…, tool definitions unchanged: loading a skill never busts the cache.`,
+  );
+
+  // 5. The date changes: a reminder.
+  heading(5, "The date changes: a reminder, not a new prompt");
   const tomorrow = dayAfter(first.date.today);
   await request(dev, "PUT", `/agents/${AGENT}/date`, { date: tomorrow });
   console.log(
@@ -171,8 +207,8 @@ async function main(): Promise<void> {
   check((await getPrompt(dev)) === frozen, "the prompt is unchanged by the new date");
   ok(`Prompt still sha256 ${short(frozenHash)}…, byte-identical.`);
 
-  // 5. Restart the local runtime: a cold start on the same state.
-  heading(5, "Restart: stop the local runtime, start it again on the same state");
+  // 6. Restart the local runtime: a cold start on the same state.
+  heading(6, "Restart: stop the local runtime, start it again on the same state");
   const oldPid = dev.pid;
   await dev.stop();
   check(!groupAlive(oldPid), "the old wrangler and workerd are gone");
@@ -187,8 +223,8 @@ async function main(): Promise<void> {
   check(coldSnapshot.reminder === dated.reminder, "the reminder is still pending after the restart");
   ok("The date reminder is still pending: it is computed against the stored prompt.");
 
-  // 6. Refresh promotes the write.
-  heading(6, "Refresh: the one deliberate rebuild");
+  // 7. Refresh promotes the write.
+  heading(7, "Refresh: the one deliberate rebuild");
   const refreshed = (await (await request(dev, "POST", `/agents/${AGENT}/refresh`)).json()) as RefreshResult;
   check(refreshed.changed, "the refresh changed the prompt");
   check(refreshed.prompt.includes("I prefer TypeScript"), "the refreshed prompt holds the memory write");
@@ -209,8 +245,8 @@ async function main(): Promise<void> {
     "The write and the date are in the prompt now; no reminder is pending. From here the new prompt is cached.",
   );
 
-  // 7. The inspector.
-  heading(7, "See it in the inspector page");
+  // 8. The inspector.
+  heading(8, "See it in the inspector page");
   if (KEEP) {
     console.log(
       `   Open ${bold(`${dev.url}/agents/${AGENT}`)}  (Ctrl-C stops the server and removes its state)`,

@@ -1,14 +1,19 @@
 import { type ContextBlocks, type ContextConfig, entryKey } from "@contextblocks/core";
 import { Fts5SearchProvider } from "@contextblocks/fts5";
+import { R2SkillProvider } from "@contextblocks/r2";
 import { createDurableContext } from "@contextblocks/sqlite";
 import { isIsoDate, todayUtc } from "./dates.js";
 import type { AgentSettings } from "./settings.js";
+import { SKILLS_PREFIX } from "./skills-bucket.js";
+
+export { SKILLS_PREFIX } from "./skills-bucket.js";
 
 /** The block labels, in prompt order. */
 export const LABELS = {
   soul: "soul",
   memory: "memory",
   knowledge: "knowledge",
+  skills: "skills",
   environment: "environment",
 } as const;
 
@@ -23,6 +28,7 @@ export const SOUL = [
   "Answer in a few sentences.",
   "When the user tells you something worth keeping, write it to the memory block with set_context.",
   "When the knowledge block may hold the answer, search it with search_context first.",
+  "When a listed skill fits the task, load it with load_context, and unload it when you are done.",
 ].join("\n");
 
 /** What the knowledge block holds on an agent's first start. */
@@ -65,9 +71,13 @@ export function fixedDateFrom(value: string | undefined): string | undefined {
   return value.trim();
 }
 
-/** The agent's blocks. `memory` has no provider: `createDurableContext` stores it in SQLite by label. */
+/**
+ * The agent's blocks. `memory` has no provider: `createDurableContext` stores it in SQLite by label. The
+ * skills are shared by every agent: objects of the R2 bucket, listed in the prompt, loaded on demand.
+ */
 export function agentBlocks(
   storage: DurableObjectStorage,
+  skillsBucket: R2Bucket,
   settings: AgentSettings,
   fixedDate?: string,
 ): ContextConfig[] {
@@ -84,6 +94,11 @@ export function agentBlocks(
       provider: new Fts5SearchProvider(storage, { label: LABELS.knowledge }),
     },
     {
+      label: LABELS.skills,
+      description: "Skills to load with load_context",
+      provider: new R2SkillProvider(skillsBucket, { prefix: SKILLS_PREFIX }),
+    },
+    {
       label: LABELS.environment,
       description: "Today's date",
       whenChanged: "remind",
@@ -98,10 +113,11 @@ export function agentBlocks(
  */
 export function createAgentContext(
   storage: DurableObjectStorage,
+  skillsBucket: R2Bucket,
   settings: AgentSettings,
   fixedDate?: string,
 ): ContextBlocks {
-  return createDurableContext(storage, agentBlocks(storage, settings, fixedDate));
+  return createDurableContext(storage, agentBlocks(storage, skillsBucket, settings, fixedDate));
 }
 
 /** Indexes the seed entries once per agent, on its first start, before the prompt is first frozen. */

@@ -1,5 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
-import { isReminderPart, prepareContextTurn, toolOutcomeOf } from "@contextblocks/ai";
+import {
+  isReminderPart,
+  loadedEntriesFromMessages,
+  prepareContextTurn,
+  toolOutcomeOf,
+} from "@contextblocks/ai";
 import { type ContextBlocks, parseSections, renderSection, usagePercent } from "@contextblocks/core";
 import { generateText, type ModelMessage, stepCountIs } from "ai";
 import {
@@ -45,7 +50,7 @@ export class AgentObject extends DurableObject<Env> {
     this.settings = new AgentSettings(ctx.storage);
     this.transcript = new Transcript(ctx.storage);
     this.fixedDate = fixedDateFrom(env.AGENT_DATE);
-    this.context = createAgentContext(ctx.storage, this.settings, this.fixedDate);
+    this.context = createAgentContext(ctx.storage, env.SKILLS_BUCKET, this.settings, this.fixedDate);
     // First start: index the seed entries, then freeze. Cold start: the stored prompt, as it was.
     void ctx.blockConcurrencyWhile(async () => {
       await seedKnowledge(this.context, this.settings);
@@ -64,6 +69,7 @@ export class AgentObject extends DurableObject<Env> {
     await this.context.load();
     const reminder = await this.context.reminder();
     const frozenSections = new Set(parseSections(prompt).map((section) => section.text));
+    const loaded = loadedEntriesFromMessages(this.transcript.read());
     const blocks: BlockView[] = this.context.getBlocks().map((block) => ({
       label: block.label,
       ...(block.description !== undefined ? { description: block.description } : {}),
@@ -76,6 +82,9 @@ export class AgentObject extends DurableObject<Env> {
         : {}),
       writable: block.writable,
       matchesFrozenPrompt: frozenSections.has(renderSection(block)),
+      ...(block.kind === "loadable"
+        ? { loaded: loaded.filter((entry) => entry.label === block.label).map((entry) => entry.key) }
+        : {}),
     }));
     const chosen = chooseModel(this.env);
     return {

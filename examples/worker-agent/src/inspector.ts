@@ -104,11 +104,19 @@ function renderBlock(block: BlockView): string {
         ${block.description ? `<p class="description">${escapeHtml(block.description)}</p>` : ""}
         ${renderUsage(block)}
         ${status}
+        ${renderLoaded(block)}
         <pre class="content" tabindex="0" aria-label="${escapeHtml(block.label)} content">${
           block.content.length > 0 ? escapeHtml(block.content) : '<span class="empty">(empty)</span>'
         }</pre>
       </article>
     </li>`;
+}
+
+/** For a loadable block: what the conversation has loaded (and not unloaded), which the prompt never lists. */
+function renderLoaded(block: BlockView): string {
+  if (block.loaded === undefined) return "";
+  const keys = block.loaded.map((key) => `<code>${escapeHtml(key)}</code>`).join(", ");
+  return `<p class="loaded">${keys === "" ? "Nothing loaded in the conversation." : `Loaded in the conversation: ${keys}.`}</p>`;
 }
 
 /** A usage bar against `maxTokens`; a block without a limit shows its size on an unfilled track. */

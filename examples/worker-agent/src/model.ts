@@ -40,6 +40,7 @@ export function chooseModel(env: ModelEnvironment): ChosenModel {
       memoryLabel: LABELS.memory,
       knowledgeLabel: LABELS.knowledge,
       environmentLabel: LABELS.environment,
+      skillsLabel: LABELS.skills,
     }),
     name: SCRIPTED_MODEL_ID,
     offline: true,

@@ -15,6 +15,8 @@ export interface BlockView {
   writable: boolean;
   /** False when the block changed after the prompt was frozen (it reaches the prompt at the next refresh). */
   matchesFrozenPrompt: boolean;
+  /** Loadable blocks: the keys loaded in the conversation and not unloaded since, in load order. */
+  loaded?: string[];
 }
 
 export interface ToolView {

@@ -5,4 +5,5 @@ export {
   SqliteContextProvider,
   type SqliteContextProviderOptions,
 } from "./sqlite-context-provider.js";
+export { SqliteSkillProvider, type SqliteSkillProviderOptions } from "./sqlite-skill-provider.js";
 export { NAMESPACE_MARK, rowLabel } from "./storage-key.js";

@@ -23,19 +23,23 @@ export function rowLabel(label: string, namespace: string | undefined): string {
   return NAMESPACE_MARK + JSON.stringify([namespace, label]);
 }
 
-/** Checks a label; throws a `ContextError` naming the problem. */
-export function checkLabel(label: unknown, namespace: string | undefined): string {
+/** Checks a label; throws a `ContextError` naming the problem (and `owner`, the provider class). */
+export function checkLabel(
+  label: unknown,
+  namespace: string | undefined,
+  owner = "SqliteContextProvider",
+): string {
   if (typeof label !== "string" || label.length === 0) {
     throw new ContextError(
       "INVALID_CONFIG",
-      `SqliteContextProvider: a label must be a non-empty string, got ${kindOf(label)}`,
+      `${owner}: a label must be a non-empty string, got ${kindOf(label)}`,
     );
   }
-  checkWellFormed(label, "label", "INVALID_CONFIG", label);
+  checkWellFormed(label, "label", "INVALID_CONFIG", label, owner);
   if (namespace === undefined && label.startsWith(NAMESPACE_MARK)) {
     throw new ContextError(
       "INVALID_CONFIG",
-      "SqliteContextProvider: a label must not start with U+001F, which marks namespaced rows",
+      `${owner}: a label must not start with U+001F, which marks namespaced rows`,
       { label },
     );
   }
@@ -43,9 +47,9 @@ export function checkLabel(label: unknown, namespace: string | undefined): strin
 }
 
 /** Checks a namespace; `undefined` means none (the rule every SQLite provider shares, from `sql`). */
-export function checkNamespace(namespace: unknown): string | undefined {
+export function checkNamespace(namespace: unknown, owner = "SqliteContextProvider"): string | undefined {
   const problem = namespaceProblem(namespace);
-  if (problem !== null) throw new ContextError("INVALID_CONFIG", `SqliteContextProvider: ${problem}`);
+  if (problem !== null) throw new ContextError("INVALID_CONFIG", `${owner}: ${problem}`);
   return namespace as string | undefined;
 }
 
@@ -55,12 +59,13 @@ export function checkWellFormed(
   what: string,
   code: "INVALID_CONFIG" | "INVALID_INPUT",
   label: string | undefined,
+  owner = "SqliteContextProvider",
 ): void {
   const index = loneSurrogateIndex(text);
   if (index !== -1) {
     throw new ContextError(
       code,
-      `SqliteContextProvider: the ${what} has a lone UTF-16 surrogate at index ${index}, which SQLite cannot store unchanged`,
+      `${owner}: the ${what} has a lone UTF-16 surrogate at index ${index}, which SQLite cannot store unchanged`,
       label === undefined ? undefined : { label },
     );
   }

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedSkills } from "../../scripts/seed-skills.js";
 import { EXAMPLE_ROOT, startWranglerDev, type WranglerDev } from "../../scripts/wrangler-dev.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -26,6 +27,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the inspector page in headless Chromi
   beforeAll(async () => {
     if (!HAVE_CHROMIUM) throw new Error(`CI=true and no Chromium at ${CHROMIUM}: install it (setup.sh does)`);
     persistTo = mkdtempSync(join(tmpdir(), "worker-agent-browser-"));
+    await seedSkills(persistTo);
     // A fixed date makes the page, and so the screenshot, the same from day to day.
     dev = await startWranglerDev({ persistTo, vars: { AGENT_DATE: "2031-01-01" } });
     browser = await chromium.launch({
@@ -66,6 +68,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the inspector page in headless Chromi
       message: "Remember that I deploy from the main branch on Fridays, after the tests pass in CI.",
     });
     await post(`/agents/${AGENT}/chat`, { message: "How do I run the tests?" });
+    await post(`/agents/${AGENT}/chat`, { message: "Load the code-review skill." });
     await post(`/agents/${AGENT}/date`, { date: "2031-01-02" }, "PUT");
 
     const page: Page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
@@ -88,6 +91,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the inspector page in headless Chromi
       { label: "soul", marker: "[readonly]" },
       { label: "memory", marker: "[writable]" },
       { label: "knowledge", marker: "[searchable]" },
+      { label: "skills", marker: "[loadable]" },
       { label: "environment", marker: "[readonly]" },
     ];
     const blocks = page.locator("li.block");
@@ -116,11 +120,19 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the inspector page in headless Chromi
       /Changed since the prompt was frozen/,
     );
 
+    // The skills block lists what R2 holds and shows what the conversation loaded.
+    await expect(page.locator('li.block[data-label="skills"] pre.content').textContent()).resolves.toContain(
+      "- code-review: Checklist for reviewing a pull request",
+    );
+    await expect(page.locator('li.block[data-label="skills"] .loaded').textContent()).resolves.toBe(
+      "Loaded in the conversation: code-review.",
+    );
+
     await expect(page.getByRole("heading", { name: "Frozen system prompt" }).isVisible()).resolves.toBe(true);
     await expect(page.locator("pre.prompt").textContent()).resolves.toContain("SOUL [readonly]");
     await expect(page.locator("pre.reminder").textContent()).resolves.toContain("Today is 2031-01-02.");
     const tools = await page.locator(".tools h3").allTextContents();
-    expect(tools).toEqual(["set_context", "search_context"]);
+    expect(tools).toEqual(["set_context", "search_context", "load_context", "unload_context"]);
 
     await page.screenshot({ path: SCREENSHOT, fullPage: false });
     expect(problems).toEqual([]);

@@ -1,4 +1,4 @@
-import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { REMINDER_PREAMBLE } from "@contextblocks/core";
 import { SCRIPTED_MODEL_ID, SCRIPTED_REPLY_PREFIX } from "scripted-model";
 import { describe, expect, it } from "vitest";
@@ -101,7 +101,11 @@ describe("a fresh Durable Object instance on the same storage", () => {
     const frozen = await prompt(agent);
     await chat(agent, "Remember that I use Neovim.");
     const rebuilt = await runInDurableObject(stub(agent), (_instance, state) =>
-      createAgentContext(state.storage, new AgentSettings(state.storage)).freezeSystemPrompt(),
+      createAgentContext(
+        state.storage,
+        env.SKILLS_BUCKET,
+        new AgentSettings(state.storage),
+      ).freezeSystemPrompt(),
     );
     expect(rebuilt).toBe(frozen);
   });

@@ -1,0 +1,168 @@
+import { ContextError, type SkillProvider } from "@contextblocks/core";
+import type { SkillBucket } from "./bucket.js";
+import {
+  checkContent,
+  checkDescription,
+  checkKey,
+  checkPrefix,
+  DESCRIPTION_FIELD,
+  keyProblem,
+  kindOf,
+  oneLine,
+} from "./object-key.js";
+import { skillPutOptions } from "./skill-object.js";
+
+/** Options of `R2SkillProvider`, as `agents`' R2SkillProvider takes them. */
+export interface R2SkillProviderOptions {
+  /** Put before every skill key to make its object name (`"skills/"` → `skills/code-review`). Default none. */
+  prefix?: string | undefined;
+  /**
+   * An allow-list of skill keys (relative to the prefix). Given and non-empty: only these are listed and
+   * loaded; a load of any other key answers `null` without fetching, and writes to other keys are refused.
+   */
+  keys?: readonly string[] | undefined;
+}
+
+/**
+ * A loadable block (skills) in an R2 bucket, a drop-in for `agents/experimental/memory/session`'s
+ * R2SkillProvider: one object per skill, named prefix + key, its description in the object's custom
+ * metadata (`description`).
+ *
+ * - `get()` lists `- key: description` (or `- key`) for every object under the prefix, in R2's order
+ *   (by name), following the listing cursor page by page (R2 returns at most 1,000 objects a page, fewer
+ *   when metadata is included).
+ * - `load(key)` is one `get` of the object; `set(key, content, description?)` one `put` (plus a `head` to
+ *   keep the stored description when none is given); `delete(key)` one `delete`.
+ * - Keys that are not valid object names (empty, a control character or line break, a lone surrogate,
+ *   more than 1,024 UTF-8 bytes with the prefix) are refused with an `INVALID_INPUT` `ContextError`.
+ *
+ * ```ts
+ * new R2SkillProvider(env.SKILLS_BUCKET, { prefix: "skills/", keys: ["code-review", "debugging"] });
+ * ```
+ */
+export class R2SkillProvider implements SkillProvider {
+  readonly #bucket: SkillBucket;
+  readonly #prefix: string;
+  readonly #keys: ReadonlySet<string> | null;
+
+  constructor(bucket: SkillBucket, options: R2SkillProviderOptions = {}) {
+    if (typeof bucket !== "object" || bucket === null || typeof bucket.list !== "function") {
+      throw new ContextError(
+        "INVALID_CONFIG",
+        `R2SkillProvider: the first argument must be an R2 bucket binding, got ${kindOf(bucket)}`,
+      );
+    }
+    if (typeof options !== "object" || options === null) {
+      throw new ContextError(
+        "INVALID_CONFIG",
+        `R2SkillProvider: options must be an object, got ${kindOf(options)}`,
+      );
+    }
+    this.#bucket = bucket;
+    this.#prefix = checkPrefix(options.prefix);
+    this.#keys = allowList(options.keys, this.#prefix);
+  }
+
+  /** The prefix of every object name. */
+  get prefix(): string {
+    return this.#prefix;
+  }
+
+  /** The allow-list, or `null` when every key under the prefix is a skill. */
+  get keys(): readonly string[] | null {
+    return this.#keys === null ? null : [...this.#keys];
+  }
+
+  /**
+   * Every skill's `- key: description` line, in object-name order, or `null` when there are none. One list
+   * call per page of objects under the prefix; no object is read. Objects whose names are not usable skill
+   * keys (a line break, for example, written by another tool) are left out of the listing.
+   */
+  async get(): Promise<string | null> {
+    const lines: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.#bucket.list({
+        prefix: this.#prefix,
+        // R2's largest page; with metadata included a page may still hold fewer, so follow the cursor.
+        limit: 1_000,
+        include: ["customMetadata"],
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      for (const object of page.objects) {
+        const key = object.key.slice(this.#prefix.length);
+        if (!this.#allows(key) || keyProblem(key, this.#prefix) !== null) continue;
+        const description = oneLine(object.customMetadata?.[DESCRIPTION_FIELD] ?? "");
+        lines.push(description === "" ? `- ${key}` : `- ${key}: ${description}`);
+      }
+      cursor = page.truncated ? page.cursor : undefined;
+      if (page.truncated && cursor === undefined) {
+        throw new ContextError(
+          "PROVIDER_FAILED",
+          "R2SkillProvider: a truncated listing came without a cursor",
+        );
+      }
+    } while (cursor !== undefined);
+    return lines.length === 0 ? null : lines.join("\n");
+  }
+
+  /** The skill's full text, or `null` when there is no such object (or the key is not allowed: no fetch). */
+  async load(key: string): Promise<string | null> {
+    checkKey(key, this.#prefix, "R2SkillProvider.load");
+    if (!this.#allows(key)) return null;
+    const object = await this.#bucket.get(this.#prefix + key);
+    return object === null ? null : object.text();
+  }
+
+  /**
+   * Writes a skill's object. Without a description the stored one is kept (one `head` first); an empty
+   * description removes it. Refused: invalid keys, keys outside `keys`, non-text content, lone
+   * surrogates, and descriptions with line breaks or over 4,096 bytes.
+   */
+  async set(key: string, content: string, description?: string): Promise<void> {
+    this.#checkWritable(key, "R2SkillProvider.set");
+    checkContent(content, key, "R2SkillProvider.set");
+    let kept = checkDescription(description, key, "R2SkillProvider.set");
+    if (kept === undefined) {
+      const stored = await this.#bucket.head(this.#prefix + key);
+      kept = stored?.customMetadata?.[DESCRIPTION_FIELD];
+    }
+    await this.#bucket.put(this.#prefix + key, content, skillPutOptions(kept));
+  }
+
+  /** Deletes a skill's object; an unknown key is a no-op. */
+  async delete(key: string): Promise<void> {
+    this.#checkWritable(key, "R2SkillProvider.delete");
+    await this.#bucket.delete(this.#prefix + key);
+  }
+
+  #checkWritable(key: unknown, where: string): asserts key is string {
+    checkKey(key, this.#prefix, where);
+    if (!this.#allows(key)) {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `${where}: "${key}" is not in this provider's keys (${[...(this.#keys ?? [])].map((allowed) => JSON.stringify(allowed)).join(", ")})`,
+      );
+    }
+  }
+
+  #allows(key: string): boolean {
+    return this.#keys === null || this.#keys.has(key);
+  }
+}
+
+function allowList(keys: unknown, prefix: string): ReadonlySet<string> | null {
+  if (keys === undefined) return null;
+  if (!Array.isArray(keys)) {
+    throw new ContextError(
+      "INVALID_CONFIG",
+      `R2SkillProvider: keys must be an array of skill keys, got ${kindOf(keys)}`,
+    );
+  }
+  for (const key of keys) {
+    const problem = keyProblem(key, prefix);
+    if (problem !== null) throw new ContextError("INVALID_CONFIG", `R2SkillProvider: in keys, ${problem}`);
+  }
+  // An empty list means no filter, as in agents' R2SkillProvider.
+  return keys.length === 0 ? null : new Set(keys as string[]);
+}

@@ -1,0 +1,5 @@
+declare namespace Cloudflare {
+  interface Env {
+    SKILLS_BUCKET: R2Bucket;
+  }
+}

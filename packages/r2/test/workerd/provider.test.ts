@@ -1,0 +1,150 @@
+import { env } from "cloudflare:test";
+import { isContextError } from "@contextblocks/core";
+import { describe, expect, it } from "vitest";
+import { R2SkillProvider } from "../../src/index.js";
+import { countingBucket } from "./counting-bucket.js";
+
+let folders = 0;
+/** A fresh prefix of the test bucket for each test. */
+const freshPrefix = () => `provider-${++folders}/skills/`;
+
+async function refusal(attempt: () => unknown): Promise<{ code: unknown; message: string }> {
+  try {
+    await attempt();
+  } catch (error) {
+    return { code: isContextError(error) ? error.code : "not a ContextError", message: String(error) };
+  }
+  throw new Error("expected a refusal");
+}
+
+describe("R2SkillProvider on a local R2 bucket", () => {
+  it("stores one object per skill under the prefix, the description in custom metadata", async () => {
+    const prefix = freshPrefix();
+    const skills = new R2SkillProvider(env.SKILLS_BUCKET, { prefix });
+    await skills.set("code-review", "# Review\nRead the diff.", "Reviewing a pull request");
+    const object = await env.SKILLS_BUCKET.get(`${prefix}code-review`);
+    expect(await object?.text()).toBe("# Review\nRead the diff.");
+    expect(object?.customMetadata).toEqual({ description: "Reviewing a pull request" });
+    expect(object?.httpMetadata?.contentType).toBe("text/markdown; charset=utf-8");
+    expect(await skills.get()).toBe("- code-review: Reviewing a pull request");
+    expect(await skills.load("code-review")).toBe("# Review\nRead the diff.");
+  });
+
+  it("reads skills other tools uploaded the way agents' R2SkillProvider does, and lists nothing outside the prefix", async () => {
+    const prefix = freshPrefix();
+    await env.SKILLS_BUCKET.put(`${prefix}debugging`, "Bisect.", {
+      customMetadata: { description: "Debugging" },
+    });
+    await env.SKILLS_BUCKET.put(`${prefix}plain`, "No metadata.");
+    await env.SKILLS_BUCKET.put(`${prefix}folded`, "x", { customMetadata: { description: "two\nlines" } });
+    await env.SKILLS_BUCKET.put(`${prefix}bad\nkey`, "x", { customMetadata: { description: "forged line" } });
+    await env.SKILLS_BUCKET.put(`${prefix.slice(0, -1)}-other/outside`, "x");
+    const skills = new R2SkillProvider(env.SKILLS_BUCKET, { prefix });
+    expect(await skills.get()).toBe("- debugging: Debugging\n- folded: two lines\n- plain");
+    expect(await skills.load("debugging")).toBe("Bisect.");
+    expect(await skills.load("missing")).toBeNull();
+  });
+
+  it("lists more than 1,000 skills in name order, following the cursor page by page", async () => {
+    const prefix = freshPrefix();
+    const count = 1_050;
+    const keys = Array.from({ length: count }, (_, index) => `skill-${String(index).padStart(4, "0")}`);
+    for (let start = 0; start < count; start += 50) {
+      await Promise.all(
+        keys.slice(start, start + 50).map((key) =>
+          env.SKILLS_BUCKET.put(prefix + key, `Body of ${key}`, {
+            customMetadata: { description: `About ${key}` },
+          }),
+        ),
+      );
+    }
+    const { bucket, calls } = countingBucket(env.SKILLS_BUCKET);
+    const listing = (await new R2SkillProvider(bucket, { prefix }).get()) ?? "";
+    expect(listing.split("\n")).toEqual(keys.map((key) => `- ${key}: About ${key}`));
+    expect(calls.list, "more than one page").toBeGreaterThanOrEqual(2);
+    expect(calls.get, "no object is read to list").toBe(0);
+  }, 120_000);
+
+  it("filters the listing by keys, and answers other loads with null without fetching", async () => {
+    const prefix = freshPrefix();
+    const writer = new R2SkillProvider(env.SKILLS_BUCKET, { prefix });
+    for (const key of ["code-review", "debugging", "secrets"])
+      await writer.set(key, `Body ${key}`, `About ${key}`);
+    const { bucket, calls } = countingBucket(env.SKILLS_BUCKET);
+    const allowed = new R2SkillProvider(bucket, { prefix, keys: ["code-review", "debugging"] });
+    expect(await allowed.get()).toBe("- code-review: About code-review\n- debugging: About debugging");
+    expect(await allowed.load("secrets")).toBeNull();
+    expect(calls.get, "a refused load fetches nothing").toBe(0);
+    expect(await allowed.load("debugging")).toBe("Body debugging");
+    expect(calls.get).toBe(1);
+    const write = await refusal(() => allowed.set("secrets", "overwritten"));
+    expect(write).toMatchObject({ code: "INVALID_INPUT" });
+    expect(write.message).toMatch(/"secrets" is not in this provider's keys \("code-review", "debugging"\)/);
+    expect(await writer.load("secrets")).toBe("Body secrets");
+    expect(
+      new R2SkillProvider(env.SKILLS_BUCKET, { prefix, keys: [] }).keys,
+      "an empty list filters nothing",
+    ).toBeNull();
+  });
+
+  it("keeps the stored description when set omits it, and removes it with an empty one", async () => {
+    const skills = new R2SkillProvider(env.SKILLS_BUCKET, { prefix: freshPrefix() });
+    await skills.set("deploy", "v1", "Deploying");
+    await skills.set("deploy", "v2");
+    expect(await skills.get()).toBe("- deploy: Deploying");
+    expect(await skills.load("deploy")).toBe("v2");
+    await skills.set("deploy", "v3", "");
+    expect(await skills.get()).toBe("- deploy");
+    await skills.delete("deploy");
+    expect(await skills.get()).toBeNull();
+  });
+
+  it("refuses keys that are not valid object names, and bad content or descriptions, keeping what is stored", async () => {
+    const prefix = freshPrefix();
+    const skills = new R2SkillProvider(env.SKILLS_BUCKET, { prefix });
+    await skills.set("deploy", "safe", "Deploying");
+    const cases: [() => unknown, RegExp][] = [
+      [() => skills.set("", "x"), /R2SkillProvider.set: a skill key must not be empty/],
+      [() => skills.set("a\nb", "x"), /skill key "a\\nb" has a control character or line break at index 1/],
+      [() => skills.load("a\u0000b"), /R2SkillProvider.load: .*control character/],
+      [
+        () => skills.set("deploy\ud800", "x"),
+        /lone UTF-16 surrogate at index 6, which is not a valid object name/,
+      ],
+      [() => skills.set("k".repeat(1_024), "x"), /is \d{4} bytes with the prefix; R2 allows 1024/],
+      [() => skills.delete(42 as unknown as string), /a skill key must be a string, got a number/],
+      [
+        () => skills.set("deploy", "broken \udfff"),
+        /content of skill "deploy" has a lone UTF-16 surrogate at index 7/,
+      ],
+      [
+        () => skills.set("deploy", "x", "line\nbreak"),
+        /description of skill "deploy" has a control character or line break/,
+      ],
+      [
+        () => skills.set("deploy", "x", "é".repeat(2_049)),
+        /description of skill "deploy" is 4098 bytes; the most is 4096/,
+      ],
+      [
+        () => skills.set("deploy", null as unknown as string),
+        /content of skill "deploy" must be a string, got null/,
+      ],
+    ];
+    for (const [attempt, message] of cases) {
+      const { code, message: text } = await refusal(attempt);
+      expect(code, String(message)).toBe("INVALID_INPUT");
+      expect(text).toMatch(message);
+    }
+    expect(await skills.load("deploy")).toBe("safe");
+    expect(await skills.get()).toBe("- deploy: Deploying");
+    for (const options of [
+      { prefix: "a\nb/" },
+      { prefix: 7 },
+      { keys: "deploy" },
+      { keys: ["ok", "bad\nkey"] },
+    ]) {
+      const { code } = await refusal(() => new R2SkillProvider(env.SKILLS_BUCKET, options as never));
+      expect(code, JSON.stringify(options)).toBe("INVALID_CONFIG");
+    }
+  });
+});
