@@ -21,9 +21,18 @@ export interface Fts5SearchProviderOptions {
    * by `set_context` are slugs of the entry's title, and a title is the best summary of an entry.
    */
   searchKeys?: boolean;
+  /**
+   * Estimated tokens one result may take. A longer entry comes back as an excerpt around the words that
+   * matched (`…` where it was cut); searching for its key returns it whole. Default 120.
+   */
+  resultTokens?: number;
+  /** Estimated tokens all results of one `search` may take together (the best one always comes back). Default 800. */
+  searchTokens?: number;
 }
 
 const defaultLimit = 10;
+const defaultResultTokens = 120;
+const defaultSearchTokens = 800;
 
 /**
  * A searchable context block on SQLite FTS5: keyed entries, natural-language queries, and writes and counts
@@ -32,7 +41,9 @@ const defaultLimit = 10;
  * `Database`, or on a `SqlClient` from `@contextblocks/sql`.
  *
  * - `get()`: `"N entries indexed."`, or `null` when the label has no entries.
- * - `search(query)`: the best matches as `[key]` + newline + content, separated by blank lines, or `null`.
+ * - `search(query)`: the best matches as `[key]` + newline + content (an excerpt around the matched words
+ *   when the entry is longer than `resultTokens`), separated by blank lines, or `null`. A query that is
+ *   exactly a key (`c-tips` or `[c-tips]`) brings that entry first and whole.
  * - `set(key, content)`: adds or replaces one entry. `delete(key)`: removes one.
  */
 export class Fts5SearchProvider implements SearchProvider {
@@ -40,6 +51,8 @@ export class Fts5SearchProvider implements SearchProvider {
   readonly #namespace: string;
   readonly #limit: number;
   readonly #searchKeys: boolean;
+  readonly #resultTokens: number;
+  readonly #searchTokens: number;
   #label: string | undefined;
   /** The label's scope id, resolved once per label (schema, scope row and legacy import on first use). */
   #scope: Promise<number> | undefined;
@@ -49,7 +62,14 @@ export class Fts5SearchProvider implements SearchProvider {
     if (typeof settings !== "object" || settings === null) {
       throw invalidConfig(`options must be an object or a label string, got ${describe(settings)}`);
     }
-    const { label, namespace = "", limit = defaultLimit, searchKeys = true } = settings;
+    const {
+      label,
+      namespace = "",
+      limit = defaultLimit,
+      searchKeys = true,
+      resultTokens = defaultResultTokens,
+      searchTokens = defaultSearchTokens,
+    } = settings;
     if (label !== undefined) checkLabel(label);
     if (typeof namespace !== "string") {
       throw invalidConfig(`namespace must be a string, got ${describe(namespace)}`);
@@ -60,6 +80,16 @@ export class Fts5SearchProvider implements SearchProvider {
     if (typeof searchKeys !== "boolean") {
       throw invalidConfig(`searchKeys must be a boolean, got ${describe(searchKeys)}`);
     }
+    for (const [name, value] of [
+      ["resultTokens", resultTokens],
+      ["searchTokens", searchTokens],
+    ] as const) {
+      if (!Number.isInteger(value) || value < 16) {
+        throw invalidConfig(`${name} must be an integer of at least 16, got ${describe(value)}`);
+      }
+    }
+    this.#resultTokens = resultTokens;
+    this.#searchTokens = searchTokens;
     this.#client = toSqlClient(source);
     this.#searchKeys = searchKeys;
     this.#namespace = namespace;
@@ -101,9 +131,11 @@ export class Fts5SearchProvider implements SearchProvider {
     const matches = await runSearch(this.#client, scope, query, {
       limit: this.#limit,
       searchKeys: this.#searchKeys,
+      resultTokens: this.#resultTokens,
+      searchTokens: this.#searchTokens,
     });
     if (matches.length === 0) return null;
-    return matches.map((match) => `[${match.key}]\n${match.content}`).join("\n\n");
+    return matches.map((match) => `[${match.key}]\n${match.text}`).join("\n\n");
   }
 
   async set(key: string, content: string): Promise<void> {

@@ -19,8 +19,6 @@ import type { SqlStatement } from "@contextblocks/sql";
  */
 
 export const indexTable = "contextblocks_search_index";
-/** FTS5's shadow table of index records; row 1 holds the number of entries (see `readStatistics`). */
-export const indexDataTable = "contextblocks_search_index_data";
 export const scopesTable = "contextblocks_search_scopes";
 export const termsTable = "contextblocks_search_terms";
 export const writesView = "contextblocks_search_writes";
@@ -30,10 +28,11 @@ export const legacyTable = "cf_agents_search_fts";
 
 /**
  * The ranking of a search, passed with each query (`rank MATCH ...`): bm25 with column weights in column
- * order scope, handle, key, content. Keys weigh twice as much as content when they are searched.
+ * order scope, handle, key, content. Keys weigh twice as much as content when they are searched. The handle
+ * is matched only when the query is exactly a key (search.ts), and that entry then ranks first.
  */
 export function rankFunction(searchKeys: boolean): string {
-  return searchKeys ? "bm25(0.0, 0.0, 2.0, 1.0)" : "bm25(0.0, 0.0, 0.0, 1.0)";
+  return searchKeys ? "bm25(0.0, 1000.0, 2.0, 1.0)" : "bm25(0.0, 1000.0, 0.0, 1.0)";
 }
 
 /**
