@@ -22,13 +22,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { Fts5SearchProvider } from "@contextblocks/fts5";
+import { Fts5SearchProvider, planQuery } from "@contextblocks/fts5";
 import { AgentSearchProvider } from "agents/context";
 import Database from "better-sqlite3";
 import { betterSqlite3Host } from "./agents-sql.js";
 
 const smoke = process.argv.includes("--smoke");
-const sizes = smoke ? [1_000] : [1_000, 10_000, 100_000];
+const sizes = smoke ? [1_000] : [1_000, 20_000, 100_000];
 
 /** Deterministic pseudo-random numbers (mulberry32), so every run indexes the same text. */
 function random(seed: number): () => number {
@@ -138,6 +138,23 @@ interface Row {
   theirs: number | null;
   /** For searches: mean matches returned per query, ours and agents'. */
   results?: [number, number];
+  /** For the floor rows: the time of one bare FTS5 statement on our index (`theirs` is then null). */
+  floor?: number;
+}
+
+/**
+ * The floor a search is held to: one bare FTS5 statement on the same index, the query's terms ORed, ranked by
+ * FTS5 (`SELECT key, content … MATCH '"a" OR "b"' ORDER BY rank LIMIT 10`), prepared once, the expression
+ * built before the clock starts.
+ */
+function floorSearch(database: Database.Database, queries: string[]): (index: number) => Promise<unknown> {
+  const statement = database.prepare(
+    "SELECT key, content FROM contextblocks_search_index WHERE contextblocks_search_index MATCH ? ORDER BY rank LIMIT 10",
+  );
+  const expressions = queries.map((query) =>
+    (planQuery(query)?.terms ?? []).map((term) => `"${term.word}"`).join(" OR "),
+  );
+  return async (index) => statement.all(expressions[index % expressions.length] ?? '""');
 }
 
 /** Mean number of `[key]` matches in the results of `queries`. */
@@ -206,6 +223,13 @@ async function measure(size: number, directory: string): Promise<Row[]> {
         await meanResults((query) => theirs.search(query), queries),
       ],
     });
+    const ourSearch = rows.at(-1)?.ours ?? 0;
+    rows.push({
+      operation: `search floor (${form})`,
+      ours: ourSearch,
+      theirs: null,
+      floor: await timeEach(runs, floorSearch(ourDatabase, queries)),
+    });
   }
   ourDatabase.close();
   theirDatabase.close();
@@ -240,6 +264,19 @@ async function main(): Promise<void> {
     );
     for (const size of sizes) {
       for (const row of await measure(size, directory)) {
+        if (row.floor !== undefined) {
+          // ours/floor: how much a search costs beyond one bare FTS5 statement (the goal: at most 1.5x).
+          console.log(
+            [
+              String(size).padStart(8),
+              row.operation.padEnd(18),
+              milliseconds(row.floor).padStart(9),
+              "-".padStart(9),
+              `ours/floor ${formatRatio(row.ours / row.floor)}`,
+            ].join("  "),
+          );
+          continue;
+        }
         const ratio = row.theirs === null ? "(no delete)" : formatRatio(row.theirs / row.ours);
         const results =
           row.results === undefined ? "" : `${row.results[0].toFixed(1)} / ${row.results[1].toFixed(1)}`;
