@@ -1,7 +1,7 @@
 import { ContextError, type SearchProvider } from "@contextblocks/core";
 import { type SqlClient, type SqlSource, sql, toSqlClient } from "@contextblocks/sql";
 import { keyHandle } from "./handle.js";
-import { importLegacyEntries } from "./migrate.js";
+import { importLegacyEntries, storedKey } from "./migrate.js";
 import { isMissingTable, raw, schemaStatements, scopesTable, writesView } from "./schema.js";
 import { runSearch } from "./search.js";
 
@@ -144,8 +144,9 @@ export class Fts5SearchProvider implements SearchProvider {
       throw this.#invalidInput(`set: content must be a string, got ${describe(content)}`);
     }
     const scope = await this.#openScope();
+    const stored = await storedKey(this.#client, scope, key);
     await this.#client.run(sql`INSERT INTO ${raw(writesView)} (operation, scope, handle, key, content)
-      VALUES ('set', ${scope}, ${keyHandle(scope, key)}, ${key}, ${content})`);
+      VALUES ('set', ${scope}, ${keyHandle(scope, stored)}, ${stored}, ${content})`);
   }
 
   async delete(key: string): Promise<void> {
@@ -153,8 +154,9 @@ export class Fts5SearchProvider implements SearchProvider {
       throw this.#invalidInput(`delete: key must be a string, got ${describe(key)}`);
     }
     const scope = await this.#openScope();
+    const stored = await storedKey(this.#client, scope, key);
     await this.#client.run(sql`INSERT INTO ${raw(writesView)} (operation, scope, handle, key, content)
-      VALUES ('delete', ${scope}, ${keyHandle(scope, key)}, ${key}, NULL)`);
+      VALUES ('delete', ${scope}, ${keyHandle(scope, stored)}, ${stored}, NULL)`);
   }
 
   #openScope(): Promise<number> {

@@ -25,6 +25,13 @@ export const writesView = "contextblocks_search_writes";
 
 /** The table `agents/context`'s `AgentSearchProvider` writes; read once per label by the migration. */
 export const legacyTable = "cf_agents_search_fts";
+/** The keys copied from `legacyTable`, per scope (migrate.ts); created by the first copy. */
+export const legacyKeysTable = "contextblocks_search_legacy_keys";
+export const legacyKeysSchema = `CREATE TABLE IF NOT EXISTS ${legacyKeysTable} (
+  scope INTEGER NOT NULL,
+  key TEXT NOT NULL,
+  PRIMARY KEY (scope, key)
+) WITHOUT ROWID`;
 
 /**
  * The ranking of a search, passed with each query (`rank MATCH ...`): bm25 with column weights in column
