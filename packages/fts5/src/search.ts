@@ -7,7 +7,7 @@ import { indexTable, rankFunction, raw } from "./schema.js";
 /**
  * A search in one scope: one statement.
  *
- * 1. Plan the query (query.ts): words, stopwords left out, adjacent pairs, every word quoted.
+ * 1. Plan the query (query.ts): words, stopwords left out, every word quoted.
  * 2. One SELECT: FTS5 ranks the matches by bm25 with column weights (key 2, content 1; rankFunction in
  *    schema.ts) and sorts them itself (`ORDER BY rank`); a plain `scope = ?` on the ranked rows skips other
  *    labels' and namespaces' entries. (Putting the scope's token in the MATCH instead, `scope : 17 AND ...`,
@@ -15,8 +15,8 @@ import { indexTable, rankFunction, raw } from "./schema.js";
  *    when one label holds the index, the usual case.) No statistics statement, no candidates fetched for a
  *    second ranking in JavaScript: bm25 sees every entry whole and counts each term and pair of the query.
  * 3. Each result is the entry whole when it is short, else FTS5's `snippet()`: a window of words around the
- *    matched terms, with `…` where it was cut. The query that is exactly a key (`c-tips`, or `[c-tips]` as a
- *    result shows it) also matches that entry's handle, which ranks first and comes back whole: how a model
+ *    matched terms, with `…` where it was cut. The query that is exactly a key without spaces (`c-tips`, or
+ *    `[c-tips]` as a result shows it) also matches that entry's handle, which ranks first and comes back whole: how a model
  *    reads all of an entry it saw an excerpt of.
  * 4. Results are kept best first while they fit the per-call budget (at least one).
  */
@@ -90,10 +90,13 @@ export async function runSearch(
   return matches;
 }
 
-/** The key a query names when it is one (no line break, at most 512 characters), brackets of a result removed. */
+/**
+ * The key a query names when it may be one: a single run of non-space characters (at most 512), brackets of a
+ * result removed. A question (it has spaces) adds no handle look-up to its search.
+ */
 function keyOf(query: string): string | null {
   const trimmed = query.trim();
-  if (trimmed.length === 0 || trimmed.length > 512 || /[\n\r]/.test(trimmed)) return null;
+  if (trimmed.length === 0 || trimmed.length > 512 || /\s/.test(trimmed)) return null;
   const bracketed = /^\[([^\n\]]+)\]$/.exec(trimmed);
   return bracketed?.[1] ?? trimmed;
 }
