@@ -23,16 +23,16 @@ export interface Fts5SearchProviderOptions {
   searchKeys?: boolean;
   /**
    * Estimated tokens one result may take. A longer entry comes back as an excerpt around the words that
-   * matched (`…` where it was cut); searching for its key returns it whole. Default 120.
+   * matched (`…` where it was cut); searching for its key returns it whole. Default 40 (an excerpt of about 24 words).
    */
   resultTokens?: number;
-  /** Estimated tokens all results of one `search` may take together (the best one always comes back). Default 800. */
+  /** Estimated tokens all results of one `search` may take together (the best one always comes back). Default 400. */
   searchTokens?: number;
 }
 
 const defaultLimit = 10;
-const defaultResultTokens = 120;
-const defaultSearchTokens = 800;
+const defaultResultTokens = 40;
+const defaultSearchTokens = 400;
 
 /**
  * A searchable context block on SQLite FTS5: keyed entries, natural-language queries, and writes and counts
