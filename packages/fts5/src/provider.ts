@@ -3,6 +3,7 @@ import { type SqlClient, type SqlSource, sql, toSqlClient } from "@contextblocks
 import { keyHandle } from "./handle.js";
 import { importLegacyEntries, storedKey } from "./migrate.js";
 import { isMissingTable, raw, schemaStatements, scopesTable, writesView } from "./schema.js";
+import { ScopeShare } from "./scope-share.js";
 import { runSearch } from "./search.js";
 
 /** Options of `Fts5SearchProvider`. */
@@ -56,6 +57,7 @@ export class Fts5SearchProvider implements SearchProvider {
   #label: string | undefined;
   /** The label's scope id, resolved once per label (schema, scope row and legacy import on first use). */
   #scope: Promise<number> | undefined;
+  #scopeShare: ScopeShare | undefined;
 
   constructor(source: SqlSource, options: Fts5SearchProviderOptions | string = {}) {
     const settings: Fts5SearchProviderOptions = typeof options === "string" ? { label: options } : options;
@@ -128,7 +130,9 @@ export class Fts5SearchProvider implements SearchProvider {
       throw this.#invalidInput(`search: query must be a string, got ${describe(query)}`);
     }
     const scope = await this.#openScope();
+    if (this.#scopeShare?.scope !== scope) this.#scopeShare = new ScopeShare(this.#client, scope);
     const matches = await runSearch(this.#client, scope, query, {
+      scopeInMatch: await this.#scopeShare.inMatch(),
       limit: this.#limit,
       searchKeys: this.#searchKeys,
       resultTokens: this.#resultTokens,

@@ -19,6 +19,8 @@ import type { SqlStatement } from "@contextblocks/sql";
  */
 
 export const indexTable = "contextblocks_search_index";
+/** FTS5's shadow table of index records; row 1 holds the number of entries (scope-share.ts). */
+export const indexDataTable = "contextblocks_search_index_data";
 export const scopesTable = "contextblocks_search_scopes";
 export const termsTable = "contextblocks_search_terms";
 export const writesView = "contextblocks_search_writes";

@@ -10,10 +10,9 @@ import { indexTable, rankFunction, raw } from "./schema.js";
  * 1. Plan the query (query.ts): words, stopwords left out, every word quoted.
  * 2. One SELECT: FTS5 ranks the matches by bm25 with column weights (key 2, content 1; rankFunction in
  *    schema.ts) and sorts them itself (`ORDER BY rank`); a plain `scope = ?` on the ranked rows skips other
- *    labels' and namespaces' entries. (Putting the scope's token in the MATCH instead, `scope : 17 AND ...`,
- *    makes FTS5 intersect with a posting list that lists the whole label: ten times slower at 20k entries
- *    when one label holds the index, the usual case.) No statistics statement, no candidates fetched for a
- *    second ranking in JavaScript: bm25 sees every entry whole and counts each term and pair of the query.
+ *    labels' and namespaces' entries, or, when the label is a small part of the index, its token is part of
+ *    the MATCH (scope-share.ts, read once per 16 searches). No statistics statement, no candidates fetched
+ *    for a second ranking in JavaScript: bm25 sees every entry whole and counts each term and pair.
  * 3. Each result is the entry whole when it is short, else FTS5's `snippet()`: a window of words around the
  *    matched terms, with `…` where it was cut. The query that is exactly a key without spaces (`c-tips`, or
  *    `[c-tips]` as a result shows it) also matches that entry's handle, which ranks first and comes back whole: how a model
@@ -36,6 +35,8 @@ export interface SearchSettings {
   readonly resultTokens: number;
   /** Estimated tokens all results of one call may take (the first result is always returned). */
   readonly searchTokens: number;
+  /** Whether the scope's token is part of the MATCH (scope-share.ts) rather than a filter on ranked rows. */
+  readonly scopeInMatch: boolean;
 }
 
 /**
@@ -54,7 +55,7 @@ export async function runSearch(
   query: string,
   settings: SearchSettings,
 ): Promise<Match[]> {
-  const { limit, searchKeys, resultTokens, searchTokens } = settings;
+  const { limit, searchKeys, resultTokens, searchTokens, scopeInMatch } = settings;
   const key = keyOf(query);
   const plan = planQuery(query);
   if (plan === null && key === null) return [];
@@ -63,12 +64,13 @@ export async function runSearch(
     clauses.push(fts5MatchExpression(plan, { column: searchKeys ? ["key", "content"] : "content" }));
   }
   if (key !== null) clauses.push(`handle : ${keyHandle(scope, key)}`);
-  const expression = clauses.join(" OR ");
-  const words = Math.max(4, Math.min(maximumSnippetWords, Math.floor(resultTokens * wordsPerToken)));
+  const words = clauses.join(" OR ");
+  const expression = scopeInMatch ? `scope : ${scope} AND (${words})` : words;
+  const excerptWords = Math.max(4, Math.min(maximumSnippetWords, Math.floor(resultTokens * wordsPerToken)));
   const rows = await client.run<{ key: unknown; text: unknown }>(sql`
     SELECT key,
       CASE WHEN key = ${key ?? ""} OR length(CAST(content AS BLOB)) <= ${resultTokens * bytesPerTokenSure}
-        THEN content ELSE snippet(${raw(indexTable)}, 3, '', '', '…', ${words}) END AS text
+        THEN content ELSE snippet(${raw(indexTable)}, 3, '', '', '…', ${excerptWords}) END AS text
     FROM ${raw(indexTable)}
     WHERE ${raw(indexTable)} MATCH ${expression} AND rank MATCH ${rankFunction(searchKeys)}
       AND scope = ${scope}

@@ -2,6 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { AgentSearchProvider, Fts5SearchProvider, legacyTable } from "../../src/index.js";
+import { leadingVarint } from "../../src/scope-share.js";
 
 /** Runs `callback` inside a fresh Durable Object, with its SQLite storage. */
 async function inDurableObject<T>(callback: (state: DurableObjectState) => Promise<T>): Promise<T> {
@@ -68,6 +69,11 @@ describe("on a Durable Object", () => {
         { term: "1", doc: 1 },
         { term: "2", doc: 1 },
       ]);
+      // FTS5's averages record (the index size the search reads) is readable as a blob here too.
+      const [averages] = state.storage.sql
+        .exec("SELECT block FROM contextblocks_search_index_data WHERE id = 1")
+        .toArray();
+      expect(leadingVarint(averages?.block)).toBe(2);
     });
   });
 
@@ -105,7 +111,7 @@ describe("on a Durable Object", () => {
     });
   });
 
-  it("imports entries that agents/context wrote, on first use of the label", async () => {
+  it("copies entries that agents/context wrote, on first use of the label, and leaves them in place", async () => {
     await inDurableObject(async (state) => {
       // The statements agents/context's AgentSearchProvider runs, through an agent's sql tag.
       const agent = agentLike(state);
@@ -140,7 +146,12 @@ describe("on a Durable Object", () => {
       const remaining = state.storage.sql
         .exec(`SELECT label, key FROM ${legacyTable} ORDER BY rowid`)
         .toArray();
-      expect(remaining).toEqual([{ label: "docs", key: "deploys" }]);
+      // Copied, never deleted: a rollback to agents/context finds its index as it was.
+      expect(remaining).toEqual([
+        { label: "knowledge", key: "ferry" },
+        { label: "knowledge", key: "crane" },
+        { label: "docs", key: "deploys" },
+      ]);
     });
   });
 });
