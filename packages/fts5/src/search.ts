@@ -1,5 +1,5 @@
-import { estimateTokens } from "@contextblocks/core";
 import { type SqlClient, sql } from "@contextblocks/sql";
+import { excerpt } from "./excerpt.js";
 import { keyHandle } from "./handle.js";
 import { fts5MatchExpression, planQuery } from "./query.js";
 import { indexTable, rankFunction, raw } from "./schema.js";
@@ -13,8 +13,8 @@ import { indexTable, rankFunction, raw } from "./schema.js";
  *    labels' and namespaces' entries, or, when the label is a small part of the index, its token is part of
  *    the MATCH (scope-share.ts, read once per 16 searches). No statistics statement, no candidates fetched
  *    for a second ranking in JavaScript: bm25 sees every entry whole and counts each term and pair.
- * 3. Each result is the entry whole when it is short, else FTS5's `snippet()`: a window of words around the
- *    matched terms, with `…` where it was cut. The query that is exactly a key without spaces (`c-tips`, or
+ * 3. Each result is the entry whole when it is short, else a window around the matched words (excerpt.ts),
+ *    with `…` where it was cut. The query that is exactly a key without spaces (`c-tips`, or
  *    `[c-tips]` as a result shows it) also matches that entry's handle, which ranks first and comes back whole: how a model
  *    reads all of an entry it saw an excerpt of.
  * 4. Results are kept best first while they fit the per-call budget (at least one).
@@ -39,15 +39,8 @@ export interface SearchSettings {
   readonly scopeInMatch: boolean;
 }
 
-/**
- * An entry of at most this many UTF-8 bytes per token of budget is returned as stored, without `snippet()`
- * (which also stops at a NUL character): English takes about 4 bytes a token, CJK about 3.
- */
-const bytesPerTokenSure = 3;
-/** FTS5's `snippet()` returns at most 64 tokens. */
-const maximumSnippetWords = 64;
-/** English text is about 1.3 tokens a word, plus punctuation: words of an excerpt per token of budget. */
-const wordsPerToken = 0.6;
+/** Characters of an excerpt per token of budget: English takes about 4 a token; the estimate then checks. */
+const charactersPerToken = 3.5;
 
 export async function runSearch(
   client: SqlClient,
@@ -66,25 +59,23 @@ export async function runSearch(
   if (key !== null) clauses.push(`handle : ${keyHandle(scope, key)}`);
   const words = clauses.join(" OR ");
   const expression = scopeInMatch ? `scope : ${scope} AND (${words})` : words;
-  const excerptWords = Math.max(4, Math.min(maximumSnippetWords, Math.floor(resultTokens * wordsPerToken)));
-  const rows = await client.run<{ key: unknown; text: unknown }>(sql`
-    SELECT key,
-      CASE WHEN key = ${key ?? ""} OR length(CAST(content AS BLOB)) <= ${resultTokens * bytesPerTokenSure}
-        THEN content ELSE snippet(${raw(indexTable)}, 3, '', '', '…', ${excerptWords}) END AS text
-    FROM ${raw(indexTable)}
+  const rows = await client.run<{ key: unknown; content: unknown }>(sql`
+    SELECT key, content FROM ${raw(indexTable)}
     WHERE ${raw(indexTable)} MATCH ${expression} AND rank MATCH ${rankFunction(searchKeys)}
       AND scope = ${scope}
     ORDER BY rank LIMIT ${limit}`);
+  const terms = plan?.terms ?? [];
   const matches: Match[] = [];
   let spent = 0;
   for (const row of rows) {
     const entryKey = String(row.key);
     const requested = entryKey === key;
-    let text = String(row.text);
+    const content = String(row.content);
+    let text = requested ? content : excerpt(content, terms, resultTokens * charactersPerToken);
     // A word of `unicode61` can be long (a CJK sentence has no spaces): the estimate has the last word.
     const budget = requested ? searchTokens : resultTokens;
-    if (estimateTokens(text) > budget) text = cutToTokens(text, budget);
-    const cost = estimateTokens(entryKey) + estimateTokens(text) + 2;
+    if (approximateTokens(text) > budget) text = cutToTokens(text, budget);
+    const cost = approximateTokens(entryKey) + approximateTokens(text) + 2;
     if (matches.length > 0 && spent + cost > searchTokens) break;
     spent += cost;
     matches.push({ key: entryKey, text });
@@ -105,8 +96,24 @@ function keyOf(query: string): string | null {
 
 /** The start of a text cut to about `tokens` estimated tokens, ending with `…`. */
 function cutToTokens(text: string, tokens: number): string {
-  let end = Math.floor((text.length * tokens) / Math.max(1, estimateTokens(text)));
+  let end = Math.floor((text.length * tokens) / Math.max(1, approximateTokens(text)));
   // Never split a surrogate pair.
   if (end > 0 && end < text.length && /[\ud800-\udbff]/.test(text.charAt(end - 1))) end--;
   return `${text.slice(0, Math.max(1, end)).trimEnd()}…`;
+}
+
+/**
+ * Tokens of a text, estimated cheaply for the budgets: a quarter token per ASCII character (English and code
+ * run at about 4 characters a token) and one per other UTF-16 unit (CJK is about one a character; accented
+ * Latin and Cyrillic come out high, so their results are cut early rather than late). Core's
+ * `estimateTokens` is closer but cost more than the SQL statement itself at 10 results a search.
+ */
+export function approximateTokens(text: string): number {
+  let ascii = 0;
+  let other = 0;
+  for (let index = 0; index < text.length; index++) {
+    if (text.charCodeAt(index) < 128) ascii++;
+    else other++;
+  }
+  return Math.ceil(ascii / 4) + other;
 }
