@@ -18,7 +18,10 @@ export interface QueryTerm {
 export interface QueryPlan {
   /** Distinct terms (by stem), in query order, stopwords left out unless the query has nothing else. */
   readonly terms: readonly QueryTerm[];
-  /** Adjacent pairs of terms as they stand in the query (not across a stopword), sent as phrases. */
+  /**
+   * Adjacent pairs of terms as they stand in the query (not across a stopword), sent as phrases; empty when
+   * the query has fewer than three terms.
+   */
   readonly pairs: readonly (readonly [QueryTerm, QueryTerm])[];
   /**
    * Every word of the query in order (stopwords included) when it is short enough to be a phrase: the
@@ -27,6 +30,8 @@ export interface QueryPlan {
   readonly phrase: readonly string[] | null;
 }
 
+/** Adjacent pairs are planned only for queries of at least this many terms. */
+export const minimumTermsForPairs = 3;
 /** At most this many distinct terms are searched (the first ones); a 10 kB query stays a bounded query. */
 export const maximumTerms = 32;
 /** The whole query counts as a phrase (an exact match ranks first) when it has between 2 and this many words. */
@@ -45,7 +50,9 @@ export function planQuery(text: string): QueryPlan | null {
   const kept = new Set(terms.map((term) => term.stem));
   return {
     terms,
-    pairs: adjacentPairs(tokens, kept),
+    // Two terms need no pair: an entry with both already ranks high, and the phrase would cost a second walk
+    // of both posting lists (a two-word search took 1.8x the bare statement at 20k entries with it).
+    pairs: terms.length >= minimumTermsForPairs ? adjacentPairs(tokens, kept) : [],
     phrase:
       tokens.length >= 2 && tokens.length <= maximumPhraseWords ? tokens.map((token) => token.folded) : null,
   };
