@@ -125,6 +125,27 @@ async function timeEach(count: number, operation: (index: number) => Promise<unk
   return median(times);
 }
 
+/** Medians of two operations timed alternately (first, second, first, …), after a few untimed calls of each. */
+async function timeAlternately(
+  count: number,
+  first: (index: number) => Promise<unknown>,
+  second: (index: number) => Promise<unknown>,
+): Promise<[number, number]> {
+  for (let index = count; index < count + 3; index++) {
+    await first(index);
+    await second(index);
+  }
+  const times: [number[], number[]] = [[], []];
+  for (let index = 0; index < count; index++) {
+    for (const [side, operation] of [first, second].entries()) {
+      const start = performance.now();
+      await operation(index);
+      times[side]?.push(performance.now() - start);
+    }
+  }
+  return [median(times[0]), median(times[1])];
+}
+
 function openDatabase(directory: string, name: string): Database.Database {
   const database = new Database(join(directory, `${name}.sqlite`));
   database.pragma("journal_mode = WAL");
@@ -223,13 +244,13 @@ async function measure(size: number, directory: string): Promise<Row[]> {
         await meanResults((query) => theirs.search(query), queries),
       ],
     });
-    const ourSearch = rows.at(-1)?.ours ?? 0;
-    rows.push({
-      operation: `search floor (${form})`,
-      ours: ourSearch,
-      theirs: null,
-      floor: await timeEach(runs, floorSearch(ourDatabase, queries)),
-    });
+    // Ours and the floor timed alternately, call by call, so that both see the same load on a shared machine.
+    const [ourSearch, floor] = await timeAlternately(
+      runs * 3,
+      (index) => ours.search(queries[index % queries.length] ?? ""),
+      floorSearch(ourDatabase, queries),
+    );
+    rows.push({ operation: `search floor (${form})`, ours: ourSearch, theirs: null, floor });
   }
   ourDatabase.close();
   theirDatabase.close();
@@ -265,7 +286,8 @@ async function main(): Promise<void> {
     for (const size of sizes) {
       for (const row of await measure(size, directory)) {
         if (row.floor !== undefined) {
-          // ours/floor: how much a search costs beyond one bare FTS5 statement (the goal: at most 1.5x).
+          // ours/floor: how much a search costs beyond one bare FTS5 statement (the goal: at most 1.5x); the
+          // two timed alternately, so this row's ratio is steadier than the absolute times above it.
           console.log(
             [
               String(size).padStart(8),
