@@ -63,6 +63,19 @@ export function behindInDurableBlocks(markdown: string): BehindReport {
 export function behindInSearchScale(text: string): BehindReport {
   const report: BehindReport = { rows: 0, behind: [] };
   for (const line of text.split("\n")) {
+    // The floor rows: our search against one bare FTS5 statement on the same index (goal: at most 1.5x).
+    const floor = /^\s*(\d+)\s+(search floor \(\w+\))\s+([\d.]+)\s+-\s+ours\/floor ([\d.]+)x\s*$/.exec(line);
+    if (floor) {
+      report.rows += 1;
+      const [, entries, operation, floorTime, ratio] = floor;
+      if (Number(ratio) > 1.5) {
+        report.behind.push(
+          `${Number(entries).toLocaleString("en-US")} entries, ${operation}: our search takes ${ratio}× one ` +
+            `bare FTS5 statement (${floorTime} ms); the goal is at most 1.5×`,
+        );
+      }
+      continue;
+    }
     // An optional last column says how many matches each side returned (`10.0 / 0.0`).
     const row = /^\s*(\d+)\s+(.+?)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)x(?:\s+([\d.]+ \/ [\d.]+))?\s*$/.exec(
       line,

@@ -22,13 +22,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { Fts5SearchProvider } from "@contextblocks/fts5";
+import { Fts5SearchProvider, planQuery } from "@contextblocks/fts5";
 import { AgentSearchProvider } from "agents/context";
 import Database from "better-sqlite3";
 import { betterSqlite3Host } from "./agents-sql.js";
 
 const smoke = process.argv.includes("--smoke");
-const sizes = smoke ? [1_000] : [1_000, 10_000, 100_000];
+const sizes = smoke ? [1_000] : [1_000, 20_000, 100_000];
 
 /** Deterministic pseudo-random numbers (mulberry32), so every run indexes the same text. */
 function random(seed: number): () => number {
@@ -125,6 +125,33 @@ async function timeEach(count: number, operation: (index: number) => Promise<unk
   return median(times);
 }
 
+/** Medians of two operations timed alternately (first, second, second, first, …), after a few untimed calls. */
+async function timeAlternately(
+  count: number,
+  first: (index: number) => Promise<unknown>,
+  second: (index: number) => Promise<unknown>,
+): Promise<[number, number]> {
+  for (let index = count; index < count + 3; index++) {
+    await first(index);
+    await second(index);
+  }
+  const times: [number[], number[]] = [[], []];
+  for (let index = 0; index < count; index++) {
+    // Which goes first alternates too: the second call of a pair finds the first one's pages in the CPU cache.
+    const order: [number, (index: number) => Promise<unknown>][] = [
+      [0, first],
+      [1, second],
+    ];
+    if (index % 2 === 1) order.reverse();
+    for (const [side, operation] of order) {
+      const start = performance.now();
+      await operation(index);
+      times[side]?.push(performance.now() - start);
+    }
+  }
+  return [median(times[0]), median(times[1])];
+}
+
 function openDatabase(directory: string, name: string): Database.Database {
   const database = new Database(join(directory, `${name}.sqlite`));
   database.pragma("journal_mode = WAL");
@@ -138,6 +165,23 @@ interface Row {
   theirs: number | null;
   /** For searches: mean matches returned per query, ours and agents'. */
   results?: [number, number];
+  /** For the floor rows: the time of one bare FTS5 statement on our index (`theirs` is then null). */
+  floor?: number;
+}
+
+/**
+ * The floor a search is held to: one bare FTS5 statement on the same index, the query's terms ORed, ranked by
+ * FTS5 (`SELECT key, content … MATCH '"a" OR "b"' ORDER BY rank LIMIT 10`), prepared once, the expression
+ * built before the clock starts.
+ */
+function floorSearch(database: Database.Database, queries: string[]): (index: number) => Promise<unknown> {
+  const statement = database.prepare(
+    "SELECT key, content FROM contextblocks_search_index WHERE contextblocks_search_index MATCH ? ORDER BY rank LIMIT 10",
+  );
+  const expressions = queries.map((query) =>
+    (planQuery(query)?.terms ?? []).map((term) => `"${term.word}"`).join(" OR "),
+  );
+  return async (index) => statement.all(expressions[index % expressions.length] ?? '""');
 }
 
 /** Mean number of `[key]` matches in the results of `queries`. */
@@ -206,6 +250,13 @@ async function measure(size: number, directory: string): Promise<Row[]> {
         await meanResults((query) => theirs.search(query), queries),
       ],
     });
+    // Ours and the floor timed alternately, call by call, so that both see the same load on a shared machine.
+    const [ourSearch, floor] = await timeAlternately(
+      runs * 3,
+      (index) => ours.search(queries[index % queries.length] ?? ""),
+      floorSearch(ourDatabase, queries),
+    );
+    rows.push({ operation: `search floor (${form})`, ours: ourSearch, theirs: null, floor });
   }
   ourDatabase.close();
   theirDatabase.close();
@@ -240,6 +291,20 @@ async function main(): Promise<void> {
     );
     for (const size of sizes) {
       for (const row of await measure(size, directory)) {
+        if (row.floor !== undefined) {
+          // ours/floor: how much a search costs beyond one bare FTS5 statement (the goal: at most 1.5x); the
+          // two timed alternately, so this row's ratio is steadier than the absolute times above it.
+          console.log(
+            [
+              String(size).padStart(8),
+              row.operation.padEnd(18),
+              milliseconds(row.floor).padStart(9),
+              "-".padStart(9),
+              `ours/floor ${formatRatio(row.ours / row.floor)}`,
+            ].join("  "),
+          );
+          continue;
+        }
         const ratio = row.theirs === null ? "(no delete)" : formatRatio(row.theirs / row.ours);
         const results =
           row.results === undefined ? "" : `${row.results[0].toFixed(1)} / ${row.results[1].toFixed(1)}`;

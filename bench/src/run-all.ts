@@ -166,6 +166,17 @@ function sections(): Section[] {
       },
     });
   }
+  if (hasScript("./locomo-retrieval.ts")) {
+    list.push({
+      id: "locomo-retrieval",
+      title: "Retrieval on real conversations (LoCoMo)",
+      about:
+        "hit@10, MRR@10 and per-category hit@10 on the LoCoMo conversations in ../shared/bench-data/locomo-dev " +
+        "(every turn one entry, every question one search), `@contextblocks/fts5` against `agents/context` " +
+        "(bench/src/locomo-retrieval.ts; skipped when the data is absent).",
+      run: async (smoke) => runScript("./locomo-retrieval.ts", smoke).markdown,
+    });
+  }
   if (hasScript("./tokens.ts")) {
     list.push({
       id: "tokens",

@@ -11,8 +11,9 @@ import {
   toSqlClient,
 } from "@contextblocks/sql";
 import { keyHandle } from "./handle.js";
-import { importLegacyEntries } from "./migrate.js";
+import { importLegacyEntries, storedKey } from "./migrate.js";
 import { schemaStatements, scopesTable, writesView } from "./schema.js";
+import { ScopeShare } from "./scope-share.js";
 import { runSearch } from "./search.js";
 
 /** Options of `Fts5SearchProvider`. */
@@ -30,9 +31,18 @@ export interface Fts5SearchProviderOptions extends SqliteProviderOptions {
    * by `set_context` are slugs of the entry's title, and a title is the best summary of an entry.
    */
   searchKeys?: boolean;
+  /**
+   * Estimated tokens one result may take. A longer entry comes back as an excerpt around the words that
+   * matched (`…` where it was cut); searching for its key returns it whole. Default 40 (an excerpt of about 24 words).
+   */
+  resultTokens?: number;
+  /** Estimated tokens all results of one `search` may take together (the best one always comes back). Default 400. */
+  searchTokens?: number;
 }
 
 const defaultLimit = 10;
+const defaultResultTokens = 40;
+const defaultSearchTokens = 400;
 
 /**
  * A searchable context block on SQLite FTS5: keyed entries, natural-language queries, and writes and counts
@@ -41,7 +51,9 @@ const defaultLimit = 10;
  * `Database`, or on a `SqlClient` from `@contextblocks/sql`.
  *
  * - `get()`: `"N entries indexed."`, or `null` when the label has no entries.
- * - `search(query)`: the best matches as `[key]` + newline + content, separated by blank lines, or `null`.
+ * - `search(query)`: the best matches as `[key]` + newline + content (an excerpt around the matched words
+ *   when the entry is longer than `resultTokens`), separated by blank lines, or `null`. A query that is
+ *   exactly a key (`c-tips` or `[c-tips]`) brings that entry first and whole.
  * - `set(key, content)`: adds or replaces one entry. `delete(key)`: removes one.
  */
 export class Fts5SearchProvider implements SearchProvider {
@@ -49,16 +61,27 @@ export class Fts5SearchProvider implements SearchProvider {
   readonly #namespace: string;
   readonly #limit: number;
   readonly #searchKeys: boolean;
+  readonly #resultTokens: number;
+  readonly #searchTokens: number;
   #label: string | undefined;
   /** The label's scope id, resolved once per label (schema, scope row and legacy import on first use). */
   #scope: Promise<number> | undefined;
+  #scopeShare: ScopeShare | undefined;
 
   constructor(source: SqlSource, options: Fts5SearchProviderOptions | string = {}) {
     const settings: Fts5SearchProviderOptions = typeof options === "string" ? { label: options } : options;
     if (typeof settings !== "object" || settings === null) {
       throw invalidConfig(`options must be an object or a label string, got ${describeValue(settings)}`);
     }
-    const { label, namespace, limit = defaultLimit, searchKeys = true, onStatement } = settings;
+    const {
+      label,
+      namespace,
+      limit = defaultLimit,
+      searchKeys = true,
+      resultTokens = defaultResultTokens,
+      searchTokens = defaultSearchTokens,
+      onStatement,
+    } = settings;
     if (label !== undefined) checkLabel(label);
     const problem = namespaceProblem(namespace);
     if (problem !== null) throw invalidConfig(problem);
@@ -68,6 +91,16 @@ export class Fts5SearchProvider implements SearchProvider {
     if (typeof searchKeys !== "boolean") {
       throw invalidConfig(`searchKeys must be a boolean, got ${describeValue(searchKeys)}`);
     }
+    for (const [name, value] of [
+      ["resultTokens", resultTokens],
+      ["searchTokens", searchTokens],
+    ] as const) {
+      if (!Number.isInteger(value) || value < 16) {
+        throw invalidConfig(`${name} must be an integer of at least 16, got ${describeValue(value)}`);
+      }
+    }
+    this.#resultTokens = resultTokens;
+    this.#searchTokens = searchTokens;
     this.#client = toSqlClient(source, { onStatement });
     this.#searchKeys = searchKeys;
     // Stored scopes keep "no namespace" as the empty string, which no caller can pass.
@@ -107,12 +140,16 @@ export class Fts5SearchProvider implements SearchProvider {
       throw this.#invalidInput(`search: query must be a string, got ${describeValue(query)}`);
     }
     const scope = await this.#openScope();
+    if (this.#scopeShare?.scope !== scope) this.#scopeShare = new ScopeShare(this.#client, scope);
     const matches = await runSearch(this.#client, scope, query, {
+      scopeInMatch: await this.#scopeShare.inMatch(),
       limit: this.#limit,
       searchKeys: this.#searchKeys,
+      resultTokens: this.#resultTokens,
+      searchTokens: this.#searchTokens,
     });
     if (matches.length === 0) return null;
-    return matches.map((match) => `[${match.key}]\n${match.content}`).join("\n\n");
+    return matches.map((match) => `[${match.key}]\n${match.text}`).join("\n\n");
   }
 
   async set(key: string, content: string): Promise<void> {
@@ -124,8 +161,9 @@ export class Fts5SearchProvider implements SearchProvider {
     checkStorable(key, "set: key", (message) => this.#invalidInput(message));
     checkStorable(content, "set: content", (message) => this.#invalidInput(message));
     const scope = await this.#openScope();
+    const stored = await storedKey(this.#client, scope, key);
     await this.#client.run(sql`INSERT INTO ${raw(writesView)} (operation, scope, handle, key, content)
-      VALUES ('set', ${scope}, ${keyHandle(scope, key)}, ${key}, ${content})`);
+      VALUES ('set', ${scope}, ${keyHandle(scope, stored)}, ${stored}, ${content})`);
   }
 
   async delete(key: string): Promise<void> {
@@ -134,8 +172,9 @@ export class Fts5SearchProvider implements SearchProvider {
     }
     checkStorable(key, "delete: key", (message) => this.#invalidInput(message));
     const scope = await this.#openScope();
+    const stored = await storedKey(this.#client, scope, key);
     await this.#client.run(sql`INSERT INTO ${raw(writesView)} (operation, scope, handle, key, content)
-      VALUES ('delete', ${scope}, ${keyHandle(scope, key)}, ${key}, NULL)`);
+      VALUES ('delete', ${scope}, ${keyHandle(scope, stored)}, ${stored}, NULL)`);
   }
 
   #openScope(): Promise<number> {

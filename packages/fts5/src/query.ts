@@ -18,7 +18,10 @@ export interface QueryTerm {
 export interface QueryPlan {
   /** Distinct terms (by stem), in query order, stopwords left out unless the query has nothing else. */
   readonly terms: readonly QueryTerm[];
-  /** Adjacent pairs of terms as they stand in the query (not across a stopword), sent as phrases. */
+  /**
+   * Adjacent pairs of terms as they stand in the query (not across a stopword), sent as phrases; empty when
+   * the query has fewer than three terms.
+   */
   readonly pairs: readonly (readonly [QueryTerm, QueryTerm])[];
   /**
    * Every word of the query in order (stopwords included) when it is short enough to be a phrase: the
@@ -27,6 +30,8 @@ export interface QueryPlan {
   readonly phrase: readonly string[] | null;
 }
 
+/** Adjacent pairs are planned only for queries of at least this many terms. */
+export const minimumTermsForPairs = 3;
 /** At most this many distinct terms are searched (the first ones); a 10 kB query stays a bounded query. */
 export const maximumTerms = 32;
 /** The whole query counts as a phrase (an exact match ranks first) when it has between 2 and this many words. */
@@ -45,7 +50,9 @@ export function planQuery(text: string): QueryPlan | null {
   const kept = new Set(terms.map((term) => term.stem));
   return {
     terms,
-    pairs: adjacentPairs(tokens, kept),
+    // Two terms need no pair: an entry with both already ranks high, and the phrase would cost a second walk
+    // of both posting lists (a two-word search took 1.8x the bare statement at 20k entries with it).
+    pairs: terms.length >= minimumTermsForPairs ? adjacentPairs(tokens, kept) : [],
     phrase:
       tokens.length >= 2 && tokens.length <= maximumPhraseWords ? tokens.map((token) => token.folded) : null,
   };
@@ -86,25 +93,40 @@ export function quote(text: string): string {
   return `"${text.replaceAll('"', '""')}"`;
 }
 
+/** Options of `fts5MatchExpression`. */
+export interface MatchExpressionOptions {
+  /**
+   * The column (or columns) the words are looked for in: `"content"` or `["key", "content"]`. Default: every
+   * column of the table. Names are FTS5 column names: letters, digits and underscores.
+   */
+  readonly column?: string | readonly string[];
+}
+
+const columnName = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 /**
- * The FTS5 expression for a search: any of the terms and pairs in the `key` and `content` columns (or
- * `content` alone), AND, when `scope` is given, the scope's token in the `scope` column. The clauses are
- * ORed: an entry matches when it contains any of them, and bm25 (plus the re-ranking in rank.ts) puts the
- * entries that contain the rarer and the more terms first; a pair found as written adds its own score.
+ * The FTS5 MATCH expression of a plan, for any FTS5 table tokenized `porter unicode61`: every term and every
+ * adjacent pair of the query, ORed, each a double-quoted FTS5 string (never an operator, whatever the user
+ * typed), optionally restricted to one or more columns. Rank with `ORDER BY rank` (bm25): an entry with more
+ * and rarer terms ranks first, and a pair found as written adds its own score (so "new york pizza" finds the
+ * entry with that phrase before one that repeats "pizza" and "york" apart). The pairs cost about a fifth of a
+ * search's time at 20k entries, for each pair a second walk of its two words' posting lists.
  *
- * The whole query is not sent as a phrase: with its stopwords it would make FTS5 walk the posting lists of
- * the commonest words in the index ("the", "and") on every search, and an entry that contains the whole
- * query contains all its terms, so bm25 brings it among the candidates anyway, where the re-ranking puts it
- * first.
- *
- * No prefix clauses: FTS5 applies a prefix to the stemmed token (`"running" *` is `run*`, which also finds
- * "rune" and "runway"); on the retrieval benchmark prefixes changed one question in 152 and multiplied the
- * matches to rank on vocabularies with shared prefixes.
+ * Common English words are left out by `planQuery` (stopwords), so FTS5 never walks their long posting lists.
+ * The whole query is not sent as a phrase (with its stopwords it would walk exactly those lists); prefixes are
+ * not used (FTS5 applies them to the stem: `"running" *` is `run*`, which also finds "rune").
  */
-export function matchExpression(scope: number | null, plan: QueryPlan, searchKeys: boolean): string {
+export function fts5MatchExpression(plan: QueryPlan, options: MatchExpressionOptions = {}): string {
   const clauses = plan.terms.map((term) => quote(term.word));
   for (const [first, second] of plan.pairs) clauses.push(quote(`${first.word} ${second.word}`));
-  const columns = searchKeys ? "{key content}" : "content";
-  const words = `${columns} : (${clauses.join(" OR ")})`;
-  return scope === null ? words : `scope : ${scope} AND ${words}`;
+  const words = `(${clauses.join(" OR ")})`;
+  const { column } = options;
+  if (column === undefined) return words;
+  const columns = typeof column === "string" ? [column] : [...column];
+  if (columns.length === 0 || !columns.every((name) => columnName.test(name))) {
+    throw new TypeError(
+      `fts5MatchExpression: column must be one or more FTS5 column names, got ${JSON.stringify(column)}`,
+    );
+  }
+  return `${columns.length === 1 ? columns[0] : `{${columns.join(" ")}}`} : ${words}`;
 }

@@ -19,7 +19,7 @@ import { raw, type SqlStatement } from "@contextblocks/sql";
  */
 
 export const indexTable = "contextblocks_search_index";
-/** FTS5's shadow table of index records; row 1 holds the number of entries (see `readStatistics`). */
+/** FTS5's shadow table of index records; row 1 holds the number of entries (scope-share.ts). */
 export const indexDataTable = "contextblocks_search_index_data";
 export const scopesTable = "contextblocks_search_scopes";
 export const termsTable = "contextblocks_search_terms";
@@ -27,13 +27,21 @@ export const writesView = "contextblocks_search_writes";
 
 /** The table `agents/context`'s `AgentSearchProvider` writes; read once per label by the migration. */
 export const legacyTable = "cf_agents_search_fts";
+/** The keys copied from `legacyTable`, per scope (migrate.ts); created by the first copy. */
+export const legacyKeysTable = "contextblocks_search_legacy_keys";
+export const legacyKeysSchema = `CREATE TABLE IF NOT EXISTS ${legacyKeysTable} (
+  scope INTEGER NOT NULL,
+  key TEXT NOT NULL,
+  PRIMARY KEY (scope, key)
+) WITHOUT ROWID`;
 
 /**
  * The ranking of a search, passed with each query (`rank MATCH ...`): bm25 with column weights in column
- * order scope, handle, key, content. Keys weigh twice as much as content when they are searched.
+ * order scope, handle, key, content. Keys weigh twice as much as content when they are searched. The handle
+ * is matched only when the query is exactly a key (search.ts), and that entry then ranks first.
  */
 export function rankFunction(searchKeys: boolean): string {
-  return searchKeys ? "bm25(0.0, 0.0, 2.0, 1.0)" : "bm25(0.0, 0.0, 0.0, 1.0)";
+  return searchKeys ? "bm25(0.0, 1000.0, 2.0, 1.0)" : "bm25(0.0, 1000.0, 0.0, 1.0)";
 }
 
 /**

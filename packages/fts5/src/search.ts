@@ -1,31 +1,29 @@
-import { join, raw, type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
-import { matchExpression, planQuery, type QueryPlan, type QueryTerm } from "./query.js";
-import { type Candidate, inverseDocumentFrequency, rerank } from "./rank.js";
-import { indexDataTable, indexTable, rankFunction, scopesTable, termsTable } from "./schema.js";
+import { raw, type SqlClient, sql } from "@contextblocks/sql";
+import { excerpt } from "./excerpt.js";
+import { keyHandle } from "./handle.js";
+import { fts5MatchExpression, planQuery } from "./query.js";
+import { indexTable, rankFunction } from "./schema.js";
 
 /**
- * A search in one scope:
+ * A search in one scope: one statement.
  *
- * 1. Plan the query (query.ts): words, stopwords left out, adjacent pairs, the whole phrase.
- * 2. One statement reads the index size, the scope's size and how many entries contain each term
- *    (`fts5vocab`, one row per term), a few rows whatever the size of the index. Terms in more than half of the index ("very common": bm25 gives them
- *    no weight anyway) are left out of the first pass, so they neither flood the candidates nor make FTS5
- *    walk their long posting lists.
- * 3. Ask FTS5 for the best candidates by bm25 (`ORDER BY rank`, which FTS5 sorts itself), a few times more
- *    than the limit. If that finds fewer than the limit and common terms were left out, a second pass with
- *    every term fills the remaining places.
- * 4. Re-rank the candidates (rank.ts) and keep the limit.
- *
- * Restricting FTS5 to the scope: when the scope holds less than half of the index, its token is part of the
- * MATCH (`scope : 17 AND ...`), so FTS5 returns only the scope's rows and a search reads no more rows than it
- * ranks. When it holds most of the index (one knowledge base per database, the usual case) intersecting with
- * the scope's posting list, which lists nearly every entry, costs more than it saves, and a plain
- * `scope = ?` check on the ranked rows skips the few rows of other scopes. Both give the same results.
+ * 1. Plan the query (query.ts): words, stopwords left out, every word quoted.
+ * 2. One SELECT: FTS5 ranks the matches by bm25 with column weights (key 2, content 1; rankFunction in
+ *    schema.ts) and sorts them itself (`ORDER BY rank`); a plain `scope = ?` on the ranked rows skips other
+ *    labels' and namespaces' entries, or, when the label is a small part of the index, its token is part of
+ *    the MATCH (scope-share.ts, read once per 16 searches). No statistics statement, no candidates fetched
+ *    for a second ranking in JavaScript: bm25 sees every entry whole and counts each term and pair.
+ * 3. Each result is the entry whole when it is short, else a window around the matched words (excerpt.ts),
+ *    with `…` where it was cut. The query that is exactly a key without spaces (`c-tips`, or
+ *    `[c-tips]` as a result shows it) also matches that entry's handle, which ranks first and comes back whole: how a model
+ *    reads all of an entry it saw an excerpt of.
+ * 4. Results are kept best first while they fit the per-call budget (at least one).
  */
 
 export interface Match {
   readonly key: string;
-  readonly content: string;
+  /** The entry's content, or an excerpt of it (cut where `…` stands). */
+  readonly text: string;
 }
 
 export interface SearchSettings {
@@ -33,13 +31,16 @@ export interface SearchSettings {
   readonly limit: number;
   /** Whether keys are searched along with contents. */
   readonly searchKeys: boolean;
+  /** Estimated tokens one result may take before it becomes an excerpt. */
+  readonly resultTokens: number;
+  /** Estimated tokens all results of one call may take (the first result is always returned). */
+  readonly searchTokens: number;
+  /** Whether the scope's token is part of the MATCH (scope-share.ts) rather than a filter on ranked rows. */
+  readonly scopeInMatch: boolean;
 }
 
-/** Candidates fetched from FTS5 per result returned (at least `minimumCandidates`). */
-const candidatesPerResult = 3;
-const minimumCandidates = 30;
-/** Below this many entries in the database, document frequencies are too noisy to leave terms out. */
-const minimumDocumentsForCommonTerms = 8;
+/** Characters of an excerpt per token of budget: English takes about 4 a token; the estimate then checks. */
+const charactersPerToken = 3.5;
 
 export async function runSearch(
   client: SqlClient,
@@ -47,134 +48,72 @@ export async function runSearch(
   query: string,
   settings: SearchSettings,
 ): Promise<Match[]> {
-  const { limit, searchKeys } = settings;
+  const { limit, searchKeys, resultTokens, searchTokens, scopeInMatch } = settings;
+  const key = keyOf(query);
   const plan = planQuery(query);
-  if (plan === null) return [];
-  const statistics = await readStatistics(client, scope, plan.terms);
-  if (statistics.scopeEntries === 0) return [];
-
-  const weights = new Map<string, number>();
-  const common = new Set<string>();
-  for (const term of plan.terms) {
-    const frequency = statistics.frequencies.get(term.stem) ?? 0;
-    weights.set(term.stem, inverseDocumentFrequency(frequency, statistics.documents));
-    if (statistics.documents >= minimumDocumentsForCommonTerms && frequency * 2 > statistics.documents) {
-      common.add(term.stem);
-    }
+  if (plan === null && key === null) return [];
+  const clauses: string[] = [];
+  if (plan !== null) {
+    clauses.push(fts5MatchExpression(plan, { column: searchKeys ? ["key", "content"] : "content" }));
   }
-  // Never leave out everything: a query of only common words searches for them.
-  if (common.size === plan.terms.length) common.clear();
-
-  const fetch = {
-    client,
-    scope,
-    scopeInMatch: statistics.scopeEntries * 2 < statistics.documents,
-    wanted: Math.max(limit * candidatesPerResult, minimumCandidates),
-    searchKeys,
-  };
-  const focused = common.size > 0 ? withoutTerms(plan, common) : plan;
-  let candidates = await fetchCandidates(fetch, focused);
-  if (candidates.length < limit && focused !== plan) {
-    const seen = new Set(candidates.map((candidate) => candidate.key));
-    const more = await fetchCandidates(fetch, plan);
-    candidates = candidates.concat(more.filter((candidate) => !seen.has(candidate.key)));
-  }
-  return rerank(candidates, plan, weights, searchKeys)
-    .slice(0, limit)
-    .map(({ key, content }) => ({ key, content }));
-}
-
-function withoutTerms(plan: QueryPlan, left: ReadonlySet<string>): QueryPlan {
-  return {
-    terms: plan.terms.filter((term) => !left.has(term.stem)),
-    pairs: plan.pairs.filter(([first, second]) => !left.has(first.stem) || !left.has(second.stem)),
-    phrase: plan.phrase,
-  };
-}
-
-interface Fetch {
-  readonly client: SqlClient;
-  readonly scope: number;
-  readonly scopeInMatch: boolean;
-  readonly wanted: number;
-  readonly searchKeys: boolean;
-}
-
-async function fetchCandidates(fetch: Fetch, plan: QueryPlan): Promise<Candidate[]> {
-  const { client, scope, scopeInMatch, wanted, searchKeys } = fetch;
-  const expression = matchExpression(scopeInMatch ? scope : null, plan, searchKeys);
-  const rows = await client.run<{ key: unknown; content: unknown; rank: unknown }>(sql`
-    SELECT key, content, rank FROM ${raw(indexTable)}
+  if (key !== null) clauses.push(`handle : ${keyHandle(scope, key)}`);
+  const words = clauses.join(" OR ");
+  const expression = scopeInMatch ? `scope : ${scope} AND (${words})` : words;
+  const rows = await client.run<{ key: unknown; content: unknown }>(sql`
+    SELECT key, content FROM ${raw(indexTable)}
     WHERE ${raw(indexTable)} MATCH ${expression} AND rank MATCH ${rankFunction(searchKeys)}
       AND scope = ${scope}
-    ORDER BY rank LIMIT ${wanted}`);
-  return rows.map((row) => ({ key: String(row.key), content: String(row.content), rank: Number(row.rank) }));
-}
-
-interface Statistics {
-  /** Entries in the whole index (all scopes), as `fts5vocab` counts frequencies over the whole index. */
-  readonly documents: number;
-  /** Entries in the scope searched. */
-  readonly scopeEntries: number;
-  /** Entries whose content contains the stem. */
-  readonly frequencies: ReadonlyMap<string, number>;
-}
-
-/**
- * One statement, a few rows: the number of entries in the whole index (from FTS5's own "averages" record,
- * row 1 of its `_data` table, which starts with that number as a varint, so reading it costs one row however
- * many labels and namespaces share the database), the scope's size, and each term's document frequency.
- */
-async function readStatistics(
-  client: SqlClient,
-  scope: number,
-  terms: readonly QueryTerm[],
-): Promise<Statistics> {
-  const rows = await client.run<{ kind: unknown; term: unknown; value: unknown }>(sql`
-    SELECT 'documents' AS kind, NULL AS term, block AS value FROM ${raw(indexDataTable)} WHERE id = 1
-    UNION ALL
-    SELECT 'scope', NULL, entries FROM ${raw(scopesTable)} WHERE id = ${scope}
-    UNION ALL
-    SELECT 'term', term, doc FROM ${raw(termsTable)}
-      WHERE col = 'content' AND term IN (${list(terms.map((term) => term.stem))})`);
-  let documents: number | undefined;
-  let scopeEntries = 0;
-  const frequencies = new Map<string, number>();
+    ORDER BY rank LIMIT ${limit}`);
+  const terms = plan?.terms ?? [];
+  const matches: Match[] = [];
+  let spent = 0;
   for (const row of rows) {
-    if (row.kind === "documents") documents = leadingVarint(row.value);
-    else if (row.kind === "scope") scopeEntries = Number(row.value);
-    else frequencies.set(String(row.term), Number(row.value));
+    const entryKey = String(row.key);
+    const requested = entryKey === key;
+    const content = String(row.content);
+    let text = requested ? content : excerpt(content, terms, resultTokens * charactersPerToken);
+    // A word of `unicode61` can be long (a CJK sentence has no spaces): the estimate has the last word.
+    const budget = requested ? searchTokens : resultTokens;
+    if (approximateTokens(text) > budget) text = cutToTokens(text, budget);
+    const cost = approximateTokens(entryKey) + approximateTokens(text) + 2;
+    if (matches.length > 0 && spent + cost > searchTokens) break;
+    spent += cost;
+    matches.push({ key: entryKey, text });
   }
-  if (documents === undefined) {
-    // Not readable as expected: count from the scope rows instead (one row per label and namespace).
-    const [total] = await client.run<{ documents: unknown }>(
-      sql`SELECT total(entries) AS documents FROM ${raw(scopesTable)}`,
-    );
-    documents = Number(total?.documents ?? 0);
-  }
-  return { documents, scopeEntries, frequencies };
+  return matches;
 }
 
 /**
- * The first SQLite varint of a blob (big-endian groups of 7 bits, high bit set on all but the last; a ninth
- * byte carries 8 bits), or `undefined` when the value is not a blob. An empty blob (a new index) is 0.
+ * The key a query names when it may be one: a single run of non-space characters (at most 512), brackets of a
+ * result removed. A question (it has spaces) adds no handle look-up to its search.
  */
-export function leadingVarint(value: unknown): number | undefined {
-  let bytes: Uint8Array;
-  if (value instanceof Uint8Array) bytes = value;
-  else if (value instanceof ArrayBuffer) bytes = new Uint8Array(value);
-  else return undefined;
-  let result = 0;
-  for (let index = 0; index < bytes.length && index < 9; index++) {
-    const byte = bytes[index] ?? 0;
-    if (index === 8) return result * 256 + byte;
-    result = result * 128 + (byte & 0x7f);
-    if ((byte & 0x80) === 0) return result;
-  }
-  return result;
+function keyOf(query: string): string | null {
+  const trimmed = query.trim();
+  if (trimmed.length === 0 || trimmed.length > 512 || /\s/.test(trimmed)) return null;
+  const bracketed = /^\[([^\n\]]+)\]$/.exec(trimmed);
+  return bracketed?.[1] ?? trimmed;
 }
 
-/** A fragment `?, ?, ?` binding each value. */
-function list(values: readonly string[]): SqlStatement {
-  return join(values);
+/** The start of a text cut to about `tokens` estimated tokens, ending with `…`. */
+function cutToTokens(text: string, tokens: number): string {
+  let end = Math.floor((text.length * tokens) / Math.max(1, approximateTokens(text)));
+  // Never split a surrogate pair.
+  if (end > 0 && end < text.length && /[\ud800-\udbff]/.test(text.charAt(end - 1))) end--;
+  return `${text.slice(0, Math.max(1, end)).trimEnd()}…`;
+}
+
+/**
+ * Tokens of a text, estimated cheaply for the budgets: a quarter token per ASCII character (English and code
+ * run at about 4 characters a token) and one per other UTF-16 unit (CJK is about one a character; accented
+ * Latin and Cyrillic come out high, so their results are cut early rather than late). Core's
+ * `estimateTokens` is closer but cost more than the SQL statement itself at 10 results a search.
+ */
+export function approximateTokens(text: string): number {
+  let ascii = 0;
+  let other = 0;
+  for (let index = 0; index < text.length; index++) {
+    if (text.charCodeAt(index) < 128) ascii++;
+    else other++;
+  }
+  return Math.ceil(ascii / 4) + other;
 }

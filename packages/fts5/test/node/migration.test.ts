@@ -1,3 +1,4 @@
+import { ContextBlocks, entryKey } from "@contextblocks/core";
 import { fromBetterSqlite3, type SqlClient } from "@contextblocks/sql";
 import type Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
@@ -56,7 +57,7 @@ function seed(database: Database.Database): void {
 }
 
 describe("migration from agents/context", () => {
-  it("on first use of a label, its entries are imported, searchable and counted, and leave the old table", async () => {
+  it("on first use of a label, its entries are copied, searchable and counted; the old rows stay", async () => {
     const database = memoryDatabase();
     seed(database);
     const provider = new Fts5SearchProvider(database, { label: "knowledge" });
@@ -64,12 +65,13 @@ describe("migration from agents/context", () => {
     expect(keysOf(await provider.search("when does the ferry leave?"))[0]).toBe("ferry");
     expect(await provider.search("nine")).toBeNull();
     expect(keysOf(await provider.search("who services the crane?"))).toEqual(["crane"]);
-    expect(legacyRows(database, "knowledge")).toEqual([]);
+    // Copied, not moved: a rollback to agents/context finds its index as it was.
+    expect(legacyRows(database, "knowledge").map((row) => row.key)).toEqual(["tides", "ferry", "crane"]);
     // Another label's rows wait for that label's first use.
     expect(legacyRows(database, "docs")).toHaveLength(1);
     const docs = new Fts5SearchProvider(database, { label: "docs" });
     expect(keysOf(await docs.search("how do deploys get approved?"))).toEqual(["deploys"]);
-    expect(legacyRows(database, "docs")).toEqual([]);
+    expect(legacyRows(database, "docs")).toHaveLength(1);
     // The old table stays (another block may still use the old provider).
     expect(database.prepare("SELECT name FROM sqlite_master WHERE name = ?").get(legacyTable)).toBeDefined();
   });
@@ -135,7 +137,7 @@ describe("migration from agents/context", () => {
       run: real.run.bind(real),
       // The import's batch fails at its last statement (the schema's batch goes through untouched).
       batch: (statements) =>
-        statements.some((statement) => statement.strings.join("?").includes(`DELETE FROM ${legacyTable}`))
+        statements.some((statement) => statement.strings.join("?").includes("legacy_imported = 1"))
           ? real.batch([...statements.slice(0, -1), { strings: ["SELECT * FROM no_such_table"], values: [] }])
           : real.batch(statements),
     };
@@ -145,6 +147,49 @@ describe("migration from agents/context", () => {
     expect(database.prepare(`SELECT count(*) AS entries FROM ${indexTable}`).get()).toEqual({ entries: 0 });
     const provider = new Fts5SearchProvider(database, { label: "knowledge" });
     expect(await provider.get()).toBe("3 entries indexed.");
-    expect(legacyRows(database, "knowledge")).toEqual([]);
+    expect(legacyRows(database, "knowledge")).toHaveLength(3);
+  });
+
+  it("the model writing an agents/context title again updates that entry in place (C++ tips, key c-tips)", async () => {
+    const database = memoryDatabase();
+    // agents/context keys a titled entry by the slug of its title: "C++ tips" is stored as "c-tips".
+    agentsSearchProvider(database, "knowledge").set("c-tips", "Prefer std::vector over raw arrays.");
+    const provider = new Fts5SearchProvider(database, { label: "knowledge" });
+    const context = new ContextBlocks([{ label: "knowledge", provider }]);
+    const setContext = context.toolSpecs().find((tool) => tool.name === "set_context");
+    if (setContext === undefined) throw new Error("no set_context tool");
+    const written = await setContext.execute({
+      label: "knowledge",
+      content: "Prefer std::span for views of contiguous memory.",
+      metadata: { title: "C++ tips" },
+    });
+    expect(written).toMatchObject({ isError: false, text: expect.stringContaining("Indexed") });
+    expect(await provider.get()).toBe("1 entries indexed.");
+    expect(await provider.search("vector")).toBeNull();
+    expect(await provider.search("span contiguous memory")).toBe(
+      "[c-tips]\nPrefer std::span for views of contiguous memory.",
+    );
+    // Deleting by the key set_context derives from the title removes the copied entry too.
+    await provider.delete(entryKey("C++ tips", ""));
+    expect(await provider.get()).toBeNull();
+    // A title that was never copied keeps its own key: nothing is redirected.
+    await setContext.execute({
+      label: "knowledge",
+      content: "Borrow, do not clone.",
+      metadata: { title: "Rust: tips" },
+    });
+    expect(keysOf(await provider.search("borrow clone"))).toEqual([entryKey("Rust: tips", "")]);
+  });
+
+  it("after the documented DROP TABLE of the old table, everything copied is still there", async () => {
+    const database = memoryDatabase();
+    seed(database);
+    expect(await new Fts5SearchProvider(database, { label: "knowledge" }).get()).toBe("3 entries indexed.");
+    database.exec(`DROP TABLE ${legacyTable}`);
+    const reopened = new Fts5SearchProvider(database, { label: "knowledge" });
+    expect(await reopened.get()).toBe("3 entries indexed.");
+    expect(keysOf(await reopened.search("when does the ferry leave?"))[0]).toBe("ferry");
+    // A label first opened after the drop has nothing to copy and fails nothing.
+    expect(await new Fts5SearchProvider(database, { label: "docs" }).get()).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Fts5SearchProvider } from "../../src/index.js";
 import { indexDataTable } from "../../src/schema.js";
-import { leadingVarint } from "../../src/search.js";
+import { leadingVarint } from "../../src/scope-share.js";
 import { memoryDatabase } from "../support/databases.js";
 
 describe("index size for document frequencies", () => {

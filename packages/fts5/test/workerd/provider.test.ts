@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { AgentSearchProvider, Fts5SearchProvider } from "../../src/index.js";
 import { legacyTable } from "../../src/schema.js";
-import { leadingVarint } from "../../src/search.js";
+import { leadingVarint } from "../../src/scope-share.js";
 
 /** Runs `callback` inside a fresh Durable Object, with its SQLite storage. */
 async function inDurableObject<T>(callback: (state: DurableObjectState) => Promise<T>): Promise<T> {
@@ -112,7 +112,7 @@ describe("on a Durable Object", () => {
     });
   });
 
-  it("imports entries that agents/context wrote, on first use of the label", async () => {
+  it("copies entries that agents/context wrote, on first use of the label, and leaves them in place", async () => {
     await inDurableObject(async (state) => {
       // The statements agents/context's AgentSearchProvider runs, through an agent's sql tag.
       const agent = agentLike(state);
@@ -147,7 +147,12 @@ describe("on a Durable Object", () => {
       const remaining = state.storage.sql
         .exec(`SELECT label, key FROM ${legacyTable} ORDER BY rowid`)
         .toArray();
-      expect(remaining).toEqual([{ label: "docs", key: "deploys" }]);
+      // Copied, never deleted: a rollback to agents/context finds its index as it was.
+      expect(remaining).toEqual([
+        { label: "knowledge", key: "ferry" },
+        { label: "knowledge", key: "crane" },
+        { label: "docs", key: "deploys" },
+      ]);
     });
   });
 });

@@ -7,7 +7,9 @@ const folderOf = new WeakMap<R2SkillProvider, string>();
 let folders = 0;
 
 function open(folder: string, namespace = "base"): R2SkillProvider {
-  const provider = new R2SkillProvider(env.SKILLS_BUCKET, { prefix: `${folder}/${namespace}/` });
+  // Encoded, so a namespace holding "/" stays a sibling folder instead of nesting inside another one.
+  const prefix = `${folder}/${encodeURIComponent(namespace)}/`;
+  const provider = new R2SkillProvider(env.SKILLS_BUCKET, { prefix });
   folderOf.set(provider, folder);
   return provider;
 }
@@ -25,6 +27,6 @@ describeContextProvider("R2SkillProvider on a local R2 bucket", () => open(`conf
     folderOf.set(reopened, folderFor(provider));
     return reopened;
   },
-  // A namespace is a sibling prefix in the same bucket: `<folder>/<namespace>/`.
+  // A namespace is a sibling prefix in the same bucket: `<folder>/<encoded namespace>/`.
   namespace: (provider, namespace) => open(folderFor(provider), namespace),
 });

@@ -1,0 +1,187 @@
+/**
+ * Retrieval on real conversations: LoCoMo (Maharana et al., 2024), the conversations in
+ * `<repo>/../shared/bench-data/locomo-dev/` (not part of the repository; the bench skips with a notice when
+ * the folder is missing). The measure (bench-data/README.md): per conversation a fresh index, every turn one
+ * entry (key = its `dia_id`, content = `"<speaker>: <text>"`), every question with evidence one search; a hit
+ * is any evidence `dia_id` among the first 10 results. Reported: hit@10 and MRR@10 overall, per category and
+ * per conversation, for @contextblocks/fts5 and agents/context's AgentSearchProvider, both on better-sqlite3.
+ *
+ *   pnpm --filter @contextblocks/fts5 build
+ *   cd bench && node --import tsx src/locomo-retrieval.ts            # every conversation, every question
+ *   cd bench && node --import tsx src/locomo-retrieval.ts --smoke    # one conversation, 30 questions
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { Fts5SearchProvider } from "@contextblocks/fts5";
+import { AgentSearchProvider } from "agents/context";
+import Database from "better-sqlite3";
+import { betterSqlite3Host } from "./agents-sql.js";
+import { markdownTable } from "./markdown.js";
+
+interface Turn {
+  speaker: string;
+  dia_id: string;
+  text: string;
+}
+interface Question {
+  question: string;
+  evidence?: string[];
+  category: number;
+}
+interface Conversation {
+  name: string;
+  turns: Turn[];
+  questions: Question[];
+}
+interface Searcher {
+  set(key: string, content: string): Promise<void>;
+  search(query: string): Promise<string | null>;
+}
+
+const smoke = process.argv.includes("--smoke");
+const dataDirectory = new URL("../../../shared/bench-data/locomo-dev/", import.meta.url);
+const smokeQuestions = 30;
+
+/** LoCoMo's question categories (the paper's names). */
+const categoryNames: Record<number, string> = {
+  1: "multi-hop",
+  2: "temporal",
+  3: "open-domain",
+  4: "single-hop",
+  5: "adversarial",
+};
+
+function readConversations(): Conversation[] {
+  const files = readdirSync(dataDirectory)
+    .filter((file) => file.endsWith(".json"))
+    .sort();
+  return (smoke ? files.slice(0, 1) : files).map((file) => {
+    const data = JSON.parse(readFileSync(new URL(file, dataDirectory), "utf8")) as Record<string, unknown>;
+    const turns: Turn[] = [];
+    for (let session = 1; Array.isArray(data[`session_${session}`]); session++) {
+      turns.push(...(data[`session_${session}`] as Turn[]));
+    }
+    const questions = (data.qa as Question[]).filter(
+      (question) => Array.isArray(question.evidence) && question.evidence.length > 0,
+    );
+    return {
+      name: file.replace(/\.json$/, ""),
+      turns,
+      questions: smoke ? questions.slice(0, smokeQuestions) : questions,
+    };
+  });
+}
+
+/** The keys of a search result (`[key]` lines), in order. */
+function resultKeys(result: string | null, keys: ReadonlySet<string>): string[] {
+  if (result === null) return [];
+  const found: string[] = [];
+  for (const line of result.split("\n")) {
+    const match = /^\[([^\]\n]*)\]/.exec(line);
+    if (match?.[1] !== undefined && keys.has(match[1]) && !found.includes(match[1])) found.push(match[1]);
+  }
+  return found;
+}
+
+interface Tally {
+  questions: number;
+  hits: number;
+  reciprocalRank: number;
+}
+const emptyTally = (): Tally => ({ questions: 0, hits: 0, reciprocalRank: 0 });
+
+interface Figures {
+  all: Tally;
+  byCategory: Map<number, Tally>;
+  byConversation: Map<string, Tally>;
+}
+
+async function evaluate(make: () => Searcher, conversations: readonly Conversation[]): Promise<Figures> {
+  const figures: Figures = { all: emptyTally(), byCategory: new Map(), byConversation: new Map() };
+  for (const conversation of conversations) {
+    const provider = make();
+    for (const turn of conversation.turns) await provider.set(turn.dia_id, `${turn.speaker}: ${turn.text}`);
+    const keys = new Set(conversation.turns.map((turn) => turn.dia_id));
+    const perConversation = emptyTally();
+    figures.byConversation.set(conversation.name, perConversation);
+    for (const question of conversation.questions) {
+      const found = resultKeys(await provider.search(question.question), keys).slice(0, 10);
+      const evidence = new Set(question.evidence);
+      const position = found.findIndex((key) => evidence.has(key));
+      let perCategory = figures.byCategory.get(question.category);
+      if (perCategory === undefined) {
+        perCategory = emptyTally();
+        figures.byCategory.set(question.category, perCategory);
+      }
+      for (const tally of [figures.all, perCategory, perConversation]) {
+        tally.questions++;
+        if (position >= 0) {
+          tally.hits++;
+          tally.reciprocalRank += 1 / (position + 1);
+        }
+      }
+    }
+  }
+  return figures;
+}
+
+const share = (tally: Tally | undefined, of: "hits" | "reciprocalRank") =>
+  tally === undefined || tally.questions === 0 ? "n/a" : (tally[of] / tally.questions).toFixed(3);
+
+async function main(): Promise<void> {
+  if (!existsSync(dataDirectory)) {
+    console.log("LoCoMo retrieval: skipped, ../shared/bench-data/locomo-dev is not present on this machine.");
+    return;
+  }
+  const conversations = readConversations();
+  const systems: [string, () => Searcher][] = [
+    ["@contextblocks/fts5", () => new Fts5SearchProvider(new Database(":memory:"), { label: "turns" })],
+    [
+      "agents/context",
+      () => {
+        const provider = new AgentSearchProvider(betterSqlite3Host(new Database(":memory:")));
+        provider.init("turns");
+        return provider;
+      },
+    ],
+  ];
+  const results: [string, Figures][] = [];
+  for (const [name, make] of systems) results.push([name, await evaluate(make, conversations)]);
+  const total = conversations.reduce((sum, conversation) => sum + conversation.questions.length, 0);
+  const turns = conversations.reduce((sum, conversation) => sum + conversation.turns.length, 0);
+  console.log(
+    `LoCoMo retrieval: ${conversations.length} conversation(s), ${turns} turns, ${total} questions` +
+      `${smoke ? " (smoke)" : ""}; hit@10 = any evidence turn among the first 10 results.\n`,
+  );
+  const categories = [...new Set(results.flatMap(([, figures]) => [...figures.byCategory.keys()]))].sort();
+  console.log(
+    markdownTable(
+      [
+        "provider",
+        "hit@10",
+        "MRR@10",
+        ...categories.map((category) => `${categoryNames[category] ?? category} (${category})`),
+      ],
+      results.map(([name, figures]) => [
+        name,
+        share(figures.all, "hits"),
+        share(figures.all, "reciprocalRank"),
+        ...categories.map((category) => share(figures.byCategory.get(category), "hits")),
+      ]),
+    ),
+  );
+  console.log("\nhit@10 per conversation (questions in brackets):\n");
+  console.log(
+    markdownTable(
+      [
+        "provider",
+        ...conversations.map((conversation) => `${conversation.name} (${conversation.questions.length})`),
+      ],
+      results.map(([name, figures]) => [
+        name,
+        ...conversations.map((conversation) => share(figures.byConversation.get(conversation.name), "hits")),
+      ]),
+    ),
+  );
+}
+
+await main();
