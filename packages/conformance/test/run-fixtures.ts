@@ -17,7 +17,9 @@ const packageRoot = fileURLToPath(new URL("..", import.meta.url));
  * Runs the suite on the fixture files (each registers it for one or more providers) in a separate,
  * silent vitest instance, and returns what passed, failed and was skipped.
  */
-export async function runFixtures(): Promise<{ outcomes: FixtureOutcomes; errors: unknown[] }> {
+export async function runFixtures(
+  include: string[] = ["test/fixtures/**/*.fixture.ts"],
+): Promise<{ outcomes: FixtureOutcomes; errors: unknown[] }> {
   const exitCode = process.exitCode;
   const vitest = await createVitest(
     "test",
@@ -25,7 +27,7 @@ export async function runFixtures(): Promise<{ outcomes: FixtureOutcomes; errors
       root: packageRoot,
       config: false,
       watch: false,
-      include: ["test/fixtures/**/*.fixture.ts"],
+      include,
       reporters: [{}],
       silent: true,
     },
