@@ -5,7 +5,7 @@
 export interface ConformanceMessage {
   id: string;
   role: string;
-  parts: { type: string; text?: string; [field: string]: unknown }[];
+  parts: { type: string; text?: string }[];
 }
 
 type MaybePromise<T> = T | Promise<T>;
