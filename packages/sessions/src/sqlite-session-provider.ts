@@ -129,11 +129,11 @@ export class SqliteSessionProvider implements SessionProvider {
         UNION ALL
         SELECT m.id, m.parent_id, p.step + 1, p.total + length(CAST(m.content AS BLOB))
           FROM assistant_messages m JOIN path p ON m.id = p.parent_id
-          WHERE m.session_id = ${this.#sessionId} AND p.step < ${maximumPathLength}
+          WHERE +m.session_id = ${this.#sessionId} AND p.step < ${maximumPathLength}
             AND (p.step + 1 < ${floor} OR p.total + length(CAST(m.content AS BLOB)) <= ${maxBytes})
       )
       SELECT m.id AS id, m.parent_id AS parent_id, m.content AS content, path.step AS step, path.total AS total
-      FROM path JOIN assistant_messages m ON m.id = path.id`;
+      FROM path CROSS JOIN assistant_messages m ON m.id = path.id`;
     const ordered = orderPath(rows);
     const oldest = ordered[0];
     const truncated =
@@ -261,7 +261,7 @@ export class SqliteSessionProvider implements SessionProvider {
               SELECT id FROM assistant_messages WHERE parent_id = ${id} AND session_id = ${this.#sessionId}
               UNION ALL
               SELECT m.id FROM assistant_messages m JOIN below b ON m.parent_id = b.id
-                WHERE m.session_id = ${this.#sessionId}
+                WHERE +m.session_id = ${this.#sessionId}
             ) SELECT id FROM below)`,
           sql`DELETE FROM assistant_messages WHERE id = ${id} AND session_id = ${this.#sessionId}`,
           sql`DELETE FROM assistant_leaves WHERE session_id = ${this.#sessionId} AND leaf_id = ${id}`,
@@ -399,7 +399,7 @@ export class SqliteSessionProvider implements SessionProvider {
         SELECT id, parent_id, 0 FROM assistant_messages WHERE id = ${row.id} AND session_id = ${this.#sessionId}
         UNION ALL
         SELECT m.id, m.parent_id, p.step + 1 FROM assistant_messages m JOIN path p ON m.id = p.parent_id
-          WHERE m.session_id = ${this.#sessionId} AND p.step < ${maximumPathLength}
+          WHERE +m.session_id = ${this.#sessionId} AND p.step < ${maximumPathLength}
       )
       SELECT COUNT(*) AS count FROM path`;
     const depth = Math.max(0, Number(counted[0]?.count ?? 1) - 1);
@@ -415,10 +415,10 @@ export class SqliteSessionProvider implements SessionProvider {
         SELECT id, parent_id, 0 FROM assistant_messages WHERE id = ${leafId} AND session_id = ${this.#sessionId}
         UNION ALL
         SELECT m.id, m.parent_id, p.step + 1 FROM assistant_messages m JOIN path p ON m.id = p.parent_id
-          WHERE m.session_id = ${this.#sessionId} AND p.step < ${maximumPathLength}
+          WHERE +m.session_id = ${this.#sessionId} AND p.step < ${maximumPathLength}
       )
       SELECT m.id AS id, m.parent_id AS parent_id, m.content AS content, path.step AS step
-      FROM path JOIN assistant_messages m ON m.id = path.id`;
+      FROM path CROSS JOIN assistant_messages m ON m.id = path.id`;
     return parseAll(orderPath(rows));
   }
 
