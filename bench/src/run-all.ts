@@ -177,6 +177,16 @@ function sections(): Section[] {
       run: async (smoke) => runScript("./locomo-retrieval.ts", smoke).markdown,
     });
   }
+  if (hasScript("./sessions.ts")) {
+    list.push({
+      id: "sessions",
+      title: "Sessions: message tree, wake memory, search",
+      about:
+        "`@contextblocks/sessions` against `agents/experimental/memory/session` (agents@0.22.0) on better-sqlite3: " +
+        "`appendMessage` and `getHistory` by session length, heap on a bounded wake, LoCoMo hit@10 (bench/src/sessions.ts).",
+      run: async (smoke) => runScript("./sessions.ts", smoke).markdown,
+    });
+  }
   if (hasScript("./tokens.ts")) {
     list.push({
       id: "tokens",

@@ -14,7 +14,21 @@ export {
   describeThroughContextBlocks,
   describeWritable,
 } from "./describe-context-provider.js";
+export {
+  describeSessionContent,
+  describeSessionIsolation,
+  describeSessionOverlays,
+  describeSessionProvider,
+  describeSessionTree,
+} from "./describe-session-provider.js";
 export { HOSTILE_QUERIES, type HostileQuery } from "./hostile-queries.js";
 export type { ConformanceCapabilities, ConformanceOptions, ProviderFactory } from "./options.js";
 export { type CallRunner, routeProviderCalls } from "./route-calls.js";
+export type {
+  ConformanceMessage,
+  SessionConformanceCapabilities,
+  SessionConformanceOptions,
+  SessionProviderFactory,
+  SessionProviderUnderTest,
+} from "./session-options.js";
 export { ROUND_TRIP_TEXTS, type RoundTripText } from "./texts.js";

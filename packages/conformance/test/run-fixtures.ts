@@ -18,7 +18,7 @@ const packageRoot = fileURLToPath(new URL("..", import.meta.url));
  * silent vitest instance, and returns what passed, failed and was skipped.
  */
 export async function runFixtures(
-  include = ["test/fixtures/**/*.fixture.ts"],
+  include: string[] = ["test/fixtures/**/*.fixture.ts"],
 ): Promise<{ outcomes: FixtureOutcomes; errors: unknown[] }> {
   const exitCode = process.exitCode;
   const vitest = await createVitest(

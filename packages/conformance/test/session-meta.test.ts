@@ -1,0 +1,78 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { type FixtureOutcomes, type ProviderOutcome, runFixtures } from "./run-fixtures.js";
+
+// describeSessionProvider tested on itself: the reference provider passes, each broken one fails for
+// its reason (test/session-fixtures/*.fixture.ts).
+
+let outcomes: FixtureOutcomes;
+let errors: unknown[];
+
+beforeAll(async () => {
+  ({ outcomes, errors } = await runFixtures(["test/session-fixtures/**/*.fixture.ts"]));
+}, 120_000);
+
+function outcome(provider: string): ProviderOutcome {
+  for (const providers of outcomes.values()) {
+    const found = providers.get(provider);
+    if (found) return found;
+  }
+  throw new Error(`no results for "${provider}"`);
+}
+
+it("the fixture files run without errors outside the tests", () => {
+  expect(errors).toEqual([]);
+});
+
+it("the reference provider passes every session group", () => {
+  const { failed, passed, skipped } = outcome("good session provider");
+  expect(failed).toEqual([]);
+  expect(skipped).toEqual([]);
+  expect(passed.length).toBeGreaterThan(20);
+});
+
+describe("broken session providers fail for their reason", () => {
+  it("ignoring parentId fails the branch checks", () => {
+    expect(outcome("ignores parent").failed).toEqual(
+      expect.arrayContaining([
+        "tree > a parent with two children is a branch; history and length follow the chosen leaf",
+        "tree > parentId null starts a new root, which becomes the latest leaf",
+      ]),
+    );
+  });
+
+  it("not applying overlays fails the overlay and durability checks", () => {
+    const { failed } = outcome("ignores overlays");
+    expect(failed).toContain(
+      "overlays > an overlay replaces its range with one message holding the summary; the messages stay stored",
+    );
+    expect(failed).toContain(
+      "durability > a restarted instance reads the tree, the latest leaf and the overlays, and appends under that leaf",
+    );
+  });
+
+  it("sharing one session fails isolation and search isolation", () => {
+    const { failed } = outcome("shares sessions");
+    expect(failed).toContain(
+      "isolation > sessions on one store do not see each other's messages, leaves, overlays or clears",
+    );
+    expect(failed).toContain("search > does not return another session's messages");
+  });
+
+  it("overwriting an existing id fails the refusal check", () => {
+    expect(outcome("overwrites ids").failed).toEqual([
+      "tree > refuses an existing id and a missing parent, and stores nothing",
+    ]);
+  });
+
+  it("truncating parts fails exactly the large-part round trip", () => {
+    expect(outcome("truncates parts").failed).toEqual([
+      "content > a text part of 100000 characters comes back unchanged",
+    ]);
+  });
+
+  it("racing appends fails the concurrency check", () => {
+    expect(outcome("races appends").failed).toEqual([
+      "concurrency > 16 appends started at once form one path of 16 messages",
+    ]);
+  });
+});

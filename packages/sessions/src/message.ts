@@ -1,0 +1,101 @@
+import { ContextError } from "@contextblocks/core";
+
+/**
+ * One part of a message. The AI SDK's `UIMessage` parts fit as they are: text, reasoning, tool calls with
+ * their input and output, files. Only `type` is required; the session reads `text` for search and token
+ * estimates and stores everything else untouched.
+ */
+export interface SessionMessagePart {
+  type: string;
+  text?: string;
+  reasoning?: string;
+  toolCallId?: string;
+  toolName?: string;
+  input?: unknown;
+  output?: unknown;
+  state?: string;
+  result?: unknown;
+}
+
+/** A stored message: an AI SDK `UIMessage` is structurally one. */
+export interface SessionMessage {
+  id: string;
+  role: string;
+  parts: SessionMessagePart[];
+  /** A `Date` when appended; a stored message reads back with the ISO string JSON made of it. */
+  createdAt?: Date | string;
+  /** Free-form (the AI SDK's `UIMessage.metadata`); summary messages carry their overlay's range here. */
+  metadata?: unknown;
+}
+
+/** Longest message id accepted: ids are primary keys and appear in every path read. */
+export const maximumMessageIdLength = 1_024;
+
+/**
+ * Checks that `value` is a `SessionMessage` (non-empty string id and role, an array of parts that each
+ * have a string `type`) and returns it; otherwise a `ContextError` (`INVALID_INPUT`) naming the problem.
+ */
+export function checkSessionMessage(value: unknown, operation: string): SessionMessage {
+  const fail = (problem: string): never => {
+    throw new ContextError("INVALID_INPUT", `${operation}: not a SessionMessage: ${problem}`);
+  };
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return fail(`expected an object with id, role and parts, got ${kindOf(value)}`);
+  }
+  const message = value as Partial<SessionMessage>;
+  if (typeof message.id !== "string" || message.id.length === 0) {
+    return fail(`id must be a non-empty string, got ${kindOf(message.id)}`);
+  }
+  if (message.id.length > maximumMessageIdLength) {
+    return fail(`id is ${message.id.length} characters long; the limit is ${maximumMessageIdLength}`);
+  }
+  checkWellFormed(message.id, "id", fail);
+  if (typeof message.role !== "string" || message.role.length === 0) {
+    return fail(`role of message "${message.id}" must be a non-empty string, got ${kindOf(message.role)}`);
+  }
+  if (!Array.isArray(message.parts)) {
+    return fail(`parts of message "${message.id}" must be an array, got ${kindOf(message.parts)}`);
+  }
+  message.parts.forEach((part, index) => {
+    if (typeof part !== "object" || part === null || typeof (part as { type?: unknown }).type !== "string") {
+      fail(`part ${index} of message "${message.id}" must be an object with a string type`);
+    }
+  });
+  return value as SessionMessage;
+}
+
+/** Checks a message id given on its own (a parent id, a leaf id). */
+export function checkMessageId(value: unknown, what: string, operation: string): string {
+  if (typeof value !== "string" || value.length === 0) {
+    throw new ContextError(
+      "INVALID_INPUT",
+      `${operation}: ${what} must be a non-empty string, got ${kindOf(value)}`,
+    );
+  }
+  return value;
+}
+
+/** The searchable text of a message: its text parts, joined by a space (what the FTS index holds). */
+export function textOfMessage(message: SessionMessage): string {
+  const texts: string[] = [];
+  for (const part of message.parts) {
+    if (part.type === "text" && typeof part.text === "string" && part.text.length > 0) texts.push(part.text);
+  }
+  return texts.join(" ");
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** SQLite stores UTF-8: an id with a lone surrogate would be stored changed, and two ids could alias. */
+function checkWellFormed(text: string, what: string, fail: (problem: string) => never): void {
+  const match = LONE_SURROGATE.exec(text);
+  if (match !== null) fail(`${what} has a lone UTF-16 surrogate at index ${match.index}`);
+}
+
+export function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (value === undefined) return "undefined";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") return value.length === 0 ? "an empty string" : "a string";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}

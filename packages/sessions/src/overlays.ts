@@ -1,0 +1,80 @@
+import type { SessionMessage } from "./message.js";
+import type { StoredCompaction } from "./session-provider.js";
+
+/** Id prefix of the synthetic summary messages, as `agents` writes it (its compaction helpers look for it). */
+export const compactionPrefix = "compaction_";
+
+/** The range an overlay's synthetic message stands for, in its `metadata.compaction`. */
+export interface CompactionRange {
+  id: string;
+  fromMessageId: string;
+  toMessageId: string;
+}
+
+/** The id of the synthetic message that stands for an overlay. */
+export function summaryMessageId(compaction: StoredCompaction): string {
+  return `${compactionPrefix}${compaction.id}`;
+}
+
+/**
+ * The path with each overlay's range `fromMessageId..toMessageId` replaced by one assistant message holding
+ * the summary. An overlay applies when both ends are on the path in that order. Where overlays overlap on
+ * the same start, the newest wins (a later compaction updates the earlier summary); a range that starts
+ * inside an applied one is ignored. The stored messages are never changed.
+ */
+export function applyCompactions(
+  messages: readonly SessionMessage[],
+  compactions: readonly StoredCompaction[],
+): SessionMessage[] {
+  if (compactions.length === 0) return [...messages];
+  const position = new Map(messages.map((message, index) => [message.id, index]));
+  // Newest overlay per starting position whose end lies on the path after it.
+  const byStart = new Map<number, { end: number; compaction: StoredCompaction }>();
+  for (const compaction of compactions) {
+    const start = position.get(compaction.fromMessageId);
+    const end = position.get(compaction.toMessageId);
+    if (start === undefined || end === undefined || end < start) continue;
+    byStart.set(start, { end, compaction });
+  }
+  if (byStart.size === 0) return [...messages];
+  const result: SessionMessage[] = [];
+  for (let index = 0; index < messages.length; index++) {
+    const overlay = byStart.get(index);
+    if (overlay === undefined) {
+      result.push(messages[index] as SessionMessage);
+      continue;
+    }
+    result.push(summaryMessage(overlay.compaction));
+    index = overlay.end;
+  }
+  return result;
+}
+
+function summaryMessage(compaction: StoredCompaction): SessionMessage {
+  return {
+    id: summaryMessageId(compaction),
+    role: "assistant",
+    parts: [{ type: "text", text: compaction.summary }],
+    createdAt: compaction.createdAt,
+    // The range travels with the summary so a later compaction can widen it (see compaction/).
+    metadata: { compaction: rangeOf(compaction) },
+  };
+}
+
+function rangeOf(compaction: StoredCompaction): CompactionRange {
+  return { id: compaction.id, fromMessageId: compaction.fromMessageId, toMessageId: compaction.toMessageId };
+}
+
+/** The range of a synthetic summary message, or `null` for any other message. */
+export function compactionRangeOf(message: SessionMessage): CompactionRange | null {
+  if (!message.id.startsWith(compactionPrefix)) return null;
+  const metadata = (message as { metadata?: unknown }).metadata;
+  const range = (metadata as { compaction?: Partial<CompactionRange> } | undefined)?.compaction;
+  if (typeof range?.fromMessageId !== "string" || typeof range.toMessageId !== "string") return null;
+  return { id: String(range.id), fromMessageId: range.fromMessageId, toMessageId: range.toMessageId };
+}
+
+/** True for the synthetic summary message of an overlay. */
+export function isCompactionMessage(message: SessionMessage): boolean {
+  return message.id.startsWith(compactionPrefix);
+}

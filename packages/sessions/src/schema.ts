@@ -1,0 +1,71 @@
+import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+
+/**
+ * The tables, named and shaped as `agents/experimental/memory/session` creates them, so a database written
+ * by it is read as is. Additions are ours and optional for its rows:
+ *
+ * - `assistant_messages.depth`: the message's distance from the root (0 for a root), set on append, so the
+ *   path length is one indexed read; `NULL` on rows another writer made (then counted along the path once).
+ * - `assistant_leaves`: one row per session pointing at its latest leaf, so an append does not search the
+ *   session for it.
+ * - An index on `assistant_compactions(session_id)`: overlays are read on every history read.
+ *
+ * The FTS row of a message we index has the message's `rowid`, so it is replaced and deleted by rowid
+ * instead of a scan (FTS5 cannot index `UNINDEXED` columns).
+ */
+export const messagesTable = "assistant_messages";
+export const compactionsTable = "assistant_compactions";
+export const searchTable = "assistant_fts";
+export const leavesTable = "assistant_leaves";
+
+const createStatements: SqlStatement[] = [
+  sql`CREATE TABLE IF NOT EXISTS assistant_messages (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL DEFAULT '',
+    parent_id TEXT,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL,
+    created_at DATETIME DEFAULT CURRENT_TIMESTAMP
+  )`,
+  sql`CREATE INDEX IF NOT EXISTS idx_assistant_msg_parent ON assistant_messages(parent_id)`,
+  sql`CREATE INDEX IF NOT EXISTS idx_assistant_msg_session ON assistant_messages(session_id)`,
+  sql`CREATE TABLE IF NOT EXISTS assistant_compactions (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL DEFAULT '',
+    summary TEXT NOT NULL,
+    from_message_id TEXT NOT NULL,
+    to_message_id TEXT NOT NULL,
+    created_at DATETIME DEFAULT CURRENT_TIMESTAMP
+  )`,
+  sql`CREATE INDEX IF NOT EXISTS idx_assistant_compactions_session ON assistant_compactions(session_id)`,
+  sql`CREATE VIRTUAL TABLE IF NOT EXISTS assistant_fts
+    USING fts5(id UNINDEXED, session_id UNINDEXED, role UNINDEXED, content, tokenize='porter unicode61')`,
+  sql`CREATE TABLE IF NOT EXISTS assistant_leaves (
+    session_id TEXT PRIMARY KEY,
+    leaf_id TEXT NOT NULL
+  )`,
+];
+
+/** Creates what is missing; safe to run on a database `agents` wrote (and on every first use). */
+export async function ensureSchema(client: SqlClient): Promise<void> {
+  await client.batch(createStatements);
+  try {
+    await client.query`ALTER TABLE assistant_messages ADD COLUMN depth INTEGER`;
+  } catch (error) {
+    // Already there: the only failure expected once the table exists.
+    if (!/duplicate column/i.test(String((error as { message?: unknown })?.message ?? error))) throw error;
+  }
+}
+
+/** One schema check per client and process: every provider on the same database shares it. */
+const ready = new WeakMap<SqlClient, Promise<void>>();
+
+export function schemaReady(client: SqlClient): Promise<void> {
+  let promise = ready.get(client);
+  if (promise === undefined) {
+    promise = ensureSchema(client);
+    promise.catch(() => ready.delete(client));
+    ready.set(client, promise);
+  }
+  return promise;
+}

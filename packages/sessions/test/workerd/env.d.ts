@@ -1,0 +1,5 @@
+declare namespace Cloudflare {
+  interface Env {
+    SESSION_OBJECT: DurableObjectNamespace<import("./worker.js").SessionTestObject>;
+  }
+}
