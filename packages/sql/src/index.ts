@@ -10,6 +10,15 @@ export {
   type DurableObjectStorageLike,
   fromDurableObjectStorage,
 } from "./durable-object-storage.js";
+export {
+  fromPg,
+  isPgClient,
+  isPgPool,
+  type PgClientLike,
+  type PgPoolClientLike,
+  type PgPoolLike,
+  type PgQueryResult,
+} from "./pg.js";
 export { statementText } from "./placeholders.js";
 export { buildStatement, isSqlStatement, type SqlTemplateValue, sql } from "./statement.js";
 export { fromTaggedTemplate, type TaggedTemplateSqlSource } from "./tagged-template.js";

@@ -1,0 +1,10 @@
+export type { PostgresSource } from "./client.js";
+export {
+  PostgresContextProvider,
+  type PostgresContextProviderOptions,
+} from "./postgres-context-provider.js";
+export {
+  PostgresSearchProvider,
+  type PostgresSearchProviderOptions,
+} from "./postgres-search-provider.js";
+export { createTables, POSTGRES_SCHEMA } from "./schema.js";

@@ -1,0 +1,37 @@
+import { describeContextProvider } from "@contextblocks/conformance";
+import { PostgresContextProvider, PostgresSearchProvider } from "../src/index.js";
+import { type Connection, newStore, openProvider, release, storeFor } from "./connections.js";
+
+// Each provider runs the whole suite three ways: on one pg.Client (the seed's form), on a pg.Pool, and as
+// two providers on two connections taking calls in turn (so the concurrent checks race across connections).
+const connections: readonly Connection[] = ["client", "pool", "two clients"];
+
+for (const connection of connections) {
+  const openContext = async (store: Awaited<ReturnType<typeof newStore>>, namespace: string | undefined) =>
+    openProvider(store, connection, (source) => new PostgresContextProvider(source, { namespace }));
+
+  describeContextProvider(
+    `PostgresContextProvider on ${connection === "two clients" ? "two pg.Clients" : `a pg.${connection === "pool" ? "Pool" : "Client"}`}`,
+    async () => openContext(await newStore(), undefined),
+    {
+      capabilities: { readable: true, writable: true, namespacing: true },
+      reopen: (provider) => openContext(storeFor(provider), provider.namespace),
+      namespace: (provider, namespace) => openContext(storeFor(provider), namespace),
+      cleanup: release,
+    },
+  );
+
+  const openSearch = async (store: Awaited<ReturnType<typeof newStore>>, namespace: string | undefined) =>
+    openProvider(store, connection, (source) => new PostgresSearchProvider(source, { namespace }));
+
+  describeContextProvider(
+    `PostgresSearchProvider on ${connection === "two clients" ? "two pg.Clients" : `a pg.${connection === "pool" ? "Pool" : "Client"}`}`,
+    async () => openSearch(await newStore(), undefined),
+    {
+      capabilities: { readable: true, writable: true, searchable: true, delete: true, namespacing: true },
+      reopen: (provider) => openSearch(storeFor(provider), provider.namespace),
+      namespace: (provider, namespace) => openSearch(storeFor(provider), namespace),
+      cleanup: release,
+    },
+  );
+}
