@@ -1,17 +1,21 @@
 import { describeContextProvider } from "@contextblocks/conformance";
 import { PostgresContextProvider, PostgresSearchProvider } from "../src/index.js";
-import { type Connection, newStore, openProvider, release, storeFor } from "./connections.js";
+import { type Connection, newStore, openProvider, release, type Store, storeFor } from "./connections.js";
 
 // Each provider runs the whole suite three ways: on one pg.Client (the seed's form), on a pg.Pool, and as
 // two providers on two connections taking calls in turn (so the concurrent checks race across connections).
-const connections: readonly Connection[] = ["client", "pool", "two clients"];
+const connections: Record<Connection, string> = {
+  client: "a pg.Client",
+  pool: "a pg.Pool",
+  "two clients": "two pg.Clients",
+};
 
-for (const connection of connections) {
-  const openContext = async (store: Awaited<ReturnType<typeof newStore>>, namespace: string | undefined) =>
+for (const [connection, name] of Object.entries(connections) as [Connection, string][]) {
+  const openContext = (store: Store, namespace: string | undefined) =>
     openProvider(store, connection, (source) => new PostgresContextProvider(source, { namespace }));
 
-  describeContextProvider(
-    `PostgresContextProvider on ${connection === "two clients" ? "two pg.Clients" : `a pg.${connection === "pool" ? "Pool" : "Client"}`}`,
+  describeContextProvider<PostgresContextProvider>(
+    `PostgresContextProvider on ${name}`,
     async () => openContext(await newStore(), undefined),
     {
       capabilities: { readable: true, writable: true, namespacing: true },
@@ -21,11 +25,11 @@ for (const connection of connections) {
     },
   );
 
-  const openSearch = async (store: Awaited<ReturnType<typeof newStore>>, namespace: string | undefined) =>
+  const openSearch = (store: Store, namespace: string | undefined) =>
     openProvider(store, connection, (source) => new PostgresSearchProvider(source, { namespace }));
 
-  describeContextProvider(
-    `PostgresSearchProvider on ${connection === "two clients" ? "two pg.Clients" : `a pg.${connection === "pool" ? "Pool" : "Client"}`}`,
+  describeContextProvider<PostgresSearchProvider>(
+    `PostgresSearchProvider on ${name}`,
     async () => openSearch(await newStore(), undefined),
     {
       capabilities: { readable: true, writable: true, searchable: true, delete: true, namespacing: true },
