@@ -1,4 +1,5 @@
 import { ContextBlocks, type ContextError, isContextError } from "@contextblocks/core";
+import type pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PostgresContextProvider, PostgresSearchProvider } from "../src/index.js";
 import { createSchema, type TestSchema } from "./database.js";
@@ -80,35 +81,29 @@ describe("PostgresSearchProvider", () => {
   });
 
   it("serves ContextBlocks with a Postgres prompt store, the seed's way", async () => {
-    const client = await schema.client();
-    const configs = [
-      { label: "soul", provider: { get: async () => "You are a helpful assistant." } },
-      {
-        label: "memory",
-        description: "Short facts",
-        maxTokens: 1100,
-        provider: new PostgresContextProvider(client, "memory_s1"),
-      },
-      {
-        label: "knowledge",
-        description: "Searchable knowledge base",
-        provider: new PostgresSearchProvider(client),
-      },
-    ];
-    const context = new ContextBlocks(configs, new PostgresContextProvider(client, "_prompt_s1"));
+    const open = (client: pg.Client) =>
+      new ContextBlocks(
+        [
+          { label: "soul", provider: { get: async () => "You are a helpful assistant." } },
+          {
+            label: "memory",
+            description: "Short facts",
+            maxTokens: 1100,
+            provider: new PostgresContextProvider(client, "memory_s1"),
+          },
+          {
+            label: "knowledge",
+            description: "Searchable knowledge base",
+            provider: new PostgresSearchProvider(client),
+          },
+        ],
+        new PostgresContextProvider(client, "_prompt_s1"),
+      );
+    const context = open(await schema.client());
     await context.setBlock("memory", "The user likes tea.");
     const prompt = await context.freezeSystemPrompt();
     expect(prompt).toContain("The user likes tea.");
     // A cold start on another connection serves the stored prompt byte for byte.
-    const other = await schema.client();
-    const again = new ContextBlocks(
-      [
-        configs[0] as (typeof configs)[0],
-        { ...configs[1], provider: new PostgresContextProvider(other, "memory_s1") },
-        { ...configs[2], provider: new PostgresSearchProvider(other) },
-      ],
-      new PostgresContextProvider(other, "_prompt_s1"),
-    );
-    expect(await again.freezeSystemPrompt()).toBe(prompt);
+    expect(await open(await schema.client()).freezeSystemPrompt()).toBe(prompt);
   });
 });
