@@ -1,5 +1,6 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,7 +11,9 @@ export interface ThrowawayCluster {
   readonly port: number;
   readonly user: string;
   readonly database: string;
-  /** `postgresql://postgres@127.0.0.1:<port>/postgres` (trust authentication: no password). */
+  /** A random password, required on TCP (SCRAM-SHA-256), as on a real server and as Hyperdrive requires. */
+  readonly password: string;
+  /** `postgresql://postgres:<password>@127.0.0.1:<port>/postgres`. */
   readonly connectionString: string;
   /** Stops the server and deletes its directory. Safe to call twice. */
   stop(): void;
@@ -30,6 +33,7 @@ const SERVER_USER = "postgres";
  * Starts a PostgreSQL server for tests and benchmarks: `initdb` in a new temporary directory, then `pg_ctl
  * start` on a free port of 127.0.0.1 (picked now, so parallel runs do not collide), with durability off
  * (fsync, synchronous commit) because the data is thrown away. As root, both run as the `postgres` user.
+ * TCP connections need the random password (SCRAM-SHA-256), which the connection string carries.
  * Throws an error that says what is missing and how to install it when the server cannot be started.
  */
 export async function startThrowawayCluster(
@@ -56,12 +60,18 @@ export async function startThrowawayCluster(
   };
 
   const remove = () => rmSync(directory, { recursive: true, force: true });
+  const password = randomBytes(12).toString("hex");
+  const passwordFile = join(directory, "password");
+  writeFileSync(passwordFile, `${password}\n`);
+  if (owner !== undefined) chownSync(passwordFile, owner.user, owner.group);
   const initialised = run("initdb", [
     "-D",
     data,
     "-U",
     SERVER_USER,
-    "--auth=trust",
+    `--pwfile=${passwordFile}`,
+    "--auth-local=trust",
+    "--auth-host=scram-sha-256",
     "--encoding=UTF8",
     "--locale=C",
     "--no-sync",
@@ -100,7 +110,8 @@ export async function startThrowawayCluster(
         port,
         user: SERVER_USER,
         database: "postgres",
-        connectionString: `postgresql://${SERVER_USER}@127.0.0.1:${port}/postgres`,
+        password,
+        connectionString: `postgresql://${SERVER_USER}:${password}@127.0.0.1:${port}/postgres`,
         stop() {
           if (stopped) return;
           stopped = true;
