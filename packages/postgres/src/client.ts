@@ -2,13 +2,17 @@ import { ContextError } from "@contextblocks/core";
 import {
   type PgClientLike,
   type PgPoolLike,
+  type PostgresJsSql,
   type SqlClient,
   type StatementObserver,
   toSqlClient,
 } from "@contextblocks/sql";
 
-/** What the Postgres providers accept: a node-postgres `Client` or `Pool`, or a Postgres `SqlClient`. */
-export type PostgresSource = PgClientLike | PgPoolLike | SqlClient;
+/**
+ * What the Postgres providers accept: a node-postgres `Client` or `Pool`, a `postgres` (porsager) `sql`
+ * instance, or a Postgres `SqlClient`.
+ */
+export type PostgresSource = PgClientLike | PgPoolLike | PostgresJsSql | SqlClient;
 
 /** The source as a `SqlClient`, refusing anything that is not Postgres with an error naming the provider. */
 export function postgresClient(
@@ -22,7 +26,7 @@ export function postgresClient(
   } catch (error) {
     throw new ContextError(
       "INVALID_CONFIG",
-      `${provider} needs a node-postgres Client or Pool, or a Postgres SqlClient: ${(error as Error).message}`,
+      `${provider} needs a node-postgres Client or Pool, a postgres (porsager) sql instance, or a Postgres SqlClient: ${(error as Error).message}`,
       { cause: error },
     );
   }

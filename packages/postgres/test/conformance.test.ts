@@ -2,12 +2,14 @@ import { describeContextProvider } from "@contextblocks/conformance";
 import { PostgresContextProvider, PostgresSearchProvider } from "../src/index.js";
 import { type Connection, newStore, openProvider, release, type Store, storeFor } from "./connections.js";
 
-// Each provider runs the whole suite three ways: on one pg.Client (the seed's form), on a pg.Pool, and as
-// two providers on two connections taking calls in turn (so the concurrent checks race across connections).
+// Each provider runs the whole suite four ways: on one pg.Client (the seed's form), on a pg.Pool, as two
+// providers on two connections taking calls in turn (so the concurrent checks race across connections), and
+// on the postgres (porsager) driver.
 const connections: Record<Connection, string> = {
   client: "a pg.Client",
   pool: "a pg.Pool",
   "two clients": "two pg.Clients",
+  "postgres.js": "a postgres (porsager) sql instance",
 };
 
 for (const [connection, name] of Object.entries(connections) as [Connection, string][]) {

@@ -2,7 +2,7 @@ import type { PostgresSource } from "../src/index.js";
 import { createSchema, type TestSchema } from "./database.js";
 
 /** How a test provider reaches the database. */
-export type Connection = "client" | "pool" | "two clients";
+export type Connection = "client" | "pool" | "two clients" | "postgres.js";
 
 /** A provider made on a connection, and the schema (backing store) it lives in. */
 export interface Store {
@@ -24,6 +24,8 @@ export async function openProvider<P extends object>(
 ): Promise<P> {
   let provider: P;
   if (connection === "pool") provider = make(store.schema.pool());
+  else if (connection === "postgres.js")
+    provider = make(store.schema.postgresJs() as unknown as PostgresSource);
   else if (connection === "client") provider = make(await store.schema.client());
   else provider = alternating(make(await store.schema.client()), make(await store.schema.client()));
   store.live += 1;

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
+import postgres from "postgres";
 import { inject } from "vitest";
 
 /** The throwaway cluster's connection string (test/global-setup.ts). */
@@ -18,6 +19,8 @@ export interface TestSchema {
   client(): Promise<pg.Client>;
   /** A `pg.Pool` in this schema. */
   pool(size?: number): pg.Pool;
+  /** A `postgres` (porsager) `sql` instance in this schema. */
+  postgresJs(size?: number): postgres.Sql;
   drop(): Promise<void>;
 }
 
@@ -29,6 +32,7 @@ export async function createSchema(): Promise<TestSchema> {
   await admin.query(`CREATE SCHEMA ${name}`);
   const clients: pg.Client[] = [];
   const pools: pg.Pool[] = [];
+  const postgresJsInstances: postgres.Sql[] = [];
   const options = `-c search_path=${name}`;
   return {
     name,
@@ -43,8 +47,21 @@ export async function createSchema(): Promise<TestSchema> {
       pools.push(pool);
       return pool;
     },
+    postgresJs(size = 4) {
+      const instance = postgres(connectionString, {
+        max: size,
+        onnotice: () => undefined,
+        connection: { search_path: name },
+      });
+      postgresJsInstances.push(instance);
+      return instance;
+    },
     async drop() {
-      await Promise.all([...clients.map((client) => client.end()), ...pools.map((pool) => pool.end())]);
+      await Promise.all([
+        ...clients.map((client) => client.end()),
+        ...pools.map((pool) => pool.end()),
+        ...postgresJsInstances.map((instance) => instance.end()),
+      ]);
       await admin.query(`DROP SCHEMA ${name} CASCADE`);
       await admin.end();
     },

@@ -1,8 +1,18 @@
-import { fromPg, isPgClient, isPgPool, type StatementReport, sql, toSqlClient } from "@contextblocks/sql";
+import {
+  fromPg,
+  fromPostgresJs,
+  isPgClient,
+  isPgPool,
+  isPostgresJs,
+  type PostgresJsSql,
+  type StatementReport,
+  sql,
+  toSqlClient,
+} from "@contextblocks/sql";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSchema, type TestSchema } from "./database.js";
 
-// The `fromPg` adapter of @contextblocks/sql, against the throwaway server. (It is tested here because this
+// The `fromPg` and `fromPostgresJs` adapters of @contextblocks/sql, against the throwaway server. (It is tested here because this
 // package owns the server; sql itself stays free of any Postgres dependency.)
 
 let schema: TestSchema;
@@ -117,5 +127,34 @@ describe("fromPg", () => {
     expect(toSqlClient(connection).dialect).toBe("postgres");
     expect(toSqlClient(pool).dialect).toBe("postgres");
     expect(await toSqlClient(pool).query`SELECT 1 AS one`).toEqual([{ one: 1 }]);
+  });
+});
+
+describe("fromPostgresJs (porsager)", () => {
+  it("binds values, runs atomic batches and is what toSqlClient picks", async () => {
+    const instance = schema.postgresJs(2);
+    expect(isPostgresJs(instance)).toBe(true);
+    expect(isPgClient(instance)).toBe(false);
+    const reports: StatementReport[] = [];
+    const client = fromPostgresJs(instance as unknown as PostgresJsSql, {
+      onStatement: (report) => reports.push(report),
+    });
+    expect(toSqlClient(instance as unknown as PostgresJsSql).dialect).toBe("postgres");
+    const bytes = new Uint8Array([0, 1, 255]);
+    const [row] = await client.query<Record<string, unknown>>`SELECT ${"it's"}::text AS text,
+      ${9_007_199_254_740_993n}::int8 AS big, ${true}::boolean AS yes, ${bytes}::bytea AS bytes`;
+    expect(row?.text).toBe("it's");
+    expect(String(row?.big)).toBe("9007199254740993");
+    expect(row?.yes).toBe(true);
+    expect(new Uint8Array(row?.bytes as Uint8Array)).toEqual(bytes);
+    await client.query`CREATE TABLE notes (body TEXT PRIMARY KEY)`;
+    await client.batch([sql`INSERT INTO notes VALUES ('a')`, sql`INSERT INTO notes VALUES ('b')`]);
+    await expect(
+      client.batch([sql`INSERT INTO notes VALUES ('c')`, sql`INSERT INTO notes VALUES ('a')`]),
+    ).rejects.toThrow(/duplicate key/);
+    expect(await client.query`SELECT body FROM notes ORDER BY body`).toEqual([{ body: "a" }, { body: "b" }]);
+    expect(reports.filter((report) => report.changes !== undefined).map((report) => report.changes)).toEqual([
+      1, 1, 1,
+    ]);
   });
 });

@@ -19,6 +19,13 @@ export {
   type PgPoolLike,
   type PgQueryResult,
 } from "./pg.js";
+export {
+  fromPostgresJs,
+  isPostgresJs,
+  type PostgresJsRows,
+  type PostgresJsSql,
+  type PostgresJsSqlLike,
+} from "./postgres-js.js";
 export { statementText } from "./placeholders.js";
 export { buildStatement, isSqlStatement, type SqlTemplateValue, sql } from "./statement.js";
 export { fromTaggedTemplate, type TaggedTemplateSqlSource } from "./tagged-template.js";

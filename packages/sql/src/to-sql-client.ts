@@ -5,6 +5,7 @@ import {
 } from "./better-sqlite3.js";
 import { type DurableObjectStorageLike, fromDurableObjectStorage } from "./durable-object-storage.js";
 import { fromPg, isPgClient, isPgPool, type PgClientLike, type PgPoolLike } from "./pg.js";
+import { fromPostgresJs, isPostgresJs, type PostgresJsSql } from "./postgres-js.js";
 import { fromTaggedTemplate, type TaggedTemplateSqlSource } from "./tagged-template.js";
 import type { SqlClient } from "./types.js";
 
@@ -21,13 +22,14 @@ export type SqlSource =
   | TaggedTemplateSqlSource
   | BetterSqlite3Database
   | PgClientLike
-  | PgPoolLike;
+  | PgPoolLike
+  | PostgresJsSql;
 
 /** What `toSqlClient` accepts, for error messages. */
 const ACCEPTED =
   "a SqlClient, a Durable Object storage (ctx.storage), a Durable Object state (ctx), " +
   "an object with a tagged-template sql method (an agents Agent), a better-sqlite3 Database, " +
-  "or a node-postgres Client or Pool";
+  "a node-postgres Client or Pool, or a postgres (porsager) sql instance";
 
 /**
  * Turn any supported SQL handle into a `SqlClient`, picking the adapter by shape:
@@ -40,6 +42,7 @@ const ACCEPTED =
  * | a better-sqlite3 `Database` (`prepare` and `transaction`) | `fromBetterSqlite3` |
  * | a node-postgres `Pool` (`query`, `connect` and `idleCount`) | `fromPg` |
  * | a node-postgres `Client` (`query` and `connect`) | `fromPg` |
+ * | a `postgres` (porsager) `sql` function (`unsafe` and `begin`) | `fromPostgresJs` |
  * | an object with a `sql` method (an `agents` Agent) | `fromTaggedTemplate` |
  *
  * Anything else is a `TypeError` naming what is accepted. (A `pg` client has `query(text, values)` but no
@@ -70,6 +73,7 @@ function adapt(source: SqlSource, options: BetterSqlite3Options): SqlClient {
   if (isDurableObjectStorage(source)) return fromDurableObjectStorage(source, options);
   if (isDurableObjectState(source)) return fromDurableObjectStorage(source.storage, options);
   if (isBetterSqlite3Database(source)) return fromBetterSqlite3(source, options);
+  if (isPostgresJs(source)) return fromPostgresJs(source, options);
   if (isPgPool(source) || isPgClient(source)) return fromPg(source, options);
   if (isTaggedTemplateSource(source)) return fromTaggedTemplate(source, options);
   throw new TypeError(`toSqlClient: expected ${ACCEPTED}; got ${describe(source)}`);
