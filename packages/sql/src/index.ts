@@ -19,6 +19,7 @@ export {
   type PgPoolLike,
   type PgQueryResult,
 } from "./pg.js";
+export { statementText } from "./placeholders.js";
 export {
   fromPostgresJs,
   isPostgresJs,
@@ -26,7 +27,6 @@ export {
   type PostgresJsSql,
   type PostgresJsSqlLike,
 } from "./postgres-js.js";
-export { statementText } from "./placeholders.js";
 export { buildStatement, isSqlStatement, type SqlTemplateValue, sql } from "./statement.js";
 export { fromTaggedTemplate, type TaggedTemplateSqlSource } from "./tagged-template.js";
 export {
