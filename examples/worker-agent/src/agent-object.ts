@@ -1,12 +1,14 @@
 import { DurableObject } from "cloudflare:workers";
 import { isReminderText, prepareContextTurn } from "@contextblocks/ai";
 import { type ContextBlocks, parseSections, renderSection, usagePercent } from "@contextblocks/core";
+import type { PgPoolLike } from "@contextblocks/sql";
 import { generateText, type ModelMessage, stepCountIs } from "ai";
 import {
   agentDate,
   createAgentContext,
   DATE_OVERRIDE_KEY,
   fixedDateFrom,
+  type PostgresStore,
   seedKnowledge,
 } from "./agent-context.js";
 import { sha256Hex } from "./hash.js";
@@ -45,7 +47,7 @@ export class AgentObject extends DurableObject<Env> {
     this.settings = new AgentSettings(ctx.storage);
     this.transcript = new Transcript(ctx.storage);
     this.fixedDate = fixedDateFrom(env.AGENT_DATE);
-    this.context = createAgentContext(ctx.storage, this.settings, this.fixedDate);
+    this.context = createAgentContext(ctx.storage, this.settings, this.fixedDate, postgresStore(ctx, env));
     // First start: index the seed entries, then freeze. Cold start: the stored prompt, as it was.
     void ctx.blockConcurrencyWhile(async () => {
       await seedKnowledge(this.context, this.settings);
@@ -196,4 +198,29 @@ function messageText(message: ModelMessage): string {
       }
     })
     .join("\n");
+}
+
+/**
+ * With a Hyperdrive binding (wrangler.postgres.jsonc), the agent's blocks and prompt live in Postgres, in
+ * this object's namespace (its id, as seed 004 uses it for a session), through a `pg.Pool` of one
+ * connection: it connects on first use and again after Hyperdrive closes an idle connection. `pg` is loaded
+ * on the first query only, so the SQLite configuration never loads it.
+ */
+function postgresStore(ctx: DurableObjectState, env: Env): PostgresStore | undefined {
+  const hyperdrive = (env as Env & { HYPERDRIVE?: { connectionString: string } }).HYPERDRIVE;
+  if (hyperdrive === undefined) return undefined;
+  let opening: Promise<import("pg").Pool> | undefined;
+  const pool = () => {
+    opening ??= import("pg").then(
+      ({ default: pg }) => new pg.Pool({ connectionString: hyperdrive.connectionString, max: 1 }),
+    );
+    return opening;
+  };
+  // The part of a pg.Pool that @contextblocks/sql's fromPg uses, forwarded to the pool once it is loaded.
+  const client: PgPoolLike = {
+    query: async (text, values) => (await pool()).query(text, values),
+    connect: async () => (await pool()).connect(),
+    idleCount: 0,
+  };
+  return { client, namespace: ctx.id.toString() };
 }

@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startThrowawayCluster, type ThrowawayCluster } from "@contextblocks/postgres/test";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWranglerDev, type WranglerDev } from "../../scripts/wrangler-dev.js";
+
+// The example Worker with wrangler.postgres.jsonc: its Hyperdrive binding points at a throwaway PostgreSQL
+// cluster (initdb in a temporary directory, a free port). If the cluster cannot start, this fails: the
+// Postgres path is only tested against a real server.
+
+let cluster: ThrowawayCluster | undefined;
+let dev: WranglerDev | undefined;
+let client: pg.Client | undefined;
+let persistTo = "";
+
+beforeAll(async () => {
+  cluster = await startThrowawayCluster();
+  persistTo = mkdtempSync(join(tmpdir(), "worker-agent-postgres-"));
+  dev = await startWranglerDev({
+    persistTo,
+    config: "wrangler.postgres.jsonc",
+    env: { CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_HYPERDRIVE: cluster.connectionString },
+    vars: { AGENT_DATE: "2031-01-01" },
+  });
+  client = new pg.Client({ connectionString: cluster.connectionString });
+  await client.connect();
+});
+
+afterAll(async () => {
+  await client?.end();
+  await dev?.stop();
+  cluster?.stop();
+  if (persistTo) rmSync(persistTo, { recursive: true, force: true });
+});
+
+async function send(path: string, init?: RequestInit): Promise<Response> {
+  const response = await fetch(`${dev?.url}${path}`, init);
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}\n${dev?.output()}`);
+  return response;
+}
+
+describe("worker-agent on Postgres through Hyperdrive", () => {
+  it("keeps the agent's memory, knowledge and frozen prompt in Postgres", async () => {
+    const prompt = await (await send("/agents/pg-agent/prompt")).text();
+    expect(prompt).toContain("KNOWLEDGE");
+    await send("/agents/pg-agent/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ message: "Remember that my favourite editor is Helix." }),
+    });
+
+    const blocks = await client?.query<{ label: string; content: string }>(
+      "SELECT label, content FROM cf_agents_context_blocks ORDER BY label",
+    );
+    const rows = blocks?.rows ?? [];
+    const memory = rows.find((row) => row.label.endsWith(',"memory"]'));
+    expect(memory?.content).toContain("Helix");
+    const stored = rows.find((row) => row.label.endsWith(',"_system_prompt"]'));
+    expect(stored?.content).toBe(prompt);
+    // One namespace (the Durable Object's id) for all of the agent's rows.
+    expect(new Set(rows.map((row) => JSON.parse(row.label.slice(1))[0])).size).toBe(1);
+
+    const entries = await client?.query<{ count: string }>("SELECT count(*) FROM cf_agents_search_entries");
+    expect(Number(entries?.rows[0]?.count)).toBeGreaterThan(0);
+    // The prompt is still frozen: the memory write waits for a refresh.
+    expect(await (await send("/agents/pg-agent/prompt")).text()).toBe(prompt);
+  });
+});
