@@ -1,4 +1,5 @@
 export type { PostgresSource } from "./client.js";
+export { createTables } from "./create-tables.js";
 export {
   PostgresContextProvider,
   type PostgresContextProviderOptions,
@@ -7,4 +8,4 @@ export {
   PostgresSearchProvider,
   type PostgresSearchProviderOptions,
 } from "./postgres-search-provider.js";
-export { createTables, POSTGRES_SCHEMA } from "./schema.js";
+export { POSTGRES_SCHEMA } from "./schema.js";

@@ -56,7 +56,7 @@ export function schemaStatements(): SqlStatement[] {
 /** One schema creation per client at a time; later calls after a success reuse it. */
 const created = new WeakMap<SqlClient, Promise<void>>();
 
-export function createTables(client: SqlClient): Promise<void> {
+export function ensureSchema(client: SqlClient): Promise<void> {
   let pending = created.get(client);
   if (pending === undefined) {
     pending = client.batch(schemaStatements()).then(() => undefined);
@@ -94,7 +94,7 @@ export async function withTables<T>(
   } catch (error) {
     if (!isUndefinedTable(error)) throw error;
     if (!create) throw missingTables(provider, error);
-    await createTables(client);
+    await ensureSchema(client);
     return work();
   }
 }

@@ -1,7 +1,12 @@
 import { readFileSync } from "node:fs";
 import { type ContextError, isContextError } from "@contextblocks/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { POSTGRES_SCHEMA, PostgresContextProvider, PostgresSearchProvider } from "../src/index.js";
+import {
+  createTables,
+  POSTGRES_SCHEMA,
+  PostgresContextProvider,
+  PostgresSearchProvider,
+} from "../src/index.js";
 import { createSchema, type TestSchema } from "./database.js";
 
 let schema: TestSchema;
@@ -89,5 +94,15 @@ describe("schema", () => {
     expect(await Promise.all(providers.map((provider) => provider.get()))).toEqual(
       providers.map((_, index) => `value ${index}`),
     );
+  });
+
+  it("createTables(pg.Client) creates the tables the providers then use with createTables: false", async () => {
+    const client = await schema.client();
+    await createTables(client);
+    await createTables(client);
+    expect(await tables()).toEqual(["cf_agents_context_blocks", "cf_agents_search_entries"]);
+    const memory = new PostgresContextProvider(client, { label: "memory", createTables: false });
+    await memory.set("kept");
+    expect(await memory.get()).toBe("kept");
   });
 });
