@@ -40,10 +40,10 @@ const ACCEPTED =
  * | `ctx.storage` (`sql.exec` and `transactionSync`) | `fromDurableObjectStorage` |
  * | `ctx` / a Durable Object state (`storage` as above) | `fromDurableObjectStorage(ctx.storage)` |
  * | a better-sqlite3 `Database` (`prepare` and `transaction`) | `fromBetterSqlite3` |
+ * | an object with a `sql` method (an `agents` Agent) | `fromTaggedTemplate` |
+ * | a `postgres` (porsager) `sql` function (`unsafe` and `begin`) | `fromPostgresJs` |
  * | a node-postgres `Pool` (`query`, `connect` and `idleCount`) | `fromPg` |
  * | a node-postgres `Client` (`query` and `connect`) | `fromPg` |
- * | a `postgres` (porsager) `sql` function (`unsafe` and `begin`) | `fromPostgresJs` |
- * | an object with a `sql` method (an `agents` Agent) | `fromTaggedTemplate` |
  *
  * Anything else is a `TypeError` naming what is accepted. (A `pg` client has `query(text, values)` but no
  * `batch` or `dialect`, so it cannot be mistaken for a `SqlClient`.)
@@ -73,9 +73,10 @@ function adapt(source: SqlSource, options: BetterSqlite3Options): SqlClient {
   if (isDurableObjectStorage(source)) return fromDurableObjectStorage(source, options);
   if (isDurableObjectState(source)) return fromDurableObjectStorage(source.storage, options);
   if (isBetterSqlite3Database(source)) return fromBetterSqlite3(source, options);
+  if (isTaggedTemplateSource(source)) return fromTaggedTemplate(source, options);
+  // After the Agent check: an Agent is read as an Agent even if it grew query/connect methods.
   if (isPostgresJs(source)) return fromPostgresJs(source, options);
   if (isPgPool(source) || isPgClient(source)) return fromPg(source, options);
-  if (isTaggedTemplateSource(source)) return fromTaggedTemplate(source, options);
   throw new TypeError(`toSqlClient: expected ${ACCEPTED}; got ${describe(source)}`);
 }
 
