@@ -26,7 +26,28 @@ beforeAll(async () => {
   });
   client = new pg.Client({ connectionString: cluster.connectionString });
   await client.connect();
+  await warmUp();
 });
+
+/**
+ * Readiness: the first requests after `wrangler dev` answers `/` sometimes meet a connection reset while
+ * the local runtime settles (seen about one run in three on this shared machine, before any assertion, also
+ * with the first request being a plain prompt read). A warm-up agent is asked for its prompt until it
+ * answers (at most five tries); the assertions then run on another agent, with no retry.
+ */
+async function warmUp(): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const response = await fetch(`${dev?.url}/agents/warm-up/prompt`);
+      if (response.ok) return;
+      throw new Error(`status ${response.status}: ${await response.text()}`);
+    } catch (error) {
+      if (attempt >= 5) throw new Error(`warm-up failed: ${String(error)}\n${dev?.output()}`);
+      console.warn(`[worker-agent postgres test] warm-up attempt ${attempt} failed: ${String(error)}`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
 
 afterAll(async () => {
   await client?.end();
@@ -36,7 +57,9 @@ afterAll(async () => {
 });
 
 async function send(path: string, init?: RequestInit): Promise<Response> {
-  const response = await fetch(`${dev?.url}${path}`, init);
+  const response = await fetch(`${dev?.url}${path}`, init).catch((error: unknown) => {
+    throw new Error(`${path}: ${String(error)}\n--- wrangler output ---\n${dev?.output()}`, { cause: error });
+  });
   if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}\n${dev?.output()}`);
   return response;
 }
@@ -57,10 +80,12 @@ describe("worker-agent on Postgres through Hyperdrive", () => {
     const rows = blocks?.rows ?? [];
     const memory = rows.find((row) => row.label.endsWith(',"memory"]'));
     expect(memory?.content).toContain("Helix");
-    const stored = rows.find((row) => row.label.endsWith(',"_system_prompt"]'));
+    // The memory row names this agent's namespace; its frozen prompt is stored in the same one.
+    const namespace = JSON.parse(memory?.label.slice(1) ?? "[]")[0];
+    const stored = rows.find((row) => row.label === `\u001f${JSON.stringify([namespace, "_system_prompt"])}`);
     expect(stored?.content).toBe(prompt);
-    // One namespace (the Durable Object's id) for all of the agent's rows.
-    expect(new Set(rows.map((row) => JSON.parse(row.label.slice(1))[0])).size).toBe(1);
+    // Every row is in a namespace (a Durable Object's id): the agent's and the warm-up agent's.
+    expect(new Set(rows.map((row) => JSON.parse(row.label.slice(1))[0])).size).toBe(2);
 
     const entries = await client?.query<{ count: string }>("SELECT count(*) FROM cf_agents_search_entries");
     expect(Number(entries?.rows[0]?.count)).toBeGreaterThan(0);
