@@ -202,24 +202,38 @@ function messageText(message: ModelMessage): string {
 
 /**
  * With a Hyperdrive binding (wrangler.postgres.jsonc), the agent's blocks and prompt live in Postgres, in
- * this object's namespace (its id, as seed 004 uses it for a session), through a `pg.Pool` of one
- * connection: it connects on first use and again after Hyperdrive closes an idle connection. `pg` is loaded
- * on the first query only, so the SQLite configuration never loads it.
+ * this object's namespace (its id, as seed 004 uses it for a session). Each statement (each transaction for
+ * a batch) runs on a `pg.Client` opened for it and closed after, as Cloudflare advises for Hyperdrive, which
+ * keeps the real connections pooled: no socket is kept open in the object between requests. `pg` is loaded
+ * on first use only, so the SQLite configuration never loads it.
  */
 function postgresStore(ctx: DurableObjectState, env: Env): PostgresStore | undefined {
   const hyperdrive = (env as Env & { HYPERDRIVE?: { connectionString: string } }).HYPERDRIVE;
   if (hyperdrive === undefined) return undefined;
-  let opening: Promise<import("pg").Pool> | undefined;
-  const pool = () => {
-    opening ??= import("pg").then(
-      ({ default: pg }) => new pg.Pool({ connectionString: hyperdrive.connectionString, max: 1 }),
-    );
-    return opening;
+  const open = async () => {
+    const { default: pg } = await import("pg");
+    const client = new pg.Client({ connectionString: hyperdrive.connectionString });
+    await client.connect();
+    return client;
   };
-  // The part of a pg.Pool that @contextblocks/sql's fromPg uses, forwarded to the pool once it is loaded.
+  // The part of a pg.Pool that @contextblocks/sql's fromPg uses: a "pool" that opens a client per use.
   const client: PgPoolLike = {
-    query: async (text, values) => (await pool()).query(text, values),
-    connect: async () => (await pool()).connect(),
+    async query(text, values) {
+      const connection = await open();
+      try {
+        return await connection.query(text, values);
+      } finally {
+        await connection.end();
+      }
+    },
+    async connect() {
+      const connection = await open();
+      return Object.assign(connection, {
+        release: () => {
+          void connection.end();
+        },
+      });
+    },
     idleCount: 0,
   };
   return { client, namespace: ctx.id.toString() };

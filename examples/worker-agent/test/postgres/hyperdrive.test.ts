@@ -31,14 +31,16 @@ beforeAll(async () => {
 
 /**
  * Readiness: the first requests after `wrangler dev` answers `/` sometimes meet a connection reset while
- * the local runtime settles (seen about one run in three on this shared machine, before any assertion, also
- * with the first request being a plain prompt read). A warm-up agent is asked for its prompt until it
+ * the local runtime settles (seen in some runs on this shared machine, before any assertion, also with the
+ * first request being a plain prompt read; once the first request hung instead). A warm-up agent is asked for its prompt until it
  * answers (at most five tries); the assertions then run on another agent, with no retry.
  */
 async function warmUp(): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const response = await fetch(`${dev?.url}/agents/warm-up/prompt`);
+      const response = await fetch(`${dev?.url}/agents/warm-up/prompt`, {
+        signal: AbortSignal.timeout(15_000),
+      });
       if (response.ok) return;
       throw new Error(`status ${response.status}: ${await response.text()}`);
     } catch (error) {
@@ -57,9 +59,13 @@ afterAll(async () => {
 });
 
 async function send(path: string, init?: RequestInit): Promise<Response> {
-  const response = await fetch(`${dev?.url}${path}`, init).catch((error: unknown) => {
-    throw new Error(`${path}: ${String(error)}\n--- wrangler output ---\n${dev?.output()}`, { cause: error });
-  });
+  const response = await fetch(`${dev?.url}${path}`, { ...init, signal: AbortSignal.timeout(30_000) }).catch(
+    (error: unknown) => {
+      throw new Error(`${path}: ${String(error)}\n--- wrangler output ---\n${dev?.output()}`, {
+        cause: error,
+      });
+    },
+  );
   if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}\n${dev?.output()}`);
   return response;
 }
