@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One-time setup on a fresh machine (Node 20, offline but for the npm registry and Debian packages):
-# pnpm, the native build of better-sqlite3, the workspace install, and Chromium for the inspector test.
+# pnpm, the native build of better-sqlite3, the workspace install, Chromium for the inspector test, and
+# the PostgreSQL server binaries the Postgres tests start a throwaway cluster with.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,5 +21,15 @@ if ! command -v chromium >/dev/null 2>&1 && [ "${SKIP_CHROMIUM:-}" != "1" ]; the
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
   else
     echo "setup: chromium is missing; install Debian's chromium package to run the inspector test" >&2
+  fi
+fi
+
+# PostgreSQL server binaries (initdb, pg_ctl) for the Postgres tests' throwaway cluster (Debian's package;
+# its own cluster service is not needed: the tests run initdb in a temporary directory).
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && [ "${SKIP_POSTGRES:-}" != "1" ]; then
+  if [ "$(id -u)" = "0" ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+  else
+    echo "setup: PostgreSQL is missing; install Debian's postgresql package to run the Postgres tests" >&2
   fi
 fi

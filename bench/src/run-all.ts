@@ -187,6 +187,16 @@ function sections(): Section[] {
       run: async (smoke) => runScript("./sessions.ts", smoke).markdown,
     });
   }
+  if (hasScript("./postgres.ts")) {
+    list.push({
+      id: "postgres",
+      title: "Postgres beside SQLite",
+      about:
+        "The same operations on SQLite and on a throwaway local PostgreSQL (latency, statements or round trips), " +
+        "and LoCoMo dev retrieval with `PostgresSearchProvider` beside fts5 (bench/src/postgres.ts).",
+      run: async (smoke) => runScript("./postgres.ts", smoke).markdown,
+    });
+  }
   if (hasScript("./tokens.ts")) {
     list.push({
       id: "tokens",

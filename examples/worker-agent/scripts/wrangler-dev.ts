@@ -16,6 +16,10 @@ export interface WranglerDevOptions {
   vars?: Record<string, string>;
   /** How long to wait for the first answer. Default 45 s. */
   startTimeoutMs?: number;
+  /** The wrangler configuration file, relative to the example. Default `wrangler.jsonc`. */
+  config?: string;
+  /** Extra environment variables for wrangler (a Hyperdrive local connection string, say). */
+  env?: Record<string, string>;
 }
 
 /** A running `wrangler dev` in its own process group. */
@@ -85,6 +89,7 @@ async function startOnce(options: WranglerDevOptions): Promise<WranglerDev> {
     String(inspectorPort),
     "--persist-to",
     options.persistTo,
+    ...(options.config === undefined ? [] : ["--config", options.config]),
     "--show-interactive-dev-session=false",
     "--log-level",
     "warn",
@@ -96,6 +101,7 @@ async function startOnce(options: WranglerDevOptions): Promise<WranglerDev> {
     stdio: ["ignore", "pipe", "pipe"],
     env: {
       ...process.env,
+      ...options.env,
       WRANGLER_SEND_METRICS: "false",
       WRANGLER_SEND_ERROR_REPORTS: "false",
       WRANGLER_HIDE_BANNER: "true",

@@ -1,5 +1,10 @@
-import { type ContextBlocks, type ContextConfig, entryKey } from "@contextblocks/core";
+import { ContextBlocks, type ContextConfig, entryKey, SYSTEM_PROMPT_LABEL } from "@contextblocks/core";
 import { Fts5SearchProvider } from "@contextblocks/fts5";
+import {
+  PostgresContextProvider,
+  PostgresSearchProvider,
+  type PostgresSource,
+} from "@contextblocks/postgres";
 import { R2SkillProvider } from "@contextblocks/r2";
 import { createDurableContext } from "@contextblocks/sqlite";
 import { isIsoDate, todayUtc } from "./dates.js";
@@ -72,7 +77,17 @@ export function fixedDateFrom(value: string | undefined): string | undefined {
 }
 
 /**
- * The agent's blocks. `memory` has no provider: `createDurableContext` stores it in SQLite by label. The
+ * Where the blocks live when the Worker has a Hyperdrive binding (wrangler.postgres.jsonc): a Postgres
+ * client, and the namespace that keeps this agent's rows apart from every other agent's in the shared tables.
+ */
+export interface PostgresStore {
+  readonly client: PostgresSource;
+  readonly namespace: string;
+}
+
+/**
+ * The agent's blocks. `memory` has no provider: `createDurableContext` stores it in SQLite by label, or,
+ * with a Postgres store, the default provider stores it in Postgres. The
  * skills are shared by every agent: objects of the R2 bucket, listed in the prompt, loaded on demand.
  */
 export function agentBlocks(
@@ -80,6 +95,7 @@ export function agentBlocks(
   skillsBucket: R2Bucket,
   settings: AgentSettings,
   fixedDate?: string,
+  postgres?: PostgresStore,
 ): ContextConfig[] {
   return [
     { label: LABELS.soul, provider: { get: async () => SOUL } },
@@ -91,7 +107,13 @@ export function agentBlocks(
     {
       label: LABELS.knowledge,
       description: "Notes about contextblocks; search them",
-      provider: new Fts5SearchProvider(storage, { label: LABELS.knowledge }),
+      provider:
+        postgres === undefined
+          ? new Fts5SearchProvider(storage, { label: LABELS.knowledge })
+          : new PostgresSearchProvider(postgres.client, {
+              label: LABELS.knowledge,
+              namespace: postgres.namespace,
+            }),
     },
     {
       label: LABELS.skills,
@@ -108,16 +130,23 @@ export function agentBlocks(
 }
 
 /**
- * The agent's `ContextBlocks` on the Durable Object's storage. Cheap to build: it reads nothing until asked,
- * and a cold start's `freezeSystemPrompt()` returns the stored prompt.
+ * The agent's `ContextBlocks` on the Durable Object's storage, or with a Postgres store, its blocks and
+ * frozen prompt in Postgres (the transcript and settings stay in the object). Cheap to build: it reads nothing
+ * until asked, and a cold start's `freezeSystemPrompt()` returns the stored prompt.
  */
 export function createAgentContext(
   storage: DurableObjectStorage,
   skillsBucket: R2Bucket,
   settings: AgentSettings,
   fixedDate?: string,
+  postgres?: PostgresStore,
 ): ContextBlocks {
-  return createDurableContext(storage, agentBlocks(storage, skillsBucket, settings, fixedDate));
+  const blocks = agentBlocks(storage, skillsBucket, settings, fixedDate, postgres);
+  if (postgres === undefined) return createDurableContext(storage, blocks);
+  const { client, namespace } = postgres;
+  const inPostgres = (label: string): PostgresContextProvider =>
+    new PostgresContextProvider(client, { label, namespace });
+  return new ContextBlocks(blocks, inPostgres(SYSTEM_PROMPT_LABEL), inPostgres);
 }
 
 /** Indexes the seed entries once per agent, on its first start, before the prompt is first frozen. */

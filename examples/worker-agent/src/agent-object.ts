@@ -6,12 +6,14 @@ import {
   toolOutcomeOf,
 } from "@contextblocks/ai";
 import { type ContextBlocks, parseSections, renderSection, usagePercent } from "@contextblocks/core";
+import type { PgPoolLike } from "@contextblocks/sql";
 import { generateText, type ModelMessage, stepCountIs } from "ai";
 import {
   agentDate,
   createAgentContext,
   DATE_OVERRIDE_KEY,
   fixedDateFrom,
+  type PostgresStore,
   seedKnowledge,
 } from "./agent-context.js";
 import { sha256Hex } from "./hash.js";
@@ -50,7 +52,13 @@ export class AgentObject extends DurableObject<Env> {
     this.settings = new AgentSettings(ctx.storage);
     this.transcript = new Transcript(ctx.storage);
     this.fixedDate = fixedDateFrom(env.AGENT_DATE);
-    this.context = createAgentContext(ctx.storage, env.SKILLS_BUCKET, this.settings, this.fixedDate);
+    this.context = createAgentContext(
+      ctx.storage,
+      env.SKILLS_BUCKET,
+      this.settings,
+      this.fixedDate,
+      postgresStore(ctx, env),
+    );
     // First start: index the seed entries, then freeze. Cold start: the stored prompt, as it was.
     void ctx.blockConcurrencyWhile(async () => {
       await seedKnowledge(this.context, this.settings);
@@ -214,4 +222,43 @@ function messageText(message: ModelMessage): string {
       }
     })
     .join("\n");
+}
+
+/**
+ * With a Hyperdrive binding (wrangler.postgres.jsonc), the agent's blocks and prompt live in Postgres, in
+ * this object's namespace (its id, as seed 004 uses it for a session). Each statement (each transaction for
+ * a batch) runs on a `pg.Client` opened for it and closed after, as Cloudflare advises for Hyperdrive, which
+ * keeps the real connections pooled: no socket is kept open in the object between requests. `pg` is loaded
+ * on first use only, so the SQLite configuration never loads it.
+ */
+function postgresStore(ctx: DurableObjectState, env: Env): PostgresStore | undefined {
+  const hyperdrive = (env as Env & { HYPERDRIVE?: { connectionString: string } }).HYPERDRIVE;
+  if (hyperdrive === undefined) return undefined;
+  const open = async () => {
+    const { default: pg } = await import("pg");
+    const client = new pg.Client({ connectionString: hyperdrive.connectionString });
+    await client.connect();
+    return client;
+  };
+  // The part of a pg.Pool that @contextblocks/sql's fromPg uses: a "pool" that opens a client per use.
+  const client: PgPoolLike = {
+    async query(text, values) {
+      const connection = await open();
+      try {
+        return await connection.query(text, values);
+      } finally {
+        await connection.end();
+      }
+    },
+    async connect() {
+      const connection = await open();
+      return Object.assign(connection, {
+        release: () => {
+          void connection.end();
+        },
+      });
+    },
+    idleCount: 0,
+  };
+  return { client, namespace: ctx.id.toString() };
 }

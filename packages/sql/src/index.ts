@@ -10,7 +10,23 @@ export {
   type DurableObjectStorageLike,
   fromDurableObjectStorage,
 } from "./durable-object-storage.js";
+export {
+  fromPg,
+  isPgClient,
+  isPgPool,
+  type PgClientLike,
+  type PgPoolClientLike,
+  type PgPoolLike,
+  type PgQueryResult,
+} from "./pg.js";
 export { statementText } from "./placeholders.js";
+export {
+  fromPostgresJs,
+  isPostgresJs,
+  type PostgresJsRows,
+  type PostgresJsSql,
+  type PostgresJsSqlLike,
+} from "./postgres-js.js";
 export { namespaceProblem, type SqliteProviderOptions } from "./sqlite-provider-options.js";
 export { buildStatement, isSqlStatement, join, raw, type SqlTemplateValue, sql } from "./statement.js";
 export { fromTaggedTemplate, type TaggedTemplateSqlSource } from "./tagged-template.js";

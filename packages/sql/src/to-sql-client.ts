@@ -4,6 +4,8 @@ import {
   fromBetterSqlite3,
 } from "./better-sqlite3.js";
 import { type DurableObjectStorageLike, fromDurableObjectStorage } from "./durable-object-storage.js";
+import { fromPg, isPgClient, isPgPool, type PgClientLike, type PgPoolLike } from "./pg.js";
+import { fromPostgresJs, isPostgresJs, type PostgresJsSql } from "./postgres-js.js";
 import { fromTaggedTemplate, type TaggedTemplateSqlSource } from "./tagged-template.js";
 import type { SqlClient } from "./types.js";
 
@@ -18,12 +20,16 @@ export type SqlSource =
   | DurableObjectStorageLike
   | DurableObjectStateLike
   | TaggedTemplateSqlSource
-  | BetterSqlite3Database;
+  | BetterSqlite3Database
+  | PgClientLike
+  | PgPoolLike
+  | PostgresJsSql;
 
 /** What `toSqlClient` accepts, for error messages. */
 const ACCEPTED =
   "a SqlClient, a Durable Object storage (ctx.storage), a Durable Object state (ctx), " +
-  "an object with a tagged-template sql method (an agents Agent), or a better-sqlite3 Database";
+  "an object with a tagged-template sql method (an agents Agent), a better-sqlite3 Database, " +
+  "a node-postgres Client or Pool, or a postgres (porsager) sql instance";
 
 /**
  * Turn any supported SQL handle into a `SqlClient`, picking the adapter by shape:
@@ -35,10 +41,12 @@ const ACCEPTED =
  * | `ctx` / a Durable Object state (`storage` as above) | `fromDurableObjectStorage(ctx.storage)` |
  * | a better-sqlite3 `Database` (`prepare` and `transaction`) | `fromBetterSqlite3` |
  * | an object with a `sql` method (an `agents` Agent) | `fromTaggedTemplate` |
+ * | a `postgres` (porsager) `sql` function (`unsafe` and `begin`) | `fromPostgresJs` |
+ * | a node-postgres `Pool` (`query`, `connect` and `idleCount`) | `fromPg` |
+ * | a node-postgres `Client` (`query` and `connect`) | `fromPg` |
  *
- * Anything else is a `TypeError` naming what is accepted. (A `pg` adapter will add its own row here:
- * a `pg` client has `query(text, values)` but no `batch` or `dialect`, so it cannot be mistaken for a
- * `SqlClient`.)
+ * Anything else is a `TypeError` naming what is accepted. (A `pg` client has `query(text, values)` but no
+ * `batch` or `dialect`, so it cannot be mistaken for a `SqlClient`.)
  */
 export function toSqlClient(source: SqlSource, options: BetterSqlite3Options = {}): SqlClient {
   // Many providers are handed the same database: without options they share one client (and so one
@@ -66,6 +74,9 @@ function adapt(source: SqlSource, options: BetterSqlite3Options): SqlClient {
   if (isDurableObjectState(source)) return fromDurableObjectStorage(source.storage, options);
   if (isBetterSqlite3Database(source)) return fromBetterSqlite3(source, options);
   if (isTaggedTemplateSource(source)) return fromTaggedTemplate(source, options);
+  // After the Agent check: an Agent is read as an Agent even if it grew query/connect methods.
+  if (isPostgresJs(source)) return fromPostgresJs(source, options);
+  if (isPgPool(source) || isPgClient(source)) return fromPg(source, options);
   throw new TypeError(`toSqlClient: expected ${ACCEPTED}; got ${describeValue(source)}`);
 }
 

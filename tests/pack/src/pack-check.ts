@@ -34,7 +34,17 @@ import { extractSnippets } from "../../readmes/src/extract.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const HERE = fileURLToPath(new URL("../", import.meta.url));
-const PACKAGES = ["core", "sql", "sqlite", "fts5", "ai", "conformance", "r2", "sessions"] as const;
+const PACKAGES = [
+  "core",
+  "sql",
+  "sqlite",
+  "fts5",
+  "ai",
+  "conformance",
+  "r2",
+  "sessions",
+  "postgres",
+] as const;
 const REPOSITORY = "https://github.com/contextblocks/contextblocks";
 
 /** Versions the smoke project installs next to the tarballs: the ones that run on Node 20 (TOOLCHAIN.md). */

@@ -1,5 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { fromBetterSqlite3, type SqlSource, sql, toSqlClient } from "../../src/index.js";
+import {
+  fromBetterSqlite3,
+  isPgClient,
+  isPgPool,
+  isPostgresJs,
+  type SqlSource,
+  sql,
+  toSqlClient,
+} from "../../src/index.js";
 import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 describe("toSqlClient (Node)", () => {
@@ -38,12 +46,34 @@ describe("toSqlClient (Node)", () => {
     ["a number", 42],
     ["a string", "file.sqlite"],
     ["an empty object", {}],
-    ["a pg-like client", { query: async () => ({ rows: [] }) }],
+    ["an object with query but no connect", { query: async () => ({ rows: [] }) }],
     ["storage without transactionSync", { sql: { exec: () => ({}) } }],
   ])("refuses %s with a TypeError naming what it accepts", (_name, source) => {
     expect(() => toSqlClient(source as unknown as SqlSource)).toThrow(TypeError);
     expect(() => toSqlClient(source as unknown as SqlSource)).toThrow(
-      /expected a SqlClient, a Durable Object storage \(ctx\.storage\), a Durable Object state \(ctx\), an object with a tagged-template sql method \(an agents Agent\), or a better-sqlite3 Database; got/,
+      /expected a SqlClient, a Durable Object storage \(ctx\.storage\), a Durable Object state \(ctx\), an object with a tagged-template sql method \(an agents Agent\), a better-sqlite3 Database, a node-postgres Client or Pool, or a postgres \(porsager\) sql instance; got/,
     );
+  });
+});
+
+describe("toSqlClient (Postgres shapes; the real drivers are tested in @contextblocks/postgres)", () => {
+  const query = async () => ({ rows: [], rowCount: 0 });
+  const connect = async () => undefined;
+
+  it("reads query + connect as a node-postgres Client and adds idleCount for a Pool", () => {
+    const client = { query, connect };
+    const pool = { query, connect, idleCount: 0 };
+    expect(isPgClient(client)).toBe(true);
+    expect(isPgPool(client)).toBe(false);
+    expect(isPgPool(pool)).toBe(true);
+    expect(isPgClient(pool)).toBe(false);
+    expect(toSqlClient(client).dialect).toBe("postgres");
+    expect(toSqlClient(pool).dialect).toBe("postgres");
+  });
+
+  it("reads a function with unsafe + begin as a postgres (porsager) sql instance", () => {
+    const instance = Object.assign(() => undefined, { unsafe: query, begin: connect });
+    expect(isPostgresJs(instance)).toBe(true);
+    expect(toSqlClient(instance as unknown as SqlSource).dialect).toBe("postgres");
   });
 });

@@ -1,0 +1,11 @@
+import { type PostgresSource, postgresClient } from "./client.js";
+import { ensureSchema } from "./schema.js";
+
+/**
+ * Runs `POSTGRES_SCHEMA` on `source` (idempotent; concurrent callers take turns behind an advisory lock), for
+ * a deploy step or a migration script. The providers do the same on their first write unless
+ * `createTables: false`.
+ */
+export function createTables(source: PostgresSource): Promise<void> {
+  return ensureSchema(postgresClient(source, undefined, "createTables"));
+}

@@ -1,0 +1,171 @@
+import { ContextError, type SearchProvider } from "@contextblocks/core";
+import { planQuery } from "@contextblocks/fts5";
+import { type SqlClient, type StatementObserver, sql } from "@contextblocks/sql";
+import { rowLabel } from "@contextblocks/sqlite";
+import { type PostgresSource, postgresClient } from "./client.js";
+import { checkLabel, checkNamespace } from "./names.js";
+import { isUndefinedTable, missingTables, withTables } from "./schema.js";
+import { searchStatement } from "./search-statement.js";
+import { checkStorable, kindOf } from "./text-checks.js";
+
+const PROVIDER = "PostgresSearchProvider";
+
+/** Options of `PostgresSearchProvider`. */
+export interface PostgresSearchProviderOptions {
+  /** The block label. Usually left out: `ContextBlocks` calls `init(label)` before first use. */
+  label?: string | undefined;
+  /** Keeps entries of one label apart per tenant or session sharing a database (rows keyed as in sqlite). */
+  namespace?: string | undefined;
+  /** How many matches `search` returns at most. Default 10. */
+  limit?: number | undefined;
+  /** Whether a query also matches the words of the keys (ranked above content words). Default `true`. */
+  searchKeys?: boolean | undefined;
+  /** Create the tables on first use when they are missing. Default `true`; `false` when schema.sql was run. */
+  createTables?: boolean | undefined;
+  /** Per-statement report (`changes` for writes). Not for a ready `SqlClient`. */
+  onStatement?: StatementObserver | undefined;
+}
+
+const defaultLimit = 10;
+
+/**
+ * A searchable context block on Postgres full-text search: keyed entries in `cf_agents_search_entries`
+ * (seed 004's table: a generated `tsvector` column with a GIN index), the same question recall as
+ * `@contextblocks/fts5` (its `planQuery`: stopwords out, terms ORed), ranked by coverage of the query's
+ * rarer terms and `ts_rank_cd`. Query text is bound as words, never read as `tsquery` syntax.
+ *
+ * - `get()`: `"N entries indexed."`, or `null` when the label has no entries.
+ * - `search(query)`: the best matches as `[key]` + newline + content, separated by blank lines, or `null`.
+ * - `set(key, content)`: adds or replaces one entry. `delete(key)`: removes one.
+ *
+ * Every call is one statement (one round trip).
+ */
+export class PostgresSearchProvider implements SearchProvider {
+  readonly #client: SqlClient;
+  readonly #namespace: string | undefined;
+  readonly #limit: number;
+  readonly #searchKeys: boolean;
+  readonly #createTables: boolean;
+  #label: string | undefined;
+
+  constructor(source: PostgresSource, options: PostgresSearchProviderOptions | string = {}) {
+    const settings: PostgresSearchProviderOptions =
+      typeof options === "string" ? { label: options } : options;
+    if (typeof settings !== "object" || settings === null) {
+      throw invalidConfig(`options must be an object or a label string, got ${kindOf(settings)}`);
+    }
+    const { limit = defaultLimit, searchKeys = true, createTables = true } = settings;
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw invalidConfig(`limit must be a positive integer, got ${kindOf(limit)}`);
+    }
+    if (typeof searchKeys !== "boolean") {
+      throw invalidConfig(`searchKeys must be a boolean, got ${kindOf(searchKeys)}`);
+    }
+    if (typeof createTables !== "boolean") {
+      throw invalidConfig(`createTables must be a boolean, got ${kindOf(createTables)}`);
+    }
+    this.#client = postgresClient(source, settings.onStatement, PROVIDER);
+    this.#namespace = checkNamespace(settings.namespace, PROVIDER);
+    this.#label =
+      settings.label === undefined ? undefined : checkLabel(settings.label, this.#namespace, PROVIDER);
+    this.#limit = limit;
+    this.#searchKeys = searchKeys;
+    this.#createTables = createTables;
+  }
+
+  /** The block label, once given (by the options or by `init`). */
+  get label(): string | undefined {
+    return this.#label;
+  }
+
+  /** The namespace entries are kept in, if any. */
+  get namespace(): string | undefined {
+    return this.#namespace;
+  }
+
+  /** Called by `ContextBlocks` with the block's label before first use. */
+  init(label: string): void {
+    this.#label = checkLabel(label, this.#namespace, PROVIDER);
+  }
+
+  /** `"N entries indexed."` or `null`: a count over the label's rows of the primary key. */
+  async get(): Promise<string | null> {
+    const stored = this.#storedLabel();
+    const rows = await this.#read<{ entries: unknown }>(
+      sql`SELECT count(*) AS entries FROM cf_agents_search_entries WHERE label = ${stored}`,
+    );
+    const entries = Number(rows[0]?.entries ?? 0);
+    return entries > 0 ? `${entries} entries indexed.` : null;
+  }
+
+  async search(query: string): Promise<string | null> {
+    if (typeof query !== "string")
+      throw this.#invalidInput(`search: query must be a string, got ${kindOf(query)}`);
+    const stored = this.#storedLabel();
+    const plan = planQuery(query);
+    if (plan === null) return null;
+    const rows = await this.#read<{ key: unknown; content: unknown }>(
+      searchStatement(stored, plan, this.#limit, this.#searchKeys),
+    );
+    if (rows.length === 0) return null;
+    return rows.map((row) => `[${String(row.key)}]\n${String(row.content)}`).join("\n\n");
+  }
+
+  async set(key: string, content: string): Promise<void> {
+    this.#checkKey(key, "set");
+    if (typeof content !== "string") {
+      throw this.#invalidInput(`set: content must be a string, got ${kindOf(content)}`);
+    }
+    checkStorable(content, "content", PROVIDER, "INVALID_INPUT", this.#label);
+    const stored = this.#storedLabel();
+    const upsert = sql`INSERT INTO cf_agents_search_entries AS entry (label, key, content)
+VALUES (${stored}, ${key}, ${content})
+ON CONFLICT (label, key) DO UPDATE SET content = excluded.content, updated_at = NOW()
+WHERE entry.content IS DISTINCT FROM excluded.content`;
+    await withTables(this.#client, this.#createTables, PROVIDER, () => this.#client.run(upsert));
+  }
+
+  async delete(key: string): Promise<void> {
+    this.#checkKey(key, "delete");
+    const stored = this.#storedLabel();
+    await this.#read(sql`DELETE FROM cf_agents_search_entries WHERE label = ${stored} AND key = ${key}`);
+  }
+
+  /** Runs a statement that needs the table but should not create it: a missing table reads as empty. */
+  async #read<Row>(statement: Parameters<SqlClient["run"]>[0]): Promise<Row[]> {
+    try {
+      return await this.#client.run<Row>(statement);
+    } catch (error) {
+      if (!isUndefinedTable(error)) throw error;
+      if (this.#createTables) return [];
+      throw missingTables(PROVIDER, error);
+    }
+  }
+
+  #checkKey(key: unknown, method: string): asserts key is string {
+    if (typeof key !== "string" || key.length === 0) {
+      throw this.#invalidInput(`${method}: key must be a non-empty string, got ${kindOf(key)}`);
+    }
+    checkStorable(key, "key", PROVIDER, "INVALID_INPUT", this.#label);
+  }
+
+  #storedLabel(): string {
+    if (this.#label === undefined) {
+      throw invalidConfig("no label: pass { label } to the constructor or call init(label) before use");
+    }
+    return rowLabel(this.#label, this.#namespace);
+  }
+
+  #invalidInput(message: string): ContextError {
+    const label = this.#label;
+    return new ContextError(
+      "INVALID_INPUT",
+      `${PROVIDER}${label === undefined ? "" : ` "${label}"`} ${message}`,
+      label === undefined ? undefined : { label },
+    );
+  }
+}
+
+function invalidConfig(message: string): ContextError {
+  return new ContextError("INVALID_CONFIG", `${PROVIDER}: ${message}`);
+}

@@ -1,0 +1,1 @@
+export { startThrowawayCluster, type ThrowawayCluster, type ThrowawayClusterOptions } from "./cluster.js";

@@ -1,0 +1,108 @@
+import { readFileSync } from "node:fs";
+import { type ContextError, isContextError } from "@contextblocks/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  createTables,
+  POSTGRES_SCHEMA,
+  PostgresContextProvider,
+  PostgresSearchProvider,
+} from "../src/index.js";
+import { createSchema, type TestSchema } from "./database.js";
+
+let schema: TestSchema;
+beforeEach(async () => {
+  schema = await createSchema();
+});
+afterEach(async () => {
+  await schema.drop();
+});
+
+async function tables(): Promise<string[]> {
+  const client = await schema.client();
+  const { rows } = await client.query<{ name: string }>(
+    "SELECT tablename AS name FROM pg_tables WHERE schemaname = $1 ORDER BY tablename",
+    [schema.name],
+  );
+  return rows.map((row) => row.name);
+}
+
+describe("schema", () => {
+  it("schema.sql is POSTGRES_SCHEMA, byte for byte", () => {
+    const shipped = readFileSync(new URL("../schema.sql", import.meta.url), "utf8");
+    expect(shipped).toBe(POSTGRES_SCHEMA);
+  });
+
+  it("schema.sql runs as is, and providers with createTables: false use its tables", async () => {
+    const client = await schema.client();
+    await client.query(POSTGRES_SCHEMA);
+    await client.query(POSTGRES_SCHEMA); // idempotent
+    const { rows } = await client.query<{ name: string }>(
+      "SELECT indexname AS name FROM pg_indexes WHERE schemaname = $1 AND indexdef LIKE '%USING gin%' ORDER BY 1",
+      [schema.name],
+    );
+    expect(rows.map((row) => row.name)).toEqual(["idx_search_entries_fts", "idx_search_entries_key_fts"]);
+    const memory = new PostgresContextProvider(client, { label: "memory", createTables: false });
+    await memory.set("kept");
+    expect(await memory.get()).toBe("kept");
+    const knowledge = new PostgresSearchProvider(client, { label: "knowledge", createTables: false });
+    await knowledge.set("kb-one", "The ferry leaves at nine.");
+    expect(await knowledge.search("When does the ferry leave?")).toBe("[kb-one]\nThe ferry leaves at nine.");
+  });
+
+  it("createTables: false on a database without the tables says to run schema.sql, and creates nothing", async () => {
+    const client = await schema.client();
+    const memory = new PostgresContextProvider(client, { label: "memory", createTables: false });
+    const knowledge = new PostgresSearchProvider(client, { label: "knowledge", createTables: false });
+    for (const call of [
+      () => memory.get(),
+      () => memory.set("x"),
+      () => knowledge.get(),
+      () => knowledge.set("k", "x"),
+    ]) {
+      const error = await call().then(
+        () => null,
+        (caught: unknown) => caught,
+      );
+      expect(isContextError(error)).toBe(true);
+      expect((error as ContextError).code).toBe("PROVIDER_FAILED");
+      expect((error as ContextError).message).toMatch(/schema\.sql/);
+    }
+    expect(await tables()).toEqual([]);
+  });
+
+  it("by default a read creates nothing and the first write creates the tables", async () => {
+    const client = await schema.client();
+    const memory = new PostgresContextProvider(client, "memory");
+    expect(await memory.get()).toBeNull();
+    const knowledge = new PostgresSearchProvider(client, "knowledge");
+    expect(await knowledge.get()).toBeNull();
+    expect(await knowledge.search("anything")).toBeNull();
+    expect(await tables()).toEqual([]);
+    await memory.set("first");
+    expect(await tables()).toEqual(["cf_agents_context_blocks", "cf_agents_search_entries"]);
+    expect(await memory.get()).toBe("first");
+  });
+
+  it("first writers on eight connections at once create the tables once, without an error", async () => {
+    const providers = await Promise.all(
+      Array.from(
+        { length: 8 },
+        async (_, index) => new PostgresContextProvider(await schema.client(), `block-${index}`),
+      ),
+    );
+    await Promise.all(providers.map((provider, index) => provider.set(`value ${index}`)));
+    expect(await Promise.all(providers.map((provider) => provider.get()))).toEqual(
+      providers.map((_, index) => `value ${index}`),
+    );
+  });
+
+  it("createTables(pg.Client) creates the tables the providers then use with createTables: false", async () => {
+    const client = await schema.client();
+    await createTables(client);
+    await createTables(client);
+    expect(await tables()).toEqual(["cf_agents_context_blocks", "cf_agents_search_entries"]);
+    const memory = new PostgresContextProvider(client, { label: "memory", createTables: false });
+    await memory.set("kept");
+    expect(await memory.get()).toBe("kept");
+  });
+});

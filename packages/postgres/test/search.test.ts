@@ -1,0 +1,109 @@
+import { ContextBlocks, type ContextError, isContextError } from "@contextblocks/core";
+import type pg from "pg";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { PostgresContextProvider, PostgresSearchProvider } from "../src/index.js";
+import { createSchema, type TestSchema } from "./database.js";
+
+let schema: TestSchema;
+beforeEach(async () => {
+  schema = await createSchema();
+});
+afterEach(async () => {
+  await schema.drop();
+});
+
+const keysOf = (result: string | null) =>
+  [...(result ?? "").matchAll(/^\[([^\]\n]*)\]$/gm)].map((match) => match[1]);
+
+describe("PostgresSearchProvider", () => {
+  it("reads tsquery operators in a query as words, never as syntax", async () => {
+    const search = new PostgresSearchProvider(await schema.client(), "knowledge");
+    await search.set("kb-smoothie", "A mango and papaya smoothie, not too sweet.");
+    await search.set("kb-pantry", "Rice, beans and lentils.");
+    for (const query of [
+      "mango & !papaya",
+      "mango <-> papaya",
+      "mango:*",
+      "!(papaya)",
+      "'mango' | 'x'",
+      "mango\\",
+    ]) {
+      expect(keysOf(await search.search(query)), query).toEqual(["kb-smoothie"]);
+    }
+    expect(await search.search("!&|<->():*")).toBeNull();
+    expect(await search.search("mang:*")).toBeNull();
+  });
+
+  it("finds an answer to a question whose words are not all in it, and ranks the rarer term first", async () => {
+    const search = new PostgresSearchProvider(await schema.client(), { label: "knowledge", limit: 3 });
+    await search.set("kb-allergy", "Mia is allergic to peanuts and always carries an epinephrine pen.");
+    await search.set("kb-menu", "The cafeteria menu lists the foods served this week.");
+    for (const [key, text] of [
+      ["kb-bedroom", "The bedroom window sticks."],
+      ["kb-garage", "The garage window faces the orchard."],
+      ["kb-quartz", "The quartz countertop needs resealing."],
+    ]) {
+      await search.set(key as string, text as string);
+    }
+    expect(keysOf(await search.search("What is Mia allergic to?"))[0]).toBe("kb-allergy");
+    expect(keysOf(await search.search("quartz window"))[0]).toBe("kb-quartz");
+    expect(keysOf(await search.search("window"))).toHaveLength(2);
+  });
+
+  it("finds an entry by the words of its key", async () => {
+    const search = new PostgresSearchProvider(await schema.client(), "knowledge");
+    await search.set("ferry-timetable", "Leaves at nine, returns before dusk.");
+    expect(keysOf(await search.search("timetable"))).toEqual(["ferry-timetable"]);
+    const contentOnly = new PostgresSearchProvider(await schema.client(), {
+      label: "knowledge",
+      searchKeys: false,
+    });
+    expect(await contentOnly.search("timetable")).toBeNull();
+  });
+
+  it("refuses text Postgres cannot store unchanged, and keeps what was stored", async () => {
+    const search = new PostgresSearchProvider(await schema.client(), "knowledge");
+    await search.set("kb-kept", "kept text");
+    for (const [key, content] of [
+      ["kb-kept", "nul \u0000 inside"],
+      ["kb-kept", "lone \ud800 surrogate"],
+      ["kb-\u0000", "fine"],
+    ] as const) {
+      const error = await search.set(key, content).then(
+        () => null,
+        (caught: unknown) => caught,
+      );
+      expect(isContextError(error)).toBe(true);
+      expect((error as ContextError).code).toBe("INVALID_INPUT");
+    }
+    expect(await search.search("kept")).toBe("[kb-kept]\nkept text");
+    expect(await search.get()).toBe("1 entries indexed.");
+  });
+
+  it("serves ContextBlocks with a Postgres prompt store, the seed's way", async () => {
+    const open = (client: pg.Client) =>
+      new ContextBlocks(
+        [
+          { label: "soul", provider: { get: async () => "You are a helpful assistant." } },
+          {
+            label: "memory",
+            description: "Short facts",
+            maxTokens: 1100,
+            provider: new PostgresContextProvider(client, "memory_s1"),
+          },
+          {
+            label: "knowledge",
+            description: "Searchable knowledge base",
+            provider: new PostgresSearchProvider(client),
+          },
+        ],
+        new PostgresContextProvider(client, "_prompt_s1"),
+      );
+    const context = open(await schema.client());
+    await context.setBlock("memory", "The user likes tea.");
+    const prompt = await context.freezeSystemPrompt();
+    expect(prompt).toContain("The user likes tea.");
+    // A cold start on another connection serves the stored prompt byte for byte.
+    expect(await open(await schema.client()).freezeSystemPrompt()).toBe(prompt);
+  });
+});
