@@ -197,6 +197,16 @@ function sections(): Section[] {
       run: async (smoke) => runScript("./postgres.ts", smoke).markdown,
     });
   }
+  if (hasScript("./sessions-row-cost.ts")) {
+    list.push({
+      id: "sessions-row-cost",
+      title: "Sessions on a Durable Object: rows per operation",
+      about:
+        "Rows read / written per `appendMessage`, `getHistory`, `getLatestLeaf`, `searchMessages`, `addCompaction` " +
+        "at 100, 1,000 and 10,000 messages, `@contextblocks/sessions` against agents@0.22.0 (bench/src/sessions-row-cost.ts).",
+      run: async (smoke) => runScript("./sessions-row-cost.ts", smoke).markdown,
+    });
+  }
   if (hasScript("./tokens.ts")) {
     list.push({
       id: "tokens",

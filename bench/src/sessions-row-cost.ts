@@ -1,0 +1,225 @@
+/**
+ * Rows read and written on a Durable Object per session operation, by session length: `SqliteSessionProvider`
+ * (`@contextblocks/sessions`) against `AgentSessionProvider` of `agents/experimental/memory/session`
+ * (agents@0.22.0), each on its own object, both through the SQL cursor's `rowsRead` / `rowsWritten` (what
+ * Cloudflare bills).
+ *
+ * One file, both halves, like skills-row-cost.ts: run with Node (`node --import tsx src/sessions-row-cost.ts
+ * [--smoke]`), it starts itself as a Worker with wrangler's `unstable_startWorker` and asks it for each
+ * system and length; inside workerd only the Durable Object and the fetch handler below are used.
+ */
+
+import { type SessionMessage, SqliteSessionProvider } from "@contextblocks/sessions";
+import { type DurableObjectStateLike, fromDurableObjectStorage } from "@contextblocks/sql";
+import { AgentSessionProvider } from "agents-session/experimental/memory/session";
+import { markdownTable } from "./markdown.js";
+
+const LENGTHS = [100, 1_000, 10_000] as const;
+const SMOKE_LENGTHS = [20, 60] as const;
+const SYSTEMS = ["contextblocks", "agents"] as const;
+type SystemName = (typeof SYSTEMS)[number];
+
+interface OperationCost {
+  operation: string;
+  rowsRead: number;
+  rowsWritten: number;
+  /** Messages a read returned (a search that finds nothing reads nothing). */
+  returned: number | null;
+}
+
+const messageOf = (index: number): SessionMessage => ({
+  id: `m${index}`,
+  role: index % 2 === 0 ? "user" : "assistant",
+  parts: [{ type: "text", text: `message ${index}: the deploy on friday moved to ${index % 7} pm` }],
+});
+
+/** The provider operations measured, the same calls on both systems. */
+interface MeasuredProvider {
+  appendMessage(message: SessionMessage): unknown;
+  getHistory(): unknown;
+  getLatestLeaf(): unknown;
+  searchMessages(query: string, limit: number): unknown;
+  addCompaction(summary: string, from: string, to: string): unknown;
+}
+
+/** A SQL cursor reader that adds up what each statement read and wrote. */
+class RowCounter {
+  rowsRead = 0;
+  rowsWritten = 0;
+
+  constructor(private readonly state: DurableObjectStateLike) {}
+
+  /** The tagged-template `sql` an `agents` Agent offers, which the anchor calls. */
+  readonly sql = (strings: TemplateStringsArray, ...values: unknown[]): unknown[] => {
+    const text = strings.reduce(
+      (joined, part, index) => joined + part + (index < values.length ? "?" : ""),
+      "",
+    );
+    return this.exec(text, values);
+  };
+
+  exec(text: string, values: readonly unknown[]): unknown[] {
+    const cursor = this.state.storage.sql.exec(text, ...values);
+    const rows = cursor.toArray();
+    this.add(cursor.rowsRead, cursor.rowsWritten);
+    return rows;
+  }
+
+  add(rowsRead: number, rowsWritten: number): void {
+    this.rowsRead += rowsRead;
+    this.rowsWritten += rowsWritten;
+  }
+
+  take(): { rowsRead: number; rowsWritten: number } {
+    const taken = { rowsRead: this.rowsRead, rowsWritten: this.rowsWritten };
+    this.rowsRead = 0;
+    this.rowsWritten = 0;
+    return taken;
+  }
+}
+
+async function scenario(
+  state: DurableObjectStateLike,
+  system: SystemName,
+  length: number,
+): Promise<OperationCost[]> {
+  const counter = new RowCounter(state);
+  let provider: MeasuredProvider;
+  if (system === "contextblocks") {
+    // The adapter reports each statement's cursor counts, the same numbers the counter adds up.
+    const client = fromDurableObjectStorage(state.storage, {
+      onStatement: (report) => counter.add(report.rowsRead ?? 0, report.rowsWritten ?? 0),
+    });
+    provider = new SqliteSessionProvider(client, "bench");
+  } else {
+    provider = new AgentSessionProvider(counter as never, "bench") as unknown as MeasuredProvider;
+  }
+  for (let index = 0; index < length; index++) await provider.appendMessage(messageOf(index));
+  counter.take();
+  const measure = async (operation: string, run: () => unknown): Promise<OperationCost> => {
+    counter.take();
+    const result = await run();
+    return { operation, ...counter.take(), returned: Array.isArray(result) ? result.length : null };
+  };
+  return [
+    await measure("appendMessage", () => provider.appendMessage(messageOf(length))),
+    await measure("getHistory (whole path)", () => provider.getHistory()),
+    await measure("getLatestLeaf", () => provider.getLatestLeaf()),
+    await measure("searchMessages (10)", () => provider.searchMessages("deploy friday", 10)),
+    await measure("addCompaction", () =>
+      provider.addCompaction("summary of the start", "m0", `m${Math.floor(length / 2)}`),
+    ),
+    await measure("getHistory (compacted)", () => provider.getHistory()),
+  ];
+}
+
+/** The Durable Object (SQLite storage) that runs one scenario per request. */
+export class SessionsCostObject {
+  constructor(private readonly state: DurableObjectStateLike) {}
+
+  async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const system = url.searchParams.get("system") === "agents" ? "agents" : "contextblocks";
+    const length = Number(url.searchParams.get("length") ?? "100");
+    try {
+      return Response.json(await scenario(this.state, system, length));
+    } catch (error) {
+      return new Response(error instanceof Error ? (error.stack ?? error.message) : String(error), {
+        status: 500,
+      });
+    }
+  }
+}
+
+interface CostNamespace {
+  idFromName(name: string): unknown;
+  get(id: unknown): { fetch(request: Request): Promise<Response> };
+}
+
+export default {
+  async fetch(request: Request, env: { SESSIONS_COST: CostNamespace }): Promise<Response> {
+    const url = new URL(request.url);
+    // A fresh object (and so a fresh database) per system and length.
+    const name = `${url.searchParams.get("system")}-${url.searchParams.get("length")}`;
+    return env.SESSIONS_COST.get(env.SESSIONS_COST.idFromName(name)).fetch(request);
+  },
+};
+
+// ── Node: start this file as a Worker and print the figures ────────────────────────────────────────────
+
+export async function runSessionsRowCost(
+  smoke: boolean,
+  entrypoint: string = decodeURIComponent(new URL(import.meta.url).pathname),
+): Promise<string> {
+  // A non-literal specifier keeps the bundler from pulling wrangler into the Worker.
+  const wranglerSpecifier = "wrangler";
+  const { unstable_startWorker } = (await import(wranglerSpecifier)) as typeof import("wrangler");
+  const worker = await unstable_startWorker({
+    name: "contextblocks-sessions-row-cost",
+    entrypoint,
+    compatibilityDate: "2026-04-01",
+    compatibilityFlags: ["nodejs_compat"],
+    bindings: { SESSIONS_COST: { type: "durable_object_namespace", class_name: "SessionsCostObject" } },
+    migrations: [{ tag: "v1", new_sqlite_classes: ["SessionsCostObject"] }],
+    dev: {
+      server: { hostname: "127.0.0.1", port: 0 },
+      inspector: false,
+      persist: false,
+      watch: false,
+      logLevel: "warn",
+    },
+  });
+  try {
+    await worker.ready;
+    const lengths = smoke ? SMOKE_LENGTHS : LENGTHS;
+    const costs = new Map<string, OperationCost[]>();
+    for (const length of lengths) {
+      for (const system of SYSTEMS) {
+        const response = await worker.fetch(`http://sessions-cost/?system=${system}&length=${length}`);
+        if (!response.ok) throw new Error(`${system}, ${length} messages: ${await response.text()}`);
+        costs.set(`${system}-${length}`, (await response.json()) as OperationCost[]);
+      }
+    }
+    const operations = (costs.get(`contextblocks-${lengths[0]}`) ?? []).map((cost) => cost.operation);
+    const cell = (system: SystemName, length: number, index: number) => {
+      const cost = costs.get(`${system}-${length}`)?.[index];
+      if (cost === undefined) return "n/a";
+      const returned = cost.returned === null ? "" : ` (${cost.returned} returned)`;
+      return `${cost.rowsRead} / ${cost.rowsWritten}${returned}`;
+    };
+    const rows = operations.flatMap((operation, index) =>
+      SYSTEMS.map((system) => [
+        operation,
+        system === "contextblocks" ? "@contextblocks/sessions" : "agents@0.22.0",
+        ...lengths.map((length) => cell(system, length, index)),
+      ]),
+    );
+    return [
+      "## Sessions on a Durable Object: rows read / written per operation",
+      "",
+      "Each system on its own fresh object, the session filled with that many messages first; one call measured.",
+      "",
+      markdownTable(
+        ["operation", "system", ...lengths.map((length) => `${length.toLocaleString("en-US")} messages`)],
+        rows,
+      ),
+    ].join("\n");
+  } finally {
+    await worker.dispose();
+  }
+}
+
+const isNodeMain =
+  typeof process !== "undefined" &&
+  typeof process.argv?.[1] === "string" &&
+  process.argv[1].replaceAll("\\", "/").endsWith("src/sessions-row-cost.ts");
+
+if (isNodeMain) {
+  runSessionsRowCost(process.argv.includes("--smoke")).then(
+    (report) => console.log(report),
+    (error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    },
+  );
+}
