@@ -15,6 +15,7 @@ export {
   textOfMessage,
 } from "./message.js";
 export { applyCompactions, compactionPrefix, isCompactionMessage } from "./overlays.js";
+export { runMessagesOf, verbatimPartType } from "./run-message-decoding.js";
 export { compactionsTable, ensureSchema, leavesTable, messagesTable, searchTable } from "./schema.js";
 export {
   Session,
@@ -30,12 +31,18 @@ export {
   SessionManager,
 } from "./session-manager.js";
 export {
+  SessionHistoryProvider,
+  type SessionHistoryOptions,
+  type SessionSource,
+} from "./session-history-provider.js";
+export {
   isSessionProvider,
   type RecentHistoryResult,
   type SearchResult,
   type SessionProvider,
   type StoredCompaction,
 } from "./session-provider.js";
+export { runStateTable, SessionRunStateStore } from "./session-run-state-store.js";
 export {
   maximumPathLength,
   SqliteSessionProvider,
