@@ -23,6 +23,11 @@ export {
   type SessionContextOptions,
   type SessionOptions,
 } from "./session.js";
+export {
+  type SessionHistoryOptions,
+  SessionHistoryProvider,
+  type SessionSource,
+} from "./session-history-provider.js";
 export type { SessionHost } from "./session-host.js";
 export {
   type CreateSessionOptions,
@@ -30,11 +35,6 @@ export {
   type SessionInfo,
   SessionManager,
 } from "./session-manager.js";
-export {
-  SessionHistoryProvider,
-  type SessionHistoryOptions,
-  type SessionSource,
-} from "./session-history-provider.js";
 export {
   isSessionProvider,
   type RecentHistoryResult,

@@ -154,7 +154,9 @@ type MessageOptions = { providerOptions?: ProviderOptions };
 function messageOptions(message: SessionMessage): MessageOptions {
   const metadata = message.metadata as { providerOptions?: unknown } | undefined;
   const options = metadata?.providerOptions;
-  return typeof options === "object" && options !== null ? { providerOptions: options as ProviderOptions } : {};
+  return typeof options === "object" && options !== null
+    ? { providerOptions: options as ProviderOptions }
+    : {};
 }
 
 function providerOptionsOf(part: SessionMessagePart): MessageOptions {

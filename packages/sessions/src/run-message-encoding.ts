@@ -37,7 +37,8 @@ export function toSessionMessage(message: RunMessage, id: string, createdAt: Dat
  * calls it does not hold, an approval, a second tool message for the same step).
  */
 export function withToolResults(assistant: SessionMessage, tool: RunMessage): SessionMessage | null {
-  if (assistant.role !== "assistant" || tool.role !== "tool" || tool.providerOptions !== undefined) return null;
+  if (assistant.role !== "assistant" || tool.role !== "tool" || tool.providerOptions !== undefined)
+    return null;
   const parts = assistant.parts.map((part) => ({ ...part }));
   for (const result of tool.content) {
     if (result.type !== "tool-result") return null;

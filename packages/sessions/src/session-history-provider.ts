@@ -59,7 +59,11 @@ export class SessionHistoryProvider implements HistoryProvider {
       );
     }
     const { session, maxBytes, generateId } = options;
-    if (!(session instanceof Session) && !(session instanceof SessionManager) && typeof session !== "function") {
+    if (
+      !(session instanceof Session) &&
+      !(session instanceof SessionManager) &&
+      typeof session !== "function"
+    ) {
       throw new ContextError(
         "INVALID_CONFIG",
         `SessionHistoryProvider: session must be a Session, a SessionManager or a function of the session id, got ${kindOf(session)}`,

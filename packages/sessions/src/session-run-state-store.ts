@@ -1,4 +1,4 @@
-import type { RunStates, RunStateStore } from "@contextblocks/ai";
+import type { RunStateStore, RunStates } from "@contextblocks/ai";
 import { ContextError } from "@contextblocks/core";
 import { type SqlClient, type SqlSource, sql, toSqlClient } from "@contextblocks/sql";
 import { kindOf } from "./message.js";
@@ -56,7 +56,10 @@ export class SessionRunStateStore implements RunStateStore {
       );
     }
     // Serialized before anything is written: a state JSON cannot hold fails the save, not half of it.
-    const rows = Object.entries(states).map(([sourceId, state]) => ({ sourceId, json: stateJson(state, sourceId) }));
+    const rows = Object.entries(states).map(([sourceId, state]) => ({
+      sourceId,
+      json: stateJson(state, sourceId),
+    }));
     await this.#ready();
     const kept = JSON.stringify(rows.map((row) => row.sourceId));
     await this.#client.batch([
@@ -81,14 +84,12 @@ export class SessionRunStateStore implements RunStateStore {
   #ready(): Promise<void> {
     let promise = ready.get(this.#client);
     if (promise === undefined) {
-      promise = this.#client
-        .query`CREATE TABLE IF NOT EXISTS contextblocks_run_state (
+      promise = this.#client.query`CREATE TABLE IF NOT EXISTS contextblocks_run_state (
           session_id TEXT NOT NULL,
           source_id TEXT NOT NULL,
           state TEXT NOT NULL,
           PRIMARY KEY (session_id, source_id)
-        ) WITHOUT ROWID`
-        .then(() => undefined);
+        ) WITHOUT ROWID`.then(() => undefined);
       promise.catch(() => ready.delete(this.#client));
       ready.set(this.#client, promise);
     }
