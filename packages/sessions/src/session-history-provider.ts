@@ -3,8 +3,8 @@ import { ContextError } from "@contextblocks/core";
 import { kindOf, type SessionMessage } from "./message.js";
 import { runMessagesOf } from "./run-message-decoding.js";
 import { toSessionMessage, withToolResults } from "./run-message-encoding.js";
-import { Session } from "./session.js";
-import { SessionManager } from "./session-manager.js";
+import type { Session } from "./session.js";
+import type { SessionManager } from "./session-manager.js";
 
 /** Which session a call reads and writes: one `Session`, a manager's session per id, or your own lookup. */
 export type SessionSource = Session | SessionManager | ((sessionId: string) => Session | Promise<Session>);
@@ -59,11 +59,7 @@ export class SessionHistoryProvider implements HistoryProvider {
       );
     }
     const { session, maxBytes, generateId } = options;
-    if (
-      !(session instanceof Session) &&
-      !(session instanceof SessionManager) &&
-      typeof session !== "function"
-    ) {
+    if (!isSession(session) && !isSessionManager(session) && typeof session !== "function") {
       throw new ContextError(
         "INVALID_CONFIG",
         `SessionHistoryProvider: session must be a Session, a SessionManager or a function of the session id, got ${kindOf(session)}`,
@@ -125,10 +121,10 @@ export class SessionHistoryProvider implements HistoryProvider {
   /** The session a call with this id reads and writes. */
   async sessionOf(sessionId: string): Promise<Session> {
     const source = this.#source;
-    if (source instanceof Session) return source;
-    if (source instanceof SessionManager) return source.getSession(sessionId);
+    if (isSession(source)) return source;
+    if (isSessionManager(source)) return source.getSession(sessionId);
     const session = await source(sessionId);
-    if (!(session instanceof Session)) {
+    if (!isSession(session)) {
       throw new ContextError(
         "INVALID_CONFIG",
         `SessionHistoryProvider "${this.sourceId}": the session function returned ${kindOf(session)} for "${sessionId}", not a Session`,
@@ -136,6 +132,22 @@ export class SessionHistoryProvider implements HistoryProvider {
     }
     return session;
   }
+}
+
+/*
+ * Recognised by shape, as every provider here is: a second copy of this package (two versions in one
+ * bundle) makes sessions `instanceof` would not know.
+ */
+function isSession(value: unknown): value is Session {
+  if (typeof value !== "object" || value === null) return false;
+  const candidate = value as Record<string, unknown>;
+  return ["getHistory", "getRecentHistory", "getLatestLeaf", "appendMessage", "updateMessage"].every(
+    (method) => typeof candidate[method] === "function",
+  );
+}
+
+function isSessionManager(value: unknown): value is SessionManager {
+  return typeof (value as { getSession?: unknown } | null)?.getSession === "function";
 }
 
 /** A window cut from the front starts at a user message: most providers refuse a leading answer or result. */

@@ -8,7 +8,7 @@ import {
 } from "@contextblocks/ai";
 import { assertStablePrefix, comparePrefix } from "@contextblocks/ai/test";
 import { ContextBlocks, isContextError } from "@contextblocks/core";
-import { InMemoryContextProvider, InMemoryStore } from "@contextblocks/core/memory";
+import { InMemoryContextProvider, InMemorySkillProvider, InMemoryStore } from "@contextblocks/core/memory";
 import { generateText, type LanguageModel, stepCountIs, streamText } from "ai";
 import type Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -565,5 +565,44 @@ describe("SessionHistoryProvider: what is stored reads back exactly", () => {
     await new SessionHistoryProvider("history", { session }).saveMessages("shape", approvals);
     const types = (await session.getHistory()).map((message) => message.parts.map((part) => part.type));
     expect(types).toEqual([["tool-pay"], [verbatimPartType], ["text"]]);
+  });
+});
+
+describe("SessionHistoryProvider and the session's own features", () => {
+  it("stores load_context so getLoadedSkillKeys sees it and unloadSkill shrinks the next turn's prompt", async () => {
+    const store = new InMemoryStore();
+    const skills = { "pdf-forms": { content: "PDF FORM INSTRUCTIONS", description: "Forms" } };
+    const skillProvider = new InMemorySkillProvider({ store, skills });
+    const session = Session.create(temporary.database)
+      .forSession("chat")
+      .withContext("skills", { description: "Skills to load", provider: skillProvider });
+    const context = new ContextBlocks([
+      { label: "skills", description: "Skills to load", provider: skillProvider },
+    ]);
+    const model = scriptedModel([
+      callTool("load-1", "load_context", { label: "skills", key: "pdf-forms" }),
+      answer("Loaded."),
+      answer("Done."),
+    ]);
+    const pipeline = contextPipeline({
+      model,
+      context,
+      providers: [new SessionHistoryProvider("history", { session })],
+    });
+    await generateText({
+      model: pipeline.model,
+      tools: pipeline.tools,
+      prompt: "Fill the form.",
+      stopWhen: stepCountIs(2),
+    });
+    expect(conversation(model.doGenerateCalls[1]).at(-1)).toBe("tool: [tool-result load_context]");
+    expect(JSON.stringify(model.doGenerateCalls[1]!.prompt)).toContain("PDF FORM INSTRUCTIONS");
+
+    expect([...(await session.getLoadedSkillKeys())]).toEqual(["skills:pdf-forms"]);
+    expect(await session.unloadSkill("skills", "pdf-forms")).toBe(true);
+    await generateText({ model: pipeline.model, tools: pipeline.tools, prompt: "Thanks." });
+    const sent = JSON.stringify(model.doGenerateCalls[2]!.prompt);
+    expect(sent).not.toContain("PDF FORM INSTRUCTIONS");
+    expect(sent).toContain("[unloaded: pdf-forms from skills]");
   });
 });
