@@ -21,7 +21,7 @@ export class SessionRunStateStore implements RunStateStore {
   readonly #client: SqlClient;
 
   constructor(source: SqlSource | SqliteSessionProvider) {
-    if (typeof source !== "object" && typeof source !== "function") {
+    if (source === null || (typeof source !== "object" && typeof source !== "function")) {
       throw new ContextError(
         "INVALID_CONFIG",
         `SessionRunStateStore: expected a database or a SqliteSessionProvider, got ${kindOf(source)}`,

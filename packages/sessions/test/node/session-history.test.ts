@@ -309,6 +309,7 @@ describe("SessionRunStateStore", () => {
       message: expect.stringContaining('"two"'),
     });
     await expect(stateStore.save("", {})).rejects.toMatchObject({ code: "INVALID_INPUT" });
+    expect(() => new SessionRunStateStore(null as never)).toThrow(/expected a database/);
     expect(await stateStore.load("a")).toEqual({ one: { x: 1 } });
 
     // A hand-broken row fails the load by name instead of being read as empty (and overwritten).
