@@ -9,7 +9,14 @@ import {
 import { assertStablePrefix, comparePrefix } from "@contextblocks/ai/test";
 import { ContextBlocks, isContextError } from "@contextblocks/core";
 import { InMemoryContextProvider, InMemorySkillProvider, InMemoryStore } from "@contextblocks/core/memory";
-import { generateText, type LanguageModel, stepCountIs, streamText } from "ai";
+import {
+  convertToModelMessages,
+  generateText,
+  type LanguageModel,
+  stepCountIs,
+  streamText,
+  type UIMessage,
+} from "ai";
 import type Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -605,5 +612,44 @@ describe("SessionHistoryProvider and the session's own features", () => {
     const sent = JSON.stringify(model.doGenerateCalls[2]!.prompt);
     expect(sent).not.toContain("PDF FORM INSTRUCTIONS");
     expect(sent).toContain("[unloaded: pdf-forms from skills]");
+  });
+});
+
+describe("runMessagesOf on messages a chat UI stored", () => {
+  it("converts UI messages with steps and tool parts as convertToModelMessages does", async () => {
+    const ui: UIMessage[] = [
+      { id: "u", role: "user", parts: [{ type: "text", text: "Weather?" }] },
+      {
+        id: "a",
+        role: "assistant",
+        parts: [
+          { type: "step-start" },
+          { type: "text", text: "Checking.", state: "done" },
+          {
+            type: "tool-weather",
+            toolCallId: "w1",
+            state: "output-available",
+            input: { city: "Paris" },
+            output: { temp: 20 },
+          },
+          {
+            type: "tool-weather",
+            toolCallId: "w2",
+            state: "output-error",
+            input: { city: "X" },
+            errorText: "no city",
+          },
+          { type: "step-start" },
+          { type: "text", text: "Sunny.", state: "done" },
+        ],
+      },
+    ];
+    const session = Session.create(temporary.database).forSession("ui");
+    for (const message of ui) await session.appendMessage(message);
+    const loaded = await new SessionHistoryProvider("history", { session }).getMessages("ui");
+    expect(JSON.parse(JSON.stringify(loaded))).toEqual(
+      JSON.parse(JSON.stringify(await convertToModelMessages(ui))),
+    );
+    expect(loaded.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
   });
 });
