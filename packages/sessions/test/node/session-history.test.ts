@@ -199,6 +199,22 @@ describe("SessionHistoryProvider through generateText", () => {
       "assistant: Two.",
     ]);
   });
+  it("loads the branch with compaction overlays applied, as getHistory gives it", async () => {
+    const store = new InMemoryStore();
+    const model = scriptedModel([answer("Hello Ada."), answer("Tea, then."), answer("Yes.")]);
+    const { session, pipeline } = start(temporary.database, model, store);
+    await generateText({ model: pipeline.model, tools: pipeline.tools, prompt: "I'm Ada." });
+    await generateText({ model: pipeline.model, tools: pipeline.tools, prompt: "I like tea." });
+    const [first, , , fourth] = await session.getHistory();
+    await session.addCompaction("Ada introduced herself.", first!.id, fourth!.id);
+    await generateText({ model: pipeline.model, tools: pipeline.tools, prompt: "Remember me?" });
+    expect(conversation(model.doGenerateCalls[2])).toEqual([
+      "assistant: Ada introduced herself.",
+      "user: Remember me?",
+    ]);
+    // The stored messages are untouched: the overlay is a view.
+    expect(await session.getPathLength()).toBe(6);
+  });
 });
 
 describe("SessionHistoryProvider through streamText", () => {
