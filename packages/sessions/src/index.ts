@@ -15,6 +15,7 @@ export {
   textOfMessage,
 } from "./message.js";
 export { applyCompactions, compactionPrefix, isCompactionMessage } from "./overlays.js";
+export { runMessagesOf, verbatimPartType } from "./run-message-decoding.js";
 export { compactionsTable, ensureSchema, leavesTable, messagesTable, searchTable } from "./schema.js";
 export {
   Session,
@@ -22,6 +23,11 @@ export {
   type SessionContextOptions,
   type SessionOptions,
 } from "./session.js";
+export {
+  type SessionHistoryOptions,
+  SessionHistoryProvider,
+  type SessionSource,
+} from "./session-history-provider.js";
 export type { SessionHost } from "./session-host.js";
 export {
   type CreateSessionOptions,
@@ -36,6 +42,7 @@ export {
   type SessionProvider,
   type StoredCompaction,
 } from "./session-provider.js";
+export { runStateTable, SessionRunStateStore } from "./session-run-state-store.js";
 export {
   maximumPathLength,
   SqliteSessionProvider,

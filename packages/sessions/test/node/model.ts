@@ -1,5 +1,9 @@
-import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from "@ai-sdk/provider";
-import { MockLanguageModelV3 } from "ai/test";
+import type {
+  LanguageModelV3CallOptions,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3StreamPart,
+} from "@ai-sdk/provider";
+import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
 
 const usage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
@@ -58,4 +62,46 @@ export function toolResult(call: LanguageModelV3CallOptions | undefined, toolCal
     }
   }
   return undefined;
+}
+
+/** The same script as a stream model: each generate result becomes a stream of parts. */
+export function scriptedStreamModel(steps: LanguageModelV3GenerateResult[]): MockLanguageModelV3 {
+  return new MockLanguageModelV3({
+    doStream: async () => {
+      const step = steps.shift();
+      if (!step) throw new Error("the scripted model ran out of steps");
+      return { stream: convertArrayToReadableStream(streamPartsOf(step)) };
+    },
+  });
+}
+
+function streamPartsOf(step: LanguageModelV3GenerateResult): LanguageModelV3StreamPart[] {
+  const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }];
+  step.content.forEach((content, index) => {
+    if (content.type === "text") {
+      const id = `text-${index}`;
+      parts.push(
+        { type: "text-start", id },
+        { type: "text-delta", id, delta: content.text },
+        { type: "text-end", id },
+      );
+    } else if (content.type === "tool-call") {
+      parts.push(content);
+    }
+  });
+  parts.push({ type: "finish", finishReason: step.finishReason, usage: step.usage });
+  return parts;
+}
+
+/** Each non-system message a call carried as `role: text`, tool parts as `[type toolName]`. */
+export function conversation(call: LanguageModelV3CallOptions | undefined): string[] {
+  return (call?.prompt ?? []).flatMap((message) => {
+    if (message.role === "system") return [];
+    const parts = message.content.map((part) => {
+      if (part.type === "text") return part.text;
+      if (part.type === "tool-call" || part.type === "tool-result") return `[${part.type} ${part.toolName}]`;
+      return `[${part.type}]`;
+    });
+    return [`${message.role}: ${parts.join(" | ")}`];
+  });
 }
