@@ -61,6 +61,9 @@ LIMIT ${limit}`;
 function joined(fragments: readonly SqlStatement[], separator: string): SqlStatement {
   const [first, ...rest] = fragments;
   if (first === undefined) return sql`NULL`;
-  const between: SqlStatement = Object.freeze({ strings: Object.freeze([separator]), values: Object.freeze([]) });
+  const between: SqlStatement = Object.freeze({
+    strings: Object.freeze([separator]),
+    values: Object.freeze([]),
+  });
   return rest.reduce((sum, fragment) => sql`${sum}${between}${fragment}`, first);
 }

@@ -128,7 +128,9 @@ SELECT id, step, content FROM path`),
     // Walks up while the window is under its floor or the next message still fits: only the window's rows
     // are read. `older` tells whether a stored message lies beyond the window.
     const [rows, compactions] = await Promise.all([
-      this.#run<PathRow & { total: string | number; older: boolean }>(sql`WITH RECURSIVE ${this.#leaf(leafId)},
+      this.#run<
+        PathRow & { total: string | number; older: boolean }
+      >(sql`WITH RECURSIVE ${this.#leaf(leafId)},
 path (id, parent_id, content, step, total) AS (
   SELECT m.id, m.parent_id, m.content, 0, octet_length(m.content)::bigint
   FROM assistant_messages m JOIN leaf ON m.session_id = ${this.#sessionId} AND m.id = leaf.id
@@ -176,7 +178,9 @@ WHERE session_id = ${this.#sessionId} AND parent_id = ${messageId} ORDER BY posi
     if (leaf === undefined) return 0;
     if (typeof leaf.depth === "number") return leaf.depth + 1;
     // A row another writer made: counted along its path once, then stored.
-    const counted = await this.#run<{ steps: number }>(sql`WITH RECURSIVE leaf (id) AS (SELECT ${leaf.id}::text),
+    const counted = await this.#run<{
+      steps: number;
+    }>(sql`WITH RECURSIVE leaf (id) AS (SELECT ${leaf.id}::text),
 ${this.#path(sql`NULL::text`)}
 SELECT count(*)::int AS steps FROM path`);
     const depth = Math.max(0, (counted[0]?.steps ?? 1) - 1);
@@ -356,7 +360,8 @@ WHERE session_id = ${this.#sessionId} ORDER BY created_at, id`);
       const message = parseMessage(row.content);
       if (message === null) continue;
       const result: SearchResult = { id: row.id, role: row.role, content: textOfMessage(message) };
-      if (row.created_at !== null && row.created_at !== undefined) result.createdAt = timeText(row.created_at);
+      if (row.created_at !== null && row.created_at !== undefined)
+        result.createdAt = timeText(row.created_at);
       results.push(result);
     }
     return results;
