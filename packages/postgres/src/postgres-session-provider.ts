@@ -132,17 +132,19 @@ SELECT id, step, content FROM path`),
         PathRow & { total: string | number; older: boolean }
       >(sql`WITH RECURSIVE ${this.#leaf(leafId)},
 path (id, parent_id, content, step, total) AS (
-  SELECT m.id, m.parent_id, m.content, 0, octet_length(m.content)::bigint
-  FROM assistant_messages m JOIN leaf ON m.session_id = ${this.#sessionId} AND m.id = leaf.id
+  SELECT m.id, m.parent_id, m.content, 0, octet_length(m.content)::bigint FROM leaf CROSS JOIN LATERAL (
+    SELECT id, parent_id, content FROM assistant_messages WHERE session_id = ${this.#sessionId} AND id = leaf.id LIMIT 1
+  ) m
   UNION ALL
-  SELECT m.id, m.parent_id, m.content, p.step + 1, p.total + octet_length(m.content)
-  FROM path p JOIN assistant_messages m ON m.session_id = ${this.#sessionId} AND m.id = p.parent_id
+  SELECT m.id, m.parent_id, m.content, p.step + 1, p.total + octet_length(m.content) FROM path p CROSS JOIN LATERAL (
+    SELECT id, parent_id, content FROM assistant_messages WHERE session_id = ${this.#sessionId} AND id = p.parent_id LIMIT 1
+  ) m
   WHERE p.step < ${maximumPathLength}
     AND (p.step + 1 < ${floor} OR p.total + octet_length(m.content) <= ${maxBytes})
 )
-SELECT path.id, path.step, path.content, path.total, EXISTS (
-  SELECT 1 FROM assistant_messages o WHERE o.session_id = ${this.#sessionId} AND o.id = path.parent_id
-) AS older
+SELECT path.id, path.step, path.content, path.total, (
+  SELECT count(*) FROM assistant_messages o WHERE o.session_id = ${this.#sessionId} AND o.id = path.parent_id
+) > 0 AS older
 FROM path`),
       this.getCompactions(),
     ]);
@@ -158,7 +160,9 @@ FROM path`),
 
   async getLatestLeaf(): Promise<SessionMessage | null> {
     const rows = await this.#run<MessageRow>(sql`WITH ${this.#leaf(undefined)}
-SELECT m.content FROM leaf JOIN assistant_messages m ON m.session_id = ${this.#sessionId} AND m.id = leaf.id`);
+SELECT m.content FROM leaf CROSS JOIN LATERAL (
+  SELECT content FROM assistant_messages WHERE session_id = ${this.#sessionId} AND id = leaf.id LIMIT 1
+) m`);
     return rows[0] === undefined ? null : parseMessage(rows[0].content);
   }
 
@@ -258,9 +262,13 @@ WHERE session_id = ${this.#sessionId} AND id = ${checked.id} RETURNING id`)
       // Descendants keep their parent link (as in agents) but their depth no longer holds.
       sql`WITH RECURSIVE doomed (id) AS (SELECT json_array_elements_text(${list}::text::json)),
 below (id, step) AS (
-  SELECT m.id, 1 FROM assistant_messages m JOIN doomed d ON m.session_id = ${session} AND m.parent_id = d.id
+  SELECT m.id, 1 FROM doomed d CROSS JOIN LATERAL (
+    SELECT id FROM assistant_messages WHERE session_id = ${session} AND parent_id = d.id OFFSET 0
+  ) m
   UNION ALL
-  SELECT m.id, b.step + 1 FROM below b JOIN assistant_messages m ON m.session_id = ${session} AND m.parent_id = b.id
+  SELECT m.id, b.step + 1 FROM below b CROSS JOIN LATERAL (
+    SELECT id FROM assistant_messages WHERE session_id = ${session} AND parent_id = b.id OFFSET 0
+  ) m
   WHERE b.step < ${maximumPathLength}
 )
 UPDATE assistant_messages SET depth = NULL
@@ -274,7 +282,7 @@ WHERE session_id = ${session} AND id IN (SELECT json_array_elements_text(${list}
 SELECT ${session}, m.id FROM assistant_messages m
 WHERE m.session_id = ${session}
   AND NOT EXISTS (SELECT 1 FROM assistant_leaves l WHERE l.session_id = ${session})
-  AND NOT EXISTS (SELECT 1 FROM assistant_messages c WHERE c.session_id = m.session_id AND c.parent_id = m.id)
+  AND ${childless(sql`m.session_id`, sql`m.id`)}
 ORDER BY m.position DESC LIMIT 1`,
     ]);
   }
@@ -392,30 +400,36 @@ WHERE session_id = ${this.#sessionId} ORDER BY created_at, id`);
       return sql`leaf AS (SELECT id, depth FROM assistant_messages WHERE session_id = ${session} AND id = ${leafId})`;
     }
     return sql`pointed AS MATERIALIZED (
-  SELECT m.id, m.depth FROM assistant_leaves l
-  JOIN assistant_messages m ON m.session_id = l.session_id AND m.id = l.leaf_id
-  WHERE l.session_id = ${session}
-    AND NOT EXISTS (SELECT 1 FROM assistant_messages c WHERE c.session_id = m.session_id AND c.parent_id = m.id)
+  SELECT m.id, m.depth FROM assistant_leaves l CROSS JOIN LATERAL (
+    SELECT id, depth FROM assistant_messages WHERE session_id = l.session_id AND id = l.leaf_id LIMIT 1
+  ) m
+  WHERE l.session_id = ${session} AND ${childless(sql`l.session_id`, sql`m.id`)}
 ),
 leaf AS (
   SELECT id, depth FROM pointed
   UNION ALL
   (SELECT m.id, m.depth FROM assistant_messages m
    WHERE m.session_id = ${session} AND NOT EXISTS (SELECT 1 FROM pointed)
-     AND NOT EXISTS (SELECT 1 FROM assistant_messages c WHERE c.session_id = m.session_id AND c.parent_id = m.id)
+     AND ${childless(sql`m.session_id`, sql`m.id`)}
    ORDER BY m.position DESC LIMIT 1)
 )`;
   }
 
-  /** The CTE `path (id, parent_id, content, step)` from `leaf` up to the root, by primary key, bounded. */
+  /**
+   * The CTE `path (id, parent_id, content, step)` from `leaf` up to the root, bounded. Each step is a
+   * `LATERAL … LIMIT 1` lookup by primary key: the fence keeps the planner from joining the whole session per
+   * step when a new table's statistics are not gathered yet (that plan is quadratic in the path).
+   */
   #path(content: SqlStatement): SqlStatement {
     const session = this.#sessionId;
     return sql`path (id, parent_id, content, step) AS (
-  SELECT m.id, m.parent_id, ${content}, 0
-  FROM assistant_messages m JOIN leaf ON m.session_id = ${session} AND m.id = leaf.id
+  SELECT m.id, m.parent_id, ${content}, 0 FROM leaf CROSS JOIN LATERAL (
+    SELECT id, parent_id, content FROM assistant_messages WHERE session_id = ${session} AND id = leaf.id LIMIT 1
+  ) m
   UNION ALL
-  SELECT m.id, m.parent_id, ${content}, p.step + 1
-  FROM path p JOIN assistant_messages m ON m.session_id = ${session} AND m.id = p.parent_id
+  SELECT m.id, m.parent_id, ${content}, p.step + 1 FROM path p CROSS JOIN LATERAL (
+    SELECT id, parent_id, content FROM assistant_messages WHERE session_id = ${session} AND id = p.parent_id LIMIT 1
+  ) m
   WHERE p.step < ${maximumPathLength}
 )`;
   }
@@ -442,12 +456,14 @@ leaf AS (
       typeof parentId === "string" ? sql`FROM parent` : sql`FROM (SELECT 1) AS one LEFT JOIN parent ON true`;
     return sql`WITH RECURSIVE ${parent},
 counted (id, parent_id, step) AS (
-  SELECT m.id, m.parent_id, 0
-  FROM assistant_messages m JOIN parent ON m.session_id = ${session} AND m.id = parent.id
+  SELECT m.id, m.parent_id, 0 FROM parent CROSS JOIN LATERAL (
+    SELECT id, parent_id FROM assistant_messages WHERE session_id = ${session} AND id = parent.id LIMIT 1
+  ) m
   WHERE parent.depth IS NULL
   UNION ALL
-  SELECT m.id, m.parent_id, c.step + 1
-  FROM counted c JOIN assistant_messages m ON m.session_id = ${session} AND m.id = c.parent_id
+  SELECT m.id, m.parent_id, c.step + 1 FROM counted c CROSS JOIN LATERAL (
+    SELECT id, parent_id FROM assistant_messages WHERE session_id = ${session} AND id = c.parent_id LIMIT 1
+  ) m
   WHERE c.step < ${maximumPathLength}
 ),
 inserted AS (
@@ -464,6 +480,15 @@ pointer AS (
 )
 SELECT count(*)::int AS stored FROM inserted`;
   }
+}
+
+/**
+ * "Message `id` has no child", as a scalar subquery: never turned into an anti-join over the session, so it
+ * is one probe of `idx_assistant_msg_session_parent` per row whatever the table's statistics say.
+ */
+function childless(session: SqlStatement, id: SqlStatement): SqlStatement {
+  return sql`(SELECT count(*) FROM (SELECT 1 FROM assistant_messages c
+    WHERE c.session_id = ${session} AND c.parent_id = ${id} LIMIT 1) child) = 0`;
 }
 
 function invalidConfig(message: string): ContextError {
