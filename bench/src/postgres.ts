@@ -205,7 +205,7 @@ const sessionWords =
 function chatMessage(id: string, index: number): SessionMessage {
   const text = Array.from(
     { length: 40 },
-    (_, position) => sessionWords[(index * 7 + position * 3) % sessionWords.length],
+    (_, position) => sessionWords[Math.abs(index * 7 + position * 3) % sessionWords.length],
   ).join(" ");
   return { id, role: index % 2 === 0 ? "user" : "assistant", parts: [{ type: "text", text }] };
 }
@@ -218,10 +218,12 @@ async function sessionOperations(backend: Backend): Promise<OperationFigures[]> 
     const provider = backend.session(`bench-${size}`);
     for (let index = 0; index < size; index++) await provider.appendMessage(chatMessage(`m${index}`, index));
     figures.push(
-      await timeEach(backend, `appendMessage at ${size} messages`, iterations, (i) =>
+      await timeEach(backend, `appendMessage at ${size} messages`, iterations, async (i) =>
         provider.appendMessage(chatMessage(`extra-${i}`, i)),
       ),
-      await timeEach(backend, `getHistory at ${size} messages`, smoke ? 3 : 20, () => provider.getHistory()),
+      await timeEach(backend, `getHistory at ${size} messages`, smoke ? 3 : 20, async () =>
+        provider.getHistory(),
+      ),
     );
   }
   return figures;
