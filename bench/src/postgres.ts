@@ -216,10 +216,11 @@ async function sessionOperations(backend: Backend): Promise<OperationFigures[]> 
   const figures: OperationFigures[] = [];
   for (const size of sizes) {
     const provider = backend.session(`bench-${size}`);
-    for (let index = 0; index < size; index++) await provider.appendMessage(chatMessage(`m${index}`, index));
+    for (let index = 0; index < size; index++)
+      await provider.appendMessage(chatMessage(`s${size}-m${index}`, index));
     figures.push(
       await timeEach(backend, `appendMessage at ${size} messages`, iterations, async (i) =>
-        provider.appendMessage(chatMessage(`extra-${i}`, i)),
+        provider.appendMessage(chatMessage(`s${size}-extra-${i}`, i)),
       ),
       await timeEach(backend, `getHistory at ${size} messages`, smoke ? 3 : 20, async () =>
         provider.getHistory(),
