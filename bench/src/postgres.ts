@@ -5,7 +5,9 @@
  *    file; `SqliteContextProvider`, `Fts5SearchProvider`) and on Postgres (a throwaway local cluster over
  *    TCP through one `pg.Client`; `PostgresContextProvider`, `PostgresSearchProvider`). Postgres figures
  *    include the network stack of 127.0.0.1; through Hyperdrive add one Worker-to-pool hop per round trip.
- * 2. Retrieval on the LoCoMo dev split (`<repo>/../shared/bench-data/locomo-dev`, skipped when absent): per
+ * 2. Session operations: `appendMessage` and `getHistory` at 100 and 1,000 messages, `SqliteSessionProvider`
+ *    beside `PostgresSessionProvider` on the same two connections (round trips: an append is a transaction).
+ * 3. Retrieval on the LoCoMo dev split (`<repo>/../shared/bench-data/locomo-dev`, skipped when absent): per
  *    conversation a fresh index, one entry per turn (key = `dia_id`, content = `"<speaker>: <text>"`), every
  *    question with evidence is one search, a hit is any evidence turn among the first 10 results.
  *
@@ -21,8 +23,13 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { ContextBlocks, type ContextConfig, type ContextProvider } from "@contextblocks/core";
 import { Fts5SearchProvider } from "@contextblocks/fts5";
-import { PostgresContextProvider, PostgresSearchProvider } from "@contextblocks/postgres";
+import {
+  PostgresContextProvider,
+  PostgresSearchProvider,
+  PostgresSessionProvider,
+} from "@contextblocks/postgres";
 import { startThrowawayCluster, type ThrowawayCluster } from "@contextblocks/postgres/test";
+import { type SessionMessage, type SessionProvider, SqliteSessionProvider } from "@contextblocks/sessions";
 import { fromBetterSqlite3, fromPg, type SqlClient } from "@contextblocks/sql";
 import { SqliteContextProvider } from "@contextblocks/sqlite";
 import Database from "better-sqlite3";
@@ -43,6 +50,7 @@ interface Backend {
     set(key: string, content: string): Promise<void>;
     search(query: string): Promise<string | null>;
   };
+  session(sessionId: string): SessionProvider;
   close(): Promise<void>;
 }
 
@@ -57,6 +65,7 @@ function sqliteBackend(directory: string): Backend {
     client,
     context: (label) => new SqliteContextProvider(client, label),
     search: (label) => new Fts5SearchProvider(client, { label }),
+    session: (sessionId) => new SqliteSessionProvider(client, sessionId),
     close: async () => {
       database.close();
     },
@@ -82,6 +91,7 @@ async function postgresBackend(cluster: ThrowawayCluster): Promise<Backend> {
     client,
     context: (label) => new PostgresContextProvider(client, label),
     search: (label) => new PostgresSearchProvider(client, { label }),
+    session: (sessionId) => new PostgresSessionProvider(client, sessionId),
     close: () => connection.end(),
   };
 }
@@ -186,6 +196,40 @@ async function operations(backend: Backend): Promise<OperationFigures[]> {
   return figures;
 }
 
+// ─── 2. Session operations ─────────────────────────────────────────────────────────────────────────
+
+const sessionWords =
+  "deploy release friday budget review design meeting latency cache index query summary".split(" ");
+
+/** A chat-sized message (40 words). */
+function chatMessage(id: string, index: number): SessionMessage {
+  const text = Array.from(
+    { length: 40 },
+    (_, position) => sessionWords[Math.abs(index * 7 + position * 3) % sessionWords.length],
+  ).join(" ");
+  return { id, role: index % 2 === 0 ? "user" : "assistant", parts: [{ type: "text", text }] };
+}
+
+async function sessionOperations(backend: Backend): Promise<OperationFigures[]> {
+  const sizes = smoke ? [100] : [100, 1_000];
+  const iterations = smoke ? 5 : 100;
+  const figures: OperationFigures[] = [];
+  for (const size of sizes) {
+    const provider = backend.session(`bench-${size}`);
+    for (let index = 0; index < size; index++)
+      await provider.appendMessage(chatMessage(`s${size}-m${index}`, index));
+    figures.push(
+      await timeEach(backend, `appendMessage at ${size} messages`, iterations, async (i) =>
+        provider.appendMessage(chatMessage(`s${size}-extra-${i}`, i)),
+      ),
+      await timeEach(backend, `getHistory at ${size} messages`, smoke ? 3 : 20, async () =>
+        provider.getHistory(),
+      ),
+    );
+  }
+  return figures;
+}
+
 function operationsTable(sqlite: readonly OperationFigures[], postgres: readonly OperationFigures[]): string {
   const lines = [
     "| operation | SQLite ms (median) | SQLite statements | Postgres ms (median) | Postgres round trips | Postgres / SQLite |",
@@ -201,7 +245,7 @@ function operationsTable(sqlite: readonly OperationFigures[], postgres: readonly
   return lines.join("\n");
 }
 
-// ─── 2. LoCoMo retrieval ───────────────────────────────────────────────────────────────────────────
+// ─── 3. LoCoMo retrieval ───────────────────────────────────────────────────────────────────────────
 
 interface Turn {
   speaker: string;
@@ -322,10 +366,14 @@ async function main(): Promise<void> {
     const postgres = await postgresBackend(cluster);
     const sqliteFigures = await operations(sqlite);
     const postgresFigures = await operations(postgres);
+    const sqliteSessions = await sessionOperations(sqlite);
+    const postgresSessions = await sessionOperations(postgres);
     await sqlite.close();
     await postgres.close();
     console.log("#### Latency per operation and round trips per turn\n");
     console.log(operationsTable(sqliteFigures, postgresFigures));
+    console.log("\n#### Session operations (SqliteSessionProvider, PostgresSessionProvider)\n");
+    console.log(operationsTable(sqliteSessions, postgresSessions));
 
     console.log("\n#### LoCoMo dev retrieval (hit@10 by evidence turn)\n");
     if (!existsSync(locomoDirectory)) {

@@ -8,4 +8,8 @@ export {
   PostgresSearchProvider,
   type PostgresSearchProviderOptions,
 } from "./postgres-search-provider.js";
+export {
+  PostgresSessionProvider,
+  type PostgresSessionProviderOptions,
+} from "./postgres-session-provider.js";
 export { POSTGRES_SCHEMA } from "./schema.js";

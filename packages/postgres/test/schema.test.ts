@@ -40,7 +40,11 @@ describe("schema", () => {
       "SELECT indexname AS name FROM pg_indexes WHERE schemaname = $1 AND indexdef LIKE '%USING gin%' ORDER BY 1",
       [schema.name],
     );
-    expect(rows.map((row) => row.name)).toEqual(["idx_search_entries_fts", "idx_search_entries_key_fts"]);
+    expect(rows.map((row) => row.name)).toEqual([
+      "idx_assistant_msg_fts",
+      "idx_search_entries_fts",
+      "idx_search_entries_key_fts",
+    ]);
     const memory = new PostgresContextProvider(client, { label: "memory", createTables: false });
     await memory.set("kept");
     expect(await memory.get()).toBe("kept");
@@ -79,7 +83,13 @@ describe("schema", () => {
     expect(await knowledge.search("anything")).toBeNull();
     expect(await tables()).toEqual([]);
     await memory.set("first");
-    expect(await tables()).toEqual(["cf_agents_context_blocks", "cf_agents_search_entries"]);
+    expect(await tables()).toEqual([
+      "assistant_compactions",
+      "assistant_leaves",
+      "assistant_messages",
+      "cf_agents_context_blocks",
+      "cf_agents_search_entries",
+    ]);
     expect(await memory.get()).toBe("first");
   });
 
@@ -100,7 +110,13 @@ describe("schema", () => {
     const client = await schema.client();
     await createTables(client);
     await createTables(client);
-    expect(await tables()).toEqual(["cf_agents_context_blocks", "cf_agents_search_entries"]);
+    expect(await tables()).toEqual([
+      "assistant_compactions",
+      "assistant_leaves",
+      "assistant_messages",
+      "cf_agents_context_blocks",
+      "cf_agents_search_entries",
+    ]);
     const memory = new PostgresContextProvider(client, { label: "memory", createTables: false });
     await memory.set("kept");
     expect(await memory.get()).toBe("kept");

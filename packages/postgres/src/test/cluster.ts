@@ -91,7 +91,7 @@ export async function startThrowawayCluster(
       "-c fsync=off",
       "-c synchronous_commit=off",
       "-c full_page_writes=off",
-      "-c max_connections=100",
+      "-c max_connections=1000", // test files run in parallel, each with its own clients and pools
     ].join(" ");
     const started = run("pg_ctl", [
       "-D",
