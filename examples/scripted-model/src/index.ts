@@ -38,6 +38,8 @@ export interface ScriptedModelOptions {
  *   `set_context` calls in the transcript (writes reach the prompt only at the next refresh);
  * - "load the X skill" / "unload the X skill": calls `load_context` / `unload_context` on the skills block;
  * - any other question: calls `search_context` on the knowledge block and answers from the matches;
+ * - a compaction prompt (`createCompactFunction` of `@contextblocks/sessions`): a summary under the four
+ *   headings it asks for, built from the turns it quotes (and the previous summary when there is one);
  * - after tool results: a final text built from them.
  *
  * It reads only what a real model would see: the system prompt, the messages and the tool definitions.
@@ -104,6 +106,8 @@ export class ScriptedModel implements LanguageModelV3 {
     if (results.length > 0) return [text(this.answerFromResults(results))];
 
     const { words, reminder } = splitReminder(userText(prompt[lastUser]));
+    const summary = summaryRequest(words);
+    if (summary !== null) return [text(summarize(summary))];
     const system = prompt
       .filter((message) => message.role === "system")
       .map((message) => message.content)
@@ -333,4 +337,101 @@ function usageOf(prompt: LanguageModelV3Prompt, content: LanguageModelV3Content[
     inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined },
     outputTokens: { total: output, text: output, reasoning: undefined },
   };
+}
+
+/** The parts of a compaction prompt: the turns to summarise and the previous summary, or `null`. */
+interface SummaryRequest {
+  turns: string;
+  previous: string | null;
+}
+
+const FIRST_SUMMARY = "CONVERSATION TO SUMMARIZE:\n";
+const PREVIOUS_SUMMARY = "PREVIOUS SUMMARY:\n";
+const NEW_TURNS = "NEW TURNS TO INCORPORATE:\n";
+/** Where the quoted turns end: the headings the prompt asks for come next. */
+const TURNS_END = "\n\n## Topic";
+
+/** Reads a compaction prompt by its fixed markers (found with `indexOf`, no pattern over the text). */
+function summaryRequest(words: string): SummaryRequest | null {
+  const first = words.indexOf(FIRST_SUMMARY);
+  if (first !== -1) return { turns: between(words, first + FIRST_SUMMARY.length, TURNS_END), previous: null };
+  const previousAt = words.indexOf(PREVIOUS_SUMMARY);
+  const newAt = words.indexOf(NEW_TURNS);
+  if (previousAt === -1 || newAt === -1 || newAt < previousAt) return null;
+  return {
+    turns: between(words, newAt + NEW_TURNS.length, TURNS_END),
+    previous: words.slice(previousAt + PREVIOUS_SUMMARY.length, newAt).trim(),
+  };
+}
+
+function between(text: string, start: number, endMarker: string): string {
+  const end = text.indexOf(endMarker, start);
+  return text.slice(start, end === -1 ? text.length : end);
+}
+
+/** Longest quoted line of a summary point. */
+const POINT_LENGTH = 120;
+
+/**
+ * A deterministic summary under the four headings: the user's requests as key points (the previous
+ * summary's points kept first), the facts written to memory, and the last request as the current state.
+ */
+function summarize(request: SummaryRequest): string {
+  const asked: string[] = [];
+  const written: string[] = [];
+  for (const turn of request.turns.split("\n\n---\n\n")) {
+    const lines = turn.split("\n");
+    const role = lines[0]?.trim();
+    if (role === "[user]") {
+      const said = lines.slice(1).join(" ").trim();
+      if (said) asked.push(clip(said));
+    }
+    lines.forEach((line, index) => {
+      if (line !== "[Tool: set_context]") return;
+      const input = lines[index + 1] ?? "";
+      if (!input.startsWith("Input: ")) return;
+      try {
+        const content = (JSON.parse(input.slice("Input: ".length)) as { content?: unknown }).content;
+        if (typeof content === "string") written.push(clip(content.replace(/^- /, "")));
+      } catch {
+        // A clipped input is not JSON: leave it out.
+      }
+    });
+  }
+  const earlier = request.previous === null ? [] : pointsOf(request.previous);
+  const points = [...earlier, ...asked.map((said) => `- The user said: "${said}"`)];
+  const facts = written.map((fact) => `- Written to memory: ${fact}`);
+  const last = asked.at(-1);
+  return [
+    "Summary of the earlier conversation.",
+    "",
+    "## Topic",
+    "A conversation with the user about contextblocks and this agent.",
+    "",
+    "## Key Points",
+    ...(points.length + facts.length > 0 ? [...points, ...facts] : ["- Nothing of note."]),
+    "",
+    "## Current State",
+    last === undefined ? "No request in these turns." : `The last summarised request was: "${last}"`,
+    "",
+    "## Open Items",
+    "None recorded.",
+  ].join("\n");
+}
+
+/** The bullet lines under "## Key Points" of an earlier summary. */
+function pointsOf(summary: string): string[] {
+  const lines = summary.split("\n");
+  const start = lines.indexOf("## Key Points");
+  if (start === -1) return [];
+  const points: string[] = [];
+  for (const line of lines.slice(start + 1)) {
+    if (line.startsWith("## ")) break;
+    if (line.startsWith("- ") && line !== "- Nothing of note.") points.push(line);
+  }
+  return points;
+}
+
+function clip(text: string): string {
+  return text.length > POINT_LENGTH ? `${text.slice(0, POINT_LENGTH)}…` : text;
 }

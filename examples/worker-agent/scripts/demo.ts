@@ -245,8 +245,59 @@ async function main(): Promise<void> {
     "The write and the date are in the prompt now; no reminder is pending. From here the new prompt is cached.",
   );
 
-  // 8. The inspector.
-  heading(8, "See it in the inspector page");
+  // 8. An edit: a branch in the conversation's message tree.
+  heading(8, `Edit a message: a branch ${dim(`(POST /agents/${AGENT}/edit)`)}`);
+  console.log(dim(`   Editing "How do I run the tests?" (message ${question.userMessageId.slice(0, 8)}):`));
+  const edited = (await (
+    await request(dev, "POST", `/agents/${AGENT}/edit`, {
+      messageId: question.userMessageId,
+      message: "Where does the data live?",
+    })
+  ).json()) as ChatResult;
+  console.log(`   ${bold("you")}   › Where does the data live?  ${dim("(the edit)")}`);
+  console.log(`   ${bold("agent")} › ${edited.reply.split("\n")[0]}`);
+  check(edited.parentId === question.parentId, "the edit is stored under the edited message's parent");
+  const branched = (await getSnapshot(dev)).sessions[0];
+  const branchPoint = branched?.tree.find((node) => node.id === question.parentId);
+  check(branchPoint?.children === 2, "the message before the edit has two children: a branch");
+  ok(
+    `Message ${short(question.parentId ?? "")} now has 2 branches; the new one is the active path (${edited.transcriptLength} messages), the old one stays stored (${branched?.storedMessages} in the tree).`,
+  );
+
+  // 9. Compaction.
+  heading(9, "Compaction: past the threshold, the middle of the conversation becomes a summary");
+  let compacted: ChatResult | undefined;
+  for (let index = 1; index <= 30 && compacted === undefined; index++) {
+    const turn = (await (
+      await request(dev, "POST", `/agents/${AGENT}/chat`, {
+        message: `Remember that note ${index} of this demo is about ${"prefix caching and frozen prompts, ".repeat(4)}`,
+      })
+    ).json()) as ChatResult;
+    console.log(
+      dim(
+        `   turn ${index}: ${turn.transcriptLength} messages on the path, ~${turn.historyTokens} of ${turn.compactAfterTokens} tokens`,
+      ),
+    );
+    if (turn.compaction !== null) compacted = turn;
+  }
+  check(compacted?.compaction != null, "a compaction ran within 30 turns");
+  const compaction = compacted?.compaction;
+  console.log(
+    `   Compacted messages ${short(compaction?.fromMessageId ?? "")}…${short(compaction?.toMessageId ?? "")} into this summary (stored messages unchanged):`,
+  );
+  quote(compaction?.summary ?? "");
+  const following = await say(dev, "What do you remember about me?");
+  const summaryAt = following.sentMessageIds.findIndex((id) => id.startsWith("compaction_"));
+  check(summaryAt !== -1, "the next turn sent the summary in place of the compacted messages");
+  ok(
+    `The next turn sent ${following.sentMessageIds.length} messages: the first ${summaryAt}, the summary, then the newest ${following.sentMessageIds.length - summaryAt - 1} (~${following.historyTokens} tokens with the prompt).`,
+  );
+  ok(
+    `The frozen prompt was refreshed at the compaction (sha256 ${short(compaction?.promptSha256 ?? "")}…): the history's prefix changed anyway, and the memory writes it summarised are in the prompt now.`,
+  );
+
+  // 10. The inspector.
+  heading(10, "See it in the inspector page");
   if (KEEP) {
     console.log(
       `   Open ${bold(`${dev.url}/agents/${AGENT}`)}  (Ctrl-C stops the server and removes its state)`,

@@ -3,7 +3,9 @@ export const ENDPOINTS = [
   "GET  /agents/:id          the inspector page (HTML)",
   "GET  /agents/:id/prompt   the frozen system prompt (text/plain)",
   "GET  /agents/:id/blocks   blocks, pending reminder, tools (JSON)",
-  'POST /agents/:id/chat     {"message": "..."}: run one turn',
+  'POST /agents/:id/chat     {"message": "...", "session"?: "..."}: run one turn',
+  'POST /agents/:id/edit     {"messageId": "...", "message": "..."}: edit a user message (a new branch)',
+  'POST /agents/:id/sessions {"name"?: "..."}: start a new conversation',
   "POST /agents/:id/refresh  re-render the prompt from the blocks",
   'PUT  /agents/:id/date     {"date": "YYYY-MM-DD" | null}: override today\'s date',
 ] as const;

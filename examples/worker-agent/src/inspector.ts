@@ -1,5 +1,13 @@
 import { ENDPOINTS } from "./endpoints.js";
-import type { AgentSnapshot, BlockView, ToolView, TranscriptLine } from "./snapshot.js";
+import type {
+  AgentSnapshot,
+  BlockView,
+  CompactionView,
+  SessionView,
+  ToolView,
+  TranscriptLine,
+  TreeNodeView,
+} from "./snapshot.js";
 
 /** Escapes text for HTML element content and quoted attribute values. */
 export function escapeHtml(text: string): string {
@@ -16,7 +24,8 @@ const ESCAPES: Record<string, string> = {
 
 /**
  * The inspector page: every block with its marker and usage, the frozen prompt, the pending reminder, the
- * tools the model gets and the end of the transcript. Plain HTML and CSS, no script, no external asset;
+ * tools the model gets, the end of the conversation as the next turn sends it, the conversations of the
+ * agent's session manager, each one's message tree (branches, the active path) and its compactions. Plain HTML and CSS, no script, no external asset;
  * every value from storage is escaped.
  */
 export function renderInspector(snapshot: AgentSnapshot): string {
@@ -39,7 +48,8 @@ export function renderInspector(snapshot: AgentSnapshot): string {
     <div><dt>Model</dt><dd>${modelFact(snapshot)}</dd></div>
     <div><dt>Today</dt><dd>${escapeHtml(snapshot.date.today)}${snapshot.date.override ? ' <span class="tag">override</span>' : ""}</dd></div>
     <div><dt>Frozen prompt</dt><dd><code title="${escapeHtml(snapshot.promptSha256)}">sha256 ${escapeHtml(snapshot.promptSha256.slice(0, 12))}…</code> · ${snapshot.promptTokens} tokens</dd></div>
-    <div><dt>Transcript</dt><dd>${snapshot.transcript.count} messages</dd></div>
+    <div><dt>Conversation</dt><dd>${snapshot.transcript.count} messages on the path · ${snapshot.sessions.length} conversation${snapshot.sessions.length === 1 ? "" : "s"}</dd></div>
+    <div><dt>Compaction</dt><dd>~${snapshot.compaction.historyTokens} of ${snapshot.compaction.afterTokens} tokens</dd></div>
   </dl>
 </header>
 <main>
@@ -65,7 +75,18 @@ ${snapshot.blocks.map(renderBlock).join("\n")}
 </section>
 <section aria-labelledby="transcript-heading">
   <h2 id="transcript-heading">Transcript</h2>
+  <p class="hint">The current conversation as the next turn sends it: a compaction's summary stands in for the messages it covers.</p>
   ${renderTranscript(snapshot.transcript.recent, snapshot.transcript.count)}
+</section>
+<section aria-labelledby="sessions-heading">
+  <h2 id="sessions-heading">Conversations</h2>
+  <p class="hint">Sessions of the agent's <code>SessionManager</code>, most recently written first; turns go to the first unless a request names another.</p>
+  ${renderSessions(snapshot.sessions)}
+</section>
+<section aria-labelledby="tree-heading">
+  <h2 id="tree-heading">Message trees</h2>
+  <p class="hint">Every stored message. An edit starts a branch beside the message it edits; the path to the latest leaf (marked) is what the next turn continues. Compaction never changes stored messages: an overlay reads a range as its summary. Compacts after ~${snapshot.compaction.afterTokens} tokens of prompt and history, keeping the first ${snapshot.compaction.protectHead} messages and ~${snapshot.compaction.tailTokenBudget} tokens of the newest.</p>
+  ${snapshot.sessions.length === 0 ? '<p class="empty">No conversation yet.</p>' : snapshot.sessions.map(renderSessionTree).join("\n")}
 </section>
 <section aria-labelledby="endpoints-heading">
   <h2 id="endpoints-heading">Endpoints</h2>
@@ -166,10 +187,122 @@ function renderTranscript(lines: readonly TranscriptLine[], count: number): stri
 ${lines
   .map(
     (line) =>
-      `    <li class="message message-${escapeHtml(line.role)}"><span class="role">${escapeHtml(line.role)}</span><pre>${escapeHtml(line.text)}</pre></li>`,
+      `    <li class="message message-${escapeHtml(line.role)}${line.summary ? " message-summary" : ""}"><span class="role">${line.summary ? "summary" : escapeHtml(line.role)}</span><pre>${escapeHtml(line.text)}</pre></li>`,
   )
   .join("\n")}
   </ol>`;
+}
+
+function renderSessions(sessions: readonly SessionView[]): string {
+  if (sessions.length === 0)
+    return '<p class="empty">None yet: the first turn starts one. <code>POST /sessions</code> starts another.</p>';
+  const rows = sessions.map(
+    (
+      session,
+    ) => `    <tr data-session="${escapeHtml(session.id)}"${session.current ? ' aria-current="true"' : ""}>
+      <td>${escapeHtml(session.name)}${session.current ? ' <span class="tag">current</span>' : ""}</td>
+      <td><code title="${escapeHtml(session.id)}">${escapeHtml(shortId(session.id))}</code></td>
+      <td>${session.pathLength}</td>
+      <td>${session.storedMessages}</td>
+      <td>${session.compactions.length}</td>
+      <td>${session.inputTokens} / ${session.outputTokens}</td>
+      <td>${escapeHtml(session.updatedAt)}</td>
+    </tr>`,
+  );
+  return `<table class="sessions">
+    <thead><tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col">On the path</th><th scope="col">Stored</th><th scope="col">Compactions</th><th scope="col">Tokens in / out</th><th scope="col">Updated (UTC)</th></tr></thead>
+    <tbody>
+${rows.join("\n")}
+    </tbody>
+  </table>`;
+}
+
+function renderSessionTree(session: SessionView): string {
+  const children = new Map<string | null, TreeNodeView[]>();
+  for (const node of session.tree) {
+    const siblings = children.get(node.parentId);
+    if (siblings === undefined) children.set(node.parentId, [node]);
+    else siblings.push(node);
+  }
+  const roots = children.get(null) ?? [];
+  const more =
+    session.storedMessages > session.tree.length
+      ? `<p class="hint">The first ${session.tree.length} of ${session.storedMessages} messages.</p>`
+      : "";
+  const tree =
+    roots.length === 0
+      ? '<p class="empty">No messages.</p>'
+      : roots.length === 1
+        ? `<ol class="chain">${renderChain(roots[0] as TreeNodeView, children)}</ol>`
+        : renderBranches(roots, children);
+  return `<details class="session-tree" data-session="${escapeHtml(session.id)}"${session.current ? " open" : ""}>
+    <summary>${escapeHtml(session.name)} <code>${escapeHtml(shortId(session.id))}</code>${session.current ? ' <span class="tag">current</span>' : ""}</summary>
+    ${more}
+    <div class="tree">${tree}</div>
+    <h3 class="overlays-heading">Compactions</h3>
+    ${
+      session.compactions.length === 0
+        ? '<p class="empty">None yet.</p>'
+        : `<ol class="overlays">${session.compactions.map(renderOverlay).join("\n")}</ol>`
+    }
+  </details>`;
+}
+
+/** A run of messages each with one child, in one list; a branch point opens a nested list per branch. */
+function renderChain(start: TreeNodeView, children: ReadonlyMap<string | null, TreeNodeView[]>): string {
+  const items: string[] = [];
+  let node: TreeNodeView | undefined = start;
+  while (node !== undefined) {
+    items.push(renderNode(node));
+    const kids: TreeNodeView[] = children.get(node.id) ?? [];
+    if (kids.length > 1) {
+      items.push(`<li class="branch-point">${renderBranches(kids, children)}</li>`);
+      break;
+    }
+    node = kids[0];
+  }
+  return items.join("");
+}
+
+function renderBranches(
+  starts: readonly TreeNodeView[],
+  children: ReadonlyMap<string | null, TreeNodeView[]>,
+): string {
+  return `<ol class="branches">${starts
+    .map(
+      (start, index) =>
+        `<li class="branch${start.onPath ? " branch-active" : ""}"><p class="branch-label">Branch ${index + 1} of ${starts.length}${start.onPath ? " · active" : ""}</p><ol class="chain">${renderChain(start, children)}</ol></li>`,
+    )
+    .join("")}</ol>`;
+}
+
+function renderNode(node: TreeNodeView): string {
+  const classes = [
+    "node",
+    `node-${slug(node.role)}`,
+    node.onPath ? "on-path" : "off-path",
+    node.compactedBy !== null ? "compacted" : "",
+  ].filter((name) => name !== "");
+  const tags = [
+    node.latestLeaf ? '<span class="tag">latest leaf</span>' : "",
+    node.compactedBy !== null
+      ? `<span class="tag tag-compacted">summarised by ${escapeHtml(shortId(node.compactedBy))}</span>`
+      : "",
+  ].join(" ");
+  return `<li class="${classes.join(" ")}" data-id="${escapeHtml(node.id)}" data-role="${escapeHtml(node.role)}"${node.onPath ? ' aria-current="step"' : ""}><div class="node-head"><span class="role">${escapeHtml(node.role)}</span> <code title="${escapeHtml(node.id)}">${escapeHtml(shortId(node.id))}</code> ${tags}</div><pre>${escapeHtml(node.text)}</pre></li>`;
+}
+
+function renderOverlay(overlay: CompactionView): string {
+  const count = overlay.messageIds.length;
+  return `<li class="overlay" data-compaction="${escapeHtml(overlay.id)}">
+      <p><strong>${escapeHtml(shortId(overlay.id))}</strong>: messages <code title="${escapeHtml(overlay.fromMessageId)}">${escapeHtml(shortId(overlay.fromMessageId))}</code> … <code title="${escapeHtml(overlay.toMessageId)}">${escapeHtml(shortId(overlay.toMessageId))}</code>${count > 0 ? ` (${count} messages)` : ""} read as this summary${overlay.onActivePath ? " in the history sent to the model" : ", on another branch"}.</p>
+      <pre class="summary" tabindex="0" aria-label="Summary ${escapeHtml(shortId(overlay.id))}">${escapeHtml(overlay.summary)}</pre>
+    </li>`;
+}
+
+/** The first 8 characters of an id (the full id is in the element's title). */
+function shortId(id: string): string {
+  return id.length > 8 ? id.slice(0, 8) : id;
 }
 
 function slug(label: string): string {
@@ -239,5 +372,26 @@ details summary { cursor: pointer; color: var(--accent); margin-top: .5rem; }
 .transcript pre { margin: 0; }
 .role { color: var(--muted); font-size: .85rem; padding-top: .6rem; }
 .prompt, .reminder { max-height: 36rem; }
+.message-summary pre { border-left: 3px solid var(--medium); }
+.sessions { border-collapse: collapse; width: 100%; background: var(--panel); border: 1px solid var(--line); border-radius: 8px; }
+.sessions th, .sessions td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--line); font-size: .9rem; }
+.sessions th { color: var(--muted); font-weight: 600; font-size: .8rem; }
+.session-tree { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: .6rem 1rem; margin-bottom: 1rem; }
+.session-tree > summary { font-weight: 600; margin: 0; }
+.tree ol { list-style: none; margin: 0; padding: 0; }
+.tree .branches { display: grid; gap: .6rem; margin: .4rem 0 .4rem 1.2rem; padding-left: .8rem; border-left: 2px dashed var(--line); }
+.branch-label { margin: 0 0 .2rem; font-size: .8rem; color: var(--muted); }
+.branch-active > .branch-label { color: var(--accent); font-weight: 600; }
+.node { margin: .3rem 0; padding-left: .6rem; border-left: 3px solid transparent; }
+.node.on-path { border-left-color: var(--accent); }
+.node.off-path { opacity: .72; }
+.node.compacted pre { background: repeating-linear-gradient(135deg, var(--code-bg) 0 8px, var(--track) 8px 16px); }
+.node-head { font-size: .8rem; color: var(--muted); }
+.node pre { margin-top: .2rem; max-height: 8rem; }
+.tag-compacted { background: var(--medium); color: #1d1f21; }
+.overlays-heading { margin-top: 1rem; font-size: .95rem; }
+.overlays { list-style: none; padding: 0; margin: 0; }
+.overlay p { margin: .3rem 0; }
+.summary { border-left: 3px solid var(--medium); }
 :focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
 `;

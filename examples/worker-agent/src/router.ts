@@ -11,13 +11,18 @@ import {
   requireObject,
 } from "./http.js";
 import { renderInspector } from "./inspector.js";
+import { type ChatResult, isRefusal, type Refusal } from "./snapshot.js";
 
 /** Longest chat message accepted, in characters. */
 export const MAX_MESSAGE_LENGTH = 8_000;
+/** Longest conversation name accepted, in characters. */
+export const MAX_SESSION_NAME_LENGTH = 100;
+/** Longest session or message id accepted (the ids the agent makes are 36-character UUIDs). */
+const MAX_ID_LENGTH = 128;
 
 const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
-type Action = "inspect" | "prompt" | "blocks" | "chat" | "refresh" | "date";
+type Action = "inspect" | "prompt" | "blocks" | "chat" | "edit" | "sessions" | "refresh" | "date";
 
 /**
  * The actions under `/agents/:id`, by path segment. A `Map`, not an object literal: a segment such as
@@ -28,6 +33,8 @@ const ROUTES: ReadonlyMap<string, { action: Action; method: "GET" | "POST" | "PU
   ["prompt", { action: "prompt", method: "GET" }],
   ["blocks", { action: "blocks", method: "GET" }],
   ["chat", { action: "chat", method: "POST" }],
+  ["edit", { action: "edit", method: "POST" }],
+  ["sessions", { action: "sessions", method: "POST" }],
   ["refresh", { action: "refresh", method: "POST" }],
   ["date", { action: "date", method: "PUT" }],
 ]);
@@ -92,7 +99,24 @@ async function dispatch(request: Request, agents: DurableObjectNamespace<AgentOb
     case "blocks":
       return json(await stub.snapshot(agent));
     case "chat":
-      return json(await stub.chat(agent, input.message ?? ""));
+      return json(
+        turnOutcome(
+          await stub.chat(agent, input.message ?? "", {
+            ...(input.session !== undefined ? { sessionId: input.session } : {}),
+          }),
+        ),
+      );
+    case "edit":
+      return json(
+        turnOutcome(
+          await stub.chat(agent, input.message ?? "", {
+            ...(input.session !== undefined ? { sessionId: input.session } : {}),
+            ...(input.messageId !== undefined ? { editOf: input.messageId } : {}),
+          }),
+        ),
+      );
+    case "sessions":
+      return json(await stub.createSession(agent, input.name), 201);
     case "refresh":
       return json(await stub.refresh(agent));
     case "date":
@@ -100,8 +124,17 @@ async function dispatch(request: Request, agents: DurableObjectNamespace<AgentOb
   }
 }
 
+/** A turn's answer, or the Durable Object's refusal (an unknown conversation or message) as an HTTP error. */
+function turnOutcome(outcome: ChatResult | Refusal): ChatResult {
+  if (isRefusal(outcome)) throw new HttpError(outcome.refused.status, outcome.refused.error);
+  return outcome;
+}
+
 interface CheckedInput {
   message?: string;
+  session?: string;
+  messageId?: string;
+  name?: string;
   date?: string | null;
 }
 
@@ -109,20 +142,35 @@ function checkInput(action: Action, body: unknown): CheckedInput {
   switch (action) {
     case "chat": {
       const fields = requireObject(body, "POST /agents/:id/chat");
-      refuseUnknownFields(fields, ["message"]);
-      const message = fields.message;
-      if (message === undefined) throw new HttpError(400, 'Missing field "message" (a string)');
-      if (typeof message !== "string") {
-        throw new HttpError(400, `Field "message" must be a string, got ${describe(message)}`);
-      }
-      if (message.trim().length === 0) throw new HttpError(400, 'Field "message" is empty');
-      if (message.length > MAX_MESSAGE_LENGTH) {
+      refuseUnknownFields(fields, ["message", "session"]);
+      const session = optionalId(fields, "session");
+      return { message: checkMessage(fields), ...(session !== undefined ? { session } : {}) };
+    }
+    case "edit": {
+      const fields = requireObject(body, "POST /agents/:id/edit");
+      refuseUnknownFields(fields, ["messageId", "message", "session"]);
+      const messageId = optionalId(fields, "messageId");
+      if (messageId === undefined)
+        throw new HttpError(400, 'Missing field "messageId" (the id of the user message to edit)');
+      const session = optionalId(fields, "session");
+      return { messageId, message: checkMessage(fields), ...(session !== undefined ? { session } : {}) };
+    }
+    case "sessions": {
+      if (body === undefined) return {};
+      const fields = requireObject(body, "POST /agents/:id/sessions");
+      refuseUnknownFields(fields, ["name"]);
+      const name = fields.name;
+      if (name === undefined) return {};
+      if (typeof name !== "string")
+        throw new HttpError(400, `Field "name" must be a string, got ${describe(name)}`);
+      if (name.trim().length === 0) throw new HttpError(400, 'Field "name" is empty');
+      if (name.length > MAX_SESSION_NAME_LENGTH) {
         throw new HttpError(
-          413,
-          `Field "message" is ${message.length} characters; the limit is ${MAX_MESSAGE_LENGTH}`,
+          400,
+          `Field "name" is ${name.length} characters; the limit is ${MAX_SESSION_NAME_LENGTH}`,
         );
       }
-      return { message };
+      return { name: name.trim() };
     }
     case "date": {
       const fields = requireObject(body, "PUT /agents/:id/date");
@@ -149,6 +197,35 @@ function checkInput(action: Action, body: unknown): CheckedInput {
     default:
       return {};
   }
+}
+
+/** The chat message: a non-empty string within the length limit. */
+function checkMessage(fields: Record<string, unknown>): string {
+  const message = fields.message;
+  if (message === undefined) throw new HttpError(400, 'Missing field "message" (a string)');
+  if (typeof message !== "string") {
+    throw new HttpError(400, `Field "message" must be a string, got ${describe(message)}`);
+  }
+  if (message.trim().length === 0) throw new HttpError(400, 'Field "message" is empty');
+  if (message.length > MAX_MESSAGE_LENGTH) {
+    throw new HttpError(
+      413,
+      `Field "message" is ${message.length} characters; the limit is ${MAX_MESSAGE_LENGTH}`,
+    );
+  }
+  return message;
+}
+
+/** An optional id field: absent, or a non-empty string of at most `MAX_ID_LENGTH` characters. */
+function optionalId(fields: Record<string, unknown>, name: string): string | undefined {
+  const value = fields[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== "string")
+    throw new HttpError(400, `Field "${name}" must be a string, got ${describe(value)}`);
+  if (value.length === 0) throw new HttpError(400, `Field "${name}" is empty`);
+  if (value.length > MAX_ID_LENGTH)
+    throw new HttpError(400, `Field "${name}" is ${value.length} characters; the limit is ${MAX_ID_LENGTH}`);
+  return value;
 }
 
 function decodeAgentId(raw: string): string {

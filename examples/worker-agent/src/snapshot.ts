@@ -26,8 +26,59 @@ export interface ToolView {
 }
 
 export interface TranscriptLine {
+  id: string;
   role: string;
   text: string;
+  /** A compaction's summary standing in for the messages it covers. */
+  summary: boolean;
+}
+
+/** One stored message in its session's tree. */
+export interface TreeNodeView {
+  id: string;
+  /** `null` for a root (the first message, or an edit of it). */
+  parentId: string | null;
+  role: string;
+  /** Its text and tool calls, clipped. */
+  text: string;
+  /** On the path root..latest leaf: the conversation as the next turn continues it. */
+  onPath: boolean;
+  latestLeaf: boolean;
+  /** How many messages answer or follow it; more than one is a branch point. */
+  children: number;
+  /** The overlay whose summary stands for this message in the history, if any. */
+  compactedBy: string | null;
+}
+
+/** A compaction overlay: the messages `fromMessageId..toMessageId` read as one summary. */
+export interface CompactionView {
+  id: string;
+  fromMessageId: string;
+  toMessageId: string;
+  summary: string;
+  createdAt: string;
+  /** The messages it covers, in order (empty when they are not all in the tree shown). */
+  messageIds: string[];
+  /** Both ends on the active path: the history sent to the model shows the summary. */
+  onActivePath: boolean;
+}
+
+/** A conversation of the agent's `SessionManager`. */
+export interface SessionView {
+  id: string;
+  name: string;
+  /** The conversation turns go to when no `session` is named: the one most recently written to. */
+  current: boolean;
+  createdAt: string;
+  updatedAt: string;
+  /** Messages on the active path (stored, before overlays). */
+  pathLength: number;
+  /** Messages stored in the tree, every branch. */
+  storedMessages: number;
+  inputTokens: number;
+  outputTokens: number;
+  tree: TreeNodeView[];
+  compactions: CompactionView[];
 }
 
 export interface AgentSnapshot {
@@ -43,7 +94,12 @@ export interface AgentSnapshot {
   reminder: string | null;
   blocks: BlockView[];
   tools: ToolView[];
-  transcript: { count: number; recent: TranscriptLine[] };
+  /** The current conversation as the next turn sends it: overlays applied, the newest messages. */
+  transcript: { session: string | null; count: number; recent: TranscriptLine[] };
+  /** Compaction settings: the threshold (tokens of prompt plus history) and what is kept. */
+  compaction: { afterTokens: number; protectHead: number; tailTokenBudget: number; historyTokens: number };
+  /** Every conversation, most recently written first. */
+  sessions: SessionView[];
 }
 
 export interface ToolCallView {
@@ -67,8 +123,39 @@ export interface ChatResult {
   reminder: string | null;
   /** True when the request's system prompt was the frozen prompt, byte for byte. */
   systemIsFrozenPrompt: boolean;
+  /** sha256 of the system prompt this turn sent. */
   promptSha256: string;
+  /** Messages on the conversation's active path after the turn. */
   transcriptLength: number;
+  session: { id: string; name: string };
+  userMessageId: string;
+  assistantMessageId: string;
+  /** The parent the user's message was stored under (`null`: a new root). */
+  parentId: string | null;
+  /** The ids of the messages the model got, oldest first, the new user message last. */
+  sentMessageIds: string[];
+  /** Estimated tokens of prompt plus history after the turn, against `compactAfterTokens`. */
+  historyTokens: number;
+  compactAfterTokens: number;
+  /** A compaction that ran after this turn's appends, and the prompt it refreshed. */
+  compaction: { fromMessageId: string; toMessageId: string; summary: string; promptSha256: string } | null;
+  /** A compaction that failed (the turn is stored all the same). */
+  compactionError: string | null;
+}
+
+/** A request the Durable Object turns down after looking (an unknown session or message). */
+export interface Refusal {
+  refused: { status: 400 | 404; error: string };
+}
+
+export function isRefusal(value: unknown): value is Refusal {
+  return typeof value === "object" && value !== null && "refused" in value;
+}
+
+/** `POST /agents/:id/sessions`. */
+export interface CreatedSession {
+  agent: string;
+  session: { id: string; name: string };
 }
 
 export interface RefreshResult {

@@ -46,6 +46,8 @@ const PACKAGES = [
   "postgres",
 ] as const;
 const REPOSITORY = "https://github.com/contextblocks/contextblocks";
+/** Exports that are not modules, left out of attw's type resolution. */
+const NON_CODE_EXPORTS: Record<string, string[]> = { postgres: ["./schema.sql"] };
 
 /** Versions the smoke project installs next to the tarballs: the ones that run on Node 20 (TOOLCHAIN.md). */
 const THIRD_PARTY = [
@@ -339,7 +341,15 @@ async function main(): Promise<void> {
         mustAsync(
           `attw --profile esm-only (${item.name})`,
           bin("attw"),
-          [item.tarball, "--profile", "esm-only", "--format", "table-flipped"],
+          [
+            item.tarball,
+            "--profile",
+            "esm-only",
+            "--format",
+            "table-flipped",
+            // Non-JavaScript files a package exports (postgres' schema.sql) have no types to resolve.
+            ...(NON_CODE_EXPORTS[item.name] ?? []).flatMap((entry) => ["--exclude-entrypoints", entry]),
+          ],
           work,
         ),
       ]),

@@ -139,6 +139,60 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the inspector page in headless Chromi
     await page.close();
   });
 
+  it("shows the conversations, the message tree with its branches and a compaction overlay", async () => {
+    if (!browser || !dev) throw new Error("not started");
+    const send = async (path: string, body: unknown) => {
+      const response = await fetch(`${dev?.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+      return (await response.json()) as { userMessageId: string; compaction: unknown };
+    };
+    const agent = "browser-tree";
+    await send(`/agents/${agent}/chat`, { message: "Remember that I like tea." });
+    const question = await send(`/agents/${agent}/chat`, { message: "How do I run the tests?" });
+    await send(`/agents/${agent}/edit`, {
+      messageId: question.userMessageId,
+      message: "Where does the data live?",
+    });
+    let compacted = false;
+    for (let index = 0; index < 40 && !compacted; index++) {
+      const turn = await send(`/agents/${agent}/chat`, {
+        message: `Remember that note ${index} is about ${"frozen prompts and caches, ".repeat(6)}`,
+      });
+      compacted = turn.compaction !== null;
+    }
+    expect(compacted).toBe(true);
+
+    const page: Page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    const problems: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error" || message.type() === "warning") problems.push(message.text());
+    });
+    page.on("pageerror", (error) => problems.push(error.message));
+    const response = await page.goto(`${dev.url}/agents/${agent}`, { waitUntil: "load" });
+    expect(response?.status()).toBe(200);
+    await expect(page.locator("table.sessions tbody tr").count()).resolves.toBe(1);
+    await expect(page.locator("table.sessions tbody tr").first().textContent()).resolves.toContain("current");
+    const tree = page.locator("details.session-tree[open] .tree");
+    await expect(tree.isVisible()).resolves.toBe(true);
+    const branches = tree.locator("ol.branches > li.branch");
+    await expect(branches.count()).resolves.toBe(2);
+    await expect(branches.nth(1).locator(".branch-label").textContent()).resolves.toBe(
+      "Branch 2 of 2 · active",
+    );
+    await expect(branches.nth(0).locator("li.node.off-path").count()).resolves.toBeGreaterThan(0);
+    await expect(tree.locator("li.node.on-path").count()).resolves.toBeGreaterThan(10);
+    await expect(tree.locator("li.node.compacted").count()).resolves.toBeGreaterThan(0);
+    const overlay = page.locator("li.overlay pre.summary");
+    await expect(overlay.isVisible()).resolves.toBe(true);
+    await expect(overlay.textContent()).resolves.toContain("## Key Points");
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it("refuses a streamed body over the limit (no content-length) with 413 and a JSON error", async () => {
     if (!dev) throw new Error("not started");
     const url = new URL(`${dev.url}/agents/${AGENT}/chat`);

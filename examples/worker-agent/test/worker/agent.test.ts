@@ -1,12 +1,12 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { REMINDER_PREAMBLE } from "@contextblocks/core";
+import { messagesTable } from "@contextblocks/sessions";
 import { SCRIPTED_MODEL_ID, SCRIPTED_REPLY_PREFIX } from "scripted-model";
 import { describe, expect, it } from "vitest";
 import { createAgentContext } from "../../src/agent-context.js";
 import { sha256Hex } from "../../src/hash.js";
 import { chooseModel } from "../../src/model.js";
 import { AgentSettings } from "../../src/settings.js";
-import { TRANSCRIPT_TABLE } from "../../src/transcript.js";
 import { call, chat, dayAfter, prompt, refresh, setDate, snapshot, stub } from "./helpers.js";
 
 describe("a chat turn", () => {
@@ -65,12 +65,18 @@ describe("a chat turn", () => {
     await chat(agent, "Remember that I live in Lisbon.");
     const rows = await runInDurableObject(stub(agent), (_instance, state) =>
       state.storage.sql
-        .exec<{ message: string }>(`SELECT message FROM ${TRANSCRIPT_TABLE} ORDER BY id`)
+        .exec<{ content: string }>(`SELECT content FROM ${messagesTable} ORDER BY rowid`)
         .toArray()
-        .map((row) => JSON.parse(row.message) as { role: string }),
+        .map((row) => JSON.parse(row.content) as { role: string; parts: { type: string }[] }),
     );
-    expect(rows.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
-    expect(rows[0]).toEqual({ role: "user", content: "Remember that I live in Lisbon." });
+    expect(rows.map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect(rows[0]?.parts).toEqual([{ type: "text", text: "Remember that I live in Lisbon." }]);
+    expect(rows[1]?.parts.map((part) => part.type)).toEqual([
+      "step-start",
+      "tool-set_context",
+      "step-start",
+      "text",
+    ]);
   });
 });
 
@@ -164,9 +170,10 @@ describe("a changed date", () => {
     expect(result.reply).toContain("reminder");
 
     const stored = await runInDurableObject(stub(agent), (_instance, state) =>
-      state.storage.sql.exec<{ message: string }>(`SELECT message FROM ${TRANSCRIPT_TABLE}`).toArray(),
+      state.storage.sql.exec<{ content: string }>(`SELECT content FROM ${messagesTable}`).toArray(),
     );
-    expect(stored.some((row) => row.message.includes(REMINDER_PREAMBLE))).toBe(false);
+    expect(stored.length).toBe(2);
+    expect(stored.some((row) => row.content.includes(REMINDER_PREAMBLE))).toBe(false);
 
     // The reminder is computed against the stored prompt, so it survives a restart ...
     await abortAllDurableObjects();

@@ -1,7 +1,7 @@
 import { env, listDurableObjectIds } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES } from "../../src/http.js";
-import { call, chat, dumpStorage, prompt } from "./helpers.js";
+import { call, chat, dumpStorage, prompt, snapshot } from "./helpers.js";
 
 const AGENT = "bad-requests";
 const JSON_TYPE = { "content-type": "application/json" };
@@ -145,6 +145,55 @@ const CASES: BadRequest[] = [
     error: /Missing field "date"/,
   },
   {
+    name: "chat into an unknown conversation",
+    path: `/agents/${AGENT}/chat`,
+    init: { method: "POST", headers: JSON_TYPE, body: '{"message": "hi", "session": "no-such-session"}' },
+    status: 404,
+    error: /No conversation "no-such-session"/,
+  },
+  {
+    name: "session of the wrong type",
+    path: `/agents/${AGENT}/chat`,
+    init: { method: "POST", headers: JSON_TYPE, body: '{"message": "hi", "session": 7}' },
+    status: 400,
+    error: /"session" must be a string, got a number/,
+  },
+  {
+    name: "edit without a message id",
+    path: `/agents/${AGENT}/edit`,
+    init: { method: "POST", headers: JSON_TYPE, body: '{"message": "hi"}' },
+    status: 400,
+    error: /Missing field "messageId"/,
+  },
+  {
+    name: "edit of an unknown message",
+    path: `/agents/${AGENT}/edit`,
+    init: { method: "POST", headers: JSON_TYPE, body: '{"messageId": "no-such-message", "message": "hi"}' },
+    status: 404,
+    error: /No message "no-such-message"/,
+  },
+  {
+    name: "edit with an empty message",
+    path: `/agents/${AGENT}/edit`,
+    init: { method: "POST", headers: JSON_TYPE, body: '{"messageId": "x", "message": ""}' },
+    status: 400,
+    error: /empty/,
+  },
+  {
+    name: "conversation name of the wrong type",
+    path: `/agents/${AGENT}/sessions`,
+    init: { method: "POST", headers: JSON_TYPE, body: '{"name": ["a"]}' },
+    status: 400,
+    error: /"name" must be a string, got an array/,
+  },
+  {
+    name: "conversation name too long",
+    path: `/agents/${AGENT}/sessions`,
+    init: { method: "POST", headers: JSON_TYPE, body: JSON.stringify({ name: "n".repeat(101) }) },
+    status: 400,
+    error: /limit is 100/,
+  },
+  {
     name: "refresh with fields",
     path: `/agents/${AGENT}/refresh`,
     init: { method: "POST", headers: JSON_TYPE, body: '{"force": true}' },
@@ -162,12 +211,30 @@ describe("bad requests", () => {
     expect(Object.keys(storageBefore)).toEqual(
       expect.arrayContaining([
         "cf_agents_context_blocks",
-        "worker_agent_transcript",
+        "assistant_sessions",
+        "assistant_messages",
+        "assistant_leaves",
         "worker_agent_settings",
       ]),
     );
 
-    for (const badRequest of CASES) {
+    // An assistant message cannot be edited: only a user message starts a branch.
+    const answer = (await snapshot(AGENT)).transcript.recent.find((line) => line.role === "assistant");
+    const cases: BadRequest[] = [
+      ...CASES,
+      {
+        name: "edit of an assistant message",
+        path: `/agents/${AGENT}/edit`,
+        init: {
+          method: "POST",
+          headers: JSON_TYPE,
+          body: JSON.stringify({ messageId: answer?.id, message: "hi" }),
+        },
+        status: 400,
+        error: /only a user message can be edited/,
+      },
+    ];
+    for (const badRequest of cases) {
       const response = await call(badRequest.path, badRequest.init);
       const body = (await response.json()) as { error?: unknown };
       expect({ name: badRequest.name, status: response.status }).toEqual({

@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import type { AgentObject } from "../../src/agent-object.js";
-import type { AgentSnapshot, ChatResult, RefreshResult } from "../../src/snapshot.js";
+import type { AgentSnapshot, ChatResult, CreatedSession, RefreshResult } from "../../src/snapshot.js";
 
 const ORIGIN = "http://agent.test";
 
@@ -23,8 +23,20 @@ export async function prompt(agent: string): Promise<string> {
   return (await expectOk(await call(`/agents/${agent}/prompt`))).text();
 }
 
-export async function chat(agent: string, message: string): Promise<ChatResult> {
-  return (await expectOk(await postJson(`/agents/${agent}/chat`, { message }))).json();
+export async function chat(agent: string, message: string, session?: string): Promise<ChatResult> {
+  const body = session === undefined ? { message } : { message, session };
+  return (await expectOk(await postJson(`/agents/${agent}/chat`, body))).json();
+}
+
+/** `POST /agents/:id/edit`: the new text of a user message, stored beside it (a new branch). */
+export async function edit(agent: string, messageId: string, message: string): Promise<ChatResult> {
+  return (await expectOk(await postJson(`/agents/${agent}/edit`, { messageId, message }))).json();
+}
+
+export async function createSession(agent: string, name?: string): Promise<CreatedSession> {
+  return (
+    await expectOk(await postJson(`/agents/${agent}/sessions`, name === undefined ? {} : { name }))
+  ).json();
 }
 
 export async function snapshot(agent: string): Promise<AgentSnapshot> {
