@@ -10,6 +10,7 @@ import type { ContextConfig } from "@contextblocks/core";
 import type { DurableObjectStateLike, StatementReport } from "@contextblocks/sql";
 import { createDurableContext } from "@contextblocks/sqlite";
 import { AgentContextProvider, ContextBlocks as AgentsContextBlocks } from "agents/context";
+import { withLocalWorker } from "./local-worker.js";
 import { markdownTable } from "./markdown.js";
 
 /** One operation's cost, summed over its statements. */
@@ -145,60 +146,46 @@ export default {
 export async function runRowCostSqlite(
   entrypoint: string = decodeURIComponent(new URL(import.meta.url).pathname),
 ): Promise<string> {
-  // A non-literal specifier keeps the bundler from pulling wrangler into the Worker.
-  const wranglerSpecifier = "wrangler";
-  const { unstable_startWorker } = (await import(wranglerSpecifier)) as typeof import("wrangler");
-  const worker = await unstable_startWorker({
-    name: "contextblocks-row-cost-sqlite",
-    entrypoint,
-    compatibilityDate: "2026-04-01",
-    compatibilityFlags: ["nodejs_compat"],
-    bindings: { ROW_COST: { type: "durable_object_namespace", class_name: "RowCostObject" } },
-    migrations: [{ tag: "v1", new_sqlite_classes: ["RowCostObject"] }],
-    dev: {
-      server: { hostname: "127.0.0.1", port: 0 },
-      inspector: false,
-      persist: false,
-      watch: false,
-      logLevel: "warn",
+  return withLocalWorker(
+    {
+      name: "contextblocks-row-cost-sqlite",
+      entrypoint,
+      durableObject: { className: "RowCostObject", binding: "ROW_COST" },
     },
-  });
-  try {
-    await worker.ready;
-    const sections: string[] = [
-      "# Row cost of durable blocks on a Durable Object",
-      "",
-      "Rows read and written as the Durable Object SQL cursor reports them (`rowsRead`, `rowsWritten`: what",
-      "Cloudflare bills), summed per operation. `agents/context` runs through an Agent-style `sql` host on the",
-      "same storage. The physical limits: one row read for a cold freeze with a prompt store, none for a warm one.",
-    ];
-    for (const count of BLOCK_COUNTS) {
-      const results: Record<System, RowCost[]> = { contextblocks: [], agents: [] };
-      for (const system of ["contextblocks", "agents"] as const) {
-        const response = await worker.fetch(`http://row-cost/?system=${system}&blocks=${count}`);
-        if (!response.ok) throw new Error(`${system}, ${count} blocks: ${await response.text()}`);
-        results[system] = (await response.json()) as RowCost[];
+    async (worker) => {
+      const sections: string[] = [
+        "# Row cost of durable blocks on a Durable Object",
+        "",
+        "Rows read and written as the Durable Object SQL cursor reports them (`rowsRead`, `rowsWritten`: what",
+        "Cloudflare bills), summed per operation. `agents/context` runs through an Agent-style `sql` host on the",
+        "same storage. The physical limits: one row read for a cold freeze with a prompt store, none for a warm one.",
+      ];
+      for (const count of BLOCK_COUNTS) {
+        const results: Record<System, RowCost[]> = { contextblocks: [], agents: [] };
+        for (const system of ["contextblocks", "agents"] as const) {
+          const response = await worker.fetch(`http://row-cost/?system=${system}&blocks=${count}`);
+          if (!response.ok) throw new Error(`${system}, ${count} blocks: ${await response.text()}`);
+          results[system] = (await response.json()) as RowCost[];
+        }
+        const rows = results.contextblocks.map((ours, index) => {
+          const theirs = results.agents[index];
+          const cell = (cost: RowCost | undefined) =>
+            cost === undefined ? "n/a" : `${cost.rowsRead} / ${cost.rowsWritten} (${cost.statements})`;
+          return [ours.operation, cell(ours), cell(theirs)];
+        });
+        sections.push(
+          "",
+          `## ${count} writable block${count === 1 ? "" : "s"}`,
+          "",
+          markdownTable(
+            ["operation", "@contextblocks/sqlite: read / written (statements)", "agents/context"],
+            rows,
+          ),
+        );
       }
-      const rows = results.contextblocks.map((ours, index) => {
-        const theirs = results.agents[index];
-        const cell = (cost: RowCost | undefined) =>
-          cost === undefined ? "n/a" : `${cost.rowsRead} / ${cost.rowsWritten} (${cost.statements})`;
-        return [ours.operation, cell(ours), cell(theirs)];
-      });
-      sections.push(
-        "",
-        `## ${count} writable block${count === 1 ? "" : "s"}`,
-        "",
-        markdownTable(
-          ["operation", "@contextblocks/sqlite: read / written (statements)", "agents/context"],
-          rows,
-        ),
-      );
-    }
-    return sections.join("\n");
-  } finally {
-    await worker.dispose();
-  }
+      return sections.join("\n");
+    },
+  );
 }
 
 const isNodeMain =

@@ -12,6 +12,7 @@
 import { type SessionMessage, SqliteSessionProvider } from "@contextblocks/sessions";
 import { type DurableObjectStateLike, fromDurableObjectStorage } from "@contextblocks/sql";
 import { AgentSessionProvider } from "agents-session/experimental/memory/session";
+import { withLocalWorker } from "./local-worker.js";
 import { markdownTable } from "./markdown.js";
 
 const LENGTHS = [100, 1_000, 10_000] as const;
@@ -151,62 +152,48 @@ export async function runSessionsRowCost(
   smoke: boolean,
   entrypoint: string = decodeURIComponent(new URL(import.meta.url).pathname),
 ): Promise<string> {
-  // A non-literal specifier keeps the bundler from pulling wrangler into the Worker.
-  const wranglerSpecifier = "wrangler";
-  const { unstable_startWorker } = (await import(wranglerSpecifier)) as typeof import("wrangler");
-  const worker = await unstable_startWorker({
-    name: "contextblocks-sessions-row-cost",
-    entrypoint,
-    compatibilityDate: "2026-04-01",
-    compatibilityFlags: ["nodejs_compat"],
-    bindings: { SESSIONS_COST: { type: "durable_object_namespace", class_name: "SessionsCostObject" } },
-    migrations: [{ tag: "v1", new_sqlite_classes: ["SessionsCostObject"] }],
-    dev: {
-      server: { hostname: "127.0.0.1", port: 0 },
-      inspector: false,
-      persist: false,
-      watch: false,
-      logLevel: "warn",
+  return withLocalWorker(
+    {
+      name: "contextblocks-sessions-row-cost",
+      entrypoint,
+      durableObject: { className: "SessionsCostObject", binding: "SESSIONS_COST" },
     },
-  });
-  try {
-    await worker.ready;
-    const lengths = smoke ? SMOKE_LENGTHS : LENGTHS;
-    const costs = new Map<string, OperationCost[]>();
-    for (const length of lengths) {
-      for (const system of SYSTEMS) {
-        const response = await worker.fetch(`http://sessions-cost/?system=${system}&length=${length}`);
-        if (!response.ok) throw new Error(`${system}, ${length} messages: ${await response.text()}`);
-        costs.set(`${system}-${length}`, (await response.json()) as OperationCost[]);
+    async (worker) => {
+      const lengths = smoke ? SMOKE_LENGTHS : LENGTHS;
+      const costs = new Map<string, OperationCost[]>();
+      for (const length of lengths) {
+        for (const system of SYSTEMS) {
+          const response = await worker.fetch(`http://sessions-cost/?system=${system}&length=${length}`);
+          if (!response.ok) throw new Error(`${system}, ${length} messages: ${await response.text()}`);
+          costs.set(`${system}-${length}`, (await response.json()) as OperationCost[]);
+        }
       }
-    }
-    const operations = (costs.get(`contextblocks-${lengths[0]}`) ?? []).map((cost) => cost.operation);
-    const cell = (system: SystemName, length: number, index: number) => {
-      const cost = costs.get(`${system}-${length}`)?.[index];
-      if (cost === undefined) return "n/a";
-      const returned = cost.returned === null ? "" : ` (${cost.returned} returned)`;
-      return `${cost.rowsRead} / ${cost.rowsWritten}${returned}`;
-    };
-    const rows = operations.flatMap((operation, index) =>
-      SYSTEMS.map((system) => [
-        operation,
-        system === "contextblocks" ? "@contextblocks/sessions" : "agents@0.22.0",
-        ...lengths.map((length) => cell(system, length, index)),
-      ]),
-    );
-    return [
-      "## Sessions on a Durable Object: rows read / written per operation",
-      "",
-      "Each system on its own fresh object, the session filled with that many messages first; one call measured.",
-      "",
-      markdownTable(
-        ["operation", "system", ...lengths.map((length) => `${length.toLocaleString("en-US")} messages`)],
-        rows,
-      ),
-    ].join("\n");
-  } finally {
-    await worker.dispose();
-  }
+      const operations = (costs.get(`contextblocks-${lengths[0]}`) ?? []).map((cost) => cost.operation);
+      const cell = (system: SystemName, length: number, index: number) => {
+        const cost = costs.get(`${system}-${length}`)?.[index];
+        if (cost === undefined) return "n/a";
+        const returned = cost.returned === null ? "" : ` (${cost.returned} returned)`;
+        return `${cost.rowsRead} / ${cost.rowsWritten}${returned}`;
+      };
+      const rows = operations.flatMap((operation, index) =>
+        SYSTEMS.map((system) => [
+          operation,
+          system === "contextblocks" ? "@contextblocks/sessions" : "agents@0.22.0",
+          ...lengths.map((length) => cell(system, length, index)),
+        ]),
+      );
+      return [
+        "## Sessions on a Durable Object: rows read / written per operation",
+        "",
+        "Each system on its own fresh object, the session filled with that many messages first; one call measured.",
+        "",
+        markdownTable(
+          ["operation", "system", ...lengths.map((length) => `${length.toLocaleString("en-US")} messages`)],
+          rows,
+        ),
+      ].join("\n");
+    },
+  );
 }
 
 const isNodeMain =

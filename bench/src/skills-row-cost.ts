@@ -13,6 +13,7 @@
 import { R2SkillProvider, type SkillBucket } from "@contextblocks/r2";
 import type { DurableObjectStateLike, StatementReport } from "@contextblocks/sql";
 import { SqliteSkillProvider } from "@contextblocks/sqlite";
+import { withLocalWorker } from "./local-worker.js";
 import { markdownTable } from "./markdown.js";
 
 const SKILL_COUNTS = [10, 1_000] as const;
@@ -156,71 +157,55 @@ export async function runSkillsRowCost(
   smoke: boolean,
   entrypoint: string = decodeURIComponent(new URL(import.meta.url).pathname),
 ): Promise<string> {
-  // A non-literal specifier keeps the bundler from pulling wrangler into the Worker.
-  const wranglerSpecifier = "wrangler";
-  const { unstable_startWorker } = (await import(wranglerSpecifier)) as typeof import("wrangler");
-  const worker = await unstable_startWorker({
-    name: "contextblocks-skills-row-cost",
-    entrypoint,
-    compatibilityDate: "2026-04-01",
-    compatibilityFlags: ["nodejs_compat"],
-    bindings: {
-      SKILLS_COST: { type: "durable_object_namespace", class_name: "SkillsCostObject" },
-      SKILLS: { type: "r2_bucket", bucket_name: "contextblocks-bench-skills" },
+  return withLocalWorker(
+    {
+      name: "contextblocks-skills-row-cost",
+      entrypoint,
+      durableObject: { className: "SkillsCostObject", binding: "SKILLS_COST" },
+      bindings: { SKILLS: { type: "r2_bucket", bucket_name: "contextblocks-bench-skills" } },
     },
-    migrations: [{ tag: "v1", new_sqlite_classes: ["SkillsCostObject"] }],
-    dev: {
-      server: { hostname: "127.0.0.1", port: 0 },
-      inspector: false,
-      persist: false,
-      watch: false,
-      logLevel: "warn",
+    async (worker) => {
+      const counts = smoke ? SMOKE_SKILL_COUNTS : SKILL_COUNTS;
+      const fetchCosts = async (store: string, count: number): Promise<OperationCost[]> => {
+        const response = await worker.fetch(`http://skills-cost/?store=${store}&skills=${count}`);
+        if (!response.ok) throw new Error(`${store}, ${count} skills: ${await response.text()}`);
+        return (await response.json()) as OperationCost[];
+      };
+      const sqlite = await Promise.all(counts.map((count) => fetchCosts("sqlite", count)));
+      const r2 = await Promise.all(counts.map((count) => fetchCosts("r2", count)));
+      const header = counts.map((count) => `${count.toLocaleString("en-US")} skills`);
+      return [
+        "## SqliteSkillProvider on a Durable Object: rows read / written (statements)",
+        "",
+        "`get` reads one row per skill by nature (it lists every key and description), never a skill's content;",
+        "every other operation touches the same rows whatever the number of skills (primary key on block and key).",
+        "",
+        markdownTable(
+          ["operation", ...header],
+          (sqlite[0] ?? []).map((cost, index) => [
+            cost.operation,
+            ...sqlite.map((costs) => {
+              const at = costs[index];
+              return at === undefined ? "n/a" : `${at.rowsRead} / ${at.rowsWritten} (${at.statements})`;
+            }),
+          ]),
+        ),
+        "",
+        "## R2SkillProvider on an R2 bucket: bucket calls",
+        "",
+        "A listing is one `list` call per page: up to 1,000 objects, fewer when metadata is included (the local",
+        "runtime returns 100 a page); `load` is one `get`; a load outside `keys` makes no call at all.",
+        "",
+        markdownTable(
+          ["operation", ...header],
+          (r2[0] ?? []).map((cost, index) => [
+            cost.operation,
+            ...r2.map((costs) => costs[index]?.bucketCalls ?? "n/a"),
+          ]),
+        ),
+      ].join("\n");
     },
-  });
-  try {
-    await worker.ready;
-    const counts = smoke ? SMOKE_SKILL_COUNTS : SKILL_COUNTS;
-    const fetchCosts = async (store: string, count: number): Promise<OperationCost[]> => {
-      const response = await worker.fetch(`http://skills-cost/?store=${store}&skills=${count}`);
-      if (!response.ok) throw new Error(`${store}, ${count} skills: ${await response.text()}`);
-      return (await response.json()) as OperationCost[];
-    };
-    const sqlite = await Promise.all(counts.map((count) => fetchCosts("sqlite", count)));
-    const r2 = await Promise.all(counts.map((count) => fetchCosts("r2", count)));
-    const header = counts.map((count) => `${count.toLocaleString("en-US")} skills`);
-    return [
-      "## SqliteSkillProvider on a Durable Object: rows read / written (statements)",
-      "",
-      "`get` reads one row per skill by nature (it lists every key and description), never a skill's content;",
-      "every other operation touches the same rows whatever the number of skills (primary key on block and key).",
-      "",
-      markdownTable(
-        ["operation", ...header],
-        (sqlite[0] ?? []).map((cost, index) => [
-          cost.operation,
-          ...sqlite.map((costs) => {
-            const at = costs[index];
-            return at === undefined ? "n/a" : `${at.rowsRead} / ${at.rowsWritten} (${at.statements})`;
-          }),
-        ]),
-      ),
-      "",
-      "## R2SkillProvider on an R2 bucket: bucket calls",
-      "",
-      "A listing is one `list` call per page: up to 1,000 objects, fewer when metadata is included (the local",
-      "runtime returns 100 a page); `load` is one `get`; a load outside `keys` makes no call at all.",
-      "",
-      markdownTable(
-        ["operation", ...header],
-        (r2[0] ?? []).map((cost, index) => [
-          cost.operation,
-          ...r2.map((costs) => costs[index]?.bucketCalls ?? "n/a"),
-        ]),
-      ),
-    ].join("\n");
-  } finally {
-    await worker.dispose();
-  }
+  );
 }
 
 const isNodeMain =
