@@ -16,6 +16,7 @@ export {
 } from "./message.js";
 export { applyCompactions, compactionPrefix, isCompactionMessage } from "./overlays.js";
 export { runMessagesOf, verbatimPartType } from "./run-message-decoding.js";
+export type { RunState, RunStateStore, RunStates } from "./run-state.js";
 export { compactionsTable, ensureSchema, leavesTable, messagesTable, searchTable } from "./schema.js";
 export {
   Session,
@@ -23,6 +24,7 @@ export {
   type SessionContextOptions,
   type SessionOptions,
 } from "./session.js";
+export type { SessionBackend } from "./session-backend.js";
 export {
   type SessionHistoryOptions,
   SessionHistoryProvider,
@@ -42,7 +44,9 @@ export {
   type SessionProvider,
   type StoredCompaction,
 } from "./session-provider.js";
+export type { SessionChanges, SessionRegistry } from "./session-registry.js";
 export { runStateTable, SessionRunStateStore } from "./session-run-state-store.js";
+export { isSessionStore, type MessageNode, type SessionStore } from "./session-store.js";
 export {
   maximumPathLength,
   SqliteSessionProvider,

@@ -8,28 +8,9 @@ import { searchMessageIndex } from "./message-search.js";
 import { schemaReady } from "./schema.js";
 import { Session, type SessionContextOptions, type SessionSettings } from "./session.js";
 import type { SearchResult, StoredCompaction } from "./session-provider.js";
+import type { CreateSessionOptions, SessionInfo } from "./session-registry.js";
 
-/** A row of `assistant_sessions`, with the column names `agents` uses. */
-export interface SessionInfo {
-  id: string;
-  name: string;
-  parent_session_id: string | null;
-  model: string | null;
-  source: string | null;
-  input_tokens: number;
-  output_tokens: number;
-  estimated_cost: number;
-  end_reason: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-/** Metadata of `create`. */
-export interface CreateSessionOptions {
-  parentSessionId?: string;
-  model?: string;
-  source?: string;
-}
+export type { CreateSessionOptions, SessionInfo };
 
 /** Text that opens the first message of a session made by `compactAndSplit`. */
 export const continuationPreamble = "[Context from previous session]";

@@ -1,33 +1,7 @@
 import type { SessionMessage } from "./message.js";
+import type { RecentHistoryResult, SearchResult, StoredCompaction } from "./session-store.js";
 
-/** A compaction overlay: the messages `fromMessageId..toMessageId` of a path read as one summary. */
-export interface StoredCompaction {
-  id: string;
-  summary: string;
-  fromMessageId: string;
-  toMessageId: string;
-  createdAt: string;
-}
-
-/** One search hit: the message's id, role and searchable text. */
-export interface SearchResult {
-  id: string;
-  role: string;
-  content: string;
-  createdAt?: string;
-  /** Set by cross-session searches (`SessionManager.search`). */
-  sessionId?: string;
-}
-
-/** A byte-budgeted read of the newest messages of a path (see `getRecentHistory`). */
-export interface RecentHistoryResult {
-  /** Root-to-leaf order, overlays applied within the window. */
-  messages: SessionMessage[];
-  /** True when older messages were left out to stay within the budget. */
-  truncated: boolean;
-  /** Stored bytes of the messages read (the window, not the whole path: the rest is never read). */
-  totalContentBytes: number;
-}
+export type { RecentHistoryResult, SearchResult, StoredCompaction };
 
 type MaybePromise<T> = T | Promise<T>;
 

@@ -1,0 +1,97 @@
+import type { SessionMessage } from "./message.js";
+
+/** A compaction overlay: the messages `fromMessageId..toMessageId` of a path read as one summary. */
+export interface StoredCompaction {
+  id: string;
+  summary: string;
+  fromMessageId: string;
+  toMessageId: string;
+  createdAt: string;
+}
+
+/** One search hit: the message's id, role and searchable text. */
+export interface SearchResult {
+  id: string;
+  role: string;
+  content: string;
+  createdAt?: string;
+  /** Set by cross-session searches (`SessionManager.search`). */
+  sessionId?: string;
+}
+
+/** A byte-budgeted read of the newest messages of a path (see `getRecentHistory`). */
+export interface RecentHistoryResult {
+  /** Root-to-leaf order, overlays applied within the window. */
+  messages: SessionMessage[];
+  /** True when older messages were left out to stay within the budget. */
+  truncated: boolean;
+  /** Stored bytes of the messages read (the window, not the whole path: the rest is never read). */
+  totalContentBytes: number;
+}
+
+/** A message's place in the tree, without its content (what an inspector draws). */
+export interface MessageNode {
+  id: string;
+  /** `null` for a root. */
+  parentId: string | null;
+  role: string;
+  /** When it was stored, as ISO text where the store keeps it. */
+  createdAt: string | null;
+}
+
+/**
+ * Storage of one session's messages as a tree (each message points to its parent): the message-tree
+ * contract of Cloudflare agents' Sessions API, plus the parent links and the whole tree for inspectors.
+ * Implemented by each backend (`SqliteSessionStore`, `PostgresSessionStore`, `InMemorySessionStore`) and
+ * checked by `describeSessionStore` in `@contextblocks/conformance`.
+ */
+export interface SessionStore {
+  /** The session this store reads and writes (`""` is the default session). */
+  readonly sessionId: string;
+  getMessage(id: string): Promise<SessionMessage | null>;
+  /** Root-to-leaf path to `leafId` (default: the latest leaf), compaction overlays applied. */
+  getHistory(leafId?: string | null): Promise<SessionMessage[]>;
+  /** The newest message that has no child, or `null` for an empty session. */
+  getLatestLeaf(): Promise<SessionMessage | null>;
+  /** The children of `messageId`, oldest first. */
+  getBranches(messageId: string): Promise<SessionMessage[]>;
+  /** Messages on the path root..leaf (default: the latest leaf), overlays not applied. */
+  getPathLength(leafId?: string | null): Promise<number>;
+  /** The message's place in the tree (its parent), or `null` when it is not stored. */
+  getNode(id: string): Promise<MessageNode | null>;
+  /** Every stored message's place in the tree, in the order they were stored (at most `limit`). */
+  getTree(options?: { limit?: number }): Promise<MessageNode[]>;
+  /**
+   * Stores a message under `parentId`: omitted means the latest leaf, `null` a new root. Refuses (throws)
+   * an id that exists, a parent that does not, and anything that is not a `SessionMessage`.
+   */
+  appendMessage(message: SessionMessage, parentId?: string | null): Promise<void>;
+  /** Replaces the stored message with the same id (content only; its place in the tree stays). */
+  updateMessage(message: SessionMessage): Promise<void>;
+  deleteMessages(messageIds: readonly string[]): Promise<void>;
+  /** Deletes every message, overlay and search row of the session. */
+  clearMessages(): Promise<void>;
+  addCompaction(summary: string, fromMessageId: string, toMessageId: string): Promise<StoredCompaction>;
+  /** Overlays, oldest first. */
+  getCompactions(): Promise<StoredCompaction[]>;
+  /** Full-text search over this session's messages. Optional: `Session.search` throws `UNSUPPORTED` without it. */
+  searchMessages?(query: string, limit?: number): Promise<SearchResult[]>;
+  /** The newest messages of the path whose stored size fits `maxBytes` (at least `minMessages`). */
+  getRecentHistory?(
+    leafId: string | null | undefined,
+    maxBytes: number,
+    minMessages?: number,
+  ): Promise<RecentHistoryResult>;
+}
+
+/** True for an object with the methods of a `SessionStore` (structural, like every provider check). */
+export function isSessionStore(value: unknown): value is SessionStore {
+  if (typeof value !== "object" || value === null) return false;
+  const candidate = value as Record<string, unknown>;
+  return (
+    typeof candidate.getHistory === "function" &&
+    typeof candidate.appendMessage === "function" &&
+    typeof candidate.getLatestLeaf === "function" &&
+    typeof candidate.addCompaction === "function"
+  );
+}
