@@ -4,11 +4,15 @@ import {
   applyCompactions,
   checkSessionMessage,
   maximumPathLength,
+  orderPath,
+  parseStoredMessages as parseAll,
+  parseStoredMessage as parseMessage,
   type RecentHistoryResult,
   type SearchResult,
   type SessionMessage,
   type SessionProvider,
   type StoredCompaction,
+  serializeMessage as serialize,
   textOfMessage,
 } from "@contextblocks/sessions";
 import { type SqlClient, type SqlStatement, type StatementObserver, sql } from "@contextblocks/sql";
@@ -516,50 +520,4 @@ function timeText(value: unknown): string {
   if (value instanceof Date) return value.toISOString();
   if (typeof value === "string") return value;
   return new Date().toISOString();
-}
-
-function serialize(message: SessionMessage): string {
-  try {
-    // JSON escapes NUL and lone surrogates, so the stored text is always valid Postgres text.
-    return JSON.stringify(message);
-  } catch (error) {
-    throw new ContextError(
-      "INVALID_INPUT",
-      `message "${message.id}" cannot be stored as JSON: ${String(error)}`,
-      { cause: error },
-    );
-  }
-}
-
-/** Rows of a path, root first (one row per step; duplicates from a cyclic chain are dropped). */
-function orderPath<Row extends { id: string; step: number }>(rows: readonly Row[]): Row[] {
-  const sorted = [...rows].sort((left, right) => right.step - left.step);
-  const seen = new Set<string>();
-  return sorted.filter((row) => {
-    if (seen.has(row.id)) return false;
-    seen.add(row.id);
-    return true;
-  });
-}
-
-function parseAll(rows: readonly MessageRow[]): SessionMessage[] {
-  const messages: SessionMessage[] = [];
-  for (const row of rows) {
-    const message = parseMessage(row.content);
-    if (message !== null) messages.push(message);
-  }
-  return messages;
-}
-
-/** A stored row that is not a message (hand-edited, another writer) is skipped, as `agents` does. */
-function parseMessage(content: string): SessionMessage | null {
-  try {
-    const value = JSON.parse(content) as Partial<SessionMessage> | null;
-    if (typeof value?.id === "string" && typeof value.role === "string" && Array.isArray(value.parts)) {
-      return value as SessionMessage;
-    }
-  } catch {
-    // Not JSON: skipped.
-  }
-  return null;
 }

@@ -48,9 +48,15 @@ export type { SessionChanges, SessionRegistry } from "./session-registry.js";
 export { runStateTable, SessionRunStateStore } from "./session-run-state-store.js";
 export { isSessionStore, type MessageNode, type SessionStore } from "./session-store.js";
 export {
-  maximumPathLength,
   SqliteSessionProvider,
   /** The name `agents/experimental/memory/session` uses; the same class. */
   SqliteSessionProvider as AgentSessionProvider,
   type SqliteSessionProviderOptions,
 } from "./sqlite-session-provider.js";
+export {
+  maximumPathLength,
+  orderPath,
+  parseStoredMessage,
+  parseStoredMessages,
+  serializeMessage,
+} from "./stored-message.js";

@@ -17,6 +17,13 @@ import type {
   SessionProvider,
   StoredCompaction,
 } from "./session-provider.js";
+import {
+  maximumPathLength,
+  orderPath,
+  parseStoredMessages as parseAll,
+  parseStoredMessage as parseMessage,
+  serializeMessage as serialize,
+} from "./stored-message.js";
 
 /** Options of `SqliteSessionProvider`. */
 export interface SqliteSessionProviderOptions {
@@ -26,8 +33,7 @@ export interface SqliteSessionProviderOptions {
   onStatement?: StatementObserver | undefined;
 }
 
-/** A path never walks further than this many messages: a bound on a corrupted (cyclic) parent chain. */
-export const maximumPathLength = 100_000;
+export { maximumPathLength };
 
 interface PathRow {
   id: string;
@@ -436,51 +442,4 @@ export class SqliteSessionProvider implements SessionProvider {
 function indexStatement(id: string, text: string) {
   return sql`INSERT INTO assistant_fts (rowid, id, session_id, role, content)
     SELECT rowid, id, session_id, role, ${text} FROM assistant_messages WHERE id = ${id}`;
-}
-
-function serialize(message: SessionMessage): string {
-  try {
-    return JSON.stringify(message);
-  } catch (error) {
-    throw new ContextError(
-      "INVALID_INPUT",
-      `message "${message.id}" cannot be stored as JSON: ${String(error)}`,
-      {
-        cause: error,
-      },
-    );
-  }
-}
-
-/** Rows of a path, root first (a path has one row per step; duplicates from a cyclic chain are dropped). */
-function orderPath<Row extends { id: string; step: number }>(rows: readonly Row[]): Row[] {
-  const sorted = [...rows].sort((left, right) => right.step - left.step);
-  const seen = new Set<string>();
-  return sorted.filter((row) => {
-    if (seen.has(row.id)) return false;
-    seen.add(row.id);
-    return true;
-  });
-}
-
-function parseAll(rows: readonly { content: string }[]): SessionMessage[] {
-  const messages: SessionMessage[] = [];
-  for (const row of rows) {
-    const message = parseMessage(row.content);
-    if (message !== null) messages.push(message);
-  }
-  return messages;
-}
-
-/** A stored row that is not a message (hand-edited, another writer) is skipped, as `agents` does. */
-function parseMessage(content: string): SessionMessage | null {
-  try {
-    const value = JSON.parse(content) as Partial<SessionMessage> | null;
-    if (typeof value?.id === "string" && typeof value.role === "string" && Array.isArray(value.parts)) {
-      return value as SessionMessage;
-    }
-  } catch {
-    // Not JSON: skipped.
-  }
-  return null;
 }
