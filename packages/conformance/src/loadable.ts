@@ -1,10 +1,10 @@
-import type { ContextProvider, SkillProvider } from "@contextblocks/core";
+import { type ContextProvider, describeValue, type SkillProvider } from "@contextblocks/core";
 import { expect } from "vitest";
 import { expectSameText } from "./compare.js";
 import { startConcurrently } from "./scheduling.js";
 import { check, concurrencyCheck, firstMissing, group, needsReopen, type Suite } from "./suite.js";
 import { largeText } from "./texts.js";
-import { describeValue, isPromiseLike } from "./values.js";
+import { isPromiseLike } from "./values.js";
 
 type Loadable = ContextProvider &
   SkillProvider & { set(key: string, content: string, description?: string): Promise<void> };

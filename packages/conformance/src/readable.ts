@@ -1,9 +1,9 @@
-import type { ContextProvider } from "@contextblocks/core";
+import { type ContextProvider, describeValue } from "@contextblocks/core";
 import { expect } from "vitest";
 import { initialize } from "./fixture.js";
 import { MARKERS, needsProbe, type Probe, probeFor } from "./probe.js";
 import { check, firstMissing, group, needsReopen, type Suite } from "./suite.js";
-import { describeValue, isPromiseLike } from "./values.js";
+import { isPromiseLike } from "./values.js";
 
 /** Labels a careless provider confuses: prefixes, LIKE wildcards, quotes, object-prototype names. */
 export const AWKWARD_LABELS = [

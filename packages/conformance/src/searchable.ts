@@ -1,4 +1,4 @@
-import type { ContextProvider, SearchProvider } from "@contextblocks/core";
+import { type ContextProvider, describeValue, type SearchProvider } from "@contextblocks/core";
 import { expect } from "vitest";
 import { HOSTILE_QUERIES } from "./hostile-queries.js";
 import { describeResult, entriesIn, positionOf } from "./locate.js";
@@ -21,7 +21,7 @@ import {
   WORD_QUERY,
 } from "./search-corpus.js";
 import { check, concurrencyCheck, firstMissing, group, needsReopen, type Suite } from "./suite.js";
-import { describeValue, isPromiseLike, numbersIn } from "./values.js";
+import { isPromiseLike, numbersIn } from "./values.js";
 
 type Searchable = ContextProvider & SearchProvider & { set(key: string, content: string): Promise<void> };
 

@@ -1,11 +1,3 @@
-/** A short description of a value for failure messages. */
-export function describeValue(value: unknown): string {
-  if (value === null) return "null";
-  if (typeof value === "string") return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : `${typeof value} ${String(value)}`;
-}
-
 /** Whether a method's return value is a promise (provider methods are async). */
 export function isPromiseLike(value: unknown): boolean {
   return (

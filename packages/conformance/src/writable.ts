@@ -1,11 +1,11 @@
-import type { ContextProvider, WritableContextProvider } from "@contextblocks/core";
+import { type ContextProvider, describeValue, type WritableContextProvider } from "@contextblocks/core";
 import { expect } from "vitest";
 import { expectSameText } from "./compare.js";
 import { DEFAULT_LARGE_CONTENT_SIZE } from "./options.js";
 import { startConcurrently } from "./scheduling.js";
 import { check, concurrencyCheck, group, needsReopen, type Suite } from "./suite.js";
 import { concurrentValue, largeText, ROUND_TRIP_TEXTS } from "./texts.js";
-import { describeValue, isPromiseLike } from "./values.js";
+import { isPromiseLike } from "./values.js";
 
 type Writable = ContextProvider & WritableContextProvider;
 

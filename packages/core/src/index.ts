@@ -7,6 +7,7 @@ export {
 } from "./capabilities.js";
 export type { ResolvedConfig } from "./config.js";
 export { ContextBlocks, type ContextBlocksOptions } from "./context-blocks.js";
+export { describeValue } from "./describe-value.js";
 export type { DriftPolicy } from "./drift.js";
 export { entryId, type LoadedEntry } from "./entries.js";
 export { ContextError, type ContextErrorCode, isContextError } from "./errors.js";
@@ -22,6 +23,17 @@ export {
   SECTION_RULE,
   usagePercent,
 } from "./prompt-format.js";
+export {
+  checkLabel,
+  checkNamespace,
+  checkRowLabel,
+  type LabelCheckOptions,
+  loneSurrogateProblem,
+  NAMESPACE_MARK,
+  namespaceProblem,
+  rowLabel,
+  type UnstorableText,
+} from "./row-label.js";
 export { estimateTokens, type TokenCounter } from "./tokens.js";
 export type { JsonSchema } from "./tools/fields.js";
 export type { EntryInput } from "./tools/load-context.js";
@@ -39,3 +51,4 @@ export type {
   WhenChanged,
   WritableContextProvider,
 } from "./types.js";
+export { assertWellFormed, isWellFormed, loneSurrogateIndex } from "./well-formed.js";

@@ -1,4 +1,4 @@
-import type { QueryTerm } from "./query.js";
+import type { QueryTerm } from "@contextblocks/text";
 
 /**
  * A bounded window of an entry around the words a query matched, cut at spaces, with `…` where text was left

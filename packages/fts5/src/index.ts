@@ -1,12 +1,7 @@
+// Re-exported until postgres and sessions import @contextblocks/text (the query planning moved there).
+export { fts5MatchExpression, planQuery, type QueryPlan } from "@contextblocks/text";
 export {
   Fts5SearchProvider,
   Fts5SearchProvider as AgentSearchProvider,
   type Fts5SearchProviderOptions,
 } from "./provider.js";
-export {
-  fts5MatchExpression,
-  type MatchExpressionOptions,
-  planQuery,
-  type QueryPlan,
-  type QueryTerm,
-} from "./query.js";

@@ -1,12 +1,18 @@
-import { ContextError, type SearchProvider } from "@contextblocks/core";
+import {
+  ContextError,
+  checkNamespace,
+  checkLabel as checkStoredLabel,
+  describeValue,
+  type LabelCheckOptions,
+  loneSurrogateProblem,
+  type SearchProvider,
+} from "@contextblocks/core";
 import {
   isMissingTableError,
-  loneSurrogateIndex,
-  namespaceProblem,
   raw,
   type SqlClient,
-  type SqliteProviderOptions,
   type SqlSource,
+  type StatementObserver,
   sql,
   toSqlClient,
 } from "@contextblocks/sql";
@@ -17,13 +23,17 @@ import { ScopeShare } from "./scope-share.js";
 import { runSearch } from "./search.js";
 
 /** Options of `Fts5SearchProvider`. */
-export interface Fts5SearchProviderOptions extends SqliteProviderOptions {
+export interface Fts5SearchProviderOptions {
+  /** The block's label. Omitted: `init(label)` fills it in from the block declaration. */
+  label?: string | undefined;
   /**
    * Keeps entries of one label apart per tenant or session sharing a database: a non-empty string, or
    * omitted for none (the same rule as `SqliteContextProvider`). Entries written by `agents/context` are
    * imported only into the scope without a namespace.
    */
   namespace?: string | undefined;
+  /** Per-statement report (rows read and written on Durable Objects). Not for a ready `SqlClient`. */
+  onStatement?: StatementObserver | undefined;
   /** How many matches `search` returns at most. Default 10. */
   limit?: number;
   /**
@@ -83,8 +93,7 @@ export class Fts5SearchProvider implements SearchProvider {
       onStatement,
     } = settings;
     if (label !== undefined) checkLabel(label);
-    const problem = namespaceProblem(namespace);
-    if (problem !== null) throw invalidConfig(problem);
+    checkNamespace(namespace, checks);
     if (!Number.isInteger(limit) || limit < 1) {
       throw invalidConfig(`limit must be a positive integer, got ${describeValue(limit)}`);
     }
@@ -238,34 +247,20 @@ async function findScope(
   return row === undefined ? undefined : { id: Number(row.id), imported: Number(row.legacy_imported) === 1 };
 }
 
+/** SQLite keeps UTF-8: a lone UTF-16 surrogate would be stored as U+FFFD (two keys would become one). */
+const unstorable = loneSurrogateProblem("SQLite");
+const checks: LabelCheckOptions = { owner: "Fts5SearchProvider", unstorable };
+
 function checkLabel(label: unknown): asserts label is string {
-  if (typeof label !== "string" || label.length === 0) {
-    throw invalidConfig(`label must be a non-empty string, got ${describeValue(label)}`);
-  }
-  checkStorable(label, "label", (message) => invalidConfig(message));
+  checkStoredLabel(label, checks);
 }
 
-/**
- * Refuses a lone UTF-16 surrogate before anything is written: SQLite keeps UTF-8 and would store U+FFFD
- * instead, so two keys would become one that neither can address, and content would change.
- */
+/** Refuses text SQLite would change (a lone surrogate) before anything is written. */
 function checkStorable(text: string, field: string, error: (message: string) => ContextError): void {
-  const index = loneSurrogateIndex(text);
-  if (index !== -1) {
-    throw error(
-      `${field} has a lone UTF-16 surrogate at index ${index}, which SQLite cannot store unchanged`,
-    );
-  }
+  const problem = unstorable(text);
+  if (problem !== null) throw error(`${field} ${problem}`);
 }
 
 function invalidConfig(message: string): ContextError {
   return new ContextError("INVALID_CONFIG", `Fts5SearchProvider: ${message}`);
-}
-
-function describeValue(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "string") return value.length === 0 ? "an empty string" : "a string";
-  if (typeof value === "number") return `the number ${value}`;
-  return `a value of type ${typeof value}`;
 }

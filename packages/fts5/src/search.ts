@@ -1,13 +1,13 @@
 import { raw, type SqlClient, sql } from "@contextblocks/sql";
+import { fts5MatchExpression, planQuery } from "@contextblocks/text";
 import { excerpt } from "./excerpt.js";
 import { keyHandle } from "./handle.js";
-import { fts5MatchExpression, planQuery } from "./query.js";
 import { indexTable, rankFunction } from "./schema.js";
 
 /**
  * A search in one scope: one statement.
  *
- * 1. Plan the query (query.ts): words, stopwords left out, every word quoted.
+ * 1. Plan the query (`planQuery` of `@contextblocks/text`): words, stopwords left out, every word quoted.
  * 2. One SELECT: FTS5 ranks the matches by bm25 with column weights (key 2, content 1; rankFunction in
  *    schema.ts) and sorts them itself (`ORDER BY rank`); a plain `scope = ?` on the ranked rows skips other
  *    labels' and namespaces' entries, or, when the label is a small part of the index, its token is part of

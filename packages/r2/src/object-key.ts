@@ -1,4 +1,4 @@
-import { ContextError } from "@contextblocks/core";
+import { ContextError, describeValue, isWellFormed, loneSurrogateIndex } from "@contextblocks/core";
 
 /** R2's limit on an object name, in UTF-8 bytes. */
 export const MAX_OBJECT_KEY_BYTES = 1_024;
@@ -12,13 +12,11 @@ export const DESCRIPTION_FIELD = "description";
 /** Control characters (C0, DEL, C1) and the Unicode line and paragraph separators. */
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
 const encoder = new TextEncoder();
 
 /** True when `text` holds a UTF-16 surrogate without its pair: UTF-8 (R2) cannot store it unchanged. */
 export function hasLoneSurrogate(text: string): boolean {
-  return LONE_SURROGATE.test(text);
+  return !isWellFormed(text);
 }
 
 export function utf8Length(text: string): number {
@@ -30,14 +28,14 @@ export function utf8Length(text: string): number {
  * non-empty UTF-8 of at most 1,024 bytes with the prefix, and a skill key is one line of the listing.
  */
 export function keyProblem(key: unknown, prefix: string): string | null {
-  if (typeof key !== "string") return `a skill key must be a string, got ${kindOf(key)}`;
+  if (typeof key !== "string") return `a skill key must be a string, got ${describeValue(key)}`;
   if (key.length === 0) return "a skill key must not be empty";
   const control = CONTROL_CHARACTER.exec(key);
   if (control !== null)
     return `the skill key ${JSON.stringify(key)} has a control character or line break at index ${control.index}; keys are listed one per line`;
-  const lone = LONE_SURROGATE.exec(key);
-  if (lone !== null)
-    return `the skill key has a lone UTF-16 surrogate at index ${lone.index}, which is not a valid object name (R2 names are UTF-8)`;
+  const lone = loneSurrogateIndex(key);
+  if (lone !== -1)
+    return `the skill key has a lone UTF-16 surrogate at index ${lone}, which is not a valid object name (R2 names are UTF-8)`;
   const bytes = utf8Length(prefix) + utf8Length(key);
   if (bytes > MAX_OBJECT_KEY_BYTES)
     return `the object name for skill key ${JSON.stringify(key.slice(0, 40))}… is ${bytes} bytes with the prefix; R2 allows ${MAX_OBJECT_KEY_BYTES}`;
@@ -56,12 +54,12 @@ export function checkPrefix(prefix: unknown): string {
   if (typeof prefix !== "string") {
     throw new ContextError(
       "INVALID_CONFIG",
-      `R2SkillProvider: prefix must be a string, got ${kindOf(prefix)}`,
+      `R2SkillProvider: prefix must be a string, got ${describeValue(prefix)}`,
     );
   }
   const problem = CONTROL_CHARACTER.test(prefix)
     ? "has a control character or line break"
-    : LONE_SURROGATE.test(prefix)
+    : hasLoneSurrogate(prefix)
       ? "has a lone UTF-16 surrogate"
       : utf8Length(prefix) >= MAX_OBJECT_KEY_BYTES
         ? `leaves no room in R2's ${MAX_OBJECT_KEY_BYTES}-byte object names`
@@ -81,17 +79,17 @@ export function checkDescription(description: unknown, key: string, where: strin
   if (typeof description !== "string") {
     throw new ContextError(
       "INVALID_INPUT",
-      `${where}: the description of skill "${key}" must be a string or omitted, got ${kindOf(description)}`,
+      `${where}: the description of skill "${key}" must be a string or omitted, got ${describeValue(description)}`,
     );
   }
   const control = CONTROL_CHARACTER.exec(description);
-  const lone = LONE_SURROGATE.exec(description);
+  const lone = loneSurrogateIndex(description);
   const bytes = utf8Length(description);
   const problem =
     control !== null
       ? `has a control character or line break at index ${control.index}; it must be one line`
-      : lone !== null
-        ? `has a lone UTF-16 surrogate at index ${lone.index}, which R2 metadata cannot store unchanged`
+      : lone !== -1
+        ? `has a lone UTF-16 surrogate at index ${lone}, which R2 metadata cannot store unchanged`
         : bytes > MAX_DESCRIPTION_BYTES
           ? `is ${bytes} bytes; the most is ${MAX_DESCRIPTION_BYTES}`
           : null;
@@ -106,14 +104,14 @@ export function checkContent(content: unknown, key: string, where: string): asse
   if (typeof content !== "string") {
     throw new ContextError(
       "INVALID_INPUT",
-      `${where}: the content of skill "${key}" must be a string, got ${kindOf(content)}`,
+      `${where}: the content of skill "${key}" must be a string, got ${describeValue(content)}`,
     );
   }
-  const lone = LONE_SURROGATE.exec(content);
-  if (lone !== null) {
+  const lone = loneSurrogateIndex(content);
+  if (lone !== -1) {
     throw new ContextError(
       "INVALID_INPUT",
-      `${where}: the content of skill "${key}" has a lone UTF-16 surrogate at index ${lone.index}, which R2 (UTF-8) cannot store unchanged`,
+      `${where}: the content of skill "${key}" has a lone UTF-16 surrogate at index ${lone}, which R2 (UTF-8) cannot store unchanged`,
     );
   }
 }
@@ -121,11 +119,4 @@ export function checkContent(content: unknown, key: string, where: string): asse
 /** A listed description on one line, whatever another tool stored in the metadata. */
 export function oneLine(description: string): string {
   return description.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ").trim();
-}
-
-export function kindOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "string") return value.length === 0 ? "an empty string" : "a string";
-  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }

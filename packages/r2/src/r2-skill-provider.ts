@@ -1,4 +1,4 @@
-import { ContextError, type SkillProvider } from "@contextblocks/core";
+import { ContextError, describeValue, type SkillProvider } from "@contextblocks/core";
 import type { SkillBucket } from "./bucket.js";
 import {
   checkContent,
@@ -7,7 +7,6 @@ import {
   checkPrefix,
   DESCRIPTION_FIELD,
   keyProblem,
-  kindOf,
   oneLine,
 } from "./object-key.js";
 import { skillPutOptions } from "./skill-object.js";
@@ -49,13 +48,13 @@ export class R2SkillProvider implements SkillProvider {
     if (typeof bucket !== "object" || bucket === null || typeof bucket.list !== "function") {
       throw new ContextError(
         "INVALID_CONFIG",
-        `R2SkillProvider: the first argument must be an R2 bucket binding, got ${kindOf(bucket)}`,
+        `R2SkillProvider: the first argument must be an R2 bucket binding, got ${describeValue(bucket)}`,
       );
     }
     if (typeof options !== "object" || options === null) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `R2SkillProvider: options must be an object, got ${kindOf(options)}`,
+        `R2SkillProvider: options must be an object, got ${describeValue(options)}`,
       );
     }
     this.#bucket = bucket;
@@ -156,7 +155,7 @@ function allowList(keys: unknown, prefix: string): ReadonlySet<string> | null {
   if (!Array.isArray(keys)) {
     throw new ContextError(
       "INVALID_CONFIG",
-      `R2SkillProvider: keys must be an array of skill keys, got ${kindOf(keys)}`,
+      `R2SkillProvider: keys must be an array of skill keys, got ${describeValue(keys)}`,
     );
   }
   for (const key of keys) {

@@ -27,10 +27,9 @@ export {
   type PostgresJsSql,
   type PostgresJsSqlLike,
 } from "./postgres-js.js";
-export { namespaceProblem, type SqliteProviderOptions } from "./sqlite-provider-options.js";
 export { buildStatement, isSqlStatement, join, raw, type SqlTemplateValue, sql } from "./statement.js";
 export { fromTaggedTemplate, type TaggedTemplateSqlSource } from "./tagged-template.js";
-export { assertWellFormed, isMissingTableError, isWellFormed, loneSurrogateIndex } from "./text.js";
+export { isMissingTableError } from "./text.js";
 export {
   type DurableObjectStateLike,
   isBetterSqlite3Database,

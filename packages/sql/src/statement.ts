@@ -1,3 +1,4 @@
+import { describeValue } from "./describe-value.js";
 import type { SqlStatement, SqlValue } from "./types.js";
 
 /** A value the `sql` tag accepts between template parts: a bound value or a nested statement (a fragment). */
@@ -72,12 +73,6 @@ function checkValue(value: unknown, index: number): SqlValue {
   throw new TypeError(
     `sql: value ${index + 1} is ${describeValue(value)}; bind a string, number, bigint, boolean, null or Uint8Array`,
   );
-}
-
-function describeValue(value: unknown): string {
-  if (value === null) return "null";
-  if (typeof value === "object") return `an object (${Object.prototype.toString.call(value)})`;
-  return `a ${typeof value}`;
 }
 
 /**

@@ -3,6 +3,7 @@ import {
   type BetterSqlite3Options,
   fromBetterSqlite3,
 } from "./better-sqlite3.js";
+import { describeValue } from "./describe-value.js";
 import { type DurableObjectStorageLike, fromDurableObjectStorage } from "./durable-object-storage.js";
 import { fromPg, isPgClient, isPgPool, type PgClientLike, type PgPoolLike } from "./pg.js";
 import { fromPostgresJs, isPostgresJs, type PostgresJsSql } from "./postgres-js.js";
@@ -122,14 +123,4 @@ export function isTaggedTemplateSource(value: unknown): value is TaggedTemplateS
 
 function isObject(value: unknown): value is object {
   return (typeof value === "object" || typeof value === "function") && value !== null;
-}
-
-function describeValue(value: unknown): string {
-  if (value === null) return "null";
-  if (value === undefined) return "undefined";
-  if (typeof value !== "object") return `a ${typeof value}`;
-  const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
-  const keys = Object.keys(value).slice(0, 5);
-  const shape = keys.length > 0 ? ` with keys ${keys.join(", ")}` : " with no own keys";
-  return `${typeof name === "string" && name !== "Object" ? `a ${name}` : "an object"}${shape}`;
 }

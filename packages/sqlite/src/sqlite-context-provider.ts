@@ -1,16 +1,20 @@
-import { ContextError, type WritableContextProvider } from "@contextblocks/core";
-import {
-  type SqlClient,
-  type SqliteProviderOptions,
-  type SqlSource,
-  sql,
-  toSqlClient,
-} from "@contextblocks/sql";
-import { checkLabel, checkNamespace, checkWellFormed, kindOf, rowLabel } from "./storage-key.js";
+import { ContextError, describeValue, type WritableContextProvider } from "@contextblocks/core";
+import { type SqlClient, type SqlSource, type StatementObserver, sql, toSqlClient } from "@contextblocks/sql";
+import { checkLabel, checkNamespace, checkWellFormed, rowLabel } from "./storage-key.js";
 import { CREATE_TABLE, isBlocksTableMissing } from "./table.js";
 
-/** Options of `SqliteContextProvider` (the object form of its second argument): label, namespace, onStatement. */
-export type SqliteContextProviderOptions = SqliteProviderOptions;
+/** Options of `SqliteContextProvider` (the object form of its second argument). */
+export interface SqliteContextProviderOptions {
+  /** The block's label. Omitted: `init(label)` fills it in from the block declaration. */
+  label?: string | undefined;
+  /**
+   * Keeps this provider's rows apart from every other namespace's and from plain `agents/context` rows: a
+   * non-empty string, or omitted for none (core's `checkNamespace`).
+   */
+  namespace?: string | undefined;
+  /** Per-statement report (rows read and written on Durable Objects). Not for a ready `SqlClient`. */
+  onStatement?: StatementObserver | undefined;
+}
 
 /**
  * A writable context block stored as one row of `cf_agents_context_blocks` (the table `agents/context`
@@ -21,7 +25,7 @@ export type SqliteContextProviderOptions = SqliteProviderOptions;
  * nothing. `get` of an existing row is one statement and one row read.
  *
  * ```ts
- * new SqliteContextProvider(this, "memory");                 // the seeds' form (AgentContextProvider)
+ * new SqliteContextProvider(this, "memory");                 // agents/context's form (AgentContextProvider)
  * new SqliteContextProvider(ctx.storage, { label: "memory", namespace: "tenant-a" });
  * ```
  */
@@ -36,7 +40,7 @@ export class SqliteContextProvider implements WritableContextProvider {
     if (typeof options !== "object" || options === null) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `SqliteContextProvider: the second argument must be a label or an options object, got ${kindOf(options)}`,
+        `SqliteContextProvider: the second argument must be a label or an options object, got ${describeValue(options)}`,
       );
     }
     this.#client = toSqlClient(source, { onStatement: options.onStatement });
@@ -82,7 +86,7 @@ export class SqliteContextProvider implements WritableContextProvider {
     if (typeof content !== "string") {
       throw new ContextError(
         "PROVIDER_FAILED",
-        `SqliteContextProvider: the stored content of "${this.#label}" is ${kindOf(content)}, not text`,
+        `SqliteContextProvider: the stored content of "${this.#label}" is ${describeValue(content)}, not text`,
         this.#labelOption(),
       );
     }
@@ -98,7 +102,7 @@ export class SqliteContextProvider implements WritableContextProvider {
     if (typeof content !== "string") {
       throw new ContextError(
         "INVALID_INPUT",
-        `SqliteContextProvider.set: content of "${this.#label}" must be a string, got ${kindOf(content)}`,
+        `SqliteContextProvider.set: content of "${this.#label}" must be a string, got ${describeValue(content)}`,
         this.#labelOption(),
       );
     }

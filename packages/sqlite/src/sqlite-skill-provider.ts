@@ -1,7 +1,7 @@
-import { ContextError, type SkillProvider } from "@contextblocks/core";
+import { ContextError, describeValue, type SkillProvider } from "@contextblocks/core";
 import { type SqlClient, type SqlSource, type StatementObserver, sql, toSqlClient } from "@contextblocks/sql";
 import { CREATE_SKILL_TABLE, isMissingSkillTableError } from "./skill-table.js";
-import { checkLabel, checkNamespace, checkWellFormed, kindOf, rowLabel } from "./storage-key.js";
+import { checkLabel, checkNamespace, checkWellFormed, rowLabel } from "./storage-key.js";
 
 const OWNER = "SqliteSkillProvider";
 
@@ -43,7 +43,7 @@ export class SqliteSkillProvider implements SkillProvider {
     if (typeof options !== "object" || options === null) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `${OWNER}: the second argument must be a label or an options object, got ${kindOf(options)}`,
+        `${OWNER}: the second argument must be a label or an options object, got ${describeValue(options)}`,
       );
     }
     this.#client = toSqlClient(source, { onStatement: options.onStatement });
@@ -108,7 +108,7 @@ WHERE scope = ${scope} AND key = ${key}`;
     if (typeof content !== "string") {
       throw new ContextError(
         "PROVIDER_FAILED",
-        `${OWNER}: the stored content of skill "${key}" is ${kindOf(content)}, not text`,
+        `${OWNER}: the stored content of skill "${key}" is ${describeValue(content)}, not text`,
         this.#labelOption(),
       );
     }
@@ -126,7 +126,7 @@ WHERE scope = ${scope} AND key = ${key}`;
     if (typeof content !== "string") {
       throw new ContextError(
         "INVALID_INPUT",
-        `${OWNER}.set: the content of skill "${key}" must be a string, got ${kindOf(content)}`,
+        `${OWNER}.set: the content of skill "${key}" must be a string, got ${describeValue(content)}`,
         this.#labelOption(),
       );
     }
@@ -161,7 +161,7 @@ WHERE content IS NOT excluded.content OR description IS NOT COALESCE(excluded.de
     if (typeof key !== "string" || key.length === 0) {
       throw new ContextError(
         "INVALID_INPUT",
-        `${OWNER}.${method}: a skill key must be a non-empty string, got ${kindOf(key)}`,
+        `${OWNER}.${method}: a skill key must be a non-empty string, got ${describeValue(key)}`,
         this.#labelOption(),
       );
     }
@@ -182,7 +182,7 @@ WHERE content IS NOT excluded.content OR description IS NOT COALESCE(excluded.de
     if (typeof description !== "string") {
       throw new ContextError(
         "INVALID_INPUT",
-        `${OWNER}.set: the description of skill "${key}" must be a string or omitted, got ${kindOf(description)}`,
+        `${OWNER}.set: the description of skill "${key}" must be a string or omitted, got ${describeValue(description)}`,
         this.#labelOption(),
       );
     }

@@ -1,5 +1,4 @@
-import { ContextError } from "@contextblocks/core";
-import { isWellFormed } from "@contextblocks/sql";
+import { ContextError, isWellFormed } from "@contextblocks/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ADVERSARIAL_TEXTS } from "../../../conformance/src/adversarial.js";

@@ -112,7 +112,7 @@ describe("R2SkillProvider on a local R2 bucket", () => {
         /lone UTF-16 surrogate at index 6, which is not a valid object name/,
       ],
       [() => skills.set("k".repeat(1_024), "x"), /is \d{4} bytes with the prefix; R2 allows 1024/],
-      [() => skills.delete(42 as unknown as string), /a skill key must be a string, got a number/],
+      [() => skills.delete(42 as unknown as string), /a skill key must be a string, got number 42/],
       [
         () => skills.set("deploy", "broken \udfff"),
         /content of skill "deploy" has a lone UTF-16 surrogate at index 7/,

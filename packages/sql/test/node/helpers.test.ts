@@ -1,17 +1,6 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import {
-  assertWellFormed,
-  fromBetterSqlite3,
-  isMissingTableError,
-  isWellFormed,
-  join,
-  loneSurrogateIndex,
-  namespaceProblem,
-  raw,
-  sql,
-  statementText,
-} from "../../src/index.js";
+import { fromBetterSqlite3, isMissingTableError, join, raw, sql, statementText } from "../../src/index.js";
 
 describe("raw and join", () => {
   it("splice package-written text and bind every joined value", async () => {
@@ -35,17 +24,6 @@ describe("raw and join", () => {
   });
 });
 
-describe("well-formed text", () => {
-  it("finds lone surrogates, and accepts pairs", () => {
-    expect(isWellFormed("emoji 😀 ok")).toBe(true);
-    expect(loneSurrogateIndex("ab\ud800c")).toBe(2);
-    expect(loneSurrogateIndex("\udc00")).toBe(0);
-    expect(() => assertWellFormed("x\ud83d", (index) => new RangeError(`lone at ${index}`))).toThrow(
-      "lone at 1",
-    );
-  });
-});
-
 describe("isMissingTableError", () => {
   it("reads SQLite's message, through a cause chain, for one table when asked", () => {
     const database = new Database(":memory:");
@@ -63,15 +41,5 @@ describe("isMissingTableError", () => {
     );
     expect(isMissingTableError(new Error("no such table: main.t: SQLITE_ERROR"), "t")).toBe(true);
     expect(isMissingTableError(new Error("database is locked"))).toBe(false);
-  });
-});
-
-describe("namespaceProblem", () => {
-  it("accepts none or a non-empty well-formed string", () => {
-    expect(namespaceProblem(undefined)).toBeNull();
-    expect(namespaceProblem("tenant-a")).toBeNull();
-    expect(namespaceProblem("")).toMatch(/non-empty string or omitted, got an empty string/);
-    expect(namespaceProblem(5)).toMatch(/got a number/);
-    expect(namespaceProblem("t\ud800")).toMatch(/lone UTF-16 surrogate at index 1/);
   });
 });

@@ -2,19 +2,22 @@ import { isStopword } from "./stopwords.js";
 import { type Token, tokenize } from "./tokenize.js";
 
 /**
- * Turning query text into an FTS5 query. The text is never FTS5 syntax: it is cut into words the way the
- * index cuts content, and each word is sent as a double-quoted FTS5 string, where nothing is an operator.
- * `NOT`, `NEAR`, `OR`, `*`, `^`, `content:` and parentheses are words or separators like any other text.
+ * Turning query text into the words a full-text index is asked for. The text is never query syntax: it is cut
+ * into words the way the index cuts content (tokenize.ts), common English words are left out (stopwords.ts),
+ * and the plan is rendered for one engine by fts5-match.ts (SQLite FTS5) or tsquery.ts (Postgres), where every
+ * word is a quoted string or a bound value. `NOT`, `NEAR`, `OR`, `*`, `^`, `content:`, `&`, `|`, `!` and
+ * parentheses are words or separators like any other text.
  */
 
 /** A query word the search looks for. */
 export interface QueryTerm {
-  /** The folded word, sent to FTS5 quoted (FTS5 stems it itself). */
+  /** The folded word, sent to the engine quoted or bound (the engine stems it itself). */
   readonly word: string;
   /** Its index stem: the key for document frequency and for counting matched terms. */
   readonly stem: string;
 }
 
+/** What `planQuery` makes of a question: the words to look for, in a form every engine's renderer reads. */
 export interface QueryPlan {
   /** Distinct terms (by stem), in query order, stopwords left out unless the query has nothing else. */
   readonly terms: readonly QueryTerm[];
@@ -25,7 +28,7 @@ export interface QueryPlan {
   readonly pairs: readonly (readonly [QueryTerm, QueryTerm])[];
   /**
    * Every word of the query in order (stopwords included) when it is short enough to be a phrase: the
-   * re-ranking puts entries that contain it first. Not sent to FTS5 (see `matchExpression`).
+   * ranking puts entries that contain it first. Not sent to FTS5 (see `fts5MatchExpression`).
    */
   readonly phrase: readonly string[] | null;
 }
@@ -86,47 +89,4 @@ function adjacentPairs(tokens: readonly Token[], kept: ReadonlySet<string>): [Qu
     ]);
   }
   return pairs;
-}
-
-/** An FTS5 string: double quotes around the text, inner double quotes doubled. Never an operator. */
-export function quote(text: string): string {
-  return `"${text.replaceAll('"', '""')}"`;
-}
-
-/** Options of `fts5MatchExpression`. */
-export interface MatchExpressionOptions {
-  /**
-   * The column (or columns) the words are looked for in: `"content"` or `["key", "content"]`. Default: every
-   * column of the table. Names are FTS5 column names: letters, digits and underscores.
-   */
-  readonly column?: string | readonly string[];
-}
-
-const columnName = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-/**
- * The FTS5 MATCH expression of a plan, for any FTS5 table tokenized `porter unicode61`: every term and every
- * adjacent pair of the query, ORed, each a double-quoted FTS5 string (never an operator, whatever the user
- * typed), optionally restricted to one or more columns. Rank with `ORDER BY rank` (bm25): an entry with more
- * and rarer terms ranks first, and a pair found as written adds its own score (so "new york pizza" finds the
- * entry with that phrase before one that repeats "pizza" and "york" apart). The pairs cost about a fifth of a
- * search's time at 20k entries, for each pair a second walk of its two words' posting lists.
- *
- * Common English words are left out by `planQuery` (stopwords), so FTS5 never walks their long posting lists.
- * The whole query is not sent as a phrase (with its stopwords it would walk exactly those lists); prefixes are
- * not used (FTS5 applies them to the stem: `"running" *` is `run*`, which also finds "rune").
- */
-export function fts5MatchExpression(plan: QueryPlan, options: MatchExpressionOptions = {}): string {
-  const clauses = plan.terms.map((term) => quote(term.word));
-  for (const [first, second] of plan.pairs) clauses.push(quote(`${first.word} ${second.word}`));
-  const words = `(${clauses.join(" OR ")})`;
-  const { column } = options;
-  if (column === undefined) return words;
-  const columns = typeof column === "string" ? [column] : [...column];
-  if (columns.length === 0 || !columns.every((name) => columnName.test(name))) {
-    throw new TypeError(
-      `fts5MatchExpression: column must be one or more FTS5 column names, got ${JSON.stringify(column)}`,
-    );
-  }
-  return `${columns.length === 1 ? columns[0] : `{${columns.join(" ")}}`} : ${words}`;
 }

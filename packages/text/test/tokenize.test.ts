@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { porterStem } from "../../src/porter.js";
-import { tokenize } from "../../src/tokenize.js";
+import { porterStem } from "../src/porter.js";
+import { tokenize } from "../src/tokenize.js";
 
 /**
  * The query side predicts which index terms FTS5 makes (for document frequencies and for counting matched

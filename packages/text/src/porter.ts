@@ -1,5 +1,5 @@
 /**
- * The Porter stemmer exactly as SQLite's FTS5 `porter` tokenizer applies it, so the provider can predict
+ * The Porter stemmer exactly as SQLite's FTS5 `porter` tokenizer applies it, so a search can predict
  * which index term a query word becomes (for document-frequency look-ups in `fts5vocab` and for counting
  * which query terms an entry matches) without asking the database.
  *

@@ -1,0 +1,23 @@
+/**
+ * Whether text survives a store that keeps UTF-8 (SQLite, Postgres, R2 object names and metadata) unchanged.
+ * A lone UTF-16 surrogate has no UTF-8 form: the store or its driver would put U+FFFD in its place, silently
+ * changing the text (two keys could become one that neither addresses). Stores refuse such text instead.
+ * Linear time: one character class per branch, one look-around each.
+ */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** The index of the first lone surrogate in `text`, or -1 when the text is well-formed. */
+export function loneSurrogateIndex(text: string): number {
+  return LONE_SURROGATE.exec(text)?.index ?? -1;
+}
+
+/** True when `text` has no lone surrogate, so a UTF-8 store keeps it unchanged (`String#isWellFormed`). */
+export function isWellFormed(text: string): boolean {
+  return loneSurrogateIndex(text) === -1;
+}
+
+/** Throws the error `refuse(index)` makes when `text` has a lone surrogate (callers mint their own error). */
+export function assertWellFormed(text: string, refuse: (index: number) => Error): void {
+  const index = loneSurrogateIndex(text);
+  if (index !== -1) throw refuse(index);
+}

@@ -1,0 +1,14 @@
+export { fts5MatchExpression, fts5String, type MatchExpressionOptions } from "./fts5-match.js";
+export {
+  maximumPhraseWords,
+  maximumQueryCharacters,
+  maximumTerms,
+  minimumTermsForPairs,
+  planQuery,
+  type QueryPlan,
+  type QueryTerm,
+} from "./plan.js";
+export { porterStem } from "./porter.js";
+export { isStopword, stopwords } from "./stopwords.js";
+export { foldToken, type Token, tokenize } from "./tokenize.js";
+export { type TsqueryInputs, tsqueryInputs } from "./tsquery.js";

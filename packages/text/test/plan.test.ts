@@ -1,0 +1,118 @@
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import {
+  fts5MatchExpression,
+  fts5String,
+  maximumPhraseWords,
+  maximumTerms,
+  planQuery,
+  tsqueryInputs,
+} from "../src/index.js";
+
+describe("planQuery", () => {
+  it("returns null for text without a word", () => {
+    for (const text of ["", "   ", "?!", '"*^()-+:', "\u0000\n\t"]) expect(planQuery(text), text).toBeNull();
+  });
+
+  it("keeps the informative words, distinct by stem, in query order", () => {
+    const plan = planQuery("What does Dani eat? Dani eats running, runs!");
+    expect(plan?.terms).toEqual([
+      { word: "dani", stem: "dani" },
+      { word: "eat", stem: "eat" },
+      { word: "running", stem: "run" },
+    ]);
+  });
+
+  it("searches the stopwords when the query has nothing else", () => {
+    expect(planQuery("NOT")?.terms).toEqual([{ word: "not", stem: "not" }]);
+    expect(planQuery("who are you")?.terms.map((term) => term.word)).toEqual(["who", "are", "you"]);
+  });
+
+  it("pairs adjacent terms from three terms on, never across a stopword", () => {
+    expect(planQuery("ice cream")?.pairs).toEqual([]);
+    const plan = planQuery("new york pizza and cheese");
+    expect(plan?.pairs.map(([first, second]) => `${first.word} ${second.word}`)).toEqual([
+      "new york",
+      "york pizza",
+    ]);
+  });
+
+  it("keeps the whole query as a phrase only from 2 to 12 words", () => {
+    expect(planQuery("tides")?.phrase).toBeNull();
+    expect(planQuery("the tides")?.phrase).toEqual(["the", "tides"]);
+    const long = Array.from({ length: maximumPhraseWords + 1 }, (_, index) => `word${index}`).join(" ");
+    expect(planQuery(long)?.phrase).toBeNull();
+  });
+
+  it("searches at most the first 32 distinct terms", () => {
+    const text = Array.from({ length: 100 }, (_, index) => `term${index}`).join(" ");
+    const terms = planQuery(text)?.terms ?? [];
+    expect(terms).toHaveLength(maximumTerms);
+    expect(terms[0]?.word).toBe("term0");
+  });
+});
+
+describe("fts5MatchExpression", () => {
+  it("quotes every word and pair, ORed, optionally restricted to columns", () => {
+    // "OR" is a stopword: a word, left out, and no pair spans it.
+    const plan = planQuery("NEAR(alpha beta) OR gamma*");
+    if (plan === null) throw new Error("no plan");
+    expect(fts5MatchExpression(plan)).toBe(
+      '("near" OR "alpha" OR "beta" OR "gamma" OR "near alpha" OR "alpha beta")',
+    );
+    expect(fts5MatchExpression(plan, { column: "content" })).toMatch(/^content : \("near"/);
+    expect(fts5MatchExpression(plan, { column: ["key", "content"] })).toMatch(/^\{key content\} : \(/);
+  });
+
+  it("refuses a column that is not an FTS5 column name", () => {
+    const plan = planQuery("tides");
+    if (plan === null) throw new Error("no plan");
+    expect(() => fts5MatchExpression(plan, { column: "content) OR (x" })).toThrow(TypeError);
+    expect(() => fts5MatchExpression(plan, { column: [] })).toThrow(/one or more FTS5 column names/);
+  });
+
+  it("doubles inner double quotes", () => {
+    expect(fts5String('say "hi"')).toBe('"say ""hi"""');
+  });
+
+  it("is read by FTS5 as words, whatever the query holds", () => {
+    const database = new Database(":memory:");
+    database.exec("CREATE VIRTUAL TABLE t USING fts5(content, tokenize='porter unicode61')");
+    const insert = database.prepare("INSERT INTO t (rowid, content) VALUES (?, ?)");
+    insert.run(1, "High tide at the harbour is at 14:10 today.");
+    insert.run(2, "Dani runs NEAR the river on Sundays.");
+    const search = database.prepare("SELECT rowid FROM t WHERE t MATCH ? ORDER BY rank");
+    const matches = (query: string) => {
+      const plan = planQuery(query);
+      if (plan === null) return [];
+      return search
+        .all(fts5MatchExpression(plan, { column: "content" }))
+        .map((row) => (row as { rowid: number }).rowid);
+    };
+    expect(matches("when is high tide?")).toEqual([1]);
+    expect(matches('NEAR(dani "running", 0) AND content:river*')).toEqual([2]);
+    expect(matches("NOT")).toEqual([]);
+    database.close();
+  });
+});
+
+describe("tsqueryInputs", () => {
+  it("gives the plain texts to bind to plainto_tsquery and phraseto_tsquery", () => {
+    const plan = planQuery("Where does Dani buy ice cream?");
+    if (plan === null) throw new Error("no plan");
+    expect(tsqueryInputs(plan)).toEqual({
+      terms: ["dani", "buy", "ice", "cream"],
+      pairs: ["dani buy", "buy ice", "ice cream"],
+      phrase: "where does dani buy ice cream",
+    });
+  });
+
+  it("never carries tsquery operators: only folded words and spaces", () => {
+    const plan = planQuery("a & b | !c <-> 'd':* (e)");
+    if (plan === null) throw new Error("no plan");
+    const inputs = tsqueryInputs(plan);
+    for (const text of [...inputs.terms, ...inputs.pairs, inputs.phrase ?? ""]) {
+      expect(text).toMatch(/^[\p{L}\p{N} ]*$/u);
+    }
+  });
+});
