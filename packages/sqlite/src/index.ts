@@ -1,3 +1,4 @@
+export { NAMESPACE_MARK, rowLabel } from "@contextblocks/sql-stores";
 export { createDurableContext, type DurableContextOptions } from "./durable-context.js";
 export {
   /** The name `agents/context` uses; the same class. */
@@ -5,5 +6,6 @@ export {
   SqliteContextProvider,
   type SqliteContextProviderOptions,
 } from "./sqlite-context-provider.js";
+export { SqliteRunStateStore, type SqliteRunStateStoreOptions } from "./sqlite-run-state-store.js";
+export { SqliteSessionRegistry, type SqliteSessionRegistryOptions } from "./sqlite-session-registry.js";
 export { SqliteSkillProvider, type SqliteSkillProviderOptions } from "./sqlite-skill-provider.js";
-export { NAMESPACE_MARK, rowLabel } from "./storage-key.js";

@@ -1,0 +1,21 @@
+export type { CreateSessionOptions, RunStates, SessionChanges, SessionInfo } from "./contracts.js";
+export { checkLabel, checkNamespace } from "./names.js";
+export { type BlockStoreOptions, blockStoreOptions } from "./provider-options.js";
+export { NAMESPACE_MARK, namespacePrefix, rowLabel } from "./row-label.js";
+export { SqlContextProvider, type SqlContextProviderOptions } from "./sql-context-provider.js";
+export { SqlRunStateStore, type SqlRunStateStoreOptions } from "./sql-run-state-store.js";
+export { SqlSessionRegistry, type SqlSessionRegistryOptions } from "./sql-session-registry.js";
+export { SqlSkillProvider, type SqlSkillProviderOptions } from "./sql-skill-provider.js";
+export {
+  BLOCKS_TABLE,
+  ensureTable,
+  isMissingTable,
+  missingTableError,
+  REGISTRY_TABLE,
+  RUN_STATE_TABLE,
+  SKILLS_TABLE,
+  type StoreTable,
+  TableAccess,
+  tableStatements,
+} from "./tables.js";
+export { checkStorable, kindOf, unstorable } from "./text-checks.js";
