@@ -2,7 +2,7 @@ import { describeContextProvider } from "@contextblocks/conformance";
 import { PostgresContextProvider, PostgresSearchProvider } from "../src/index.js";
 import { type Connection, newStore, openProvider, release, type Store, storeFor } from "./connections.js";
 
-// Each provider runs the whole suite four ways: on one pg.Client (the seed's form), on a pg.Pool, as two
+// Each provider runs the whole suite four ways: on one pg.Client (the form Cloudflare agents' Sessions API shows), on a pg.Pool, as two
 // providers on two connections taking calls in turn (so the concurrent checks race across connections), and
 // on the postgres (porsager) driver.
 const connections: Record<Connection, string> = {
