@@ -13,6 +13,7 @@ export {
   missingTableError,
   REGISTRY_TABLE,
   RUN_STATE_TABLE,
+  SCHEMA_LOCK,
   SKILLS_TABLE,
   type StoreTable,
   TableAccess,

@@ -37,6 +37,7 @@ const HERE = fileURLToPath(new URL("../", import.meta.url));
 const PACKAGES = [
   "core",
   "sql",
+  "sql-stores",
   "sqlite",
   "fts5",
   "ai",
