@@ -1,15 +1,14 @@
 import { ContextError } from "@contextblocks/core";
-import { planQuery } from "@contextblocks/fts5";
 import {
   applyCompactions,
   checkSessionMessage,
+  type MessageNode,
   maximumPathLength,
   orderPath,
   parseStoredMessages as parseAll,
   parseStoredMessage as parseMessage,
   type RecentHistoryResult,
   type SearchResult,
-  type MessageNode,
   type SessionMessage,
   type SessionStore,
   type StoredCompaction,
@@ -34,8 +33,8 @@ import {
 import { type PostgresSource, postgresClient } from "./client.js";
 import { searchMessages } from "./message-search.js";
 import { SESSION_TABLES } from "./schema.js";
-import { timeText } from "./time-text.js";
 import { indexableText } from "./text-checks.js";
+import { timeText } from "./time-text.js";
 
 const PROVIDER = "PostgresSessionStore";
 

@@ -1,3 +1,4 @@
+import type { SqlClient } from "@contextblocks/sql";
 import {
   BLOCKS_TABLE,
   REGISTRY_TABLE,
@@ -7,7 +8,6 @@ import {
   type StoreTable,
   tableStatements,
 } from "@contextblocks/sql-stores";
-import type { SqlClient } from "@contextblocks/sql";
 
 /**
  * `cf_agents_search_entries` (`PostgresSearchProvider`), with a GIN index over the content and one over the

@@ -1,4 +1,4 @@
-import { ContextBlocks, isContextError, SYSTEM_PROMPT_LABEL } from "@contextblocks/core";
+import { ContextBlocks, isContextError, isWritableProvider, SYSTEM_PROMPT_LABEL } from "@contextblocks/core";
 import type { SessionBackend, SessionMessage } from "@contextblocks/sessions";
 import type { StatementReport } from "@contextblocks/sql";
 import type pg from "pg";
@@ -211,7 +211,9 @@ describe("postgresBackend", () => {
       await store.appendMessage(text(`${id}-1`, `the ${secret} message`));
       await store.appendMessage(text(`${id}-2`, `another ${secret} reply`, "assistant"));
       await store.addCompaction(`${secret} summary`, `${id}-1`, `${id}-2`);
-      await backend.block("memory", id).set?.(`${secret} memory`);
+      const memory = backend.block("memory", id);
+      if (!isWritableProvider(memory)) throw new Error("block() must give a writable provider");
+      await memory.set(`${secret} memory`);
       await backend.prompt(id).set(`${secret} prompt`);
       await new PostgresSkillProvider(client, { label: "skills", namespace: id }).set("k", `${secret} skill`);
       await backend.runState.save(id, { plugin: { note: `${secret} state` } });
