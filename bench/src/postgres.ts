@@ -6,7 +6,7 @@
  *    TCP through one `pg.Client`; `PostgresContextProvider`, `PostgresSearchProvider`). Postgres figures
  *    include the network stack of 127.0.0.1; through Hyperdrive add one Worker-to-pool hop per round trip.
  * 2. Session operations: `appendMessage` and `getHistory` at 100 and 1,000 messages, `SqliteSessionProvider`
- *    beside `PostgresSessionProvider` on the same two connections (round trips: an append is a transaction).
+ *    beside `PostgresSessionStore` on the same two connections (round trips: an append is one statement).
  * 3. Retrieval on the LoCoMo dev split (`<repo>/../shared/bench-data/locomo-dev`, skipped when absent): per
  *    conversation a fresh index, one entry per turn (key = `dia_id`, content = `"<speaker>: <text>"`), every
  *    question with evidence is one search, a hit is any evidence turn among the first 10 results.
@@ -26,7 +26,7 @@ import { Fts5SearchProvider } from "@contextblocks/fts5";
 import {
   PostgresContextProvider,
   PostgresSearchProvider,
-  PostgresSessionProvider,
+  PostgresSessionStore,
 } from "@contextblocks/postgres";
 import { startThrowawayCluster, type ThrowawayCluster } from "@contextblocks/postgres/test";
 import { type SessionMessage, type SessionProvider, SqliteSessionProvider } from "@contextblocks/sessions";
@@ -37,7 +37,11 @@ import pg from "pg";
 import { median } from "./statistics.js";
 
 const smoke = process.argv.includes("--smoke");
-const locomoDirectory = new URL("../../../shared/bench-data/locomo-dev/", import.meta.url);
+/** The LoCoMo dev split: `LOCOMO_DIRECTORY`, else `<repo>/../shared/bench-data/locomo-dev`. */
+const locomoDirectory =
+  process.env.LOCOMO_DIRECTORY === undefined
+    ? new URL("../../../shared/bench-data/locomo-dev/", import.meta.url)
+    : new URL(`file://${process.env.LOCOMO_DIRECTORY.replace(/\/?$/, "/")}`);
 
 /** One storage backend under test: how to open a client, and how to make each provider on it. */
 interface Backend {
@@ -91,7 +95,7 @@ async function postgresBackend(cluster: ThrowawayCluster): Promise<Backend> {
     client,
     context: (label) => new PostgresContextProvider(client, label),
     search: (label) => new PostgresSearchProvider(client, { label }),
-    session: (sessionId) => new PostgresSessionProvider(client, sessionId),
+    session: (sessionId) => new PostgresSessionStore(client, sessionId),
     close: () => connection.end(),
   };
 }
@@ -372,7 +376,7 @@ async function main(): Promise<void> {
     await postgres.close();
     console.log("#### Latency per operation and round trips per turn\n");
     console.log(operationsTable(sqliteFigures, postgresFigures));
-    console.log("\n#### Session operations (SqliteSessionProvider, PostgresSessionProvider)\n");
+    console.log("\n#### Session operations (SqliteSessionProvider, PostgresSessionStore)\n");
     console.log(operationsTable(sqliteSessions, postgresSessions));
 
     console.log("\n#### LoCoMo dev retrieval (hit@10 by evidence turn)\n");

@@ -30,6 +30,7 @@ export {
   type LabelCheckOptions,
   loneSurrogateProblem,
   NAMESPACE_MARK,
+  namespacePrefix,
   namespaceProblem,
   rowLabel,
   type UnstorableText,

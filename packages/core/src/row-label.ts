@@ -31,6 +31,12 @@ export function rowLabel(label: string, namespace: string | undefined): string {
   return NAMESPACE_MARK + JSON.stringify([namespace, label]);
 }
 
+/** What every row label of `namespace` starts with (`\u001f["<namespace>",`): selects a namespace's rows. */
+export function namespacePrefix(namespace: string): string {
+  // JSON.stringify([namespace, ""]) ends in `""]`: cut it, keeping the comma after the namespace.
+  return NAMESPACE_MARK + JSON.stringify([namespace, ""]).slice(0, -3);
+}
+
 /**
  * What a store cannot hold in a text, as the end of a sentence ("has a lone UTF-16 surrogate at index 3,
  * which SQLite cannot store unchanged"), or `null` when it holds the text unchanged.

@@ -2,16 +2,22 @@ import type { QueryPlan } from "@contextblocks/fts5";
 import { type SqlStatement, sql } from "@contextblocks/sql";
 
 /**
- * The one statement of a message search in one session, ranked as `PostgresSearchProvider` ranks entries
+ * The one statement of a message search in one session (or, with `sessionId` undefined, in every session),
+ * ranked as `PostgresSearchProvider` ranks entries
  * (see search-statement.ts): every planned term is a bound value of `plainto_tsquery`, terms ORed in SQL we
  * write, never `tsquery` syntax from the query. Order: the whole query as a phrase first, then coverage
  * (sum of the inverse document frequencies, counted in the session, of the terms a message contains), then
  * adjacent query pairs present, then `ts_rank_cd`, then the newest message first.
  *
- * Candidates come from seed 004's GIN index on `content_tsv`, filtered to the session; term frequencies are
+ * Candidates come from the GIN index on `content_tsv`, filtered to the session; term frequencies are
  * counted over the candidates only (a message without any term adds nothing to any term's count).
  */
-export function messageSearchStatement(sessionId: string, plan: QueryPlan, limit: number): SqlStatement {
+export function messageSearchStatement(
+  sessionId: string | undefined,
+  plan: QueryPlan,
+  limit: number,
+): SqlStatement {
+  const inSession = sessionId === undefined ? sql`true` : sql`message.session_id = ${sessionId}`;
   const termQueries = plan.terms.map((term) => sql`plainto_tsquery('english', ${term.word})`);
   const anyTerm = joined(termQueries, " || ");
   const termRows = joined(
@@ -37,11 +43,12 @@ export function messageSearchStatement(sessionId: string, plan: QueryPlan, limit
 
   return sql`WITH term (query) AS MATERIALIZED (VALUES ${termRows}),
 ${pairTable}candidate AS MATERIALIZED (
-  SELECT message.id, message.role, message.content, message.created_at, message.position, message.content_tsv
+  SELECT message.id, message.session_id, message.role, message.content, message.created_at, message.position,
+    message.content_tsv
   FROM assistant_messages message
-  WHERE message.session_id = ${sessionId} AND message.content_tsv @@ (${anyTerm})
+  WHERE ${inSession} AND message.content_tsv @@ (${anyTerm})
 ),
-messages AS MATERIALIZED (SELECT count(*) AS total FROM assistant_messages WHERE session_id = ${sessionId}),
+messages AS MATERIALIZED (SELECT count(*) AS total FROM assistant_messages message WHERE ${inSession}),
 weight AS MATERIALIZED (
   SELECT term.query, greatest(ln((messages.total - frequency.messages + 0.5) / (frequency.messages + 0.5)), 0.1) AS idf
   FROM term CROSS JOIN messages CROSS JOIN LATERAL (
@@ -49,7 +56,7 @@ weight AS MATERIALIZED (
   ) frequency
   WHERE numnode(term.query) > 0
 )
-SELECT candidate.id, candidate.role, candidate.content, candidate.created_at
+SELECT candidate.id, candidate.session_id, candidate.role, candidate.content, candidate.created_at
 FROM candidate
 ORDER BY ${exact}(SELECT coalesce(sum(weight.idf), 0) FROM weight WHERE candidate.content_tsv @@ weight.query) DESC,
   ${pairsPresent}ts_rank_cd(candidate.content_tsv, (${anyTerm})) DESC,

@@ -1,12 +1,8 @@
-import { ContextError, type WritableContextProvider } from "@contextblocks/core";
-import { type SqlClient, type StatementObserver, sql } from "@contextblocks/sql";
-import { rowLabel } from "@contextblocks/sqlite";
+import type { StatementObserver } from "@contextblocks/sql";
+import { blockStoreOptions, SqlContextProvider } from "@contextblocks/sql-stores";
 import { type PostgresSource, postgresClient } from "./client.js";
-import { checkLabel, checkNamespace } from "./names.js";
-import { isUndefinedTable, missingTables, withTables } from "./schema.js";
-import { checkStorable, kindOf } from "./text-checks.js";
 
-const PROVIDER = "PostgresContextProvider";
+const OWNER = "PostgresContextProvider";
 
 /** Options of `PostgresContextProvider` (the object form of its second argument). */
 export interface PostgresContextProviderOptions {
@@ -14,122 +10,38 @@ export interface PostgresContextProviderOptions {
   label?: string | undefined;
   /** Keeps this provider's rows apart from every other namespace's and from plain rows (as in sqlite). */
   namespace?: string | undefined;
-  /** Create the tables on first use when they are missing. Default `true`; `false` when schema.sql was run. */
+  /** Create the table on first write when it is missing. Default `true`; `false` when schema.sql was run. */
   createTables?: boolean | undefined;
   /** Per-statement report (`changes` for writes). Not for a ready `SqlClient`. */
   onStatement?: StatementObserver | undefined;
 }
 
 /**
- * A writable context block stored as one row of `cf_agents_context_blocks` in Postgres (the table seed 004
- * names): also the store of the frozen prompt (`new ContextBlocks(configs, new PostgresContextProvider(client,
- * "_prompt"))`). Rows are keyed as in `@contextblocks/sqlite`: the label, or with a namespace
- * `U+001F + JSON.stringify([namespace, label])`.
+ * A writable context block stored as one row of `cf_agents_context_blocks` in Postgres (the table Cloudflare
+ * agents' Sessions API uses on Postgres): also the store of the frozen prompt (`new ContextBlocks(configs,
+ * new PostgresContextProvider(client, "_prompt"))`). `SqlContextProvider` of `@contextblocks/sql-stores` on a
+ * Postgres client: rows keyed as on SQLite, the label, or with a namespace `U+001F +
+ * JSON.stringify([namespace, label])`.
  *
- * `get` is one statement; `set` is one upsert that writes nothing when the content is unchanged. Safe for
- * concurrent writers on several connections: the upsert is one atomic statement.
+ * `get` is one statement; `set` is one upsert that writes nothing when the content is unchanged, safe for
+ * concurrent writers on several connections. The first write creates the blocks table (only it).
  *
  * ```ts
  * const client = new pg.Client({ connectionString: env.HYPERDRIVE.connectionString });
  * await client.connect();
- * new PostgresContextProvider(client, `memory_${sessionId}`); // the seed's form
+ * new PostgresContextProvider(client, `memory_${sessionId}`);
  * new PostgresContextProvider(client, { label: "memory", namespace: "tenant-a" });
  * ```
  */
-export class PostgresContextProvider implements WritableContextProvider {
-  readonly #client: SqlClient;
-  readonly #namespace: string | undefined;
-  readonly #createTables: boolean;
-  #label: string | undefined;
-
+export class PostgresContextProvider extends SqlContextProvider {
   constructor(source: PostgresSource, labelOrOptions?: string | PostgresContextProviderOptions) {
-    const options: PostgresContextProviderOptions =
-      typeof labelOrOptions === "string" ? { label: labelOrOptions } : (labelOrOptions ?? {});
-    if (typeof options !== "object" || options === null) {
-      throw invalidConfig(`the second argument must be a label or an options object, got ${kindOf(options)}`);
-    }
-    const { createTables = true } = options;
-    if (typeof createTables !== "boolean") {
-      throw invalidConfig(`createTables must be a boolean, got ${kindOf(createTables)}`);
-    }
-    this.#client = postgresClient(source, options.onStatement, PROVIDER);
-    this.#createTables = createTables;
-    this.#namespace = checkNamespace(options.namespace, PROVIDER);
-    this.#label =
-      options.label === undefined ? undefined : checkLabel(options.label, this.#namespace, PROVIDER);
+    const options = blockStoreOptions(labelOrOptions, OWNER);
+    const { label, namespace, createTables } = options;
+    super(postgresClient(source, options.onStatement, OWNER), {
+      label,
+      namespace,
+      createTables,
+      owner: OWNER,
+    });
   }
-
-  /** The block's label: given to the constructor, or filled in by `init`. */
-  get label(): string | undefined {
-    return this.#label;
-  }
-
-  /** The namespace this provider's rows live in, if any. */
-  get namespace(): string | undefined {
-    return this.#namespace;
-  }
-
-  /** Called by `ContextBlocks` before first use; fills in the label only when none was given. */
-  init(label: string): void {
-    if (this.#label === undefined) this.#label = checkLabel(label, this.#namespace, PROVIDER);
-  }
-
-  /** The block's content, or `null` when it has none. One statement. */
-  async get(): Promise<string | null> {
-    const key = this.#key();
-    const select = sql`SELECT content FROM cf_agents_context_blocks WHERE label = ${key}`;
-    let rows: { content: unknown }[];
-    try {
-      rows = await this.#client.run<{ content: unknown }>(select);
-    } catch (error) {
-      if (!isUndefinedTable(error)) throw error;
-      // No table yet reads as no content (a read creates nothing), unless tables are managed by hand.
-      if (this.#createTables) return null;
-      throw missingTables(PROVIDER, error);
-    }
-    const content = rows[0]?.content;
-    if (content === undefined || content === null) return null;
-    if (typeof content !== "string") {
-      throw new ContextError(
-        "PROVIDER_FAILED",
-        `${PROVIDER}: the stored content of "${this.#label}" is ${kindOf(content)}, not text`,
-        this.#labelOption(),
-      );
-    }
-    return content;
-  }
-
-  /** Replaces the block's content (an upsert of its row); unchanged content writes nothing. */
-  async set(content: string): Promise<void> {
-    const key = this.#key();
-    if (typeof content !== "string") {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `${PROVIDER}.set: content of "${this.#label}" must be a string, got ${kindOf(content)}`,
-        this.#labelOption(),
-      );
-    }
-    checkStorable(content, "content", PROVIDER, "INVALID_INPUT", this.#label);
-    const upsert = sql`INSERT INTO cf_agents_context_blocks AS block (label, content) VALUES (${key}, ${content})
-ON CONFLICT (label) DO UPDATE SET content = excluded.content, updated_at = NOW()
-WHERE block.content IS DISTINCT FROM excluded.content`;
-    await withTables(this.#client, this.#createTables, PROVIDER, () => this.#client.run(upsert));
-  }
-
-  #key(): string {
-    if (this.#label === undefined) {
-      throw invalidConfig(
-        "no label: pass one to the constructor or declare it as a block so init(label) fills it in",
-      );
-    }
-    return rowLabel(this.#label, this.#namespace);
-  }
-
-  #labelOption(): { label: string } | undefined {
-    return this.#label === undefined ? undefined : { label: this.#label };
-  }
-}
-
-function invalidConfig(message: string): ContextError {
-  return new ContextError("INVALID_CONFIG", `${PROVIDER}: ${message}`);
 }

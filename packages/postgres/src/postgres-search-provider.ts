@@ -1,12 +1,10 @@
-import { ContextError, type SearchProvider } from "@contextblocks/core";
+import { ContextError, describeValue, rowLabel, type SearchProvider } from "@contextblocks/core";
 import { planQuery } from "@contextblocks/fts5";
 import { type SqlClient, type StatementObserver, sql } from "@contextblocks/sql";
-import { rowLabel } from "@contextblocks/sqlite";
+import { checkLabel, checkNamespace, checkStorable, TableAccess } from "@contextblocks/sql-stores";
 import { type PostgresSource, postgresClient } from "./client.js";
-import { checkLabel, checkNamespace } from "./names.js";
-import { isUndefinedTable, missingTables, withTables } from "./schema.js";
+import { SEARCH_TABLE } from "./schema.js";
 import { searchStatement } from "./search-statement.js";
-import { checkStorable, kindOf } from "./text-checks.js";
 
 const PROVIDER = "PostgresSearchProvider";
 
@@ -30,7 +28,7 @@ const defaultLimit = 10;
 
 /**
  * A searchable context block on Postgres full-text search: keyed entries in `cf_agents_search_entries`
- * (seed 004's table: a generated `tsvector` column with a GIN index), the same question recall as
+ * (a generated `tsvector` column with a GIN index, as Cloudflare agents' Sessions API declares it), the same question recall as
  * `@contextblocks/fts5` (its `planQuery`: stopwords out, terms ORed), ranked by coverage of the query's
  * rarer terms and `ts_rank_cd`. Query text is bound as words, never read as `tsquery` syntax.
  *
@@ -45,32 +43,34 @@ export class PostgresSearchProvider implements SearchProvider {
   readonly #namespace: string | undefined;
   readonly #limit: number;
   readonly #searchKeys: boolean;
-  readonly #createTables: boolean;
+  readonly #access: TableAccess;
   #label: string | undefined;
 
   constructor(source: PostgresSource, options: PostgresSearchProviderOptions | string = {}) {
     const settings: PostgresSearchProviderOptions =
       typeof options === "string" ? { label: options } : options;
     if (typeof settings !== "object" || settings === null) {
-      throw invalidConfig(`options must be an object or a label string, got ${kindOf(settings)}`);
+      throw invalidConfig(`options must be an object or a label string, got ${describeValue(settings)}`);
     }
     const { limit = defaultLimit, searchKeys = true, createTables = true } = settings;
     if (!Number.isInteger(limit) || limit < 1) {
-      throw invalidConfig(`limit must be a positive integer, got ${kindOf(limit)}`);
+      throw invalidConfig(`limit must be a positive integer, got ${describeValue(limit)}`);
     }
     if (typeof searchKeys !== "boolean") {
-      throw invalidConfig(`searchKeys must be a boolean, got ${kindOf(searchKeys)}`);
+      throw invalidConfig(`searchKeys must be a boolean, got ${describeValue(searchKeys)}`);
     }
     if (typeof createTables !== "boolean") {
-      throw invalidConfig(`createTables must be a boolean, got ${kindOf(createTables)}`);
+      throw invalidConfig(`createTables must be a boolean, got ${describeValue(createTables)}`);
     }
     this.#client = postgresClient(source, settings.onStatement, PROVIDER);
-    this.#namespace = checkNamespace(settings.namespace, PROVIDER);
+    this.#namespace = checkNamespace(settings.namespace, PROVIDER, "postgres");
     this.#label =
-      settings.label === undefined ? undefined : checkLabel(settings.label, this.#namespace, PROVIDER);
+      settings.label === undefined
+        ? undefined
+        : checkLabel(settings.label, this.#namespace, PROVIDER, "postgres");
     this.#limit = limit;
     this.#searchKeys = searchKeys;
-    this.#createTables = createTables;
+    this.#access = new TableAccess(this.#client, SEARCH_TABLE, createTables, PROVIDER);
   }
 
   /** The block label, once given (by the options or by `init`). */
@@ -85,7 +85,7 @@ export class PostgresSearchProvider implements SearchProvider {
 
   /** Called by `ContextBlocks` with the block's label before first use. */
   init(label: string): void {
-    this.#label = checkLabel(label, this.#namespace, PROVIDER);
+    this.#label = checkLabel(label, this.#namespace, PROVIDER, "postgres");
   }
 
   /** `"N entries indexed."` or `null`: a count over the label's rows of the primary key. */
@@ -100,7 +100,7 @@ export class PostgresSearchProvider implements SearchProvider {
 
   async search(query: string): Promise<string | null> {
     if (typeof query !== "string")
-      throw this.#invalidInput(`search: query must be a string, got ${kindOf(query)}`);
+      throw this.#invalidInput(`search: query must be a string, got ${describeValue(query)}`);
     const stored = this.#storedLabel();
     const plan = planQuery(query);
     if (plan === null) return null;
@@ -114,15 +114,15 @@ export class PostgresSearchProvider implements SearchProvider {
   async set(key: string, content: string): Promise<void> {
     this.#checkKey(key, "set");
     if (typeof content !== "string") {
-      throw this.#invalidInput(`set: content must be a string, got ${kindOf(content)}`);
+      throw this.#invalidInput(`set: content must be a string, got ${describeValue(content)}`);
     }
-    checkStorable(content, "content", PROVIDER, "INVALID_INPUT", this.#label);
+    checkStorable(content, "content", PROVIDER, "postgres", "INVALID_INPUT", this.#label);
     const stored = this.#storedLabel();
     const upsert = sql`INSERT INTO cf_agents_search_entries AS entry (label, key, content)
 VALUES (${stored}, ${key}, ${content})
 ON CONFLICT (label, key) DO UPDATE SET content = excluded.content, updated_at = NOW()
 WHERE entry.content IS DISTINCT FROM excluded.content`;
-    await withTables(this.#client, this.#createTables, PROVIDER, () => this.#client.run(upsert));
+    await this.#access.write([upsert]);
   }
 
   async delete(key: string): Promise<void> {
@@ -132,21 +132,15 @@ WHERE entry.content IS DISTINCT FROM excluded.content`;
   }
 
   /** Runs a statement that needs the table but should not create it: a missing table reads as empty. */
-  async #read<Row>(statement: Parameters<SqlClient["run"]>[0]): Promise<Row[]> {
-    try {
-      return await this.#client.run<Row>(statement);
-    } catch (error) {
-      if (!isUndefinedTable(error)) throw error;
-      if (this.#createTables) return [];
-      throw missingTables(PROVIDER, error);
-    }
+  #read<Row>(statement: Parameters<SqlClient["run"]>[0]): Promise<Row[]> {
+    return this.#access.read(() => this.#client.run<Row>(statement), []);
   }
 
   #checkKey(key: unknown, method: string): asserts key is string {
     if (typeof key !== "string" || key.length === 0) {
-      throw this.#invalidInput(`${method}: key must be a non-empty string, got ${kindOf(key)}`);
+      throw this.#invalidInput(`${method}: key must be a non-empty string, got ${describeValue(key)}`);
     }
-    checkStorable(key, "key", PROVIDER, "INVALID_INPUT", this.#label);
+    checkStorable(key, "key", PROVIDER, "postgres", "INVALID_INPUT", this.#label);
   }
 
   #storedLabel(): string {

@@ -1,27 +1,24 @@
-import { ContextError } from "@contextblocks/core";
-import type { SqlClient, SqlStatement } from "@contextblocks/sql";
+import type { SqlClient } from "@contextblocks/sql";
+import {
+  BLOCKS_TABLE,
+  REGISTRY_TABLE,
+  RUN_STATE_TABLE,
+  SCHEMA_LOCK,
+  SKILLS_TABLE,
+  type StoreTable,
+  tableStatements,
+} from "@contextblocks/sql-stores";
 
 /**
- * The tables and indexes the Postgres providers use, as seed 004 lists them. Shipped as `schema.sql` too:
- * run it once where the database user may not create tables at run time, and pass `createTables: false`.
- *
- * Beyond the seed's (all additive, so rows `agents` wrote are read as they are):
- * - `idx_search_entries_key_fts`, so a search also finds an entry by the words of its key (a model's
- *   `set_context` key is a slug of the entry's title);
- * - `assistant_messages.depth` (distance from the root, set on append: a path length is one row) and
- *   `position` (insertion order: branches oldest first, newest leaf), added by `ALTER … IF NOT EXISTS` to a
- *   table `agents` created;
- * - `assistant_leaves`, one latest-leaf pointer per session, so an append never searches the session;
- * - `idx_assistant_msg_session_parent` (children of one message in one session, in order) and
- *   `idx_assistant_compactions_session` (overlays are read on every history read).
+ * `cf_agents_search_entries` (`PostgresSearchProvider`), with a GIN index over the content and one over the
+ * words of the key, so a search also finds an entry by its key (a model's `set_context` key is a slug of the
+ * entry's title).
  */
-export const POSTGRES_SCHEMA = `CREATE TABLE IF NOT EXISTS cf_agents_context_blocks (
-  label TEXT PRIMARY KEY,
-  content TEXT NOT NULL,
-  updated_at TIMESTAMPTZ DEFAULT NOW()
-);
-
-CREATE TABLE IF NOT EXISTS cf_agents_search_entries (
+export const SEARCH_TABLE: StoreTable = {
+  name: "cf_agents_search_entries",
+  ddl: {
+    sqlite: "",
+    postgres: `CREATE TABLE IF NOT EXISTS cf_agents_search_entries (
   label TEXT NOT NULL,
   key TEXT NOT NULL,
   content TEXT NOT NULL,
@@ -36,8 +33,28 @@ CREATE INDEX IF NOT EXISTS idx_search_entries_fts
 
 CREATE INDEX IF NOT EXISTS idx_search_entries_key_fts
   ON cf_agents_search_entries USING GIN (to_tsvector('english', key));
+`,
+  },
+};
 
-CREATE TABLE IF NOT EXISTS assistant_messages (
+/**
+ * The session tables (`PostgresSessionStore`), shaped as Cloudflare agents' Sessions API creates them on
+ * Postgres, plus additions that are ours (all additive, so rows `agents` wrote are read as they are):
+ * - `assistant_messages.depth` (distance from the root, set on append: a path length is one row) and
+ *   `position` (insertion order: branches oldest first, newest leaf), added by `ALTER … IF NOT EXISTS` to a
+ *   table `agents` created;
+ * - `assistant_leaves`, one latest-leaf pointer per session with the leaf's parent and depth: an append
+ *   locks and moves it in the same statement that inserts the message, never searching the session;
+ * - `idx_assistant_msg_session_parent` (children of one message in one session, in order) and
+ *   `idx_assistant_compactions_session` (overlays are read on every history read).
+ * A missing column (`42703`: a table `agents` created, before our columns were added) also counts as missing.
+ */
+export const SESSION_TABLES: StoreTable = {
+  name: "assistant_messages",
+  missingCodes: ["42P01", "42703"],
+  ddl: {
+    sqlite: "",
+    postgres: `CREATE TABLE IF NOT EXISTS assistant_messages (
   id TEXT NOT NULL,
   session_id TEXT NOT NULL DEFAULT '',
   parent_id TEXT,
@@ -81,85 +98,35 @@ CREATE TABLE IF NOT EXISTS assistant_leaves (
   session_id TEXT PRIMARY KEY,
   leaf_id TEXT NOT NULL
 );
-`;
 
-/** A statement without values, from SQL text we wrote ourselves. */
-export function plainStatement(text: string): SqlStatement {
-  return Object.freeze({ strings: Object.freeze([text]), values: Object.freeze([]) });
-}
+ALTER TABLE assistant_leaves ADD COLUMN IF NOT EXISTS parent_id TEXT;
 
-/**
- * `CREATE … IF NOT EXISTS` is not safe against itself: two connections creating the same table at once can
- * fail on the system catalogue's unique index. A transaction-scoped advisory lock (an arbitrary fixed key,
- * "cbpg" in ASCII) makes concurrent first writers take turns; the second finds everything in place.
- */
-const SCHEMA_LOCK = plainStatement("SELECT pg_advisory_xact_lock(1667396711)");
+ALTER TABLE assistant_leaves ADD COLUMN IF NOT EXISTS depth INTEGER;
+`,
+  },
+};
 
-/** The schema as statements, run as one transaction behind the advisory lock. */
-export function schemaStatements(): SqlStatement[] {
-  const statements = POSTGRES_SCHEMA.split(";\n")
-    .map((text) => text.trim())
-    .filter((text) => text.length > 0)
-    .map(plainStatement);
-  return [SCHEMA_LOCK, ...statements];
-}
-
-/** One schema creation per client at a time; later calls after a success reuse it. */
-const created = new WeakMap<SqlClient, Promise<void>>();
-
-export function ensureSchema(client: SqlClient): Promise<void> {
-  let pending = created.get(client);
-  if (pending === undefined) {
-    pending = client.batch(schemaStatements()).then(() => undefined);
-    created.set(client, pending);
-    // A failure (no CREATE permission, connection lost) is not remembered: the next call tries again.
-    pending.catch(() => {
-      if (created.get(client) === pending) created.delete(client);
-    });
-  }
-  return pending;
-}
+/** Every part of the schema, each created on its own by the store that uses it. */
+export const POSTGRES_TABLES: readonly StoreTable[] = [
+  BLOCKS_TABLE,
+  SEARCH_TABLE,
+  SESSION_TABLES,
+  SKILLS_TABLE,
+  RUN_STATE_TABLE,
+  REGISTRY_TABLE,
+];
 
 /**
- * SQLSTATE 42P01, `undefined_table`, or 42703, `undefined_column` (a session table `agents` created, before
- * our columns were added): either way the schema is not all there yet.
+ * Every table and index the Postgres stores use, in one script (each store creates only its own part on
+ * first use). Shipped as `schema.sql` too: run it once where the database user may not create tables at run
+ * time, and pass `createTables: false`.
  */
-export function isUndefinedTable(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (code === "42P01" || code === "42703") return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
-}
+export const POSTGRES_SCHEMA: string = POSTGRES_TABLES.map((table) => table.ddl.postgres).join("\n");
 
-/**
- * Runs `work`; when a table is missing, creates the schema and runs it again (with `create`), or throws an
- * error that says how to create the tables (without). `provider` names the caller in that error.
- */
-export async function withTables<T>(
-  client: SqlClient,
-  create: boolean,
-  provider: string,
-  work: () => Promise<T>,
-): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (!isUndefinedTable(error)) throw error;
-    if (!create) throw missingTables(provider, error);
-    await ensureSchema(client);
-    return work();
-  }
-}
-
-/** The error for a missing table when the provider may not create it. */
-export function missingTables(provider: string, cause: unknown): ContextError {
-  return new ContextError(
-    "PROVIDER_FAILED",
-    `${provider}: the table it uses does not exist and createTables is false; run @contextblocks/postgres's ` +
-      "schema.sql (also exported as POSTGRES_SCHEMA) once in the database",
-    { cause },
-  );
+/** Creates every part at once, behind the schema lock, in one transaction. */
+export async function ensureSchema(client: SqlClient): Promise<void> {
+  await client.batch([
+    SCHEMA_LOCK,
+    ...POSTGRES_TABLES.flatMap((table) => tableStatements(table, "postgres")),
+  ]);
 }

@@ -1,8 +1,8 @@
 import { describeContextProvider } from "@contextblocks/conformance";
-import { PostgresContextProvider, PostgresSearchProvider } from "../src/index.js";
+import { PostgresContextProvider, PostgresSearchProvider, PostgresSkillProvider } from "../src/index.js";
 import { type Connection, newStore, openProvider, release, type Store, storeFor } from "./connections.js";
 
-// Each provider runs the whole suite four ways: on one pg.Client (the seed's form), on a pg.Pool, as two
+// Each provider runs the whole suite four ways: on one pg.Client (the form Cloudflare agents' Sessions API shows), on a pg.Pool, as two
 // providers on two connections taking calls in turn (so the concurrent checks race across connections), and
 // on the postgres (porsager) driver.
 const connections: Record<Connection, string> = {
@@ -37,6 +37,20 @@ for (const [connection, name] of Object.entries(connections) as [Connection, str
       capabilities: { readable: true, writable: true, searchable: true, delete: true, namespacing: true },
       reopen: (provider) => openSearch(storeFor(provider), provider.namespace),
       namespace: (provider, namespace) => openSearch(storeFor(provider), namespace),
+      cleanup: release,
+    },
+  );
+
+  const openSkills = (store: Store, namespace: string | undefined) =>
+    openProvider(store, connection, (source) => new PostgresSkillProvider(source, { namespace }));
+
+  describeContextProvider<PostgresSkillProvider>(
+    `PostgresSkillProvider on ${name}`,
+    async () => openSkills(await newStore(), undefined),
+    {
+      capabilities: { readable: true, writable: true, loadable: true, delete: true, namespacing: true },
+      reopen: (provider) => openSkills(storeFor(provider), provider.namespace),
+      namespace: (provider, namespace) => openSkills(storeFor(provider), namespace),
       cleanup: release,
     },
   );

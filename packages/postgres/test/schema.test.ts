@@ -5,7 +5,11 @@ import {
   createTables,
   POSTGRES_SCHEMA,
   PostgresContextProvider,
+  PostgresRunStateStore,
   PostgresSearchProvider,
+  PostgresSessionRegistry,
+  PostgresSessionStore,
+  PostgresSkillProvider,
 } from "../src/index.js";
 import { createSchema, type TestSchema } from "./database.js";
 
@@ -74,7 +78,7 @@ describe("schema", () => {
     expect(await tables()).toEqual([]);
   });
 
-  it("by default a read creates nothing and the first write creates the tables", async () => {
+  it("by default a read creates nothing and a first write creates only its own table", async () => {
     const client = await schema.client();
     const memory = new PostgresContextProvider(client, "memory");
     expect(await memory.get()).toBeNull();
@@ -83,14 +87,31 @@ describe("schema", () => {
     expect(await knowledge.search("anything")).toBeNull();
     expect(await tables()).toEqual([]);
     await memory.set("first");
+    expect(await tables()).toEqual(["cf_agents_context_blocks"]);
+    expect(await memory.get()).toBe("first");
+    await knowledge.set("k", "entry");
+    expect(await tables()).toEqual(["cf_agents_context_blocks", "cf_agents_search_entries"]);
+    await new PostgresSkillProvider(client, "skills").set("deploy", "Run the script.");
+    await new PostgresRunStateStore(client).save("s", { memory: { turns: 1 } });
+    await new PostgresSessionRegistry(client).create("s", "Chat");
+    expect(await tables()).toEqual([
+      "assistant_sessions",
+      "cf_agents_context_blocks",
+      "cf_agents_search_entries",
+      "contextblocks_run_state",
+      "contextblocks_skills",
+    ]);
+    await new PostgresSessionStore(client, "s").appendMessage({ id: "m", role: "user", parts: [] });
     expect(await tables()).toEqual([
       "assistant_compactions",
       "assistant_leaves",
       "assistant_messages",
+      "assistant_sessions",
       "cf_agents_context_blocks",
       "cf_agents_search_entries",
+      "contextblocks_run_state",
+      "contextblocks_skills",
     ]);
-    expect(await memory.get()).toBe("first");
   });
 
   it("first writers on eight connections at once create the tables once, without an error", async () => {
@@ -114,8 +135,11 @@ describe("schema", () => {
       "assistant_compactions",
       "assistant_leaves",
       "assistant_messages",
+      "assistant_sessions",
       "cf_agents_context_blocks",
       "cf_agents_search_entries",
+      "contextblocks_run_state",
+      "contextblocks_skills",
     ]);
     const memory = new PostgresContextProvider(client, { label: "memory", createTables: false });
     await memory.set("kept");

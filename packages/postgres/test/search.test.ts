@@ -80,7 +80,7 @@ describe("PostgresSearchProvider", () => {
     expect(await search.get()).toBe("1 entries indexed.");
   });
 
-  it("serves ContextBlocks with a Postgres prompt store, the seed's way", async () => {
+  it("serves ContextBlocks with a Postgres prompt store, as Cloudflare agents' Sessions API wires it", async () => {
     const open = (client: pg.Client) =>
       new ContextBlocks(
         [

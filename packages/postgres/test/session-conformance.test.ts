@@ -1,5 +1,5 @@
 import { describeSessionProvider } from "@contextblocks/conformance";
-import { PostgresSessionProvider } from "../src/index.js";
+import { PostgresSessionStore } from "../src/index.js";
 import { type Connection, newStore, openProvider, release, type Store, storeFor } from "./connections.js";
 
 // The session suite on each way of reaching the server. With "two clients" each call alternates between two
@@ -13,10 +13,10 @@ const connections: Record<Connection, string> = {
 
 for (const [connection, name] of Object.entries(connections) as [Connection, string][]) {
   const open = (store: Store, sessionId: string) =>
-    openProvider(store, connection, (source) => new PostgresSessionProvider(source, sessionId));
+    openProvider(store, connection, (source) => new PostgresSessionStore(source, sessionId));
 
-  describeSessionProvider<PostgresSessionProvider>(
-    `PostgresSessionProvider on ${name}`,
+  describeSessionProvider<PostgresSessionStore>(
+    `PostgresSessionStore on ${name}`,
     async () => open(await newStore(), "conformance"),
     {
       capabilities: { search: true },

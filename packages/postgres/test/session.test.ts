@@ -3,7 +3,7 @@ import { Session, type SessionMessage } from "@contextblocks/sessions";
 import { convertToModelMessages, generateText, stepCountIs, type UIMessage } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PostgresContextProvider, PostgresSessionProvider } from "../src/index.js";
+import { PostgresContextProvider, PostgresSessionStore } from "../src/index.js";
 import { createSchema, type TestSchema } from "./database.js";
 
 const usage = {
@@ -25,11 +25,11 @@ afterEach(async () => {
   await schema.drop();
 });
 
-describe("Session on PostgresSessionProvider", () => {
+describe("Session on PostgresSessionStore", () => {
   it("drives a generateText turn with a tool call; the stored turn reads back after a restart", async () => {
     const open = async () => {
       const client = await schema.client();
-      return Session.create(new PostgresSessionProvider(client, "chat-1")).withContext("memory", {
+      return Session.create(new PostgresSessionStore(client, "chat-1")).withContext("memory", {
         description: "Facts",
         maxTokens: 100,
         provider: new PostgresContextProvider(client, "memory_chat-1"),
@@ -107,10 +107,10 @@ describe("Session on PostgresSessionProvider", () => {
   });
 });
 
-describe("PostgresSessionProvider", () => {
+describe("PostgresSessionStore", () => {
   it("appends racing from two connections chain into one path; none forks or is lost", async () => {
-    const one = new PostgresSessionProvider(await schema.client(), "race");
-    const two = new PostgresSessionProvider(await schema.client(), "race");
+    const one = new PostgresSessionStore(await schema.client(), "race");
+    const two = new PostgresSessionStore(await schema.client(), "race");
     const appended = Array.from({ length: 20 }, (_, index) => `m${index}`);
     await Promise.all(
       appended.map((id, index) => (index % 2 === 0 ? one : two).appendMessage(text(id, `text ${id}`))),
@@ -121,7 +121,7 @@ describe("PostgresSessionProvider", () => {
     for (const message of history.slice(0, -1)) expect(await one.getBranches(message.id)).toHaveLength(1);
   });
 
-  it("reads and extends a session table as seed 004 creates it (no depth, position or leaf pointer)", async () => {
+  it("reads and extends a session table as Cloudflare agents' Sessions API creates it (no depth, position or leaf pointer)", async () => {
     const client = await schema.client();
     await client.query(`CREATE TABLE assistant_messages (
       id TEXT NOT NULL, session_id TEXT NOT NULL DEFAULT '', parent_id TEXT, role TEXT NOT NULL,
@@ -138,7 +138,7 @@ describe("PostgresSessionProvider", () => {
         [id, parent, JSON.stringify(text(id, `old ${id}`)), `old ${id}`],
       );
     }
-    const provider = new PostgresSessionProvider(client, "s");
+    const provider = new PostgresSessionStore(client, "s");
     expect(ids(await provider.getHistory())).toEqual(["a", "b", "c"]);
     expect(await provider.getPathLength()).toBe(3);
     await provider.appendMessage(text("d", "new"));
@@ -155,7 +155,7 @@ describe("PostgresSessionProvider", () => {
 
   it("with createTables: false and no tables, says to run schema.sql and creates nothing", async () => {
     const client = await schema.client();
-    const provider = new PostgresSessionProvider(client, { sessionId: "s", createTables: false });
+    const provider = new PostgresSessionStore(client, { sessionId: "s", createTables: false });
     for (const call of [() => provider.getHistory(), () => provider.appendMessage(text("a", "x"))]) {
       const error = await call().then(
         () => null,
@@ -171,18 +171,18 @@ describe("PostgresSessionProvider", () => {
   });
 
   it("stores text with NUL exactly and finds it; refuses a NUL in the role or session id by name", async () => {
-    const provider = new PostgresSessionProvider(await schema.client(), "nul");
+    const provider = new PostgresSessionStore(await schema.client(), "nul");
     await provider.appendMessage(text("a", "zebra\u0000crossing \ud800 alone"));
     expect((await provider.getMessage("a"))?.parts[0]?.text).toBe("zebra\u0000crossing \ud800 alone");
     expect(ids(await provider.searchMessages("alone"))).toEqual(["a"]);
     await expect(provider.appendMessage(text("b", "x", "us\u0000er"))).rejects.toThrow(/role has a NUL/);
-    expect(() => new PostgresSessionProvider(provider.client, "bad\u0000id")).toThrow(/session id has a NUL/);
+    expect(() => new PostgresSessionStore(provider.client, "bad\u0000id")).toThrow(/session id has a NUL/);
     expect(await provider.getMessage("a\u0000")).toBeNull();
     expect(ids(await provider.getHistory())).toEqual(["a"]);
   });
 
   it("getRecentHistory reads only the window that fits, and says when older messages exist", async () => {
-    const provider = new PostgresSessionProvider(await schema.client(), "recent");
+    const provider = new PostgresSessionStore(await schema.client(), "recent");
     for (let index = 0; index < 10; index++) await provider.appendMessage(text(`m${index}`, "x".repeat(100)));
     const size = JSON.stringify(text("m0", "x".repeat(100))).length;
     const window = await provider.getRecentHistory(null, size * 3, 1);
@@ -195,7 +195,7 @@ describe("PostgresSessionProvider", () => {
   });
 
   it("deleting the latest leaf moves the pointer to the newest childless message", async () => {
-    const provider = new PostgresSessionProvider(await schema.client(), "delete");
+    const provider = new PostgresSessionStore(await schema.client(), "delete");
     for (const id of ["a", "b", "c"]) await provider.appendMessage(text(id, id));
     await provider.appendMessage(text("x", "branch"), "a");
     await provider.deleteMessages(["x"]);

@@ -18,7 +18,7 @@ export interface DurableContextOptions extends ContextBlocksOptions {
 }
 
 /**
- * `ContextBlocks` on durable SQLite in one call, as the seeds describe for the agents framework: blocks
+ * `ContextBlocks` on durable SQLite in one call, as Cloudflare agents' context API stores them: blocks
  * declared without a provider are stored in `cf_agents_context_blocks` under their label, and the frozen
  * prompt is always persisted under `_system_prompt`, so a cold start serves the exact cached string.
  *

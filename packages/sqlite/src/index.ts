@@ -5,5 +5,6 @@ export {
   SqliteContextProvider,
   type SqliteContextProviderOptions,
 } from "./sqlite-context-provider.js";
+export { SqliteRunStateStore, type SqliteRunStateStoreOptions } from "./sqlite-run-state-store.js";
+export { SqliteSessionRegistry, type SqliteSessionRegistryOptions } from "./sqlite-session-registry.js";
 export { SqliteSkillProvider, type SqliteSkillProviderOptions } from "./sqlite-skill-provider.js";
-export { NAMESPACE_MARK, rowLabel } from "./storage-key.js";

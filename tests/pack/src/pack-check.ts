@@ -38,6 +38,7 @@ const PACKAGES = [
   "core",
   "sql",
   "text",
+  "sql-stores",
   "sqlite",
   "fts5",
   "ai",

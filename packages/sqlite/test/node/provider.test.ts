@@ -1,7 +1,7 @@
-import { isContextError } from "@contextblocks/core";
+import { isContextError, NAMESPACE_MARK, rowLabel } from "@contextblocks/core";
 import { fromBetterSqlite3, type StatementReport } from "@contextblocks/sql";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AgentContextProvider, NAMESPACE_MARK, rowLabel, SqliteContextProvider } from "../../src/index.js";
+import { AgentContextProvider, SqliteContextProvider } from "../../src/index.js";
 import { HOSTILE_CONTENT, HOSTILE_LABELS } from "../hostile.js";
 import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 

@@ -1,8 +1,8 @@
-import { ContextError } from "@contextblocks/core";
-import { planQuery } from "@contextblocks/fts5";
+import { ContextError, describeValue } from "@contextblocks/core";
 import {
   applyCompactions,
   checkSessionMessage,
+  type MessageNode,
   maximumPathLength,
   orderPath,
   parseStoredMessages as parseAll,
@@ -10,21 +10,35 @@ import {
   type RecentHistoryResult,
   type SearchResult,
   type SessionMessage,
-  type SessionProvider,
+  type SessionStore,
   type StoredCompaction,
   serializeMessage as serialize,
   textOfMessage,
 } from "@contextblocks/sessions";
-import { type SqlClient, type SqlStatement, type StatementObserver, sql } from "@contextblocks/sql";
+import {
+  type SqlClient,
+  type SqlRow,
+  type SqlStatement,
+  type StatementObserver,
+  sql,
+} from "@contextblocks/sql";
+import {
+  checkStorable as checkText,
+  ensureTable,
+  isMissingTable,
+  TableAccess,
+  unstorable,
+} from "@contextblocks/sql-stores";
 import { type PostgresSource, postgresClient } from "./client.js";
-import { messageSearchStatement } from "./message-search-statement.js";
-import { withTables } from "./schema.js";
-import { checkStorable, indexableText, isStorable, kindOf } from "./text-checks.js";
+import { searchMessages } from "./message-search.js";
+import { SESSION_TABLES } from "./schema.js";
+import { indexableText } from "./text-checks.js";
+import { timeText } from "./time-text.js";
 
-const PROVIDER = "PostgresSessionProvider";
+const PROVIDER = "PostgresSessionStore";
 
-/** Options of `PostgresSessionProvider`. */
-export interface PostgresSessionProviderOptions {
+/** Options of `PostgresSessionStore`. */
+export interface PostgresSessionStoreOptions {
   /** Keeps this session's messages apart from others in the same tables. Default `""`, as `agents`. */
   sessionId?: string | undefined;
   /** Create the tables on first use when they are missing. Default `true`; `false` when schema.sql was run. */
@@ -33,8 +47,8 @@ export interface PostgresSessionProviderOptions {
   onStatement?: StatementObserver | undefined;
 }
 
-/** Most search hits one call returns, as in `@contextblocks/sessions`. */
-const maximumSearchLimit = 1_000;
+/** Most nodes `getTree` returns when no limit is given. */
+const defaultTreeLimit = 10_000;
 
 interface MessageRow {
   content: string;
@@ -46,46 +60,46 @@ interface PathRow extends MessageRow {
 }
 
 /**
- * Session messages as a tree in Postgres, in seed 004's `assistant_messages` and `assistant_compactions`
- * (plus a `depth` and a `position` column and an `assistant_leaves` pointer table, see `POSTGRES_SCHEMA`),
- * with the behaviour of `SqliteSessionProvider`.
+ * Session messages as a tree in Postgres (`SessionStore`), in the `assistant_messages` and
+ * `assistant_compactions` tables of Cloudflare agents' Sessions API (plus a `depth` and a `position` column
+ * and the `assistant_leaves` pointer table, see `POSTGRES_SCHEMA`), with the behaviour of the SQLite store.
  *
- * - An append is one transaction: a transaction-scoped advisory lock on the session, then one statement
- *   that finds the parent (the latest-leaf pointer, or the given id, by primary key), inserts the message
- *   with its depth and moves the pointer. Appends from any number of connections therefore chain; none
- *   forks or is lost. (Under the default READ COMMITTED isolation, the statement after the lock sees every
- *   append committed before it.)
+ * - An append is ONE statement (one round trip, no BEGIN/COMMIT): it upserts the session's latest-leaf
+ *   pointer row first, which locks it; under READ COMMITTED a concurrent append waits on that row lock and
+ *   then reads the row's newest version (parent and depth of the new message come from the pointer row
+ *   itself, never from the statement's older snapshot). Appends from any number of connections therefore
+ *   chain; none forks or is lost.
  * - A path read is one recursive statement that walks `parent_id` up from the leaf by primary key: its cost
  *   grows with the path, never with the session. The path length is the leaf's stored `depth` (one row).
- * - Search is Postgres full-text over `content_tsv` (GIN), with fts5's query planning.
+ * - Search is Postgres full-text over `content_tsv` (GIN), with the shared query planning.
  */
-export class PostgresSessionProvider implements SessionProvider {
+export class PostgresSessionStore implements SessionStore {
   readonly #client: SqlClient;
   readonly #sessionId: string;
-  readonly #createTables: boolean;
+  readonly #access: TableAccess;
 
-  constructor(source: PostgresSource, sessionIdOrOptions?: string | PostgresSessionProviderOptions) {
-    const options: PostgresSessionProviderOptions =
+  constructor(source: PostgresSource, sessionIdOrOptions?: string | PostgresSessionStoreOptions) {
+    const options: PostgresSessionStoreOptions =
       typeof sessionIdOrOptions === "string" ? { sessionId: sessionIdOrOptions } : (sessionIdOrOptions ?? {});
     if (typeof options !== "object" || options === null) {
       throw invalidConfig(
-        `the second argument must be a session id or an options object, got ${kindOf(options)}`,
+        `the second argument must be a session id or an options object, got ${describeValue(options)}`,
       );
     }
     const { sessionId = "", createTables = true } = options;
     if (typeof sessionId !== "string") {
-      throw invalidConfig(`the session id must be a string, got ${kindOf(sessionId)}`);
+      throw invalidConfig(`the session id must be a string, got ${describeValue(sessionId)}`);
     }
-    checkStorable(sessionId, "session id", PROVIDER, "INVALID_CONFIG", undefined);
+    checkText(sessionId, "session id", PROVIDER, "postgres", "INVALID_CONFIG", undefined);
     if (typeof createTables !== "boolean") {
-      throw invalidConfig(`createTables must be a boolean, got ${kindOf(createTables)}`);
+      throw invalidConfig(`createTables must be a boolean, got ${describeValue(createTables)}`);
     }
     this.#client = postgresClient(source, options.onStatement, PROVIDER);
     this.#sessionId = sessionId;
-    this.#createTables = createTables;
+    this.#access = new TableAccess(this.#client, SESSION_TABLES, createTables, PROVIDER);
   }
 
-  /** The session this provider reads and writes. */
+  /** The session this store reads and writes. */
   get sessionId(): string {
     return this.#sessionId;
   }
@@ -97,7 +111,7 @@ export class PostgresSessionProvider implements SessionProvider {
 
   async getMessage(id: string): Promise<SessionMessage | null> {
     if (!storableId(id)) return null;
-    const rows = await this.#run<MessageRow>(
+    const rows = await this.#read<MessageRow>(
       sql`SELECT content FROM assistant_messages WHERE session_id = ${this.#sessionId} AND id = ${id}`,
     );
     return rows[0] === undefined ? null : parseMessage(rows[0].content);
@@ -106,7 +120,7 @@ export class PostgresSessionProvider implements SessionProvider {
   async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
     if (leafId !== undefined && leafId !== null && !storableId(leafId)) return [];
     const [rows, compactions] = await Promise.all([
-      this.#run<PathRow>(sql`WITH RECURSIVE ${this.#leaf(leafId)},
+      this.#read<PathRow>(sql`WITH RECURSIVE ${this.#leaf(leafId)},
 ${this.#path(sql`m.content`)}
 SELECT id, step, content FROM path`),
       this.getCompactions(),
@@ -132,7 +146,7 @@ SELECT id, step, content FROM path`),
     // Walks up while the window is under its floor or the next message still fits: only the window's rows
     // are read. `older` tells whether a stored message lies beyond the window.
     const [rows, compactions] = await Promise.all([
-      this.#run<
+      this.#read<
         PathRow & { total: string | number; older: boolean }
       >(sql`WITH RECURSIVE ${this.#leaf(leafId)},
 path (id, parent_id, content, step, total) AS (
@@ -163,7 +177,7 @@ FROM path`),
   }
 
   async getLatestLeaf(): Promise<SessionMessage | null> {
-    const rows = await this.#run<MessageRow>(sql`WITH ${this.#leaf(undefined)}
+    const rows = await this.#read<MessageRow>(sql`WITH ${this.#leaf(undefined)}
 SELECT m.content FROM leaf CROSS JOIN LATERAL (
   SELECT content FROM assistant_messages WHERE session_id = ${this.#sessionId} AND id = leaf.id LIMIT 1
 ) m`);
@@ -172,40 +186,40 @@ SELECT m.content FROM leaf CROSS JOIN LATERAL (
 
   async getBranches(messageId: string): Promise<SessionMessage[]> {
     if (!storableId(messageId)) return [];
-    const rows = await this.#run<MessageRow>(sql`SELECT content FROM assistant_messages
+    const rows = await this.#read<MessageRow>(sql`SELECT content FROM assistant_messages
 WHERE session_id = ${this.#sessionId} AND parent_id = ${messageId} ORDER BY position`);
     return parseAll(rows);
   }
 
   async getPathLength(leafId?: string | null): Promise<number> {
     if (leafId !== undefined && leafId !== null && !storableId(leafId)) return 0;
-    const rows = await this.#run<{ id: string; depth: number | null }>(
+    const rows = await this.#read<{ id: string; depth: number | null }>(
       sql`WITH ${this.#leaf(leafId)} SELECT id, depth FROM leaf`,
     );
     const leaf = rows[0];
     if (leaf === undefined) return 0;
     if (typeof leaf.depth === "number") return leaf.depth + 1;
     // A row another writer made: counted along its path once, then stored.
-    const counted = await this.#run<{
+    const counted = await this.#read<{
       steps: number;
     }>(sql`WITH RECURSIVE leaf (id) AS (SELECT ${leaf.id}::text),
 ${this.#path(sql`NULL::text`)}
 SELECT count(*)::int AS steps FROM path`);
     const depth = Math.max(0, (counted[0]?.steps ?? 1) - 1);
-    await this.#run(sql`UPDATE assistant_messages SET depth = ${depth}
+    await this.#read(sql`UPDATE assistant_messages SET depth = ${depth}
 WHERE session_id = ${this.#sessionId} AND id = ${leaf.id} AND depth IS NULL`);
     return depth + 1;
   }
 
   async appendMessage(message: SessionMessage, parentId?: string | null): Promise<void> {
     const checked = checkSessionMessage(message, "appendMessage");
-    checkStorable(checked.id, "message id", PROVIDER, "INVALID_INPUT", undefined);
-    checkStorable(checked.role, "role", PROVIDER, "INVALID_INPUT", undefined);
+    checkText(checked.id, "message id", PROVIDER, "postgres", "INVALID_INPUT", undefined);
+    checkText(checked.role, "role", PROVIDER, "postgres", "INVALID_INPUT", undefined);
     if (parentId !== undefined && parentId !== null) {
       if (typeof parentId !== "string" || parentId.length === 0) {
         throw new ContextError(
           "INVALID_INPUT",
-          `appendMessage: parentId must be a non-empty string, null or omitted, got ${kindOf(parentId)}`,
+          `appendMessage: parentId must be a non-empty string, null or omitted, got ${describeValue(parentId)}`,
         );
       }
       if (parentId === checked.id) {
@@ -219,9 +233,9 @@ WHERE session_id = ${this.#sessionId} AND id = ${leaf.id} AND depth IS NULL`);
     const content = serialize(checked);
     const text = indexableText(textOfMessage(checked));
     const insert = this.#insertStatement(checked, content, text, parentId);
-    let results: unknown[][];
+    let rows: SqlRow[];
     try {
-      results = await this.#transaction([insert]);
+      [rows = []] = await this.#access.write([insert]);
     } catch (error) {
       if (sqlState(error) === "23505") {
         throw new ContextError(
@@ -232,17 +246,37 @@ WHERE session_id = ${this.#sessionId} AND id = ${leaf.id} AND depth IS NULL`);
       }
       throw error;
     }
-    const stored = Number((results[1]?.[0] as { stored?: unknown } | undefined)?.stored ?? 0);
+    const stored = Number((rows[0] as { stored?: unknown } | undefined)?.stored ?? 0);
     if (stored === 0 && typeof parentId === "string") throw missingParent(parentId, checked.id);
+  }
+
+  async getNode(id: string): Promise<MessageNode | null> {
+    if (!storableId(id)) return null;
+    const rows = await this.#read<NodeRow>(sql`SELECT id, parent_id, role, created_at FROM assistant_messages
+WHERE session_id = ${this.#sessionId} AND id = ${id}`);
+    return rows[0] === undefined ? null : nodeOf(rows[0]);
+  }
+
+  async getTree(options: { limit?: number } = {}): Promise<MessageNode[]> {
+    const limit = options?.limit ?? defaultTreeLimit;
+    if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1) {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `getTree: limit must be a positive whole number, got ${String(limit)}`,
+      );
+    }
+    const rows = await this.#read<NodeRow>(sql`SELECT id, parent_id, role, created_at FROM assistant_messages
+WHERE session_id = ${this.#sessionId} ORDER BY position LIMIT ${limit}`);
+    return rows.map(nodeOf);
   }
 
   async updateMessage(message: SessionMessage): Promise<void> {
     const checked = checkSessionMessage(message, "updateMessage");
     const content = serialize(checked);
-    checkStorable(checked.role, "role", PROVIDER, "INVALID_INPUT", undefined);
+    checkText(checked.role, "role", PROVIDER, "postgres", "INVALID_INPUT", undefined);
     const text = indexableText(textOfMessage(checked));
     const rows = storableId(checked.id)
-      ? await this.#run(sql`UPDATE assistant_messages
+      ? await this.#read(sql`UPDATE assistant_messages
 SET content = ${content}, role = ${checked.role}, text_content = ${text}
 WHERE session_id = ${this.#sessionId} AND id = ${checked.id} RETURNING id`)
       : [];
@@ -255,7 +289,7 @@ WHERE session_id = ${this.#sessionId} AND id = ${checked.id} RETURNING id`)
     if (!Array.isArray(messageIds)) {
       throw new ContextError(
         "INVALID_INPUT",
-        `deleteMessages: expected an array of ids, got ${kindOf(messageIds)}`,
+        `deleteMessages: expected an array of ids, got ${describeValue(messageIds)}`,
       );
     }
     const ids = messageIds.filter((id): id is string => typeof id === "string" && storableId(id));
@@ -282,8 +316,8 @@ WHERE session_id = ${session} AND id IN (SELECT json_array_elements_text(${list}
       // The pointer named a deleted message: it moves to the newest childless message (under the lock).
       sql`DELETE FROM assistant_leaves l WHERE l.session_id = ${session} AND NOT EXISTS (
   SELECT 1 FROM assistant_messages m WHERE m.session_id = l.session_id AND m.id = l.leaf_id)`,
-      sql`INSERT INTO assistant_leaves (session_id, leaf_id)
-SELECT ${session}, m.id FROM assistant_messages m
+      sql`INSERT INTO assistant_leaves (session_id, leaf_id, parent_id, depth)
+SELECT ${session}, m.id, m.parent_id, m.depth FROM assistant_messages m
 WHERE m.session_id = ${session}
   AND NOT EXISTS (SELECT 1 FROM assistant_leaves l WHERE l.session_id = ${session})
   AND ${childless(sql`m.session_id`, sql`m.id`)}
@@ -308,10 +342,10 @@ ORDER BY m.position DESC LIMIT 1`,
     if (typeof summary !== "string") {
       throw new ContextError(
         "INVALID_INPUT",
-        `addCompaction: summary must be a string, got ${kindOf(summary)}`,
+        `addCompaction: summary must be a string, got ${describeValue(summary)}`,
       );
     }
-    checkStorable(summary, "summary", PROVIDER, "INVALID_INPUT", undefined);
+    checkText(summary, "summary", PROVIDER, "postgres", "INVALID_INPUT", undefined);
     for (const [what, id] of [
       ["fromMessageId", fromMessageId],
       ["toMessageId", toMessageId],
@@ -319,22 +353,24 @@ ORDER BY m.position DESC LIMIT 1`,
       if (typeof id !== "string" || id.length === 0) {
         throw new ContextError(
           "INVALID_INPUT",
-          `addCompaction: ${what} must be a non-empty string, got ${kindOf(id)}`,
+          `addCompaction: ${what} must be a non-empty string, got ${describeValue(id)}`,
         );
       }
-      checkStorable(id, what, PROVIDER, "INVALID_INPUT", undefined);
+      checkText(id, what, PROVIDER, "postgres", "INVALID_INPUT", undefined);
     }
     const id = crypto.randomUUID();
     // clock_timestamp(), not NOW(): overlays are ordered by it, and "newest wins" needs distinct times.
-    const rows = await this.#run<{ created_at: unknown }>(sql`INSERT INTO assistant_compactions
+    const [rows = []] = await this.#access.write([
+      sql`INSERT INTO assistant_compactions
   (id, session_id, summary, from_message_id, to_message_id, created_at)
 VALUES (${id}, ${this.#sessionId}, ${summary}, ${fromMessageId}, ${toMessageId}, clock_timestamp())
-RETURNING created_at`);
+RETURNING created_at`,
+    ]);
     return { id, summary, fromMessageId, toMessageId, createdAt: timeText(rows[0]?.created_at) };
   }
 
   async getCompactions(): Promise<StoredCompaction[]> {
-    const rows = await this.#run<{
+    const rows = await this.#read<{
       id: string;
       summary: string;
       from_message_id: string;
@@ -352,45 +388,39 @@ WHERE session_id = ${this.#sessionId} ORDER BY created_at, id`);
   }
 
   async searchMessages(query: string, limit = 20): Promise<SearchResult[]> {
-    if (typeof query !== "string") {
-      throw new ContextError("INVALID_INPUT", `search: the query must be a string, got ${kindOf(query)}`);
-    }
-    const count = Math.floor(Number(limit));
-    if (!Number.isFinite(count) || count < 1 || count > maximumSearchLimit) {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `search: limit must be a whole number from 1 to ${maximumSearchLimit}, got ${String(limit)}`,
-      );
-    }
-    const plan = planQuery(query);
-    if (plan === null) return [];
-    const rows = await this.#run<{ id: string; role: string; content: string; created_at: unknown }>(
-      messageSearchStatement(this.#sessionId, plan, count),
-    );
-    const results: SearchResult[] = [];
-    for (const row of rows) {
-      const message = parseMessage(row.content);
-      if (message === null) continue;
-      const result: SearchResult = { id: row.id, role: row.role, content: textOfMessage(message) };
-      if (row.created_at !== null && row.created_at !== undefined)
-        result.createdAt = timeText(row.created_at);
-      results.push(result);
-    }
-    return results;
+    return searchMessages((statement) => this.#read(statement), query, limit, this.#sessionId);
   }
 
   // ── Internals ──────────────────────────────────────────────────────────────────────────────────────
 
-  #run<Row>(statement: SqlStatement): Promise<Row[]> {
-    return withTables(this.#client, this.#createTables, PROVIDER, () => this.#client.run<Row>(statement));
+  /**
+   * A read: no session tables read as no rows (a read creates nothing). Session tables Cloudflare agents
+   * created (without our columns and pointer table) are completed first, then the read runs again.
+   */
+  async #read<Row>(statement: SqlStatement): Promise<Row[]> {
+    try {
+      return await this.#client.run<Row>(statement);
+    } catch (error) {
+      if (this.#access.createTables && isMissingTable(error, SESSION_TABLES, "postgres")) {
+        const [found] = await this.#client.run<{ present: boolean }>(
+          sql`SELECT to_regclass('assistant_messages') IS NOT NULL AS present`,
+        );
+        if (found?.present === true) {
+          await ensureTable(this.#client, SESSION_TABLES);
+          return this.#client.run<Row>(statement);
+        }
+      }
+      return this.#access.read(() => Promise.reject(error), []);
+    }
   }
 
-  /** `statements` in one transaction behind the session's advisory lock (the lock's rows come first). */
+  /**
+   * `statements` in one transaction that first locks the session's pointer row, so no append runs between
+   * them (an append locks the same row). Creates the tables when they are missing.
+   */
   #transaction(statements: readonly SqlStatement[]): Promise<unknown[][]> {
-    const lock = sql`SELECT pg_advisory_xact_lock(1667396712, hashtext(${this.#sessionId}))`;
-    return withTables(this.#client, this.#createTables, PROVIDER, () =>
-      this.#client.batch([lock, ...statements]),
-    );
+    const lock = sql`SELECT 1 FROM assistant_leaves WHERE session_id = ${this.#sessionId} FOR UPDATE`;
+    return this.#access.write([lock, ...statements]);
   }
 
   /**
@@ -439,9 +469,19 @@ leaf AS (
   }
 
   /**
-   * Inserts the message under its parent and moves the pointer, in one statement; returns `stored` (0 when
-   * the given parent is not in this session). The depth is the parent's plus one, counted along the path
-   * when the parent's is not stored (a row another writer made).
+   * Inserts the message under its parent and moves the pointer, in ONE statement; returns `stored` (0 when
+   * the given parent is not in this session).
+   *
+   * The pointer row is written first (`INSERT … ON CONFLICT DO UPDATE`), which takes its row lock; a
+   * concurrent append of the same session waits there and then works on the row's newest version. So the
+   * new message's parent and depth come from the locked pointer row (`parent_id = l.leaf_id`,
+   * `depth = l.depth + 1`), never from the statement's snapshot, which predates the append it waited for.
+   * The message insert reads them from the pointer upsert's `RETURNING`.
+   *
+   * Without a trusted pointer (a first append, rows another writer made, or a leaf that has a child in the
+   * snapshot) the parent is the newest childless message of the session, its depth counted along the path
+   * when not stored. Two first appends racing both insert the pointer; the second meets the first's row as
+   * a conflict and chains under it.
    */
   #insertStatement(
     message: SessionMessage,
@@ -450,16 +490,69 @@ leaf AS (
     parentId: string | null | undefined,
   ): SqlStatement {
     const session = this.#sessionId;
-    const parent =
-      parentId === undefined
-        ? sql`${this.#leaf(undefined)}, parent AS (SELECT id, depth FROM leaf)`
-        : parentId === null
-          ? sql`parent (id, depth) AS (SELECT NULL::text, NULL::integer WHERE false)`
-          : sql`parent AS (SELECT id, depth FROM assistant_messages WHERE session_id = ${session} AND id = ${parentId})`;
-    const source =
-      typeof parentId === "string" ? sql`FROM parent` : sql`FROM (SELECT 1) AS one LEFT JOIN parent ON true`;
-    return sql`WITH RECURSIVE ${parent},
-counted (id, parent_id, step) AS (
+    const inserted = sql`inserted AS (
+  INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content, depth)
+  SELECT ${message.id}, ${session}, claimed.parent_id, ${message.role}, ${content}, ${text}, claimed.depth
+  FROM claimed
+  RETURNING id
+)
+SELECT count(*)::int AS stored FROM inserted`;
+    if (parentId === null) {
+      return sql`WITH claimed AS (
+  INSERT INTO assistant_leaves AS l (session_id, leaf_id, parent_id, depth)
+  VALUES (${session}, ${message.id}, NULL, 0)
+  ON CONFLICT (session_id) DO UPDATE SET leaf_id = excluded.leaf_id, parent_id = NULL, depth = 0
+  RETURNING l.parent_id, l.depth
+),
+${inserted}`;
+    }
+    if (parentId !== undefined) {
+      return sql`WITH RECURSIVE parent AS (
+  SELECT id, depth FROM assistant_messages WHERE session_id = ${session} AND id = ${parentId}
+),
+${this.#counted()},
+claimed AS (
+  INSERT INTO assistant_leaves AS l (session_id, leaf_id, parent_id, depth)
+  SELECT ${session}, ${message.id}, parent.id, coalesce(parent.depth, (SELECT max(step) FROM counted)) + 1
+  FROM parent
+  ON CONFLICT (session_id) DO UPDATE
+    SET leaf_id = excluded.leaf_id, parent_id = excluded.parent_id, depth = excluded.depth
+  RETURNING l.parent_id, l.depth
+),
+${inserted}`;
+    }
+    // The pointer at the snapshot: trusted while its leaf has no child (then no scan of the session runs).
+    const trusted = sql`EXISTS (SELECT 1 FROM assistant_leaves p
+  WHERE p.session_id = ${session} AND p.depth IS NOT NULL AND ${childless(sql`p.session_id`, sql`p.leaf_id`)})`;
+    const pointerHolds = sql`l.depth IS NOT NULL AND ${childless(sql`l.session_id`, sql`l.leaf_id`)}`;
+    return sql`WITH RECURSIVE scanned AS MATERIALIZED (
+  SELECT m.id, m.depth FROM assistant_messages m
+  WHERE NOT ${trusted} AND m.session_id = ${session} AND ${childless(sql`m.session_id`, sql`m.id`)}
+  ORDER BY m.position DESC LIMIT 1
+),
+parent AS (SELECT id, depth FROM scanned),
+${this.#counted()},
+fallback AS (
+  SELECT scanned.id, CASE WHEN scanned.id IS NULL THEN 0
+    ELSE coalesce(scanned.depth, (SELECT max(step) FROM counted)) + 1 END AS depth
+  FROM (SELECT 1) AS one LEFT JOIN scanned ON true
+),
+claimed AS (
+  INSERT INTO assistant_leaves AS l (session_id, leaf_id, parent_id, depth)
+  SELECT ${session}, ${message.id}, fallback.id, fallback.depth FROM fallback
+  ON CONFLICT (session_id) DO UPDATE SET
+    leaf_id = excluded.leaf_id,
+    parent_id = CASE WHEN ${pointerHolds} THEN l.leaf_id ELSE excluded.parent_id END,
+    depth = CASE WHEN ${pointerHolds} THEN l.depth + 1 ELSE excluded.depth END
+  RETURNING l.parent_id, l.depth
+),
+${inserted}`;
+  }
+
+  /** The CTE `counted (id, parent_id, step)`: the path above `parent`, walked only when its depth is unknown. */
+  #counted(): SqlStatement {
+    const session = this.#sessionId;
+    return sql`counted (id, parent_id, step) AS (
   SELECT m.id, m.parent_id, 0 FROM parent CROSS JOIN LATERAL (
     SELECT id, parent_id FROM assistant_messages WHERE session_id = ${session} AND id = parent.id LIMIT 1
   ) m
@@ -469,20 +562,7 @@ counted (id, parent_id, step) AS (
     SELECT id, parent_id FROM assistant_messages WHERE session_id = ${session} AND id = c.parent_id LIMIT 1
   ) m
   WHERE c.step < ${maximumPathLength}
-),
-inserted AS (
-  INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content, depth)
-  SELECT ${message.id}, ${session}, parent.id, ${message.role}, ${content}, ${text},
-    CASE WHEN parent.id IS NULL THEN 0
-      ELSE coalesce(parent.depth, (SELECT max(step) FROM counted)) + 1 END
-  ${source}
-  RETURNING id
-),
-pointer AS (
-  INSERT INTO assistant_leaves (session_id, leaf_id) SELECT ${session}, id FROM inserted
-  ON CONFLICT (session_id) DO UPDATE SET leaf_id = excluded.leaf_id
-)
-SELECT count(*)::int AS stored FROM inserted`;
+)`;
   }
 }
 
@@ -508,16 +588,25 @@ function missingParent(parentId: string, id: string): ContextError {
 
 /** An id Postgres could hold: anything else names no stored message. */
 function storableId(id: unknown): id is string {
-  return typeof id === "string" && id.length > 0 && isStorable(id);
+  return typeof id === "string" && id.length > 0 && unstorable(id, "postgres") === null;
+}
+
+interface NodeRow {
+  id: string;
+  parent_id: string | null;
+  role: string;
+  created_at: unknown;
+}
+
+function nodeOf(row: NodeRow): MessageNode {
+  return {
+    id: row.id,
+    parentId: row.parent_id,
+    role: row.role,
+    createdAt: row.created_at === null || row.created_at === undefined ? null : timeText(row.created_at),
+  };
 }
 
 function sqlState(error: unknown): unknown {
   return (error as { code?: unknown } | null)?.code;
-}
-
-/** A timestamp as ISO text (drivers return a `Date`; a string is kept). */
-function timeText(value: unknown): string {
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value === "string") return value;
-  return new Date().toISOString();
 }

@@ -1,0 +1,24 @@
+import { describeValue } from "@contextblocks/core";
+
+export { NAMESPACE_MARK, namespacePrefix, rowLabel } from "@contextblocks/core";
+export type { CreateSessionOptions, RunStates, SessionChanges, SessionInfo } from "./contracts.js";
+export { checkLabel, checkNamespace } from "./names.js";
+export { type BlockStoreOptions, blockStoreOptions } from "./provider-options.js";
+export { SqlContextProvider, type SqlContextProviderOptions } from "./sql-context-provider.js";
+export { SqlRunStateStore, type SqlRunStateStoreOptions } from "./sql-run-state-store.js";
+export { SqlSessionRegistry, type SqlSessionRegistryOptions } from "./sql-session-registry.js";
+export { SqlSkillProvider, type SqlSkillProviderOptions } from "./sql-skill-provider.js";
+export {
+  BLOCKS_TABLE,
+  ensureTable,
+  isMissingTable,
+  missingTableError,
+  REGISTRY_TABLE,
+  RUN_STATE_TABLE,
+  SCHEMA_LOCK,
+  SKILLS_TABLE,
+  type StoreTable,
+  TableAccess,
+  tableStatements,
+} from "./tables.js";
+export { checkStorable, unstorable } from "./text-checks.js";

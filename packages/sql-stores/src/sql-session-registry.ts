@@ -1,0 +1,194 @@
+import { ContextError, describeValue } from "@contextblocks/core";
+import { join, raw, type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+import type { CreateSessionOptions, SessionChanges, SessionInfo } from "./contracts.js";
+import { REGISTRY_TABLE, TableAccess } from "./tables.js";
+import { checkStorable } from "./text-checks.js";
+
+/** Options of `SqlSessionRegistry`. */
+export interface SqlSessionRegistryOptions {
+  /** Create the table on first write when it is missing. Default `true`. */
+  createTables?: boolean | undefined;
+  /** The class name errors begin with (`SqliteSessionRegistry`, `PostgresSessionRegistry`). */
+  owner?: string | undefined;
+}
+
+/** Per-dialect spelling: the current time, the columns of a `SessionInfo`, and the listing's order. */
+const DIALECT = {
+  sqlite: {
+    now: raw("strftime('%Y-%m-%d %H:%M:%f', 'now')"),
+    columns: raw(
+      "id, name, parent_session_id, model, source, input_tokens, output_tokens, estimated_cost, end_reason, created_at, updated_at",
+    ),
+    order: raw("updated_at DESC, rowid DESC"),
+  },
+  postgres: {
+    // clock_timestamp(), not NOW(): two writes in one transaction still order by time.
+    now: raw("clock_timestamp()"),
+    // The same text SQLite stores (UTC, milliseconds), and numbers as numbers whatever the driver.
+    columns: raw(`id, name, parent_session_id, model, source,
+  input_tokens::float8 AS input_tokens, output_tokens::float8 AS output_tokens, estimated_cost::float8 AS estimated_cost,
+  end_reason,
+  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS') AS created_at,
+  to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS') AS updated_at`),
+    order: raw("updated_at DESC, position DESC"),
+  },
+} satisfies Record<SqlClient["dialect"], { now: SqlStatement; columns: SqlStatement; order: SqlStatement }>;
+
+/**
+ * The named sessions of one database (sessions' `SessionRegistry`) on any `SqlClient`: one row per session
+ * in `assistant_sessions`, the table Cloudflare agents' Sessions API keeps, created (only it) on the first
+ * write. Every write moves `updated_at`; each method is one statement.
+ */
+export class SqlSessionRegistry {
+  readonly #access: TableAccess;
+  readonly #owner: string;
+
+  constructor(client: SqlClient, options: SqlSessionRegistryOptions = {}) {
+    this.#owner = options.owner ?? "SqlSessionRegistry";
+    if (options.createTables !== undefined && typeof options.createTables !== "boolean") {
+      throw new ContextError(
+        "INVALID_CONFIG",
+        `${this.#owner}: createTables must be a boolean, got ${describeValue(options.createTables)}`,
+      );
+    }
+    this.#access = new TableAccess(client, REGISTRY_TABLE, options.createTables ?? true, this.#owner);
+  }
+
+  /** Adds a row; refuses (`INVALID_INPUT`) an id that exists. */
+  async create(id: string, name: string, options: CreateSessionOptions = {}): Promise<SessionInfo> {
+    this.#text(id, "session id", "create", false);
+    this.#text(name, "name", "create", true);
+    const parent = this.#optional(options.parentSessionId, "parentSessionId");
+    const model = this.#optional(options.model, "model");
+    const source = this.#optional(options.source, "source");
+    const { now, columns } = this.#dialect();
+    const [rows] = await this.#access.write([
+      sql`INSERT INTO assistant_sessions (id, name, parent_session_id, model, source, created_at, updated_at)
+VALUES (${id}, ${name}, ${parent}, ${model}, ${source}, ${now}, ${now})
+ON CONFLICT (id) DO NOTHING
+RETURNING ${columns}`,
+    ]);
+    const row = rows?.[0] as SessionInfo | undefined;
+    if (row === undefined) {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `${this.#owner}.create: a session with id "${id}" already exists`,
+      );
+    }
+    return row;
+  }
+
+  /** The session's row, or `null`. */
+  async get(id: string): Promise<SessionInfo | null> {
+    if (typeof id !== "string") return null;
+    const rows = await this.#select(sql`WHERE id = ${id}`);
+    return rows[0] ?? null;
+  }
+
+  /** Every session, most recently updated first. */
+  list(): Promise<SessionInfo[]> {
+    return this.#select(sql`ORDER BY ${this.#dialect().order}`);
+  }
+
+  /** Changes the name or end reason (and moves `updated_at`); `NOT_FOUND` for an unknown id. */
+  async update(id: string, changes: SessionChanges): Promise<void> {
+    if (typeof changes !== "object" || changes === null) {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `${this.#owner}.update: changes must be an object, got ${describeValue(changes)}`,
+      );
+    }
+    const { now } = this.#dialect();
+    const sets: SqlStatement[] = [sql`updated_at = ${now}`];
+    if (changes.name !== undefined) {
+      this.#text(changes.name, "name", "update", true);
+      sets.push(sql`name = ${changes.name}`);
+    }
+    if (changes.endReason !== undefined) {
+      if (changes.endReason !== null) this.#text(changes.endReason, "endReason", "update", true);
+      sets.push(sql`end_reason = ${changes.endReason}`);
+    }
+    const [rows] = await this.#access.write([
+      sql`UPDATE assistant_sessions SET ${join(sets)} WHERE id = ${String(id)} RETURNING id`,
+    ]);
+    if ((rows?.length ?? 0) === 0) {
+      throw new ContextError("NOT_FOUND", `${this.#owner}.update: no session "${String(id)}"`);
+    }
+  }
+
+  /** Moves `updated_at`. An unknown id (or no table yet) is ignored. */
+  async touch(id: string): Promise<void> {
+    const client = this.#access.client;
+    await this.#access.read(
+      () =>
+        client.run(
+          sql`UPDATE assistant_sessions SET updated_at = ${this.#dialect().now} WHERE id = ${String(id)}`,
+        ),
+      [],
+    );
+  }
+
+  /** Adds to the usage counters (finite numbers only) and moves `updated_at`. */
+  async addUsage(id: string, inputTokens: number, outputTokens: number, cost: number): Promise<void> {
+    for (const [name, value] of [
+      ["inputTokens", inputTokens],
+      ["outputTokens", outputTokens],
+      ["cost", cost],
+    ] as const) {
+      if (typeof value !== "number" || !Number.isFinite(value)) {
+        throw new ContextError(
+          "INVALID_INPUT",
+          `${this.#owner}.addUsage: ${name} must be a finite number, got ${String(value)}`,
+        );
+      }
+    }
+    const client = this.#access.client;
+    await this.#access.read(
+      () =>
+        client.run(sql`UPDATE assistant_sessions SET
+  input_tokens = input_tokens + ${inputTokens},
+  output_tokens = output_tokens + ${outputTokens},
+  estimated_cost = estimated_cost + ${cost},
+  updated_at = ${this.#dialect().now}
+WHERE id = ${String(id)}`),
+      [],
+    );
+  }
+
+  /** Removes the row (only the row). An unknown id is a no-op. */
+  async delete(id: string): Promise<void> {
+    const client = this.#access.client;
+    await this.#access.read(
+      () => client.run(sql`DELETE FROM assistant_sessions WHERE id = ${String(id)}`),
+      [],
+    );
+  }
+
+  #dialect(): (typeof DIALECT)[keyof typeof DIALECT] {
+    return DIALECT[this.#access.client.dialect];
+  }
+
+  #select(tail: SqlStatement): Promise<SessionInfo[]> {
+    const client = this.#access.client;
+    return this.#access.read(
+      () => client.run<SessionInfo>(sql`SELECT ${this.#dialect().columns} FROM assistant_sessions ${tail}`),
+      [],
+    );
+  }
+
+  #text(value: unknown, what: string, operation: string, emptyAllowed: boolean): asserts value is string {
+    if (typeof value !== "string" || (!emptyAllowed && value.length === 0)) {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `${this.#owner}.${operation}: the ${what} must be a${emptyAllowed ? "" : " non-empty"} string, got ${describeValue(value)}`,
+      );
+    }
+    checkStorable(value, what, this.#owner, this.#access.client.dialect, "INVALID_INPUT", undefined);
+  }
+
+  #optional(value: unknown, what: string): string | null {
+    if (value === undefined || value === null) return null;
+    this.#text(value, what, "create", true);
+    return value;
+  }
+}

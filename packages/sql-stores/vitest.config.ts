@@ -1,0 +1,7 @@
+import { defineConfig } from "vitest/config";
+
+// Node tests against a real better-sqlite3 database (the SQLite statements). The Postgres statements run
+// against a throwaway cluster in @contextblocks/postgres's tests, through its thin wrappers.
+export default defineConfig({
+  test: { environment: "node", include: ["test/**/*.test.ts"] },
+});

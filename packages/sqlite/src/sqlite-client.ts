@@ -1,0 +1,18 @@
+import { ContextError } from "@contextblocks/core";
+import { type SqlClient, type SqlSource, type StatementObserver, toSqlClient } from "@contextblocks/sql";
+
+/** The source as a `SqlClient`, refusing a client of another dialect with an error naming `owner`. */
+export function sqliteClient(
+  source: SqlSource,
+  onStatement: StatementObserver | undefined,
+  owner: string,
+): SqlClient {
+  const client = toSqlClient(source, { onStatement });
+  if (client.dialect !== "sqlite") {
+    throw new ContextError(
+      "INVALID_CONFIG",
+      `${owner} needs a SQLite database; this client's dialect is "${client.dialect}"`,
+    );
+  }
+  return client;
+}
