@@ -1,10 +1,11 @@
 import type { ContextBlocks } from "@contextblocks/core";
+import type { RunStateStore } from "@contextblocks/sessions";
+import { InMemoryRunStateStore } from "@contextblocks/sessions/memory";
 import type { LanguageModelMiddleware, ToolSet } from "ai";
 import { type ContextBlocksRunProviderOptions, contextBlocksRunProvider } from "./blocks-run-provider.js";
 import type { ModelStreamPart } from "./model-types.js";
 import { RunPipeline } from "./run-pipeline.js";
 import type { RunContextProvider } from "./run-provider.js";
-import { InMemoryRunStateStore, type RunStateStore } from "./run-state.js";
 import { StreamedContent } from "./streamed-content.js";
 
 /** Options of `contextMiddleware` and `contextPipeline`. */
