@@ -4,10 +4,10 @@ import {
   describeSessionProvider,
   type SessionProviderUnderTest,
 } from "@contextblocks/conformance";
-import type { SqliteSessionProvider } from "../../src/index.js";
+import type { SqliteSessionStore } from "../../src/index.js";
 
 /**
- * A session provider whose every call runs inside a Durable Object, on a `SqliteSessionProvider` that lives
+ * A session provider whose every call runs inside a Durable Object, on a `SqliteSessionStore` that lives
  * there (on the object's `ctx.storage`). Each factory call gets its own object (a fresh store); other
  * sessions and restarts are new providers in the same object.
  */
@@ -18,9 +18,9 @@ interface RoutedProvider extends SessionProviderUnderTest {
 
 function routed(objectName: string, sessionId: string): RoutedProvider {
   const key = crypto.randomUUID();
-  const inside = <R>(call: (provider: SqliteSessionProvider) => R | Promise<R>): Promise<R> =>
-    runInDurableObject(env.SESSION_OBJECT.getByName(objectName), (instance) =>
-      call(instance.provider(key, sessionId)),
+  const inside = <R>(call: (provider: SqliteSessionStore) => R | Promise<R>): Promise<R> =>
+    runInDurableObject(env.CONTEXT_OBJECT.getByName(objectName), (instance) =>
+      call(instance.sessionStore(key, sessionId)),
     );
   const message = (value: unknown) => value as ConformanceMessage;
   return {
@@ -42,7 +42,7 @@ function routed(objectName: string, sessionId: string): RoutedProvider {
 }
 
 describeSessionProvider(
-  "SqliteSessionProvider on Durable Object storage",
+  "SqliteSessionStore on Durable Object storage",
   () => routed(crypto.randomUUID(), "conformance"),
   {
     capabilities: { search: true },
