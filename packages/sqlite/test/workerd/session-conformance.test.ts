@@ -1,24 +1,24 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import {
   type ConformanceMessage,
-  describeSessionProvider,
-  type SessionProviderUnderTest,
+  describeSessionStore,
+  type SessionStoreUnderTest,
 } from "@contextblocks/conformance";
 import type { SqliteSessionStore } from "../../src/index.js";
 
 /**
- * A session provider whose every call runs inside a Durable Object, on a `SqliteSessionStore` that lives
+ * A session store whose every call runs inside a Durable Object, on a `SqliteSessionStore` that lives
  * there (on the object's `ctx.storage`). Each factory call gets its own object (a fresh store); other
  * sessions and restarts are new providers in the same object.
  */
-interface RoutedProvider extends SessionProviderUnderTest {
+interface RoutedStore extends SessionStoreUnderTest {
   readonly objectName: string;
   readonly sessionId: string;
 }
 
-function routed(objectName: string, sessionId: string): RoutedProvider {
+function routed(objectName: string, sessionId: string): RoutedStore {
   const key = crypto.randomUUID();
-  const inside = <R>(call: (provider: SqliteSessionStore) => R | Promise<R>): Promise<R> =>
+  const inside = <R>(call: (store: SqliteSessionStore) => R | Promise<R>): Promise<R> =>
     runInDurableObject(env.CONTEXT_OBJECT.getByName(objectName), (instance) =>
       call(instance.sessionStore(key, sessionId)),
     );
@@ -26,28 +26,30 @@ function routed(objectName: string, sessionId: string): RoutedProvider {
   return {
     objectName,
     sessionId,
-    getMessage: (id) => inside(async (provider) => message(await provider.getMessage(id))),
-    getHistory: (leafId) => inside(async (provider) => (await provider.getHistory(leafId)).map(message)),
-    getLatestLeaf: () => inside(async (provider) => message(await provider.getLatestLeaf())),
-    getBranches: (id) => inside(async (provider) => (await provider.getBranches(id)).map(message)),
-    getPathLength: (leafId) => inside((provider) => provider.getPathLength(leafId)),
-    appendMessage: (entry, parentId) => inside((provider) => provider.appendMessage(entry, parentId)),
-    updateMessage: (entry) => inside((provider) => provider.updateMessage(entry)),
-    deleteMessages: (ids) => inside((provider) => provider.deleteMessages(ids)),
-    clearMessages: () => inside((provider) => provider.clearMessages()),
-    addCompaction: (summary, from, to) => inside((provider) => provider.addCompaction(summary, from, to)),
-    getCompactions: () => inside((provider) => provider.getCompactions()),
-    searchMessages: (query, limit) => inside((provider) => provider.searchMessages(query, limit)),
+    getMessage: (id) => inside(async (store) => message(await store.getMessage(id))),
+    getHistory: (leafId) => inside(async (store) => (await store.getHistory(leafId)).map(message)),
+    getLatestLeaf: () => inside(async (store) => message(await store.getLatestLeaf())),
+    getBranches: (id) => inside(async (store) => (await store.getBranches(id)).map(message)),
+    getPathLength: (leafId) => inside((store) => store.getPathLength(leafId)),
+    appendMessage: (entry, parentId) => inside((store) => store.appendMessage(entry, parentId)),
+    updateMessage: (entry) => inside((store) => store.updateMessage(entry)),
+    deleteMessages: (ids) => inside((store) => store.deleteMessages(ids)),
+    clearMessages: () => inside((store) => store.clearMessages()),
+    addCompaction: (summary, from, to) => inside((store) => store.addCompaction(summary, from, to)),
+    getCompactions: () => inside((store) => store.getCompactions()),
+    getNode: (id) => inside((store) => store.getNode(id)),
+    getTree: (options) => inside((store) => store.getTree(options)),
+    searchMessages: (query, limit) => inside((store) => store.searchMessages(query, limit)),
   };
 }
 
-describeSessionProvider(
+describeSessionStore(
   "SqliteSessionStore on Durable Object storage",
   () => routed(crypto.randomUUID(), "conformance"),
   {
-    capabilities: { search: true },
-    session: (provider, sessionId) => routed(provider.objectName, sessionId),
-    reopen: (provider) => routed(provider.objectName, provider.sessionId),
+    capabilities: { search: true, tree: true },
+    session: (store, sessionId) => routed(store.objectName, sessionId),
+    reopen: (store) => routed(store.objectName, store.sessionId),
     largePartSize: 262_144,
   },
 );
