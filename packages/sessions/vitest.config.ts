@@ -1,18 +1,7 @@
-import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
-// Two projects: Node tests against a real better-sqlite3 file database, and workerd tests against a
-// Durable Object with SQLite storage (vitest-pool-workers).
+// Storage-free: every test runs on the in-memory backend (`@contextblocks/sessions/memory`). The SQLite
+// and Postgres stores are tested in their own packages.
 export default defineConfig({
-  test: {
-    projects: [
-      {
-        test: { name: "node", include: ["test/node/**/*.test.ts"], environment: "node" },
-      },
-      {
-        plugins: [cloudflareTest({ wrangler: { configPath: "./test/workerd/wrangler.jsonc" } })],
-        test: { name: "workerd", include: ["test/workerd/**/*.test.ts"] },
-      },
-    ],
-  },
+  test: { include: ["test/**/*.test.ts"], environment: "node" },
 });

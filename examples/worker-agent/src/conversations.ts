@@ -4,6 +4,7 @@ import {
   createCompactFunction,
   estimateMessageTokens,
 } from "@contextblocks/sessions/compaction";
+import { sqliteBackend } from "@contextblocks/sqlite";
 
 /**
  * Compaction settings. The threshold is low on purpose, so that `pnpm demo` compacts after a dozen turns;
@@ -64,7 +65,7 @@ export class Conversations {
       // Per message, without the prompt: the session's counter below adds the prompt once.
       tokenCounter: (messages) => estimateMessageTokens(messages),
     });
-    this.manager = SessionManager.create(storage)
+    this.manager = new SessionManager(sqliteBackend(storage))
       .onCompaction(async (messages, context) => {
         const result = await compact(messages, context);
         if (result !== null) this.#compacted = result;

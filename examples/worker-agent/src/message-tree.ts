@@ -1,4 +1,5 @@
-import { messagesTable, type SessionMessage, type StoredCompaction } from "@contextblocks/sessions";
+import type { SessionMessage, StoredCompaction } from "@contextblocks/sessions";
+import { messagesTable } from "@contextblocks/sqlite/schema";
 import type { CompactionView, TreeNodeView } from "./snapshot.js";
 import { messageText } from "./turn-message.js";
 

@@ -7,6 +7,7 @@ import { describeValue } from "./describe-value.js";
 import type { DriftPolicy } from "./drift.js";
 import { LoadedEntries, type LoadedEntry } from "./entries.js";
 import { ContextError } from "./errors.js";
+import { type ContextEvent, type ContextListener, Listeners } from "./events.js";
 import { FrozenPrompt, SYSTEM_PROMPT_LABEL } from "./frozen-prompt.js";
 import { checkTokenLimit, requireString } from "./limits.js";
 import { renderPrompt, toOneLine } from "./prompt-format.js";
@@ -18,7 +19,7 @@ import { buildToolSpecs } from "./tools/build.js";
 import type { ContextToolSpec, ToolOptions } from "./tools/spec.js";
 import type { AnyContextProvider, ContextBlock, ContextConfig, WritableContextProvider } from "./types.js";
 
-/** Extras after the seeds' three constructor arguments. */
+/** Extras after the three constructor arguments (configs, prompt store, default provider). */
 export interface ContextBlocksOptions extends ToolOptions {
   /** Counts tokens for usage and `maxTokens`. Default: `estimateTokens`, a heuristic (see its docs). */
   tokenCounter?: TokenCounter;
@@ -56,6 +57,7 @@ export class ContextBlocks {
   private readonly options: ContextBlocksOptions;
   private readonly countTokens: TokenCounter;
   private freezing: Promise<string> | undefined;
+  private readonly listeners = new Listeners<ContextEvent>();
 
   /**
    * @param configs The blocks, in prompt order.
@@ -156,18 +158,22 @@ export class ContextBlocks {
   async setBlock(label: string, content: string): Promise<ContextBlock> {
     const config = this.registry.requireWritable(label);
     requireString(label, "content", content);
-    return this.io.write(config, async () => content);
+    const block = await this.io.write(config, async () => content);
+    this.listeners.emit({ type: "block-written", label, action: "set" });
+    return block;
   }
 
   /** Appends to a writable block, with a newline between old and new text when neither has one. */
   async appendToBlock(label: string, content: string): Promise<ContextBlock> {
     const config = this.registry.requireWritable(label);
     requireString(label, "content", content);
-    return this.io.write(config, async (current) => {
+    const block = await this.io.write(config, async (current) => {
       const before = await current();
       const separator = before.length > 0 && !before.endsWith("\n") && !content.startsWith("\n") ? "\n" : "";
       return before + separator + content;
     });
+    this.listeners.emit({ type: "block-written", label, action: "append" });
+    return block;
   }
 
   /**
@@ -191,9 +197,11 @@ export class ContextBlocks {
     }
     const listed = description === undefined ? undefined : toOneLine(description);
     checkTokenLimit(config, this.countTokens, "entry", content, listed);
-    return this.io.changeEntry(config, () =>
+    const block = await this.io.changeEntry(config, () =>
       listed === undefined ? set.call(provider, key, content) : set.call(provider, key, content, listed),
     );
+    this.listeners.emit({ type: "block-written", label, action: "set-entry", key });
+    return block;
   }
 
   /** Removes one keyed entry, when the provider can delete. */
@@ -207,10 +215,12 @@ export class ContextBlocks {
         label,
       });
     }
-    return this.io.changeEntry(config, async () => {
+    const block = await this.io.changeEntry(config, async () => {
       await remove.call(provider, key);
       this.loaded.remove({ label, key });
     });
+    this.listeners.emit({ type: "block-written", label, action: "delete-entry", key });
+    return block;
   }
 
   // ── Keyed reads ───────────────────────────────────────────────────────────────────────────────────────
@@ -267,7 +277,18 @@ export class ContextBlocks {
   /** Re-reads every provider, re-renders and overwrites the stored prompt: the one deliberate cache bust. */
   async refreshSystemPrompt(): Promise<string> {
     await this.load();
-    return this.frozen.store(this.render());
+    const prompt = await this.frozen.store(this.render());
+    this.listeners.emit({ type: "prompt-refreshed", prompt });
+    return prompt;
+  }
+
+  /**
+   * Hears what happens to the blocks: `block-written` after a successful write (a method or a tool call),
+   * `prompt-refreshed` after `refreshSystemPrompt()` stored a new prompt. Listeners run after the operation
+   * succeeded; what they throw is caught and never fails it. Returns the function that unsubscribes.
+   */
+  subscribe(listener: ContextListener): () => void {
+    return this.listeners.add(listener);
   }
 
   /**

@@ -11,6 +11,13 @@ export { describeValue } from "./describe-value.js";
 export type { DriftPolicy } from "./drift.js";
 export { entryId, type LoadedEntry } from "./entries.js";
 export { ContextError, type ContextErrorCode, isContextError } from "./errors.js";
+export type {
+  BlockWriteAction,
+  BlockWrittenEvent,
+  ContextEvent,
+  ContextListener,
+  PromptRefreshedEvent,
+} from "./events.js";
 export { SYSTEM_PROMPT_LABEL } from "./frozen-prompt.js";
 export { entryKey } from "./keys.js";
 export {

@@ -8,6 +8,7 @@ export type {
   SessionTokenCounterInput,
 } from "./compaction/types.js";
 export {
+  checkMessageId,
   checkSessionMessage,
   maximumMessageIdLength,
   type SessionMessage,
@@ -15,44 +16,37 @@ export {
   textOfMessage,
 } from "./message.js";
 export { applyCompactions, compactionPrefix, isCompactionMessage } from "./overlays.js";
-export { runMessagesOf, verbatimPartType } from "./run-message-decoding.js";
 export type { RunState, RunStateStore, RunStates } from "./run-state.js";
-export { compactionsTable, ensureSchema, leavesTable, messagesTable, searchTable } from "./schema.js";
 export {
+  type CompactedEvent,
   Session,
+  type SessionBackendOptions,
   type SessionContextBlock,
   type SessionContextOptions,
+  type SessionEvent,
+  type SessionListener,
   type SessionOptions,
 } from "./session.js";
-export type { SessionBackend } from "./session-backend.js";
+export { isSessionBackend, type SessionBackend } from "./session-backend.js";
 export {
-  type SessionHistoryOptions,
-  SessionHistoryProvider,
-  type SessionSource,
-} from "./session-history-provider.js";
-export type { SessionHost } from "./session-host.js";
-export {
-  type CreateSessionOptions,
   continuationPreamble,
-  type SessionInfo,
+  formatSearchResults,
   SessionManager,
 } from "./session-manager.js";
+export type {
+  CreateSessionOptions,
+  SessionChanges,
+  SessionInfo,
+  SessionRegistry,
+} from "./session-registry.js";
 export {
-  isSessionProvider,
+  isSessionStore,
+  type MessageNode,
   type RecentHistoryResult,
   type SearchResult,
-  type SessionProvider,
+  type SessionStore,
   type StoredCompaction,
-} from "./session-provider.js";
-export type { SessionChanges, SessionRegistry } from "./session-registry.js";
-export { runStateTable, SessionRunStateStore } from "./session-run-state-store.js";
-export { isSessionStore, type MessageNode, type SessionStore } from "./session-store.js";
-export {
-  SqliteSessionProvider,
-  /** The name `agents/experimental/memory/session` uses; the same class. */
-  SqliteSessionProvider as AgentSessionProvider,
-  type SqliteSessionProviderOptions,
-} from "./sqlite-session-provider.js";
+} from "./session-store.js";
 export {
   maximumPathLength,
   orderPath,

@@ -1,5 +1,5 @@
 import type { SessionMessage } from "./message.js";
-import type { StoredCompaction } from "./session-provider.js";
+import type { StoredCompaction } from "./session-store.js";
 
 /** Id prefix of the synthetic summary messages, as `agents` writes it (its compaction helpers look for it). */
 export const compactionPrefix = "compaction_";

@@ -31,3 +31,15 @@ export interface SessionBackend {
    */
   deleteSession(sessionId: string): Promise<void>;
 }
+
+/** True for an object with the parts of a `SessionBackend` (what `Session.create` needs of it). */
+export function isSessionBackend(value: unknown): value is SessionBackend {
+  if (typeof value !== "object" || value === null) return false;
+  const candidate = value as Record<string, unknown>;
+  return (
+    typeof candidate.messages === "function" &&
+    typeof candidate.block === "function" &&
+    typeof candidate.prompt === "function" &&
+    typeof candidate.deleteSession === "function"
+  );
+}

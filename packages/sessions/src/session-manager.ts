@@ -1,29 +1,24 @@
 import { ContextError, type SearchProvider, type WritableContextProvider } from "@contextblocks/core";
-import { type SqlClient, type SqlSource, sql, toSqlClient } from "@contextblocks/sql";
-import { type Tool, tool } from "ai";
-import { z } from "zod";
 import type { CompactAfterOptions, CompactFunction, CompactionErrorHandler } from "./compaction/types.js";
 import { kindOf, type SessionMessage } from "./message.js";
-import { searchMessageIndex } from "./message-search.js";
-import { schemaReady } from "./schema.js";
 import { Session, type SessionContextOptions, type SessionSettings } from "./session.js";
-import type { SearchResult, StoredCompaction } from "./session-provider.js";
+import { isSessionBackend, type SessionBackend } from "./session-backend.js";
 import type { CreateSessionOptions, SessionInfo } from "./session-registry.js";
+import type { SearchResult, StoredCompaction } from "./session-store.js";
 
 export type { CreateSessionOptions, SessionInfo };
 
 /** Text that opens the first message of a session made by `compactAndSplit`. */
 export const continuationPreamble = "[Context from previous session]";
 
-const now = sql`strftime('%Y-%m-%d %H:%M:%f', 'now')`;
-
 /**
- * Many named sessions in one database (one Durable Object): a registry in `assistant_sessions`, each
- * session a `Session` with the manager's builder settings, search across sessions and a `session_search`
- * tool.
+ * Many named sessions in one database: a registry (`backend.registry`, the `assistant_sessions` rows
+ * Cloudflare agents' Sessions API keeps), each session a `Session` with the manager's builder settings,
+ * and search across sessions. The `session_search` tool is `sessionSearchTool(manager)` in
+ * `@contextblocks/ai`.
  *
  * ```ts
- * const manager = SessionManager.create(ctx.storage)
+ * const manager = new SessionManager(sqliteBackend(ctx.storage))
  *   .withContext("memory", { maxTokens: 1100 })
  *   .withCachedPrompt()
  *   .withSearchableHistory("history");
@@ -32,24 +27,24 @@ const now = sql`strftime('%Y-%m-%d %H:%M:%f', 'now')`;
  * ```
  */
 export class SessionManager {
-  readonly #client: SqlClient;
+  readonly #backend: SessionBackend;
   readonly #settings: SessionSettings = { contexts: [] };
   readonly #sessions = new Map<string, Session>();
   #historyLabel: string | undefined;
-  #ready: Promise<void> | undefined;
 
-  constructor(source: SqlSource) {
-    this.#client = toSqlClient(source);
-    if (this.#client.dialect !== "sqlite") {
+  constructor(backend: SessionBackend) {
+    if (!isSessionBackend(backend)) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `SessionManager needs a SQLite database, got "${this.#client.dialect}"`,
+        `new SessionManager: expected a SessionBackend (sqliteBackend(…), postgresBackend(…), inMemoryBackend()), got ${kindOf(backend)}`,
       );
     }
+    this.#backend = backend;
   }
 
-  static create(source: SqlSource): SessionManager {
-    return new SessionManager(source);
+  /** The backend every session of this manager lives in. */
+  get backend(): SessionBackend {
+    return this.#backend;
   }
 
   // ── Builder (applies to every session) ──────────────────────────────────────────────────────────────
@@ -106,7 +101,7 @@ export class SessionManager {
           provider: this.#historyProvider(),
         });
       }
-      session = Session.fromSettings(this.#client, sessionId, settings);
+      session = Session.fromSettings(this.#backend, sessionId, settings);
       this.#sessions.set(sessionId, session);
     }
     return session;
@@ -116,41 +111,32 @@ export class SessionManager {
     if (typeof name !== "string") {
       throw new ContextError("INVALID_INPUT", `create: the name must be a string, got ${kindOf(name)}`);
     }
-    await this.#tables();
-    const id = crypto.randomUUID();
-    await this.#client.run(sql`
-      INSERT INTO assistant_sessions (id, name, parent_session_id, model, source, created_at, updated_at)
-      VALUES (${id}, ${name}, ${options.parentSessionId ?? null}, ${options.model ?? null},
-        ${options.source ?? null}, ${now}, ${now})`);
-    return (await this.get(id)) as SessionInfo;
+    return this.#backend.registry.create(crypto.randomUUID(), name, options);
   }
 
-  async get(sessionId: string): Promise<SessionInfo | null> {
-    await this.#tables();
-    const rows = await this.#client
-      .query<SessionInfo>`SELECT * FROM assistant_sessions WHERE id = ${sessionId}`;
-    return rows[0] ?? null;
+  get(sessionId: string): Promise<SessionInfo | null> {
+    return this.#backend.registry.get(sessionId);
   }
 
   /** Every session, most recently updated first. */
-  async list(): Promise<SessionInfo[]> {
-    await this.#tables();
-    return this.#client
-      .query<SessionInfo>`SELECT * FROM assistant_sessions ORDER BY updated_at DESC, rowid DESC`;
+  list(): Promise<SessionInfo[]> {
+    return this.#backend.registry.list();
   }
 
+  /** Renames a session; `NOT_FOUND` for an unknown id. */
   async rename(sessionId: string, name: string): Promise<void> {
-    await this.#tables();
-    await this.#client.run(
-      sql`UPDATE assistant_sessions SET name = ${name}, updated_at = ${now} WHERE id = ${sessionId}`,
-    );
+    if (typeof name !== "string") {
+      throw new ContextError("INVALID_INPUT", `rename: the name must be a string, got ${kindOf(name)}`);
+    }
+    await this.#backend.registry.update(sessionId, { name });
   }
 
-  /** Deletes the session and its messages and overlays. */
+  /**
+   * Deletes the session and everything it owned (`backend.deleteSession`): messages, overlays, search
+   * rows, its blocks, its frozen prompt, its run state and its registry row.
+   */
   async delete(sessionId: string): Promise<void> {
-    await this.getSession(sessionId).clearMessages();
-    await this.#tables();
-    await this.#client.query`DELETE FROM assistant_sessions WHERE id = ${sessionId}`;
+    await this.#backend.deleteSession(sessionId);
     this.#sessions.delete(sessionId);
   }
 
@@ -191,9 +177,9 @@ export class SessionManager {
     return this.getSession(sessionId).getHistory(leafId);
   }
 
-  /** Messages on the active path. */
-  getMessageCount(sessionId: string): Promise<number> {
-    return this.getSession(sessionId).getPathLength();
+  /** Messages on the path root..leaf (default: the latest leaf), overlays not applied. */
+  getPathLength(sessionId: string, leafId?: string | null): Promise<number> {
+    return this.getSession(sessionId).getPathLength(leafId);
   }
 
   async clearMessages(sessionId: string): Promise<void> {
@@ -236,13 +222,12 @@ export class SessionManager {
    */
   async compactAndSplit(sessionId: string, summary: string, name?: string): Promise<SessionInfo> {
     const old = await this.get(sessionId);
-    await this.#client.run(
-      sql`UPDATE assistant_sessions SET end_reason = 'compaction', updated_at = ${now} WHERE id = ${sessionId}`,
-    );
+    if (old === null) throw new ContextError("NOT_FOUND", `compactAndSplit: no session "${sessionId}"`);
+    await this.#backend.registry.update(sessionId, { endReason: "compaction" });
     const createOptions: CreateSessionOptions = { parentSessionId: sessionId };
-    if (old?.model != null) createOptions.model = old.model;
-    if (old?.source != null) createOptions.source = old.source;
-    const info = await this.create(name ?? old?.name ?? "Compacted", createOptions);
+    if (old.model != null) createOptions.model = old.model;
+    if (old.source != null) createOptions.source = old.source;
+    const info = await this.create(name ?? old.name, createOptions);
     await this.append(info.id, {
       id: crypto.randomUUID(),
       role: "assistant",
@@ -264,38 +249,14 @@ export class SessionManager {
         );
       }
     }
-    await this.#tables();
-    await this.#client.run(sql`UPDATE assistant_sessions SET
-      input_tokens = input_tokens + ${inputTokens},
-      output_tokens = output_tokens + ${outputTokens},
-      estimated_cost = estimated_cost + ${cost},
-      updated_at = ${now}
-      WHERE id = ${sessionId}`);
+    await this.#backend.registry.addUsage(sessionId, inputTokens, outputTokens, cost);
   }
 
   // ── Search ──────────────────────────────────────────────────────────────────────────────────────────
 
   /** Full-text search over every session's messages; each hit names its `sessionId`. */
-  async search(query: string, options: { limit?: number } = {}): Promise<SearchResult[]> {
-    await this.#tables();
-    return searchMessageIndex(this.#client, query, { limit: options.limit ?? 20 });
-  }
-
-  /** `session_search`: the model searches past conversations. Failures come back as `Error: …` text. */
-  tools(): { session_search: Tool<{ query: string }, string> } {
-    return {
-      session_search: tool({
-        description: "Search past conversations for relevant context. Searches across all sessions.",
-        inputSchema: z.object({ query: z.string().describe("Search query") }),
-        execute: async ({ query }) => {
-          try {
-            return formatResults(await this.search(query, { limit: 10 })) ?? "No results found.";
-          } catch (error) {
-            return `Error: ${error instanceof Error ? error.message : String(error)}`;
-          }
-        },
-      }),
-    };
+  search(query: string, options: { limit?: number } = {}): Promise<SearchResult[]> {
+    return this.#backend.searchMessages(query, options.limit ?? 20);
   }
 
   // ── Internals ───────────────────────────────────────────────────────────────────────────────────────
@@ -307,40 +268,17 @@ export class SessionManager {
         if (count === 0) return null;
         return `${count} session${count === 1 ? "" : "s"} available for search.`;
       },
-      search: async (query) => formatResults(await this.search(query, { limit: 10 })),
+      search: async (query) => formatSearchResults(await this.search(query, { limit: 10 })),
     };
   }
 
-  #tables(): Promise<void> {
-    this.#ready ??= (async () => {
-      await schemaReady(this.#client);
-      await this.#client.query`CREATE TABLE IF NOT EXISTS assistant_sessions (
-        id TEXT PRIMARY KEY,
-        name TEXT NOT NULL,
-        parent_session_id TEXT,
-        model TEXT,
-        source TEXT,
-        input_tokens INTEGER DEFAULT 0,
-        output_tokens INTEGER DEFAULT 0,
-        estimated_cost REAL DEFAULT 0,
-        end_reason TEXT,
-        created_at DATETIME DEFAULT CURRENT_TIMESTAMP,
-        updated_at DATETIME DEFAULT CURRENT_TIMESTAMP
-      )`;
-    })();
-    this.#ready.catch(() => {
-      this.#ready = undefined;
-    });
-    return this.#ready;
-  }
-
   async #touch(sessionId: string): Promise<void> {
-    await this.#tables();
-    await this.#client.run(sql`UPDATE assistant_sessions SET updated_at = ${now} WHERE id = ${sessionId}`);
+    await this.#backend.registry.touch(sessionId);
   }
 }
 
-function formatResults(results: readonly SearchResult[]): string | null {
+/** Search hits as the model reads them: `[role] text`, separated by rules; `null` for none. */
+export function formatSearchResults(results: readonly SearchResult[]): string | null {
   if (results.length === 0) return null;
   return results.map((result) => `[${result.role}] ${result.content}`).join("\n---\n");
 }

@@ -1,21 +1,11 @@
 import {
-  type ContextToolSet,
-  contextTools,
-  loadedEntriesFromMessages,
-  replaceUnloadedEntries,
-} from "@contextblocks/ai";
-import {
-  type AnyContextProvider,
   type ContextBlock,
   ContextBlocks,
   type ContextConfig,
   ContextError,
-  type LoadedEntry,
-  SYSTEM_PROMPT_LABEL,
+  type ContextEvent,
   type WritableContextProvider,
 } from "@contextblocks/core";
-import { SqliteContextProvider } from "@contextblocks/sqlite";
-import type { UIMessage } from "ai";
 import type {
   CompactAfterOptions,
   CompactFunction,
@@ -25,37 +15,67 @@ import type {
 } from "./compaction/types.js";
 import { checkSessionMessage, kindOf, type SessionMessage } from "./message.js";
 import { estimateMessageTokens } from "./message-tokens.js";
-import { compactionRangeOf } from "./overlays.js";
-import { isSqlHost, type ResolvedHost, resolveHost, type SessionHost } from "./session-host.js";
+import type { RunStateStore } from "./run-state.js";
+import { isSessionBackend, type SessionBackend } from "./session-backend.js";
 import {
-  isSessionProvider,
+  isSessionStore,
   type RecentHistoryResult,
   type SearchResult,
-  type SessionProvider,
+  type SessionStore,
   type StoredCompaction,
-} from "./session-provider.js";
+} from "./session-store.js";
 
-/** A block as the session reports it: core's block plus `isSkill` (the seed's name for loadable). */
+/** A block as the session reports it: core's block plus `isSkill` (the Sessions API's name for loadable). */
 export type SessionContextBlock = ContextBlock & { isSkill: boolean };
 
 /** `withContext(label, options)`: a block config without its label. */
 export type SessionContextOptions = Omit<ContextConfig, "label">;
 
-/** Options of the direct constructor `new Session(provider, options)`. */
+/** A compaction stored its overlay: the messages `fromMessageId..toMessageId` now read as `summary`. */
+export interface CompactedEvent {
+  type: "compacted";
+  fromMessageId: string;
+  toMessageId: string;
+  summary: string;
+}
+
+/** What `Session.subscribe` listeners hear: compactions, and the events of the session's `ContextBlocks`. */
+export type SessionEvent = CompactedEvent | ContextEvent;
+
+/** A session listener; what it throws is caught and never fails the operation that caused the event. */
+export type SessionListener = (event: SessionEvent) => void;
+
+/** The collaborators of `new Session(options)`. */
 export interface SessionOptions {
-  /** Blocks of the system prompt, in order. */
-  context?: ContextConfig[];
-  /** Persists the frozen prompt (default: none; `Session.create(...).withCachedPrompt()` wires SQLite). */
-  promptStore?: WritableContextProvider;
+  /** Where the messages live (`SqliteSessionStore`, `PostgresSessionStore`, `InMemorySessionStore`…). */
+  store: SessionStore;
+  /** The session's blocks and frozen prompt. Default: a `ContextBlocks` with no blocks. */
+  context?: ContextBlocks | undefined;
+  /** Where pipeline plugin state persists, per session (read by `contextPipeline({ session })`). */
+  runState?: RunStateStore | undefined;
+  /** The session's id. Default: `store.sessionId`. */
+  sessionId?: string | undefined;
+  /** The compaction function (`createCompactFunction` from `@contextblocks/sessions/compaction`). */
+  compaction?: CompactFunction | undefined;
+  /** Compacts automatically after an append when the estimate passes this many tokens. */
+  threshold?: number | undefined;
   /** Counts tokens for automatic compaction. */
-  tokenCounter?: SessionTokenCounter;
-  onCompactionError?: CompactionErrorHandler;
+  tokenCounter?: SessionTokenCounter | undefined;
+  /** Hears automatic compaction failures (default: `console.warn`). */
+  onCompactionError?: CompactionErrorHandler | undefined;
+}
+
+/** `new Session({ backend })`: a session resolved from a backend on first use (`Session.create(backend)`). */
+export interface SessionBackendOptions {
+  backend: SessionBackend;
+  /** Same as `forSession(sessionId)`. Default `""`, the default session. */
+  sessionId?: string | undefined;
 }
 
 /** The settings a builder collects before the session resolves (also what a manager hands each session). */
 export interface SessionSettings {
   contexts: ContextConfig[];
-  /** `true`: the SQLite prompt store of the session's database; a provider: that one. */
+  /** `true`: the backend's prompt store for the session; a provider: that one. */
   cachedPrompt?: true | WritableContextProvider | undefined;
   compaction?: CompactFunction | undefined;
   threshold?: number | undefined;
@@ -64,69 +84,100 @@ export interface SessionSettings {
 }
 
 interface Resolved {
-  provider: SessionProvider;
+  store: SessionStore;
   context: ContextBlocks;
+  runState: RunStateStore | undefined;
 }
 
-/** Marks the builder's construction: the host comes after. */
-const deferred = Symbol("deferred session host");
-
 /**
- * A conversation: messages as a tree in a `SessionProvider`, the system prompt from context blocks
- * (core's `ContextBlocks`), the AI SDK tools of those blocks, search, and compaction.
+ * A conversation: messages as a tree in a `SessionStore`, the system prompt from context blocks (core's
+ * `ContextBlocks`), search, and compaction. It is given its collaborators (`new Session({ store, context })`)
+ * or builds them from a `SessionBackend` on first use (the builder):
  *
  * ```ts
- * const session = Session.create(ctx.storage)
+ * const session = Session.create(sqliteBackend(ctx.storage))
  *   .forSession("chat-1")
  *   .withContext("soul", { provider: { get: async () => "You are helpful." } })
  *   .withContext("memory", { description: "Learned facts", maxTokens: 1100 })
  *   .withCachedPrompt();
  * ```
+ *
+ * The AI SDK parts live in `@contextblocks/ai`: `contextTools(session.context)`, `unloadSkill(session, …)`,
+ * `SessionHistoryProvider`, `contextPipeline({ model, session })`.
  */
 export class Session {
-  #pendingHost: SessionHost | null;
-  #sessionId = "";
+  /** The backend the builder resolves on first use; `null` for a session given its collaborators. */
+  readonly #backend: SessionBackend | null;
+  #sessionId: string;
   readonly #settings: SessionSettings = { contexts: [] };
   #resolved: Resolved | null = null;
+  readonly #listeners = new Set<SessionListener>();
   /** Running token estimate of the active path for the default counter (no history read per append). */
   #pathTokens: number | null = null;
 
   /**
-   * The direct form: a provider and options. Blocks without a provider need a `SqliteSessionProvider`
-   * (its database stores them); nothing is read until first use.
+   * A session on the collaborators it is given (`{ store, context?, runState? }`), or on a backend it
+   * resolves on first use (`{ backend }`: what `Session.create(backend)` does). Nothing is read until
+   * first use.
    */
-  constructor(provider: SessionProvider, options: SessionOptions = {}) {
-    if (provider === (deferred as unknown)) {
-      this.#pendingHost = null;
-      return;
-    }
-    if (!isSessionProvider(provider)) {
+  constructor(options: SessionOptions | SessionBackendOptions) {
+    if (typeof options !== "object" || options === null) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `new Session: expected a SessionProvider (use Session.create for a database), got ${kindOf(provider)}`,
+        `new Session: expected { store, context?, runState? } or { backend }, got ${kindOf(options)}`,
       );
     }
-    this.#pendingHost = provider;
-    this.#settings.contexts = [...(options.context ?? [])];
-    this.#settings.cachedPrompt = options.promptStore;
+    if ("backend" in options) {
+      if (!isSessionBackend(options.backend)) {
+        throw new ContextError(
+          "INVALID_CONFIG",
+          `Session.create: expected a SessionBackend (sqliteBackend(…), postgresBackend(…), inMemoryBackend()), got ${kindOf(options.backend)}`,
+        );
+      }
+      this.#backend = options.backend;
+      this.#sessionId = "";
+      if (options.sessionId !== undefined) this.forSession(options.sessionId);
+      return;
+    }
+    if (!isSessionStore(options.store)) {
+      throw new ContextError(
+        "INVALID_CONFIG",
+        `new Session: store must be a SessionStore, got ${kindOf(options.store)} (use Session.create(backend) for the builder)`,
+      );
+    }
+    if (options.context !== undefined && !(options.context instanceof ContextBlocks)) {
+      throw new ContextError(
+        "INVALID_CONFIG",
+        `new Session: context must be a ContextBlocks, got ${kindOf(options.context)}`,
+      );
+    }
+    const sessionId = options.sessionId ?? options.store.sessionId;
+    if (typeof sessionId !== "string") {
+      throw new ContextError(
+        "INVALID_CONFIG",
+        `new Session: the session id must be a string, got ${kindOf(sessionId)}`,
+      );
+    }
+    this.#backend = null;
+    this.#sessionId = sessionId;
+    if (options.compaction !== undefined) this.onCompaction(options.compaction);
+    if (options.threshold !== undefined) this.#settings.threshold = checkThreshold(options.threshold);
     this.#settings.tokenCounter = options.tokenCounter;
     this.#settings.onCompactionError = options.onCompactionError;
+    this.#resolved = {
+      store: options.store,
+      context: options.context ?? new ContextBlocks([]),
+      runState: options.runState,
+    };
+    this.#forwardEvents(this.#resolved.context);
   }
 
   /**
-   * The builder: anything with SQLite (`ctx.storage`, `ctx`, an Agent's `sql`, better-sqlite3, a
-   * `SqlClient`) or a `SessionProvider`. Nothing is read or created until first use.
+   * The builder over a `SessionBackend` (`sqliteBackend(ctx.storage)`, `postgresBackend(pool)`,
+   * `inMemoryBackend()`). Nothing is read or created until first use.
    */
-  static create(host: SessionHost): Session {
-    if (!isSqlHost(host) && !isSessionProvider(host)) {
-      throw new ContextError(
-        "INVALID_CONFIG",
-        `Session.create: expected a database or a SessionProvider, got ${kindOf(host)}`,
-      );
-    }
-    const session = new Session(deferred as unknown as SessionProvider);
-    session.#pendingHost = host;
-    return session;
+  static create(backend: SessionBackend): Session {
+    return new Session({ backend });
   }
 
   // ── Builder ─────────────────────────────────────────────────────────────────────────────────────────
@@ -144,14 +195,14 @@ export class Session {
     return this;
   }
 
-  /** Adds a block; without a `provider` it is stored in SQLite, namespaced by the session. */
+  /** Adds a block; without a `provider` it is stored by the backend, kept apart per session. */
   withContext(label: string, options: SessionContextOptions = {}): this {
     this.#beforeUse("withContext");
     this.#settings.contexts.push({ ...options, label });
     return this;
   }
 
-  /** Persists the frozen prompt (in SQLite unless a provider is given) so it survives hibernation. */
+  /** Persists the frozen prompt (in the backend unless a provider is given) so it survives a restart. */
   withCachedPrompt(provider?: WritableContextProvider): this {
     this.#beforeUse("withCachedPrompt");
     this.#settings.cachedPrompt = provider ?? true;
@@ -172,13 +223,7 @@ export class Session {
 
   /** Compacts automatically after an append when the estimate passes `threshold` tokens. */
   compactAfter(threshold: number, options: CompactAfterOptions = {}): this {
-    if (!Number.isFinite(threshold) || threshold <= 0) {
-      throw new ContextError(
-        "INVALID_CONFIG",
-        `compactAfter: the threshold must be a positive number, got ${threshold}`,
-      );
-    }
-    this.#settings.threshold = threshold;
+    this.#settings.threshold = checkThreshold(threshold);
     if (options.tokenCounter !== undefined) this.#settings.tokenCounter = options.tokenCounter;
     return this;
   }
@@ -189,49 +234,75 @@ export class Session {
     return this;
   }
 
-  /** Used by `SessionManager`: the manager's settings for one of its sessions. */
-  static fromSettings(host: SessionHost, sessionId: string, settings: SessionSettings): Session {
-    const session = Session.create(host).forSession(sessionId);
-    session.#settings.contexts = settings.contexts.map((config) => ({ ...config }));
-    session.#settings.cachedPrompt = settings.cachedPrompt;
-    session.#settings.compaction = settings.compaction;
-    session.#settings.threshold = settings.threshold;
-    session.#settings.tokenCounter = settings.tokenCounter;
-    session.#settings.onCompactionError = settings.onCompactionError;
-    return session;
+  // ── Collaborators ───────────────────────────────────────────────────────────────────────────────────
+
+  /** The session's id (`""`: the default session of a store). */
+  get id(): string {
+    return this.#sessionId;
+  }
+
+  /** The session's blocks and frozen prompt: built once, on first use. Feed it to `contextTools` and pipelines. */
+  get context(): ContextBlocks {
+    return this.#use().context;
+  }
+
+  /** Where the messages live. */
+  get store(): SessionStore {
+    return this.#use().store;
+  }
+
+  /** Where pipeline plugin state persists, when the session has one. */
+  get runState(): RunStateStore | undefined {
+    return this.#use().runState;
+  }
+
+  /**
+   * Hears `compacted` (after an overlay was stored), `prompt-refreshed` and `block-written` (from the
+   * session's `ContextBlocks`). Listeners run after the operation succeeded; what they throw is caught.
+   * Returns the function that unsubscribes.
+   */
+  subscribe(listener: SessionListener): () => void {
+    if (typeof listener !== "function") {
+      throw new ContextError("INVALID_INPUT", `subscribe: expected a function, got ${kindOf(listener)}`);
+    }
+    const wrapped: SessionListener = (event) => listener(event);
+    this.#listeners.add(wrapped);
+    return () => {
+      this.#listeners.delete(wrapped);
+    };
   }
 
   // ── Messages ────────────────────────────────────────────────────────────────────────────────────────
 
   getHistory(leafId?: string | null): Promise<SessionMessage[]> {
-    return Promise.resolve(this.#use().provider.getHistory(leafId));
+    return this.#use().store.getHistory(leafId);
   }
 
   /**
    * The newest messages of the active path whose stored size fits `maxBytes` (and at least `minMessages`):
-   * a wake reads a bounded window. Providers without it fall back to the whole path.
+   * a wake reads a bounded window. Stores without it fall back to the whole path.
    */
   async getRecentHistory(maxBytes: number, minMessages = 1): Promise<RecentHistoryResult> {
-    const { provider } = this.#use();
-    if (provider.getRecentHistory) return provider.getRecentHistory(null, maxBytes, minMessages);
-    const messages = await provider.getHistory();
+    const { store } = this.#use();
+    if (store.getRecentHistory) return store.getRecentHistory(null, maxBytes, minMessages);
+    const messages = await store.getHistory();
     return { messages, truncated: false, totalContentBytes: JSON.stringify(messages).length };
   }
 
   getMessage(id: string): Promise<SessionMessage | null> {
-    return Promise.resolve(this.#use().provider.getMessage(id));
+    return this.#use().store.getMessage(id);
   }
 
   getLatestLeaf(): Promise<SessionMessage | null> {
-    return Promise.resolve(this.#use().provider.getLatestLeaf());
+    return this.#use().store.getLatestLeaf();
   }
 
   getBranches(messageId: string): Promise<SessionMessage[]> {
-    return Promise.resolve(this.#use().provider.getBranches(messageId));
+    return this.#use().store.getBranches(messageId);
   }
 
   getPathLength(leafId?: string | null): Promise<number> {
-    return Promise.resolve(this.#use().provider.getPathLength(leafId));
+    return this.#use().store.getPathLength(leafId);
   }
 
   /**
@@ -241,7 +312,7 @@ export class Session {
    */
   async appendMessage(message: SessionMessage, parentId?: string | null): Promise<void> {
     const checked = checkSessionMessage(message, "appendMessage");
-    await this.#use().provider.appendMessage(checked, parentId);
+    await this.#use().store.appendMessage(checked, parentId);
     if (this.#pathTokens !== null) {
       this.#pathTokens = parentId === undefined ? this.#pathTokens + estimateMessageTokens([checked]) : null;
     }
@@ -250,19 +321,19 @@ export class Session {
 
   async updateMessage(message: SessionMessage): Promise<void> {
     const checked = checkSessionMessage(message, "updateMessage");
-    await this.#use().provider.updateMessage(checked);
+    await this.#use().store.updateMessage(checked);
     this.#pathTokens = null;
   }
 
-  async deleteMessages(messageIds: string[]): Promise<void> {
-    await this.#use().provider.deleteMessages(messageIds);
+  async deleteMessages(messageIds: readonly string[]): Promise<void> {
+    await this.#use().store.deleteMessages(messageIds);
     this.#pathTokens = null;
   }
 
   /** Deletes every message and overlay, and forgets loaded skills. */
   async clearMessages(): Promise<void> {
-    const { provider, context } = this.#use();
-    await provider.clearMessages();
+    const { store, context } = this.#use();
+    await store.clearMessages();
     for (const entry of context.loadedEntries()) context.unloadEntry(entry.label, entry.key);
     this.#pathTokens = null;
   }
@@ -271,27 +342,34 @@ export class Session {
 
   addCompaction(summary: string, fromMessageId: string, toMessageId: string): Promise<StoredCompaction> {
     this.#pathTokens = null;
-    return Promise.resolve(this.#use().provider.addCompaction(summary, fromMessageId, toMessageId));
+    return this.#use().store.addCompaction(summary, fromMessageId, toMessageId);
   }
 
   getCompactions(): Promise<StoredCompaction[]> {
-    return Promise.resolve(this.#use().provider.getCompactions());
+    return this.#use().store.getCompactions();
   }
 
   /**
-   * Runs the compaction function on the path to `leafId` (default: the latest leaf) and stores its overlay;
-   * then refreshes the frozen prompt (the one deliberate cache bust: the history prefix changed anyway).
-   * `null` when there is no function or it found nothing to compact.
+   * Runs the compaction function on the path to `leafId` (default: the latest leaf) and stores its overlay,
+   * emits `compacted`, then refreshes the frozen prompt (the one deliberate cache bust: the history prefix
+   * changed anyway), so what was written to memory since reaches the next prompt. `null` when there is no
+   * function or it found nothing to compact.
    */
   async compact(leafId?: string | null): Promise<CompactResult | null> {
     const compaction = this.#settings.compaction;
     if (compaction === undefined) return null;
-    const { provider, context } = this.#use();
-    const history = await provider.getHistory(leafId);
+    const { store, context } = this.#use();
+    const history = await store.getHistory(leafId);
     const result = await compaction(history, { tokenCounter: this.#settings.tokenCounter });
     if (result === null) return null;
-    await provider.addCompaction(result.summary, result.fromMessageId, result.toMessageId);
+    await store.addCompaction(result.summary, result.fromMessageId, result.toMessageId);
     this.#pathTokens = null;
+    this.#emit({
+      type: "compacted",
+      fromMessageId: result.fromMessageId,
+      toMessageId: result.toMessageId,
+      summary: result.summary,
+    });
     if (context.getConfigs().length > 0) await context.refreshSystemPrompt();
     return result;
   }
@@ -315,21 +393,21 @@ export class Session {
 
   /** Stored parts of the path plus the frozen prompt, or the configured counter's figure. */
   async #estimateTokens(): Promise<number> {
-    const { provider, context } = this.#use();
+    const { store, context } = this.#use();
     const hasBlocks = context.getConfigs().length > 0;
     const systemPrompt = hasBlocks ? await context.freezeSystemPrompt() : "";
     const counter = this.#settings.tokenCounter;
     if (counter !== undefined) {
-      const messages = await provider.getHistory();
+      const messages = await store.getHistory();
       return counter({ messages, systemPrompt, contextBlocks: context.getBlocks() });
     }
-    if (this.#pathTokens === null) this.#pathTokens = estimateMessageTokens(await provider.getHistory());
+    if (this.#pathTokens === null) this.#pathTokens = estimateMessageTokens(await store.getHistory());
     return this.#pathTokens + context.estimateTokens(systemPrompt);
   }
 
   // ── Context blocks ──────────────────────────────────────────────────────────────────────────────────
 
-  /** The block as last read (blocks are read on first use: `freezeSystemPrompt`, `tools`, a write). */
+  /** The block as last read (blocks are read on first use: `freezeSystemPrompt`, a write, `context.load()`). */
   getContextBlock(label: string): SessionContextBlock | null {
     const block = this.#use().context.getBlock(label);
     return block === null ? null : withSkillFlag(block);
@@ -347,7 +425,7 @@ export class Session {
     return withSkillFlag(await this.#use().context.appendToBlock(label, content));
   }
 
-  /** Adds a block at run time (stored in SQLite without a provider); the prompt changes on refresh. */
+  /** Adds a block at run time (stored by the backend without a provider); the prompt changes on refresh. */
   async addContext(label: string, options: SessionContextOptions = {}): Promise<SessionContextBlock> {
     const { context } = this.#use();
     return withSkillFlag(await context.addBlock({ ...options, label }));
@@ -365,94 +443,70 @@ export class Session {
     return this.#use().context.refreshSystemPrompt();
   }
 
-  /** The AI SDK tools the blocks allow (`set_context`, `search_context`, `load_context`, `unload_context`). */
-  async tools(): Promise<ContextToolSet> {
-    const { context } = this.#use();
-    await context.load();
-    return contextTools(context);
-  }
-
-  /**
-   * Unloads a skill: every stored `load_context` result for (label, key) is replaced by a short marker
-   * (the tokens are reclaimed from the next turn on); the skill can be loaded again. False when nothing
-   * was loaded.
-   */
-  async unloadSkill(label: string, key: string): Promise<boolean> {
-    const { provider, context } = this.#use();
-    const wasLoaded = context.unloadEntry(label, key);
-    const history = await provider.getHistory();
-    const changed = unloadedInHistory(history, { label, key });
-    for (const message of changed) await provider.updateMessage(message);
-    if (changed.length > 0) this.#pathTokens = null;
-    return wasLoaded || changed.length > 0;
-  }
-
-  /**
-   * The loaded skills as `label:key` strings, read from the stored history (so they survive hibernation):
-   * a `load_context` result not unloaded since.
-   */
-  async getLoadedSkillKeys(): Promise<Set<string>> {
-    const { provider } = this.#use();
-    const history = await provider.getHistory();
-    const loaded = loadedEntriesFromMessages(history as unknown as UIMessage[]);
-    // A result already replaced by `unloadSkill` reads as loaded to the transcript rule: probe it.
-    const live = loaded.filter((entry) => unloadedInHistory(history, entry).length > 0);
-    return new Set(live.map((entry) => `${entry.label}:${entry.key}`));
-  }
-
   // ── Search ──────────────────────────────────────────────────────────────────────────────────────────
 
-  /** Full-text search over this session's message text. Throws `UNSUPPORTED` when the provider cannot. */
+  /** Full-text search over this session's message text. Throws `UNSUPPORTED` when the store cannot. */
   async search(query: string, options: { limit?: number } = {}): Promise<SearchResult[]> {
-    const { provider } = this.#use();
-    if (typeof provider.searchMessages !== "function") {
-      throw new ContextError("UNSUPPORTED", "search: this session's provider has no searchMessages method");
+    const { store } = this.#use();
+    if (typeof store.searchMessages !== "function") {
+      throw new ContextError("UNSUPPORTED", "search: this session's store has no searchMessages method");
     }
-    return provider.searchMessages(query, options.limit ?? 20);
+    return store.searchMessages(query, options.limit ?? 20);
   }
 
   // ── Resolution ──────────────────────────────────────────────────────────────────────────────────────
+
+  /** @internal Used by `SessionManager`: the manager's settings for one of its sessions. */
+  static fromSettings(backend: SessionBackend, sessionId: string, settings: SessionSettings): Session {
+    const session = Session.create(backend).forSession(sessionId);
+    session.#settings.contexts = settings.contexts.map((config) => ({ ...config }));
+    session.#settings.cachedPrompt = settings.cachedPrompt;
+    session.#settings.compaction = settings.compaction;
+    session.#settings.threshold = settings.threshold;
+    session.#settings.tokenCounter = settings.tokenCounter;
+    session.#settings.onCompactionError = settings.onCompactionError;
+    return session;
+  }
 
   #beforeUse(method: string): void {
     if (this.#resolved !== null) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `${method}: the session is already in use; builder methods go before the first call (use addContext at run time)`,
+        this.#backend === null
+          ? `${method}: this session was given its collaborators; builder methods belong to Session.create(backend)`
+          : `${method}: the session is already in use; builder methods go before the first call (use addContext at run time)`,
       );
     }
   }
 
   #use(): Resolved {
     if (this.#resolved === null) {
-      const host = this.#pendingHost;
-      if (host === null) throw new ContextError("INVALID_CONFIG", "Session: no storage was given");
-      this.#resolved = this.#resolve(resolveHost(host, this.#sessionId));
+      const backend = this.#backend as SessionBackend;
+      const sessionId = this.#sessionId;
+      const cached = this.#settings.cachedPrompt;
+      const promptStore = cached === true ? backend.prompt(sessionId) : (cached ?? null);
+      const context = new ContextBlocks(this.#settings.contexts, promptStore, (label) =>
+        backend.block(label, sessionId),
+      );
+      this.#resolved = { store: backend.messages(sessionId), context, runState: backend.runState };
+      this.#forwardEvents(context);
     }
     return this.#resolved;
   }
 
-  #resolve(host: ResolvedHost): Resolved {
-    const { client, sessionId } = host;
-    const namespace = sessionId === "" ? undefined : sessionId;
-    const defaultProvider =
-      client === null
-        ? null
-        : (label: string): AnyContextProvider => new SqliteContextProvider(client, { label, namespace });
-    const cached = this.#settings.cachedPrompt;
-    let promptStore: WritableContextProvider | null = null;
-    if (cached === true) {
-      if (client === null) {
-        throw new ContextError(
-          "INVALID_CONFIG",
-          "withCachedPrompt(): this session's provider has no SQLite database; pass the prompt store to withCachedPrompt(provider)",
-        );
+  #forwardEvents(context: ContextBlocks): void {
+    context.subscribe((event) => this.#emit(event));
+  }
+
+  #emit(event: SessionEvent): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        const result = listener(event) as unknown;
+        if (result instanceof Promise) result.catch(() => undefined);
+      } catch {
+        // A listener's failure never fails the operation that emitted the event.
       }
-      promptStore = new SqliteContextProvider(client, { label: SYSTEM_PROMPT_LABEL, namespace });
-    } else if (cached !== undefined) {
-      promptStore = cached;
     }
-    const context = new ContextBlocks(this.#settings.contexts, promptStore, defaultProvider);
-    return { provider: host.provider, context };
   }
 }
 
@@ -460,32 +514,12 @@ function withSkillFlag(block: ContextBlock): SessionContextBlock {
   return { ...block, isSkill: block.isSkill };
 }
 
-/**
- * The stored messages whose `load_context` result for `entry` is still in full, with the result replaced
- * by ai's unload marker. It asks `@contextblocks/ai` (one owner of the transcript rules): the history plus
- * one unload call for the entry, and keeps the messages its rewrite changed. Summary messages of overlays
- * are not stored, so they are left out.
- */
-function unloadedInHistory(history: readonly SessionMessage[], entry: LoadedEntry): SessionMessage[] {
-  const probe = {
-    id: "unload-probe",
-    role: "assistant",
-    parts: [
-      {
-        type: "tool-unload_context",
-        toolCallId: "unload-probe",
-        state: "output-available",
-        input: { label: entry.label, key: entry.key },
-        output: "unloaded",
-      },
-    ],
-  };
-  const transcript = [...history, probe] as unknown as UIMessage[];
-  const rewritten = replaceUnloadedEntries(transcript) as unknown as SessionMessage[];
-  const changed: SessionMessage[] = [];
-  history.forEach((message, index) => {
-    const after = rewritten[index];
-    if (after !== undefined && after !== message && compactionRangeOf(message) === null) changed.push(after);
-  });
-  return changed;
+function checkThreshold(threshold: number): number {
+  if (typeof threshold !== "number" || !Number.isFinite(threshold) || threshold <= 0) {
+    throw new ContextError(
+      "INVALID_CONFIG",
+      `compactAfter: the threshold must be a positive number, got ${String(threshold)}`,
+    );
+  }
+  return threshold;
 }

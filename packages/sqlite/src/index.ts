@@ -1,4 +1,5 @@
 export { createDurableContext, type DurableContextOptions } from "./durable-context.js";
+export { type SqliteBackend, type SqliteBackendOptions, sqliteBackend } from "./sqlite-backend.js";
 export {
   /** The name `agents/context` uses; the same class. */
   SqliteContextProvider as AgentContextProvider,
@@ -7,4 +8,10 @@ export {
 } from "./sqlite-context-provider.js";
 export { SqliteRunStateStore, type SqliteRunStateStoreOptions } from "./sqlite-run-state-store.js";
 export { SqliteSessionRegistry, type SqliteSessionRegistryOptions } from "./sqlite-session-registry.js";
+export {
+  /** The name `agents/experimental/memory/session` uses; the same class. */
+  SqliteSessionStore as AgentSessionProvider,
+  SqliteSessionStore,
+  type SqliteSessionStoreOptions,
+} from "./sqlite-session-store.js";
 export { SqliteSkillProvider, type SqliteSkillProviderOptions } from "./sqlite-skill-provider.js";

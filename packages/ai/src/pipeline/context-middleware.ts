@@ -1,10 +1,11 @@
 import type { ContextBlocks } from "@contextblocks/core";
+import type { RunStateStore } from "@contextblocks/sessions";
+import { InMemoryRunStateStore } from "@contextblocks/sessions/memory";
 import type { LanguageModelMiddleware, ToolSet } from "ai";
 import { type ContextBlocksRunProviderOptions, contextBlocksRunProvider } from "./blocks-run-provider.js";
 import type { ModelStreamPart } from "./model-types.js";
 import { RunPipeline } from "./run-pipeline.js";
 import type { RunContextProvider } from "./run-provider.js";
-import { InMemoryRunStateStore, type RunStateStore } from "./run-state.js";
 import { StreamedContent } from "./streamed-content.js";
 
 /** Options of `contextMiddleware` and `contextPipeline`. */
@@ -33,7 +34,7 @@ export interface ContextMiddleware extends LanguageModelMiddleware {
 }
 
 /**
- * Seed 003's run pipeline as AI SDK language-model middleware. Around every model call (each step of a
+ * The run pipeline of Microsoft Agent Framework's context providers as AI SDK language-model middleware. Around every model call (each step of a
  * tool loop is one) it:
  * 1. loads each provider's state and the history of the one loading history provider;
  * 2. runs every `beforeRun` in order, then sends the frozen prompt first, the caller's `system` next,

@@ -1,4 +1,5 @@
 import { ContextError } from "@contextblocks/core";
+import type { RunStateStore, RunStates } from "@contextblocks/sessions";
 import type { ToolSet } from "ai";
 import { type HistoryProvider, historyFlags, isHistoryProvider } from "./history-provider.js";
 import type { ModelCallOptions, ModelContent, RunMessage } from "./model-types.js";
@@ -8,7 +9,6 @@ import { afterView, RunAssembly, type RunBasics } from "./run-assembly.js";
 import { type Cursor, continuedCount, RecentCursors } from "./run-cursor.js";
 import { responseMessages, toRunMessage } from "./run-messages.js";
 import type { RunContextProvider } from "./run-provider.js";
-import type { RunStateStore, RunStates } from "./run-state.js";
 
 /** The provider-options key a call may use to name its session: `{ contextblocks: { sessionId } }`. */
 export const PROVIDER_OPTIONS_KEY = "contextblocks";
@@ -130,7 +130,7 @@ export class RunPipeline {
   async finish(run: PreparedRun, content: readonly ModelContent[]): Promise<void> {
     const { sessionId, inputMessages } = run.basics;
     const response = responseMessages(content);
-    // In reverse order, as seed 003's framework does: the first provider opens the run and closes it.
+    // In reverse order, as Microsoft Agent Framework does: the first provider opens the run and closes it.
     for (const provider of [...this.providers].reverse()) {
       if (!provider.afterRun) continue;
       const view = afterView(run.basics, run.contextMessages, response, run.states[provider.sourceId]!);

@@ -1,0 +1,63 @@
+import { describeValue } from "./describe-value.js";
+import { ContextError } from "./errors.js";
+
+/** How a block was written: its whole content, an append, or one keyed entry set or deleted. */
+export type BlockWriteAction = "set" | "append" | "set-entry" | "delete-entry";
+
+/** A write to a block's provider succeeded (through a method or a tool). `key` names the entry of an entry write. */
+export interface BlockWrittenEvent {
+  type: "block-written";
+  label: string;
+  action: BlockWriteAction;
+  key?: string;
+}
+
+/** `refreshSystemPrompt()` rendered and stored a new frozen prompt. */
+export interface PromptRefreshedEvent {
+  type: "prompt-refreshed";
+  prompt: string;
+}
+
+/** What `ContextBlocks.subscribe` listeners hear. */
+export type ContextEvent = BlockWrittenEvent | PromptRefreshedEvent;
+
+/** A listener; what it throws (or rejects with) is caught and never fails the write that caused it. */
+export type ContextListener = (event: ContextEvent) => void;
+
+/**
+ * Listeners of one emitter. Each is called in turn after the operation succeeded; a listener that throws
+ * does not stop the others, and a returned promise is not awaited (its rejection is swallowed).
+ */
+export class Listeners<Event> {
+  readonly #listeners = new Set<(event: Event) => void>();
+
+  add(listener: (event: Event) => void): () => void {
+    if (typeof listener !== "function") {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `subscribe: expected a function, got ${describeValue(listener)}`,
+      );
+    }
+    // A wrapper per subscription: the same function subscribed twice is called twice and unsubscribed once.
+    const wrapped = (event: Event) => listener(event);
+    this.#listeners.add(wrapped);
+    return () => {
+      this.#listeners.delete(wrapped);
+    };
+  }
+
+  emit(event: Event): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        const result = listener(event) as unknown;
+        if (result instanceof Promise) result.catch(() => undefined);
+      } catch {
+        // A listener's failure never fails the operation that emitted the event.
+      }
+    }
+  }
+
+  get size(): number {
+    return this.#listeners.size;
+  }
+}

@@ -1,0 +1,111 @@
+import { ContextError } from "@contextblocks/core";
+import { kindOf } from "../message.js";
+import type {
+  CreateSessionOptions,
+  SessionChanges,
+  SessionInfo,
+  SessionRegistry,
+} from "../session-registry.js";
+
+/**
+ * A `SessionRegistry` in a `Map`: the rows `SessionManager` lists, for tests and quick starts. Rows read
+ * back as copies; "most recently updated" is the order of writes, so two writes in one millisecond still
+ * list in the order they happened.
+ */
+export class InMemorySessionRegistry implements SessionRegistry {
+  readonly #rows = new Map<string, { info: SessionInfo; written: number }>();
+  #writes = 0;
+
+  async create(id: string, name: string, options: CreateSessionOptions = {}): Promise<SessionInfo> {
+    if (typeof id !== "string" || id.length === 0) {
+      throw new ContextError("INVALID_INPUT", `create: the id must be a non-empty string, got ${kindOf(id)}`);
+    }
+    if (typeof name !== "string") {
+      throw new ContextError("INVALID_INPUT", `create: the name must be a string, got ${kindOf(name)}`);
+    }
+    if (this.#rows.has(id)) throw new ContextError("INVALID_INPUT", `create: a session "${id}" exists`);
+    const now = timestamp();
+    const info: SessionInfo = {
+      id,
+      name,
+      parent_session_id: options.parentSessionId ?? null,
+      model: options.model ?? null,
+      source: options.source ?? null,
+      input_tokens: 0,
+      output_tokens: 0,
+      estimated_cost: 0,
+      end_reason: null,
+      created_at: now,
+      updated_at: now,
+    };
+    this.#rows.set(id, { info, written: this.#writes++ });
+    return { ...info };
+  }
+
+  async get(id: string): Promise<SessionInfo | null> {
+    const row = this.#rows.get(id);
+    return row === undefined ? null : { ...row.info };
+  }
+
+  async list(): Promise<SessionInfo[]> {
+    return [...this.#rows.values()]
+      .sort((left, right) => right.written - left.written)
+      .map((row) => ({ ...row.info }));
+  }
+
+  async update(id: string, changes: SessionChanges): Promise<void> {
+    const row = this.#rows.get(id);
+    if (row === undefined) throw new ContextError("NOT_FOUND", `update: no session "${id}"`);
+    if (changes.name !== undefined) {
+      if (typeof changes.name !== "string") {
+        throw new ContextError(
+          "INVALID_INPUT",
+          `update: the name must be a string, got ${kindOf(changes.name)}`,
+        );
+      }
+      row.info.name = changes.name;
+    }
+    if (changes.endReason !== undefined) row.info.end_reason = changes.endReason;
+    this.#written(row);
+  }
+
+  async touch(id: string): Promise<void> {
+    const row = this.#rows.get(id);
+    if (row !== undefined) this.#written(row);
+  }
+
+  async addUsage(id: string, inputTokens: number, outputTokens: number, cost: number): Promise<void> {
+    for (const [name, value] of [
+      ["inputTokens", inputTokens],
+      ["outputTokens", outputTokens],
+      ["cost", cost],
+    ] as const) {
+      if (typeof value !== "number" || !Number.isFinite(value)) {
+        throw new ContextError(
+          "INVALID_INPUT",
+          `addUsage: ${name} must be a finite number, got ${String(value)}`,
+        );
+      }
+    }
+    const row = this.#rows.get(id);
+    if (row === undefined) return;
+    row.info.input_tokens += inputTokens;
+    row.info.output_tokens += outputTokens;
+    row.info.estimated_cost += cost;
+    this.#written(row);
+  }
+
+  async delete(id: string): Promise<void> {
+    this.#rows.delete(id);
+  }
+
+  #written(row: { info: SessionInfo; written: number }): void {
+    row.info.updated_at = timestamp();
+    row.written = this.#writes++;
+  }
+}
+
+/** The text SQLite's `strftime('%Y-%m-%d %H:%M:%f', 'now')` makes, so rows look alike on every backend. */
+function timestamp(): string {
+  return new Date().toISOString().replace("T", " ").replace("Z", "");
+}

@@ -1,0 +1,153 @@
+import { contextTools, sessionSearchTool } from "@contextblocks/ai";
+import { continuationPreamble, SessionManager, type SessionMessage } from "@contextblocks/sessions";
+import { generateText, stepCountIs } from "ai";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { sqliteBackend } from "../../src/index.js";
+import { answer, callTool, scriptedModel, toolResult } from "./model.js";
+
+function message(id: string, text: string, role = "user"): SessionMessage {
+  return { id, role, parts: [{ type: "text", text }] };
+}
+
+const ids = (messages: readonly { id: string }[]) => messages.map((entry) => entry.id);
+
+describe("SessionManager", () => {
+  it("creates, lists by updated_at, renames and deletes sessions with their messages", async () => {
+    const database = new Database(":memory:");
+    const manager = new SessionManager(sqliteBackend(database));
+    const first = await manager.create("First", { model: "m-1", source: "web" });
+    const second = await manager.create("Second", { parentSessionId: first.id });
+    expect(first).toMatchObject({
+      name: "First",
+      model: "m-1",
+      source: "web",
+      input_tokens: 0,
+      end_reason: null,
+    });
+    expect(second.parent_session_id).toBe(first.id);
+    await manager.append(first.id, message("f1", "hello from first"));
+    expect((await manager.list()).map((info) => info.name)).toEqual(["First", "Second"]);
+    await manager.rename(second.id, "Renamed");
+    expect((await manager.list()).map((info) => info.name)).toEqual(["Renamed", "First"]);
+    await manager.delete(first.id);
+    expect(await manager.get(first.id)).toBeNull();
+    expect(await manager.search("hello")).toEqual([]);
+    database.close();
+  });
+
+  it("delete removes everything the session owned, in every table, and nothing of another session", async () => {
+    const database = new Database(":memory:");
+    const backend = sqliteBackend(database);
+    const manager = new SessionManager(backend).withContext("memory", { maxTokens: 100 }).withCachedPrompt();
+    const doomed = await manager.create("Doomed");
+    const kept = await manager.create("Kept");
+    for (const info of [doomed, kept]) {
+      await manager.append(info.id, message(`${info.name}-1`, `SECRET-${info.name} said hello`));
+      await manager.addCompaction(info.id, `SECRET-${info.name} summary`, `${info.name}-1`, `${info.name}-1`);
+      const session = manager.getSession(info.id);
+      await session.replaceContextBlock("memory", `SECRET-${info.name} memory`);
+      await session.freezeSystemPrompt();
+      await backend.runState.save(info.id, { counter: { note: `SECRET-${info.name} state` } });
+    }
+    await manager.delete(doomed.id);
+    const tables = (
+      database.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]
+    ).map((row) => row.name);
+    const dump = tables
+      .filter((name) => !name.startsWith("assistant_fts_") && name !== "sqlite_sequence")
+      .map((name) => JSON.stringify(database.prepare(`SELECT * FROM "${name}"`).all()))
+      .join("\n");
+    expect(dump).not.toContain("SECRET-Doomed");
+    expect(dump).not.toContain(doomed.id);
+    expect(dump).toContain("SECRET-Kept memory");
+    expect(dump).toContain("SECRET-Kept state");
+    expect(await backend.runState.load(kept.id)).not.toBeNull();
+    expect((await manager.search("hello")).map((hit) => hit.sessionId)).toEqual([kept.id]);
+    database.close();
+  });
+
+  it("append, upsert, appendAll, counts, branches and clear", async () => {
+    const manager = new SessionManager(sqliteBackend(new Database(":memory:")));
+    const { id } = await manager.create("Chat");
+    expect(await manager.appendAll(id, [message("a", "1"), message("b", "2"), message("c", "3")])).toBe("c");
+    await manager.upsert(id, message("b", "2, edited"));
+    await manager.upsert(id, message("b2", "another answer"), "a");
+    expect((await manager.getHistory(id, "c"))[1]?.parts[0]?.text).toBe("2, edited");
+    expect(ids(await manager.getBranches(id, "a"))).toEqual(["b", "b2"]);
+    expect(await manager.getPathLength(id)).toBe(2);
+    await manager.deleteMessages(id, ["b2"]);
+    expect(ids(await manager.getHistory(id))).toEqual(["a", "b", "c"]);
+    await manager.clearMessages(id);
+    expect(await manager.getHistory(id)).toEqual([]);
+  });
+
+  it("forks at a message, splits after a compaction, adds usage", async () => {
+    const manager = new SessionManager(sqliteBackend(new Database(":memory:")));
+    const { id } = await manager.create("Chat", { model: "m-1" });
+    await manager.appendAll(id, [message("a", "one"), message("b", "two"), message("c", "three")]);
+    const forked = await manager.fork(id, "b", "Forked");
+    expect(forked.parent_session_id).toBe(id);
+    const copied = await manager.getHistory(forked.id);
+    expect(copied.map((entry) => entry.parts[0]?.text)).toEqual(["one", "two"]);
+    expect(ids(copied)).not.toContain("a");
+    const overlay = await manager.addCompaction(id, "one and two", "a", "b");
+    expect((await manager.getCompactions(id)).map((entry) => entry.id)).toEqual([overlay.id]);
+    const next = await manager.compactAndSplit(id, "the summary", "Continued");
+    expect((await manager.get(id))?.end_reason).toBe("compaction");
+    expect(next).toMatchObject({ name: "Continued", parent_session_id: id, model: "m-1" });
+    expect((await manager.getHistory(next.id))[0]?.parts[0]?.text).toBe(
+      `${continuationPreamble}\n\nthe summary`,
+    );
+    await manager.addUsage(id, 100, 20, 0.5);
+    await manager.addUsage(id, 1, 2, 0.25);
+    expect(await manager.get(id)).toMatchObject({
+      input_tokens: 101,
+      output_tokens: 22,
+      estimated_cost: 0.75,
+    });
+    await expect(manager.addUsage(id, Number.NaN, 0, 0)).rejects.toThrow(/inputTokens/);
+  });
+
+  it("searches across sessions, through session_search and the searchable history block", async () => {
+    const manager = new SessionManager(sqliteBackend(new Database(":memory:")))
+      .withContext("memory", { maxTokens: 100 })
+      .withSearchableHistory("history");
+    const one = await manager.create("One");
+    const two = await manager.create("Two");
+    await manager.append(one.id, message("o1", "the deployment is on Friday"));
+    await manager.append(two.id, message("t1", "deployment moved to Monday", "assistant"));
+    const hits = await manager.search("deployment", { limit: 10 });
+    expect(hits.map((hit) => hit.sessionId).sort()).toEqual([one.id, two.id].sort());
+
+    const model = scriptedModel([
+      callTool("s1", "session_search", { query: "Friday deployment" }),
+      answer("ok"),
+    ]);
+    await generateText({
+      model,
+      prompt: "when?",
+      tools: sessionSearchTool(manager),
+      stopWhen: stepCountIs(3),
+    });
+    expect(String(toolResult(model.doGenerateCalls[1], "s1"))).toMatch(
+      /^\[user\] the deployment is on Friday/,
+    );
+
+    const session = manager.getSession(one.id);
+    expect(manager.getSession(one.id)).toBe(session);
+    await session.context.load();
+    const tools = contextTools(session.context);
+    expect(Object.keys(tools).sort()).toEqual(["search_context", "set_context"]);
+    const blockModel = scriptedModel([
+      callTool("h1", "search_context", { label: "history", query: "Monday" }),
+      answer("ok"),
+    ]);
+    await generateText({ model: blockModel, prompt: "when?", tools, stopWhen: stepCountIs(3) });
+    expect(String(toolResult(blockModel.doGenerateCalls[1], "h1"))).toContain("deployment moved to Monday");
+    // Blocks are per session: the manager's memory template is namespaced by session id.
+    await session.replaceContextBlock("memory", "one's memory");
+    await manager.getSession(two.id).freezeSystemPrompt();
+    expect(manager.getSession(two.id).getContextBlock("memory")?.content).toBe("");
+  });
+});

@@ -1,0 +1,99 @@
+import { Session, SessionManager, type SessionMessage } from "@contextblocks/sessions";
+import { createCompactFunction } from "@contextblocks/sessions/compaction";
+import { fromDurableObjectStorage, type StatementReport } from "@contextblocks/sql";
+import { describe, expect, it } from "vitest";
+import { SqliteSessionStore, sqliteBackend } from "../../src/index.js";
+import { inObject } from "./in-object.js";
+
+function message(id: string, text: string, role = "user"): SessionMessage {
+  return { id, role, parts: [{ type: "text", text }] };
+}
+
+const ids = (messages: readonly { id: string }[]) => messages.map((entry) => entry.id);
+
+describe("sessions on Durable Object storage", () => {
+  it("stores a tree, branches, overlays and search in ctx.storage, and reads them after a new Session", async () => {
+    await inObject("tree", async (state) => {
+      const session = Session.create(sqliteBackend(state))
+        .forSession("chat")
+        .withContext("memory", { maxTokens: 100 })
+        .withCachedPrompt();
+      await session.appendMessage(message("q", "when do we deploy"));
+      await session.appendMessage(message("a1", "on Friday", "assistant"));
+      await session.appendMessage(message("a2", "on Monday", "assistant"), "q");
+      await session.addCompaction("the question", "q", "q");
+      await session.replaceContextBlock("memory", "User deploys weekly.");
+      const prompt = await session.freezeSystemPrompt();
+      const again = Session.create(sqliteBackend(state.storage))
+        .forSession("chat")
+        .withContext("memory", { maxTokens: 100 })
+        .withCachedPrompt();
+      expect(ids(await again.getBranches("q"))).toEqual(["a1", "a2"]);
+      const history = await again.getHistory();
+      expect(history.map((entry) => entry.parts[0]?.text)).toEqual(["the question", "on Monday"]);
+      expect(await again.getPathLength("a1")).toBe(2);
+      expect((await again.search("Friday deploy")).map((hit) => hit.id)).toEqual(["a1", "q"]);
+      expect(await again.freezeSystemPrompt()).toBe(prompt);
+    });
+  });
+
+  it("refuses a duplicate id and a missing parent without storing anything", async () => {
+    await inObject("refusals", async (state) => {
+      const provider = new SqliteSessionStore(state.storage, "chat");
+      await provider.appendMessage(message("a", "x"));
+      await expect(provider.appendMessage(message("a", "y"))).rejects.toThrow(/already exists/);
+      await expect(provider.appendMessage(message("b", "y"), "ghost")).rejects.toThrow(/parent "ghost"/);
+      expect(ids(await provider.getHistory())).toEqual(["a"]);
+    });
+  });
+
+  it("an append reads and writes the same rows at 10 and at 300 messages", async () => {
+    await inObject("row-cost", async (state) => {
+      const reports: StatementReport[] = [];
+      const client = fromDurableObjectStorage(state.storage, {
+        onStatement: (report) => reports.push(report),
+      });
+      const provider = new SqliteSessionStore(client, "chat");
+      const costAt = async (index: number) => {
+        reports.length = 0;
+        await provider.appendMessage(message(`m${index}`, `message number ${index}`));
+        return {
+          read: reports.reduce((sum, report) => sum + (report.rowsRead ?? 0), 0),
+          written: reports.reduce((sum, report) => sum + (report.rowsWritten ?? 0), 0),
+        };
+      };
+      for (let index = 0; index < 10; index++) await costAt(index);
+      const early = await costAt(10);
+      for (let index = 11; index < 300; index++) await costAt(index);
+      const late = await costAt(300);
+      expect(late.read).toBe(early.read);
+      expect(late.written).toBe(early.written);
+      reports.length = 0;
+      await provider.getHistory();
+      const historyRows = reports.reduce((sum, report) => sum + (report.rowsRead ?? 0), 0);
+      // A path read walks the path (two reads per message: the CTE step and the content join), not more.
+      expect(historyRows).toBeLessThan(301 * 4);
+    });
+  });
+
+  it("compacts automatically and the manager keeps sessions apart", async () => {
+    await inObject("manager", async (state) => {
+      const manager = new SessionManager(sqliteBackend(state.storage))
+        .onCompaction(
+          createCompactFunction({ summarize: async () => "SUMMARY", protectHead: 1, tailTokenBudget: 50 }),
+        )
+        .compactAfter(200);
+      const one = await manager.create("One");
+      const two = await manager.create("Two");
+      for (let index = 0; index < 12; index++) {
+        await manager.append(one.id, message(`one-${index}`, `turn ${index} ${"words ".repeat(30)}`));
+      }
+      await manager.append(two.id, message("two-0", "hello"));
+      expect((await manager.getHistory(one.id)).some((entry) => entry.parts[0]?.text === "SUMMARY")).toBe(
+        true,
+      );
+      expect(ids(await manager.getHistory(two.id))).toEqual(["two-0"]);
+      expect(await manager.getPathLength(one.id)).toBe(12);
+    });
+  });
+});
