@@ -25,17 +25,20 @@ export {
 export type { RunMessage } from "./pipeline/model-types.js";
 export { messageText } from "./pipeline/run-messages.js";
 export type { MessageTransform, RunContext, RunContextProvider } from "./pipeline/run-provider.js";
-export {
-  InMemoryRunStateStore,
-  type RunState,
-  type RunStateStore,
-  type RunStates,
-} from "./pipeline/run-state.js";
+export type { RunState, RunStateStore, RunStates } from "@contextblocks/sessions";
+export { InMemoryRunStateStore } from "@contextblocks/sessions/memory";
 export {
   type PrepareContextTurnOptions,
   type PreparedContextTurn,
   prepareContextTurn,
 } from "./prepare-turn.js";
+export {
+  type SessionHistoryOptions,
+  SessionHistoryProvider,
+  type SessionSource,
+} from "./sessions/session-history-provider.js";
+export { runMessagesOf, verbatimPartType } from "./sessions/run-message-decoding.js";
+export { toSessionMessage, withToolResults } from "./sessions/run-message-encoding.js";
 export { attachReminder, isReminderPart } from "./reminder-placement.js";
 export {
   type ContextTool,

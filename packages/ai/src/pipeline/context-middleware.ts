@@ -4,7 +4,8 @@ import { type ContextBlocksRunProviderOptions, contextBlocksRunProvider } from "
 import type { ModelStreamPart } from "./model-types.js";
 import { RunPipeline } from "./run-pipeline.js";
 import type { RunContextProvider } from "./run-provider.js";
-import { InMemoryRunStateStore, type RunStateStore } from "./run-state.js";
+import type { RunStateStore } from "@contextblocks/sessions";
+import { InMemoryRunStateStore } from "@contextblocks/sessions/memory";
 import { StreamedContent } from "./streamed-content.js";
 
 /** Options of `contextMiddleware` and `contextPipeline`. */

@@ -8,7 +8,7 @@ import { afterView, RunAssembly, type RunBasics } from "./run-assembly.js";
 import { type Cursor, continuedCount, RecentCursors } from "./run-cursor.js";
 import { responseMessages, toRunMessage } from "./run-messages.js";
 import type { RunContextProvider } from "./run-provider.js";
-import type { RunStateStore, RunStates } from "./run-state.js";
+import type { RunStateStore, RunStates } from "@contextblocks/sessions";
 
 /** The provider-options key a call may use to name its session: `{ contextblocks: { sessionId } }`. */
 export const PROVIDER_OPTIONS_KEY = "contextblocks";

@@ -1,5 +1,5 @@
-import type { RunMessage } from "@contextblocks/ai";
-import type { SessionMessage, SessionMessagePart } from "./message.js";
+import type { SessionMessage, SessionMessagePart } from "@contextblocks/sessions";
+import type { RunMessage } from "../pipeline/model-types.js";
 
 /*
  * Session messages (UI-message shaped) read back as the messages a model receives. The key order of every

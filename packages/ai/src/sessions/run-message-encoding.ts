@@ -1,5 +1,5 @@
-import type { RunMessage } from "@contextblocks/ai";
-import type { SessionMessage, SessionMessagePart } from "./message.js";
+import type { SessionMessage, SessionMessagePart } from "@contextblocks/sessions";
+import type { RunMessage } from "../pipeline/model-types.js";
 import {
   runMessagesOf,
   type ToolPart,

@@ -1,10 +1,9 @@
-import type { HistoryOptions, HistoryProvider, RunMessage } from "@contextblocks/ai";
 import { ContextError } from "@contextblocks/core";
-import { kindOf, type SessionMessage } from "./message.js";
+import type { Session, SessionManager, SessionMessage } from "@contextblocks/sessions";
+import type { HistoryOptions, HistoryProvider } from "../pipeline/history-provider.js";
+import type { RunMessage } from "../pipeline/model-types.js";
 import { runMessagesOf } from "./run-message-decoding.js";
 import { toSessionMessage, withToolResults } from "./run-message-encoding.js";
-import type { Session } from "./session.js";
-import type { SessionManager } from "./session-manager.js";
 
 /** Which session a call reads and writes: one `Session`, a manager's session per id, or your own lookup. */
 export type SessionSource = Session | SessionManager | ((sessionId: string) => Session | Promise<Session>);
@@ -36,7 +35,7 @@ export interface SessionHistoryOptions extends HistoryOptions {
  *
  * ```ts
  * const history = new SessionHistoryProvider("history", { session });
- * const pipeline = contextPipeline({ model, providers: [history], stateStore: new SessionRunStateStore(db) });
+ * const pipeline = contextPipeline({ model, providers: [history], stateStore: new SqliteRunStateStore(db) });
  * ```
  */
 export class SessionHistoryProvider implements HistoryProvider {
@@ -154,4 +153,10 @@ function isSessionManager(value: unknown): value is SessionManager {
 function fromFirstUserMessage(messages: readonly SessionMessage[]): SessionMessage[] {
   const first = messages.findIndex((message) => message.role === "user");
   return first === -1 ? [] : messages.slice(first);
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
