@@ -23,6 +23,10 @@ export {
   isHistoryProvider,
 } from "./pipeline/history-provider.js";
 export type { RunMessage } from "./pipeline/model-types.js";
+export {
+  type SessionRunProviderOptions,
+  sessionRunProvider,
+} from "./pipeline/session-plugin.js";
 export { messageText } from "./pipeline/run-messages.js";
 export type { MessageTransform, RunContext, RunContextProvider } from "./pipeline/run-provider.js";
 export type { RunState, RunStateStore, RunStates } from "@contextblocks/sessions";

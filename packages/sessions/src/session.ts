@@ -311,12 +311,30 @@ export class Session {
    * the append (the message is stored).
    */
   async appendMessage(message: SessionMessage, parentId?: string | null): Promise<void> {
-    const checked = checkSessionMessage(message, "appendMessage");
-    await this.#use().store.appendMessage(checked, parentId);
-    if (this.#pathTokens !== null) {
-      this.#pathTokens = parentId === undefined ? this.#pathTokens + estimateMessageTokens([checked]) : null;
-    }
+    await this.#store(checkSessionMessage(message, "appendMessage"), parentId);
     await this.#compactIfOverThreshold();
+  }
+
+  /**
+   * Stores a turn's messages in order (the first under `parentId` as `appendMessage` does, each next one
+   * under the one before), then checks the `compactAfter` threshold once: one compaction per turn, never
+   * one in the middle of it. `contextPipeline({ model, session })` stores each model call this way.
+   */
+  async appendMessages(messages: readonly SessionMessage[], parentId?: string | null): Promise<void> {
+    const checked = messages.map((message) => checkSessionMessage(message, "appendMessages"));
+    let parent = parentId;
+    for (const message of checked) {
+      await this.#store(message, parent);
+      if (parent !== undefined) parent = message.id;
+    }
+    if (checked.length > 0) await this.#compactIfOverThreshold();
+  }
+
+  async #store(message: SessionMessage, parentId: string | null | undefined): Promise<void> {
+    await this.#use().store.appendMessage(message, parentId);
+    if (this.#pathTokens !== null) {
+      this.#pathTokens = parentId === undefined ? this.#pathTokens + estimateMessageTokens([message]) : null;
+    }
   }
 
   async updateMessage(message: SessionMessage): Promise<void> {

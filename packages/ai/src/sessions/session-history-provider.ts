@@ -114,7 +114,8 @@ export class SessionHistoryProvider implements HistoryProvider {
       appended.push(toSessionMessage(message, this.#generateId(), new Date()));
     }
     if (updated !== null) await session.updateMessage(updated);
-    for (const message of appended) await session.appendMessage(message);
+    // One call's messages are one turn: the session checks its compaction threshold once, after all of them.
+    await session.appendMessages(appended);
   }
 
   /** The session a call with this id reads and writes. */
