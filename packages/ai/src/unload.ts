@@ -73,7 +73,36 @@ export function replaceUnloadedEntries<M extends ContextMessage>(
   messages: readonly M[],
   options: UnloadOptions = {},
 ): M[] {
-  const { unloaded } = readTranscript(messages);
+  return replaceResults(messages, readTranscript(messages).unloaded, options);
+}
+
+/**
+ * Returns the messages with every successful `load_context` result for one of `entries` replaced by the
+ * placeholder: an unload decided outside the transcript (`unloadSkill` over a stored session). Unchanged
+ * messages are the same objects, so a caller can tell which ones changed.
+ */
+export function replaceEntryResults<M extends ContextMessage>(
+  messages: readonly M[],
+  entries: readonly LoadedEntry[],
+  options: UnloadOptions = {},
+): M[] {
+  const wanted = new Set(entries.map((entry) => entryId(entry)));
+  const unloaded = new Map<string, LoadedEntry>();
+  for (const call of toolCallsOf(messages)) {
+    if (call.toolName !== "load_context" || call.outcome !== "succeeded" || !call.result) continue;
+    const entry = entryOf(call.input);
+    if (entry && wanted.has(entryId(entry))) {
+      unloaded.set(locationKey(call.result.message, call.result.part), entry);
+    }
+  }
+  return replaceResults(messages, unloaded, options);
+}
+
+function replaceResults<M extends ContextMessage>(
+  messages: readonly M[],
+  unloaded: ReadonlyMap<string, LoadedEntry>,
+  options: UnloadOptions,
+): M[] {
   if (unloaded.size === 0) return [...messages];
   const placeholder = options.placeholder ?? unloadedPlaceholder;
   return messages.map((message, index) => {

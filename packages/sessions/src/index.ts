@@ -8,6 +8,7 @@ export type {
   SessionTokenCounterInput,
 } from "./compaction/types.js";
 export {
+  checkMessageId,
   checkSessionMessage,
   maximumMessageIdLength,
   type SessionMessage,

@@ -1,9 +1,18 @@
 export { createDurableContext, type DurableContextOptions } from "./durable-context.js";
+export { type SqliteBackend, type SqliteBackendOptions, sqliteBackend } from "./sqlite-backend.js";
 export {
   /** The name `agents/context` uses; the same class. */
   SqliteContextProvider as AgentContextProvider,
   SqliteContextProvider,
   type SqliteContextProviderOptions,
 } from "./sqlite-context-provider.js";
+export { SqliteRunStateStore } from "./sqlite-run-state-store.js";
+export { SqliteSessionRegistry } from "./sqlite-session-registry.js";
+export {
+  /** The name `agents/experimental/memory/session` uses; the same class. */
+  SqliteSessionStore as AgentSessionProvider,
+  SqliteSessionStore,
+  type SqliteSessionStoreOptions,
+} from "./sqlite-session-store.js";
 export { SqliteSkillProvider, type SqliteSkillProviderOptions } from "./sqlite-skill-provider.js";
 export { NAMESPACE_MARK, rowLabel } from "./storage-key.js";

@@ -1,11 +1,11 @@
 import { ContextError } from "@contextblocks/core";
 import { fts5MatchExpression, planQuery } from "@contextblocks/fts5";
+import type { SearchResult } from "@contextblocks/sessions";
 import type { SqlClient } from "@contextblocks/sql";
-import type { SearchResult } from "./session-provider.js";
 
 /**
  * Message search over `assistant_fts`, with the query planning of `@contextblocks/fts5` (the one place
- * sessions touch it): the query is words, never FTS5 syntax; every word and adjacent pair is ORed, and FTS5
+ * the session store touches it): the query is words, never FTS5 syntax; every word and adjacent pair is ORed, and FTS5
  * ranks the matches by bm25 itself, in one statement.
  */
 export interface MessageSearchOptions {

@@ -1,37 +1,37 @@
-import type { RunStateStore, RunStates } from "@contextblocks/ai";
 import { ContextError } from "@contextblocks/core";
+import type { RunStateStore, RunStates } from "@contextblocks/sessions";
 import { type SqlClient, type SqlSource, sql, toSqlClient } from "@contextblocks/sql";
-import { kindOf } from "./message.js";
-import { SqliteSessionProvider } from "./sqlite-session-provider.js";
+import { SqliteSessionStore } from "./sqlite-session-store.js";
+import { kindOf } from "./storage-key.js";
 
-/** The table of run-provider state: one row per session and provider. */
+/** The table of pipeline plugin state: one row per session and plugin. */
 export const runStateTable = "contextblocks_run_state";
 
 /**
  * A `RunStateStore` in the session's SQLite database (`ctx.storage`, better-sqlite3, a `SqlClient`, or a
- * `SqliteSessionProvider`'s database): one row per (session id, source id) holding the provider's state as
+ * `SqliteSessionStore`'s database): one row per (session id, source id) holding the plugin's state as
  * JSON, in a table of its own created on first use. A save is one batch (all-or-nothing where the backend
- * is) that rewrites only the rows whose state changed, and deletes those of providers whose state emptied.
+ * is) that rewrites only the rows whose state changed, and deletes those of plugins whose state emptied.
  *
  * ```ts
- * const pipeline = contextPipeline({ model, providers, stateStore: new SessionRunStateStore(ctx.storage) });
+ * const pipeline = contextPipeline({ model, providers, stateStore: new SqliteRunStateStore(ctx.storage) });
  * ```
  */
-export class SessionRunStateStore implements RunStateStore {
+export class SqliteRunStateStore implements RunStateStore {
   readonly #client: SqlClient;
 
-  constructor(source: SqlSource | SqliteSessionProvider) {
+  constructor(source: SqlSource | SqliteSessionStore) {
     if (source === null || (typeof source !== "object" && typeof source !== "function")) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `SessionRunStateStore: expected a database or a SqliteSessionProvider, got ${kindOf(source)}`,
+        `SqliteRunStateStore: expected a database or a SqliteSessionStore, got ${kindOf(source)}`,
       );
     }
-    this.#client = source instanceof SqliteSessionProvider ? source.client : toSqlClient(source);
+    this.#client = source instanceof SqliteSessionStore ? source.client : toSqlClient(source);
     if (this.#client.dialect !== "sqlite") {
       throw new ContextError(
         "INVALID_CONFIG",
-        `SessionRunStateStore needs a SQLite database; this client's dialect is "${this.#client.dialect}"`,
+        `SqliteRunStateStore needs a SQLite database; this client's dialect is "${this.#client.dialect}"`,
       );
     }
   }
@@ -52,7 +52,7 @@ export class SessionRunStateStore implements RunStateStore {
     if (typeof states !== "object" || states === null || Array.isArray(states)) {
       throw new ContextError(
         "INVALID_INPUT",
-        `SessionRunStateStore.save: states must be an object of states by source id, got ${kindOf(states)}`,
+        `SqliteRunStateStore.save: states must be an object of states by source id, got ${kindOf(states)}`,
       );
     }
     // Serialized before anything is written: a state JSON cannot hold fails the save, not half of it.
@@ -74,7 +74,7 @@ export class SessionRunStateStore implements RunStateStore {
     ]);
   }
 
-  /** Forgets every provider's state of a session (when the session is deleted). */
+  /** Forgets every plugin's state of a session (when the session is deleted). */
   async delete(sessionId: string): Promise<void> {
     checkSessionId(sessionId, "delete");
     await this.#ready();
@@ -104,7 +104,7 @@ function checkSessionId(sessionId: unknown, operation: string): void {
   if (typeof sessionId !== "string" || sessionId.length === 0) {
     throw new ContextError(
       "INVALID_INPUT",
-      `SessionRunStateStore.${operation}: the session id must be a non-empty string, got ${kindOf(sessionId)}`,
+      `SqliteRunStateStore.${operation}: the session id must be a non-empty string, got ${kindOf(sessionId)}`,
     );
   }
 }
@@ -113,7 +113,7 @@ function stateJson(state: unknown, sourceId: string): string {
   if (typeof state !== "object" || state === null || Array.isArray(state)) {
     throw new ContextError(
       "INVALID_INPUT",
-      `SessionRunStateStore.save: the state of "${sourceId}" must be an object, got ${kindOf(state)}`,
+      `SqliteRunStateStore.save: the state of "${sourceId}" must be an object, got ${kindOf(state)}`,
     );
   }
   try {
@@ -121,7 +121,7 @@ function stateJson(state: unknown, sourceId: string): string {
   } catch (error) {
     throw new ContextError(
       "INVALID_INPUT",
-      `SessionRunStateStore.save: the state of "${sourceId}" cannot be stored as JSON: ${String(error)}`,
+      `SqliteRunStateStore.save: the state of "${sourceId}" cannot be stored as JSON: ${String(error)}`,
       { cause: error },
     );
   }
@@ -144,7 +144,7 @@ function parseState(json: string, sessionId: string, sourceId: string): Record<s
 function stateError(sessionId: string, sourceId: string, problem: string, cause?: unknown): ContextError {
   return new ContextError(
     "PROVIDER_FAILED",
-    `SessionRunStateStore.load: the stored state of "${sourceId}" in session "${sessionId}" ${problem}; fix or delete that row of ${runStateTable}`,
+    `SqliteRunStateStore.load: the stored state of "${sourceId}" in session "${sessionId}" ${problem}; fix or delete that row of ${runStateTable}`,
     cause === undefined ? undefined : { cause },
   );
 }

@@ -1,39 +1,34 @@
 import { ContextError } from "@contextblocks/core";
-import { type SqlClient, type SqlSource, type StatementObserver, sql, toSqlClient } from "@contextblocks/sql";
 import {
+  applyCompactions,
   checkMessageId,
   checkSessionMessage,
-  kindOf,
-  type SessionMessage,
-  textOfMessage,
-} from "./message.js";
-import { searchMessageIndex } from "./message-search.js";
-import { applyCompactions } from "./overlays.js";
-import { schemaReady } from "./schema.js";
-import { SerialQueue } from "./serial-queue.js";
-import type {
-  RecentHistoryResult,
-  SearchResult,
-  SessionProvider,
-  StoredCompaction,
-} from "./session-provider.js";
-import {
+  type MessageNode,
   maximumPathLength,
   orderPath,
   parseStoredMessages as parseAll,
   parseStoredMessage as parseMessage,
+  type RecentHistoryResult,
+  type SearchResult,
+  type SessionMessage,
+  type SessionStore,
+  type StoredCompaction,
   serializeMessage as serialize,
-} from "./stored-message.js";
+  textOfMessage,
+} from "@contextblocks/sessions";
+import { type SqlClient, type SqlSource, type StatementObserver, sql, toSqlClient } from "@contextblocks/sql";
+import { searchMessageIndex } from "./message-search.js";
+import { SerialQueue } from "./serial-queue.js";
+import { schemaReady } from "./session-schema.js";
+import { kindOf } from "./storage-key.js";
 
-/** Options of `SqliteSessionProvider`. */
-export interface SqliteSessionProviderOptions {
+/** Options of `SqliteSessionStore`. */
+export interface SqliteSessionStoreOptions {
   /** Keeps this session's messages apart from others in the same tables. Default `""`, as `agents`. */
   sessionId?: string | undefined;
   /** Per-statement report (rows read and written on Durable Objects). Not for a ready `SqlClient`. */
   onStatement?: StatementObserver | undefined;
 }
-
-export { maximumPathLength };
 
 interface PathRow {
   id: string;
@@ -42,50 +37,61 @@ interface PathRow {
   step: number;
 }
 
+interface NodeRow {
+  id: string;
+  parent_id: string | null;
+  role: string;
+  created_at: string | null;
+}
+
+function nodeOf(row: NodeRow): MessageNode {
+  return { id: row.id, parentId: row.parent_id, role: row.role, createdAt: row.created_at ?? null };
+}
+
 interface LeafRow {
   id: string;
   depth: number | null;
 }
 
 /**
- * Session messages as a tree in SQLite (`assistant_messages` and friends, shared with `agents`), over any
- * `SqlSource`: `ctx.storage`, an Agent's `sql`, a better-sqlite3 `Database` or a `SqlClient`.
+ * Session messages as a tree in SQLite (`assistant_messages` and friends, the tables of Cloudflare agents'
+ * Sessions API, so either reads what the other wrote), over any `SqlSource`: `ctx.storage`, an Agent's `sql`, a better-sqlite3 `Database` or a `SqlClient`.
  *
  * Costs do not grow with the session where they need not: an append reads the latest leaf through a
  * pointer row and the parent by primary key; a path read walks `parent_id` from the leaf by primary key
  * (never the whole session); the path length is one row (`depth`).
  */
-export class SqliteSessionProvider implements SessionProvider {
+export class SqliteSessionStore implements SessionStore {
   readonly #client: SqlClient;
   readonly #sessionId: string;
   readonly #queue = new SerialQueue();
 
-  constructor(source: SqlSource, sessionIdOrOptions?: string | SqliteSessionProviderOptions) {
-    const options: SqliteSessionProviderOptions =
+  constructor(source: SqlSource, sessionIdOrOptions?: string | SqliteSessionStoreOptions) {
+    const options: SqliteSessionStoreOptions =
       typeof sessionIdOrOptions === "string" ? { sessionId: sessionIdOrOptions } : (sessionIdOrOptions ?? {});
     if (typeof options !== "object" || options === null) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `SqliteSessionProvider: the second argument must be a session id or an options object, got ${kindOf(options)}`,
+        `SqliteSessionStore: the second argument must be a session id or an options object, got ${kindOf(options)}`,
       );
     }
     if (options.sessionId !== undefined && typeof options.sessionId !== "string") {
       throw new ContextError(
         "INVALID_CONFIG",
-        `SqliteSessionProvider: the session id must be a string, got ${kindOf(options.sessionId)}`,
+        `SqliteSessionStore: the session id must be a string, got ${kindOf(options.sessionId)}`,
       );
     }
     this.#client = toSqlClient(source, { onStatement: options.onStatement });
     if (this.#client.dialect !== "sqlite") {
       throw new ContextError(
         "INVALID_CONFIG",
-        `SqliteSessionProvider needs a SQLite database; this client's dialect is "${this.#client.dialect}"`,
+        `SqliteSessionStore needs a SQLite database; this client's dialect is "${this.#client.dialect}"`,
       );
     }
     this.#sessionId = options.sessionId ?? "";
   }
 
-  /** The session this provider reads and writes. */
+  /** The session this store reads and writes. */
   get sessionId(): string {
     return this.#sessionId;
   }
@@ -154,6 +160,26 @@ export class SqliteSessionProvider implements SessionProvider {
     await this.#ready();
     const leaf = await this.#latestLeaf();
     return leaf === null ? null : this.getMessage(leaf.id);
+  }
+
+  async getNode(id: string): Promise<MessageNode | null> {
+    await this.#ready();
+    const rows = await this.#client.query<NodeRow>`
+      SELECT id, parent_id, role, created_at FROM assistant_messages
+      WHERE id = ${id} AND session_id = ${this.#sessionId}`;
+    return rows[0] === undefined ? null : nodeOf(rows[0]);
+  }
+
+  async getTree(options: { limit?: number } = {}): Promise<MessageNode[]> {
+    const limit = options.limit ?? -1;
+    if (typeof limit !== "number" || Number.isNaN(limit) || (limit < 0 && options.limit !== undefined)) {
+      throw new ContextError("INVALID_INPUT", `getTree: limit must be a number ≥ 0, got ${String(limit)}`);
+    }
+    await this.#ready();
+    const rows = await this.#client.query<NodeRow>`
+      SELECT id, parent_id, role, created_at FROM assistant_messages
+      WHERE session_id = ${this.#sessionId} ORDER BY rowid ASC LIMIT ${Number.isFinite(limit) ? Math.floor(limit) : -1}`;
+    return rows.map(nodeOf);
   }
 
   async getBranches(messageId: string): Promise<SessionMessage[]> {

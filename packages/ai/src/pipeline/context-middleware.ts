@@ -1,12 +1,12 @@
 import { type ContextBlocks, ContextError } from "@contextblocks/core";
 import type { RunStateStore, Session } from "@contextblocks/sessions";
+import { InMemoryRunStateStore } from "@contextblocks/sessions/memory";
 import type { LanguageModelMiddleware, ToolSet } from "ai";
 import { type ContextBlocksRunProviderOptions, contextBlocksRunProvider } from "./blocks-run-provider.js";
 import type { ModelStreamPart } from "./model-types.js";
 import { RunPipeline } from "./run-pipeline.js";
 import type { RunContextProvider } from "./run-provider.js";
 import { type SessionRunProviderOptions, sessionRunProvider } from "./session-plugin.js";
-import { InMemoryRunStateStore } from "@contextblocks/sessions/memory";
 import { StreamedContent } from "./streamed-content.js";
 
 /** Options of `contextMiddleware` and `contextPipeline`. */

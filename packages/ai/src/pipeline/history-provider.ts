@@ -1,7 +1,7 @@
+import type { RunState } from "@contextblocks/sessions";
 import type { ModelMessage } from "ai";
 import type { RunMessage } from "./model-types.js";
 import type { RunContextProvider } from "./run-provider.js";
-import type { RunState } from "@contextblocks/sessions";
 
 /** What a history provider loads and stores (seed 003's flags; defaults as there). */
 export interface HistoryOptions {

@@ -1,10 +1,10 @@
+import type { RunState } from "@contextblocks/sessions";
 import type { ModelMessage, ToolSet } from "ai";
 import type { RunMessage } from "./model-types.js";
 import type { ToolOffer } from "./offered-tools.js";
 import { guard, invalidUse } from "./provider-guard.js";
 import { toRunMessage } from "./run-messages.js";
 import type { MessageTransform, RunContext, RunContextProvider } from "./run-provider.js";
-import type { RunState } from "@contextblocks/sessions";
 
 /** What every provider's view of a call shares. */
 export interface RunBasics {

@@ -1,4 +1,5 @@
 import { ContextError } from "@contextblocks/core";
+import type { RunStateStore, RunStates } from "@contextblocks/sessions";
 import type { ToolSet } from "ai";
 import { type HistoryProvider, historyFlags, isHistoryProvider } from "./history-provider.js";
 import type { ModelCallOptions, ModelContent, RunMessage } from "./model-types.js";
@@ -8,7 +9,6 @@ import { afterView, RunAssembly, type RunBasics } from "./run-assembly.js";
 import { type Cursor, continuedCount, RecentCursors } from "./run-cursor.js";
 import { responseMessages, toRunMessage } from "./run-messages.js";
 import type { RunContextProvider } from "./run-provider.js";
-import type { RunStateStore, RunStates } from "@contextblocks/sessions";
 
 /** The provider-options key a call may use to name its session: `{ contextblocks: { sessionId } }`. */
 export const PROVIDER_OPTIONS_KEY = "contextblocks";

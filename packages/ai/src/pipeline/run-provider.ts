@@ -1,6 +1,6 @@
+import type { RunState } from "@contextblocks/sessions";
 import type { ModelMessage, ToolSet } from "ai";
 import type { RunMessage } from "./model-types.js";
-import type { RunState } from "@contextblocks/sessions";
 
 /** Rewrites the conversation (context messages, then the caller's messages) before the model sees it. */
 export type MessageTransform = (messages: RunMessage[]) => RunMessage[] | Promise<RunMessage[]>;

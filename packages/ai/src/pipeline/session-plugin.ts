@@ -1,10 +1,7 @@
 import { ContextError } from "@contextblocks/core";
 import type { Session } from "@contextblocks/sessions";
 import type { ToolSet } from "ai";
-import {
-  type SessionHistoryOptions,
-  SessionHistoryProvider,
-} from "../sessions/session-history-provider.js";
+import { type SessionHistoryOptions, SessionHistoryProvider } from "../sessions/session-history-provider.js";
 import { type ContextBlocksRunProviderOptions, contextBlocksRunProvider } from "./blocks-run-provider.js";
 import type { HistoryProvider } from "./history-provider.js";
 import type { RunMessage } from "./model-types.js";

@@ -1,7 +1,9 @@
+import { contextTools, sessionSearchTool } from "@contextblocks/ai";
+import { continuationPreamble, SessionManager, type SessionMessage } from "@contextblocks/sessions";
 import { generateText, stepCountIs } from "ai";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { continuationPreamble, SessionManager, type SessionMessage } from "../../src/index.js";
+import { sqliteBackend } from "../../src/index.js";
 import { answer, callTool, scriptedModel, toolResult } from "./model.js";
 
 function message(id: string, text: string, role = "user"): SessionMessage {
@@ -13,7 +15,7 @@ const ids = (messages: readonly { id: string }[]) => messages.map((entry) => ent
 describe("SessionManager", () => {
   it("creates, lists by updated_at, renames and deletes sessions with their messages", async () => {
     const database = new Database(":memory:");
-    const manager = SessionManager.create(database);
+    const manager = new SessionManager(sqliteBackend(database));
     const first = await manager.create("First", { model: "m-1", source: "web" });
     const second = await manager.create("Second", { parentSessionId: first.id });
     expect(first).toMatchObject({
@@ -34,15 +36,46 @@ describe("SessionManager", () => {
     database.close();
   });
 
+  it("delete removes everything the session owned, in every table, and nothing of another session", async () => {
+    const database = new Database(":memory:");
+    const backend = sqliteBackend(database);
+    const manager = new SessionManager(backend).withContext("memory", { maxTokens: 100 }).withCachedPrompt();
+    const doomed = await manager.create("Doomed");
+    const kept = await manager.create("Kept");
+    for (const info of [doomed, kept]) {
+      await manager.append(info.id, message(`${info.name}-1`, `SECRET-${info.name} said hello`));
+      await manager.addCompaction(info.id, `SECRET-${info.name} summary`, `${info.name}-1`, `${info.name}-1`);
+      const session = manager.getSession(info.id);
+      await session.replaceContextBlock("memory", `SECRET-${info.name} memory`);
+      await session.freezeSystemPrompt();
+      await backend.runState.save(info.id, { counter: { note: `SECRET-${info.name} state` } });
+    }
+    await manager.delete(doomed.id);
+    const tables = (
+      database.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]
+    ).map((row) => row.name);
+    const dump = tables
+      .filter((name) => !name.startsWith("assistant_fts_") && name !== "sqlite_sequence")
+      .map((name) => JSON.stringify(database.prepare(`SELECT * FROM "${name}"`).all()))
+      .join("\n");
+    expect(dump).not.toContain("SECRET-Doomed");
+    expect(dump).not.toContain(doomed.id);
+    expect(dump).toContain("SECRET-Kept memory");
+    expect(dump).toContain("SECRET-Kept state");
+    expect(await backend.runState.load(kept.id)).not.toBeNull();
+    expect((await manager.search("hello")).map((hit) => hit.sessionId)).toEqual([kept.id]);
+    database.close();
+  });
+
   it("append, upsert, appendAll, counts, branches and clear", async () => {
-    const manager = SessionManager.create(new Database(":memory:"));
+    const manager = new SessionManager(sqliteBackend(new Database(":memory:")));
     const { id } = await manager.create("Chat");
     expect(await manager.appendAll(id, [message("a", "1"), message("b", "2"), message("c", "3")])).toBe("c");
     await manager.upsert(id, message("b", "2, edited"));
     await manager.upsert(id, message("b2", "another answer"), "a");
     expect((await manager.getHistory(id, "c"))[1]?.parts[0]?.text).toBe("2, edited");
     expect(ids(await manager.getBranches(id, "a"))).toEqual(["b", "b2"]);
-    expect(await manager.getMessageCount(id)).toBe(2);
+    expect(await manager.getPathLength(id)).toBe(2);
     await manager.deleteMessages(id, ["b2"]);
     expect(ids(await manager.getHistory(id))).toEqual(["a", "b", "c"]);
     await manager.clearMessages(id);
@@ -50,7 +83,7 @@ describe("SessionManager", () => {
   });
 
   it("forks at a message, splits after a compaction, adds usage", async () => {
-    const manager = SessionManager.create(new Database(":memory:"));
+    const manager = new SessionManager(sqliteBackend(new Database(":memory:")));
     const { id } = await manager.create("Chat", { model: "m-1" });
     await manager.appendAll(id, [message("a", "one"), message("b", "two"), message("c", "three")]);
     const forked = await manager.fork(id, "b", "Forked");
@@ -77,7 +110,7 @@ describe("SessionManager", () => {
   });
 
   it("searches across sessions, through session_search and the searchable history block", async () => {
-    const manager = SessionManager.create(new Database(":memory:"))
+    const manager = new SessionManager(sqliteBackend(new Database(":memory:")))
       .withContext("memory", { maxTokens: 100 })
       .withSearchableHistory("history");
     const one = await manager.create("One");
@@ -91,14 +124,20 @@ describe("SessionManager", () => {
       callTool("s1", "session_search", { query: "Friday deployment" }),
       answer("ok"),
     ]);
-    await generateText({ model, prompt: "when?", tools: manager.tools(), stopWhen: stepCountIs(3) });
+    await generateText({
+      model,
+      prompt: "when?",
+      tools: sessionSearchTool(manager),
+      stopWhen: stepCountIs(3),
+    });
     expect(String(toolResult(model.doGenerateCalls[1], "s1"))).toMatch(
       /^\[user\] the deployment is on Friday/,
     );
 
     const session = manager.getSession(one.id);
     expect(manager.getSession(one.id)).toBe(session);
-    const tools = await session.tools();
+    await session.context.load();
+    const tools = contextTools(session.context);
     expect(Object.keys(tools).sort()).toEqual(["search_context", "set_context"]);
     const blockModel = scriptedModel([
       callTool("h1", "search_context", { label: "history", query: "Monday" }),

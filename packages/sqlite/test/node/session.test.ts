@@ -1,16 +1,13 @@
-import { isContextError } from "@contextblocks/core";
+import { contextTools, loadedSkillKeys, unloadSkill } from "@contextblocks/ai";
+import { ContextBlocks, isContextError } from "@contextblocks/core";
 import { InMemorySkillProvider, InMemoryStore } from "@contextblocks/core/memory";
+import { Session, type SessionMessage, type SessionStore } from "@contextblocks/sessions";
+import { createCompactFunction } from "@contextblocks/sessions/compaction";
 import { fromBetterSqlite3 } from "@contextblocks/sql";
 import { generateText, stepCountIs } from "ai";
 import type Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createCompactFunction } from "../../src/compaction/index.js";
-import {
-  Session,
-  type SessionMessage,
-  type SessionProvider,
-  SqliteSessionProvider,
-} from "../../src/index.js";
+import { SqliteSessionStore, sqliteBackend } from "../../src/index.js";
 import { agentsHost } from "./agents-host.js";
 import { answer, callTool, promptText, scriptedModel, toolResult } from "./model.js";
 import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
@@ -28,25 +25,21 @@ beforeEach(() => {
 afterEach(() => temporary.remove());
 
 describe("Session.create", () => {
-  it("accepts better-sqlite3, a SqlClient, an agents-style sql host and a SessionProvider", async () => {
+  it("sqliteBackend accepts better-sqlite3, a SqlClient and an agents-style sql host; new Session takes a store", async () => {
     const database = temporary.database;
-    const hosts = [
-      database,
-      fromBetterSqlite3(database),
-      agentsHost(database),
-      new SqliteSessionProvider(database, "same"),
-    ];
-    await Session.create(database).forSession("same").appendMessage(message("m1", "hello"));
+    const hosts = [database, fromBetterSqlite3(database), agentsHost(database)];
+    await Session.create(sqliteBackend(database)).forSession("same").appendMessage(message("m1", "hello"));
     for (const host of hosts) {
-      const session = Session.create(host);
-      if (!(host instanceof SqliteSessionProvider)) session.forSession("same");
+      const session = Session.create(sqliteBackend(host)).forSession("same");
       expect(ids(await session.getHistory())).toEqual(["m1"]);
     }
-    expect(() => Session.create(42 as never)).toThrow(/expected a database or a SessionProvider/);
+    const direct = new Session({ store: new SqliteSessionStore(database, "same") });
+    expect(ids(await direct.getHistory())).toEqual(["m1"]);
+    expect(() => sqliteBackend(42 as never)).toThrow();
   });
 
   it("builder calls are order-independent and refused after first use", async () => {
-    const session = Session.create(temporary.database)
+    const session = Session.create(sqliteBackend(temporary.database))
       .withCachedPrompt()
       .withContext("memory", { description: "Facts", maxTokens: 200 })
       .forSession("chat");
@@ -57,7 +50,10 @@ describe("Session.create", () => {
 
   it("keeps blocks and frozen prompts of sessions apart, and the prompt survives a restart", async () => {
     const build = (database: Database.Database, id: string) =>
-      Session.create(database).forSession(id).withContext("memory", { maxTokens: 200 }).withCachedPrompt();
+      Session.create(sqliteBackend(database))
+        .forSession(id)
+        .withContext("memory", { maxTokens: 200 })
+        .withCachedPrompt();
     const first = build(temporary.database, "one");
     const second = build(temporary.database, "two");
     await first.replaceContextBlock("memory", "one's fact");
@@ -71,9 +67,15 @@ describe("Session.create", () => {
     expect(await restarted.refreshSystemPrompt()).toContain("changed later");
   });
 
-  it("the direct constructor takes a provider and block configs", async () => {
-    const session = new Session(new SqliteSessionProvider(temporary.database, "chat"), {
-      context: [{ label: "soul", provider: { get: async () => "You are helpful." } }, { label: "notes" }],
+  it("the direct constructor takes a store and a ContextBlocks", async () => {
+    const backend = sqliteBackend(temporary.database);
+    const session = new Session({
+      store: new SqliteSessionStore(temporary.database, "chat"),
+      context: new ContextBlocks(
+        [{ label: "soul", provider: { get: async () => "You are helpful." } }, { label: "notes" }],
+        null,
+        (label) => backend.block(label, "chat"),
+      ),
     });
     await session.appendMessage(message("a", "hi"));
     expect(await session.freezeSystemPrompt()).toContain("You are helpful.");
@@ -83,7 +85,7 @@ describe("Session.create", () => {
 
 describe("Session tools through generateText", () => {
   it("set_context writes the session's memory; a bad call reads as Error text, nothing thrown", async () => {
-    const session = Session.create(temporary.database)
+    const session = Session.create(sqliteBackend(temporary.database))
       .forSession("chat")
       .withContext("memory", { description: "Facts", maxTokens: 50 });
     const model = scriptedModel([
@@ -95,7 +97,7 @@ describe("Session tools through generateText", () => {
       model,
       system: await session.freezeSystemPrompt(),
       prompt: "remember that I like tea",
-      tools: await session.tools(),
+      tools: (await session.context.load(), contextTools(session.context)),
       stopWhen: stepCountIs(5),
     });
     expect(result.text).toBe("done");
@@ -107,7 +109,7 @@ describe("Session tools through generateText", () => {
     const store = new InMemoryStore();
     const skills = { "pdf-forms": { content: "PDF FORM INSTRUCTIONS", description: "Forms" } };
     const build = (database: Database.Database) =>
-      Session.create(database)
+      Session.create(sqliteBackend(database))
         .forSession("chat")
         .withContext("skills", { provider: new InMemorySkillProvider({ store, skills }) });
     const session = build(temporary.database);
@@ -118,7 +120,7 @@ describe("Session tools through generateText", () => {
     const result = await generateText({
       model,
       prompt: "fill the form",
-      tools: await session.tools(),
+      tools: (await session.context.load(), contextTools(session.context)),
       stopWhen: stepCountIs(3),
     });
     expect(toolResult(model.doGenerateCalls[1], "load-1")).toBe("PDF FORM INSTRUCTIONS");
@@ -139,19 +141,19 @@ describe("Session tools through generateText", () => {
       ],
     });
     const restarted = build(temporary.reopen());
-    expect([...(await restarted.getLoadedSkillKeys())]).toEqual(["skills:pdf-forms"]);
-    expect(await restarted.unloadSkill("skills", "pdf-forms")).toBe(true);
+    expect([...(await loadedSkillKeys(restarted))]).toEqual(["skills:pdf-forms"]);
+    expect(await unloadSkill(restarted, "skills", "pdf-forms")).toBe(true);
     const stored = await restarted.getMessage("a1");
     expect(stored?.parts[0]?.output).toEqual({ isError: false, text: "[unloaded: pdf-forms from skills]" });
     expect(JSON.stringify(await restarted.getHistory())).not.toContain("PDF FORM INSTRUCTIONS");
-    expect(await restarted.unloadSkill("skills", "pdf-forms")).toBe(false);
-    expect([...(await build(temporary.reopen()).getLoadedSkillKeys())]).toEqual([]);
+    expect(await unloadSkill(restarted, "skills", "pdf-forms")).toBe(false);
+    expect([...(await loadedSkillKeys(build(temporary.reopen())))]).toEqual([]);
   });
 });
 
 describe("Session search", () => {
   it("finds messages by their words and throws UNSUPPORTED without searchMessages", async () => {
-    const session = Session.create(temporary.database).forSession("chat");
+    const session = Session.create(sqliteBackend(temporary.database)).forSession("chat");
     await session.appendMessage(message("a", "We deploy on Friday afternoon"));
     await session.appendMessage(message("b", "Lunch is at noon", "assistant"));
     const hits = await session.search("when do we deploy?", { limit: 5 });
@@ -159,8 +161,11 @@ describe("Session search", () => {
       ["a", "user", "We deploy on Friday afternoon"],
     ]);
     expect(typeof hits[0]?.createdAt).toBe("string");
-    const inner = new SqliteSessionProvider(temporary.database, "chat");
-    const withoutSearch: SessionProvider = {
+    const inner = new SqliteSessionStore(temporary.database, "chat");
+    const withoutSearch: SessionStore = {
+      sessionId: "chat",
+      getNode: (id) => inner.getNode(id),
+      getTree: (options) => inner.getTree(options),
       getMessage: (id) => inner.getMessage(id),
       getHistory: (leaf) => inner.getHistory(leaf),
       getLatestLeaf: () => inner.getLatestLeaf(),
@@ -173,7 +178,9 @@ describe("Session search", () => {
       addCompaction: (summary, from, to) => inner.addCompaction(summary, from, to),
       getCompactions: () => inner.getCompactions(),
     };
-    const error = await new Session(withoutSearch).search("deploy").catch((caught: unknown) => caught);
+    const error = await new Session({ store: withoutSearch })
+      .search("deploy")
+      .catch((caught: unknown) => caught);
     expect(isContextError(error) && error.code).toBe("UNSUPPORTED");
   });
 });
@@ -187,7 +194,7 @@ describe("compaction", () => {
   it("summarises the middle through generateText, keeps head and tail, and updates the summary next time", async () => {
     const model = scriptedModel([answer("FIRST SUMMARY"), answer("SECOND SUMMARY")]);
     const summarize = async (prompt: string) => (await generateText({ model, prompt })).text;
-    const session = Session.create(temporary.database)
+    const session = Session.create(sqliteBackend(temporary.database))
       .forSession("chat")
       .onCompaction(
         createCompactFunction({ summarize, protectHead: 2, tailTokenBudget: 150, minTailMessages: 2 }),
@@ -244,7 +251,7 @@ describe("compaction", () => {
   it("compacts automatically past the threshold, refreshes the frozen prompt, and a failure never fails the append", async () => {
     const errors: unknown[] = [];
     let fail = true;
-    const session = Session.create(temporary.database)
+    const session = Session.create(sqliteBackend(temporary.database))
       .forSession("chat")
       .withContext("soul", { provider: { get: async () => `soul version ${fail ? 1 : 2}` } })
       .onCompaction(
@@ -276,7 +283,7 @@ describe("compaction", () => {
 
   it("passes the session's token counter the messages, the frozen prompt and the blocks", async () => {
     const inputs: { messages: number; systemPrompt: string; blocks: string[] }[] = [];
-    const session = Session.create(temporary.database)
+    const session = Session.create(sqliteBackend(temporary.database))
       .forSession("chat")
       .withContext("soul", { provider: { get: async () => "You are terse." } })
       .onCompaction(async () => null)
@@ -299,13 +306,13 @@ describe("compaction", () => {
 
 describe("clearMessages", () => {
   it("deletes messages, overlays and loaded-skill state", async () => {
-    const session = Session.create(temporary.database).forSession("chat");
+    const session = Session.create(sqliteBackend(temporary.database)).forSession("chat");
     await session.appendMessage(message("a", "x"));
     await session.addCompaction("s", "a", "a");
     await session.clearMessages();
     expect(await session.getHistory()).toEqual([]);
     expect(await session.getCompactions()).toEqual([]);
-    expect([...(await session.getLoadedSkillKeys())]).toEqual([]);
+    expect([...(await loadedSkillKeys(session))]).toEqual([]);
     expect(await session.search("x")).toEqual([]);
   });
 });

@@ -1,8 +1,9 @@
 import { isContextError } from "@contextblocks/core";
+import type { SessionMessage } from "@contextblocks/sessions";
 import { fromBetterSqlite3, type StatementReport } from "@contextblocks/sql";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type SessionMessage, SqliteSessionProvider } from "../../src/index.js";
+import { SqliteSessionStore } from "../../src/index.js";
 import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 function message(id: string, text = `text of ${id}`, role = "user"): SessionMessage {
@@ -17,9 +18,9 @@ beforeEach(() => {
 });
 afterEach(() => temporary.remove());
 
-describe("SqliteSessionProvider: the message tree", () => {
+describe("SqliteSessionStore: the message tree", () => {
   it("auto-parents to the latest leaf and reads root to leaf", async () => {
-    const provider = new SqliteSessionProvider(temporary.database, "chat");
+    const provider = new SqliteSessionStore(temporary.database, "chat");
     for (const id of ["a", "b", "c"]) await provider.appendMessage(message(id));
     expect(ids(await provider.getHistory())).toEqual(["a", "b", "c"]);
     expect(await provider.getPathLength()).toBe(3);
@@ -28,7 +29,7 @@ describe("SqliteSessionProvider: the message tree", () => {
   });
 
   it("branches: a second child of a message, history per leaf, branches oldest first", async () => {
-    const provider = new SqliteSessionProvider(temporary.database, "chat");
+    const provider = new SqliteSessionStore(temporary.database, "chat");
     for (const id of ["q", "answer-1"]) await provider.appendMessage(message(id));
     await provider.appendMessage(message("answer-2"), "q");
     await provider.appendMessage(message("follow-up"));
@@ -42,7 +43,7 @@ describe("SqliteSessionProvider: the message tree", () => {
   });
 
   it("refuses an existing id, a missing parent, its own parent and a non-message, storing nothing", async () => {
-    const provider = new SqliteSessionProvider(temporary.database, "chat");
+    const provider = new SqliteSessionStore(temporary.database, "chat");
     await provider.appendMessage(message("a"));
     const refusals: [unknown, string | null | undefined, string, RegExp][] = [
       [message("a", "again"), undefined, "INVALID_INPUT", /already exists/],
@@ -70,8 +71,8 @@ describe("SqliteSessionProvider: the message tree", () => {
   });
 
   it("keeps sessions apart in the same tables", async () => {
-    const first = new SqliteSessionProvider(temporary.database, "one");
-    const second = new SqliteSessionProvider(temporary.database, "two");
+    const first = new SqliteSessionStore(temporary.database, "one");
+    const second = new SqliteSessionStore(temporary.database, "two");
     await first.appendMessage(message("1a", "apples"));
     await second.appendMessage(message("2a", "apples"));
     expect(ids(await first.getHistory())).toEqual(["1a"]);
@@ -83,8 +84,25 @@ describe("SqliteSessionProvider: the message tree", () => {
     expect(ids(await second.searchMessages("apples"))).toEqual(["2a"]);
   });
 
+  it("returns a message's parent and the tree in storage order (what an inspector draws)", async () => {
+    const store = new SqliteSessionStore(temporary.database, "chat");
+    for (const id of ["q", "a1"]) await store.appendMessage(message(id));
+    await store.appendMessage(message("a2", "other", "assistant"), "q");
+    await new SqliteSessionStore(temporary.database, "other").appendMessage(message("o1"));
+    expect(await store.getNode("a2")).toMatchObject({ id: "a2", parentId: "q", role: "assistant" });
+    expect(typeof (await store.getNode("a2"))?.createdAt).toBe("string");
+    expect(await store.getNode("q")).toMatchObject({ parentId: null });
+    expect(await store.getNode("o1")).toBeNull();
+    expect((await store.getTree()).map((node) => [node.id, node.parentId])).toEqual([
+      ["q", null],
+      ["a1", "q"],
+      ["a2", "q"],
+    ]);
+    expect(await store.getTree({ limit: 2 })).toHaveLength(2);
+  });
+
   it("chains concurrent appends instead of forking them", async () => {
-    const provider = new SqliteSessionProvider(temporary.database, "chat");
+    const provider = new SqliteSessionStore(temporary.database, "chat");
     await Promise.all(Array.from({ length: 20 }, (_, index) => provider.appendMessage(message(`m${index}`))));
     const history = await provider.getHistory();
     expect(history).toHaveLength(20);
@@ -92,10 +110,10 @@ describe("SqliteSessionProvider: the message tree", () => {
   });
 
   it("survives a reopen of the database file", async () => {
-    const provider = new SqliteSessionProvider(temporary.database, "chat");
+    const provider = new SqliteSessionStore(temporary.database, "chat");
     for (const id of ["a", "b"]) await provider.appendMessage(message(id));
     await provider.addCompaction("summary of a", "a", "a");
-    const reopened = new SqliteSessionProvider(temporary.reopen(), "chat");
+    const reopened = new SqliteSessionStore(temporary.reopen(), "chat");
     expect(ids(await reopened.getHistory())).toEqual([
       `compaction_${(await reopened.getCompactions())[0]?.id}`,
       "b",
@@ -105,7 +123,7 @@ describe("SqliteSessionProvider: the message tree", () => {
   });
 
   it("updates content in place and re-indexes it; deletes messages and their index rows", async () => {
-    const provider = new SqliteSessionProvider(temporary.database, "chat");
+    const provider = new SqliteSessionStore(temporary.database, "chat");
     for (const id of ["a", "b", "c"]) await provider.appendMessage(message(id, `${id} mentions zebras`));
     await provider.updateMessage(message("b", "b mentions giraffes"));
     expect(ids(await provider.searchMessages("zebras"))).toEqual(expect.arrayContaining(["a", "c"]));
@@ -118,7 +136,7 @@ describe("SqliteSessionProvider: the message tree", () => {
   });
 
   it("applies overlays on read without touching stored messages", async () => {
-    const provider = new SqliteSessionProvider(temporary.database, "chat");
+    const provider = new SqliteSessionStore(temporary.database, "chat");
     for (const id of ["a", "b", "c", "d"]) await provider.appendMessage(message(id));
     const overlay = await provider.addCompaction("b and c, briefly", "b", "c");
     const history = await provider.getHistory();
@@ -131,7 +149,7 @@ describe("SqliteSessionProvider: the message tree", () => {
   });
 
   it("reads a byte-budgeted window of the newest messages", async () => {
-    const provider = new SqliteSessionProvider(temporary.database, "chat");
+    const provider = new SqliteSessionStore(temporary.database, "chat");
     for (let index = 0; index < 50; index++)
       await provider.appendMessage(message(`m${index}`, "x".repeat(100)));
     const size = Buffer.byteLength(JSON.stringify(message("m10", "x".repeat(100))));
@@ -146,7 +164,7 @@ describe("SqliteSessionProvider: the message tree", () => {
   });
 
   it("keeps hostile and large text exact, and searches it as words", async () => {
-    const provider = new SqliteSessionProvider(temporary.database, "chat");
+    const provider = new SqliteSessionStore(temporary.database, "chat");
     const hostile = `'); DROP TABLE assistant_messages; -- "NEAR" OR * ^ content: \u0000 ${"\u{1F600}"} \ud800`;
     await provider.appendMessage(message("h", hostile));
     const large = "word ".repeat(200_000);
@@ -161,7 +179,7 @@ describe("SqliteSessionProvider: the message tree", () => {
     const reports: StatementReport[] = [];
     const database = new Database(":memory:");
     const client = fromBetterSqlite3(database, { onStatement: (report) => reports.push(report) });
-    const provider = new SqliteSessionProvider(client, "chat");
+    const provider = new SqliteSessionStore(client, "chat");
     const statementsPerAppend: number[] = [];
     for (let index = 0; index < 300; index++) {
       reports.length = 0;

@@ -1,10 +1,11 @@
+import { Session } from "@contextblocks/sessions";
 import {
   AgentSessionProvider as AnchorProvider,
   Session as AnchorSession,
 } from "agents-session/experimental/memory/session";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { Session, SqliteSessionProvider } from "../../src/index.js";
+import { SqliteSessionStore, sqliteBackend } from "../../src/index.js";
 import { agentsHost } from "./agents-host.js";
 
 /** A plain message both packages accept (no createdAt: the anchor types it as a Date only). */
@@ -28,7 +29,7 @@ describe("data written by agents/experimental/memory/session (agents@0.22.0)", (
     anchor.appendMessage(message("b2", "a second answer", "assistant"), "a");
     anchor.addCompaction("a summary of a..b", "a", "b");
 
-    const ours = new SqliteSessionProvider(database, "chat");
+    const ours = new SqliteSessionStore(database, "chat");
     expect(ids(await ours.getHistory("c"))).toEqual([`compaction_${anchor.getCompactions()[0]?.id}`, "c"]);
     expect(ids(await ours.getBranches("a"))).toEqual(["b", "b2"]);
     expect((await ours.getLatestLeaf())?.id).toBe("b2");
@@ -48,7 +49,7 @@ describe("data written by agents/experimental/memory/session (agents@0.22.0)", (
     const anchor = AnchorSession.create(host).forSession("s1");
     await anchor.appendMessage(message("m1", "hello"));
     await anchor.appendMessage(message("m2", "hi there", "assistant"));
-    const ours = Session.create(host).forSession("s1");
+    const ours = Session.create(sqliteBackend(host)).forSession("s1");
     expect(ids(await ours.getHistory())).toEqual(["m1", "m2"]);
     expect((await ours.search("hello")).map((hit) => hit.id)).toEqual(["m1"]);
     database.close();

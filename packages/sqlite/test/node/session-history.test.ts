@@ -3,12 +3,17 @@ import {
   contextMiddleware,
   contextPipeline,
   InMemoryHistoryProvider,
+  loadedSkillKeys,
   type RunContextProvider,
   type RunMessage,
+  SessionHistoryProvider,
+  unloadSkill,
+  verbatimPartType,
 } from "@contextblocks/ai";
 import { assertStablePrefix, comparePrefix } from "@contextblocks/ai/test";
 import { ContextBlocks, isContextError } from "@contextblocks/core";
 import { InMemoryContextProvider, InMemorySkillProvider, InMemoryStore } from "@contextblocks/core/memory";
+import { Session, SessionManager } from "@contextblocks/sessions";
 import {
   convertToModelMessages,
   generateText,
@@ -19,13 +24,7 @@ import {
 } from "ai";
 import type Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  Session,
-  SessionHistoryProvider,
-  SessionManager,
-  SessionRunStateStore,
-  verbatimPartType,
-} from "../../src/index.js";
+import { SqliteRunStateStore, sqliteBackend } from "../../src/index.js";
 import { answer, callTool, conversation, scriptedModel, scriptedStreamModel } from "./model.js";
 import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
@@ -59,13 +58,13 @@ function start(
   store: InMemoryStore,
   options: { today?: () => string; providers?: RunContextProvider[] } = {},
 ) {
-  const session = Session.create(database).forSession("chat-1");
+  const session = Session.create(sqliteBackend(database)).forSession("chat-1");
   const history = new SessionHistoryProvider("history", { session });
   const pipeline = contextPipeline({
     model,
     context: createContext(store, options.today),
     providers: [history, ...(options.providers ?? [])],
-    stateStore: new SessionRunStateStore(database),
+    stateStore: new SqliteRunStateStore(database),
   });
   return { session, history, pipeline };
 }
@@ -280,7 +279,7 @@ describe("SessionHistoryProvider through streamText", () => {
   });
 });
 
-describe("SessionRunStateStore", () => {
+describe("SqliteRunStateStore", () => {
   /** Counts turns in its state and tells the model the count. */
   const counter: RunContextProvider = {
     sourceId: "counter",
@@ -300,7 +299,7 @@ describe("SessionRunStateStore", () => {
     await generateText({ model: first.pipeline.model, tools: first.pipeline.tools, prompt: "two" });
 
     const database = temporary.reopen();
-    expect(await new SessionRunStateStore(database).load("default")).toEqual({ counter: { turns: 2 } });
+    expect(await new SqliteRunStateStore(database).load("default")).toEqual({ counter: { turns: 2 } });
     const second = start(database, model, store, { providers: [counter] });
     await generateText({ model: second.pipeline.model, tools: second.pipeline.tools, prompt: "three" });
     const system = model.doGenerateCalls[2]!.prompt.filter((message) => message.role === "system");
@@ -310,7 +309,7 @@ describe("SessionRunStateStore", () => {
   });
 
   it("keeps sessions apart, drops a state that emptied, and leaves the other rows alone", async () => {
-    const stateStore = new SessionRunStateStore(temporary.database);
+    const stateStore = new SqliteRunStateStore(temporary.database);
     expect(await stateStore.load("a")).toBeNull();
     await stateStore.save("a", { one: { x: 1 }, two: { y: 2 } });
     await stateStore.save("b", { one: { x: 9 } });
@@ -323,7 +322,7 @@ describe("SessionRunStateStore", () => {
   });
 
   it("refuses bad input with a ContextError and keeps what was stored", async () => {
-    const stateStore = new SessionRunStateStore(temporary.database);
+    const stateStore = new SqliteRunStateStore(temporary.database);
     await stateStore.save("a", { one: { x: 1 } });
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
@@ -332,7 +331,7 @@ describe("SessionRunStateStore", () => {
       message: expect.stringContaining('"two"'),
     });
     await expect(stateStore.save("", {})).rejects.toMatchObject({ code: "INVALID_INPUT" });
-    expect(() => new SessionRunStateStore(null as never)).toThrow(/expected a database/);
+    expect(() => new SqliteRunStateStore(null as never)).toThrow(/expected a database/);
     expect(await stateStore.load("a")).toEqual({ one: { x: 1 } });
 
     // A hand-broken row fails the load by name instead of being read as empty (and overwritten).
@@ -345,7 +344,7 @@ describe("SessionRunStateStore", () => {
 
 describe("SessionHistoryProvider configuration and flags", () => {
   it("counts as a loading history provider: a second one is refused", () => {
-    const session = Session.create(temporary.database).forSession("chat-1");
+    const session = Session.create(sqliteBackend(temporary.database)).forSession("chat-1");
     const history = new SessionHistoryProvider("history", { session });
     const error = (() => {
       try {
@@ -370,7 +369,7 @@ describe("SessionHistoryProvider configuration and flags", () => {
       () => new SessionHistoryProvider("history", { session: {} as never }),
       () =>
         new SessionHistoryProvider("history", {
-          session: Session.create(temporary.database),
+          session: Session.create(sqliteBackend(temporary.database)),
           maxBytes: -1,
         }),
     ];
@@ -379,7 +378,7 @@ describe("SessionHistoryProvider configuration and flags", () => {
   });
 
   it("stores what the flags say: an audit log with the context messages, no loading", async () => {
-    const session = Session.create(temporary.database).forSession("audit");
+    const session = Session.create(sqliteBackend(temporary.database)).forSession("audit");
     const audit = new SessionHistoryProvider("audit", {
       session,
       loadMessages: false,
@@ -393,7 +392,7 @@ describe("SessionHistoryProvider configuration and flags", () => {
       },
     };
     const outputsOnly = new SessionHistoryProvider("outputs", {
-      session: Session.create(temporary.database).forSession("outputs"),
+      session: Session.create(sqliteBackend(temporary.database)).forSession("outputs"),
       loadMessages: false,
       storeInputs: false,
     });
@@ -424,7 +423,7 @@ describe("SessionHistoryProvider configuration and flags", () => {
   });
 
   it("gives each call id its own session through a SessionManager", async () => {
-    const manager = SessionManager.create(temporary.database);
+    const manager = new SessionManager(sqliteBackend(temporary.database));
     const history = new SessionHistoryProvider("history", { session: manager });
     const model = scriptedModel([answer("Hi Ada."), answer("Hi Bo."), answer("You are Ada.")]);
     const pipeline = contextPipeline({ model, providers: [history] });
@@ -441,7 +440,7 @@ describe("SessionHistoryProvider configuration and flags", () => {
   });
 
   it("loads a bounded window with maxBytes, starting at a user message", async () => {
-    const session = Session.create(temporary.database).forSession("window");
+    const session = Session.create(sqliteBackend(temporary.database)).forSession("window");
     const writer = new SessionHistoryProvider("history", { session });
     for (let turn = 1; turn <= 5; turn++) {
       await writer.saveMessages("window", [
@@ -558,10 +557,10 @@ describe("SessionHistoryProvider: what is stored reads back exactly", () => {
 
   for (const [name, messages] of Object.entries(cases)) {
     it(name, async () => {
-      const session = Session.create(temporary.database).forSession(name);
+      const session = Session.create(sqliteBackend(temporary.database)).forSession(name);
       await new SessionHistoryProvider("history", { session }).saveMessages(name, messages);
       temporary.reopen();
-      const reopened = Session.create(temporary.database).forSession(name);
+      const reopened = Session.create(sqliteBackend(temporary.database)).forSession(name);
       const loaded = await new SessionHistoryProvider("history", { session: reopened }).getMessages(name);
       expect(JSON.stringify(loaded)).toBe(JSON.stringify(messages));
       // Only what the UI shape cannot hold (the approval) is stored verbatim.
@@ -573,7 +572,7 @@ describe("SessionHistoryProvider: what is stored reads back exactly", () => {
   }
 
   it("gives bytes back as the same base64 a provider sends", async () => {
-    const session = Session.create(temporary.database).forSession("bytes");
+    const session = Session.create(sqliteBackend(temporary.database)).forSession("bytes");
     const history = new SessionHistoryProvider("history", { session });
     await history.saveMessages("bytes", [
       { role: "user", content: [{ type: "file", mediaType: "image/png", data: bytes }] },
@@ -584,7 +583,7 @@ describe("SessionHistoryProvider: what is stored reads back exactly", () => {
   });
 
   it("keeps tool calls in UI shape and only falls back to a verbatim part when it must", async () => {
-    const session = Session.create(temporary.database).forSession("shape");
+    const session = Session.create(sqliteBackend(temporary.database)).forSession("shape");
     const [, approvals] = Object.entries(cases).at(-1)!;
     await new SessionHistoryProvider("history", { session }).saveMessages("shape", approvals);
     const types = (await session.getHistory()).map((message) => message.parts.map((part) => part.type));
@@ -597,7 +596,7 @@ describe("SessionHistoryProvider and the session's own features", () => {
     const store = new InMemoryStore();
     const skills = { "pdf-forms": { content: "PDF FORM INSTRUCTIONS", description: "Forms" } };
     const skillProvider = new InMemorySkillProvider({ store, skills });
-    const session = Session.create(temporary.database)
+    const session = Session.create(sqliteBackend(temporary.database))
       .forSession("chat")
       .withContext("skills", { description: "Skills to load", provider: skillProvider });
     const context = new ContextBlocks([
@@ -622,8 +621,8 @@ describe("SessionHistoryProvider and the session's own features", () => {
     expect(conversation(model.doGenerateCalls[1]).at(-1)).toBe("tool: [tool-result load_context]");
     expect(JSON.stringify(model.doGenerateCalls[1]!.prompt)).toContain("PDF FORM INSTRUCTIONS");
 
-    expect([...(await session.getLoadedSkillKeys())]).toEqual(["skills:pdf-forms"]);
-    expect(await session.unloadSkill("skills", "pdf-forms")).toBe(true);
+    expect([...(await loadedSkillKeys(session))]).toEqual(["skills:pdf-forms"]);
+    expect(await unloadSkill(session, "skills", "pdf-forms")).toBe(true);
     await generateText({ model: pipeline.model, tools: pipeline.tools, prompt: "Thanks." });
     const sent = JSON.stringify(model.doGenerateCalls[2]!.prompt);
     expect(sent).not.toContain("PDF FORM INSTRUCTIONS");
@@ -660,7 +659,7 @@ describe("runMessagesOf on messages a chat UI stored", () => {
         ],
       },
     ];
-    const session = Session.create(temporary.database).forSession("ui");
+    const session = Session.create(sqliteBackend(temporary.database)).forSession("ui");
     for (const message of ui) await session.appendMessage(message);
     const loaded = await new SessionHistoryProvider("history", { session }).getMessages("ui");
     expect(JSON.parse(JSON.stringify(loaded))).toEqual(

@@ -1,0 +1,309 @@
+import { ContextBlocks, type ContextEvent, isContextError } from "@contextblocks/core";
+import { InMemoryContextProvider, InMemoryStore } from "@contextblocks/core/memory";
+import { generateText } from "ai";
+import { describe, expect, it } from "vitest";
+import { createCompactFunction } from "../src/compaction/index.js";
+import { Session, type SessionEvent, type SessionMessage, type SessionStore } from "../src/index.js";
+import { InMemorySessionStore, InMemorySessions, inMemoryBackend } from "../src/memory/index.js";
+import { answer, promptText, scriptedModel } from "./model.js";
+
+function message(id: string, text: string, role = "user"): SessionMessage {
+  return { id, role, parts: [{ type: "text", text }] };
+}
+
+const ids = (messages: readonly { id: string }[]) => messages.map((entry) => entry.id);
+
+describe("Session.create(backend)", () => {
+  it("resolves through the backend on first use: messages, blocks per session, prompt, run state", async () => {
+    const backend = inMemoryBackend();
+    await Session.create(backend).forSession("same").appendMessage(message("m1", "hello"));
+    const session = Session.create(backend).forSession("same");
+    expect(session.id).toBe("same");
+    expect(ids(await session.getHistory())).toEqual(["m1"]);
+    expect(session.store.sessionId).toBe("same");
+    expect(session.runState).toBe(backend.runState);
+    expect(session.context).toBe(session.context);
+    expect(() => Session.create(42 as never)).toThrow(/expected a SessionBackend/);
+  });
+
+  it("builder calls are order-independent and refused after first use", async () => {
+    const session = Session.create(inMemoryBackend())
+      .withCachedPrompt()
+      .withContext("memory", { description: "Facts", maxTokens: 200 })
+      .forSession("chat");
+    await session.replaceContextBlock("memory", "User likes tea.");
+    expect(await session.freezeSystemPrompt()).toContain("User likes tea.");
+    expect(() => session.withContext("late")).toThrow(/already in use/);
+  });
+
+  it("keeps blocks and frozen prompts of sessions apart, and the prompt survives a restart", async () => {
+    const backend = inMemoryBackend();
+    const build = (id: string) =>
+      Session.create(inMemoryBackend({ sessions: backend.sessions, blocks: backend.blocks }))
+        .forSession(id)
+        .withContext("memory", { maxTokens: 200 })
+        .withCachedPrompt();
+    const first = build("one");
+    const second = build("two");
+    await first.replaceContextBlock("memory", "one's fact");
+    await second.replaceContextBlock("memory", "two's fact");
+    const prompt = await first.freezeSystemPrompt();
+    expect(prompt).toContain("one's fact");
+    expect(await second.freezeSystemPrompt()).toContain("two's fact");
+    await first.replaceContextBlock("memory", "changed later");
+    const restarted = build("one");
+    expect(await restarted.freezeSystemPrompt()).toBe(prompt);
+    expect(await restarted.refreshSystemPrompt()).toContain("changed later");
+  });
+});
+
+describe("new Session({ store, context, runState })", () => {
+  it("uses the collaborators it is given and exposes them", async () => {
+    const store = new InMemorySessionStore({ sessionId: "chat" });
+    const context = new ContextBlocks([
+      { label: "soul", provider: { get: async () => "You are helpful." } },
+      { label: "notes", provider: new InMemoryContextProvider() },
+    ]);
+    const session = new Session({ store, context });
+    await session.appendMessage(message("a", "hi"));
+    expect(session.id).toBe("chat");
+    expect(session.store).toBe(store);
+    expect(session.context).toBe(context);
+    expect(session.runState).toBeUndefined();
+    expect(await session.freezeSystemPrompt()).toContain("You are helpful.");
+    expect(session.getContextBlock("notes")?.writable).toBe(true);
+    expect(() => session.withContext("late")).toThrow(/given its collaborators/);
+  });
+
+  it("refuses what is not a store or a ContextBlocks, naming it", () => {
+    const refuse = (options: unknown, text: RegExp) => {
+      let caught: unknown;
+      try {
+        new Session(options as never);
+      } catch (error) {
+        caught = error;
+      }
+      expect(isContextError(caught) && caught.code).toBe("INVALID_CONFIG");
+      expect(String(caught)).toMatch(text);
+    };
+    refuse({ store: {} }, /store must be a SessionStore/);
+    refuse({ store: new InMemorySessionStore(), context: [] }, /context must be a ContextBlocks/);
+    refuse(null, /expected \{ store/);
+  });
+});
+
+describe("Session.subscribe", () => {
+  it("hears block writes (methods and the prompt refresh) and stops after unsubscribing; a throwing listener fails nothing", async () => {
+    const session = Session.create(inMemoryBackend())
+      .forSession("chat")
+      .withContext("memory", { maxTokens: 200 });
+    const events: SessionEvent[] = [];
+    session.subscribe(() => {
+      throw new Error("listener fails");
+    });
+    const stop = session.subscribe((event) => events.push(event));
+    await session.replaceContextBlock("memory", "a");
+    await session.appendContextBlock("memory", "b");
+    const prompt = await session.refreshSystemPrompt();
+    expect(events).toEqual([
+      { type: "block-written", label: "memory", action: "set" },
+      { type: "block-written", label: "memory", action: "append" },
+      { type: "prompt-refreshed", prompt },
+    ]);
+    stop();
+    await session.replaceContextBlock("memory", "c");
+    expect(events).toHaveLength(3);
+  });
+
+  it("ContextBlocks.subscribe hears a failed write as nothing", async () => {
+    const context = new ContextBlocks([{ label: "soul", provider: { get: async () => "x" } }]);
+    const events: ContextEvent[] = [];
+    context.subscribe((event) => events.push(event));
+    await expect(context.setBlock("soul", "y")).rejects.toThrow();
+    expect(events).toEqual([]);
+  });
+});
+
+describe("Session search", () => {
+  it("finds messages by their words and throws UNSUPPORTED without searchMessages", async () => {
+    const session = Session.create(inMemoryBackend()).forSession("chat");
+    await session.appendMessage(message("a", "We deploy on Friday afternoon"));
+    await session.appendMessage(message("b", "Lunch is at noon", "assistant"));
+    const hits = await session.search("when do we deploy", { limit: 5 });
+    expect(hits.map((hit) => [hit.id, hit.role, hit.content])).toEqual([
+      ["a", "user", "We deploy on Friday afternoon"],
+    ]);
+    expect(typeof hits[0]?.createdAt).toBe("string");
+    const inner = new InMemorySessionStore({ sessionId: "chat" });
+    const withoutSearch: SessionStore = {
+      sessionId: "chat",
+      getMessage: (id) => inner.getMessage(id),
+      getHistory: (leaf) => inner.getHistory(leaf),
+      getLatestLeaf: () => inner.getLatestLeaf(),
+      getBranches: (id) => inner.getBranches(id),
+      getPathLength: (leaf) => inner.getPathLength(leaf),
+      getNode: (id) => inner.getNode(id),
+      getTree: (options) => inner.getTree(options),
+      appendMessage: (entry, parent) => inner.appendMessage(entry, parent),
+      updateMessage: (entry) => inner.updateMessage(entry),
+      deleteMessages: (entries) => inner.deleteMessages(entries),
+      clearMessages: () => inner.clearMessages(),
+      addCompaction: (summary, from, to) => inner.addCompaction(summary, from, to),
+      getCompactions: () => inner.getCompactions(),
+    };
+    const error = await new Session({ store: withoutSearch })
+      .search("deploy")
+      .catch((caught: unknown) => caught);
+    expect(isContextError(error) && error.code).toBe("UNSUPPORTED");
+  });
+});
+
+describe("compaction", () => {
+  const turns = (count: number) =>
+    Array.from({ length: count }, (_, index) =>
+      message(`m${index}`, `turn ${index}: ${"detail ".repeat(40)}`, index % 2 === 0 ? "user" : "assistant"),
+    );
+
+  it("summarises the middle through generateText, keeps head and tail, and updates the summary next time", async () => {
+    const model = scriptedModel([answer("FIRST SUMMARY"), answer("SECOND SUMMARY")]);
+    const summarize = async (prompt: string) => (await generateText({ model, prompt })).text;
+    const session = Session.create(inMemoryBackend())
+      .forSession("chat")
+      .onCompaction(
+        createCompactFunction({ summarize, protectHead: 2, tailTokenBudget: 150, minTailMessages: 2 }),
+      );
+    const events: SessionEvent[] = [];
+    session.subscribe((event) => events.push(event));
+    for (const turn of turns(10)) await session.appendMessage(turn);
+    const first = await session.compact();
+    expect(first).not.toBeNull();
+    expect(events).toEqual([{ type: "compacted", ...first }]);
+    const history = await session.getHistory();
+    expect(ids(history).slice(0, 2)).toEqual(["m0", "m1"]);
+    expect(history[2]?.parts[0]?.text).toBe("FIRST SUMMARY");
+    expect(ids(history).at(-1)).toBe("m9");
+    const firstPrompt = promptText(model.doGenerateCalls[0]);
+    for (const section of ["## Topic", "## Key Points", "## Current State", "## Open Items"]) {
+      expect(firstPrompt).toContain(section);
+    }
+    expect(firstPrompt).toContain("turn 2:");
+    expect(firstPrompt).not.toContain("turn 0:");
+    expect(firstPrompt).not.toContain("turn 9:");
+
+    for (const turn of turns(16).slice(10)) await session.appendMessage(turn);
+    await session.compact();
+    expect(promptText(model.doGenerateCalls[1])).toContain("PREVIOUS SUMMARY:\nFIRST SUMMARY");
+    const after = await session.getHistory();
+    expect(
+      after.filter((entry) => entry.id.startsWith("compaction_")).map((entry) => entry.parts[0]?.text),
+    ).toEqual(["SECOND SUMMARY"]);
+    expect(await session.getPathLength()).toBe(16);
+    expect(await session.getCompactions()).toHaveLength(2);
+  });
+
+  it("never separates a tool call from its result", async () => {
+    const compact = createCompactFunction({
+      summarize: async () => "S",
+      protectHead: 1,
+      tailTokenBudget: 0,
+      minTailMessages: 1,
+    });
+    const history: SessionMessage[] = [
+      message("h", "head"),
+      message("x", "middle"),
+      { id: "call", role: "assistant", parts: [{ type: "tool-call", toolCallId: "t1", toolName: "lookup" }] },
+      { id: "result", role: "tool", parts: [{ type: "tool-result", toolCallId: "t1", output: "42" }] },
+    ];
+    expect(await compact(history)).toEqual({ fromMessageId: "x", toMessageId: "x", summary: "S" });
+  });
+
+  it("compacts automatically past the threshold, refreshes the frozen prompt, and a failure never fails the append", async () => {
+    const errors: unknown[] = [];
+    let fail = true;
+    const session = Session.create(inMemoryBackend())
+      .forSession("chat")
+      .withContext("soul", { provider: { get: async () => `soul version ${fail ? 1 : 2}` } })
+      .onCompaction(
+        createCompactFunction({
+          summarize: async () => {
+            if (fail) throw new Error("model down");
+            return "AUTO SUMMARY";
+          },
+          protectHead: 1,
+          tailTokenBudget: 100,
+        }),
+      )
+      .compactAfter(300)
+      .onCompactionError((error) => {
+        errors.push(error);
+        throw new Error("the handler fails too");
+      });
+    expect(await session.freezeSystemPrompt()).toContain("soul version 1");
+    for (const turn of turns(8)) await session.appendMessage(turn);
+    expect(await session.getPathLength()).toBe(8);
+    expect(errors.length).toBeGreaterThan(0);
+    expect(String(errors[0])).toMatch(/model down/);
+    fail = false;
+    await session.appendMessage(message("m8", "one more turn"));
+    const history = await session.getHistory();
+    expect(history.some((entry) => entry.parts[0]?.text === "AUTO SUMMARY")).toBe(true);
+    expect(await session.freezeSystemPrompt()).toContain("soul version 2");
+  });
+
+  it("a compaction brings memory written since into the next frozen prompt", async () => {
+    const store = new InMemoryStore();
+    const context = new ContextBlocks(
+      [{ label: "memory", maxTokens: 200, provider: new InMemoryContextProvider({ store }) }],
+      new InMemoryContextProvider({ store, label: "_system_prompt" }),
+    );
+    const session = new Session({
+      store: new InMemorySessionStore({ sessionId: "chat", sessions: new InMemorySessions() }),
+      context,
+      compaction: async (messages) => ({
+        fromMessageId: messages[0]?.id as string,
+        toMessageId: messages[0]?.id as string,
+        summary: "S",
+      }),
+    });
+    const before = await session.freezeSystemPrompt();
+    await session.replaceContextBlock("memory", "User's name is Ada.");
+    expect(await session.freezeSystemPrompt()).toBe(before);
+    await session.appendMessage(message("a", "hi"));
+    await session.compact();
+    expect(await session.freezeSystemPrompt()).toContain("User's name is Ada.");
+  });
+
+  it("passes the session's token counter the messages, the frozen prompt and the blocks", async () => {
+    const inputs: { messages: number; systemPrompt: string; blocks: string[] }[] = [];
+    const session = Session.create(inMemoryBackend())
+      .forSession("chat")
+      .withContext("soul", { provider: { get: async () => "You are terse." } })
+      .onCompaction(async () => null)
+      .compactAfter(1_000, {
+        tokenCounter: ({ messages, systemPrompt, contextBlocks }) => {
+          inputs.push({
+            messages: messages.length,
+            systemPrompt,
+            blocks: contextBlocks.map((block) => block.label),
+          });
+          return 0;
+        },
+      });
+    await session.appendMessage(message("a", "hi"));
+    expect(inputs.at(-1)?.messages).toBe(1);
+    expect(inputs.at(-1)?.systemPrompt).toContain("You are terse.");
+    expect(inputs.at(-1)?.blocks).toEqual(["soul"]);
+  });
+});
+
+describe("clearMessages", () => {
+  it("deletes messages and overlays", async () => {
+    const session = Session.create(inMemoryBackend()).forSession("chat");
+    await session.appendMessage(message("a", "x"));
+    await session.addCompaction("s", "a", "a");
+    await session.clearMessages();
+    expect(await session.getHistory()).toEqual([]);
+    expect(await session.getCompactions()).toEqual([]);
+    expect(await session.search("x")).toEqual([]);
+  });
+});

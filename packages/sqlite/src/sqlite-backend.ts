@@ -1,0 +1,133 @@
+import { ContextError, SYSTEM_PROMPT_LABEL } from "@contextblocks/core";
+import type { SearchResult, SessionBackend } from "@contextblocks/sessions";
+import {
+  type SqlClient,
+  type SqlSource,
+  type SqlStatement,
+  type StatementObserver,
+  sql,
+  toSqlClient,
+} from "@contextblocks/sql";
+import { searchMessageIndex } from "./message-search.js";
+import { schemaReady } from "./session-schema.js";
+import { SqliteContextProvider } from "./sqlite-context-provider.js";
+import { SqliteRunStateStore } from "./sqlite-run-state-store.js";
+import { SqliteSessionRegistry } from "./sqlite-session-registry.js";
+import { SqliteSessionStore } from "./sqlite-session-store.js";
+import { NAMESPACE_MARK } from "./storage-key.js";
+
+/** Options of `sqliteBackend`. */
+export interface SqliteBackendOptions {
+  /** Per-statement report (rows read and written on Durable Objects). Not for a ready `SqlClient`. */
+  onStatement?: StatementObserver | undefined;
+}
+
+/** Every session store of one SQLite database, as `sqliteBackend` returns it. */
+export interface SqliteBackend extends SessionBackend {
+  readonly name: "sqlite";
+  readonly client: SqlClient;
+  readonly runState: SqliteRunStateStore;
+  readonly registry: SqliteSessionRegistry;
+  messages(sessionId: string): SqliteSessionStore;
+  block(label: string, sessionId: string): SqliteContextProvider;
+  prompt(sessionId: string): SqliteContextProvider;
+}
+
+/**
+ * Sessions on one SQLite database: a Durable Object's `ctx.storage` (or `ctx`), an Agent's `sql`, a
+ * better-sqlite3 `Database` or a `SqlClient`. Messages in the tables of Cloudflare agents' Sessions API
+ * (`SqliteSessionStore`), blocks and the frozen prompt in `cf_agents_context_blocks` under the session's
+ * namespace (`SqliteContextProvider`), run state in `contextblocks_run_state`, the registry in
+ * `assistant_sessions`. Each part creates its own tables on first use.
+ *
+ * ```ts
+ * const session = Session.create(sqliteBackend(ctx.storage)).forSession("chat").withCachedPrompt();
+ * const manager = new SessionManager(sqliteBackend(ctx.storage));
+ * ```
+ */
+export function sqliteBackend(source: SqlSource, options: SqliteBackendOptions = {}): SqliteBackend {
+  const client = toSqlClient(source, { onStatement: options.onStatement });
+  if (client.dialect !== "sqlite") {
+    throw new ContextError(
+      "INVALID_CONFIG",
+      `sqliteBackend needs a SQLite database; this client's dialect is "${client.dialect}"`,
+    );
+  }
+  const namespaceOf = (sessionId: string) => (sessionId === "" ? undefined : sessionId);
+  const runState = new SqliteRunStateStore(client);
+  const registry = new SqliteSessionRegistry(client);
+  return {
+    name: "sqlite" as const,
+    client,
+    runState,
+    registry,
+    messages: (sessionId) => new SqliteSessionStore(client, sessionId),
+    block: (label, sessionId) =>
+      new SqliteContextProvider(client, { label, namespace: namespaceOf(sessionId) }),
+    prompt: (sessionId) =>
+      new SqliteContextProvider(client, { label: SYSTEM_PROMPT_LABEL, namespace: namespaceOf(sessionId) }),
+    async searchMessages(query: string, limit: number): Promise<SearchResult[]> {
+      await schemaReady(client);
+      return searchMessageIndex(client, query, { limit });
+    },
+    deleteSession: (sessionId) => deleteSession(client, sessionId),
+  };
+}
+
+const ownedTables = [
+  "assistant_messages",
+  "assistant_compactions",
+  "assistant_fts",
+  "assistant_leaves",
+  "cf_agents_context_blocks",
+  "contextblocks_run_state",
+  "assistant_sessions",
+] as const;
+
+/**
+ * Removes everything the session owned in one batch (one transaction on Durable Objects and
+ * better-sqlite3): messages, overlays, search rows, the leaf pointer, the blocks and frozen prompt stored
+ * under its namespace, its run state and its registry row. Tables that were never created are skipped
+ * (nothing is created to delete from it).
+ */
+async function deleteSession(client: SqlClient, sessionId: string): Promise<void> {
+  if (typeof sessionId !== "string") {
+    throw new ContextError(
+      "INVALID_INPUT",
+      `deleteSession: the session id must be a string, got ${typeof sessionId}`,
+    );
+  }
+  const tables = new Set(
+    (
+      await client.query<{ name: string }>`
+        SELECT name FROM sqlite_master WHERE type = 'table'
+        AND name IN (SELECT value FROM json_each(${JSON.stringify(ownedTables)}))`
+    ).map((row) => row.name),
+  );
+  const statements: SqlStatement[] = [];
+  const has = (table: (typeof ownedTables)[number]) => tables.has(table);
+  if (has("assistant_fts")) statements.push(sql`DELETE FROM assistant_fts WHERE session_id = ${sessionId}`);
+  if (has("assistant_messages"))
+    statements.push(sql`DELETE FROM assistant_messages WHERE session_id = ${sessionId}`);
+  if (has("assistant_compactions"))
+    statements.push(sql`DELETE FROM assistant_compactions WHERE session_id = ${sessionId}`);
+  if (has("assistant_leaves"))
+    statements.push(sql`DELETE FROM assistant_leaves WHERE session_id = ${sessionId}`);
+  if (has("cf_agents_context_blocks")) {
+    if (sessionId === "") {
+      // The default session's blocks are plain labels, shared with anything else on the database: only
+      // its frozen prompt is its own.
+      statements.push(sql`DELETE FROM cf_agents_context_blocks WHERE label = ${SYSTEM_PROMPT_LABEL}`);
+    } else {
+      // Every row label of the namespace starts with MARK + '["<id>",' (see `rowLabel`); the range
+      // [prefix, prefix with its last character "," raised to "-") holds exactly those, on the primary key.
+      const prefix = `${NAMESPACE_MARK}[${JSON.stringify(sessionId)},`;
+      const end = `${prefix.slice(0, -1)}-`;
+      statements.push(sql`DELETE FROM cf_agents_context_blocks WHERE label >= ${prefix} AND label < ${end}`);
+    }
+  }
+  if (has("contextblocks_run_state"))
+    statements.push(sql`DELETE FROM contextblocks_run_state WHERE session_id = ${sessionId}`);
+  if (has("assistant_sessions")) statements.push(sql`DELETE FROM assistant_sessions WHERE id = ${sessionId}`);
+  if (statements.length > 0) await client.batch(statements);
+}
