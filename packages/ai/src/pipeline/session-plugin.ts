@@ -3,7 +3,7 @@ import type { Session } from "@contextblocks/sessions";
 import type { ToolSet } from "ai";
 import { type SessionHistoryOptions, SessionHistoryProvider } from "../sessions/session-history-provider.js";
 import { type ContextBlocksRunProviderOptions, contextBlocksRunProvider } from "./blocks-run-provider.js";
-import type { HistoryProvider } from "./history-provider.js";
+import type { HistoryCall, HistoryProvider } from "./history-provider.js";
 import type { RunMessage } from "./model-types.js";
 
 /**
@@ -72,13 +72,13 @@ export function sessionRunProvider(
     async beforeRun(run) {
       await blocks.beforeRun?.(run);
     },
-    async getMessages(sessionId: string): Promise<RunMessage[]> {
+    async getMessages(sessionId: string, call: HistoryCall): Promise<RunMessage[]> {
       sameSession(sessionId, "getMessages");
-      return history.getMessages(sessionId);
+      return history.getMessages(sessionId, call);
     },
-    async saveMessages(sessionId: string, messages: readonly RunMessage[]): Promise<void> {
+    async saveMessages(sessionId: string, messages: readonly RunMessage[], call: HistoryCall): Promise<void> {
       sameSession(sessionId, "saveMessages");
-      await history.saveMessages(sessionId, messages);
+      await history.saveMessages(sessionId, messages, call);
     },
   };
 }

@@ -2,27 +2,22 @@ import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from "
 import { Session, type SessionBackend, type SessionEvent } from "@contextblocks/sessions";
 import { createCompactFunction } from "@contextblocks/sessions/compaction";
 import { inMemoryBackend } from "@contextblocks/sessions/memory";
-import { sqliteBackend } from "@contextblocks/sqlite";
 import { generateText, stepCountIs, streamText } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
-import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { contextMiddleware, contextPipeline, type RunContextProvider } from "../../src/index.js";
 import { assertStablePrefix, comparePrefix } from "../../src/test.js";
 import { answer, callTools, scriptedStreamModel, systemSeen } from "../helpers.js";
 import { conversation } from "./helpers.js";
 
-/** Each backend twice over the same storage: `open()` is a process that starts again on the same data. */
+/**
+ * Storage a process opens twice: `open()` again is a restart on the same data. In memory here; the same
+ * scenario runs on better-sqlite3 through `sqliteBackend` in `@contextblocks/sqlite`'s tests
+ * (test/node/session-pipeline.test.ts): `ai` does not depend on a backend.
+ */
 const backends: Array<[name: string, storage: () => { open: () => SessionBackend; close: () => void }]> = [
   [
-    "SQLite (better-sqlite3)",
-    () => {
-      const database = new Database(":memory:");
-      return { open: () => sqliteBackend(database), close: () => database.close() };
-    },
-  ],
-  [
-    "in memory",
+    "the in-memory backend",
     () => {
       const first = inMemoryBackend();
       const { sessions, blocks, runState, registry } = first;
@@ -256,5 +251,71 @@ describe("contextMiddleware({ session }) configuration", () => {
     ).rejects.toThrow(/serves session "s-1"; a call named "s-2"/);
     expect(await session2.getPathLength()).toBe(0);
     expect(await session.getPathLength()).toBe(2);
+  });
+});
+
+describe("a call that continues a named message (providerOptions.contextblocks.parentId)", () => {
+  it("loads that branch and stores the turn beside the old one; the next turns continue the new branch", async () => {
+    const session = Session.create(inMemoryBackend()).forSession("branchy").withContext("memory");
+    const model = scripted([
+      answer("A1"),
+      answer("A2"),
+      callTools(2, { toolName: "set_context", input: { label: "memory", content: "Edited." } }),
+      answer("A2 edited"),
+      answer("A3"),
+      answer("Root"),
+    ]);
+    const pipeline = contextPipeline({ model, session });
+    const turn = (text: string, parentId?: string | null) =>
+      generateText({
+        model: pipeline.model,
+        tools: pipeline.tools,
+        prompt: text,
+        stopWhen: stepCountIs(4),
+        ...(parentId === undefined ? {} : { providerOptions: { contextblocks: { parentId } } }),
+      });
+    await turn("Q1");
+    await turn("Q2");
+    const [q1, a1, q2] = await session.getHistory();
+    expect([q1?.role, a1?.role, q2?.role]).toEqual(["user", "assistant", "user"]);
+
+    // Edit Q2: the new text continues A1 (a tool loop of two model calls), beside the old Q2.
+    await turn("Q2 edited", a1?.id);
+    const calls = model.doGenerateCalls;
+    expect(conversation(calls[2])).toEqual(["user: Q1", "assistant: A1", "user: Q2 edited"]);
+    expect(conversation(calls[3])).toEqual([
+      "user: Q1",
+      "assistant: A1",
+      "user: Q2 edited",
+      "assistant: [tool-call set_context]",
+      "tool: [tool-result set_context]",
+    ]);
+    expect((await session.getBranches(a1?.id ?? "")).map((message) => message.parts[0]?.text)).toEqual([
+      "Q2",
+      "Q2 edited",
+    ]);
+    const branch = (await session.getHistory()).map((message) => message.role);
+    expect(branch).toEqual(["user", "assistant", "user", "assistant", "assistant"]);
+
+    await turn("Q3");
+    expect(conversation(calls[4])).toEqual([
+      "user: Q1",
+      "assistant: A1",
+      "user: Q2 edited",
+      "assistant: [tool-call set_context]",
+      "tool: [tool-result set_context]",
+      "assistant: A2 edited",
+      "user: Q3",
+    ]);
+    expect(await session.getPathLength()).toBe(7);
+
+    // A new root: nothing before the message, and the turn is a tree of its own.
+    await turn("Fresh start", null);
+    expect(conversation(calls[5])).toEqual(["user: Fresh start"]);
+    expect((await session.getHistory()).map((message) => message.parts[0]?.text)).toEqual([
+      "Fresh start",
+      "Root",
+    ]);
+    await expect(turn("Bad", "")).rejects.toThrow(/parentId must be a message id/);
   });
 });
