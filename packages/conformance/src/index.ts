@@ -18,17 +18,18 @@ export {
   describeSessionContent,
   describeSessionIsolation,
   describeSessionOverlays,
-  describeSessionProvider,
+  describeSessionStore,
   describeSessionTree,
-} from "./describe-session-provider.js";
+} from "./describe-session-store.js";
 export { HOSTILE_QUERIES, type HostileQuery } from "./hostile-queries.js";
 export type { ConformanceCapabilities, ConformanceOptions, ProviderFactory } from "./options.js";
 export { type CallRunner, routeProviderCalls } from "./route-calls.js";
 export type {
   ConformanceMessage,
+  ConformanceNode,
   SessionConformanceCapabilities,
   SessionConformanceOptions,
-  SessionProviderFactory,
-  SessionProviderUnderTest,
+  SessionStoreFactory,
+  SessionStoreUnderTest,
 } from "./session-options.js";
 export { ROUND_TRIP_TEXTS, type RoundTripText } from "./texts.js";

@@ -1,23 +1,23 @@
 import { expect } from "vitest";
-import { DEFAULT_LARGE_PART_SIZE, type SessionProviderUnderTest } from "./session-options.js";
+import { DEFAULT_LARGE_PART_SIZE, type SessionStoreUnderTest } from "./session-options.js";
 import { type SessionSuite, sessionGroup, textMessage } from "./session-suite.js";
 import { ROUND_TRIP_TEXTS } from "./texts.js";
 
 /** Parts come back exactly as appended: awkward text, unknown part types and fields, large parts. */
-export function sessionContentGroup<P extends SessionProviderUnderTest>(suite: SessionSuite<P>): void {
+export function sessionContentGroup<P extends SessionStoreUnderTest>(suite: SessionSuite<P>): void {
   const size = suite.options.largePartSize ?? DEFAULT_LARGE_PART_SIZE;
   sessionGroup("content", suite, null, (fixture, test) => {
     for (const text of ROUND_TRIP_TEXTS) {
       test(`a text part with ${text.name} comes back unchanged`, async () => {
-        const provider = await fixture.create();
-        await provider.appendMessage(textMessage("m", text.content));
-        expect((await provider.getMessage("m"))?.parts[0]?.text).toBe(text.content);
-        expect((await provider.getHistory())[0]?.parts[0]?.text).toBe(text.content);
+        const store = await fixture.create();
+        await store.appendMessage(textMessage("m", text.content));
+        expect((await store.getMessage("m"))?.parts[0]?.text).toBe(text.content);
+        expect((await store.getHistory())[0]?.parts[0]?.text).toBe(text.content);
       });
     }
 
     test("tool parts with nested input and output and unknown fields come back unchanged", async () => {
-      const provider = await fixture.create();
+      const store = await fixture.create();
       const message = {
         id: "tool",
         role: "assistant",
@@ -33,17 +33,17 @@ export function sessionContentGroup<P extends SessionProviderUnderTest>(suite: S
           },
         ],
       };
-      await provider.appendMessage(message);
-      expect(await provider.getMessage("tool")).toEqual(message);
+      await store.appendMessage(message);
+      expect(await store.getMessage("tool")).toEqual(message);
     });
 
     test(`a text part of ${size} characters comes back unchanged`, async () => {
-      const provider = await fixture.create();
+      const store = await fixture.create();
       const large = "0123456789abcdef".repeat(Math.ceil(size / 16)).slice(0, size);
-      await provider.appendMessage(textMessage("large", large));
-      await provider.appendMessage(textMessage("after", "small"));
-      expect((await provider.getMessage("large"))?.parts[0]?.text).toBe(large);
-      expect((await provider.getHistory())[0]?.parts[0]?.text).toBe(large);
+      await store.appendMessage(textMessage("large", large));
+      await store.appendMessage(textMessage("after", "small"));
+      expect((await store.getMessage("large"))?.parts[0]?.text).toBe(large);
+      expect((await store.getHistory())[0]?.parts[0]?.text).toBe(large);
     });
   });
 }

@@ -1,9 +1,9 @@
 import { expect } from "vitest";
-import type { SessionProviderUnderTest } from "./session-options.js";
+import type { SessionStoreUnderTest } from "./session-options.js";
 import { idsOf, type SessionSuite, sessionGroup, textMessage } from "./session-suite.js";
 
 /** Two sessions on one store, and a restart: nothing leaks, nothing is lost. */
-export function sessionIsolationGroup<P extends SessionProviderUnderTest>(suite: SessionSuite<P>): void {
+export function sessionIsolationGroup<P extends SessionStoreUnderTest>(suite: SessionSuite<P>): void {
   sessionGroup(
     "isolation",
     suite,
@@ -33,11 +33,11 @@ export function sessionIsolationGroup<P extends SessionProviderUnderTest>(suite:
     suite.options.reopen ? null : "needs the reopen option",
     (fixture, test) => {
       test("a restarted instance reads the tree, the latest leaf and the overlays, and appends under that leaf", async () => {
-        const provider = await fixture.create();
-        for (const id of ["a", "b", "c"]) await provider.appendMessage(textMessage(id, `text ${id}`));
-        await provider.appendMessage(textMessage("b2", "branch"), "a");
-        await provider.addCompaction("summary of a", "a", "a");
-        const reopened = await fixture.reopen(provider);
+        const store = await fixture.create();
+        for (const id of ["a", "b", "c"]) await store.appendMessage(textMessage(id, `text ${id}`));
+        await store.appendMessage(textMessage("b2", "branch"), "a");
+        await store.addCompaction("summary of a", "a", "a");
+        const reopened = await fixture.reopen(store);
         expect((await reopened.getLatestLeaf())?.id).toBe("b2");
         expect(idsOf(await reopened.getBranches("a"))).toEqual(["b", "b2"]);
         expect((await reopened.getHistory("c")).map((message) => message.parts[0]?.text)).toEqual([

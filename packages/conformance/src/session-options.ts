@@ -1,6 +1,7 @@
 /**
  * The session storage contract the suite checks, declared here structurally (the conformance package
- * depends on no storage package): `@contextblocks/sessions`' `SessionProvider` and the seed's satisfy it.
+ * depends on no storage package): `@contextblocks/sessions`' `SessionStore` and the `AgentSessionProvider`
+ * of Cloudflare agents' Sessions API (without `getNode` / `getTree`) satisfy it.
  */
 export interface ConformanceMessage {
   id: string;
@@ -10,7 +11,14 @@ export interface ConformanceMessage {
 
 type MaybePromise<T> = T | Promise<T>;
 
-export interface SessionProviderUnderTest {
+/** A message's place in the tree (`SessionStore.getNode`). */
+export interface ConformanceNode {
+  id: string;
+  parentId: string | null;
+  role: string;
+}
+
+export interface SessionStoreUnderTest {
   getMessage(id: string): MaybePromise<ConformanceMessage | null>;
   getHistory(leafId?: string | null): MaybePromise<ConformanceMessage[]>;
   getLatestLeaf(): MaybePromise<ConformanceMessage | null>;
@@ -24,29 +32,35 @@ export interface SessionProviderUnderTest {
   getCompactions(): MaybePromise<
     { id: string; summary: string; fromMessageId: string; toMessageId: string }[]
   >;
+  /** A message's place in the tree; checked when present (the `SessionStore` contract has it). */
+  getNode?(id: string): MaybePromise<ConformanceNode | null>;
+  /** Every message's place in the tree, in storage order; checked when present. */
+  getTree?(options?: { limit?: number }): MaybePromise<ConformanceNode[]>;
   searchMessages?(
     query: string,
     limit?: number,
   ): MaybePromise<{ id: string; role: string; content: string }[]>;
 }
 
-/** What a session provider can do, declared as data; undeclared groups are listed as skipped. */
+/** What a session store can do, declared as data; undeclared groups are listed as skipped. */
 export interface SessionConformanceCapabilities {
   /** `searchMessages(query, limit)` finds messages by the words of their text parts. */
   search?: boolean;
+  /** `getNode(id)` and `getTree()` return the tree's parent links (every `SessionStore` has them). */
+  tree?: boolean;
 }
 
-/** A fresh provider on a fresh, isolated store on every call. */
-export type SessionProviderFactory<P> = () => P | Promise<P>;
+/** A fresh store on a fresh, isolated store on every call. */
+export type SessionStoreFactory<P> = () => P | Promise<P>;
 
-export interface SessionConformanceOptions<P extends SessionProviderUnderTest = SessionProviderUnderTest> {
+export interface SessionConformanceOptions<P extends SessionStoreUnderTest = SessionStoreUnderTest> {
   capabilities: SessionConformanceCapabilities;
-  /** A provider for another session (`sessionId`) on the same store as `provider`. Enables isolation checks. */
-  session?(provider: P, sessionId: string): P | Promise<P>;
-  /** A new instance on the same store and session as `provider` (a restart). Enables durability checks. */
-  reopen?(provider: P): P | Promise<P>;
+  /** A store for another session (`sessionId`) on the same store as `store`. Enables isolation checks. */
+  session?(store: P, sessionId: string): P | Promise<P>;
+  /** A new instance on the same store and session as `store` (a restart). Enables durability checks. */
+  reopen?(store: P): P | Promise<P>;
   /** Releases one instance after its test. */
-  cleanup?(provider: P): void | Promise<void>;
+  cleanup?(store: P): void | Promise<void>;
   /** Per-test timeout in milliseconds. */
   timeout?: number;
   /** Characters of the large text part. Default 1,048,576. */

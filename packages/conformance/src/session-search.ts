@@ -1,38 +1,38 @@
 import { expect } from "vitest";
 import { HOSTILE_QUERIES } from "./hostile-queries.js";
-import type { SessionProviderUnderTest } from "./session-options.js";
+import type { SessionStoreUnderTest } from "./session-options.js";
 import { type SessionSuite, sessionGroup, textMessage } from "./session-suite.js";
 
 /** `searchMessages`: words of text parts, one session's messages only, hostile queries read as text. */
-export function sessionSearchGroup<P extends SessionProviderUnderTest>(suite: SessionSuite<P>): void {
+export function sessionSearchGroup<P extends SessionStoreUnderTest>(suite: SessionSuite<P>): void {
   const missing = suite.options.capabilities.search ? null : "search not declared";
   sessionGroup("search", suite, missing, (fixture, test) => {
-    const search = async (provider: P, query: string, limit = 10) => {
-      if (typeof provider.searchMessages !== "function")
+    const search = async (store: P, query: string, limit = 10) => {
+      if (typeof store.searchMessages !== "function")
         throw new Error("search declared but no searchMessages");
-      return provider.searchMessages(query, limit);
+      return store.searchMessages(query, limit);
     };
 
     test("finds a message by a word of its text, with its role and text", async () => {
-      const provider = await fixture.create();
-      await provider.appendMessage(textMessage("a", "We deploy on Friday afternoon"));
-      await provider.appendMessage(textMessage("b", "Lunch is at noon", "assistant"));
-      const hits = await search(provider, "deploy");
+      const store = await fixture.create();
+      await store.appendMessage(textMessage("a", "We deploy on Friday afternoon"));
+      await store.appendMessage(textMessage("b", "Lunch is at noon", "assistant"));
+      const hits = await search(store, "deploy");
       expect(hits.map((hit) => [hit.id, hit.role, hit.content])).toEqual([
         ["a", "user", "We deploy on Friday afternoon"],
       ]);
     });
 
     test("respects the limit, reflects updates and deletes", async () => {
-      const provider = await fixture.create();
+      const store = await fixture.create();
       for (let index = 0; index < 5; index++)
-        await provider.appendMessage(textMessage(`m${index}`, `zebra ${index}`));
-      expect(await search(provider, "zebra", 2)).toHaveLength(2);
-      await provider.updateMessage(textMessage("m0", "giraffe"));
-      await provider.deleteMessages(["m1"]);
-      const ids = (await search(provider, "zebra")).map((hit) => hit.id).sort();
+        await store.appendMessage(textMessage(`m${index}`, `zebra ${index}`));
+      expect(await search(store, "zebra", 2)).toHaveLength(2);
+      await store.updateMessage(textMessage("m0", "giraffe"));
+      await store.deleteMessages(["m1"]);
+      const ids = (await search(store, "zebra")).map((hit) => hit.id).sort();
       expect(ids).toEqual(["m2", "m3", "m4"]);
-      expect((await search(provider, "giraffe")).map((hit) => hit.id)).toEqual(["m0"]);
+      expect((await search(store, "giraffe")).map((hit) => hit.id)).toEqual(["m0"]);
     });
 
     test("does not return another session's messages", async () => {
@@ -44,10 +44,10 @@ export function sessionSearchGroup<P extends SessionProviderUnderTest>(suite: Se
     });
 
     test("hostile queries are read as text: no error, no injection", async () => {
-      const provider = await fixture.create();
-      await provider.appendMessage(textMessage("a", "plain words about a NEAR miss"));
+      const store = await fixture.create();
+      await store.appendMessage(textMessage("a", "plain words about a NEAR miss"));
       for (const hostile of HOSTILE_QUERIES) {
-        const hits = await search(provider, hostile.query);
+        const hits = await search(store, hostile.query);
         expect(Array.isArray(hits), hostile.name).toBe(true);
       }
     });

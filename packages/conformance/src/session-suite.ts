@@ -2,19 +2,19 @@ import { afterEach, describe, it } from "vitest";
 import type {
   ConformanceMessage,
   SessionConformanceOptions,
-  SessionProviderFactory,
-  SessionProviderUnderTest,
+  SessionStoreFactory,
+  SessionStoreUnderTest,
 } from "./session-options.js";
 
 /**
- * Makes the session providers of one test and releases every one (factory-made, reopened, other session)
+ * Makes the session stores of one test and releases every one (factory-made, reopened, other session)
  * after it, newest first.
  */
-export class SessionFixture<P extends SessionProviderUnderTest> {
+export class SessionFixture<P extends SessionStoreUnderTest> {
   private readonly instances: P[] = [];
 
   constructor(
-    private readonly factory: SessionProviderFactory<P>,
+    private readonly factory: SessionStoreFactory<P>,
     private readonly options: SessionConformanceOptions<P>,
   ) {}
 
@@ -22,14 +22,14 @@ export class SessionFixture<P extends SessionProviderUnderTest> {
     return this.track(await this.factory());
   }
 
-  async reopen(provider: P): Promise<P> {
+  async reopen(store: P): Promise<P> {
     if (!this.options.reopen) throw new Error("conformance: this check needs the `reopen` option");
-    return this.track(await this.options.reopen(provider));
+    return this.track(await this.options.reopen(store));
   }
 
-  async session(provider: P, sessionId: string): Promise<P> {
+  async session(store: P, sessionId: string): Promise<P> {
     if (!this.options.session) throw new Error("conformance: this check needs the `session` option");
-    return this.track(await this.options.session(provider, sessionId));
+    return this.track(await this.options.session(store, sessionId));
   }
 
   async release(): Promise<void> {
@@ -38,23 +38,23 @@ export class SessionFixture<P extends SessionProviderUnderTest> {
     for (const instance of instances) await this.options.cleanup?.(instance);
   }
 
-  private track(provider: P): P {
-    if (typeof provider !== "object" || provider === null) {
-      throw new TypeError("conformance: the session provider factory must return an object");
+  private track(store: P): P {
+    if (typeof store !== "object" || store === null) {
+      throw new TypeError("conformance: the session store factory must return an object");
     }
-    this.instances.push(provider);
-    return provider;
+    this.instances.push(store);
+    return store;
   }
 }
 
 /** What every session group is given. */
-export interface SessionSuite<P extends SessionProviderUnderTest> {
-  factory: SessionProviderFactory<P>;
+export interface SessionSuite<P extends SessionStoreUnderTest> {
+  factory: SessionStoreFactory<P>;
   options: SessionConformanceOptions<P>;
 }
 
 /** One group: a `describe` (or `describe.skip` when not supported) with a fixture released after each test. */
-export function sessionGroup<P extends SessionProviderUnderTest>(
+export function sessionGroup<P extends SessionStoreUnderTest>(
   title: string,
   suite: SessionSuite<P>,
   missing: string | null,

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { type FixtureOutcomes, type ProviderOutcome, runFixtures } from "./run-fixtures.js";
 
-// describeSessionProvider tested on itself: the reference provider passes, each broken one fails for
+// describeSessionStore tested on itself: the reference store passes, each broken one fails for
 // its reason (test/session-fixtures/*.fixture.ts).
 
 let outcomes: FixtureOutcomes;
@@ -23,14 +23,14 @@ it("the fixture files run without errors outside the tests", () => {
   expect(errors).toEqual([]);
 });
 
-it("the reference provider passes every session group", () => {
-  const { failed, passed, skipped } = outcome("good session provider");
+it("the reference store passes every session group", () => {
+  const { failed, passed, skipped } = outcome("good session store");
   expect(failed).toEqual([]);
   expect(skipped).toEqual([]);
   expect(passed.length).toBeGreaterThan(20);
 });
 
-describe("broken session providers fail for their reason", () => {
+describe("broken session stores fail for their reason", () => {
   it("ignoring parentId fails the branch checks", () => {
     expect(outcome("ignores parent").failed).toEqual(
       expect.arrayContaining([

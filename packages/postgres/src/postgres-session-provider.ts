@@ -10,7 +10,8 @@ import {
   type RecentHistoryResult,
   type SearchResult,
   type SessionMessage,
-  type SessionProvider,
+  type MessageNode,
+  type SessionStore,
   type StoredCompaction,
   serializeMessage as serialize,
   textOfMessage,
@@ -48,7 +49,7 @@ interface PathRow extends MessageRow {
 /**
  * Session messages as a tree in Postgres, in seed 004's `assistant_messages` and `assistant_compactions`
  * (plus a `depth` and a `position` column and an `assistant_leaves` pointer table, see `POSTGRES_SCHEMA`),
- * with the behaviour of `SqliteSessionProvider`.
+ * with the behaviour of `SqliteSessionStore` in `@contextblocks/sqlite`.
  *
  * - An append is one transaction: a transaction-scoped advisory lock on the session, then one statement
  *   that finds the parent (the latest-leaf pointer, or the given id, by primary key), inserts the message
@@ -59,7 +60,7 @@ interface PathRow extends MessageRow {
  *   grows with the path, never with the session. The path length is the leaf's stored `depth` (one row).
  * - Search is Postgres full-text over `content_tsv` (GIN), with fts5's query planning.
  */
-export class PostgresSessionProvider implements SessionProvider {
+export class PostgresSessionProvider implements SessionStore {
   readonly #client: SqlClient;
   readonly #sessionId: string;
   readonly #createTables: boolean;
@@ -93,6 +94,30 @@ export class PostgresSessionProvider implements SessionProvider {
   /** The client, for context blocks on the same database. */
   get client(): SqlClient {
     return this.#client;
+  }
+
+  async getNode(id: string): Promise<MessageNode | null> {
+    if (!storableId(id)) return null;
+    const rows = await this.#run<NodeRow>(
+      sql`SELECT id, parent_id, role, created_at FROM assistant_messages
+        WHERE session_id = ${this.#sessionId} AND id = ${id}`,
+    );
+    return rows[0] === undefined ? null : nodeOf(rows[0]);
+  }
+
+  async getTree(options: { limit?: number } = {}): Promise<MessageNode[]> {
+    const limit = options.limit;
+    if (limit !== undefined && (typeof limit !== "number" || Number.isNaN(limit) || limit < 0)) {
+      throw new ContextError("INVALID_INPUT", `getTree: limit must be a number ≥ 0, got ${String(limit)}`);
+    }
+    const rows = await this.#run<NodeRow>(
+      limit === undefined || !Number.isFinite(limit)
+        ? sql`SELECT id, parent_id, role, created_at FROM assistant_messages
+            WHERE session_id = ${this.#sessionId} ORDER BY position`
+        : sql`SELECT id, parent_id, role, created_at FROM assistant_messages
+            WHERE session_id = ${this.#sessionId} ORDER BY position LIMIT ${Math.floor(limit)}`,
+    );
+    return rows.map(nodeOf);
   }
 
   async getMessage(id: string): Promise<SessionMessage | null> {
@@ -520,4 +545,21 @@ function timeText(value: unknown): string {
   if (value instanceof Date) return value.toISOString();
   if (typeof value === "string") return value;
   return new Date().toISOString();
+}
+
+interface NodeRow {
+  id: string;
+  parent_id: string | null;
+  role: string;
+  created_at: string | Date | null;
+}
+
+function nodeOf(row: NodeRow): MessageNode {
+  const created = row.created_at;
+  return {
+    id: row.id,
+    parentId: row.parent_id,
+    role: row.role,
+    createdAt: created === null ? null : created instanceof Date ? created.toISOString() : String(created),
+  };
 }

@@ -1,4 +1,4 @@
-import { describeSessionProvider } from "@contextblocks/conformance";
+import { describeSessionStore } from "@contextblocks/conformance";
 import { PostgresSessionProvider } from "../src/index.js";
 import { type Connection, newStore, openProvider, release, type Store, storeFor } from "./connections.js";
 
@@ -15,11 +15,11 @@ for (const [connection, name] of Object.entries(connections) as [Connection, str
   const open = (store: Store, sessionId: string) =>
     openProvider(store, connection, (source) => new PostgresSessionProvider(source, sessionId));
 
-  describeSessionProvider<PostgresSessionProvider>(
+  describeSessionStore<PostgresSessionProvider>(
     `PostgresSessionProvider on ${name}`,
     async () => open(await newStore(), "conformance"),
     {
-      capabilities: { search: true },
+      capabilities: { search: true, tree: true },
       session: (provider, sessionId) => open(storeFor(provider), sessionId),
       reopen: (provider) => open(storeFor(provider), provider.sessionId),
       cleanup: release,

@@ -1,4 +1,5 @@
-import { isContextError } from "@contextblocks/core";
+import { contextTools } from "@contextblocks/ai";
+import { ContextBlocks, isContextError } from "@contextblocks/core";
 import { Session, type SessionMessage } from "@contextblocks/sessions";
 import { convertToModelMessages, generateText, stepCountIs, type UIMessage } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
@@ -29,10 +30,16 @@ describe("Session on PostgresSessionProvider", () => {
   it("drives a generateText turn with a tool call; the stored turn reads back after a restart", async () => {
     const open = async () => {
       const client = await schema.client();
-      return Session.create(new PostgresSessionProvider(client, "chat-1")).withContext("memory", {
-        description: "Facts",
-        maxTokens: 100,
-        provider: new PostgresContextProvider(client, "memory_chat-1"),
+      return new Session({
+        store: new PostgresSessionProvider(client, "chat-1"),
+        context: new ContextBlocks([
+          {
+            label: "memory",
+            description: "Facts",
+            maxTokens: 100,
+            provider: new PostgresContextProvider(client, "memory_chat-1"),
+          },
+        ]),
       });
     };
     const session = await open();
@@ -69,7 +76,7 @@ describe("Session on PostgresSessionProvider", () => {
       model,
       system: await session.freezeSystemPrompt(),
       messages: await convertToModelMessages((await session.getHistory()) as UIMessage[]),
-      tools: await session.tools(),
+      tools: (await session.context.load(), contextTools(session.context)),
       stopWhen: stepCountIs(4),
     });
     expect(result.text).toBe("Noted: tea.");

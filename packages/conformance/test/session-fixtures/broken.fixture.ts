@@ -1,90 +1,99 @@
-// Session providers broken in one way each: the suite must fail them for that reason.
+// Session stores broken in one way each: the suite must fail them for that reason.
+import type { InMemorySessions } from "@contextblocks/sessions/memory";
 import type { ConformanceMessage } from "../../src/index.js";
-import { describeSessionProvider } from "../../src/index.js";
-import { MemorySessionProvider, type MemorySessionStore } from "./memory-session-provider.js";
+import { describeSessionStore } from "../../src/index.js";
+import { WrappedStore } from "./wrapped-store.js";
 
 /** Ignores parentId: every message goes under the latest leaf, so no branch is ever made. */
-class IgnoresParent extends MemorySessionProvider {
-  override appendMessage(message: ConformanceMessage): void {
-    super.appendMessage(message);
+class IgnoresParent extends WrappedStore {
+  override appendMessage(message: ConformanceMessage): Promise<void> {
+    return super.appendMessage(message);
   }
 }
 
-/** Returns overlays but never applies them on read. */
-class IgnoresOverlays extends MemorySessionProvider {
-  protected override applyOverlays(path: ConformanceMessage[]): ConformanceMessage[] {
+/** Returns overlays but never applies them on read: the path is walked from the leaf, as stored. */
+class IgnoresOverlays extends WrappedStore {
+  override async getHistory(leafId?: string | null) {
+    const path: ConformanceMessage[] = [];
+    let id = leafId ?? (await this.inner.getLatestLeaf())?.id ?? null;
+    while (id !== null) {
+      const [node, message] = await Promise.all([this.inner.getNode(id), this.inner.getMessage(id)]);
+      if (node === null || message === null) break;
+      path.unshift(message);
+      id = node.parentId;
+    }
     return path;
   }
 }
 
 /** Every session id shares one session: messages leak between sessions. */
-class SharesSessions extends MemorySessionProvider {
-  constructor(store?: MemorySessionStore, _sessionId = "") {
-    super(store, "");
+class SharesSessions extends WrappedStore {
+  constructor(sessions?: InMemorySessions, _sessionId = "") {
+    super(sessions, "");
   }
 }
 
 /** Overwrites an existing id instead of refusing it. */
-class OverwritesIds extends MemorySessionProvider {
-  override appendMessage(message: ConformanceMessage, parentId?: string | null): void {
-    this.data.messages.delete(message.id);
-    super.appendMessage(message, parentId);
+class OverwritesIds extends WrappedStore {
+  override async appendMessage(message: ConformanceMessage, parentId?: string | null): Promise<void> {
+    await this.inner.deleteMessages([message.id]);
+    await super.appendMessage(message, parentId);
   }
 }
 
 /** Stores text parts cut to 65,535 characters. */
-class TruncatesParts extends MemorySessionProvider {
-  override appendMessage(message: ConformanceMessage, parentId?: string | null): void {
+class TruncatesParts extends WrappedStore {
+  override appendMessage(message: ConformanceMessage, parentId?: string | null): Promise<void> {
     const parts = message.parts.map((part) =>
       part.text ? { ...part, text: part.text.slice(0, 65_535) } : part,
     );
-    super.appendMessage({ ...message, parts }, parentId);
+    return super.appendMessage({ ...message, parts }, parentId);
   }
 }
 
-/** Reads the latest leaf asynchronously before writing: concurrent appends fork the conversation. */
-class RacesAppends extends MemorySessionProvider {
+/** Reads the latest leaf, then pauses before writing: concurrent appends fork the conversation. */
+class RacesAppends extends WrappedStore {
   override async appendMessage(message: ConformanceMessage, parentId?: string | null): Promise<void> {
-    const parent = parentId === undefined ? this.latestLeafId() : parentId;
+    const parent = parentId === undefined ? ((await this.inner.getLatestLeaf())?.id ?? null) : parentId;
     await new Promise((resolve) => setTimeout(resolve, 1));
-    super.appendMessage(message, parent);
+    await super.appendMessage(message, parent);
   }
 }
 
-const options = <P extends MemorySessionProvider>(make: (store?: MemorySessionStore, id?: string) => P) => ({
-  capabilities: { search: true },
-  session: (provider: P, sessionId: string) => make(provider.store, sessionId),
-  reopen: (provider: P) => make(provider.store, provider.sessionId),
+const options = <P extends WrappedStore>(make: (sessions?: InMemorySessions, id?: string) => P) => ({
+  capabilities: { search: true, tree: true },
+  session: (store: P, sessionId: string) => make(store.sessions, sessionId),
+  reopen: (store: P) => make(store.sessions, store.sessionId),
   largePartSize: 100_000,
 });
 
-describeSessionProvider(
+describeSessionStore(
   "ignores parent",
   () => new IgnoresParent(),
-  options((store, id) => new IgnoresParent(store, id)),
+  options((sessions, id) => new IgnoresParent(sessions, id)),
 );
-describeSessionProvider(
+describeSessionStore(
   "ignores overlays",
   () => new IgnoresOverlays(),
-  options((store, id) => new IgnoresOverlays(store, id)),
+  options((sessions, id) => new IgnoresOverlays(sessions, id)),
 );
-describeSessionProvider(
+describeSessionStore(
   "shares sessions",
   () => new SharesSessions(),
-  options((store, id) => new SharesSessions(store, id)),
+  options((sessions, id) => new SharesSessions(sessions, id)),
 );
-describeSessionProvider(
+describeSessionStore(
   "overwrites ids",
   () => new OverwritesIds(),
-  options((store, id) => new OverwritesIds(store, id)),
+  options((sessions, id) => new OverwritesIds(sessions, id)),
 );
-describeSessionProvider(
+describeSessionStore(
   "truncates parts",
   () => new TruncatesParts(),
-  options((store, id) => new TruncatesParts(store, id)),
+  options((sessions, id) => new TruncatesParts(sessions, id)),
 );
-describeSessionProvider(
+describeSessionStore(
   "races appends",
   () => new RacesAppends(),
-  options((store, id) => new RacesAppends(store, id)),
+  options((sessions, id) => new RacesAppends(sessions, id)),
 );

@@ -1,10 +1,10 @@
-// The reference session provider: must pass every group.
-import { describeSessionProvider } from "../../src/index.js";
-import { MemorySessionProvider } from "./memory-session-provider.js";
+// The reference session store (InMemorySessionStore of @contextblocks/sessions/memory): must pass every group.
+import { InMemorySessionStore } from "@contextblocks/sessions/memory";
+import { describeSessionStore } from "../../src/index.js";
 
-describeSessionProvider("good session provider", () => new MemorySessionProvider(), {
-  capabilities: { search: true },
-  session: (provider, sessionId) => new MemorySessionProvider(provider.store, sessionId),
-  reopen: (provider) => new MemorySessionProvider(provider.store, provider.sessionId),
+describeSessionStore("good session store", () => new InMemorySessionStore(), {
+  capabilities: { search: true, tree: true },
+  session: (store, sessionId) => new InMemorySessionStore({ sessionId, sessions: store.sessions }),
+  reopen: (store) => new InMemorySessionStore({ sessionId: store.sessionId, sessions: store.sessions }),
   largePartSize: 100_000,
 });

@@ -1,11 +1,11 @@
-import { describeSessionProvider } from "@contextblocks/conformance";
+import { describeSessionStore } from "@contextblocks/conformance";
 import { SqliteSessionStore } from "../../src/index.js";
 import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 // Each provider from the factory gets its own database file; other sessions and restarts share it.
 const databases = new WeakMap<SqliteSessionStore, TemporaryDatabase>();
 
-describeSessionProvider(
+describeSessionStore(
   "SqliteSessionStore on better-sqlite3",
   () => {
     const temporary = openTemporaryDatabase();
@@ -14,7 +14,7 @@ describeSessionProvider(
     return provider;
   },
   {
-    capabilities: { search: true },
+    capabilities: { search: true, tree: true },
     session: (provider, sessionId) => {
       const temporary = databases.get(provider) as TemporaryDatabase;
       const other = new SqliteSessionStore(temporary.database, sessionId);

@@ -1,5 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
-import { SqliteContextProvider, type SqliteContextProviderOptions } from "../../src/index.js";
+import {
+  SqliteContextProvider,
+  type SqliteContextProviderOptions,
+  SqliteSessionStore,
+} from "../../src/index.js";
 
 /**
  * A Durable Object with SQLite storage. Tests run code inside it with runInDurableObject; providers the
@@ -15,6 +19,18 @@ export class ContextTestObject extends DurableObject {
       this.#providers.set(id, provider);
     }
     return provider;
+  }
+
+  readonly #stores = new Map<string, SqliteSessionStore>();
+
+  /** A session store the session conformance suite drives, one per key. */
+  sessionStore(key: string, sessionId: string): SqliteSessionStore {
+    let store = this.#stores.get(key);
+    if (store === undefined) {
+      store = new SqliteSessionStore(this.ctx.storage, sessionId);
+      this.#stores.set(key, store);
+    }
+    return store;
   }
 }
 

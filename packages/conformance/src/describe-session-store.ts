@@ -2,20 +2,22 @@ import { describe } from "vitest";
 import { sessionConcurrencyGroup } from "./session-concurrency.js";
 import { sessionContentGroup } from "./session-content.js";
 import { sessionIsolationGroup } from "./session-isolation.js";
+import { sessionNodesGroup } from "./session-nodes.js";
 import type {
   SessionConformanceOptions,
-  SessionProviderFactory,
-  SessionProviderUnderTest,
+  SessionStoreFactory,
+  SessionStoreUnderTest,
 } from "./session-options.js";
 import { sessionOverlaysGroup } from "./session-overlays.js";
 import { sessionSearchGroup } from "./session-search.js";
 import type { SessionSuite } from "./session-suite.js";
 import { sessionTreeGroup } from "./session-tree.js";
 
-type SessionGroup = <P extends SessionProviderUnderTest>(suite: SessionSuite<P>) => void;
+type SessionGroup = <P extends SessionStoreUnderTest>(suite: SessionSuite<P>) => void;
 
 const ALL_SESSION_GROUPS: readonly SessionGroup[] = [
   sessionTreeGroup,
+  sessionNodesGroup,
   sessionOverlaysGroup,
   sessionIsolationGroup,
   sessionConcurrencyGroup,
@@ -23,15 +25,15 @@ const ALL_SESSION_GROUPS: readonly SessionGroup[] = [
   sessionSearchGroup,
 ];
 
-function describeSessionGroups<P extends SessionProviderUnderTest>(
+function describeSessionGroups<P extends SessionStoreUnderTest>(
   groups: readonly SessionGroup[],
   name: string,
-  factory: SessionProviderFactory<P>,
+  factory: SessionStoreFactory<P>,
   options: SessionConformanceOptions<P>,
 ): void {
   if (typeof factory !== "function") {
     throw new TypeError(
-      "conformance: the second argument must be a factory function returning a session provider",
+      "conformance: the second argument must be a factory function returning a session store",
     );
   }
   if (typeof options !== "object" || options === null || typeof options.capabilities !== "object") {
@@ -44,49 +46,50 @@ function describeSessionGroups<P extends SessionProviderUnderTest>(
 }
 
 /**
- * Registers the session storage suite: the message tree and branches, overlays, isolation between
+ * Registers the session storage suite: the message tree and branches, parent links (`getNode`, `getTree`,
+ * when `capabilities.tree` is declared), overlays, isolation between
  * sessions, durability across `reopen`, concurrent appends, exact content (hostile and large parts) and,
  * when declared, search. Groups without the options they need are listed as skipped.
  */
-export function describeSessionProvider<P extends SessionProviderUnderTest>(
+export function describeSessionStore<P extends SessionStoreUnderTest>(
   name: string,
-  factory: SessionProviderFactory<P>,
+  factory: SessionStoreFactory<P>,
   options: SessionConformanceOptions<P>,
 ): void {
   describeSessionGroups(ALL_SESSION_GROUPS, name, factory, options);
 }
 
 /** Only the tree group: appends, paths, branches, updates, deletes, refusals. */
-export function describeSessionTree<P extends SessionProviderUnderTest>(
+export function describeSessionTree<P extends SessionStoreUnderTest>(
   name: string,
-  factory: SessionProviderFactory<P>,
+  factory: SessionStoreFactory<P>,
   options: SessionConformanceOptions<P>,
 ): void {
   describeSessionGroups([sessionTreeGroup], name, factory, options);
 }
 
 /** Only the overlays group. */
-export function describeSessionOverlays<P extends SessionProviderUnderTest>(
+export function describeSessionOverlays<P extends SessionStoreUnderTest>(
   name: string,
-  factory: SessionProviderFactory<P>,
+  factory: SessionStoreFactory<P>,
   options: SessionConformanceOptions<P>,
 ): void {
   describeSessionGroups([sessionOverlaysGroup], name, factory, options);
 }
 
 /** Only the isolation and durability groups. */
-export function describeSessionIsolation<P extends SessionProviderUnderTest>(
+export function describeSessionIsolation<P extends SessionStoreUnderTest>(
   name: string,
-  factory: SessionProviderFactory<P>,
+  factory: SessionStoreFactory<P>,
   options: SessionConformanceOptions<P>,
 ): void {
   describeSessionGroups([sessionIsolationGroup], name, factory, options);
 }
 
 /** Only the content group: round trips of awkward, tool and large parts. */
-export function describeSessionContent<P extends SessionProviderUnderTest>(
+export function describeSessionContent<P extends SessionStoreUnderTest>(
   name: string,
-  factory: SessionProviderFactory<P>,
+  factory: SessionStoreFactory<P>,
   options: SessionConformanceOptions<P>,
 ): void {
   describeSessionGroups([sessionContentGroup], name, factory, options);

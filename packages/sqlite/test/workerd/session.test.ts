@@ -1,7 +1,8 @@
+import { Session, SessionManager, type SessionMessage } from "@contextblocks/sessions";
+import { createCompactFunction } from "@contextblocks/sessions/compaction";
 import { fromDurableObjectStorage, type StatementReport } from "@contextblocks/sql";
 import { describe, expect, it } from "vitest";
-import { createCompactFunction } from "../../src/compaction/index.js";
-import { Session, SessionManager, type SessionMessage, SqliteSessionProvider } from "../../src/index.js";
+import { SqliteSessionStore, sqliteBackend } from "../../src/index.js";
 import { inObject } from "./in-object.js";
 
 function message(id: string, text: string, role = "user"): SessionMessage {
@@ -13,7 +14,7 @@ const ids = (messages: readonly { id: string }[]) => messages.map((entry) => ent
 describe("sessions on Durable Object storage", () => {
   it("stores a tree, branches, overlays and search in ctx.storage, and reads them after a new Session", async () => {
     await inObject("tree", async (state) => {
-      const session = Session.create(state)
+      const session = Session.create(sqliteBackend(state))
         .forSession("chat")
         .withContext("memory", { maxTokens: 100 })
         .withCachedPrompt();
@@ -23,7 +24,7 @@ describe("sessions on Durable Object storage", () => {
       await session.addCompaction("the question", "q", "q");
       await session.replaceContextBlock("memory", "User deploys weekly.");
       const prompt = await session.freezeSystemPrompt();
-      const again = Session.create(state.storage)
+      const again = Session.create(sqliteBackend(state.storage))
         .forSession("chat")
         .withContext("memory", { maxTokens: 100 })
         .withCachedPrompt();
@@ -38,7 +39,7 @@ describe("sessions on Durable Object storage", () => {
 
   it("refuses a duplicate id and a missing parent without storing anything", async () => {
     await inObject("refusals", async (state) => {
-      const provider = new SqliteSessionProvider(state.storage, "chat");
+      const provider = new SqliteSessionStore(state.storage, "chat");
       await provider.appendMessage(message("a", "x"));
       await expect(provider.appendMessage(message("a", "y"))).rejects.toThrow(/already exists/);
       await expect(provider.appendMessage(message("b", "y"), "ghost")).rejects.toThrow(/parent "ghost"/);
@@ -52,7 +53,7 @@ describe("sessions on Durable Object storage", () => {
       const client = fromDurableObjectStorage(state.storage, {
         onStatement: (report) => reports.push(report),
       });
-      const provider = new SqliteSessionProvider(client, "chat");
+      const provider = new SqliteSessionStore(client, "chat");
       const costAt = async (index: number) => {
         reports.length = 0;
         await provider.appendMessage(message(`m${index}`, `message number ${index}`));
@@ -77,7 +78,7 @@ describe("sessions on Durable Object storage", () => {
 
   it("compacts automatically and the manager keeps sessions apart", async () => {
     await inObject("manager", async (state) => {
-      const manager = SessionManager.create(state.storage)
+      const manager = new SessionManager(sqliteBackend(state.storage))
         .onCompaction(
           createCompactFunction({ summarize: async () => "SUMMARY", protectHead: 1, tailTokenBudget: 50 }),
         )
@@ -92,7 +93,7 @@ describe("sessions on Durable Object storage", () => {
         true,
       );
       expect(ids(await manager.getHistory(two.id))).toEqual(["two-0"]);
-      expect(await manager.getMessageCount(one.id)).toBe(12);
+      expect(await manager.getPathLength(one.id)).toBe(12);
     });
   });
 });

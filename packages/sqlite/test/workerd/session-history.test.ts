@@ -1,12 +1,13 @@
 import type { LanguageModelV3GenerateResult } from "@ai-sdk/provider";
-import { contextPipeline, type RunContextProvider } from "@contextblocks/ai";
+import { contextPipeline, type RunContextProvider, SessionHistoryProvider } from "@contextblocks/ai";
 import { comparePrefix } from "@contextblocks/ai/test";
 import { ContextBlocks } from "@contextblocks/core";
 import { InMemoryContextProvider, InMemoryStore } from "@contextblocks/core/memory";
+import { Session } from "@contextblocks/sessions";
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import { Session, SessionHistoryProvider, SessionRunStateStore } from "../../src/index.js";
+import { SqliteRunStateStore, sqliteBackend } from "../../src/index.js";
 import { inObject } from "./in-object.js";
 
 const usage = {
@@ -65,12 +66,12 @@ describe("SessionHistoryProvider on Durable Object storage", () => {
     // Each inObject call builds everything anew from ctx.storage, as a woken Durable Object does.
     const turn = (prompt: string, stopAfter: number) =>
       inObject("history", async (state) => {
-        const session = Session.create(state.storage).forSession("chat");
+        const session = Session.create(sqliteBackend(state.storage)).forSession("chat");
         const pipeline = contextPipeline({
           model,
           context,
           providers: [new SessionHistoryProvider("history", { session }), counter],
-          stateStore: new SessionRunStateStore(state.storage),
+          stateStore: new SqliteRunStateStore(state.storage),
         });
         const result = await generateText({
           model: pipeline.model,
@@ -90,7 +91,7 @@ describe("SessionHistoryProvider on Durable Object storage", () => {
       previousCount: 3,
     });
     await inObject("history", async (state) => {
-      const history = await Session.create(state.storage).forSession("chat").getHistory();
+      const history = await Session.create(sqliteBackend(state.storage)).forSession("chat").getHistory();
       expect(
         history.map((message) => `${message.role}: ${message.parts.map((part) => part.type).join(",")}`),
       ).toEqual([
@@ -102,7 +103,7 @@ describe("SessionHistoryProvider on Durable Object storage", () => {
       ]);
       expect(history[1]?.parts[0]).toMatchObject({ state: "output-available", toolCallId: "call-1" });
       // Two model calls in the first turn and one in the second: three runs counted.
-      expect(await new SessionRunStateStore(state.storage).load("default")).toEqual({
+      expect(await new SqliteRunStateStore(state.storage).load("default")).toEqual({
         counter: { turns: 3 },
       });
     });

@@ -1,0 +1,124 @@
+import { InMemorySkillProvider, InMemoryStore } from "@contextblocks/core/memory";
+import { Session, SessionManager, type SessionMessage } from "@contextblocks/sessions";
+import { inMemoryBackend } from "@contextblocks/sessions/memory";
+import { generateText, stepCountIs } from "ai";
+import { describe, expect, it } from "vitest";
+import {
+  contextPipeline,
+  contextTools,
+  loadedSkillKeys,
+  SessionHistoryProvider,
+  sessionSearchTool,
+  unloadSkill,
+} from "../../src/index.js";
+import { answer, callTools, resultText, scriptedModel } from "../helpers.js";
+
+function message(id: string, text: string, role = "user"): SessionMessage {
+  return { id, role, parts: [{ type: "text", text }] };
+}
+
+describe("the AI SDK parts of sessions, on the in-memory backend", () => {
+  it("SessionHistoryProvider stores a turn with a set_context call and replays it after a restart", async () => {
+    const backend = inMemoryBackend();
+    const build = () =>
+      Session.create(inMemoryBackend({ sessions: backend.sessions, blocks: backend.blocks }))
+        .forSession("chat")
+        .withContext("memory", { description: "Facts", maxTokens: 100 })
+        .withCachedPrompt();
+    const model = scriptedModel([
+      callTools(0, { toolName: "set_context", input: { label: "memory", content: "Name: Ada." } }),
+      answer("Noted."),
+      answer("You are Ada."),
+    ]);
+    const turn = async (prompt: string) => {
+      const session = build();
+      const pipeline = contextPipeline({
+        model,
+        context: session.context,
+        providers: [new SessionHistoryProvider("history", { session })],
+        stateStore: backend.runState,
+      });
+      return (
+        await generateText({ model: pipeline.model, tools: pipeline.tools, prompt, stopWhen: stepCountIs(3) })
+      ).text;
+    };
+    expect(await turn("I'm Ada.")).toBe("Noted.");
+    expect(await turn("Who am I?")).toBe("You are Ada.");
+    const history = await build().getHistory();
+    expect(
+      history.map((entry) => `${entry.role}: ${entry.parts.map((part) => part.type).join(",")}`),
+    ).toEqual([
+      "user: text",
+      "assistant: tool-set_context",
+      "assistant: text",
+      "user: text",
+      "assistant: text",
+    ]);
+    const restarted = build();
+    await restarted.context.load();
+    expect(restarted.getContextBlock("memory")?.content).toBe("Name: Ada.");
+  });
+
+  it("unloadSkill replaces the stored load_context result; loadedSkillKeys reads the history", async () => {
+    const store = new InMemoryStore();
+    const skills = { "pdf-forms": { content: "PDF FORM INSTRUCTIONS", description: "Forms" } };
+    const backend = inMemoryBackend();
+    const session = Session.create(backend)
+      .forSession("chat")
+      .withContext("skills", { provider: new InMemorySkillProvider({ store, skills }) });
+    const model = scriptedModel([
+      callTools(0, { toolName: "load_context", input: { label: "skills", key: "pdf-forms" } }),
+      answer("ok"),
+    ]);
+    await session.context.load();
+    const result = await generateText({
+      model,
+      prompt: "fill the form",
+      tools: contextTools(session.context),
+      stopWhen: stepCountIs(3),
+    });
+    const call = result.steps[0]?.toolResults[0];
+    await session.appendMessage(message("u1", "fill the form"));
+    await session.appendMessage({
+      id: "a1",
+      role: "assistant",
+      parts: [
+        {
+          type: "tool-load_context",
+          toolCallId: String(call?.toolCallId),
+          state: "output-available",
+          input: call?.input,
+          output: call?.output,
+        },
+      ],
+    });
+    expect([...(await loadedSkillKeys(session))]).toEqual(["skills:pdf-forms"]);
+    expect(await unloadSkill(session, "skills", "pdf-forms")).toBe(true);
+    expect((await session.getMessage("a1"))?.parts[0]?.output).toEqual({
+      isError: false,
+      text: "[unloaded: pdf-forms from skills]",
+    });
+    expect(JSON.stringify(await session.getHistory())).not.toContain("PDF FORM INSTRUCTIONS");
+    expect(await unloadSkill(session, "skills", "pdf-forms")).toBe(false);
+    expect([...(await loadedSkillKeys(session))]).toEqual([]);
+  });
+
+  it("sessionSearchTool searches every session of the manager; an error reads as Error text", async () => {
+    const manager = new SessionManager(inMemoryBackend());
+    const one = await manager.create("One");
+    await manager.append(one.id, message("o1", "the deployment is on Friday"));
+    const model = scriptedModel([
+      callTools(0, { toolName: "session_search", input: { query: "Friday deployment" } }),
+      callTools(1, { toolName: "session_search", input: { query: "x".repeat(10) } }),
+      answer("ok"),
+    ]);
+    await generateText({
+      model,
+      prompt: "when?",
+      tools: sessionSearchTool(manager),
+      stopWhen: stepCountIs(4),
+    });
+    expect(resultText(model.doGenerateCalls[1], "call-0-0")).toMatch(/^\[user\] the deployment is on Friday/);
+    expect(resultText(model.doGenerateCalls[2], "call-1-0")).toBe("No results found.");
+  });
+});
