@@ -319,3 +319,51 @@ describe("a call that continues a named message (providerOptions.contextblocks.p
     await expect(turn("Bad", "")).rejects.toThrow(/parentId must be a message id/);
   });
 });
+
+describe("compaction and the tool loop", () => {
+  it("waits for the end of the turn: no compaction (and no prompt refresh) between the calls of a tool loop", async () => {
+    const summaries: string[] = [];
+    const session = Session.create(inMemoryBackend())
+      .forSession("loop")
+      .withContext("memory")
+      .onCompaction(
+        createCompactFunction({
+          summarize: async (prompt) => {
+            summaries.push(prompt);
+            return "Summary.";
+          },
+          protectHead: 0,
+          minTailMessages: 2,
+          tailTokenBudget: 0,
+          tokenCounter: (messages) => messages.length * 100,
+        }),
+      )
+      .compactAfter(150, { tokenCounter: hundredEach }); // past it once two messages are stored
+    const events: SessionEvent[] = [];
+    session.subscribe((event) => events.push(event));
+    const model = scripted([
+      answer("Hi."),
+      callTools(1, { toolName: "set_context", input: { label: "memory", content: "Ada." } }),
+      answer("Done."),
+    ]);
+    const pipeline = contextPipeline({ model, session });
+    const turn = (text: string) =>
+      generateText({ model: pipeline.model, tools: pipeline.tools, prompt: text, stopWhen: stepCountIs(3) });
+    await turn("Hello"); // two messages: past the threshold, too few to compact
+    await turn("I'm Ada.");
+
+    // The tool call's messages made four (a compaction was due), but the call waited for its result:
+    // the second call of the loop got the same system prompt, and the compaction came after the answer.
+    const [, first, second] = model.doGenerateCalls;
+    expect(systemSeen(second)).toBe(systemSeen(first));
+    expect(systemSeen(first)).not.toContain("Ada.");
+    expect(events.map((event) => event.type)).toEqual(["block-written", "compacted", "prompt-refreshed"]);
+    expect(summaries).toHaveLength(1);
+    expect(summaries[0]).toContain("I'm Ada.");
+    const history = (await session.getHistory()).map(
+      (message) => `${message.role}: ${message.parts[0]?.type}`,
+    );
+    expect(history).toEqual(["assistant: text", "assistant: tool-set_context", "assistant: text"]);
+    expect(await session.freezeSystemPrompt()).toContain("Ada.");
+  });
+});
