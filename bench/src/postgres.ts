@@ -5,7 +5,7 @@
  *    file; `SqliteContextProvider`, `Fts5SearchProvider`) and on Postgres (a throwaway local cluster over
  *    TCP through one `pg.Client`; `PostgresContextProvider`, `PostgresSearchProvider`). Postgres figures
  *    include the network stack of 127.0.0.1; through Hyperdrive add one Worker-to-pool hop per round trip.
- * 2. Session operations: `appendMessage` and `getHistory` at 100 and 1,000 messages, `SqliteSessionProvider`
+ * 2. Session operations: `appendMessage` and `getHistory` at 100 and 1,000 messages, `SqliteSessionStore`
  *    beside `PostgresSessionProvider` on the same two connections (round trips: an append is a transaction).
  * 3. Retrieval on the LoCoMo dev split (`<repo>/../shared/bench-data/locomo-dev`, skipped when absent): per
  *    conversation a fresh index, one entry per turn (key = `dia_id`, content = `"<speaker>: <text>"`), every
@@ -29,9 +29,9 @@ import {
   PostgresSessionProvider,
 } from "@contextblocks/postgres";
 import { startThrowawayCluster, type ThrowawayCluster } from "@contextblocks/postgres/test";
-import { type SessionMessage, type SessionProvider, SqliteSessionProvider } from "@contextblocks/sessions";
+import type { SessionMessage, SessionStore } from "@contextblocks/sessions";
 import { fromBetterSqlite3, fromPg, type SqlClient } from "@contextblocks/sql";
-import { SqliteContextProvider } from "@contextblocks/sqlite";
+import { SqliteContextProvider, SqliteSessionStore } from "@contextblocks/sqlite";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { median } from "./statistics.js";
@@ -50,7 +50,7 @@ interface Backend {
     set(key: string, content: string): Promise<void>;
     search(query: string): Promise<string | null>;
   };
-  session(sessionId: string): SessionProvider;
+  session(sessionId: string): SessionStore;
   close(): Promise<void>;
 }
 
@@ -65,7 +65,7 @@ function sqliteBackend(directory: string): Backend {
     client,
     context: (label) => new SqliteContextProvider(client, label),
     search: (label) => new Fts5SearchProvider(client, { label }),
-    session: (sessionId) => new SqliteSessionProvider(client, sessionId),
+    session: (sessionId) => new SqliteSessionStore(client, sessionId),
     close: async () => {
       database.close();
     },
@@ -372,7 +372,7 @@ async function main(): Promise<void> {
     await postgres.close();
     console.log("#### Latency per operation and round trips per turn\n");
     console.log(operationsTable(sqliteFigures, postgresFigures));
-    console.log("\n#### Session operations (SqliteSessionProvider, PostgresSessionProvider)\n");
+    console.log("\n#### Session operations (SqliteSessionStore, PostgresSessionProvider)\n");
     console.log(operationsTable(sqliteSessions, postgresSessions));
 
     console.log("\n#### LoCoMo dev retrieval (hit@10 by evidence turn)\n");

@@ -1,6 +1,6 @@
 /**
- * Rows read and written on a Durable Object per session operation, by session length: `SqliteSessionProvider`
- * (`@contextblocks/sessions`) against `AgentSessionProvider` of `agents/experimental/memory/session`
+ * Rows read and written on a Durable Object per session operation, by session length: `SqliteSessionStore`
+ * (`@contextblocks/sqlite`) against `AgentSessionProvider` of `agents/experimental/memory/session`
  * (agents@0.22.0), each on its own object, both through the SQL cursor's `rowsRead` / `rowsWritten` (what
  * Cloudflare bills).
  *
@@ -9,8 +9,9 @@
  * system and length; inside workerd only the Durable Object and the fetch handler below are used.
  */
 
-import { type SessionMessage, SqliteSessionProvider } from "@contextblocks/sessions";
+import type { SessionMessage } from "@contextblocks/sessions";
 import { type DurableObjectStateLike, fromDurableObjectStorage } from "@contextblocks/sql";
+import { SqliteSessionStore } from "@contextblocks/sqlite";
 import { AgentSessionProvider } from "agents-session/experimental/memory/session";
 import { withLocalWorker } from "./local-worker.js";
 import { markdownTable } from "./markdown.js";
@@ -91,7 +92,7 @@ async function scenario(
     const client = fromDurableObjectStorage(state.storage, {
       onStatement: (report) => counter.add(report.rowsRead ?? 0, report.rowsWritten ?? 0),
     });
-    provider = new SqliteSessionProvider(client, "bench");
+    provider = new SqliteSessionStore(client, "bench");
   } else {
     provider = new AgentSessionProvider(counter as never, "bench") as unknown as MeasuredProvider;
   }

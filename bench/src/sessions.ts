@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { Session, type SessionMessage } from "@contextblocks/sessions";
+import { sqliteBackend } from "@contextblocks/sqlite";
 import { Session as AnchorSession } from "agents-session/experimental/memory/session";
 import Database from "better-sqlite3";
 import { betterSqlite3Host } from "./agents-sql.js";
@@ -39,7 +40,7 @@ interface Store {
 
 function ours(): Store {
   const database = new Database(":memory:");
-  const session = Session.create(database).forSession("bench");
+  const session = Session.create(sqliteBackend(database)).forSession("bench");
   return {
     name: "contextblocks",
     append: (message) => session.appendMessage(message),

@@ -1,3 +1,6 @@
+import { describeValue } from "./describe-value.js";
+import { ContextError } from "./errors.js";
+
 /** How a block was written: its whole content, an append, or one keyed entry set or deleted. */
 export type BlockWriteAction = "set" | "append" | "set-entry" | "delete-entry";
 

@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { ContextBlocks, type ContextEvent } from "../src/index.js";
+import { InMemoryContextProvider, InMemorySearchProvider, InMemoryStore } from "../src/memory/index.js";
+
+function context(store = new InMemoryStore()): ContextBlocks {
+  return new ContextBlocks(
+    [
+      { label: "memory", maxTokens: 100, provider: new InMemoryContextProvider({ store }) },
+      { label: "notes", provider: new InMemorySearchProvider({ store }) },
+      { label: "soul", provider: { get: async () => "You are terse." } },
+    ],
+    new InMemoryContextProvider({ store, label: "_system_prompt" }),
+  );
+}
+
+describe("ContextBlocks.subscribe", () => {
+  it("hears each successful write, from methods and from tools, and the prompt refresh", async () => {
+    const blocks = context();
+    const events: ContextEvent[] = [];
+    blocks.subscribe((event) => events.push(event));
+    await blocks.setBlock("memory", "a");
+    await blocks.appendToBlock("memory", "b");
+    await blocks.setEntry("notes", "k1", "an entry");
+    await blocks.deleteEntry("notes", "k1");
+    const setContext = blocks.toolSpecs().find((spec) => spec.name === "set_context");
+    const outcome = await setContext?.execute({ label: "memory", content: "from the model" });
+    expect(outcome?.isError).toBe(false);
+    const prompt = await blocks.refreshSystemPrompt();
+    expect(events).toEqual([
+      { type: "block-written", label: "memory", action: "set" },
+      { type: "block-written", label: "memory", action: "append" },
+      { type: "block-written", label: "notes", action: "set-entry", key: "k1" },
+      { type: "block-written", label: "notes", action: "delete-entry", key: "k1" },
+      { type: "block-written", label: "memory", action: "set" },
+      { type: "prompt-refreshed", prompt },
+    ]);
+    expect(prompt).toContain("from the model");
+  });
+
+  it("is silent for refused writes, and a throwing or rejecting listener never fails the write", async () => {
+    const blocks = context();
+    const heard: ContextEvent[] = [];
+    blocks.subscribe(() => {
+      throw new Error("listener fails");
+    });
+    blocks.subscribe(async () => {
+      throw new Error("listener rejects");
+    });
+    blocks.subscribe((event) => heard.push(event));
+    await expect(blocks.setBlock("soul", "x")).rejects.toThrow(/readonly|read-only/i);
+    await expect(blocks.setBlock("memory", "word ".repeat(1_000))).rejects.toThrow();
+    expect(heard).toEqual([]);
+    await expect(blocks.setBlock("memory", "fine")).resolves.toMatchObject({ content: "fine" });
+    expect(heard).toHaveLength(1);
+  });
+
+  it("unsubscribes with the returned function; the same listener twice is called twice", async () => {
+    const blocks = context();
+    let calls = 0;
+    const listener = () => {
+      calls++;
+    };
+    const first = blocks.subscribe(listener);
+    blocks.subscribe(listener);
+    await blocks.setBlock("memory", "a");
+    expect(calls).toBe(2);
+    first();
+    await blocks.setBlock("memory", "b");
+    expect(calls).toBe(3);
+    expect(() => blocks.subscribe(42 as never)).toThrow(/subscribe: expected a function/);
+  });
+});
