@@ -6,7 +6,7 @@ import { type ContextBlocksRunProviderOptions, contextBlocksRunProvider } from "
 import type { ModelStreamPart } from "./model-types.js";
 import { RunPipeline } from "./run-pipeline.js";
 import type { RunContextProvider } from "./run-provider.js";
-import { type SessionRunProviderOptions, sessionRunProvider } from "./session-plugin.js";
+import { pipelineSessionId, type SessionRunProviderOptions, sessionRunProvider } from "./session-plugin.js";
 import { StreamedContent } from "./streamed-content.js";
 
 /** Options of `contextMiddleware` and `contextPipeline`. */
@@ -71,7 +71,7 @@ export function contextMiddleware(options: ContextMiddlewareOptions = {}): Conte
   const pipeline = new RunPipeline(
     providers,
     options.stateStore ?? session?.runState ?? new InMemoryRunStateStore(),
-    options.sessionId ?? session?.id ?? "default",
+    options.sessionId ?? (session ? pipelineSessionId(session) : "default"),
   );
   return {
     specificationVersion: "v3",
@@ -131,10 +131,10 @@ function checkSessionOptions(options: ContextMiddlewareOptions): void {
     );
   }
   const session = options.session as Session;
-  if (options.sessionId !== undefined && options.sessionId !== session.id) {
+  if (options.sessionId !== undefined && options.sessionId !== pipelineSessionId(session)) {
     throw new ContextError(
       "INVALID_CONFIG",
-      `contextMiddleware: sessionId ${JSON.stringify(options.sessionId)} is not the session's id ${JSON.stringify(session.id)} (leave sessionId out: it comes from session.id)`,
+      `contextMiddleware: sessionId ${JSON.stringify(options.sessionId)} is not the session's id ${JSON.stringify(pipelineSessionId(session))} (leave sessionId out: it comes from session.id)`,
     );
   }
 }

@@ -31,7 +31,7 @@ export interface SessionRunProviderOptions
  *   refreshes the frozen prompt, so what the model wrote with `set_context` reaches the next call's
  *   system prompt.
  * A call that names another session (`providerOptions: { contextblocks: { sessionId } }`) is refused: the
- * provider serves `session.id` only.
+ * provider serves `session.id` only (`"default"` for the default session `""`).
  */
 export function sessionRunProvider(
   session: Session,
@@ -50,7 +50,7 @@ export function sessionRunProvider(
     ...(maxBytes === undefined ? {} : { maxBytes }),
     ...(generateId === undefined ? {} : { generateId }),
   });
-  const served = session.id;
+  const served = pipelineSessionId(session);
   const sameSession = (sessionId: string, step: string): void => {
     if (sessionId !== served) {
       throw new ContextError(
@@ -81,6 +81,14 @@ export function sessionRunProvider(
       await history.saveMessages(sessionId, messages, call);
     },
   };
+}
+
+/**
+ * The id a pipeline gives a session's calls (and keys its run state by): `session.id`, and `"default"`
+ * (the middleware's default session) for the default session `""`, which run-state stores refuse.
+ */
+export function pipelineSessionId(session: Session): string {
+  return session.id === "" ? "default" : session.id;
 }
 
 /** Recognised by shape, as every provider here is (two copies of the sessions package in one bundle). */

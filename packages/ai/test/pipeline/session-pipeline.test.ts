@@ -252,6 +252,21 @@ describe("contextMiddleware({ session }) configuration", () => {
     expect(await session2.getPathLength()).toBe(0);
     expect(await session.getPathLength()).toBe(2);
   });
+
+  it('keys the default session\'s run state (session id "") as "default", the id SQL run-state stores accept', async () => {
+    const backend = inMemoryBackend();
+    const session = Session.create(backend).withContext("memory");
+    expect(session.id).toBe("");
+    const pipeline = contextPipeline({
+      model: scripted([answer("One.")]),
+      session,
+      providers: [callCounter()],
+    });
+    await generateText({ model: pipeline.model, tools: pipeline.tools, prompt: "Hello" });
+    expect(await backend.runState.load("default")).toEqual({ counter: { calls: 1 } });
+    expect(await backend.runState.load("")).toBeNull();
+    expect(await session.getPathLength()).toBe(2);
+  });
 });
 
 describe("a call that continues a named message (providerOptions.contextblocks.parentId)", () => {
