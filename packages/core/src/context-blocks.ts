@@ -19,7 +19,7 @@ import { buildToolSpecs } from "./tools/build.js";
 import type { ContextToolSpec, ToolOptions } from "./tools/spec.js";
 import type { AnyContextProvider, ContextBlock, ContextConfig, WritableContextProvider } from "./types.js";
 
-/** Extras after the seeds' three constructor arguments. */
+/** Extras after the three constructor arguments (configs, prompt store, default provider). */
 export interface ContextBlocksOptions extends ToolOptions {
   /** Counts tokens for usage and `maxTokens`. Default: `estimateTokens`, a heuristic (see its docs). */
   tokenCounter?: TokenCounter;

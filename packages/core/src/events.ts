@@ -33,8 +33,9 @@ export class Listeners<Event> {
 
   add(listener: (event: Event) => void): () => void {
     if (typeof listener !== "function") {
-      throw new TypeError(
-        `subscribe: expected a function, got ${listener === null ? "null" : typeof listener}`,
+      throw new ContextError(
+        "INVALID_INPUT",
+        `subscribe: expected a function, got ${describeValue(listener)}`,
       );
     }
     // A wrapper per subscription: the same function subscribed twice is called twice and unsubscribed once.

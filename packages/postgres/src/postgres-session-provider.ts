@@ -3,6 +3,7 @@ import { planQuery } from "@contextblocks/fts5";
 import {
   applyCompactions,
   checkSessionMessage,
+  type MessageNode,
   maximumPathLength,
   orderPath,
   parseStoredMessages as parseAll,
@@ -10,7 +11,6 @@ import {
   type RecentHistoryResult,
   type SearchResult,
   type SessionMessage,
-  type MessageNode,
   type SessionStore,
   type StoredCompaction,
   serializeMessage as serialize,
@@ -47,7 +47,8 @@ interface PathRow extends MessageRow {
 }
 
 /**
- * Session messages as a tree in Postgres, in seed 004's `assistant_messages` and `assistant_compactions`
+ * Session messages as a tree in Postgres, in the `assistant_messages` and `assistant_compactions` tables of
+ * Cloudflare agents' Sessions API
  * (plus a `depth` and a `position` column and an `assistant_leaves` pointer table, see `POSTGRES_SCHEMA`),
  * with the behaviour of `SqliteSessionStore` in `@contextblocks/sqlite`.
  *

@@ -3,7 +3,7 @@ import type { ModelMessage } from "ai";
 import type { RunMessage } from "./model-types.js";
 import type { RunContextProvider } from "./run-provider.js";
 
-/** What a history provider loads and stores (seed 003's flags; defaults as there). */
+/** What a history provider loads and stores (the flags of Microsoft Agent Framework's history providers; defaults as there). */
 export interface HistoryOptions {
   /** Put the stored messages before the caller's on every call. Default `true`; one provider at most. */
   loadMessages?: boolean;
@@ -32,7 +32,7 @@ export interface HistoryCall {
 }
 
 /**
- * A provider that loads and stores the conversation (seed 003's history provider): `getMessages` gives the
+ * A provider that loads and stores the conversation (Microsoft Agent Framework's history provider): `getMessages` gives the
  * session's stored messages, oldest first; `saveMessages` appends the messages of one successful call.
  * Pipelines recognise it by those two methods; it may have `beforeRun` / `afterRun` too.
  */
@@ -65,7 +65,7 @@ export interface InMemoryHistoryOptions extends HistoryOptions {
 }
 
 /**
- * The seed's `InMemoryHistoryProvider`: the conversation per session in a `Map`, for local memory, tests,
+ * Microsoft Agent Framework's `InMemoryHistoryProvider`: the conversation per session in a `Map`, for local memory, tests,
  * or (with `loadMessages: false, storeContextMessages: true`) an audit of what the model saw. Messages are
  * copied in and out (`structuredClone`), so nobody changes them behind its back.
  */

@@ -140,7 +140,7 @@ export class RunPipeline {
   async finish(run: PreparedRun, content: readonly ModelContent[]): Promise<void> {
     const { sessionId, inputMessages } = run.basics;
     const response = responseMessages(content);
-    // In reverse order, as seed 003's framework does: the first provider opens the run and closes it.
+    // In reverse order, as Microsoft Agent Framework does: the first provider opens the run and closes it.
     for (const provider of [...this.providers].reverse()) {
       if (!provider.afterRun) continue;
       const view = afterView(run.basics, run.contextMessages, response, run.states[provider.sourceId]!);

@@ -54,7 +54,7 @@ export interface RunContext {
 }
 
 /**
- * A provider that runs around every model call (seed 003's context provider). `beforeRun` adds
+ * A provider that runs around every model call (a context provider of Microsoft Agent Framework). `beforeRun` adds
  * instructions, messages or tools; `afterRun` reads the input and the response and updates `state`.
  * Both may be async; a throw fails the call with an error naming the provider, and nothing is stored.
  */
