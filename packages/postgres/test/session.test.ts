@@ -72,11 +72,12 @@ describe("Session on PostgresSessionProvider", () => {
       },
     });
     await session.appendMessage(text("u1", "Remember that I like tea."));
+    await session.context.load();
     const result = await generateText({
       model,
       system: await session.freezeSystemPrompt(),
       messages: await convertToModelMessages((await session.getHistory()) as UIMessage[]),
-      tools: (await session.context.load(), contextTools(session.context)),
+      tools: contextTools(session.context),
       stopWhen: stepCountIs(4),
     });
     expect(result.text).toBe("Noted: tea.");

@@ -93,11 +93,12 @@ describe("Session tools through generateText", () => {
       callTool("c2", "set_context", { label: "nope", content: "x" }),
       answer("done"),
     ]);
+    await session.context.load();
     const result = await generateText({
       model,
       system: await session.freezeSystemPrompt(),
       prompt: "remember that I like tea",
-      tools: (await session.context.load(), contextTools(session.context)),
+      tools: contextTools(session.context),
       stopWhen: stepCountIs(5),
     });
     expect(result.text).toBe("done");
@@ -117,10 +118,11 @@ describe("Session tools through generateText", () => {
       callTool("load-1", "load_context", { label: "skills", key: "pdf-forms" }),
       answer("ok"),
     ]);
+    await session.context.load();
     const result = await generateText({
       model,
       prompt: "fill the form",
-      tools: (await session.context.load(), contextTools(session.context)),
+      tools: contextTools(session.context),
       stopWhen: stepCountIs(3),
     });
     expect(toolResult(model.doGenerateCalls[1], "load-1")).toBe("PDF FORM INSTRUCTIONS");
