@@ -1,4 +1,22 @@
 import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
+import { ContextBlocks, isContextError } from "@contextblocks/core";
+import { InMemoryContextProvider, InMemorySkillProvider, InMemoryStore } from "@contextblocks/core/memory";
+import { Session, SessionManager } from "@contextblocks/sessions";
+import {
+  InMemoryRunStateStore,
+  InMemorySessionRegistry,
+  InMemorySessions,
+  inMemoryBackend,
+} from "@contextblocks/sessions/memory";
+import {
+  convertToModelMessages,
+  generateText,
+  type LanguageModel,
+  stepCountIs,
+  streamText,
+  type UIMessage,
+} from "ai";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   contextMiddleware,
   contextPipeline,
@@ -9,24 +27,36 @@ import {
   SessionHistoryProvider,
   unloadSkill,
   verbatimPartType,
-} from "@contextblocks/ai";
-import { assertStablePrefix, comparePrefix } from "@contextblocks/ai/test";
-import { ContextBlocks, isContextError } from "@contextblocks/core";
-import { InMemoryContextProvider, InMemorySkillProvider, InMemoryStore } from "@contextblocks/core/memory";
-import { Session, SessionManager } from "@contextblocks/sessions";
-import {
-  convertToModelMessages,
-  generateText,
-  type LanguageModel,
-  stepCountIs,
-  streamText,
-  type UIMessage,
-} from "ai";
-import type Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SqliteRunStateStore, sqliteBackend } from "../../src/index.js";
+} from "../../src/index.js";
+import { assertStablePrefix, comparePrefix } from "../../src/test.js";
 import { answer, callTool, conversation, scriptedModel, scriptedStreamModel } from "./model.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
+
+/**
+ * One "database" in memory: the parts of an in-memory backend, shared by every backend made on them, so a
+ * new backend on the same parts is a restart (the stores keep messages as JSON text, as a database does).
+ */
+interface Parts {
+  sessions: InMemorySessions;
+  blocks: InMemoryStore;
+  runState: InMemoryRunStateStore;
+  registry: InMemorySessionRegistry;
+}
+
+interface TemporaryDatabase {
+  readonly database: Parts;
+  reopen(): Parts;
+  remove(): void;
+}
+
+function openTemporaryDatabase(): TemporaryDatabase {
+  const database: Parts = {
+    sessions: new InMemorySessions(),
+    blocks: new InMemoryStore(),
+    runState: new InMemoryRunStateStore(),
+    registry: new InMemorySessionRegistry(),
+  };
+  return { database, reopen: () => database, remove: () => undefined };
+}
 
 let temporary: TemporaryDatabase;
 beforeEach(() => {
@@ -51,20 +81,20 @@ function createContext(store: InMemoryStore, today: () => string = () => "Mon"):
   );
 }
 
-/** What a process builds on start: a session on the database and a pipeline whose history is that session. */
+/** What a process builds on start: a session on the backend and a pipeline whose history is that session. */
 function start(
-  database: Database.Database,
+  database: Parts,
   model: LanguageModel & Parameters<typeof contextPipeline>[0]["model"],
   store: InMemoryStore,
   options: { today?: () => string; providers?: RunContextProvider[] } = {},
 ) {
-  const session = Session.create(sqliteBackend(database)).forSession("chat-1");
+  const session = Session.create(inMemoryBackend(database)).forSession("chat-1");
   const history = new SessionHistoryProvider("history", { session });
   const pipeline = contextPipeline({
     model,
     context: createContext(store, options.today),
     providers: [history, ...(options.providers ?? [])],
-    stateStore: new SqliteRunStateStore(database),
+    stateStore: database.runState,
   });
   return { session, history, pipeline };
 }
@@ -186,9 +216,7 @@ describe("SessionHistoryProvider through generateText", () => {
 
     const sent = conversation(model.doGenerateCalls[1]);
     expect(sent.at(-1)).toContain("Today is Tue.");
-    const rows = temporary.database.prepare("SELECT content FROM assistant_messages").all() as {
-      content: string;
-    }[];
+    const rows = [...temporary.database.sessions.messages.values()];
     expect(rows).toHaveLength(4);
     for (const row of rows) expect(row.content).not.toContain("Today is");
     expect(stored(await session.getHistory())).toEqual([
@@ -279,72 +307,9 @@ describe("SessionHistoryProvider through streamText", () => {
   });
 });
 
-describe("SqliteRunStateStore", () => {
-  /** Counts turns in its state and tells the model the count. */
-  const counter: RunContextProvider = {
-    sourceId: "counter",
-    beforeRun(run) {
-      run.extendInstructions("counter", `Turn ${Number(run.state.turns ?? 0) + 1}.`);
-    },
-    afterRun(run) {
-      run.state.turns = Number(run.state.turns ?? 0) + 1;
-    },
-  };
-
-  it("persists provider state in the session's database across a restart", async () => {
-    const store = new InMemoryStore();
-    const model = scriptedModel([answer("A."), answer("B."), answer("C.")]);
-    const first = start(temporary.database, model, store, { providers: [counter] });
-    await generateText({ model: first.pipeline.model, tools: first.pipeline.tools, prompt: "one" });
-    await generateText({ model: first.pipeline.model, tools: first.pipeline.tools, prompt: "two" });
-
-    const database = temporary.reopen();
-    expect(await new SqliteRunStateStore(database).load("default")).toEqual({ counter: { turns: 2 } });
-    const second = start(database, model, store, { providers: [counter] });
-    await generateText({ model: second.pipeline.model, tools: second.pipeline.tools, prompt: "three" });
-    const system = model.doGenerateCalls[2]!.prompt.filter((message) => message.role === "system");
-    expect(system.at(-1)?.content).toBe("Turn 3.");
-    const rows = database.prepare("SELECT session_id, source_id, state FROM contextblocks_run_state").all();
-    expect(rows).toEqual([{ session_id: "default", source_id: "counter", state: '{"turns":3}' }]);
-  });
-
-  it("keeps sessions apart, drops a state that emptied, and leaves the other rows alone", async () => {
-    const stateStore = new SqliteRunStateStore(temporary.database);
-    expect(await stateStore.load("a")).toBeNull();
-    await stateStore.save("a", { one: { x: 1 }, two: { y: 2 } });
-    await stateStore.save("b", { one: { x: 9 } });
-    await stateStore.save("a", { one: { x: 1 } });
-    expect(await stateStore.load("a")).toEqual({ one: { x: 1 } });
-    expect(await stateStore.load("b")).toEqual({ one: { x: 9 } });
-    await stateStore.delete("a");
-    expect(await stateStore.load("a")).toBeNull();
-    expect(await stateStore.load("b")).toEqual({ one: { x: 9 } });
-  });
-
-  it("refuses bad input with a ContextError and keeps what was stored", async () => {
-    const stateStore = new SqliteRunStateStore(temporary.database);
-    await stateStore.save("a", { one: { x: 1 } });
-    const cyclic: Record<string, unknown> = {};
-    cyclic.self = cyclic;
-    await expect(stateStore.save("a", { one: { x: 2 }, two: cyclic })).rejects.toMatchObject({
-      code: "INVALID_INPUT",
-      message: expect.stringContaining('"two"'),
-    });
-    await expect(stateStore.save("", {})).rejects.toMatchObject({ code: "INVALID_INPUT" });
-    expect(() => new SqliteRunStateStore(null as never)).toThrow(/expected a database/);
-    expect(await stateStore.load("a")).toEqual({ one: { x: 1 } });
-
-    // A hand-broken row fails the load by name instead of being read as empty (and overwritten).
-    temporary.database.prepare("UPDATE contextblocks_run_state SET state = 'not json'").run();
-    const failure = await stateStore.load("a").catch((error: unknown) => error);
-    expect(isContextError(failure) && failure.code === "PROVIDER_FAILED").toBe(true);
-    expect(String((failure as Error).message)).toContain('"one" in session "a"');
-  });
-});
-
 describe("SessionHistoryProvider configuration and flags", () => {
   it("counts as a loading history provider: a second one is refused", () => {
-    const session = Session.create(sqliteBackend(temporary.database)).forSession("chat-1");
+    const session = Session.create(inMemoryBackend(temporary.database)).forSession("chat-1");
     const history = new SessionHistoryProvider("history", { session });
     const error = (() => {
       try {
@@ -369,7 +334,7 @@ describe("SessionHistoryProvider configuration and flags", () => {
       () => new SessionHistoryProvider("history", { session: {} as never }),
       () =>
         new SessionHistoryProvider("history", {
-          session: Session.create(sqliteBackend(temporary.database)),
+          session: Session.create(inMemoryBackend(temporary.database)),
           maxBytes: -1,
         }),
     ];
@@ -378,7 +343,7 @@ describe("SessionHistoryProvider configuration and flags", () => {
   });
 
   it("stores what the flags say: an audit log with the context messages, no loading", async () => {
-    const session = Session.create(sqliteBackend(temporary.database)).forSession("audit");
+    const session = Session.create(inMemoryBackend(temporary.database)).forSession("audit");
     const audit = new SessionHistoryProvider("audit", {
       session,
       loadMessages: false,
@@ -392,7 +357,7 @@ describe("SessionHistoryProvider configuration and flags", () => {
       },
     };
     const outputsOnly = new SessionHistoryProvider("outputs", {
-      session: Session.create(sqliteBackend(temporary.database)).forSession("outputs"),
+      session: Session.create(inMemoryBackend(temporary.database)).forSession("outputs"),
       loadMessages: false,
       storeInputs: false,
     });
@@ -423,7 +388,7 @@ describe("SessionHistoryProvider configuration and flags", () => {
   });
 
   it("gives each call id its own session through a SessionManager", async () => {
-    const manager = new SessionManager(sqliteBackend(temporary.database));
+    const manager = new SessionManager(inMemoryBackend(temporary.database));
     const history = new SessionHistoryProvider("history", { session: manager });
     const model = scriptedModel([answer("Hi Ada."), answer("Hi Bo."), answer("You are Ada.")]);
     const pipeline = contextPipeline({ model, providers: [history] });
@@ -440,7 +405,7 @@ describe("SessionHistoryProvider configuration and flags", () => {
   });
 
   it("loads a bounded window with maxBytes, starting at a user message", async () => {
-    const session = Session.create(sqliteBackend(temporary.database)).forSession("window");
+    const session = Session.create(inMemoryBackend(temporary.database)).forSession("window");
     const writer = new SessionHistoryProvider("history", { session });
     for (let turn = 1; turn <= 5; turn++) {
       await writer.saveMessages("window", [
@@ -557,10 +522,10 @@ describe("SessionHistoryProvider: what is stored reads back exactly", () => {
 
   for (const [name, messages] of Object.entries(cases)) {
     it(name, async () => {
-      const session = Session.create(sqliteBackend(temporary.database)).forSession(name);
+      const session = Session.create(inMemoryBackend(temporary.database)).forSession(name);
       await new SessionHistoryProvider("history", { session }).saveMessages(name, messages);
       temporary.reopen();
-      const reopened = Session.create(sqliteBackend(temporary.database)).forSession(name);
+      const reopened = Session.create(inMemoryBackend(temporary.database)).forSession(name);
       const loaded = await new SessionHistoryProvider("history", { session: reopened }).getMessages(name);
       expect(JSON.stringify(loaded)).toBe(JSON.stringify(messages));
       // Only what the UI shape cannot hold (the approval) is stored verbatim.
@@ -572,7 +537,7 @@ describe("SessionHistoryProvider: what is stored reads back exactly", () => {
   }
 
   it("gives bytes back as the same base64 a provider sends", async () => {
-    const session = Session.create(sqliteBackend(temporary.database)).forSession("bytes");
+    const session = Session.create(inMemoryBackend(temporary.database)).forSession("bytes");
     const history = new SessionHistoryProvider("history", { session });
     await history.saveMessages("bytes", [
       { role: "user", content: [{ type: "file", mediaType: "image/png", data: bytes }] },
@@ -583,7 +548,7 @@ describe("SessionHistoryProvider: what is stored reads back exactly", () => {
   });
 
   it("keeps tool calls in UI shape and only falls back to a verbatim part when it must", async () => {
-    const session = Session.create(sqliteBackend(temporary.database)).forSession("shape");
+    const session = Session.create(inMemoryBackend(temporary.database)).forSession("shape");
     const [, approvals] = Object.entries(cases).at(-1)!;
     await new SessionHistoryProvider("history", { session }).saveMessages("shape", approvals);
     const types = (await session.getHistory()).map((message) => message.parts.map((part) => part.type));
@@ -596,7 +561,7 @@ describe("SessionHistoryProvider and the session's own features", () => {
     const store = new InMemoryStore();
     const skills = { "pdf-forms": { content: "PDF FORM INSTRUCTIONS", description: "Forms" } };
     const skillProvider = new InMemorySkillProvider({ store, skills });
-    const session = Session.create(sqliteBackend(temporary.database))
+    const session = Session.create(inMemoryBackend(temporary.database))
       .forSession("chat")
       .withContext("skills", { description: "Skills to load", provider: skillProvider });
     const context = new ContextBlocks([
@@ -659,7 +624,7 @@ describe("runMessagesOf on messages a chat UI stored", () => {
         ],
       },
     ];
-    const session = Session.create(sqliteBackend(temporary.database)).forSession("ui");
+    const session = Session.create(inMemoryBackend(temporary.database)).forSession("ui");
     for (const message of ui) await session.appendMessage(message);
     const loaded = await new SessionHistoryProvider("history", { session }).getMessages("ui");
     expect(JSON.parse(JSON.stringify(loaded))).toEqual(

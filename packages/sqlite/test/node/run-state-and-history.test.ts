@@ -1,0 +1,256 @@
+// SqliteRunStateStore through a real pipeline, and SQLite's round trip of what SessionHistoryProvider stores.
+// The history provider's own tests run in @contextblocks/ai (test/sessions/history-provider.test.ts), on the
+// in-memory backend.
+import {
+  contextPipeline,
+  type RunContextProvider,
+  type RunMessage,
+  SessionHistoryProvider,
+  verbatimPartType,
+} from "@contextblocks/ai";
+import { ContextBlocks, isContextError } from "@contextblocks/core";
+import { InMemoryContextProvider, InMemoryStore } from "@contextblocks/core/memory";
+import { Session } from "@contextblocks/sessions";
+import { generateText, type LanguageModel } from "ai";
+import type Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SqliteRunStateStore, sqliteBackend } from "../../src/index.js";
+import { answer, scriptedModel } from "./model.js";
+import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
+
+let temporary: TemporaryDatabase;
+beforeEach(() => {
+  temporary = openTemporaryDatabase();
+});
+afterEach(() => temporary.remove());
+
+/** Blocks like an agent's: a fixed soul, a writable memory, and an environment block that reminds. */
+function createContext(store: InMemoryStore, today: () => string = () => "Mon"): ContextBlocks {
+  return new ContextBlocks(
+    [
+      { label: "soul", provider: { get: async () => "You are a careful assistant." } },
+      {
+        label: "memory",
+        description: "Facts about the user",
+        maxTokens: 200,
+        provider: new InMemoryContextProvider({ store }),
+      },
+      { label: "environment", provider: { get: async () => `Today is ${today()}.` }, whenChanged: "remind" },
+    ],
+    new InMemoryContextProvider({ store, label: "_system_prompt" }),
+  );
+}
+
+/** What a process builds on start: a session on the database and a pipeline whose history is that session. */
+function start(
+  database: Database.Database,
+  model: LanguageModel & Parameters<typeof contextPipeline>[0]["model"],
+  store: InMemoryStore,
+  options: { today?: () => string; providers?: RunContextProvider[] } = {},
+) {
+  const session = Session.create(sqliteBackend(database)).forSession("chat-1");
+  const history = new SessionHistoryProvider("history", { session });
+  const pipeline = contextPipeline({
+    model,
+    context: createContext(store, options.today),
+    providers: [history, ...(options.providers ?? [])],
+    stateStore: new SqliteRunStateStore(database),
+  });
+  return { session, history, pipeline };
+}
+
+describe("SqliteRunStateStore", () => {
+  /** Counts turns in its state and tells the model the count. */
+  const counter: RunContextProvider = {
+    sourceId: "counter",
+    beforeRun(run) {
+      run.extendInstructions("counter", `Turn ${Number(run.state.turns ?? 0) + 1}.`);
+    },
+    afterRun(run) {
+      run.state.turns = Number(run.state.turns ?? 0) + 1;
+    },
+  };
+
+  it("persists provider state in the session's database across a restart", async () => {
+    const store = new InMemoryStore();
+    const model = scriptedModel([answer("A."), answer("B."), answer("C.")]);
+    const first = start(temporary.database, model, store, { providers: [counter] });
+    await generateText({ model: first.pipeline.model, tools: first.pipeline.tools, prompt: "one" });
+    await generateText({ model: first.pipeline.model, tools: first.pipeline.tools, prompt: "two" });
+
+    const database = temporary.reopen();
+    expect(await new SqliteRunStateStore(database).load("default")).toEqual({ counter: { turns: 2 } });
+    const second = start(database, model, store, { providers: [counter] });
+    await generateText({ model: second.pipeline.model, tools: second.pipeline.tools, prompt: "three" });
+    const system = model.doGenerateCalls[2]!.prompt.filter((message) => message.role === "system");
+    expect(system.at(-1)?.content).toBe("Turn 3.");
+    const rows = database.prepare("SELECT session_id, source_id, state FROM contextblocks_run_state").all();
+    expect(rows).toEqual([{ session_id: "default", source_id: "counter", state: '{"turns":3}' }]);
+  });
+
+  it("keeps sessions apart, drops a state that emptied, and leaves the other rows alone", async () => {
+    const stateStore = new SqliteRunStateStore(temporary.database);
+    expect(await stateStore.load("a")).toBeNull();
+    await stateStore.save("a", { one: { x: 1 }, two: { y: 2 } });
+    await stateStore.save("b", { one: { x: 9 } });
+    await stateStore.save("a", { one: { x: 1 } });
+    expect(await stateStore.load("a")).toEqual({ one: { x: 1 } });
+    expect(await stateStore.load("b")).toEqual({ one: { x: 9 } });
+    await stateStore.delete("a");
+    expect(await stateStore.load("a")).toBeNull();
+    expect(await stateStore.load("b")).toEqual({ one: { x: 9 } });
+  });
+
+  it("refuses bad input with a ContextError and keeps what was stored", async () => {
+    const stateStore = new SqliteRunStateStore(temporary.database);
+    await stateStore.save("a", { one: { x: 1 } });
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    await expect(stateStore.save("a", { one: { x: 2 }, two: cyclic })).rejects.toMatchObject({
+      code: "INVALID_INPUT",
+      message: expect.stringContaining('"two"'),
+    });
+    await expect(stateStore.save("", {})).rejects.toMatchObject({ code: "INVALID_INPUT" });
+    expect(() => new SqliteRunStateStore(null as never)).toThrow(/expected a database/);
+    expect(await stateStore.load("a")).toEqual({ one: { x: 1 } });
+
+    // A hand-broken row fails the load by name instead of being read as empty (and overwritten).
+    temporary.database.prepare("UPDATE contextblocks_run_state SET state = 'not json'").run();
+    const failure = await stateStore.load("a").catch((error: unknown) => error);
+    expect(isContextError(failure) && failure.code === "PROVIDER_FAILED").toBe(true);
+    expect(String((failure as Error).message)).toContain('"one" in session "a"');
+  });
+});
+
+describe("SessionHistoryProvider: what is stored reads back exactly", () => {
+  const bytes = new Uint8Array([137, 80, 78, 71, 0, 255]);
+  const cases: Record<string, RunMessage[]> = {
+    "text and files with provider options": [
+      {
+        role: "user",
+        content: [
+          {
+            type: "text",
+            text: "Look.",
+            providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } },
+          },
+          { type: "file", mediaType: "image/png", data: "iVBORw0KGgo=" },
+          {
+            type: "file",
+            mediaType: "application/pdf",
+            filename: "a.pdf",
+            data: new URL("https://example.com/a.pdf"),
+          },
+        ],
+        providerOptions: { openai: { user: "u-1" } },
+      },
+    ],
+    "reasoning, a provider-executed tool and a client tool with its results": [
+      {
+        role: "assistant",
+        content: [
+          { type: "reasoning", text: "Thinking.", providerOptions: { anthropic: { signature: "sig" } } },
+          {
+            type: "tool-call",
+            toolCallId: "s-1",
+            toolName: "web_search",
+            input: { q: "tea" },
+            providerExecuted: true,
+          },
+          {
+            type: "tool-result",
+            toolCallId: "s-1",
+            toolName: "web_search",
+            output: { type: "json", value: [{ url: "u" }] },
+          },
+          { type: "text", text: "Found it." },
+          { type: "tool-call", toolCallId: "c-1", toolName: "weather", input: { city: "Paris" } },
+          { type: "tool-call", toolCallId: "c-2", toolName: "weather", input: { city: "Oslo" } },
+        ],
+      },
+      {
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: "c-1",
+            toolName: "weather",
+            output: { type: "text", value: "Sunny" },
+          },
+          {
+            type: "tool-result",
+            toolCallId: "c-2",
+            toolName: "weather",
+            output: { type: "json", value: "rain" },
+          },
+        ],
+      },
+    ],
+    "error outputs": [
+      {
+        role: "assistant",
+        content: [
+          { type: "tool-call", toolCallId: "e-1", toolName: "fail", input: {} },
+          { type: "tool-call", toolCallId: "e-2", toolName: "fail", input: {} },
+        ],
+      },
+      {
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: "e-1",
+            toolName: "fail",
+            output: { type: "error-text", value: "Error: no" },
+          },
+          {
+            type: "tool-result",
+            toolCallId: "e-2",
+            toolName: "fail",
+            output: { type: "error-json", value: { why: 1 } },
+          },
+        ],
+      },
+    ],
+    "an approval response, stored as it was": [
+      { role: "assistant", content: [{ type: "tool-call", toolCallId: "a-1", toolName: "pay", input: {} }] },
+      { role: "tool", content: [{ type: "tool-approval-response", approvalId: "ap-1", approved: true }] },
+      { role: "system", content: "Be brief." },
+    ],
+  };
+
+  for (const [name, messages] of Object.entries(cases)) {
+    it(name, async () => {
+      const session = Session.create(sqliteBackend(temporary.database)).forSession(name);
+      await new SessionHistoryProvider("history", { session }).saveMessages(name, messages);
+      temporary.reopen();
+      const reopened = Session.create(sqliteBackend(temporary.database)).forSession(name);
+      const loaded = await new SessionHistoryProvider("history", { session: reopened }).getMessages(name);
+      expect(JSON.stringify(loaded)).toBe(JSON.stringify(messages));
+      // Only what the UI shape cannot hold (the approval) is stored verbatim.
+      const verbatim = (await reopened.getHistory()).filter((message) =>
+        message.parts.some((part) => part.type === verbatimPartType),
+      );
+      expect(verbatim.length).toBe(name.includes("approval") ? 1 : 0);
+    });
+  }
+
+  it("gives bytes back as the same base64 a provider sends", async () => {
+    const session = Session.create(sqliteBackend(temporary.database)).forSession("bytes");
+    const history = new SessionHistoryProvider("history", { session });
+    await history.saveMessages("bytes", [
+      { role: "user", content: [{ type: "file", mediaType: "image/png", data: bytes }] },
+    ]);
+    const [message] = await history.getMessages("bytes");
+    const part = message?.role === "user" ? message.content[0] : undefined;
+    expect(part?.type === "file" ? part.data : null).toBe(Buffer.from(bytes).toString("base64"));
+  });
+
+  it("keeps tool calls in UI shape and only falls back to a verbatim part when it must", async () => {
+    const session = Session.create(sqliteBackend(temporary.database)).forSession("shape");
+    const [, approvals] = Object.entries(cases).at(-1)!;
+    await new SessionHistoryProvider("history", { session }).saveMessages("shape", approvals);
+    const types = (await session.getHistory()).map((message) => message.parts.map((part) => part.type));
+    expect(types).toEqual([["tool-pay"], [verbatimPartType], ["text"]]);
+  });
+});
