@@ -1,28 +1,31 @@
 import {
-  type ContextMiddleware,
-  contextMiddleware,
+  type ContextPipeline,
+  contextPipeline,
   isReminderPart,
   type RunMessage,
+  runMessagesOf,
   toolOutcomeOf,
 } from "@contextblocks/ai";
-import { type ContextBlock, ContextBlocks, entryKey, SYSTEM_PROMPT_LABEL } from "@contextblocks/core";
+import { type ContextBlock, type ContextBlocks, entryKey } from "@contextblocks/core";
 import { Fts5SearchProvider } from "@contextblocks/fts5";
-import { SqliteContextProvider } from "@contextblocks/sqlite";
+import { type CompactResult, Session, type SessionEvent } from "@contextblocks/sessions";
+import { createCompactFunction } from "@contextblocks/sessions/compaction";
+import { sqliteBackend } from "@contextblocks/sqlite";
 import { generateText, type LanguageModelMiddleware, stepCountIs, wrapLanguageModel } from "ai";
 import Database from "better-sqlite3";
 import { SCRIPTED_MODEL_ID, ScriptedModel } from "scripted-model";
 import { agentBlocks, KNOWLEDGE_SEED, LABELS } from "./blocks.js";
-import { TranscriptHistoryProvider } from "./transcript-history.js";
 
 /** A model `wrapLanguageModel` accepts (an AI SDK provider's model, or the scripted one). */
 export type AgentModel = Parameters<typeof wrapLanguageModel>[0]["model"];
 type ModelCall = Parameters<NonNullable<LanguageModelMiddleware["transformParams"]>>[0]["params"];
 
 const SETTINGS_TABLE = "node_agent_settings";
-export const TRANSCRIPT_TABLE = "node_agent_transcript";
 const DATE_OVERRIDE_KEY = "date_override";
 const SEEDED_KEY = "knowledge_seeded";
 const MAX_STEPS = 5;
+/** Compact once the conversation (prompt included) passes this many estimated tokens. */
+export const DEFAULT_COMPACT_AFTER_TOKENS = 4_000;
 
 export interface NodeAgentOptions {
   /**
@@ -30,6 +33,8 @@ export interface NodeAgentOptions {
    * the whole flow runs without a key or a network. Pass any AI SDK model for a real one.
    */
   model?: AgentModel;
+  /** Compact the conversation after a turn once prompt plus history pass this many tokens. Default 4,000. */
+  compactAfter?: number;
 }
 
 export interface ToolCallView {
@@ -47,24 +52,27 @@ export interface TurnResult {
   toolCalls: ToolCallView[];
   /** The reminder attached to this turn's user message, or `null`. */
   reminder: string | null;
-  /** True when the request's system prompt was the frozen prompt, byte for byte. */
+  /** True when every model call of the turn carried the frozen prompt, byte for byte. */
   systemIsFrozenPrompt: boolean;
+  /** The compaction that ran after this turn was stored (the prompt was refreshed with it), or `null`. */
+  compaction: CompactResult | null;
 }
 
 /**
- * The worker-agent's agent in Node: the same blocks, on one better-sqlite3 file. Blocks without a provider
- * and the frozen prompt are `SqliteContextProvider` rows, knowledge is an `Fts5SearchProvider`, and the
- * transcript is a table of the same file. Closing and opening the file again is a cold start.
+ * The worker-agent's agent in Node, on one better-sqlite3 file: a `Session` on `sqliteBackend(database)`
+ * owns everything. Its blocks (`memory` and the frozen prompt are rows of `cf_agents_context_blocks`,
+ * knowledge an `Fts5SearchProvider`), its conversation (a message tree in `assistant_messages`), its
+ * compaction and its run state; every turn goes through `contextPipeline({ model, session })`. Closing and
+ * opening the file again is a cold start.
  */
 export class NodeAgent {
-  readonly context: ContextBlocks;
+  /** The agent's one conversation: the default session of the file. */
+  readonly session: Session;
   readonly modelName: string;
-  /** The run pipeline: the context first, then the transcript as the loading history provider. */
-  readonly middleware: ContextMiddleware;
-  private readonly history: TranscriptHistoryProvider;
-  private readonly model: AgentModel;
-  /** What the model received on the last call: the pipeline's output, recorded by an inner middleware. */
-  private lastCall: ModelCall | undefined;
+  /** The model wrapped by the session pipeline, and the tools to pass beside it. */
+  readonly pipeline: ContextPipeline;
+  /** What the model received on each call of the running turn: recorded by an inner middleware. */
+  private sent: ModelCall[] = [];
   private turns: Promise<unknown> = Promise.resolve();
 
   private constructor(
@@ -72,32 +80,51 @@ export class NodeAgent {
     options: NodeAgentOptions,
   ) {
     database.exec(`CREATE TABLE IF NOT EXISTS ${SETTINGS_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
-    this.context = new ContextBlocks(
-      agentBlocks(new Fts5SearchProvider(database, { label: LABELS.knowledge }), () => this.today()),
-      new SqliteContextProvider(database, SYSTEM_PROMPT_LABEL),
-      (label) => new SqliteContextProvider(database, label),
-    );
-    this.history = new TranscriptHistoryProvider(database, TRANSCRIPT_TABLE);
-    this.middleware = contextMiddleware({ context: this.context, providers: [this.history] });
+    const model =
+      options.model ??
+      new ScriptedModel({
+        memoryLabel: LABELS.memory,
+        knowledgeLabel: LABELS.knowledge,
+        environmentLabel: LABELS.environment,
+      });
+    let session = Session.create(sqliteBackend(database));
+    for (const { label, ...block } of agentBlocks(
+      new Fts5SearchProvider(database, { label: LABELS.knowledge }),
+      () => this.today(),
+    )) {
+      session = session.withContext(label, block);
+    }
+    const compactAfter = options.compactAfter ?? DEFAULT_COMPACT_AFTER_TOKENS;
+    this.session = session
+      .withCachedPrompt() // the frozen prompt survives restarts
+      .onCompaction(
+        createCompactFunction({
+          // The summary is written by the agent's own model (offline: the scripted model's summary).
+          summarize: async (prompt) => (await generateText({ model, prompt })).text,
+          protectHead: 3, // the first turn: the user's message, the model call that used a tool, the answer
+          tailTokenBudget: Math.floor(compactAfter / 5), // the newest turns, kept as they are
+          minTailMessages: 2,
+        }),
+      )
+      .compactAfter(compactAfter);
     const record: LanguageModelMiddleware = {
       specificationVersion: "v3",
       transformParams: async ({ params }) => {
-        this.lastCall = params;
+        this.sent.push(params);
         return params;
       },
     };
-    this.model = wrapLanguageModel({
-      model:
-        options.model ??
-        new ScriptedModel({
-          memoryLabel: LABELS.memory,
-          knowledgeLabel: LABELS.knowledge,
-          environmentLabel: LABELS.environment,
-        }),
-      // The first middleware is the outer one: the recorder sees what the pipeline sends to the model.
-      middleware: [this.middleware, record],
+    // The pipeline is the outer middleware: the recorder inside it sees what the pipeline sends the model.
+    this.pipeline = contextPipeline({
+      model: wrapLanguageModel({ model, middleware: record }),
+      session: this.session,
     });
     this.modelName = modelName(options.model);
+  }
+
+  /** The session's blocks and frozen prompt. */
+  get context(): ContextBlocks {
+    return this.session.context;
   }
 
   /** Opens (or creates) the agent's database file, seeds the knowledge block once and freezes the prompt. */
@@ -149,9 +176,9 @@ export class NodeAgent {
     return this.setting(DATE_OVERRIDE_KEY) ?? new Date().toISOString().slice(0, 10);
   }
 
-  /** The stored conversation, oldest first. */
-  transcript(): RunMessage[] {
-    return this.history.messages();
+  /** The conversation as the next turn sends it (compaction summaries in place), as model messages. */
+  async transcript(): Promise<RunMessage[]> {
+    return runMessagesOf(await this.session.getHistory());
   }
 
   /** One turn: the user's message through the pipeline (frozen prompt, transcript, reminder, tools). */
@@ -166,18 +193,28 @@ export class NodeAgent {
   }
 
   private async runTurn(message: string): Promise<TurnResult> {
-    // Only the new message: the transcript provider adds the conversation, the context the rest, and the
-    // middleware stores this turn (the user's words, not the reminder) after each model call.
-    const result = await generateText({
-      model: this.model,
-      tools: this.middleware.tools,
-      prompt: message,
-      stopWhen: stepCountIs(MAX_STEPS),
-    });
-    const prompt = this.lastCall?.prompt ?? [];
+    const frozen = await this.context.freezeSystemPrompt();
+    const events: SessionEvent[] = [];
+    const unsubscribe = this.session.subscribe((event) => events.push(event));
+    this.sent = [];
+    // Only the new message: the session adds the conversation, the blocks the rest; after each model call
+    // the turn is stored (the user's words, not the reminder), and once it ends the session compacts past
+    // the threshold.
+    let result: Awaited<ReturnType<typeof generateText<typeof this.pipeline.tools>>>;
+    try {
+      result = await generateText({
+        model: this.pipeline.model,
+        tools: this.pipeline.tools,
+        prompt: message,
+        stopWhen: stepCountIs(MAX_STEPS),
+      });
+    } finally {
+      unsubscribe();
+    }
+    const prompt = this.sent[0]?.prompt ?? [];
     const lastUser = prompt.filter((sent) => sent.role === "user").at(-1);
     const lastPart = lastUser?.role === "user" ? lastUser.content.at(-1) : undefined;
-    const first = prompt[0];
+    const compacted = events.find((event) => event.type === "compacted");
     return {
       model: this.modelName,
       reply: result.text,
@@ -197,7 +234,16 @@ export class NodeAgent {
       ),
       reminder: lastPart?.type === "text" && isReminderPart(lastPart) ? lastPart.text : null,
       systemIsFrozenPrompt:
-        first?.role === "system" && first.content === (await this.context.freezeSystemPrompt()),
+        this.sent.length > 0 &&
+        this.sent.every((call) => call.prompt[0]?.role === "system" && call.prompt[0].content === frozen),
+      compaction:
+        compacted?.type === "compacted"
+          ? {
+              fromMessageId: compacted.fromMessageId,
+              toMessageId: compacted.toMessageId,
+              summary: compacted.summary,
+            }
+          : null,
     };
   }
 

@@ -37,7 +37,7 @@ export const KNOWLEDGE_SEED: readonly { title: string; content: string }[] = [
   {
     title: "Where the data lives",
     content:
-      "Everything is in one SQLite file: writable blocks and the frozen prompt in cf_agents_context_blocks, knowledge entries in an FTS5 full-text index, and the conversation in node_agent_transcript.",
+      "Everything is in one SQLite file: writable blocks and the frozen prompt in cf_agents_context_blocks, knowledge entries in an FTS5 full-text index, and the conversation as a message tree in assistant_messages (a Session on sqliteBackend).",
   },
 ];
 

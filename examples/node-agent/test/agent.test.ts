@@ -4,14 +4,14 @@ import { join } from "node:path";
 import { REMINDER_PREAMBLE } from "@contextblocks/core";
 import { SCRIPTED_MODEL_ID, SCRIPTED_REPLY_PREFIX } from "scripted-model";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { NodeAgent, TRANSCRIPT_TABLE } from "../src/agent.js";
+import { NodeAgent, type NodeAgentOptions } from "../src/agent.js";
 
 let directory = "";
 let path = "";
 const open: NodeAgent[] = [];
 
-async function openAgent(): Promise<NodeAgent> {
-  const agent = await NodeAgent.open(path);
+async function openAgent(options: NodeAgentOptions = {}): Promise<NodeAgent> {
+  const agent = await NodeAgent.open(path, options);
   open.push(agent);
   return agent;
 }
@@ -68,7 +68,7 @@ describe("node-agent on a better-sqlite3 file", () => {
     await agent.chat("Remember that I prefer short answers.");
     agent = await coldStart(agent);
     expect(await agent.prompt()).toBe(frozen);
-    expect(agent.transcript().map((message) => message.role)).toEqual([
+    expect((await agent.transcript()).map((message) => message.role)).toEqual([
       "user",
       "assistant",
       "tool",
@@ -103,10 +103,11 @@ describe("node-agent on a better-sqlite3 file", () => {
     expect(result.reminder).toContain("Today is 2031-01-02.");
     expect(result.reply).toContain("Today is 2031-01-02.");
     expect(await agent.prompt()).toBe(frozen);
-    const stored = agent.database.prepare(`SELECT message FROM ${TRANSCRIPT_TABLE}`).all() as {
-      message: string;
-    }[];
-    expect(stored.some((row) => row.message.includes(REMINDER_PREAMBLE))).toBe(false);
+    // Stored: the user's words and the answer, never the reminder.
+    const stored = await agent.session.getHistory();
+    expect(stored.map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect(stored[0]?.parts).toEqual([{ type: "text", text: "What is the date today?" }]);
+    expect(JSON.stringify(stored)).not.toContain(REMINDER_PREAMBLE);
 
     agent = await coldStart(agent);
     expect(await agent.reminder()).toBe(result.reminder);
@@ -114,11 +115,11 @@ describe("node-agent on a better-sqlite3 file", () => {
     expect(await agent.reminder()).toBeNull();
   });
 
-  it("sends only the new message: the middleware loads the transcript and stores each model call once", async () => {
+  it("sends only the new message: the session pipeline loads the conversation and stores each model call once", async () => {
     let agent = await openAgent();
     await agent.chat("Remember that my favourite editor is Helix.");
     await agent.chat("Where does the data live?");
-    const roles = agent.transcript().map((message) => message.role);
+    const roles = (await agent.transcript()).map((message) => message.role);
     expect(roles).toEqual([
       "user",
       "assistant",
@@ -134,6 +135,40 @@ describe("node-agent on a better-sqlite3 file", () => {
     // The memory answer reads the set_context call of the first turn: the history came from the file.
     expect(next.reply).toContain("My favourite editor is Helix.");
     expect(next.systemIsFrozenPrompt).toBe(true);
-    expect(agent.transcript()).toHaveLength(10);
+    expect(await agent.transcript()).toHaveLength(10);
+  });
+
+  it("compacts after a turn past the threshold; the refreshed prompt then carries the memory it wrote", async () => {
+    let agent = await openAgent({ compactAfter: 1_000 });
+    const frozen = await agent.prompt();
+    const facts = [
+      "Helix is my editor",
+      "I deploy on Fridays",
+      "I live in Porto",
+      "I drink tea",
+      "I use pnpm",
+    ];
+    let compacted: string | null = null;
+    for (let turn = 0; turn < 20 && compacted === null; turn++) {
+      const fact = facts[turn % facts.length];
+      const result = await agent.chat(`Remember that ${fact} (turn ${turn}).`);
+      // Every call of a turn carries the prompt as it was when the turn began.
+      expect(result.systemIsFrozenPrompt).toBe(true);
+      if (result.compaction !== null) compacted = result.compaction.summary;
+      else expect(await agent.prompt()).toBe(frozen);
+    }
+    expect(compacted, "a compaction within 20 turns").not.toBeNull();
+    expect(compacted).toContain("## Key Points");
+    // The compaction refreshed the frozen prompt: the memory writes are in it, and it survives a cold start.
+    const refreshed = await agent.prompt();
+    expect(refreshed).not.toBe(frozen);
+    expect(refreshed).toContain("- Helix is my editor (turn 0).");
+    agent = await coldStart(agent);
+    expect(await agent.prompt()).toBe(refreshed);
+    const history = await agent.session.getHistory();
+    expect(history.some((message) => message.id.startsWith("compaction_"))).toBe(true);
+    const next = await agent.chat("What do you remember about me?");
+    expect(next.systemIsFrozenPrompt).toBe(true);
+    expect(next.reply).toContain("Helix is my editor (turn 0).");
   });
 });

@@ -56,7 +56,7 @@ export const KNOWLEDGE_SEED: readonly { title: string; content: string }[] = [
   {
     title: "Where the data lives",
     content:
-      "Each agent is one Durable Object with its own SQLite database: writable blocks in cf_agents_context_blocks, knowledge entries in an FTS5 full-text index, and the conversations as message trees in assistant_messages (sessions of a SessionManager).",
+      "Each agent is one Durable Object with its own SQLite database: writable blocks in cf_agents_context_blocks, knowledge entries in an FTS5 full-text index, and the conversations as message trees in assistant_messages (sessions on sqliteBackend; every turn goes through contextPipeline with the session).",
   },
 ];
 

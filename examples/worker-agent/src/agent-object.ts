@@ -1,15 +1,22 @@
 import { DurableObject } from "cloudflare:workers";
-import {
-  isReminderPart,
-  loadedEntriesFromMessages,
-  prepareContextTurn,
-  toolOutcomeOf,
-} from "@contextblocks/ai";
+import { isReminderPart, loadedEntriesFromMessages, type RunMessage, toolOutcomeOf } from "@contextblocks/ai";
 import { type ContextBlocks, parseSections, renderSection, usagePercent } from "@contextblocks/core";
-import { isCompactionMessage, type SessionInfo, type SessionMessage } from "@contextblocks/sessions";
+import {
+  isCompactionMessage,
+  type Session,
+  type SessionEvent,
+  type SessionInfo,
+  type SessionMessage,
+} from "@contextblocks/sessions";
 import { estimateMessageTokens } from "@contextblocks/sessions/compaction";
 import type { PgPoolLike } from "@contextblocks/sql";
-import { convertToModelMessages, generateText, stepCountIs, type UIMessage } from "ai";
+import {
+  generateText,
+  type LanguageModelMiddleware,
+  stepCountIs,
+  type UIMessage,
+  wrapLanguageModel,
+} from "ai";
 import {
   agentDate,
   createAgentContext,
@@ -20,8 +27,8 @@ import {
 } from "./agent-context.js";
 import { Conversations, compactAfterFrom, PROTECT_HEAD, TAIL_TOKEN_BUDGET } from "./conversations.js";
 import { sha256Hex } from "./hash.js";
-import { placeOf, readTree } from "./message-tree.js";
-import { chooseModel, OFFLINE_NOTE } from "./model.js";
+import { readTree } from "./message-tree.js";
+import { type ChosenModel, chooseModel, OFFLINE_NOTE } from "./model.js";
 import { AgentSettings } from "./settings.js";
 import type {
   AgentSnapshot,
@@ -34,7 +41,7 @@ import type {
   ToolCallView,
   TranscriptLine,
 } from "./snapshot.js";
-import { assistantMessage, messageText, userMessage } from "./turn-message.js";
+import { messageText } from "./turn-message.js";
 
 /** Tool steps a turn may take before the model must answer. */
 const MAX_STEPS = 5;
@@ -50,16 +57,24 @@ export interface TurnTarget {
   editOf?: string;
 }
 
+/** What the model received in one call of a turn: the pipeline's output (a step of the tool loop each). */
+type SentCall = { prompt: RunMessage[] };
+
 /**
  * One agent: a Durable Object with SQLite storage holding its blocks, its frozen prompt, its knowledge index
- * and its conversations (sessions of a `SessionManager`: message trees with compaction). The Worker
- * validates requests and calls these methods over RPC.
+ * and its conversations (sessions on `sqliteBackend(ctx.storage)`: message trees with compaction). Every
+ * turn goes through `contextPipeline({ model, session })`: the session supplies the frozen prompt, the
+ * history, the storing of the turn and the compaction. The Worker validates requests and calls these
+ * methods over RPC.
  */
 export class AgentObject extends DurableObject<Env> {
   private readonly settings: AgentSettings;
   private readonly context: ContextBlocks;
   private readonly conversations: Conversations;
   private readonly compactAfter: number;
+  private readonly chosen: ChosenModel;
+  /** The model calls of the running turn, as the pipeline sent them (recorded by an inner middleware). */
+  private sent: SentCall[] = [];
   /** `AGENT_DATE`, when configured: a fixed "today" (the screenshot test uses it). */
   private readonly fixedDate: string | undefined;
   /** Turns run one at a time: each reads a conversation and appends to it. */
@@ -78,10 +93,21 @@ export class AgentObject extends DurableObject<Env> {
       postgresStore(ctx, env),
     );
     this.context = context;
+    this.chosen = chooseModel(env);
+    const model = this.chosen.model;
+    // The inner middleware: it sees each call as the pipeline (the outer one) sends it to the model.
+    const record: LanguageModelMiddleware = {
+      specificationVersion: "v3",
+      transformParams: async ({ params }) => {
+        this.sent.push({ prompt: params.prompt });
+        return params;
+      },
+    };
     this.conversations = new Conversations(ctx.storage, {
+      context,
+      model: wrapLanguageModel({ model, middleware: record }),
       // The summary is written by the agent's own model (offline: the scripted model's summary).
-      summarize: async (prompt) => (await generateText({ model: chooseModel(env).model, prompt })).text,
-      promptTokens: async () => context.estimateTokens(await context.freezeSystemPrompt()),
+      summarize: async (prompt) => (await generateText({ model, prompt })).text,
       compactAfter: this.compactAfter,
     });
     // First start: index the seed entries, then freeze. Cold start: the stored prompt, as it was.
@@ -121,7 +147,7 @@ export class AgentObject extends DurableObject<Env> {
         ? { loaded: loaded.filter((entry) => entry.label === block.label).map((entry) => entry.key) }
         : {}),
     }));
-    const chosen = chooseModel(this.env);
+    const chosen = this.chosen;
     const promptTokens = this.context.estimateTokens(prompt);
     const sessions = await this.conversations.manager.list();
     return {
@@ -200,8 +226,8 @@ export class AgentObject extends DurableObject<Env> {
     return { agent, today: agentDate(this.settings, this.fixedDate), override: date };
   }
 
-  private session(sessionId: string) {
-    return this.conversations.manager.getSession(sessionId);
+  private session(sessionId: string): Session {
+    return this.conversations.open(sessionId).session;
   }
 
   private async runTurn(agent: string, text: string, target: TurnTarget): Promise<ChatResult | Refusal> {
@@ -213,12 +239,13 @@ export class AgentObject extends DurableObject<Env> {
       if (found === null) return refuse(404, `No conversation "${target.sessionId}" in agent ${agent}`);
       info = found;
     }
-    const session = this.session(info.id);
+    const conversation = this.conversations.open(info.id);
+    const { session, pipeline } = conversation;
     // Where the user's message goes: under the latest leaf, or, for an edit, beside the edited message.
     let parentId: string | null;
     if (target.editOf === undefined) parentId = (await session.getLatestLeaf())?.id ?? null;
     else {
-      const place = placeOf(this.ctx.storage, info.id, target.editOf);
+      const place = await session.store.getNode(target.editOf);
       if (place === null) {
         return refuse(404, `No message "${target.editOf}" in conversation "${info.id}" of agent ${agent}`);
       }
@@ -230,31 +257,37 @@ export class AgentObject extends DurableObject<Env> {
       }
       parentId = place.parentId;
     }
-    const history = parentId === null ? [] : await session.getHistory(parentId);
+    // What the pipeline loads before the new message (for the report: the ids of what the model got).
+    const sentHistory = parentId === null ? [] : await session.getHistory(parentId);
+    const frozen = await this.context.freezeSystemPrompt();
 
-    const chosen = chooseModel(this.env);
-    const user = userMessage(text);
-    const turn = await prepareContextTurn(this.context, [...history, user] as unknown as UIMessage[]);
-    const result = await generateText({
-      model: chosen.model,
-      system: turn.system,
-      messages: await convertToModelMessages(turn.messages, { tools: turn.tools }),
-      tools: turn.tools,
-      stopWhen: stepCountIs(MAX_STEPS),
-    });
-    const prompt = await this.context.freezeSystemPrompt();
-    // Stored only once the model answered: a failed turn adds nothing. The reminder travelled with this
-    // request only; the conversation keeps the user's own words.
-    const answer = assistantMessage(result.steps);
-    await manager.append(info.id, user, parentId);
-    await manager.append(info.id, answer, user.id);
+    // Only the new message: the session supplies the prompt, the history, the tools; it stores the turn
+    // (the user's words, never the reminder) once the model answered, then compacts past the threshold.
+    const events: SessionEvent[] = [];
+    const unsubscribe = session.subscribe((event) => events.push(event));
+    this.sent = [];
+    let result: Awaited<ReturnType<typeof generateText<typeof pipeline.tools>>>;
+    try {
+      result = await generateText({
+        model: pipeline.model,
+        tools: pipeline.tools,
+        prompt: text,
+        stopWhen: stepCountIs(MAX_STEPS),
+        // An edit continues the edited message's parent: a new branch beside the old one.
+        ...(target.editOf === undefined ? {} : { providerOptions: { contextblocks: { parentId } } }),
+      });
+    } finally {
+      unsubscribe();
+    }
+    const sent = this.sent;
+    const storedIds = await turnMessageIds(session, parentId);
+    const userMessageId = storedIds[0] ?? "";
     await manager.addUsage(
       info.id,
       result.totalUsage.inputTokens ?? 0,
       result.totalUsage.outputTokens ?? 0,
       0,
     );
-    const compaction = await this.afterCompaction();
 
     const toolCalls: ToolCallView[] = result.steps.flatMap((step) =>
       step.toolResults.flatMap((toolResult) =>
@@ -270,50 +303,30 @@ export class AgentObject extends DurableObject<Env> {
           : [],
       ),
     );
+    const systemSent = systemOf(sent[0]);
     const now = await this.context.freezeSystemPrompt();
+    const chosen = this.chosen;
     return {
       agent,
-      reminder: sentReminder(turn.messages.at(-1)),
+      reminder: sentReminder(sent[0]),
       model: chosen.name,
       offline: chosen.offline,
       ...(chosen.offline ? { note: OFFLINE_NOTE } : {}),
       reply: result.text,
       toolCalls,
-      systemIsFrozenPrompt: turn.system === prompt,
-      promptSha256: await sha256Hex(turn.system),
+      systemIsFrozenPrompt: sent.length > 0 && sent.every((call) => systemOf(call) === frozen),
+      promptSha256: await sha256Hex(systemSent),
       transcriptLength: await session.getPathLength(),
       session: { id: info.id, name: info.name },
-      userMessageId: user.id,
-      assistantMessageId: answer.id,
+      userMessageId,
+      assistantMessageId: storedIds.at(-1) ?? "",
+      storedMessageIds: storedIds,
       parentId,
-      sentMessageIds: turn.messages.map((message) => message.id),
+      sentMessageIds: [...sentHistory.map((message) => message.id), userMessageId],
       historyTokens: this.context.estimateTokens(now) + estimateMessageTokens(await session.getHistory()),
       compactAfterTokens: this.compactAfter,
-      compaction: compaction.result,
-      compactionError: compaction.error,
-    };
-  }
-
-  /**
-   * After a compaction the history's prefix changed anyway, so the frozen prompt is refreshed too (the one
-   * deliberate cache bust, as `Session.compact` does for its own blocks): memory written in the turns now
-   * summarised reaches the prompt.
-   */
-  private async afterCompaction(): Promise<{
-    result: ChatResult["compaction"];
-    error: string | null;
-  }> {
-    const { result, error } = this.conversations.takeCompaction();
-    if (result === null) return { result: null, error };
-    const prompt = await this.context.refreshSystemPrompt();
-    return {
-      result: {
-        fromMessageId: result.fromMessageId,
-        toMessageId: result.toMessageId,
-        summary: result.summary,
-        promptSha256: await sha256Hex(prompt),
-      },
-      error,
+      compaction: await compactionOf(events),
+      compactionError: conversation.takeCompactionError(),
     };
   }
 
@@ -321,7 +334,7 @@ export class AgentObject extends DurableObject<Env> {
     const session = this.session(info.id);
     const compactions = await session.getCompactions();
     const leaf = await session.getLatestLeaf();
-    const tree = readTree(this.ctx.storage, info.id, leaf?.id ?? null, compactions);
+    const tree = await readTree(session.store, leaf?.id ?? null, compactions);
     return {
       id: info.id,
       name: info.name,
@@ -342,11 +355,45 @@ function refuse(status: 400 | 404, error: string): Refusal {
   return { refused: { status, error } };
 }
 
-/** The reminder `prepareContextTurn` attached to the user's message, or `null`. */
-function sentReminder(message: UIMessage | undefined): string | null {
-  if (message?.role !== "user") return null;
-  const last = message.parts.at(-1);
+/** The system prompt a model call carried first. */
+function systemOf(call: SentCall | undefined): string {
+  const first = call?.prompt[0];
+  return first?.role === "system" ? first.content : "";
+}
+
+/** The reminder the pipeline attached to the newest user message of a call, or `null`. */
+function sentReminder(call: SentCall | undefined): string | null {
+  const user = call?.prompt.filter((message) => message.role === "user").at(-1);
+  const last = user?.role === "user" ? user.content.at(-1) : undefined;
   return last?.type === "text" && isReminderPart(last) ? last.text : null;
+}
+
+/**
+ * The messages the turn stored, oldest first: from the latest leaf up the parents to where the turn
+ * began (the pipeline stores each model call's messages; a turn with a tool call is the user's message,
+ * the call's step and the answer).
+ */
+async function turnMessageIds(session: Session, parentId: string | null): Promise<string[]> {
+  const ids: string[] = [];
+  let id = (await session.getLatestLeaf())?.id ?? null;
+  while (id !== null && id !== parentId && ids.length <= 2 * MAX_STEPS + 1) {
+    ids.push(id);
+    id = (await session.store.getNode(id))?.parentId ?? null;
+  }
+  return ids.reverse();
+}
+
+/** The compaction the session ran after the turn (its `compacted` event), and the prompt it refreshed. */
+async function compactionOf(events: readonly SessionEvent[]): Promise<ChatResult["compaction"]> {
+  const compacted = events.find((event) => event.type === "compacted");
+  if (compacted?.type !== "compacted") return null;
+  const refreshed = [...events].reverse().find((event) => event.type === "prompt-refreshed");
+  return {
+    fromMessageId: compacted.fromMessageId,
+    toMessageId: compacted.toMessageId,
+    summary: compacted.summary,
+    promptSha256: await sha256Hex(refreshed?.type === "prompt-refreshed" ? refreshed.prompt : ""),
+  };
 }
 
 function recentLines(messages: readonly SessionMessage[]): TranscriptLine[] {
@@ -360,7 +407,7 @@ function recentLines(messages: readonly SessionMessage[]): TranscriptLine[] {
 
 /**
  * With a Hyperdrive binding (wrangler.postgres.jsonc), the agent's blocks and prompt live in Postgres, in
- * this object's namespace (its id, as seed 004 uses it for a session). Each statement (each transaction for
+ * this object's namespace (its id), apart from every other agent's rows. Each statement (each transaction for
  * a batch) runs on a `pg.Client` opened for it and closed after, as Cloudflare advises for Hyperdrive, which
  * keeps the real connections pooled: no socket is kept open in the object between requests. `pg` is loaded
  * on first use only, so the SQLite configuration never loads it.

@@ -1,18 +1,20 @@
-import { type SessionInfo, SessionManager } from "@contextblocks/sessions";
-import {
-  type CompactResult,
-  createCompactFunction,
-  estimateMessageTokens,
-} from "@contextblocks/sessions/compaction";
-import { sqliteBackend } from "@contextblocks/sqlite";
+import { type ContextPipeline, contextPipeline } from "@contextblocks/ai";
+import type { ContextBlocks } from "@contextblocks/core";
+import { Session, type SessionInfo, SessionManager } from "@contextblocks/sessions";
+import { createCompactFunction, estimateMessageTokens } from "@contextblocks/sessions/compaction";
+import { type SqliteBackend, sqliteBackend } from "@contextblocks/sqlite";
+import type { AgentModel } from "./model.js";
 
 /**
  * Compaction settings. The threshold is low on purpose, so that `pnpm demo` compacts after a dozen turns;
  * raise `COMPACT_AFTER_TOKENS` for real use.
  */
 export const DEFAULT_COMPACT_AFTER_TOKENS = 4_000;
-/** The first turn (the user's message and the answer) is never summarised. */
-export const PROTECT_HEAD = 2;
+/**
+ * The first turn is never summarised: the user's message, the model call that used a tool, and the
+ * answer (the pipeline stores each model call as a message).
+ */
+export const PROTECT_HEAD = 3;
 /** The newest messages kept as they are, up to this many tokens (at least the last turn). */
 export const TAIL_TOKEN_BUDGET = 800;
 export const MIN_TAIL_MESSAGES = 2;
@@ -31,62 +33,81 @@ export function compactAfterFrom(value: string | undefined): number {
 }
 
 export interface ConversationOptions {
+  /** The agent's blocks: every conversation shares them (one memory per agent). */
+  context: ContextBlocks;
+  /** The model every turn goes to (wrapped by each conversation's pipeline). */
+  model: AgentModel;
   /** The model call that writes a summary (the agent's own model). */
   summarize: (prompt: string) => Promise<string>;
-  /** Tokens of the frozen system prompt: counted with the messages against the threshold. */
-  promptTokens: () => Promise<number>;
-  /** Compact after an append once the history sent to the model (prompt included) passes this. */
+  /** Compact after a turn once the history sent to the model (prompt included) passes this. */
   compactAfter: number;
 }
 
-/** What the compactions during one turn's appends did. */
-export interface CompactionOutcome {
-  result: CompactResult | null;
-  error: string | null;
+/** A conversation: its `Session` and the pipeline every turn of it goes through. */
+export interface Conversation {
+  readonly session: Session;
+  readonly pipeline: ContextPipeline;
+  /** An automatic compaction that failed since the last `takeCompactionError()` (the turn stands). */
+  takeCompactionError(): string | null;
 }
 
 /**
- * The agent's conversations: a `SessionManager` on the Durable Object's storage (`assistant_sessions`,
- * `assistant_messages`, `assistant_compactions`, `assistant_fts`), each conversation a session whose
- * messages form a tree. Every session compacts itself with `createCompactFunction` once its history passes
- * the threshold; this class remembers what happened so the turn can report it.
+ * The agent's conversations, all in the Durable Object's SQLite database through one `sqliteBackend`:
+ * a `SessionManager` for the registry (`assistant_sessions`: names, usage, most recently written first),
+ * and per conversation a `Session` given its collaborators: the messages (`backend.messages(id)`, a tree in
+ * `assistant_messages`), the agent's shared `ContextBlocks`, the run-state store, and the compaction
+ * (`createCompactFunction`, once a turn passes the threshold). Each conversation's turns go through
+ * `contextPipeline({ model, session })`: the session supplies prompt, history, storage and compaction.
  */
 export class Conversations {
+  readonly backend: SqliteBackend;
   readonly manager: SessionManager;
-  #compacted: CompactResult | null = null;
-  #failure: string | null = null;
+  readonly #options: ConversationOptions;
+  readonly #open = new Map<string, Conversation>();
 
   constructor(storage: DurableObjectStorage, options: ConversationOptions) {
-    const compact = createCompactFunction({
-      summarize: options.summarize,
-      protectHead: PROTECT_HEAD,
-      tailTokenBudget: TAIL_TOKEN_BUDGET,
-      minTailMessages: MIN_TAIL_MESSAGES,
-      // Per message, without the prompt: the session's counter below adds the prompt once.
-      tokenCounter: (messages) => estimateMessageTokens(messages),
-    });
-    this.manager = new SessionManager(sqliteBackend(storage))
-      .onCompaction(async (messages, context) => {
-        const result = await compact(messages, context);
-        if (result !== null) this.#compacted = result;
-        return result;
-      })
-      .compactAfter(options.compactAfter, {
-        tokenCounter: async ({ messages }) =>
-          estimateMessageTokens(messages) + (await options.promptTokens()),
-      })
-      .onCompactionError((error) => {
-        // The append stands; the turn reports the failure instead of hiding it.
-        this.#failure = error instanceof Error ? error.message : String(error);
-      });
+    this.backend = sqliteBackend(storage);
+    this.manager = new SessionManager(this.backend);
+    this.#options = options;
   }
 
-  /** The compaction (or failure) since the last call, and forgets it. */
-  takeCompaction(): CompactionOutcome {
-    const outcome = { result: this.#compacted, error: this.#failure };
-    this.#compacted = null;
-    this.#failure = null;
-    return outcome;
+  /** The conversation with this id: its session and pipeline, built on first use (nothing is read). */
+  open(sessionId: string): Conversation {
+    const known = this.#open.get(sessionId);
+    if (known !== undefined) return known;
+    const { context, model, summarize, compactAfter } = this.#options;
+    let failure: string | null = null;
+    const session = new Session({
+      store: this.backend.messages(sessionId),
+      context,
+      runState: this.backend.runState,
+      compaction: createCompactFunction({
+        summarize,
+        protectHead: PROTECT_HEAD,
+        tailTokenBudget: TAIL_TOKEN_BUDGET,
+        minTailMessages: MIN_TAIL_MESSAGES,
+        // Per message, without the prompt: the session's counter below adds the prompt once.
+        tokenCounter: (messages) => estimateMessageTokens(messages),
+      }),
+      threshold: compactAfter,
+      tokenCounter: ({ messages, systemPrompt }) =>
+        estimateMessageTokens(messages) + context.estimateTokens(systemPrompt),
+      onCompactionError: (error) => {
+        // The turn is stored all the same; it reports the failure instead of hiding it.
+        failure = error instanceof Error ? error.message : String(error);
+      },
+    });
+    const conversation: Conversation = {
+      session,
+      pipeline: contextPipeline({ model, session }),
+      takeCompactionError() {
+        const taken = failure;
+        failure = null;
+        return taken;
+      },
+    };
+    this.#open.set(sessionId, conversation);
+    return conversation;
   }
 
   /** The conversation turns go to by default: the one most recently written to. */

@@ -1,5 +1,4 @@
-import type { SessionMessage, StoredCompaction } from "@contextblocks/sessions";
-import { messagesTable } from "@contextblocks/sqlite/schema";
+import type { MessageNode, SessionMessage, SessionStore, StoredCompaction } from "@contextblocks/sessions";
 import type { CompactionView, TreeNodeView } from "./snapshot.js";
 import { messageText } from "./turn-message.js";
 
@@ -8,75 +7,51 @@ export const MAX_TREE_MESSAGES = 400;
 /** Characters of a message shown in the tree. */
 const PREVIEW_LENGTH = 280;
 
-type MessageRow = {
-  id: string;
-  parent_id: string | null;
-  role: string;
-  content: string;
-};
-
-/** Where a stored message hangs in its session's tree, or `null` when the session has no such message. */
-export function placeOf(
-  storage: DurableObjectStorage,
-  sessionId: string,
-  messageId: string,
-): { parentId: string | null; role: string } | null {
-  const row = storage.sql
-    .exec<{ parent_id: string | null; role: string }>(
-      `SELECT parent_id, role FROM ${messagesTable} WHERE id = ? AND session_id = ?`,
-      messageId,
-      sessionId,
-    )
-    .toArray()[0];
-  return row === undefined ? null : { parentId: row.parent_id, role: row.role };
-}
-
 /**
  * Every message of a session, branches included, in tree order (a parent before its children, older
- * children first). The `Session` API reads one path at a time; the inspector shows the whole tree, so it
- * reads the table the session writes (read only, in the schema `agents` defined).
+ * children first). `getHistory` reads one path; the inspector shows the whole tree, so it reads the tree
+ * from the session's store (`getTree`: each message's place, in the order they were stored) and each
+ * shown message's text (`getMessage`).
  */
-export function readTree(
-  storage: DurableObjectStorage,
-  sessionId: string,
+export async function readTree(
+  store: SessionStore,
   latestLeafId: string | null,
   compactions: readonly StoredCompaction[],
-): { nodes: TreeNodeView[]; total: number; overlays: CompactionView[] } {
-  const rows = storage.sql
-    .exec<MessageRow>(
-      `SELECT id, parent_id, role, content FROM ${messagesTable} WHERE session_id = ? ORDER BY rowid LIMIT ?`,
-      sessionId,
-      MAX_TREE_MESSAGES + 1,
-    )
-    .toArray();
-  const total = rows.length > MAX_TREE_MESSAGES ? countMessages(storage, sessionId) : rows.length;
-  const shown = rows.slice(0, MAX_TREE_MESSAGES);
-  const parents = new Map(shown.map((row) => [row.id, row.parent_id]));
+): Promise<{ nodes: TreeNodeView[]; total: number; overlays: CompactionView[] }> {
+  const stored = await store.getTree({ limit: MAX_TREE_MESSAGES + 1 });
+  const total = stored.length > MAX_TREE_MESSAGES ? (await store.getTree()).length : stored.length;
+  const shown = stored.slice(0, MAX_TREE_MESSAGES);
+  const texts = new Map<string, string>();
+  for (const node of shown) {
+    const message = await store.getMessage(node.id);
+    texts.set(node.id, message === null ? "" : preview(message));
+  }
+  const parents = new Map(shown.map((node) => [node.id, node.parentId]));
   const activePath = pathTo(latestLeafId, parents);
   const overlays = compactions.map((compaction) => overlayView(compaction, parents, activePath));
   const coveredBy = new Map<string, string>();
   for (const overlay of overlays) for (const id of overlay.messageIds) coveredBy.set(id, overlay.id);
-  const children = new Map<string | null, MessageRow[]>();
-  for (const row of shown) {
-    const parent = row.parent_id !== null && parents.has(row.parent_id) ? row.parent_id : null;
+  const children = new Map<string | null, MessageNode[]>();
+  for (const node of shown) {
+    const parent = node.parentId !== null && parents.has(node.parentId) ? node.parentId : null;
     const siblings = children.get(parent);
-    if (siblings === undefined) children.set(parent, [row]);
-    else siblings.push(row);
+    if (siblings === undefined) children.set(parent, [node]);
+    else siblings.push(node);
   }
   const nodes: TreeNodeView[] = [];
   // Depth-first without recursion: a long conversation is a long chain.
   const stack = [...(children.get(null) ?? [])].reverse();
-  for (let row = stack.pop(); row !== undefined; row = stack.pop()) {
-    const kids = children.get(row.id) ?? [];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    const kids = children.get(node.id) ?? [];
     nodes.push({
-      id: row.id,
-      parentId: row.parent_id !== null && parents.has(row.parent_id) ? row.parent_id : null,
-      role: row.role,
-      text: preview(row.content),
-      onPath: activePath.has(row.id),
-      latestLeaf: row.id === latestLeafId,
+      id: node.id,
+      parentId: node.parentId !== null && parents.has(node.parentId) ? node.parentId : null,
+      role: node.role,
+      text: texts.get(node.id) ?? "",
+      onPath: activePath.has(node.id),
+      latestLeaf: node.id === latestLeafId,
       children: kids.length,
-      compactedBy: coveredBy.get(row.id) ?? null,
+      compactedBy: coveredBy.get(node.id) ?? null,
     });
     for (const kid of [...kids].reverse()) stack.push(kid);
   }
@@ -117,18 +92,7 @@ function overlayView(
   };
 }
 
-function countMessages(storage: DurableObjectStorage, sessionId: string): number {
-  return storage.sql
-    .exec<{ count: number }>(`SELECT count(*) AS count FROM ${messagesTable} WHERE session_id = ?`, sessionId)
-    .one().count;
-}
-
-function preview(content: string): string {
-  let text: string;
-  try {
-    text = messageText(JSON.parse(content) as SessionMessage);
-  } catch {
-    text = content;
-  }
+function preview(message: SessionMessage): string {
+  const text = messageText(message);
   return text.length > PREVIEW_LENGTH ? `${text.slice(0, PREVIEW_LENGTH)}…` : text;
 }

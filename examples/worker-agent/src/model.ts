@@ -1,5 +1,5 @@
 import { createOpenAI } from "@ai-sdk/openai";
-import type { LanguageModel } from "ai";
+import type { wrapLanguageModel } from "ai";
 import { SCRIPTED_MODEL_ID, ScriptedModel } from "scripted-model";
 import { LABELS } from "./agent-context.js";
 
@@ -15,8 +15,11 @@ export interface ModelEnvironment {
   OPENAI_BASE_URL?: string;
 }
 
+/** A model `contextPipeline` can wrap: an AI SDK provider's model, or the scripted one. */
+export type AgentModel = Parameters<typeof wrapLanguageModel>[0]["model"];
+
 export interface ChosenModel {
-  model: LanguageModel;
+  model: AgentModel;
   /** `scripted-offline`, or `openai:<model name>`. */
   name: string;
   offline: boolean;

@@ -128,8 +128,12 @@ export interface ChatResult {
   /** Messages on the conversation's active path after the turn. */
   transcriptLength: number;
   session: { id: string; name: string };
+  /** The user's message of this turn: the first it stored. */
   userMessageId: string;
+  /** The answer: the last message the turn stored. */
   assistantMessageId: string;
+  /** Every message the turn stored, oldest first: one per model call after the user's (a tool step, the answer). */
+  storedMessageIds: string[];
   /** The parent the user's message was stored under (`null`: a new root). */
   parentId: string | null;
   /** The ids of the messages the model got, oldest first, the new user message last. */
@@ -137,7 +141,7 @@ export interface ChatResult {
   /** Estimated tokens of prompt plus history after the turn, against `compactAfterTokens`. */
   historyTokens: number;
   compactAfterTokens: number;
-  /** A compaction that ran after this turn's appends, and the prompt it refreshed. */
+  /** The compaction the session ran after this turn was stored, and the prompt it refreshed. */
   compaction: { fromMessageId: string; toMessageId: string; summary: string; promptSha256: string } | null;
   /** A compaction that failed (the turn is stored all the same). */
   compactionError: string | null;

@@ -28,6 +28,10 @@ export type { RunMessage } from "./pipeline/model-types.js";
 export { messageText } from "./pipeline/run-messages.js";
 export type { MessageTransform, RunContext, RunContextProvider } from "./pipeline/run-provider.js";
 export {
+  type SessionRunProviderOptions,
+  sessionRunProvider,
+} from "./pipeline/session-plugin.js";
+export {
   type PrepareContextTurnOptions,
   type PreparedContextTurn,
   prepareContextTurn,

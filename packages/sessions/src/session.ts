@@ -311,12 +311,33 @@ export class Session {
    * the append (the message is stored).
    */
   async appendMessage(message: SessionMessage, parentId?: string | null): Promise<void> {
-    const checked = checkSessionMessage(message, "appendMessage");
-    await this.#use().store.appendMessage(checked, parentId);
-    if (this.#pathTokens !== null) {
-      this.#pathTokens = parentId === undefined ? this.#pathTokens + estimateMessageTokens([checked]) : null;
-    }
+    await this.#store(checkSessionMessage(message, "appendMessage"), parentId);
     await this.#compactIfOverThreshold();
+  }
+
+  /**
+   * Stores messages in order (the first under `parentId` as `appendMessage` does, each next one under the
+   * one before), then checks the `compactAfter` threshold once, after all of them. While the last one
+   * still waits for tool results (a tool part in state `input-available`: the model's turn goes on with
+   * another call), the check waits for the end of the turn, so a compaction never lands in the middle of
+   * a tool loop. `contextPipeline({ model, session })` stores each model call this way.
+   */
+  async appendMessages(messages: readonly SessionMessage[], parentId?: string | null): Promise<void> {
+    const checked = messages.map((message) => checkSessionMessage(message, "appendMessages"));
+    let parent = parentId;
+    for (const message of checked) {
+      await this.#store(message, parent);
+      if (parent !== undefined) parent = message.id;
+    }
+    const last = checked.at(-1);
+    if (last !== undefined && !awaitsToolResults(last)) await this.#compactIfOverThreshold();
+  }
+
+  async #store(message: SessionMessage, parentId: string | null | undefined): Promise<void> {
+    await this.#use().store.appendMessage(message, parentId);
+    if (this.#pathTokens !== null) {
+      this.#pathTokens = parentId === undefined ? this.#pathTokens + estimateMessageTokens([message]) : null;
+    }
   }
 
   async updateMessage(message: SessionMessage): Promise<void> {
@@ -508,6 +529,13 @@ export class Session {
       }
     }
   }
+}
+
+/** A message with a tool call whose result has not come yet: the turn it belongs to is not over. */
+function awaitsToolResults(message: SessionMessage): boolean {
+  return message.parts.some(
+    (part) => typeof part.toolCallId === "string" && part.state === "input-available",
+  );
 }
 
 function withSkillFlag(block: ContextBlock): SessionContextBlock {

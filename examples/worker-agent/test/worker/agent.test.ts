@@ -69,14 +69,20 @@ describe("a chat turn", () => {
         .toArray()
         .map((row) => JSON.parse(row.content) as { role: string; parts: { type: string }[] }),
     );
-    expect(rows.map((message) => message.role)).toEqual(["user", "assistant"]);
+    // One stored message per model call: the user's, the step that called set_context (its result in
+    // the tool part), the answer.
+    expect(rows.map((message) => message.role)).toEqual(["user", "assistant", "assistant"]);
     expect(rows[0]?.parts).toEqual([{ type: "text", text: "Remember that I live in Lisbon." }]);
-    expect(rows[1]?.parts.map((part) => part.type)).toEqual([
-      "step-start",
-      "tool-set_context",
-      "step-start",
-      "text",
+    expect(rows[1]?.parts).toEqual([
+      {
+        type: "tool-set_context",
+        toolCallId: expect.any(String),
+        state: "output-available",
+        input: { label: "memory", content: "- I live in Lisbon.", action: "append" },
+        output: expect.stringMatching(/^Written to memory\. Usage: \d+% \(\d+\/600 tokens\)$/),
+      },
     ]);
+    expect(rows[2]?.parts.map((part) => part.type)).toEqual(["text"]);
   });
 });
 
@@ -172,7 +178,7 @@ describe("a changed date", () => {
     const stored = await runInDurableObject(stub(agent), (_instance, state) =>
       state.storage.sql.exec<{ content: string }>(`SELECT content FROM ${messagesTable}`).toArray(),
     );
-    expect(stored.length).toBe(2);
+    expect(stored.length).toBe(2); // the question and the answer (no tool call)
     expect(stored.some((row) => row.content.includes(REMINDER_PREAMBLE))).toBe(false);
 
     // The reminder is computed against the stored prompt, so it survives a restart ...

@@ -12,19 +12,18 @@ describe("conversations as sessions", () => {
     const second = await chat(agent, "What do you remember about me?");
     expect(second.session.id).toBe(first.session.id);
     expect(second.parentId).toBe(first.assistantMessageId);
-    expect(second.sentMessageIds).toEqual([
-      first.userMessageId,
-      first.assistantMessageId,
-      second.userMessageId,
-    ]);
+    // The first turn called set_context: the user's message, that step, the answer.
+    expect(first.storedMessageIds).toHaveLength(3);
+    expect(first.storedMessageIds[0]).toBe(first.userMessageId);
+    expect(first.storedMessageIds[2]).toBe(first.assistantMessageId);
+    expect(second.storedMessageIds).toEqual([second.userMessageId, second.assistantMessageId]);
+    expect(second.sentMessageIds).toEqual([...first.storedMessageIds, second.userMessageId]);
     await abortAllDurableObjects();
     const after = await snapshot(agent);
-    expect(after.transcript.count).toBe(4);
+    expect(after.transcript.count).toBe(5);
     expect(after.transcript.recent.map((line) => line.id)).toEqual([
-      first.userMessageId,
-      first.assistantMessageId,
-      second.userMessageId,
-      second.assistantMessageId,
+      ...first.storedMessageIds,
+      ...second.storedMessageIds,
     ]);
     const third = await chat(agent, "What do you remember about me?");
     expect(third.parentId).toBe(second.assistantMessageId);
@@ -37,23 +36,15 @@ describe("conversations as sessions", () => {
     const second = await chat(agent, "How do I run the tests?");
     const edited = await edit(agent, second.userMessageId, "Where does the data live?");
     expect(edited.parentId).toBe(first.assistantMessageId);
-    expect(edited.sentMessageIds).toEqual([
-      first.userMessageId,
-      first.assistantMessageId,
-      edited.userMessageId,
-    ]);
+    expect(edited.sentMessageIds).toEqual([...first.storedMessageIds, edited.userMessageId]);
     const view = (await snapshot(agent)).sessions[0];
     const branchPoint = view?.tree.find((node) => node.id === first.assistantMessageId);
     expect(branchPoint?.children).toBe(2);
     const onPath = view?.tree.filter((node) => node.onPath).map((node) => node.id);
-    expect(onPath).toEqual([
-      first.userMessageId,
-      first.assistantMessageId,
-      edited.userMessageId,
-      edited.assistantMessageId,
-    ]);
+    expect(onPath).toEqual([...first.storedMessageIds, ...edited.storedMessageIds]);
+    expect(edited.storedMessageIds).toHaveLength(3); // the question, the search step, the answer
     expect(view?.tree.find((node) => node.id === second.userMessageId)?.onPath).toBe(false);
-    expect(view?.storedMessages).toBe(6);
+    expect(view?.storedMessages).toBe(9);
     const next = await chat(agent, "Thanks.");
     expect(next.parentId).toBe(edited.assistantMessageId);
     const html = await (await call(`/agents/${agent}`)).text();
@@ -104,11 +95,12 @@ describe("compaction", () => {
     expect(refreshed).toContain("Fact number 0 is");
 
     const next = await chat(agent, "What do you remember about me?");
-    const head = turns.slice(0, 1).flatMap((turn) => [turn.userMessageId, turn.assistantMessageId]);
+    const head = turns[0]?.storedMessageIds ?? [];
+    expect(head).toHaveLength(PROTECT_HEAD);
     expect(next.sentMessageIds.slice(0, PROTECT_HEAD)).toEqual(head);
     expect(next.sentMessageIds[PROTECT_HEAD]).toMatch(/^compaction_/);
     // After the summary: the newest stored messages, in order, from the one after the summarised range.
-    const stored = turns.flatMap((turn) => [turn.userMessageId, turn.assistantMessageId]);
+    const stored = turns.flatMap((turn) => turn.storedMessageIds);
     const recent = next.sentMessageIds.slice(PROTECT_HEAD + 1);
     const after = stored.indexOf(compacted?.compaction?.toMessageId ?? "") + 1;
     expect(after).toBeGreaterThan(PROTECT_HEAD);
@@ -119,7 +111,9 @@ describe("compaction", () => {
     const rows = await runInDurableObject(stub(agent), (_instance, state) =>
       state.storage.sql.exec<{ count: number }>(`SELECT count(*) AS count FROM ${messagesTable}`).one(),
     );
-    expect(rows.count).toBe(turns.length * 2 + 2);
+    // Each "remember" turn stored three messages (question, set_context step, answer); the last, two.
+    expect(turns.every((turn) => turn.storedMessageIds.length === 3)).toBe(true);
+    expect(rows.count).toBe(turns.length * 3 + 2);
     const view = await snapshot(agent);
     expect(view.sessions[0]?.compactions).toHaveLength(1);
     expect(view.sessions[0]?.compactions[0]?.onActivePath).toBe(true);

@@ -1,26 +1,40 @@
-import type { ContextBlocks } from "@contextblocks/core";
-import type { RunStateStore } from "@contextblocks/sessions";
+import { type ContextBlocks, ContextError } from "@contextblocks/core";
+import type { RunStateStore, Session } from "@contextblocks/sessions";
 import { InMemoryRunStateStore } from "@contextblocks/sessions/memory";
 import type { LanguageModelMiddleware, ToolSet } from "ai";
 import { type ContextBlocksRunProviderOptions, contextBlocksRunProvider } from "./blocks-run-provider.js";
 import type { ModelStreamPart } from "./model-types.js";
 import { RunPipeline } from "./run-pipeline.js";
 import type { RunContextProvider } from "./run-provider.js";
+import { pipelineSessionId, type SessionRunProviderOptions, sessionRunProvider } from "./session-plugin.js";
 import { StreamedContent } from "./streamed-content.js";
 
 /** Options of `contextMiddleware` and `contextPipeline`. */
 export interface ContextMiddlewareOptions {
+  /**
+   * The session that supplies everything (`sessionRunProvider`, first of all providers): the frozen prompt,
+   * reminder and tools of `session.context`, the history (loaded, compaction overlays applied, and each
+   * call's messages stored), its run state (`session.runState`) and its compaction. The caller passes only
+   * new messages. Not with `context` (the session has its own); the session id is `session.id`.
+   */
+  session?: Session;
+  /** Options for the session's provider: `prepareContextTurn`'s and `SessionHistoryProvider`'s. */
+  sessionOptions?: SessionRunProviderOptions;
   /** Blocks to serve through the pipeline (`contextBlocksRunProvider`), first of all providers. */
   context?: ContextBlocks;
   /** Options for that provider: `prepareContextTurn`'s (`reminder`, `unload`, `tools`…) and `sourceId`. */
   contextOptions?: ContextBlocksRunProviderOptions;
   /** Run and history providers, in the order they run (after the context's). */
   providers?: readonly RunContextProvider[];
-  /** Where provider state persists. Default: a new `InMemoryRunStateStore` (lost on restart). */
+  /**
+   * Where provider state persists. Default: `session.runState` when the session has one, else a new
+   * `InMemoryRunStateStore` (lost on restart).
+   */
   stateStore?: RunStateStore;
   /**
    * The session of every call, unless a call names its own with
-   * `providerOptions: { contextblocks: { sessionId } }`. Default `"default"`.
+   * `providerOptions: { contextblocks: { sessionId } }`. Default: `session.id` with a `session`, else
+   * `"default"`.
    */
   sessionId?: string;
 }
@@ -34,8 +48,9 @@ export interface ContextMiddleware extends LanguageModelMiddleware {
 }
 
 /**
- * The run pipeline of Microsoft Agent Framework's context providers as AI SDK language-model middleware. Around every model call (each step of a
- * tool loop is one) it:
+ * The context-provider pipeline of Microsoft Agent Framework as AI SDK language-model middleware. With
+ * `{ session }` the session supplies everything (`sessionRunProvider`); other providers run beside it.
+ * Around every model call (each step of a tool loop is one) it:
  * 1. loads each provider's state and the history of the one loading history provider;
  * 2. runs every `beforeRun` in order, then sends the frozen prompt first, the caller's `system` next,
  *    provider instructions after them, then provider messages (history first) and the caller's messages,
@@ -46,14 +61,17 @@ export interface ContextMiddleware extends LanguageModelMiddleware {
  * thrown here.
  */
 export function contextMiddleware(options: ContextMiddlewareOptions = {}): ContextMiddleware {
+  const { session } = options;
+  if (session !== undefined) checkSessionOptions(options);
   const providers = [
+    ...(session ? [sessionRunProvider(session, options.sessionOptions)] : []),
     ...(options.context ? [contextBlocksRunProvider(options.context, options.contextOptions)] : []),
     ...(options.providers ?? []),
   ];
   const pipeline = new RunPipeline(
     providers,
-    options.stateStore ?? new InMemoryRunStateStore(),
-    options.sessionId ?? "default",
+    options.stateStore ?? session?.runState ?? new InMemoryRunStateStore(),
+    options.sessionId ?? (session ? pipelineSessionId(session) : "default"),
   );
   return {
     specificationVersion: "v3",
@@ -96,4 +114,27 @@ export function contextMiddleware(options: ContextMiddlewareOptions = {}): Conte
       return { ...rest, stream: finished };
     },
   };
+}
+
+/** A session brings its own blocks and id: giving them again is a mistake worth naming. */
+function checkSessionOptions(options: ContextMiddlewareOptions): void {
+  if (options.context !== undefined) {
+    throw new ContextError(
+      "INVALID_CONFIG",
+      "contextMiddleware: give either session or context, not both (the session's blocks are session.context)",
+    );
+  }
+  if (options.contextOptions !== undefined) {
+    throw new ContextError(
+      "INVALID_CONFIG",
+      "contextMiddleware: with a session, pass prepareContextTurn's options as sessionOptions, not contextOptions",
+    );
+  }
+  const session = options.session as Session;
+  if (options.sessionId !== undefined && options.sessionId !== pipelineSessionId(session)) {
+    throw new ContextError(
+      "INVALID_CONFIG",
+      `contextMiddleware: sessionId ${JSON.stringify(options.sessionId)} is not the session's id ${JSON.stringify(pipelineSessionId(session))} (leave sessionId out: it comes from session.id)`,
+    );
+  }
 }

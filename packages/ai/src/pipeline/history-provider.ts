@@ -22,6 +22,13 @@ export interface HistoryOptions {
 /** What `getMessages` and `saveMessages` get besides the session: the provider's own state, to read or change. */
 export interface HistoryCall {
   state: RunState;
+  /**
+   * The message the call's new messages continue, when the call names one
+   * (`providerOptions: { contextblocks: { parentId } }`, on the first model call of a turn only): load the
+   * branch that ends there (`null`: none, a new root) and store the new messages under it. Absent: the
+   * latest leaf, the conversation as it goes on.
+   */
+  parentId?: string | null;
 }
 
 /**

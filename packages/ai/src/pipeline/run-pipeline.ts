@@ -1,7 +1,12 @@
 import { ContextError } from "@contextblocks/core";
 import type { RunStateStore, RunStates } from "@contextblocks/sessions";
 import type { ToolSet } from "ai";
-import { type HistoryProvider, historyFlags, isHistoryProvider } from "./history-provider.js";
+import {
+  type HistoryCall,
+  type HistoryProvider,
+  historyFlags,
+  isHistoryProvider,
+} from "./history-provider.js";
 import type { ModelCallOptions, ModelContent, RunMessage } from "./model-types.js";
 import { checkOfferedTools, mergeOfferedTools, type ToolOffer } from "./offered-tools.js";
 import { guard, invalidUse } from "./provider-guard.js";
@@ -22,6 +27,8 @@ export interface PreparedRun {
   readonly states: RunStates;
   readonly savedStatesJson: string;
   readonly cursor: Cursor;
+  /** The branch a first model call continues (`providerOptions.contextblocks.parentId`); history providers get it. */
+  readonly branch: Pick<HistoryCall, "parentId">;
 }
 
 /**
@@ -69,7 +76,7 @@ export class RunPipeline {
   }
 
   async begin(params: ModelCallOptions): Promise<PreparedRun> {
-    const { sessionId, providerOptions } = sessionOf(params, this.defaultSessionId);
+    const { sessionId, parentId, providerOptions } = sessionOf(params, this.defaultSessionId);
     const leading = params.prompt.findIndex((message) => message.role !== "system");
     const split = leading === -1 ? params.prompt.length : leading;
     const callerSystem = params.prompt.slice(0, split);
@@ -84,6 +91,8 @@ export class RunPipeline {
       inputMessages: callerMessages.slice(continued ?? 0),
     };
     const loaded = continued !== null && previous ? previous.loaded : new Map<string, RunMessage[]>();
+    // A continuation goes on from what the first call stored (the latest leaf), not from the named parent.
+    const branch = continued === null && parentId !== undefined ? { parentId } : {};
 
     const savedStates = (await this.stateStore.load(sessionId)) ?? {};
     // A copy of everything stored, so the state of a provider not configured today is kept, not dropped.
@@ -97,7 +106,7 @@ export class RunPipeline {
         let history = loaded.get(provider.sourceId);
         if (history === undefined) {
           const stored = await guard(provider, "getMessages", () =>
-            provider.getMessages(sessionId, { state }),
+            provider.getMessages(sessionId, { state, ...branch }),
           );
           history = stored.map(toRunMessage);
           loaded.set(provider.sourceId, history);
@@ -120,6 +129,7 @@ export class RunPipeline {
       states,
       savedStatesJson: statesJson(savedStates),
       cursor: { callerMessages: callerJson, loaded },
+      branch,
     };
   }
 
@@ -150,7 +160,9 @@ export class RunPipeline {
       ];
       if (messages.length === 0) continue;
       const state = run.states[provider.sourceId]!;
-      await guard(provider, "saveMessages", () => provider.saveMessages(sessionId, messages, { state }));
+      await guard(provider, "saveMessages", () =>
+        provider.saveMessages(sessionId, messages, { state, ...run.branch }),
+      );
     }
 
     // One write per run, and none when no provider changed its state (a Durable Object bills each row).
@@ -168,16 +180,32 @@ function loadsHistory(provider: RunContextProvider): provider is HistoryProvider
 function sessionOf(
   params: ModelCallOptions,
   fallback: string,
-): { sessionId: string; providerOptions: ModelCallOptions["providerOptions"] } {
+): {
+  sessionId: string;
+  parentId: string | null | undefined;
+  providerOptions: ModelCallOptions["providerOptions"];
+} {
   const options = params.providerOptions;
   const own = options?.[PROVIDER_OPTIONS_KEY];
-  if (own === undefined || options === undefined) return { sessionId: fallback, providerOptions: options };
+  if (own === undefined || options === undefined) {
+    return { sessionId: fallback, parentId: undefined, providerOptions: options };
+  }
   const { [PROVIDER_OPTIONS_KEY]: _, ...rest } = options;
   const sessionId = own.sessionId;
   if (sessionId !== undefined && (typeof sessionId !== "string" || sessionId.length === 0)) {
     throw invalidUse(`providerOptions.${PROVIDER_OPTIONS_KEY}.sessionId must be a non-empty string.`);
   }
-  return { sessionId: sessionId ?? fallback, providerOptions: rest };
+  const parentId = own.parentId;
+  if (
+    parentId !== undefined &&
+    parentId !== null &&
+    (typeof parentId !== "string" || parentId.length === 0)
+  ) {
+    throw invalidUse(
+      `providerOptions.${PROVIDER_OPTIONS_KEY}.parentId must be a message id (a non-empty string) or null.`,
+    );
+  }
+  return { sessionId: sessionId ?? fallback, parentId, providerOptions: rest };
 }
 
 /** The states as JSON, without empty ones: an empty state and no state are the same. */

@@ -1,6 +1,6 @@
 import { ContextError } from "@contextblocks/core";
 import type { Session, SessionManager, SessionMessage } from "@contextblocks/sessions";
-import type { HistoryOptions, HistoryProvider } from "../pipeline/history-provider.js";
+import type { HistoryCall, HistoryOptions, HistoryProvider } from "../pipeline/history-provider.js";
 import type { RunMessage } from "../pipeline/model-types.js";
 import { runMessagesOf } from "./run-message-decoding.js";
 import { toSessionMessage, withToolResults } from "./run-message-encoding.js";
@@ -85,25 +85,38 @@ export class SessionHistoryProvider implements HistoryProvider {
     this.storeContextMessages = options.storeContextMessages ?? false;
   }
 
-  async getMessages(sessionId: string): Promise<RunMessage[]> {
+  async getMessages(sessionId: string, call?: HistoryCall): Promise<RunMessage[]> {
     const session = await this.sessionOf(sessionId);
+    // A call that continues a named message (an edit: a new branch) reads that branch, whole.
+    const parentId = call?.parentId;
+    if (parentId !== undefined)
+      return parentId === null ? [] : runMessagesOf(await session.getHistory(parentId));
     if (this.#maxBytes === undefined) return runMessagesOf(await session.getHistory());
     const { messages, truncated } = await session.getRecentHistory(this.#maxBytes);
     return runMessagesOf(truncated ? fromFirstUserMessage(messages) : messages);
   }
 
   /**
-   * Appends the call's messages to the latest leaf. A tool message's results go into the tool parts of
-   * the assistant message that made the calls (updated in place), as a chat UI keeps them.
+   * Appends the call's messages to the latest leaf (or under the call's `parentId`). A tool message's
+   * results go into the tool parts of the assistant message that made the calls (updated in place), as a
+   * chat UI keeps them.
    */
-  async saveMessages(sessionId: string, messages: readonly RunMessage[]): Promise<void> {
+  async saveMessages(sessionId: string, messages: readonly RunMessage[], call?: HistoryCall): Promise<void> {
     if (messages.length === 0) return;
     const session = await this.sessionOf(sessionId);
+    const parentId = call?.parentId;
     const appended: SessionMessage[] = [];
     let updated: SessionMessage | null = null;
     for (const message of messages) {
       if (message.role === "tool") {
-        const target: SessionMessage | null = appended.at(-1) ?? updated ?? (await session.getLatestLeaf());
+        const target: SessionMessage | null =
+          appended.at(-1) ??
+          updated ??
+          (parentId === undefined
+            ? await session.getLatestLeaf()
+            : parentId === null
+              ? null
+              : await session.getMessage(parentId));
         const merged: SessionMessage | null = target === null ? null : withToolResults(target, message);
         if (merged !== null) {
           if (appended.length > 0) appended[appended.length - 1] = merged;
@@ -114,7 +127,8 @@ export class SessionHistoryProvider implements HistoryProvider {
       appended.push(toSessionMessage(message, this.#generateId(), new Date()));
     }
     if (updated !== null) await session.updateMessage(updated);
-    for (const message of appended) await session.appendMessage(message);
+    // One call's messages are one turn: the session checks its compaction threshold once, after all of them.
+    await session.appendMessages(appended, parentId);
   }
 
   /** The session a call with this id reads and writes. */

@@ -1,0 +1,111 @@
+import { ContextError } from "@contextblocks/core";
+import type { Session } from "@contextblocks/sessions";
+import type { ToolSet } from "ai";
+import { type SessionHistoryOptions, SessionHistoryProvider } from "../sessions/session-history-provider.js";
+import { type ContextBlocksRunProviderOptions, contextBlocksRunProvider } from "./blocks-run-provider.js";
+import type { HistoryCall, HistoryProvider } from "./history-provider.js";
+import type { RunMessage } from "./model-types.js";
+
+/**
+ * Options of `sessionRunProvider` (and `contextMiddleware`'s `sessionOptions`): `prepareContextTurn`'s
+ * (`reminder`, `unload`, `tools`…) for the session's blocks, and `SessionHistoryProvider`'s for its history.
+ */
+export interface SessionRunProviderOptions
+  extends Omit<ContextBlocksRunProviderOptions, "sourceId">,
+    Pick<SessionHistoryOptions, "maxBytes" | "generateId" | "storeContextMessages"> {
+  /** Names the provider in errors and keys its run state. Default `"session"`. */
+  sourceId?: string;
+}
+
+/**
+ * A `Session` as one run provider: what `contextPipeline({ model, session })` runs first, around every model
+ * call. Like a context provider of Microsoft Agent Framework that is also its history provider, it gives
+ * the call everything the session owns:
+ * - the frozen prompt (`session.context.freezeSystemPrompt()`) as the first system message, the pending
+ *   reminder on the newest user message, unloaded entries replaced, and the blocks' tools
+ *   (`contextBlocksRunProvider` over `session.context`);
+ * - the history: the session's branch with compaction overlays applied, before the caller's messages
+ *   (`SessionHistoryProvider`), so the caller passes only new messages;
+ * - after the call, its messages stored in the session as one turn (`Session.appendMessages`): the
+ *   session's automatic compaction (`compactAfter`) runs at most once, after all of them. A compaction
+ *   refreshes the frozen prompt, so what the model wrote with `set_context` reaches the next call's
+ *   system prompt.
+ * A call that names another session (`providerOptions: { contextblocks: { sessionId } }`) is refused: the
+ * provider serves `session.id` only (`"default"` for the default session `""`).
+ */
+export function sessionRunProvider(
+  session: Session,
+  options: SessionRunProviderOptions = {},
+): HistoryProvider {
+  if (!isSessionLike(session)) {
+    throw new ContextError(
+      "INVALID_CONFIG",
+      `sessionRunProvider: expected a Session (from @contextblocks/sessions), got ${describe(session)}`,
+    );
+  }
+  const { sourceId = "session", maxBytes, generateId, storeContextMessages, ...turnOptions } = options;
+  const blocks = contextBlocksRunProvider(session.context, { ...turnOptions, sourceId });
+  const history = new SessionHistoryProvider(sourceId, {
+    session,
+    ...(maxBytes === undefined ? {} : { maxBytes }),
+    ...(generateId === undefined ? {} : { generateId }),
+  });
+  const served = pipelineSessionId(session);
+  const sameSession = (sessionId: string, step: string): void => {
+    if (sessionId !== served) {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `${step}: this pipeline serves session ${JSON.stringify(served)}; a call named ${JSON.stringify(sessionId)} (build one pipeline per session)`,
+      );
+    }
+  };
+  return {
+    sourceId,
+    loadMessages: true,
+    storeInputs: true,
+    storeOutputs: true,
+    storeContextMessages: storeContextMessages ?? false,
+    // A getter: blocks added at run time change the tools.
+    get tools(): ToolSet {
+      return blocks.tools ?? {};
+    },
+    async beforeRun(run) {
+      await blocks.beforeRun?.(run);
+    },
+    async getMessages(sessionId: string, call: HistoryCall): Promise<RunMessage[]> {
+      sameSession(sessionId, "getMessages");
+      return history.getMessages(sessionId, call);
+    },
+    async saveMessages(sessionId: string, messages: readonly RunMessage[], call: HistoryCall): Promise<void> {
+      sameSession(sessionId, "saveMessages");
+      await history.saveMessages(sessionId, messages, call);
+    },
+  };
+}
+
+/**
+ * The id a pipeline gives a session's calls (and keys its run state by): `session.id`, and `"default"`
+ * (the middleware's default session) for the default session `""`, which run-state stores refuse.
+ */
+export function pipelineSessionId(session: Session): string {
+  return session.id === "" ? "default" : session.id;
+}
+
+/** Recognised by shape, as every provider here is (two copies of the sessions package in one bundle). */
+function isSessionLike(value: unknown): value is Session {
+  if (typeof value !== "object" || value === null) return false;
+  const candidate = value as Record<string, unknown>;
+  return (
+    typeof candidate.id === "string" &&
+    typeof candidate.appendMessages === "function" &&
+    typeof candidate.getHistory === "function" &&
+    typeof candidate.subscribe === "function" &&
+    "context" in candidate
+  );
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object that is not a Session" : `a ${typeof value}`;
+}
