@@ -1,5 +1,5 @@
-import type { QueryPlan } from "@contextblocks/fts5";
 import { type SqlStatement, sql } from "@contextblocks/sql";
+import type { QueryPlan } from "@contextblocks/text";
 
 /**
  * The one statement of a message search in one session (or, with `sessionId` undefined, in every session),

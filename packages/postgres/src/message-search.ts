@@ -1,7 +1,7 @@
 import { ContextError, describeValue } from "@contextblocks/core";
-import { planQuery } from "@contextblocks/fts5";
 import { parseStoredMessage, type SearchResult, textOfMessage } from "@contextblocks/sessions";
 import type { SqlStatement } from "@contextblocks/sql";
+import { planQuery } from "@contextblocks/text";
 import { messageSearchStatement } from "./message-search-statement.js";
 import { timeText } from "./time-text.js";
 

@@ -1,7 +1,7 @@
 import { ContextError, describeValue, rowLabel, type SearchProvider } from "@contextblocks/core";
-import { planQuery } from "@contextblocks/fts5";
 import { type SqlClient, type StatementObserver, sql } from "@contextblocks/sql";
 import { checkLabel, checkNamespace, checkStorable, TableAccess } from "@contextblocks/sql-stores";
+import { planQuery } from "@contextblocks/text";
 import { type PostgresSource, postgresClient } from "./client.js";
 import { SEARCH_TABLE } from "./schema.js";
 import { searchStatement } from "./search-statement.js";
@@ -29,7 +29,7 @@ const defaultLimit = 10;
 /**
  * A searchable context block on Postgres full-text search: keyed entries in `cf_agents_search_entries`
  * (a generated `tsvector` column with a GIN index, as Cloudflare agents' Sessions API declares it), the same question recall as
- * `@contextblocks/fts5` (its `planQuery`: stopwords out, terms ORed), ranked by coverage of the query's
+ * `@contextblocks/text` (its `planQuery`: stopwords out, terms ORed), ranked by coverage of the query's
  * rarer terms and `ts_rank_cd`. Query text is bound as words, never read as `tsquery` syntax.
  *
  * - `get()`: `"N entries indexed."`, or `null` when the label has no entries.

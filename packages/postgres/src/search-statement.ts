@@ -1,9 +1,9 @@
-import type { QueryPlan } from "@contextblocks/fts5";
 import { type SqlStatement, sql } from "@contextblocks/sql";
+import type { QueryPlan } from "@contextblocks/text";
 
 /**
  * The one statement of a search. Query text never reaches Postgres as `tsquery` syntax: each planned term
- * (fts5's `planQuery`: words cut as the index cuts them, stopwords left out) is bound as a value of
+ * (text's `planQuery`: words cut as the index cuts them, stopwords left out) is bound as a value of
  * `plainto_tsquery('english', …)`, which reads its argument as plain words, and the term queries are ORed
  * with the `||` operator in SQL we write. Adjacent query words are bound the same way to `phraseto_tsquery`.
  *

@@ -1,4 +1,4 @@
-import { ContextError } from "@contextblocks/core";
+import { ContextError, describeValue, loneSurrogateIndex } from "@contextblocks/core";
 
 /**
  * One part of a message. The AI SDK's `UIMessage` parts fit as they are: text, reasoning, tool calls with
@@ -40,21 +40,23 @@ export function checkSessionMessage(value: unknown, operation: string): SessionM
     throw new ContextError("INVALID_INPUT", `${operation}: not a SessionMessage: ${problem}`);
   };
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return fail(`expected an object with id, role and parts, got ${kindOf(value)}`);
+    return fail(`expected an object with id, role and parts, got ${describeValue(value)}`);
   }
   const message = value as Partial<SessionMessage>;
   if (typeof message.id !== "string" || message.id.length === 0) {
-    return fail(`id must be a non-empty string, got ${kindOf(message.id)}`);
+    return fail(`id must be a non-empty string, got ${describeValue(message.id)}`);
   }
   if (message.id.length > maximumMessageIdLength) {
     return fail(`id is ${message.id.length} characters long; the limit is ${maximumMessageIdLength}`);
   }
   checkWellFormed(message.id, "id", fail);
   if (typeof message.role !== "string" || message.role.length === 0) {
-    return fail(`role of message "${message.id}" must be a non-empty string, got ${kindOf(message.role)}`);
+    return fail(
+      `role of message "${message.id}" must be a non-empty string, got ${describeValue(message.role)}`,
+    );
   }
   if (!Array.isArray(message.parts)) {
-    return fail(`parts of message "${message.id}" must be an array, got ${kindOf(message.parts)}`);
+    return fail(`parts of message "${message.id}" must be an array, got ${describeValue(message.parts)}`);
   }
   message.parts.forEach((part, index) => {
     if (typeof part !== "object" || part === null || typeof (part as { type?: unknown }).type !== "string") {
@@ -69,7 +71,7 @@ export function checkMessageId(value: unknown, what: string, operation: string):
   if (typeof value !== "string" || value.length === 0) {
     throw new ContextError(
       "INVALID_INPUT",
-      `${operation}: ${what} must be a non-empty string, got ${kindOf(value)}`,
+      `${operation}: ${what} must be a non-empty string, got ${describeValue(value)}`,
     );
   }
   return value;
@@ -84,18 +86,8 @@ export function textOfMessage(message: SessionMessage): string {
   return texts.join(" ");
 }
 
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/** SQLite stores UTF-8: an id with a lone surrogate would be stored changed, and two ids could alias. */
+/** Stores keep UTF-8: an id with a lone surrogate would be stored changed, and two ids could alias. */
 function checkWellFormed(text: string, what: string, fail: (problem: string) => never): void {
-  const match = LONE_SURROGATE.exec(text);
-  if (match !== null) fail(`${what} has a lone UTF-16 surrogate at index ${match.index}`);
-}
-
-export function kindOf(value: unknown): string {
-  if (value === null) return "null";
-  if (value === undefined) return "undefined";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "string") return value.length === 0 ? "an empty string" : "a string";
-  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+  const index = loneSurrogateIndex(text);
+  if (index !== -1) fail(`${what} has a lone UTF-16 surrogate at index ${index}`);
 }

@@ -1,6 +1,11 @@
-import { ContextError, type SearchProvider, type WritableContextProvider } from "@contextblocks/core";
+import {
+  ContextError,
+  describeValue,
+  type SearchProvider,
+  type WritableContextProvider,
+} from "@contextblocks/core";
 import type { CompactAfterOptions, CompactFunction, CompactionErrorHandler } from "./compaction/types.js";
-import { kindOf, type SessionMessage } from "./message.js";
+import type { SessionMessage } from "./message.js";
 import { Session, type SessionContextOptions, type SessionSettings } from "./session.js";
 import { isSessionBackend, type SessionBackend } from "./session-backend.js";
 import type { CreateSessionOptions, SessionInfo } from "./session-registry.js";
@@ -36,7 +41,7 @@ export class SessionManager {
     if (!isSessionBackend(backend)) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `new SessionManager: expected a SessionBackend (sqliteBackend(…), postgresBackend(…), inMemoryBackend()), got ${kindOf(backend)}`,
+        `new SessionManager: expected a SessionBackend (sqliteBackend(…), postgresBackend(…), inMemoryBackend()), got ${describeValue(backend)}`,
       );
     }
     this.#backend = backend;
@@ -88,7 +93,7 @@ export class SessionManager {
     if (typeof sessionId !== "string" || sessionId.length === 0) {
       throw new ContextError(
         "INVALID_INPUT",
-        `getSession: the session id must be a non-empty string, got ${kindOf(sessionId)}`,
+        `getSession: the session id must be a non-empty string, got ${describeValue(sessionId)}`,
       );
     }
     let session = this.#sessions.get(sessionId);
@@ -109,7 +114,10 @@ export class SessionManager {
 
   async create(name: string, options: CreateSessionOptions = {}): Promise<SessionInfo> {
     if (typeof name !== "string") {
-      throw new ContextError("INVALID_INPUT", `create: the name must be a string, got ${kindOf(name)}`);
+      throw new ContextError(
+        "INVALID_INPUT",
+        `create: the name must be a string, got ${describeValue(name)}`,
+      );
     }
     return this.#backend.registry.create(crypto.randomUUID(), name, options);
   }
@@ -126,7 +134,10 @@ export class SessionManager {
   /** Renames a session; `NOT_FOUND` for an unknown id. */
   async rename(sessionId: string, name: string): Promise<void> {
     if (typeof name !== "string") {
-      throw new ContextError("INVALID_INPUT", `rename: the name must be a string, got ${kindOf(name)}`);
+      throw new ContextError(
+        "INVALID_INPUT",
+        `rename: the name must be a string, got ${describeValue(name)}`,
+      );
     }
     await this.#backend.registry.update(sessionId, { name });
   }

@@ -4,6 +4,7 @@ import {
   type ContextConfig,
   ContextError,
   type ContextEvent,
+  describeValue,
   type WritableContextProvider,
 } from "@contextblocks/core";
 import type {
@@ -13,7 +14,7 @@ import type {
   CompactResult,
   SessionTokenCounter,
 } from "./compaction/types.js";
-import { checkSessionMessage, kindOf, type SessionMessage } from "./message.js";
+import { checkSessionMessage, type SessionMessage } from "./message.js";
 import { estimateMessageTokens } from "./message-tokens.js";
 import type { RunStateStore } from "./run-state.js";
 import { isSessionBackend, type SessionBackend } from "./session-backend.js";
@@ -124,14 +125,14 @@ export class Session {
     if (typeof options !== "object" || options === null) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `new Session: expected { store, context?, runState? } or { backend }, got ${kindOf(options)}`,
+        `new Session: expected { store, context?, runState? } or { backend }, got ${describeValue(options)}`,
       );
     }
     if ("backend" in options) {
       if (!isSessionBackend(options.backend)) {
         throw new ContextError(
           "INVALID_CONFIG",
-          `Session.create: expected a SessionBackend (sqliteBackend(…), postgresBackend(…), inMemoryBackend()), got ${kindOf(options.backend)}`,
+          `Session.create: expected a SessionBackend (sqliteBackend(…), postgresBackend(…), inMemoryBackend()), got ${describeValue(options.backend)}`,
         );
       }
       this.#backend = options.backend;
@@ -142,20 +143,20 @@ export class Session {
     if (!isSessionStore(options.store)) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `new Session: store must be a SessionStore, got ${kindOf(options.store)} (use Session.create(backend) for the builder)`,
+        `new Session: store must be a SessionStore, got ${describeValue(options.store)} (use Session.create(backend) for the builder)`,
       );
     }
     if (options.context !== undefined && !(options.context instanceof ContextBlocks)) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `new Session: context must be a ContextBlocks, got ${kindOf(options.context)}`,
+        `new Session: context must be a ContextBlocks, got ${describeValue(options.context)}`,
       );
     }
     const sessionId = options.sessionId ?? options.store.sessionId;
     if (typeof sessionId !== "string") {
       throw new ContextError(
         "INVALID_CONFIG",
-        `new Session: the session id must be a string, got ${kindOf(sessionId)}`,
+        `new Session: the session id must be a string, got ${describeValue(sessionId)}`,
       );
     }
     this.#backend = null;
@@ -188,7 +189,7 @@ export class Session {
     if (typeof sessionId !== "string" || sessionId.length === 0) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `forSession: the session id must be a non-empty string, got ${kindOf(sessionId)}`,
+        `forSession: the session id must be a non-empty string, got ${describeValue(sessionId)}`,
       );
     }
     this.#sessionId = sessionId;
@@ -214,7 +215,7 @@ export class Session {
     if (typeof compaction !== "function") {
       throw new ContextError(
         "INVALID_CONFIG",
-        `onCompaction: expected a function, got ${kindOf(compaction)}`,
+        `onCompaction: expected a function, got ${describeValue(compaction)}`,
       );
     }
     this.#settings.compaction = compaction;
@@ -263,7 +264,10 @@ export class Session {
    */
   subscribe(listener: SessionListener): () => void {
     if (typeof listener !== "function") {
-      throw new ContextError("INVALID_INPUT", `subscribe: expected a function, got ${kindOf(listener)}`);
+      throw new ContextError(
+        "INVALID_INPUT",
+        `subscribe: expected a function, got ${describeValue(listener)}`,
+      );
     }
     const wrapped: SessionListener = (event) => listener(event);
     this.#listeners.add(wrapped);

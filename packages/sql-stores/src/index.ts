@@ -1,7 +1,3 @@
-import { describeValue } from "@contextblocks/core";
-
-export { NAMESPACE_MARK, namespacePrefix, rowLabel } from "@contextblocks/core";
-export type { CreateSessionOptions, RunStates, SessionChanges, SessionInfo } from "./contracts.js";
 export { checkLabel, checkNamespace } from "./names.js";
 export { type BlockStoreOptions, blockStoreOptions } from "./provider-options.js";
 export { SqlContextProvider, type SqlContextProviderOptions } from "./sql-context-provider.js";

@@ -1,6 +1,6 @@
 import { ContextError, describeValue } from "@contextblocks/core";
+import type { RunStateStore, RunStates } from "@contextblocks/sessions";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
-import type { RunStates } from "./contracts.js";
 import { RUN_STATE_TABLE, TableAccess } from "./tables.js";
 import { checkStorable } from "./text-checks.js";
 
@@ -41,7 +41,7 @@ WHERE run.state IS DISTINCT FROM excluded.state`,
  * own created on the first save. A save is one batch (all-or-nothing) that rewrites only the rows whose
  * state changed and deletes those of plugins whose state is gone.
  */
-export class SqlRunStateStore {
+export class SqlRunStateStore implements RunStateStore {
   readonly #access: TableAccess;
   readonly #owner: string;
 

@@ -1,6 +1,11 @@
 import { ContextError, describeValue } from "@contextblocks/core";
+import type {
+  CreateSessionOptions,
+  SessionChanges,
+  SessionInfo,
+  SessionRegistry,
+} from "@contextblocks/sessions";
 import { join, raw, type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
-import type { CreateSessionOptions, SessionChanges, SessionInfo } from "./contracts.js";
 import { REGISTRY_TABLE, TableAccess } from "./tables.js";
 import { checkStorable } from "./text-checks.js";
 
@@ -39,7 +44,7 @@ const DIALECT = {
  * in `assistant_sessions`, the table Cloudflare agents' Sessions API keeps, created (only it) on the first
  * write. Every write moves `updated_at`; each method is one statement.
  */
-export class SqlSessionRegistry {
+export class SqlSessionRegistry implements SessionRegistry {
   readonly #access: TableAccess;
   readonly #owner: string;
 

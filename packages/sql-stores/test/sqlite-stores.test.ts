@@ -1,15 +1,8 @@
-import { isContextError } from "@contextblocks/core";
+import { isContextError, namespacePrefix, rowLabel } from "@contextblocks/core";
 import { fromBetterSqlite3, type SqlClient } from "@contextblocks/sql";
 import Database from "better-sqlite3";
 import { beforeEach, describe, expect, it } from "vitest";
-import {
-  namespacePrefix,
-  rowLabel,
-  SqlContextProvider,
-  SqlRunStateStore,
-  SqlSessionRegistry,
-  SqlSkillProvider,
-} from "../src/index.js";
+import { SqlContextProvider, SqlRunStateStore, SqlSessionRegistry, SqlSkillProvider } from "../src/index.js";
 
 let database: Database.Database;
 let client: SqlClient;

@@ -1,7 +1,7 @@
 import { ContextError } from "@contextblocks/core";
-import { fts5MatchExpression, planQuery } from "@contextblocks/fts5";
 import type { SearchResult } from "@contextblocks/sessions";
 import type { SqlClient } from "@contextblocks/sql";
+import { fts5MatchExpression, planQuery } from "@contextblocks/text";
 
 /**
  * Message search over `assistant_fts`, with the query planning of `@contextblocks/fts5` (the one place

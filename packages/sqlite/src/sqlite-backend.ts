@@ -1,4 +1,4 @@
-import { ContextError, SYSTEM_PROMPT_LABEL } from "@contextblocks/core";
+import { ContextError, namespacePrefix, SYSTEM_PROMPT_LABEL } from "@contextblocks/core";
 import type { SearchResult, SessionBackend } from "@contextblocks/sessions";
 import {
   type SqlClient,
@@ -14,7 +14,6 @@ import { SqliteContextProvider } from "./sqlite-context-provider.js";
 import { SqliteRunStateStore } from "./sqlite-run-state-store.js";
 import { SqliteSessionRegistry } from "./sqlite-session-registry.js";
 import { SqliteSessionStore } from "./sqlite-session-store.js";
-import { NAMESPACE_MARK } from "./storage-key.js";
 
 /** Options of `sqliteBackend`. */
 export interface SqliteBackendOptions {
@@ -121,7 +120,7 @@ async function deleteSession(client: SqlClient, sessionId: string): Promise<void
     } else {
       // Every row label of the namespace starts with MARK + '["<id>",' (see `rowLabel`); the range
       // [prefix, prefix with its last character "," raised to "-") holds exactly those, on the primary key.
-      const prefix = `${NAMESPACE_MARK}[${JSON.stringify(sessionId)},`;
+      const prefix = namespacePrefix(sessionId);
       const end = `${prefix.slice(0, -1)}-`;
       statements.push(sql`DELETE FROM cf_agents_context_blocks WHERE label >= ${prefix} AND label < ${end}`);
     }

@@ -1,4 +1,4 @@
-import { ContextError } from "@contextblocks/core";
+import { ContextError, describeValue } from "@contextblocks/core";
 import {
   applyCompactions,
   checkMessageId,
@@ -20,7 +20,6 @@ import { type SqlClient, type SqlSource, type StatementObserver, sql, toSqlClien
 import { searchMessageIndex } from "./message-search.js";
 import { SerialQueue } from "./serial-queue.js";
 import { schemaReady } from "./session-schema.js";
-import { kindOf } from "./storage-key.js";
 
 /** Options of `SqliteSessionStore`. */
 export interface SqliteSessionStoreOptions {
@@ -72,13 +71,13 @@ export class SqliteSessionStore implements SessionStore {
     if (typeof options !== "object" || options === null) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `SqliteSessionStore: the second argument must be a session id or an options object, got ${kindOf(options)}`,
+        `SqliteSessionStore: the second argument must be a session id or an options object, got ${describeValue(options)}`,
       );
     }
     if (options.sessionId !== undefined && typeof options.sessionId !== "string") {
       throw new ContextError(
         "INVALID_CONFIG",
-        `SqliteSessionStore: the session id must be a string, got ${kindOf(options.sessionId)}`,
+        `SqliteSessionStore: the session id must be a string, got ${describeValue(options.sessionId)}`,
       );
     }
     this.#client = toSqlClient(source, { onStatement: options.onStatement });
@@ -276,7 +275,7 @@ export class SqliteSessionStore implements SessionStore {
     if (!Array.isArray(messageIds)) {
       throw new ContextError(
         "INVALID_INPUT",
-        `deleteMessages: expected an array of ids, got ${kindOf(messageIds)}`,
+        `deleteMessages: expected an array of ids, got ${describeValue(messageIds)}`,
       );
     }
     return this.#queue.run(async () => {
@@ -322,7 +321,7 @@ export class SqliteSessionStore implements SessionStore {
     if (typeof summary !== "string") {
       throw new ContextError(
         "INVALID_INPUT",
-        `addCompaction: summary must be a string, got ${kindOf(summary)}`,
+        `addCompaction: summary must be a string, got ${describeValue(summary)}`,
       );
     }
     checkMessageId(fromMessageId, "fromMessageId", "addCompaction");

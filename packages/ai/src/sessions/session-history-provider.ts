@@ -1,4 +1,4 @@
-import { ContextError } from "@contextblocks/core";
+import { ContextError, describeValue } from "@contextblocks/core";
 import type { Session, SessionManager, SessionMessage } from "@contextblocks/sessions";
 import type { HistoryCall, HistoryOptions, HistoryProvider } from "../pipeline/history-provider.js";
 import type { RunMessage } from "../pipeline/model-types.js";
@@ -54,14 +54,14 @@ export class SessionHistoryProvider implements HistoryProvider {
     if (typeof options !== "object" || options === null) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `SessionHistoryProvider: expected options with a session, got ${kindOf(options)}`,
+        `SessionHistoryProvider: expected options with a session, got ${describeValue(options)}`,
       );
     }
     const { session, maxBytes, generateId } = options;
     if (!isSession(session) && !isSessionManager(session) && typeof session !== "function") {
       throw new ContextError(
         "INVALID_CONFIG",
-        `SessionHistoryProvider: session must be a Session, a SessionManager or a function of the session id, got ${kindOf(session)}`,
+        `SessionHistoryProvider: session must be a Session, a SessionManager or a function of the session id, got ${describeValue(session)}`,
       );
     }
     if (maxBytes !== undefined && !(Number.isFinite(maxBytes) && maxBytes > 0)) {
@@ -73,7 +73,7 @@ export class SessionHistoryProvider implements HistoryProvider {
     if (generateId !== undefined && typeof generateId !== "function") {
       throw new ContextError(
         "INVALID_CONFIG",
-        `SessionHistoryProvider: generateId must be a function, got ${kindOf(generateId)}`,
+        `SessionHistoryProvider: generateId must be a function, got ${describeValue(generateId)}`,
       );
     }
     this.#source = session;
@@ -140,7 +140,7 @@ export class SessionHistoryProvider implements HistoryProvider {
     if (!isSession(session)) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `SessionHistoryProvider "${this.sourceId}": the session function returned ${kindOf(session)} for "${sessionId}", not a Session`,
+        `SessionHistoryProvider "${this.sourceId}": the session function returned ${describeValue(session)} for "${sessionId}", not a Session`,
       );
     }
     return session;
@@ -167,10 +167,4 @@ function isSessionManager(value: unknown): value is SessionManager {
 function fromFirstUserMessage(messages: readonly SessionMessage[]): SessionMessage[] {
   const first = messages.findIndex((message) => message.role === "user");
   return first === -1 ? [] : messages.slice(first);
-}
-
-function kindOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }

@@ -1,5 +1,7 @@
 import {
   type AnyContextProvider,
+  namespacePrefix,
+  rowLabel,
   SYSTEM_PROMPT_LABEL,
   type WritableContextProvider,
 } from "@contextblocks/core";
@@ -64,14 +66,12 @@ export function inMemoryBackend(options: InMemoryBackendOptions = {}): InMemoryB
   };
 }
 
-/** The mark the SQL backends put before a namespaced row label; no plain label starts with it. */
-const NAMESPACE_MARK = "\u001f";
-
+/** The key a session's block is kept under: its row label, as the SQL backends store it. */
 function blockKey(label: string, sessionId: string): string {
-  return sessionId === "" ? label : NAMESPACE_MARK + JSON.stringify([sessionId, label]);
+  return rowLabel(label, sessionId === "" ? undefined : sessionId);
 }
 
 /** Every key of one session's blocks starts with this; `null` for the default session (plain labels). */
 function blockKeyPrefix(sessionId: string): string | null {
-  return sessionId === "" ? null : `${NAMESPACE_MARK}${JSON.stringify([sessionId]).slice(0, -1)},`;
+  return sessionId === "" ? null : namespacePrefix(sessionId);
 }

@@ -1,5 +1,4 @@
-import { ContextError } from "@contextblocks/core";
-import { kindOf } from "../message.js";
+import { ContextError, describeValue } from "@contextblocks/core";
 import type {
   CreateSessionOptions,
   SessionChanges,
@@ -18,10 +17,16 @@ export class InMemorySessionRegistry implements SessionRegistry {
 
   async create(id: string, name: string, options: CreateSessionOptions = {}): Promise<SessionInfo> {
     if (typeof id !== "string" || id.length === 0) {
-      throw new ContextError("INVALID_INPUT", `create: the id must be a non-empty string, got ${kindOf(id)}`);
+      throw new ContextError(
+        "INVALID_INPUT",
+        `create: the id must be a non-empty string, got ${describeValue(id)}`,
+      );
     }
     if (typeof name !== "string") {
-      throw new ContextError("INVALID_INPUT", `create: the name must be a string, got ${kindOf(name)}`);
+      throw new ContextError(
+        "INVALID_INPUT",
+        `create: the name must be a string, got ${describeValue(name)}`,
+      );
     }
     if (this.#rows.has(id)) throw new ContextError("INVALID_INPUT", `create: a session "${id}" exists`);
     const now = timestamp();
@@ -60,7 +65,7 @@ export class InMemorySessionRegistry implements SessionRegistry {
       if (typeof changes.name !== "string") {
         throw new ContextError(
           "INVALID_INPUT",
-          `update: the name must be a string, got ${kindOf(changes.name)}`,
+          `update: the name must be a string, got ${describeValue(changes.name)}`,
         );
       }
       row.info.name = changes.name;

@@ -1,11 +1,5 @@
-import { ContextError } from "@contextblocks/core";
-import {
-  checkMessageId,
-  checkSessionMessage,
-  kindOf,
-  type SessionMessage,
-  textOfMessage,
-} from "../message.js";
+import { ContextError, describeValue } from "@contextblocks/core";
+import { checkMessageId, checkSessionMessage, type SessionMessage, textOfMessage } from "../message.js";
 import { applyCompactions } from "../overlays.js";
 import type {
   MessageNode,
@@ -53,7 +47,10 @@ export class InMemorySessions {
   /** Search over every session's messages (or one session's), by the words of their text. */
   search(query: string, limit: number, sessionId?: string): SearchResult[] {
     if (typeof query !== "string") {
-      throw new ContextError("INVALID_INPUT", `search: the query must be a string, got ${kindOf(query)}`);
+      throw new ContextError(
+        "INVALID_INPUT",
+        `search: the query must be a string, got ${describeValue(query)}`,
+      );
     }
     const whole = Math.floor(Number(limit));
     if (!Number.isFinite(whole) || whole < 1 || whole > maximumSearchLimit) {
@@ -107,13 +104,13 @@ export class InMemorySessionStore implements SessionStore {
     if (typeof options !== "object" || options === null) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `InMemorySessionStore: expected { sessionId?, sessions? }, got ${kindOf(options)}`,
+        `InMemorySessionStore: expected { sessionId?, sessions? }, got ${describeValue(options)}`,
       );
     }
     if (options.sessionId !== undefined && typeof options.sessionId !== "string") {
       throw new ContextError(
         "INVALID_CONFIG",
-        `InMemorySessionStore: the session id must be a string, got ${kindOf(options.sessionId)}`,
+        `InMemorySessionStore: the session id must be a string, got ${describeValue(options.sessionId)}`,
       );
     }
     this.sessionId = options.sessionId ?? "";
@@ -240,7 +237,7 @@ export class InMemorySessionStore implements SessionStore {
     if (!Array.isArray(messageIds)) {
       throw new ContextError(
         "INVALID_INPUT",
-        `deleteMessages: expected an array of ids, got ${kindOf(messageIds)}`,
+        `deleteMessages: expected an array of ids, got ${describeValue(messageIds)}`,
       );
     }
     for (const id of messageIds) {
@@ -260,7 +257,7 @@ export class InMemorySessionStore implements SessionStore {
     if (typeof summary !== "string") {
       throw new ContextError(
         "INVALID_INPUT",
-        `addCompaction: summary must be a string, got ${kindOf(summary)}`,
+        `addCompaction: summary must be a string, got ${describeValue(summary)}`,
       );
     }
     checkMessageId(fromMessageId, "fromMessageId", "addCompaction");

@@ -1,7 +1,7 @@
-import { isContextError } from "@contextblocks/core";
+import { isContextError, NAMESPACE_MARK } from "@contextblocks/core";
 import { type StatementReport, toSqlClient } from "@contextblocks/sql";
 import { describe, expect, it } from "vitest";
-import { AgentContextProvider, NAMESPACE_MARK, SqliteContextProvider } from "../../src/index.js";
+import { AgentContextProvider, SqliteContextProvider } from "../../src/index.js";
 import { HOSTILE_CONTENT, HOSTILE_LABELS } from "../hostile.js";
 import { inObject, providerInObject } from "./in-object.js";
 
