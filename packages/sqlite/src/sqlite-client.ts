@@ -7,7 +7,16 @@ export function sqliteClient(
   onStatement: StatementObserver | undefined,
   owner: string,
 ): SqlClient {
-  const client = toSqlClient(source, { onStatement });
+  let client: SqlClient;
+  try {
+    client = toSqlClient(source, { onStatement });
+  } catch (error) {
+    throw new ContextError(
+      "INVALID_CONFIG",
+      `${owner}: expected a database (a Durable Object's ctx.storage or ctx, an agents Agent, a better-sqlite3 Database or a SqlClient): ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
   if (client.dialect !== "sqlite") {
     throw new ContextError(
       "INVALID_CONFIG",
