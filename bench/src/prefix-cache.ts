@@ -5,7 +5,7 @@
  * that changes once, a compaction halfway with a refresh) is played through real `generateText` calls
  * against a scripted `MockLanguageModelV3`, once per system:
  * - contextblocks: `prepareContextTurn` (frozen prompt, tools, reminder after the cached prefix);
- * - the same through `contextMiddleware`, the conversation from a history provider;
+ * - the same through `contextMiddleware`, the conversation from a history plugin;
  * - re-rendering the blocks into the system prompt every turn (what many agents do);
  * - `agents/context`: `freezeSystemPrompt()`, `tools()`, `reminder()` at the end of the newest user message.
  * Every request the model receives (tools, system, messages) is tokenized with o200k; a request's cached

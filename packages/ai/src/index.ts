@@ -3,9 +3,9 @@ export type { RunState, RunStateStore, RunStates } from "@contextblocks/sessions
 export { InMemoryRunStateStore } from "@contextblocks/sessions/memory";
 export type { ContextMessage } from "./messages.js";
 export {
-  type ContextBlocksRunProviderOptions,
-  contextBlocksRunProvider,
-} from "./pipeline/blocks-run-provider.js";
+  type ContextBlocksPluginOptions,
+  contextBlocksPlugin,
+} from "./pipeline/blocks-plugin.js";
 export {
   type ContextMiddleware,
   type ContextMiddlewareOptions,
@@ -19,17 +19,17 @@ export {
 export {
   type HistoryCall,
   type HistoryOptions,
-  type HistoryProvider,
+  type HistoryPlugin,
   type InMemoryHistoryOptions,
-  InMemoryHistoryProvider,
-  isHistoryProvider,
-} from "./pipeline/history-provider.js";
+  InMemoryHistoryPlugin,
+  isHistoryPlugin,
+} from "./pipeline/history-plugin.js";
 export type { RunMessage } from "./pipeline/model-types.js";
+export type { CallContext, ContextPlugin, MessageTransform } from "./pipeline/plugin.js";
 export { messageText } from "./pipeline/run-messages.js";
-export type { MessageTransform, RunContext, RunContextProvider } from "./pipeline/run-provider.js";
 export {
   type SessionRunProviderOptions,
-  sessionRunProvider,
+  sessionPlugin,
 } from "./pipeline/session-plugin.js";
 export {
   type PrepareContextTurnOptions,
@@ -41,9 +41,9 @@ export { runMessagesOf, verbatimPartType } from "./sessions/run-message-decoding
 export { toSessionMessage, withToolResults } from "./sessions/run-message-encoding.js";
 export {
   type SessionHistoryOptions,
-  SessionHistoryProvider,
+  SessionHistoryPlugin,
   type SessionSource,
-} from "./sessions/session-history-provider.js";
+} from "./sessions/session-history-plugin.js";
 export { sessionSearchTool } from "./sessions/session-search-tool.js";
 export { loadedSkillKeys, unloadSkill } from "./sessions/skills.js";
 export {

@@ -104,7 +104,7 @@ interface Resolved {
  * ```
  *
  * The AI SDK parts live in `@contextblocks/ai`: `contextTools(session.context)`, `unloadSkill(session, …)`,
- * `SessionHistoryProvider`, `contextPipeline({ model, session })`.
+ * `SessionHistoryPlugin`, `contextPipeline({ model, session })`.
  */
 export class Session {
   /** The backend the builder resolves on first use; `null` for a session given its collaborators. */

@@ -1,4 +1,4 @@
-import { contextMiddleware, InMemoryHistoryProvider, type RunMessage } from "@contextblocks/ai";
+import { contextMiddleware, InMemoryHistoryPlugin, type RunMessage } from "@contextblocks/ai";
 import { type ModelMessage, wrapLanguageModel } from "ai";
 import Database from "better-sqlite3";
 import { contextblocksContext } from "./contextblocks.js";
@@ -6,7 +6,7 @@ import type { PromptSystem, SessionWorld } from "./system.js";
 
 /**
  * contextblocks through `contextMiddleware`: the same blocks, the model wrapped once, each turn sends only the
- * user's new message and an `InMemoryHistoryProvider` supplies the conversation. A compaction replaces the
+ * user's new message and an `InMemoryHistoryPlugin` supplies the conversation. A compaction replaces the
  * stored history with the host's summary and refreshes the prompt.
  */
 export async function middlewareSystem(world: SessionWorld): Promise<PromptSystem> {
@@ -15,7 +15,7 @@ export async function middlewareSystem(world: SessionWorld): Promise<PromptSyste
   const sessions = new Map<string, RunMessage[]>();
   const middleware = contextMiddleware({
     context,
-    providers: [new InMemoryHistoryProvider("history", { sessions })],
+    plugins: [new InMemoryHistoryPlugin("history", { sessions })],
   });
   let compacted = false;
   return {

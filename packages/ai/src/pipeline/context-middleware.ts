@@ -2,32 +2,32 @@ import { type ContextBlocks, ContextError } from "@contextblocks/core";
 import type { RunStateStore, Session } from "@contextblocks/sessions";
 import { InMemoryRunStateStore } from "@contextblocks/sessions/memory";
 import type { LanguageModelMiddleware, ToolSet } from "ai";
-import { type ContextBlocksRunProviderOptions, contextBlocksRunProvider } from "./blocks-run-provider.js";
+import { type ContextBlocksPluginOptions, contextBlocksPlugin } from "./blocks-plugin.js";
 import type { ModelStreamPart } from "./model-types.js";
+import type { ContextPlugin } from "./plugin.js";
 import { RunPipeline } from "./run-pipeline.js";
-import type { RunContextProvider } from "./run-provider.js";
-import { pipelineSessionId, type SessionRunProviderOptions, sessionRunProvider } from "./session-plugin.js";
+import { pipelineSessionId, type SessionRunProviderOptions, sessionPlugin } from "./session-plugin.js";
 import { StreamedContent } from "./streamed-content.js";
 
 /** Options of `contextMiddleware` and `contextPipeline`. */
 export interface ContextMiddlewareOptions {
   /**
-   * The session that supplies everything (`sessionRunProvider`, first of all providers): the frozen prompt,
+   * The session that supplies everything (`sessionPlugin`, first of all plugins): the frozen prompt,
    * reminder and tools of `session.context`, the history (loaded, compaction overlays applied, and each
    * call's messages stored), its run state (`session.runState`) and its compaction. The caller passes only
    * new messages. Not with `context` (the session has its own); the session id is `session.id`.
    */
   session?: Session;
-  /** Options for the session's provider: `prepareContextTurn`'s and `SessionHistoryProvider`'s. */
+  /** Options for the session's plugin: `prepareContextTurn`'s and `SessionHistoryPlugin`'s. */
   sessionOptions?: SessionRunProviderOptions;
-  /** Blocks to serve through the pipeline (`contextBlocksRunProvider`), first of all providers. */
+  /** Blocks to serve through the pipeline (`contextBlocksPlugin`), first of all plugins. */
   context?: ContextBlocks;
-  /** Options for that provider: `prepareContextTurn`'s (`reminder`, `unload`, `tools`…) and `sourceId`. */
-  contextOptions?: ContextBlocksRunProviderOptions;
-  /** Run and history providers, in the order they run (after the context's). */
-  providers?: readonly RunContextProvider[];
+  /** Options for that plugin: `prepareContextTurn`'s (`reminder`, `unload`, `tools`…) and `sourceId`. */
+  contextOptions?: ContextBlocksPluginOptions;
+  /** Run and history plugins, in the order they run (after the context's). */
+  plugins?: readonly ContextPlugin[];
   /**
-   * Where provider state persists. Default: `session.runState` when the session has one, else a new
+   * Where plugin state persists. Default: `session.runState` when the session has one, else a new
    * `InMemoryRunStateStore` (lost on restart).
    */
   stateStore?: RunStateStore;
@@ -39,43 +39,43 @@ export interface ContextMiddlewareOptions {
   sessionId?: string;
 }
 
-/** The middleware, with the tools its providers offer (pass them to `generateText` / `streamText`). */
+/** The middleware, with the tools its plugins offer (pass them to `generateText` / `streamText`). */
 export interface ContextMiddleware extends LanguageModelMiddleware {
-  /** Every tool the providers declare: the `ToolSet` the SDK must run. Recomputed on access. */
+  /** Every tool the plugins declare: the `ToolSet` the SDK must run. Recomputed on access. */
   readonly tools: ToolSet;
-  /** The providers in the order they run. */
-  readonly providers: readonly RunContextProvider[];
+  /** The plugins in the order they run. */
+  readonly plugins: readonly ContextPlugin[];
 }
 
 /**
- * The context-provider pipeline of Microsoft Agent Framework as AI SDK language-model middleware. With
- * `{ session }` the session supplies everything (`sessionRunProvider`); other providers run beside it.
+ * Microsoft Agent Framework's context-provider pipeline (its context providers are plugins here) as AI SDK language-model middleware. With
+ * `{ session }` the session supplies everything (`sessionPlugin`); other plugins run beside it.
  * Around every model call (each step of a tool loop is one) it:
- * 1. loads each provider's state and the history of the one loading history provider;
- * 2. runs every `beforeRun` in order, then sends the frozen prompt first, the caller's `system` next,
- *    provider instructions after them, then provider messages (history first) and the caller's messages,
+ * 1. loads each plugin's state and the history of the one loading history plugin;
+ * 2. runs every `beforeCall` in order, then sends the frozen prompt first, the caller's `system` next,
+ *    plugin instructions after them, then plugin messages (history first) and the caller's messages,
  *    with the reminder on the newest user message;
- * 3. after the response (for a stream: once it finished), runs every `afterRun` in reverse order, stores
- *    history (never the reminder) and saves state. A provider that throws fails the call with an error naming it.
- * Configuration errors (two loading history providers, a repeated `sourceId`, a tool name clash) are
+ * 3. after the response (for a stream: once it finished), runs every `afterCall` in reverse order, stores
+ *    history (never the reminder) and saves state. A plugin that throws fails the call with an error naming it.
+ * Configuration errors (two loading history plugins, a repeated `sourceId`, a tool name clash) are
  * thrown here.
  */
 export function contextMiddleware(options: ContextMiddlewareOptions = {}): ContextMiddleware {
   const { session } = options;
   if (session !== undefined) checkSessionOptions(options);
-  const providers = [
-    ...(session ? [sessionRunProvider(session, options.sessionOptions)] : []),
-    ...(options.context ? [contextBlocksRunProvider(options.context, options.contextOptions)] : []),
-    ...(options.providers ?? []),
+  const plugins = [
+    ...(session ? [sessionPlugin(session, options.sessionOptions)] : []),
+    ...(options.context ? [contextBlocksPlugin(options.context, options.contextOptions)] : []),
+    ...(options.plugins ?? []),
   ];
   const pipeline = new RunPipeline(
-    providers,
+    plugins,
     options.stateStore ?? session?.runState ?? new InMemoryRunStateStore(),
     options.sessionId ?? (session ? pipelineSessionId(session) : "default"),
   );
   return {
     specificationVersion: "v3",
-    providers,
+    plugins,
     get tools() {
       return pipeline.tools();
     },
@@ -94,7 +94,7 @@ export function contextMiddleware(options: ContextMiddlewareOptions = {}): Conte
         new TransformStream<ModelStreamPart, ModelStreamPart>({
           transform(part, controller) {
             collected.add(part);
-            // The finish part waits until the run is stored, so a failing afterRun is reported before it.
+            // The finish part waits until the run is stored, so a failing afterCall is reported before it.
             if (part.type === "finish") finish = part;
             else controller.enqueue(part);
           },

@@ -15,14 +15,14 @@ export interface ContextPipelineOptions extends ContextMiddlewareOptions {
 /** What to give `generateText` / `streamText`: the wrapped `model` and the `tools` that must run. */
 export interface ContextPipeline {
   model: LanguageModel & WrappableModel;
-  /** The providers' tools (the context's included). Spread with your own: `{ ...pipeline.tools, weather }`. */
+  /** The plugins' tools (the context's included). Spread with your own: `{ ...pipeline.tools, weather }`. */
   readonly tools: ToolSet;
   middleware: ContextMiddleware;
 }
 
 /**
  * The model wrapped in `contextMiddleware`, and the tools to pass beside it. Middleware only sees tool
- * definitions; the SDK runs tools from its own `tools` option, so providers' tools travel through here.
+ * definitions; the SDK runs tools from its own `tools` option, so plugins' tools travel through here.
  */
 export function contextPipeline(options: ContextPipelineOptions): ContextPipeline {
   const { model, ...middlewareOptions } = options;

@@ -26,6 +26,6 @@ export type ModelToolDefinition = NonNullable<ModelCallOptions["tools"]>[number]
 /**
  * One message as the model receives it (`LanguageModelV3Message`): `system` with string content; `user`,
  * `assistant` and `tool` with an array of parts (text, file, reasoning, tool-call, tool-result). It has the
- * shape of the AI SDK's `ModelMessage` with array content, and is what history providers load and store.
+ * shape of the AI SDK's `ModelMessage` with array content, and is what history plugins load and store.
  */
 export type RunMessage = ModelCallOptions["prompt"][number];

@@ -2,7 +2,7 @@ import { ContextError } from "@contextblocks/core";
 import { asSchema, type ToolSet } from "ai";
 import type { ModelToolDefinition } from "./model-types.js";
 
-/** A tool a provider offers on a call, and who offers it. */
+/** A tool a plugin offers on a call, and who offers it. */
 export interface ToolOffer {
   sourceId: string;
   name: string;
@@ -10,8 +10,8 @@ export interface ToolOffer {
 }
 
 /**
- * Merges the tools of several providers into one `ToolSet`. The same tool object under one name is fine
- * (two providers built on one context); two different tools under one name are a configuration error.
+ * Merges the tools of several plugins into one `ToolSet`. The same tool object under one name is fine
+ * (two plugins built on one context); two different tools under one name are a configuration error.
  */
 export function mergeOfferedTools(offers: readonly ToolOffer[]): ToolSet {
   const merged: ToolSet = {};
@@ -21,7 +21,7 @@ export function mergeOfferedTools(offers: readonly ToolOffer[]): ToolSet {
     if (existing !== undefined && existing !== offer.tool) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `Two tools are named "${offer.name}": run providers "${owners.get(offer.name)}" and "${offer.sourceId}" each offer one. Rename one of them.`,
+        `Two tools are named "${offer.name}": plugins "${owners.get(offer.name)}" and "${offer.sourceId}" each offer one. Rename one of them.`,
       );
     }
     merged[offer.name] = offer.tool;
@@ -45,7 +45,7 @@ function inputSchemaJson(tool: ToolSet[string]): Promise<string> {
 /**
  * Checks that every offered tool is among the definitions the call carries (the SDK built them from the
  * `tools` it was given, and only those can run), with the same description and input schema. A missing or
- * different tool fails the call with an error naming the tool and the provider: a definition the SDK cannot
+ * different tool fails the call with an error naming the tool and the plugin: a definition the SDK cannot
  * run would only reach the model as an "unavailable tool" error.
  */
 export async function checkOfferedTools(
@@ -59,7 +59,7 @@ export async function checkOfferedTools(
     if (definition === undefined) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `Tool "${offer.name}" (offered by run provider "${offer.sourceId}") is not among the tools given to generateText / streamText (or was left out by activeTools), so the AI SDK could not run it. Pass contextPipeline(…).tools (or the middleware's tools), spread with your own.`,
+        `Tool "${offer.name}" (offered by plugin "${offer.sourceId}") is not among the tools given to generateText / streamText (or was left out by activeTools), so the AI SDK could not run it. Pass contextPipeline(…).tools (or the middleware's tools), spread with your own.`,
       );
     }
     if (definition.type !== "function" || offer.tool.type === "provider") continue;
@@ -69,7 +69,7 @@ export async function checkOfferedTools(
     if (!same) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `Two tools are named "${offer.name}": the one given to generateText / streamText differs (description or input schema) from the one run provider "${offer.sourceId}" offers.`,
+        `Two tools are named "${offer.name}": the one given to generateText / streamText differs (description or input schema) from the one plugin "${offer.sourceId}" offers.`,
       );
     }
   }

@@ -2,18 +2,18 @@ import type { RunState } from "@contextblocks/sessions";
 import type { ModelMessage, ToolSet } from "ai";
 import type { RunMessage } from "./model-types.js";
 import type { ToolOffer } from "./offered-tools.js";
-import { guard, invalidUse } from "./provider-guard.js";
+import type { CallContext, ContextPlugin, MessageTransform } from "./plugin.js";
+import { guard, invalidUse } from "./plugin-guard.js";
 import { toRunMessage } from "./run-messages.js";
-import type { MessageTransform, RunContext, RunContextProvider } from "./run-provider.js";
 
-/** What every provider's view of a call shares. */
+/** What every plugin's view of a call shares. */
 export interface RunBasics {
   sessionId: string;
   inputMessages: readonly RunMessage[];
 }
 
 /**
- * What providers contribute to one call in `beforeRun`, and the prompt made of it: the frozen prompt,
+ * What plugins contribute to one call in `beforeCall`, and the prompt made of it: the frozen prompt,
  * the caller's system messages, instructions, then context messages and the caller's, transformed.
  */
 export class RunAssembly {
@@ -22,10 +22,10 @@ export class RunAssembly {
   /** Tools offered on this call (declared and extended), checked against the SDK's definitions. */
   readonly offers: ToolOffer[] = [];
   private readonly instructions: string[] = [];
-  private readonly transforms: Array<{ provider: RunContextProvider; transform: MessageTransform }> = [];
+  private readonly transforms: Array<{ plugin: ContextPlugin; transform: MessageTransform }> = [];
   private frozen: { sourceId: string; text: string } | undefined;
 
-  /** Adds messages under a source (a history provider's loaded messages, a provider's `extendMessages`). */
+  /** Adds messages under a source (a history plugin's loaded messages, a plugin's `extendMessages`). */
   addMessages(sourceId: string, messages: readonly (RunMessage | ModelMessage)[]): void {
     const list = this.contextMessages.get(sourceId) ?? [];
     list.push(...messages.map(toRunMessage));
@@ -36,8 +36,8 @@ export class RunAssembly {
     for (const [name, tool] of Object.entries(tools)) this.offers.push({ sourceId, name, tool });
   }
 
-  /** The run context a provider sees in `beforeRun`: its own state, and methods that add to this call. */
-  beforeView(provider: RunContextProvider, basics: RunBasics, state: RunState): RunContext {
+  /** The run context a plugin sees in `beforeCall`: its own state, and methods that add to this call. */
+  beforeView(plugin: ContextPlugin, basics: RunBasics, state: RunState): CallContext {
     return {
       ...basics,
       contextMessages: this.contextMessages,
@@ -62,7 +62,7 @@ export class RunAssembly {
         if (typeof text !== "string") throw invalidUse(`setFrozenPrompt("${sourceId}") needs text.`);
         if (this.frozen !== undefined && this.frozen.sourceId !== sourceId) {
           throw invalidUse(
-            `Two providers set the frozen prompt ("${this.frozen.sourceId}" and "${sourceId}"): a call has one cached prefix.`,
+            `Two plugins set the frozen prompt ("${this.frozen.sourceId}" and "${sourceId}"): a call has one cached prefix.`,
           );
         }
         this.frozen = { sourceId, text };
@@ -72,7 +72,7 @@ export class RunAssembly {
         if (typeof transform !== "function") {
           throw invalidUse(`transformMessages("${sourceId}") needs a function.`);
         }
-        this.transforms.push({ provider, transform });
+        this.transforms.push({ plugin, transform });
       },
     };
   }
@@ -83,9 +83,9 @@ export class RunAssembly {
     callerMessages: readonly RunMessage[],
   ): Promise<RunMessage[]> {
     let conversation: RunMessage[] = [...[...this.contextMessages.values()].flat(), ...callerMessages];
-    for (const { provider, transform } of this.transforms) {
+    for (const { plugin, transform } of this.transforms) {
       const input = conversation;
-      conversation = await guard(provider, "transformMessages", () => transform(input));
+      conversation = await guard(plugin, "transformMessages", () => transform(input));
     }
     const frozen = this.frozen?.text ?? "";
     return [
@@ -97,13 +97,13 @@ export class RunAssembly {
   }
 }
 
-/** The run context a provider sees in `afterRun`: the response is in; nothing can be added any more. */
+/** The run context a plugin sees in `afterCall`: the response is in; nothing can be added any more. */
 export function afterView(
   basics: RunBasics,
   contextMessages: ReadonlyMap<string, readonly RunMessage[]>,
   responseMessages: readonly RunMessage[],
   state: RunState,
-): RunContext {
+): CallContext {
   return {
     ...basics,
     contextMessages,
@@ -119,10 +119,10 @@ export function afterView(
 
 function checkSource(sourceId: unknown, method: string): void {
   if (typeof sourceId !== "string" || sourceId.length === 0) {
-    throw invalidUse(`${method} needs the provider's sourceId (a non-empty string) as its first argument.`);
+    throw invalidUse(`${method} needs the plugin's sourceId (a non-empty string) as its first argument.`);
   }
 }
 
 function afterOnly(method: string): never {
-  throw invalidUse(`${method} only works in beforeRun: the model call is over.`);
+  throw invalidUse(`${method} only works in beforeCall: the model call is over.`);
 }

@@ -1,21 +1,16 @@
 import { ContextError } from "@contextblocks/core";
 import type { RunStateStore, RunStates } from "@contextblocks/sessions";
 import type { ToolSet } from "ai";
-import {
-  type HistoryCall,
-  type HistoryProvider,
-  historyFlags,
-  isHistoryProvider,
-} from "./history-provider.js";
+import { type HistoryCall, type HistoryPlugin, historyFlags, isHistoryPlugin } from "./history-plugin.js";
 import type { ModelCallOptions, ModelContent, RunMessage } from "./model-types.js";
 import { checkOfferedTools, mergeOfferedTools, type ToolOffer } from "./offered-tools.js";
-import { guard, invalidUse } from "./provider-guard.js";
+import type { ContextPlugin } from "./plugin.js";
+import { guard, invalidUse } from "./plugin-guard.js";
 import { afterView, RunAssembly, type RunBasics } from "./run-assembly.js";
 import { type Cursor, continuedCount, RecentCursors } from "./run-cursor.js";
 import { responseMessages, toRunMessage } from "./run-messages.js";
-import type { RunContextProvider } from "./run-provider.js";
 
-/** The provider-options key a call may use to name its session: `{ contextblocks: { sessionId } }`. */
+/** The plugin-options key a call may use to name its session: `{ contextblocks: { sessionId } }`. */
 export const PROVIDER_OPTIONS_KEY = "contextblocks";
 
 /** One call between `begin` and `finish`. */
@@ -27,52 +22,52 @@ export interface PreparedRun {
   readonly states: RunStates;
   readonly savedStatesJson: string;
   readonly cursor: Cursor;
-  /** The branch a first model call continues (`providerOptions.contextblocks.parentId`); history providers get it. */
+  /** The branch a first model call continues (`providerOptions.contextblocks.parentId`); history plugins get it. */
   readonly branch: Pick<HistoryCall, "parentId">;
 }
 
 /**
- * The run pipeline behind `contextMiddleware`: loads state and history, runs every provider's `beforeRun`,
- * assembles the call; after the model answered, runs every `afterRun` (in reverse order), then stores
+ * The run pipeline behind `contextMiddleware`: loads state and history, runs every plugin's `beforeCall`,
+ * assembles the call; after the model answered, runs every `afterCall` (in reverse order), then stores
  * history and state.
  */
 export class RunPipeline {
   private readonly cursors = new RecentCursors();
 
   constructor(
-    readonly providers: readonly RunContextProvider[],
+    readonly plugins: readonly ContextPlugin[],
     private readonly stateStore: RunStateStore,
     private readonly defaultSessionId: string,
   ) {
     const seen = new Set<string>();
     let loader: string | undefined;
-    for (const provider of providers) {
-      if (typeof provider.sourceId !== "string" || provider.sourceId.length === 0) {
-        throw new ContextError("INVALID_CONFIG", "Every run provider needs a non-empty string sourceId.");
+    for (const plugin of plugins) {
+      if (typeof plugin.sourceId !== "string" || plugin.sourceId.length === 0) {
+        throw new ContextError("INVALID_CONFIG", "Every plugin needs a non-empty string sourceId.");
       }
-      if (seen.has(provider.sourceId)) {
+      if (seen.has(plugin.sourceId)) {
         throw new ContextError(
           "INVALID_CONFIG",
-          `Two run providers have the sourceId "${provider.sourceId}": it keys their state, so it must be unique.`,
+          `Two plugins have the sourceId "${plugin.sourceId}": it keys their state, so it must be unique.`,
         );
       }
-      seen.add(provider.sourceId);
-      if (loadsHistory(provider)) {
+      seen.add(plugin.sourceId);
+      if (loadsHistory(plugin)) {
         if (loader !== undefined) {
           throw new ContextError(
             "INVALID_CONFIG",
-            `Two history providers load messages ("${loader}" and "${provider.sourceId}"): only one may, or the model would see the conversation twice. Give the other loadMessages: false.`,
+            `Two history plugins load messages ("${loader}" and "${plugin.sourceId}"): only one may, or the model would see the conversation twice. Give the other loadMessages: false.`,
           );
         }
-        loader = provider.sourceId;
+        loader = plugin.sourceId;
       }
     }
     this.tools();
   }
 
-  /** Every tool the providers declare, merged (a name clash is an error). */
+  /** Every tool the plugins declare, merged (a name clash is an error). */
   tools(): ToolSet {
-    return mergeOfferedTools(this.providers.flatMap((provider) => declaredOffers(provider)));
+    return mergeOfferedTools(this.plugins.flatMap((plugin) => declaredOffers(plugin)));
   }
 
   async begin(params: ModelCallOptions): Promise<PreparedRun> {
@@ -95,28 +90,28 @@ export class RunPipeline {
     const branch = continued === null && parentId !== undefined ? { parentId } : {};
 
     const savedStates = (await this.stateStore.load(sessionId)) ?? {};
-    // A copy of everything stored, so the state of a provider not configured today is kept, not dropped.
+    // A copy of everything stored, so the state of a plugin not configured today is kept, not dropped.
     const states: RunStates = structuredClone(savedStates);
-    for (const provider of this.providers) states[provider.sourceId] ??= {};
+    for (const plugin of this.plugins) states[plugin.sourceId] ??= {};
 
     const assembly = new RunAssembly();
-    for (const provider of this.providers) {
-      const state = states[provider.sourceId]!;
-      if (loadsHistory(provider)) {
-        let history = loaded.get(provider.sourceId);
+    for (const plugin of this.plugins) {
+      const state = states[plugin.sourceId]!;
+      if (loadsHistory(plugin)) {
+        let history = loaded.get(plugin.sourceId);
         if (history === undefined) {
-          const stored = await guard(provider, "getMessages", () =>
-            provider.getMessages(sessionId, { state, ...branch }),
+          const stored = await guard(plugin, "getMessages", () =>
+            plugin.getMessages(sessionId, { state, ...branch }),
           );
           history = stored.map(toRunMessage);
-          loaded.set(provider.sourceId, history);
+          loaded.set(plugin.sourceId, history);
         }
-        if (history.length > 0) assembly.addMessages(provider.sourceId, history);
+        if (history.length > 0) assembly.addMessages(plugin.sourceId, history);
       }
-      assembly.offerTools(provider.sourceId, provider.tools ?? {});
-      if (provider.beforeRun) {
-        const view = assembly.beforeView(provider, basics, state);
-        await guard(provider, "beforeRun", () => provider.beforeRun!(view));
+      assembly.offerTools(plugin.sourceId, plugin.tools ?? {});
+      if (plugin.beforeCall) {
+        const view = assembly.beforeView(plugin, basics, state);
+        await guard(plugin, "beforeCall", () => plugin.beforeCall!(view));
       }
     }
     await checkOfferedTools(assembly.offers, params.tools);
@@ -134,46 +129,46 @@ export class RunPipeline {
   }
 
   /**
-   * After the model answered: every `afterRun`, then history, then state. A provider that throws stops it
-   * before anything is written; only a failing `saveMessages` can leave earlier history providers written.
+   * After the model answered: every `afterCall`, then history, then state. A plugin that throws stops it
+   * before anything is written; only a failing `saveMessages` can leave earlier history plugins written.
    */
   async finish(run: PreparedRun, content: readonly ModelContent[]): Promise<void> {
     const { sessionId, inputMessages } = run.basics;
     const response = responseMessages(content);
-    // In reverse order, as Microsoft Agent Framework does: the first provider opens the run and closes it.
-    for (const provider of [...this.providers].reverse()) {
-      if (!provider.afterRun) continue;
-      const view = afterView(run.basics, run.contextMessages, response, run.states[provider.sourceId]!);
-      await guard(provider, "afterRun", () => provider.afterRun!(view));
+    // In reverse order, as Microsoft Agent Framework does: the first plugin opens the run and closes it.
+    for (const plugin of [...this.plugins].reverse()) {
+      if (!plugin.afterCall) continue;
+      const view = afterView(run.basics, run.contextMessages, response, run.states[plugin.sourceId]!);
+      await guard(plugin, "afterCall", () => plugin.afterCall!(view));
     }
 
     const addedByProviders = [...run.contextMessages]
-      .filter(([sourceId]) => !this.providers.some((p) => p.sourceId === sourceId && loadsHistory(p)))
+      .filter(([sourceId]) => !this.plugins.some((p) => p.sourceId === sourceId && loadsHistory(p)))
       .flatMap(([, messages]) => messages);
-    for (const provider of this.providers) {
-      if (!isHistoryProvider(provider)) continue;
-      const flags = historyFlags(provider);
+    for (const plugin of this.plugins) {
+      if (!isHistoryPlugin(plugin)) continue;
+      const flags = historyFlags(plugin);
       const messages = [
         ...(flags.storeContextMessages ? addedByProviders : []),
         ...(flags.storeInputs ? inputMessages : []),
         ...(flags.storeOutputs ? response : []),
       ];
       if (messages.length === 0) continue;
-      const state = run.states[provider.sourceId]!;
-      await guard(provider, "saveMessages", () =>
-        provider.saveMessages(sessionId, messages, { state, ...run.branch }),
+      const state = run.states[plugin.sourceId]!;
+      await guard(plugin, "saveMessages", () =>
+        plugin.saveMessages(sessionId, messages, { state, ...run.branch }),
       );
     }
 
-    // One write per run, and none when no provider changed its state (a Durable Object bills each row).
+    // One write per run, and none when no plugin changed its state (a Durable Object bills each row).
     const json = statesJson(run.states);
     if (json !== run.savedStatesJson) await this.stateStore.save(sessionId, JSON.parse(json) as RunStates);
     this.cursors.remember(sessionId, run.cursor);
   }
 }
 
-function loadsHistory(provider: RunContextProvider): provider is HistoryProvider {
-  return isHistoryProvider(provider) && historyFlags(provider).loadMessages;
+function loadsHistory(plugin: ContextPlugin): plugin is HistoryPlugin {
+  return isHistoryPlugin(plugin) && historyFlags(plugin).loadMessages;
 }
 
 /** The session of a call, and its provider options without the pipeline's own key. */
@@ -215,9 +210,9 @@ function statesJson(states: RunStates): string {
   );
 }
 
-function declaredOffers(provider: RunContextProvider): ToolOffer[] {
-  return Object.entries(provider.tools ?? {}).map(([name, tool]) => ({
-    sourceId: provider.sourceId,
+function declaredOffers(plugin: ContextPlugin): ToolOffer[] {
+  return Object.entries(plugin.tools ?? {}).map(([name, tool]) => ({
+    sourceId: plugin.sourceId,
     name,
     tool,
   }));

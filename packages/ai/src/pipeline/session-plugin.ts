@@ -1,51 +1,48 @@
 import { ContextError } from "@contextblocks/core";
 import type { Session } from "@contextblocks/sessions";
 import type { ToolSet } from "ai";
-import { type SessionHistoryOptions, SessionHistoryProvider } from "../sessions/session-history-provider.js";
-import { type ContextBlocksRunProviderOptions, contextBlocksRunProvider } from "./blocks-run-provider.js";
-import type { HistoryCall, HistoryProvider } from "./history-provider.js";
+import { type SessionHistoryOptions, SessionHistoryPlugin } from "../sessions/session-history-plugin.js";
+import { type ContextBlocksPluginOptions, contextBlocksPlugin } from "./blocks-plugin.js";
+import type { HistoryCall, HistoryPlugin } from "./history-plugin.js";
 import type { RunMessage } from "./model-types.js";
 
 /**
- * Options of `sessionRunProvider` (and `contextMiddleware`'s `sessionOptions`): `prepareContextTurn`'s
- * (`reminder`, `unload`, `tools`…) for the session's blocks, and `SessionHistoryProvider`'s for its history.
+ * Options of `sessionPlugin` (and `contextMiddleware`'s `sessionOptions`): `prepareContextTurn`'s
+ * (`reminder`, `unload`, `tools`…) for the session's blocks, and `SessionHistoryPlugin`'s for its history.
  */
 export interface SessionRunProviderOptions
-  extends Omit<ContextBlocksRunProviderOptions, "sourceId">,
+  extends Omit<ContextBlocksPluginOptions, "sourceId">,
     Pick<SessionHistoryOptions, "maxBytes" | "generateId" | "storeContextMessages"> {
-  /** Names the provider in errors and keys its run state. Default `"session"`. */
+  /** Names the plugin in errors and keys its run state. Default `"session"`. */
   sourceId?: string;
 }
 
 /**
- * A `Session` as one run provider: what `contextPipeline({ model, session })` runs first, around every model
- * call. Like a context provider of Microsoft Agent Framework that is also its history provider, it gives
+ * A `Session` as one plugin: what `contextPipeline({ model, session })` runs first, around every model
+ * call. Like a context plugin of Microsoft Agent Framework that is also its history plugin, it gives
  * the call everything the session owns:
  * - the frozen prompt (`session.context.freezeSystemPrompt()`) as the first system message, the pending
  *   reminder on the newest user message, unloaded entries replaced, and the blocks' tools
- *   (`contextBlocksRunProvider` over `session.context`);
+ *   (`contextBlocksPlugin` over `session.context`);
  * - the history: the session's branch with compaction overlays applied, before the caller's messages
- *   (`SessionHistoryProvider`), so the caller passes only new messages;
+ *   (`SessionHistoryPlugin`), so the caller passes only new messages;
  * - after the call, its messages stored in the session as one turn (`Session.appendMessages`): the
  *   session's automatic compaction (`compactAfter`) runs at most once, after all of them. A compaction
  *   refreshes the frozen prompt, so what the model wrote with `set_context` reaches the next call's
  *   system prompt.
  * A call that names another session (`providerOptions: { contextblocks: { sessionId } }`) is refused: the
- * provider serves `session.id` only (`"default"` for the default session `""`).
+ * plugin serves `session.id` only (`"default"` for the default session `""`).
  */
-export function sessionRunProvider(
-  session: Session,
-  options: SessionRunProviderOptions = {},
-): HistoryProvider {
+export function sessionPlugin(session: Session, options: SessionRunProviderOptions = {}): HistoryPlugin {
   if (!isSessionLike(session)) {
     throw new ContextError(
       "INVALID_CONFIG",
-      `sessionRunProvider: expected a Session (from @contextblocks/sessions), got ${describe(session)}`,
+      `sessionPlugin: expected a Session (from @contextblocks/sessions), got ${describe(session)}`,
     );
   }
   const { sourceId = "session", maxBytes, generateId, storeContextMessages, ...turnOptions } = options;
-  const blocks = contextBlocksRunProvider(session.context, { ...turnOptions, sourceId });
-  const history = new SessionHistoryProvider(sourceId, {
+  const blocks = contextBlocksPlugin(session.context, { ...turnOptions, sourceId });
+  const history = new SessionHistoryPlugin(sourceId, {
     session,
     ...(maxBytes === undefined ? {} : { maxBytes }),
     ...(generateId === undefined ? {} : { generateId }),
@@ -69,8 +66,8 @@ export function sessionRunProvider(
     get tools(): ToolSet {
       return blocks.tools ?? {};
     },
-    async beforeRun(run) {
-      await blocks.beforeRun?.(run);
+    async beforeCall(run) {
+      await blocks.beforeCall?.(run);
     },
     async getMessages(sessionId: string, call: HistoryCall): Promise<RunMessage[]> {
       sameSession(sessionId, "getMessages");
@@ -91,7 +88,7 @@ export function pipelineSessionId(session: Session): string {
   return session.id === "" ? "default" : session.id;
 }
 
-/** Recognised by shape, as every provider here is (two copies of the sessions package in one bundle). */
+/** Recognised by shape, as every plugin here is (two copies of the sessions package in one bundle). */
 function isSessionLike(value: unknown): value is Session {
   if (typeof value !== "object" || value === null) return false;
   const candidate = value as Record<string, unknown>;

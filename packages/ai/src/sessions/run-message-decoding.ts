@@ -3,7 +3,7 @@ import type { RunMessage } from "../pipeline/model-types.js";
 
 /*
  * Session messages (UI-message shaped) read back as the messages a model receives. The key order of every
- * object follows the AI SDK's own prompt conversion, so a turn stored by `SessionHistoryProvider` replays
+ * object follows the AI SDK's own prompt conversion, so a turn stored by `SessionHistoryPlugin` replays
  * byte for byte (see run-message-encoding.ts for the other direction).
  */
 

@@ -1,5 +1,5 @@
 import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
-import type { RunContext, RunContextProvider, RunMessage } from "../../src/index.js";
+import type { CallContext, ContextPlugin, RunMessage } from "../../src/index.js";
 
 /** The system messages a call carried, in order. */
 export function systemMessages(call: LanguageModelV3CallOptions | undefined): string[] {
@@ -27,16 +27,16 @@ export function recordingProvider(
   sourceId: string,
   log: string[],
   add: { instructions?: string; messages?: RunMessage[] } = {},
-): RunContextProvider {
+): ContextPlugin {
   return {
     sourceId,
-    beforeRun(run: RunContext) {
-      log.push(`${sourceId}.beforeRun`);
+    beforeCall(run: CallContext) {
+      log.push(`${sourceId}.beforeCall`);
       if (add.instructions !== undefined) run.extendInstructions(sourceId, add.instructions);
       if (add.messages !== undefined) run.extendMessages(sourceId, add.messages);
     },
-    afterRun(run: RunContext) {
-      log.push(`${sourceId}.afterRun(${run.inputMessages.length} in, ${run.responseMessages.length} out)`);
+    afterCall(run: CallContext) {
+      log.push(`${sourceId}.afterCall(${run.inputMessages.length} in, ${run.responseMessages.length} out)`);
     },
   };
 }

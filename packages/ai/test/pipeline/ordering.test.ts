@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   contextMiddleware,
   contextPipeline,
-  InMemoryHistoryProvider,
+  InMemoryHistoryPlugin,
   isReminderPart,
 } from "../../src/index.js";
 import { comparePrefix } from "../../src/test.js";
@@ -24,14 +24,14 @@ import {
 } from "./helpers.js";
 
 describe("contextMiddleware: what the model receives, in which order", () => {
-  it("sends the frozen prompt first, the caller's system next, then provider instructions in provider order; afterRun in reverse", async () => {
+  it("sends the frozen prompt first, the caller's system next, then provider instructions in provider order; afterCall in reverse", async () => {
     const context = createContext(createStore());
     const log: string[] = [];
     const model = scriptedModel([answer("Hello.")]);
     const pipeline = contextPipeline({
       model,
       context,
-      providers: [
+      plugins: [
         recordingProvider("first", log, { instructions: "First instruction." }),
         recordingProvider("second", log, {
           instructions: "Second instruction.",
@@ -56,10 +56,10 @@ describe("contextMiddleware: what the model receives, in which order", () => {
     ]);
     expect(conversation(call)).toEqual(["user: Context from second.", "user: Hi"]);
     expect(log).toEqual([
-      "first.beforeRun",
-      "second.beforeRun",
-      "second.afterRun(1 in, 1 out)",
-      "first.afterRun(1 in, 1 out)",
+      "first.beforeCall",
+      "second.beforeCall",
+      "second.afterCall(1 in, 1 out)",
+      "first.afterCall(1 in, 1 out)",
     ]);
     // The tools the SDK ran are the context's, byte for byte.
     expect(call?.tools?.map((tool) => tool.name)).toEqual(Object.keys(pipeline.tools));
@@ -68,12 +68,12 @@ describe("contextMiddleware: what the model receives, in which order", () => {
   it("puts loaded history before other providers' messages and the input, and the reminder on the newest user message, never stored", async () => {
     let today = "Mon";
     const context = createContext(createStore(), [], { today: () => today });
-    const history = new InMemoryHistoryProvider("memory");
+    const history = new InMemoryHistoryPlugin("memory");
     const model = scriptedModel([answer("One."), answer("Two.")]);
     const pipeline = contextPipeline({
       model,
       context,
-      providers: [history, recordingProvider("rag", [], { messages: [user("Retrieved note.")] })],
+      plugins: [history, recordingProvider("rag", [], { messages: [user("Retrieved note.")] })],
     });
 
     await generateText({ model: pipeline.model, tools: pipeline.tools, prompt: "First question" });
@@ -101,14 +101,14 @@ describe("contextMiddleware: what the model receives, in which order", () => {
   it("stores a tool loop once: each step's new messages, the SDK's rendering of a stored response skipped", async () => {
     const store = createStore();
     const context = createContext(store);
-    const history = new InMemoryHistoryProvider("memory");
+    const history = new InMemoryHistoryPlugin("memory");
     const log: string[] = [];
     const model = scriptedModel([
       callTools(0, { toolName: "set_context", input: { label: "memory", content: "Name: Ada." } }),
       answer("Noted, Ada."),
       answer("You are Ada."),
     ]);
-    const pipeline = contextPipeline({ model, context, providers: [history, recordingProvider("log", log)] });
+    const pipeline = contextPipeline({ model, context, plugins: [history, recordingProvider("log", log)] });
 
     const first = await generateText({
       model: pipeline.model,
@@ -126,10 +126,10 @@ describe("contextMiddleware: what the model receives, in which order", () => {
     ]);
     // Each step is a run: the first brings the user's message, the second the tool result.
     expect(log).toEqual([
-      "log.beforeRun",
-      "log.afterRun(1 in, 1 out)",
-      "log.beforeRun",
-      "log.afterRun(1 in, 1 out)",
+      "log.beforeCall",
+      "log.afterCall(1 in, 1 out)",
+      "log.beforeCall",
+      "log.afterCall(1 in, 1 out)",
     ]);
 
     await generateText({ model: pipeline.model, tools: pipeline.tools, prompt: "Who am I?" });
@@ -154,12 +154,12 @@ describe("contextMiddleware: what the model receives, in which order", () => {
 
   it("takes the tool results of a loop cut after a tool step with the next message, as the README says", async () => {
     const context = createContext(createStore());
-    const history = new InMemoryHistoryProvider("memory");
+    const history = new InMemoryHistoryPlugin("memory");
     const model = scriptedModel([
       callTools(0, { toolName: "set_context", input: { label: "memory", content: "Name: Ada." } }),
       answer("Hello Ada."),
     ]);
-    const pipeline = contextPipeline({ model, context, providers: [history] });
+    const pipeline = contextPipeline({ model, context, plugins: [history] });
     const cut = await generateText({
       model: pipeline.model,
       tools: pipeline.tools,
@@ -185,9 +185,9 @@ describe("contextMiddleware: what the model receives, in which order", () => {
   });
 
   it("keeps sessions apart: a call names its session in providerOptions", async () => {
-    const history = new InMemoryHistoryProvider("memory");
+    const history = new InMemoryHistoryPlugin("memory");
     const model = scriptedModel([answer("A."), answer("B."), answer("A again.")]);
-    const wrapped = wrapLanguageModel({ model, middleware: contextMiddleware({ providers: [history] }) });
+    const wrapped = wrapLanguageModel({ model, middleware: contextMiddleware({ plugins: [history] }) });
     const session = (sessionId: string) => ({ contextblocks: { sessionId } });
 
     await generateText({ model: wrapped, prompt: "to a", providerOptions: session("a") });
@@ -200,18 +200,18 @@ describe("contextMiddleware: what the model receives, in which order", () => {
     expect(model.doGenerateCalls[0]?.providerOptions?.contextblocks).toBeUndefined();
   });
 
-  it("runs afterRun once per streamed call, after the stream finished, with the whole response", async () => {
-    const history = new InMemoryHistoryProvider("memory");
+  it("runs afterCall once per streamed call, after the stream finished, with the whole response", async () => {
+    const history = new InMemoryHistoryPlugin("memory");
     const seen: string[] = [];
     let streamDone = false;
     const model = scriptedStreamModel([answer("Streamed answer."), answer("Second.")]);
     const pipeline = contextPipeline({
       model,
-      providers: [
+      plugins: [
         history,
         {
           sourceId: "watcher",
-          afterRun(run) {
+          afterCall(run) {
             seen.push(`${streamDone}:${run.responseMessages.map(describeMessage).join(",")}`);
           },
         },

@@ -2,7 +2,7 @@ import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { streamText } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import { contextPipeline, InMemoryHistoryProvider, messageText } from "../../src/index.js";
+import { contextPipeline, InMemoryHistoryPlugin, messageText } from "../../src/index.js";
 import { responseMessages, toRunMessage } from "../../src/pipeline/run-messages.js";
 import { StreamedContent } from "../../src/pipeline/streamed-content.js";
 
@@ -79,7 +79,7 @@ describe("StreamedContent", () => {
   });
 
   it("stores nothing for a stream that carried an error", async () => {
-    const history = new InMemoryHistoryProvider("memory");
+    const history = new InMemoryHistoryPlugin("memory");
     const model = new MockLanguageModelV3({
       doStream: async () => ({
         stream: convertArrayToReadableStream<LanguageModelV3StreamPart>([
@@ -91,7 +91,7 @@ describe("StreamedContent", () => {
         ]),
       }),
     });
-    const pipeline = contextPipeline({ model, providers: [history] });
+    const pipeline = contextPipeline({ model, plugins: [history] });
     const errors: unknown[] = [];
     const result = streamText({
       model: pipeline.model,

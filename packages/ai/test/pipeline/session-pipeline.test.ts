@@ -5,7 +5,7 @@ import { inMemoryBackend } from "@contextblocks/sessions/memory";
 import { generateText, stepCountIs, streamText } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import { contextMiddleware, contextPipeline, type RunContextProvider } from "../../src/index.js";
+import { type ContextPlugin, contextMiddleware, contextPipeline } from "../../src/index.js";
 import { assertStablePrefix, comparePrefix } from "../../src/test.js";
 import { answer, callTools, scriptedStreamModel, systemSeen } from "../helpers.js";
 import { conversation } from "./helpers.js";
@@ -69,13 +69,13 @@ function scripted(steps: LanguageModelV3GenerateResult[]): MockLanguageModelV3 {
 }
 
 /** A plugin beside the session's: counts calls in its run state and adds one instruction. */
-function callCounter(): RunContextProvider {
+function callCounter(): ContextPlugin {
   return {
     sourceId: "counter",
-    beforeRun(run) {
+    beforeCall(run) {
       run.extendInstructions("counter", "Answer in one sentence.");
     },
-    afterRun(run) {
+    afterCall(run) {
       run.state.calls = Number(run.state.calls ?? 0) + 1;
     },
   };
@@ -98,7 +98,7 @@ describe.each(backends)("contextPipeline({ model, session }) on %s", (_name, sto
       answer("Turn 5."),
       answer("Turn 6."),
     ]);
-    const pipeline = contextPipeline({ model, session, providers: [callCounter()] });
+    const pipeline = contextPipeline({ model, session, plugins: [callCounter()] });
     const turn = (text: string) =>
       generateText({ model: pipeline.model, tools: pipeline.tools, prompt: text, stopWhen: stepCountIs(4) });
 
@@ -171,7 +171,7 @@ describe.each(backends)("contextPipeline({ model, session }) on %s", (_name, sto
 
     // A restart on the same storage: the stored prompt (with the memory) and the compacted history come back.
     const restarted = chatSession(open(), summaries);
-    const again = contextPipeline({ model, session: restarted, providers: [callCounter()] });
+    const again = contextPipeline({ model, session: restarted, plugins: [callCounter()] });
     await generateText({ model: again.model, tools: again.tools, prompt: "Still there?" });
     const turnSix = calls[6] as LanguageModelV3CallOptions;
     await assertStablePrefix(turnFive, turnSix, { context: restarted.context });
@@ -235,7 +235,7 @@ describe("contextMiddleware({ session }) configuration", () => {
     expect(() => contextMiddleware({ session: {} as Session })).toThrow(/expected a Session/);
 
     const model = scripted([answer("One."), answer("Two.")]);
-    const pipeline = contextPipeline({ model, session, providers: [callCounter()] });
+    const pipeline = contextPipeline({ model, session, plugins: [callCounter()] });
     expect(Object.keys(pipeline.tools)).toEqual(["set_context"]);
     await generateText({ model: pipeline.model, tools: pipeline.tools, prompt: "Hello" });
     expect(await backend.runState.load("s-1")).toEqual({ counter: { calls: 1 } });
@@ -260,7 +260,7 @@ describe("contextMiddleware({ session }) configuration", () => {
     const pipeline = contextPipeline({
       model: scripted([answer("One.")]),
       session,
-      providers: [callCounter()],
+      plugins: [callCounter()],
     });
     await generateText({ model: pipeline.model, tools: pipeline.tools, prompt: "Hello" });
     expect(await backend.runState.load("default")).toEqual({ counter: { calls: 1 } });

@@ -2,11 +2,11 @@ import { ContextError } from "@contextblocks/core";
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai";
 import { describe, expect, it } from "vitest";
 import {
+  type ContextPlugin,
   contextPipeline,
-  InMemoryHistoryProvider,
+  InMemoryHistoryPlugin,
   InMemoryRunStateStore,
   messageText,
-  type RunContextProvider,
   type RunMessage,
 } from "../../src/index.js";
 import { assertStablePrefix } from "../../src/test.js";
@@ -21,13 +21,13 @@ import {
 import { describe as describeMessage, systemMessages } from "./helpers.js";
 
 /** Counts calls in its state and says so in an instruction: state read before, changed after. */
-function counter(sourceId = "counter"): RunContextProvider {
+function counter(sourceId = "counter"): ContextPlugin {
   return {
     sourceId,
-    beforeRun(run) {
+    beforeCall(run) {
       run.extendInstructions(sourceId, `Calls so far: ${Number(run.state.calls ?? 0)}.`);
     },
-    afterRun(run) {
+    afterCall(run) {
       run.state.calls = Number(run.state.calls ?? 0) + 1;
     },
   };
@@ -42,7 +42,7 @@ describe("state persisted through a RunStateStore", () => {
       contextPipeline({
         model,
         stateStore,
-        providers: [new InMemoryHistoryProvider("memory", { sessions }), counter()],
+        plugins: [new InMemoryHistoryPlugin("memory", { sessions }), counter()],
       });
 
     let pipeline = start();
@@ -82,7 +82,7 @@ describe("state persisted through a RunStateStore", () => {
         model,
         context: createContext(store),
         stateStore,
-        providers: [new InMemoryHistoryProvider("memory", { sessions })],
+        plugins: [new InMemoryHistoryPlugin("memory", { sessions })],
       });
     let pipeline = start();
     await generateText({ model: pipeline.model, tools: pipeline.tools, prompt: "Hello" });
@@ -104,7 +104,7 @@ describe("state persisted through a RunStateStore", () => {
 });
 
 describe("a provider that throws", () => {
-  function failing(step: "beforeRun" | "afterRun"): RunContextProvider {
+  function failing(step: "beforeCall" | "afterCall"): ContextPlugin {
     return {
       sourceId: "flaky",
       [step]: () => {
@@ -113,37 +113,37 @@ describe("a provider that throws", () => {
     };
   }
 
-  for (const step of ["beforeRun", "afterRun"] as const) {
+  for (const step of ["beforeCall", "afterCall"] as const) {
     it(`fails the call in ${step} with an error naming the provider, and stores nothing`, async () => {
       const stateStore = new InMemoryRunStateStore();
-      const history = new InMemoryHistoryProvider("memory");
+      const history = new InMemoryHistoryPlugin("memory");
       const model = scriptedModel([answer("never kept")]);
       const pipeline = contextPipeline({
         model,
         stateStore,
-        providers: [history, counter(), failing(step)],
+        plugins: [history, counter(), failing(step)],
       });
 
       const error = await generateText({ model: pipeline.model, prompt: "hello" }).catch((caught) => caught);
       expect(error).toBeInstanceOf(ContextError);
       expect(error).toMatchObject({
         code: "PROVIDER_FAILED",
-        message: `Run provider "flaky" failed in ${step}: database unreachable`,
+        message: `Plugin "flaky" failed in ${step}: database unreachable`,
       });
       expect((error as Error).cause).toBeInstanceOf(Error);
-      expect(model.doGenerateCalls).toHaveLength(step === "beforeRun" ? 0 : 1);
+      expect(model.doGenerateCalls).toHaveLength(step === "beforeCall" ? 0 : 1);
       expect(history.messages("default")).toEqual([]);
       expect(await stateStore.load("default")).toBeNull();
     });
   }
 
-  it("reports a failing afterRun in a stream as an error part, and stores nothing", async () => {
+  it("reports a failing afterCall in a stream as an error part, and stores nothing", async () => {
     const stateStore = new InMemoryRunStateStore();
-    const history = new InMemoryHistoryProvider("memory");
+    const history = new InMemoryHistoryPlugin("memory");
     const pipeline = contextPipeline({
       model: scriptedStreamModel([answer("streamed")]),
       stateStore,
-      providers: [history, counter(), failing("afterRun")],
+      plugins: [history, counter(), failing("afterCall")],
     });
     const errors: unknown[] = [];
     const result = streamText({
@@ -162,11 +162,11 @@ describe("a provider that throws", () => {
 
   it("stores nothing when the model call fails", async () => {
     const stateStore = new InMemoryRunStateStore();
-    const history = new InMemoryHistoryProvider("memory");
+    const history = new InMemoryHistoryPlugin("memory");
     const pipeline = contextPipeline({
       model: scriptedModel([]),
       stateStore,
-      providers: [history, counter()],
+      plugins: [history, counter()],
     });
     await expect(generateText({ model: pipeline.model, prompt: "hello", maxRetries: 0 })).rejects.toThrow(
       "ran out of steps",
@@ -179,47 +179,47 @@ describe("a provider that throws", () => {
 describe("configuration errors", () => {
   const model = scriptedModel([]);
 
-  it("refuses two loading history providers, naming both", () => {
+  it("refuses two loading history plugins, naming both", () => {
     expect(() =>
       contextPipeline({
         model,
-        providers: [new InMemoryHistoryProvider("primary"), new InMemoryHistoryProvider("second")],
+        plugins: [new InMemoryHistoryPlugin("primary"), new InMemoryHistoryPlugin("second")],
       }),
-    ).toThrow(/Two history providers load messages \("primary" and "second"\)/);
+    ).toThrow(/Two history plugins load messages \("primary" and "second"\)/);
     // One loading and one audit is the seed's pattern.
     expect(() =>
       contextPipeline({
         model,
-        providers: [
-          new InMemoryHistoryProvider("primary"),
-          new InMemoryHistoryProvider("audit", { loadMessages: false, storeContextMessages: true }),
+        plugins: [
+          new InMemoryHistoryPlugin("primary"),
+          new InMemoryHistoryPlugin("audit", { loadMessages: false, storeContextMessages: true }),
         ],
       }),
     ).not.toThrow();
   });
 
   it("refuses a repeated sourceId and two different tools under one name", () => {
-    expect(() => contextPipeline({ model, providers: [counter("same"), counter("same")] })).toThrow(
-      'Two run providers have the sourceId "same"',
+    expect(() => contextPipeline({ model, plugins: [counter("same"), counter("same")] })).toThrow(
+      'Two plugins have the sourceId "same"',
     );
     const weather = (description: string) =>
       tool({ description, inputSchema: jsonSchema({ type: "object" }), execute: async () => "sunny" });
     expect(() =>
       contextPipeline({
         model,
-        providers: [
+        plugins: [
           { sourceId: "a", tools: { weather: weather("A") } },
           { sourceId: "b", tools: { weather: weather("B") } },
         ],
       }),
-    ).toThrow('Two tools are named "weather": run providers "a" and "b"');
+    ).toThrow('Two tools are named "weather": plugins "a" and "b"');
   });
 
   it("fails a call whose tools the SDK was not given, or was given a different tool of that name", async () => {
     const context = createContext(createStore());
     const pipeline = contextPipeline({ model: scriptedModel([answer("x"), answer("y")]), context });
     await expect(generateText({ model: pipeline.model, prompt: "hi" })).rejects.toThrow(
-      /Tool "set_context" \(offered by run provider "contextblocks"\) is not among the tools given to generateText/,
+      /Tool "set_context" \(offered by plugin "contextblocks"\) is not among the tools given to generateText/,
     );
     const impostor = tool({
       description: "Something else",
@@ -238,17 +238,17 @@ describe("configuration errors", () => {
 
 describe("the audit pattern of seed 003", () => {
   it("stores other providers' context messages with input and output in the audit, not in the primary", async () => {
-    const primary = new InMemoryHistoryProvider("primary");
-    const audit = new InMemoryHistoryProvider("audit", { loadMessages: false, storeContextMessages: true });
-    const rag: RunContextProvider = {
+    const primary = new InMemoryHistoryPlugin("primary");
+    const audit = new InMemoryHistoryPlugin("audit", { loadMessages: false, storeContextMessages: true });
+    const rag: ContextPlugin = {
       sourceId: "rag",
-      beforeRun(run) {
+      beforeCall(run) {
         run.extendMessages("rag", [{ role: "user", content: "Note: the office closes at 6." }]);
       },
     };
     const pipeline = contextPipeline({
       model: scriptedModel([answer("At 6."), answer("Yes.")]),
-      providers: [primary, audit, rag],
+      plugins: [primary, audit, rag],
     });
     await generateText({ model: pipeline.model, prompt: "When do you close?" });
     await generateText({ model: pipeline.model, prompt: "Sure?" });
@@ -271,11 +271,11 @@ describe("the audit pattern of seed 003", () => {
 
 describe("history flags", () => {
   it("store only what each provider asks for", async () => {
-    const inputsOnly = new InMemoryHistoryProvider("inputs", { loadMessages: false, storeOutputs: false });
-    const outputsOnly = new InMemoryHistoryProvider("outputs", { loadMessages: false, storeInputs: false });
+    const inputsOnly = new InMemoryHistoryPlugin("inputs", { loadMessages: false, storeOutputs: false });
+    const outputsOnly = new InMemoryHistoryPlugin("outputs", { loadMessages: false, storeInputs: false });
     const pipeline = contextPipeline({
       model: scriptedModel([answer("Reply.")]),
-      providers: [inputsOnly, outputsOnly],
+      plugins: [inputsOnly, outputsOnly],
     });
     await generateText({ model: pipeline.model, prompt: "Question." });
     expect(inputsOnly.messages("default").map(messageText)).toEqual(["Question."]);

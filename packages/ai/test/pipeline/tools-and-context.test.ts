@@ -1,12 +1,12 @@
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai";
 import { describe, expect, it } from "vitest";
 import {
-  contextBlocksRunProvider,
+  type ContextPlugin,
+  contextBlocksPlugin,
   contextMiddleware,
   contextPipeline,
-  InMemoryHistoryProvider,
+  InMemoryHistoryPlugin,
   InMemoryRunStateStore,
-  type RunContextProvider,
 } from "../../src/index.js";
 import {
   answer,
@@ -30,9 +30,9 @@ const weather = tool({
 });
 
 /** Offers the weather tool on calls whose input mentions the weather. */
-const weatherProvider: RunContextProvider = {
+const weatherProvider: ContextPlugin = {
   sourceId: "weather",
-  beforeRun(run) {
+  beforeCall(run) {
     run.extendTools("weather", { weather });
   },
 };
@@ -43,7 +43,7 @@ describe("extendTools", () => {
       callTools(0, { toolName: "weather", input: { city: "Lyon" } }),
       answer("It is sunny."),
     ]);
-    const wrapped = contextPipeline({ model, providers: [weatherProvider] });
+    const wrapped = contextPipeline({ model, plugins: [weatherProvider] });
     const result = await generateText({
       model: wrapped.model,
       tools: { weather },
@@ -53,20 +53,20 @@ describe("extendTools", () => {
     expect(result.steps[0]?.toolResults[0]?.output).toBe("Sunny in Lyon.");
 
     await expect(generateText({ model: wrapped.model, prompt: "Weather?" })).rejects.toThrow(
-      'Tool "weather" (offered by run provider "weather") is not among the tools given to generateText',
+      'Tool "weather" (offered by plugin "weather") is not among the tools given to generateText',
     );
   });
 
   it("refuses to be called after the model call, naming the provider", async () => {
-    const late: RunContextProvider = {
+    const late: ContextPlugin = {
       sourceId: "late",
-      afterRun(run) {
+      afterCall(run) {
         run.extendInstructions("late", "too late");
       },
     };
-    const pipeline = contextPipeline({ model: scriptedModel([answer("x")]), providers: [late] });
+    const pipeline = contextPipeline({ model: scriptedModel([answer("x")]), plugins: [late] });
     await expect(generateText({ model: pipeline.model, prompt: "hi" })).rejects.toThrow(
-      'Run provider "late" failed in afterRun: extendInstructions only works in beforeRun',
+      'Plugin "late" failed in afterCall: extendInstructions only works in beforeCall',
     );
   });
 
@@ -75,8 +75,8 @@ describe("extendTools", () => {
     const pipeline = contextPipeline({
       model: scriptedModel([answer("x")]),
       context,
-      providers: [
-        contextBlocksRunProvider(createContext(createStore()), {
+      plugins: [
+        contextBlocksPlugin(createContext(createStore()), {
           sourceId: "second",
           tools: { exclude: ["set_context", "search_context", "load_context", "unload_context"] },
         }),
@@ -88,17 +88,17 @@ describe("extendTools", () => {
   });
 });
 
-describe("the ContextBlocks run provider", () => {
+describe("the ContextBlocks plugin", () => {
   it("replaces an unloaded skill in the loaded history with its placeholder on the next turn", async () => {
     const store = createStore();
-    const history = new InMemoryHistoryProvider("memory");
+    const history = new InMemoryHistoryPlugin("memory");
     const model = scriptedModel([
       callTools(0, { toolName: "load_context", input: { label: "skills", key: "pdf-forms" } }),
       callTools(1, { toolName: "unload_context", input: { label: "skills", key: "pdf-forms" } }),
       answer("Form filled."),
       answer("Anything else?"),
     ]);
-    const pipeline = contextPipeline({ model, context: createContext(store), providers: [history] });
+    const pipeline = contextPipeline({ model, context: createContext(store), plugins: [history] });
 
     await generateText({
       model: pipeline.model,
@@ -117,10 +117,10 @@ describe("the ContextBlocks run provider", () => {
 
   it("works as middleware alone with wrapLanguageModel and streamText, over a multi-step loop", async () => {
     const store = createStore();
-    const history = new InMemoryHistoryProvider("memory");
+    const history = new InMemoryHistoryPlugin("memory");
     const middleware = contextMiddleware({
       context: createContext(store),
-      providers: [history],
+      plugins: [history],
       stateStore: new InMemoryRunStateStore(),
     });
     const model = scriptedStreamModel([
@@ -154,16 +154,16 @@ describe("state of providers not configured today", () => {
   it("is kept when another provider saves", async () => {
     const stateStore = new InMemoryRunStateStore();
     await stateStore.save("default", { retired: { note: "keep me" } });
-    const counting: RunContextProvider = {
+    const counting: ContextPlugin = {
       sourceId: "counting",
-      afterRun(run) {
+      afterCall(run) {
         run.state.calls = 1;
       },
     };
     const pipeline = contextPipeline({
       model: scriptedModel([answer("x")]),
       stateStore,
-      providers: [counting],
+      plugins: [counting],
     });
     await generateText({ model: pipeline.model, prompt: "hi" });
     expect(await stateStore.load("default")).toEqual({

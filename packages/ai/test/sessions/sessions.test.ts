@@ -7,7 +7,7 @@ import {
   contextPipeline,
   contextTools,
   loadedSkillKeys,
-  SessionHistoryProvider,
+  SessionHistoryPlugin,
   sessionSearchTool,
   unloadSkill,
 } from "../../src/index.js";
@@ -18,7 +18,7 @@ function message(id: string, text: string, role = "user"): SessionMessage {
 }
 
 describe("the AI SDK parts of sessions, on the in-memory backend", () => {
-  it("SessionHistoryProvider stores a turn with a set_context call and replays it after a restart", async () => {
+  it("SessionHistoryPlugin stores a turn with a set_context call and replays it after a restart", async () => {
     const backend = inMemoryBackend();
     const build = () =>
       Session.create(inMemoryBackend({ sessions: backend.sessions, blocks: backend.blocks }))
@@ -35,7 +35,7 @@ describe("the AI SDK parts of sessions, on the in-memory backend", () => {
       const pipeline = contextPipeline({
         model,
         context: session.context,
-        providers: [new SessionHistoryProvider("history", { session })],
+        plugins: [new SessionHistoryPlugin("history", { session })],
         stateStore: backend.runState,
       });
       return (

@@ -1,11 +1,11 @@
-// SqliteRunStateStore through a real pipeline, and SQLite's round trip of what SessionHistoryProvider stores.
-// The history provider's own tests run in @contextblocks/ai (test/sessions/history-provider.test.ts), on the
+// SqliteRunStateStore through a real pipeline, and SQLite's round trip of what SessionHistoryPlugin stores.
+// The history plugin's own tests run in @contextblocks/ai (test/sessions/history-provider.test.ts), on the
 // in-memory backend.
 import {
+  type ContextPlugin,
   contextPipeline,
-  type RunContextProvider,
   type RunMessage,
-  SessionHistoryProvider,
+  SessionHistoryPlugin,
   verbatimPartType,
 } from "@contextblocks/ai";
 import { ContextBlocks, isContextError } from "@contextblocks/core";
@@ -46,14 +46,14 @@ function start(
   database: Database.Database,
   model: LanguageModel & Parameters<typeof contextPipeline>[0]["model"],
   store: InMemoryStore,
-  options: { today?: () => string; providers?: RunContextProvider[] } = {},
+  options: { today?: () => string; plugins?: ContextPlugin[] } = {},
 ) {
   const session = Session.create(sqliteBackend(database)).forSession("chat-1");
-  const history = new SessionHistoryProvider("history", { session });
+  const history = new SessionHistoryPlugin("history", { session });
   const pipeline = contextPipeline({
     model,
     context: createContext(store, options.today),
-    providers: [history, ...(options.providers ?? [])],
+    plugins: [history, ...(options.plugins ?? [])],
     stateStore: new SqliteRunStateStore(database),
   });
   return { session, history, pipeline };
@@ -61,12 +61,12 @@ function start(
 
 describe("SqliteRunStateStore", () => {
   /** Counts turns in its state and tells the model the count. */
-  const counter: RunContextProvider = {
+  const counter: ContextPlugin = {
     sourceId: "counter",
-    beforeRun(run) {
+    beforeCall(run) {
       run.extendInstructions("counter", `Turn ${Number(run.state.turns ?? 0) + 1}.`);
     },
-    afterRun(run) {
+    afterCall(run) {
       run.state.turns = Number(run.state.turns ?? 0) + 1;
     },
   };
@@ -74,13 +74,13 @@ describe("SqliteRunStateStore", () => {
   it("persists provider state in the session's database across a restart", async () => {
     const store = new InMemoryStore();
     const model = scriptedModel([answer("A."), answer("B."), answer("C.")]);
-    const first = start(temporary.database, model, store, { providers: [counter] });
+    const first = start(temporary.database, model, store, { plugins: [counter] });
     await generateText({ model: first.pipeline.model, tools: first.pipeline.tools, prompt: "one" });
     await generateText({ model: first.pipeline.model, tools: first.pipeline.tools, prompt: "two" });
 
     const database = temporary.reopen();
     expect(await new SqliteRunStateStore(database).load("default")).toEqual({ counter: { turns: 2 } });
-    const second = start(database, model, store, { providers: [counter] });
+    const second = start(database, model, store, { plugins: [counter] });
     await generateText({ model: second.pipeline.model, tools: second.pipeline.tools, prompt: "three" });
     const system = model.doGenerateCalls[2]!.prompt.filter((message) => message.role === "system");
     expect(system.at(-1)?.content).toBe("Turn 3.");
@@ -122,7 +122,7 @@ describe("SqliteRunStateStore", () => {
   });
 });
 
-describe("SessionHistoryProvider: what is stored reads back exactly", () => {
+describe("SessionHistoryPlugin: what is stored reads back exactly", () => {
   const bytes = new Uint8Array([137, 80, 78, 71, 0, 255]);
   const cases: Record<string, RunMessage[]> = {
     "text and files with provider options": [
@@ -222,10 +222,10 @@ describe("SessionHistoryProvider: what is stored reads back exactly", () => {
   for (const [name, messages] of Object.entries(cases)) {
     it(name, async () => {
       const session = Session.create(sqliteBackend(temporary.database)).forSession(name);
-      await new SessionHistoryProvider("history", { session }).saveMessages(name, messages);
+      await new SessionHistoryPlugin("history", { session }).saveMessages(name, messages);
       temporary.reopen();
       const reopened = Session.create(sqliteBackend(temporary.database)).forSession(name);
-      const loaded = await new SessionHistoryProvider("history", { session: reopened }).getMessages(name);
+      const loaded = await new SessionHistoryPlugin("history", { session: reopened }).getMessages(name);
       expect(JSON.stringify(loaded)).toBe(JSON.stringify(messages));
       // Only what the UI shape cannot hold (the approval) is stored verbatim.
       const verbatim = (await reopened.getHistory()).filter((message) =>
@@ -237,7 +237,7 @@ describe("SessionHistoryProvider: what is stored reads back exactly", () => {
 
   it("gives bytes back as the same base64 a provider sends", async () => {
     const session = Session.create(sqliteBackend(temporary.database)).forSession("bytes");
-    const history = new SessionHistoryProvider("history", { session });
+    const history = new SessionHistoryPlugin("history", { session });
     await history.saveMessages("bytes", [
       { role: "user", content: [{ type: "file", mediaType: "image/png", data: bytes }] },
     ]);
@@ -249,7 +249,7 @@ describe("SessionHistoryProvider: what is stored reads back exactly", () => {
   it("keeps tool calls in UI shape and only falls back to a verbatim part when it must", async () => {
     const session = Session.create(sqliteBackend(temporary.database)).forSession("shape");
     const [, approvals] = Object.entries(cases).at(-1)!;
-    await new SessionHistoryProvider("history", { session }).saveMessages("shape", approvals);
+    await new SessionHistoryPlugin("history", { session }).saveMessages("shape", approvals);
     const types = (await session.getHistory()).map((message) => message.parts.map((part) => part.type));
     expect(types).toEqual([["tool-pay"], [verbatimPartType], ["text"]]);
   });

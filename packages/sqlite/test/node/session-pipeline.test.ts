@@ -1,5 +1,5 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import { contextPipeline, type RunContextProvider } from "@contextblocks/ai";
+import { type ContextPlugin, contextPipeline } from "@contextblocks/ai";
 import { assertStablePrefix, comparePrefix } from "@contextblocks/ai/test";
 import { Session, type SessionEvent } from "@contextblocks/sessions";
 import { createCompactFunction } from "@contextblocks/sessions/compaction";
@@ -68,9 +68,9 @@ function conversation(call: LanguageModelV3CallOptions | undefined): string[] {
   });
 }
 
-const counter: RunContextProvider = {
+const counter: ContextPlugin = {
   sourceId: "counter",
-  afterRun(run) {
+  afterCall(run) {
     run.state.calls = Number(run.state.calls ?? 0) + 1;
   },
 };
@@ -90,7 +90,7 @@ describe("contextPipeline({ model, session }) on sqliteBackend(better-sqlite3)",
       answer("Turn 5."),
       answer("Turn 6."),
     ]);
-    const pipeline = contextPipeline({ model, session, providers: [counter] });
+    const pipeline = contextPipeline({ model, session, plugins: [counter] });
     const turn = (text: string) =>
       generateText({ model: pipeline.model, tools: pipeline.tools, prompt: text, stopWhen: stepCountIs(4) });
     const calls = model.doGenerateCalls;
@@ -132,7 +132,7 @@ describe("contextPipeline({ model, session }) on sqliteBackend(better-sqlite3)",
 
     // A cold start: a new connection on the file, a new session and pipeline.
     const reopened = chatSession(file.reopen(), summaries);
-    const again = contextPipeline({ model, session: reopened, providers: [counter] });
+    const again = contextPipeline({ model, session: reopened, plugins: [counter] });
     await generateText({ model: again.model, tools: again.tools, prompt: "Still there?" });
     const turnSix = calls[6]!;
     await assertStablePrefix(turnFive, turnSix, { context: reopened.context });

@@ -1,5 +1,5 @@
 import type { LanguageModelV3GenerateResult } from "@ai-sdk/provider";
-import { contextPipeline, type RunContextProvider, SessionHistoryProvider } from "@contextblocks/ai";
+import { type ContextPlugin, contextPipeline, SessionHistoryPlugin } from "@contextblocks/ai";
 import { comparePrefix } from "@contextblocks/ai/test";
 import { ContextBlocks } from "@contextblocks/core";
 import { InMemoryContextProvider, InMemoryStore } from "@contextblocks/core/memory";
@@ -20,14 +20,14 @@ function step(content: LanguageModelV3GenerateResult["content"], unified: "stop"
 }
 
 /** Counts the turns of a session in its run state. */
-const counter: RunContextProvider = {
+const counter: ContextPlugin = {
   sourceId: "counter",
-  afterRun(run) {
+  afterCall(run) {
     run.state.turns = Number(run.state.turns ?? 0) + 1;
   },
 };
 
-describe("SessionHistoryProvider on Durable Object storage", () => {
+describe("SessionHistoryPlugin on Durable Object storage", () => {
   it("stores a turn with a tool call in ctx.storage and replays it after the object is rebuilt", async () => {
     const store = new InMemoryStore();
     const context = new ContextBlocks(
@@ -70,7 +70,7 @@ describe("SessionHistoryProvider on Durable Object storage", () => {
         const pipeline = contextPipeline({
           model,
           context,
-          providers: [new SessionHistoryProvider("history", { session }), counter],
+          plugins: [new SessionHistoryPlugin("history", { session }), counter],
           stateStore: new SqliteRunStateStore(state.storage),
         });
         const result = await generateText({

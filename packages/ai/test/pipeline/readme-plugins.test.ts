@@ -1,10 +1,14 @@
 import { readFileSync } from "node:fs";
 import { generateText } from "ai";
 import { describe, expect, it } from "vitest";
-import { contextPipeline, InMemoryHistoryProvider, InMemoryRunStateStore } from "../../src/index.js";
+import { contextPipeline, InMemoryHistoryPlugin, InMemoryRunStateStore } from "../../src/index.js";
 import { answer, scriptedModel } from "../helpers.js";
+import {
+  DatabaseHistoryPlugin,
+  type MessageDatabase,
+  UserPreferencePlugin,
+} from "./agent-framework-plugins.js";
 import { conversation, systemMessages } from "./helpers.js";
-import { DatabaseHistoryProvider, type MessageDatabase, UserPreferenceProvider } from "./seed-providers.js";
 
 /** A `MessageDatabase` over a Map: rows are JSON text, as a real table would hold them. */
 function mapDatabase(): MessageDatabase & { rows: Map<string, string[]> } {
@@ -35,7 +39,7 @@ describe("the README's seed 003 providers", () => {
   it("remember the favourite food across calls and a restart, with the history in the database", async () => {
     const database = mapDatabase();
     const stateStore = new InMemoryRunStateStore();
-    const audit = new InMemoryHistoryProvider("audit", { loadMessages: false, storeContextMessages: true });
+    const audit = new InMemoryHistoryPlugin("audit", { loadMessages: false, storeContextMessages: true });
     const model = scriptedModel([
       answer("Noted!"),
       answer("Try a tomato risotto."),
@@ -46,7 +50,7 @@ describe("the README's seed 003 providers", () => {
         model,
         stateStore,
         sessionId: "ada",
-        providers: [new DatabaseHistoryProvider(database), new UserPreferenceProvider(), audit],
+        plugins: [new DatabaseHistoryPlugin(database), new UserPreferencePlugin(), audit],
       });
 
     let pipeline = start();

@@ -1,25 +1,25 @@
 import type { RunState } from "@contextblocks/sessions";
 import type { ModelMessage } from "ai";
 import type { RunMessage } from "./model-types.js";
-import type { RunContextProvider } from "./run-provider.js";
+import type { ContextPlugin } from "./plugin.js";
 
-/** What a history provider loads and stores (the flags of Microsoft Agent Framework's history providers; defaults as there). */
+/** What a history plugin loads and stores (the flags of Microsoft Agent Framework's history providers; defaults as there). */
 export interface HistoryOptions {
-  /** Put the stored messages before the caller's on every call. Default `true`; one provider at most. */
+  /** Put the stored messages before the caller's on every call. Default `true`; one plugin at most. */
   loadMessages?: boolean;
   /** Store the caller's new messages. Default `true`. */
   storeInputs?: boolean;
   /** Store the model's response. Default `true`. */
   storeOutputs?: boolean;
   /**
-   * Also store the messages other (non-history) providers added to the call, before the input: for an
-   * audit log of what the model saw. Default `false`. History loaded by a history provider is not stored
+   * Also store the messages other (non-history) plugins added to the call, before the input: for an
+   * audit log of what the model saw. Default `false`. History loaded by a history plugin is not stored
    * again, and neither are reminders or instructions.
    */
   storeContextMessages?: boolean;
 }
 
-/** What `getMessages` and `saveMessages` get besides the session: the provider's own state, to read or change. */
+/** What `getMessages` and `saveMessages` get besides the session: the plugin's own state, to read or change. */
 export interface HistoryCall {
   state: RunState;
   /**
@@ -32,44 +32,44 @@ export interface HistoryCall {
 }
 
 /**
- * A provider that loads and stores the conversation (Microsoft Agent Framework's history provider): `getMessages` gives the
+ * A plugin that loads and stores the conversation (Microsoft Agent Framework's history provider): `getMessages` gives the
  * session's stored messages, oldest first; `saveMessages` appends the messages of one successful call.
- * Pipelines recognise it by those two methods; it may have `beforeRun` / `afterRun` too.
+ * Pipelines recognise it by those two methods; it may have `beforeCall` / `afterCall` too.
  */
-export interface HistoryProvider extends RunContextProvider, HistoryOptions {
+export interface HistoryPlugin extends ContextPlugin, HistoryOptions {
   /** `ModelMessage`s with string content are accepted and read as one text part. */
   getMessages(sessionId: string, call: HistoryCall): Promise<readonly (RunMessage | ModelMessage)[]>;
   saveMessages(sessionId: string, messages: readonly RunMessage[], call: HistoryCall): Promise<void>;
 }
 
-/** True when the provider has `getMessages` and `saveMessages`. */
-export function isHistoryProvider(provider: RunContextProvider): provider is HistoryProvider {
-  const candidate = provider as Partial<HistoryProvider>;
+/** True when the plugin has `getMessages` and `saveMessages`. */
+export function isHistoryPlugin(plugin: ContextPlugin): plugin is HistoryPlugin {
+  const candidate = plugin as Partial<HistoryPlugin>;
   return typeof candidate.getMessages === "function" && typeof candidate.saveMessages === "function";
 }
 
 /** The flags with their defaults filled in. */
-export function historyFlags(provider: HistoryProvider): Required<HistoryOptions> {
+export function historyFlags(plugin: HistoryPlugin): Required<HistoryOptions> {
   return {
-    loadMessages: provider.loadMessages ?? true,
-    storeInputs: provider.storeInputs ?? true,
-    storeOutputs: provider.storeOutputs ?? true,
-    storeContextMessages: provider.storeContextMessages ?? false,
+    loadMessages: plugin.loadMessages ?? true,
+    storeInputs: plugin.storeInputs ?? true,
+    storeOutputs: plugin.storeOutputs ?? true,
+    storeContextMessages: plugin.storeContextMessages ?? false,
   };
 }
 
-/** Options of `InMemoryHistoryProvider`. */
+/** Options of `InMemoryHistoryPlugin`. */
 export interface InMemoryHistoryOptions extends HistoryOptions {
-  /** Where the messages live, by session id. Share one map between providers to model a restart. */
+  /** Where the messages live, by session id. Share one map between plugins to model a restart. */
   sessions?: Map<string, RunMessage[]>;
 }
 
 /**
- * Microsoft Agent Framework's `InMemoryHistoryProvider`: the conversation per session in a `Map`, for local memory, tests,
+ * Microsoft Agent Framework's `InMemoryHistoryPlugin`: the conversation per session in a `Map`, for local memory, tests,
  * or (with `loadMessages: false, storeContextMessages: true`) an audit of what the model saw. Messages are
  * copied in and out (`structuredClone`), so nobody changes them behind its back.
  */
-export class InMemoryHistoryProvider implements HistoryProvider {
+export class InMemoryHistoryPlugin implements HistoryPlugin {
   readonly loadMessages: boolean;
   readonly storeInputs: boolean;
   readonly storeOutputs: boolean;

@@ -1,6 +1,6 @@
 import { ContextError, describeValue } from "@contextblocks/core";
 import type { Session, SessionManager, SessionMessage } from "@contextblocks/sessions";
-import type { HistoryCall, HistoryOptions, HistoryProvider } from "../pipeline/history-provider.js";
+import type { HistoryCall, HistoryOptions, HistoryPlugin } from "../pipeline/history-plugin.js";
 import type { RunMessage } from "../pipeline/model-types.js";
 import { runMessagesOf } from "./run-message-decoding.js";
 import { toSessionMessage, withToolResults } from "./run-message-encoding.js";
@@ -8,7 +8,7 @@ import { toSessionMessage, withToolResults } from "./run-message-encoding.js";
 /** Which session a call reads and writes: one `Session`, a manager's session per id, or your own lookup. */
 export type SessionSource = Session | SessionManager | ((sessionId: string) => Session | Promise<Session>);
 
-/** Options of `SessionHistoryProvider`. */
+/** Options of `SessionHistoryPlugin`. */
 export interface SessionHistoryOptions extends HistoryOptions {
   /**
    * Where the conversation lives. A `Session`: every call uses it, whatever the call's session id (one
@@ -27,18 +27,18 @@ export interface SessionHistoryOptions extends HistoryOptions {
 }
 
 /**
- * A history provider backed by `@contextblocks/sessions`: it loads the session's current branch
+ * A history plugin backed by `@contextblocks/sessions`: it loads the session's current branch
  * (`Session.getHistory()`, compaction overlays applied) as model messages and appends each call's
  * messages as UI-shaped session messages, tool results written into their calls' tool parts. A stored
  * turn reads back byte for byte as it was sent, so the next turn's prompt cache holds; what the UI shape
  * cannot hold exactly is stored as it was (one `data-run-message` part).
  *
  * ```ts
- * const history = new SessionHistoryProvider("history", { session });
- * const pipeline = contextPipeline({ model, providers: [history], stateStore: new SqliteRunStateStore(db) });
+ * const history = new SessionHistoryPlugin("history", { session });
+ * const pipeline = contextPipeline({ model, plugins: [history], stateStore: new SqliteRunStateStore(db) });
  * ```
  */
-export class SessionHistoryProvider implements HistoryProvider {
+export class SessionHistoryPlugin implements HistoryPlugin {
   readonly loadMessages: boolean;
   readonly storeInputs: boolean;
   readonly storeOutputs: boolean;
@@ -54,26 +54,26 @@ export class SessionHistoryProvider implements HistoryProvider {
     if (typeof options !== "object" || options === null) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `SessionHistoryProvider: expected options with a session, got ${describeValue(options)}`,
+        `SessionHistoryPlugin: expected options with a session, got ${describeValue(options)}`,
       );
     }
     const { session, maxBytes, generateId } = options;
     if (!isSession(session) && !isSessionManager(session) && typeof session !== "function") {
       throw new ContextError(
         "INVALID_CONFIG",
-        `SessionHistoryProvider: session must be a Session, a SessionManager or a function of the session id, got ${describeValue(session)}`,
+        `SessionHistoryPlugin: session must be a Session, a SessionManager or a function of the session id, got ${describeValue(session)}`,
       );
     }
     if (maxBytes !== undefined && !(Number.isFinite(maxBytes) && maxBytes > 0)) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `SessionHistoryProvider: maxBytes must be a positive number, got ${String(maxBytes)}`,
+        `SessionHistoryPlugin: maxBytes must be a positive number, got ${String(maxBytes)}`,
       );
     }
     if (generateId !== undefined && typeof generateId !== "function") {
       throw new ContextError(
         "INVALID_CONFIG",
-        `SessionHistoryProvider: generateId must be a function, got ${describeValue(generateId)}`,
+        `SessionHistoryPlugin: generateId must be a function, got ${describeValue(generateId)}`,
       );
     }
     this.#source = session;
@@ -140,7 +140,7 @@ export class SessionHistoryProvider implements HistoryProvider {
     if (!isSession(session)) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `SessionHistoryProvider "${this.sourceId}": the session function returned ${describeValue(session)} for "${sessionId}", not a Session`,
+        `SessionHistoryPlugin "${this.sourceId}": the session function returned ${describeValue(session)} for "${sessionId}", not a Session`,
       );
     }
     return session;
@@ -148,7 +148,7 @@ export class SessionHistoryProvider implements HistoryProvider {
 }
 
 /*
- * Recognised by shape, as every provider here is: a second copy of this package (two versions in one
+ * Recognised by shape, as every plugin here is: a second copy of this package (two versions in one
  * bundle) makes sessions `instanceof` would not know.
  */
 function isSession(value: unknown): value is Session {
@@ -163,7 +163,7 @@ function isSessionManager(value: unknown): value is SessionManager {
   return typeof (value as { getSession?: unknown } | null)?.getSession === "function";
 }
 
-/** A window cut from the front starts at a user message: most providers refuse a leading answer or result. */
+/** A window cut from the front starts at a user message: most plugins refuse a leading answer or result. */
 function fromFirstUserMessage(messages: readonly SessionMessage[]): SessionMessage[] {
   const first = messages.findIndex((message) => message.role === "user");
   return first === -1 ? [] : messages.slice(first);

@@ -3,27 +3,21 @@
  * the README's, character for character (`readme-providers.test.ts` checks it), so the README cannot drift.
  */
 // README:begin
-import type {
-  HistoryCall,
-  HistoryProvider,
-  RunContext,
-  RunContextProvider,
-  RunMessage,
-} from "@contextblocks/ai";
+import type { CallContext, ContextPlugin, HistoryCall, HistoryPlugin, RunMessage } from "@contextblocks/ai";
 import { messageText } from "@contextblocks/ai";
 
 /** Remembers the user's favourite food from what they say, and tells the model on every later call. */
-export class UserPreferenceProvider implements RunContextProvider {
+export class UserPreferencePlugin implements ContextPlugin {
   readonly sourceId = "user-preferences";
 
-  beforeRun(run: RunContext): void {
+  beforeCall(run: CallContext): void {
     const favorite = run.state.favoriteFood;
     if (typeof favorite === "string") {
       run.extendInstructions(this.sourceId, `User's favorite food is ${favorite}.`);
     }
   }
 
-  afterRun(run: RunContext): void {
+  afterCall(run: CallContext): void {
     for (const message of run.inputMessages) {
       if (message.role !== "user") continue;
       const match = /favorite food is([^\n]*)/i.exec(messageText(message));
@@ -39,7 +33,7 @@ export interface MessageDatabase {
 }
 
 /** The conversation in your own database; the key it uses is kept in the provider's state. */
-export class DatabaseHistoryProvider implements HistoryProvider {
+export class DatabaseHistoryPlugin implements HistoryPlugin {
   readonly sourceId = "db-history";
   readonly loadMessages = true;
 

@@ -3,24 +3,24 @@ import type { ModelMessage, ToolSet } from "ai";
 import { type PrepareContextTurnOptions, prepareContextTurn } from "../prepare-turn.js";
 import { contextTools } from "../tools.js";
 import type { RunMessage } from "./model-types.js";
-import type { RunContextProvider } from "./run-provider.js";
+import type { ContextPlugin } from "./plugin.js";
 
-/** Options of `contextBlocksRunProvider`: those of `prepareContextTurn`, and the provider's id. */
-export interface ContextBlocksRunProviderOptions extends PrepareContextTurnOptions {
+/** Options of `contextBlocksPlugin`: those of `prepareContextTurn`, and the plugin's id. */
+export interface ContextBlocksPluginOptions extends PrepareContextTurnOptions {
   /** Default `"contextblocks"`. */
   sourceId?: string;
 }
 
 /**
- * Makes a `ContextBlocks` a run provider: its frozen prompt becomes the call's first system message, its
+ * Makes a `ContextBlocks` a plugin: its frozen prompt becomes the call's first system message, its
  * tools (`contextTools`) are offered on every call, and `prepareContextTurn` places the reminder on the
  * newest user message and replaces unloaded entries, on the whole conversation the model sees (history
- * included). The reminder reaches the model only: history providers store the caller's messages.
+ * included). The reminder reaches the model only: history plugins store the caller's messages.
  */
-export function contextBlocksRunProvider(
+export function contextBlocksPlugin(
   context: ContextBlocks,
-  options: ContextBlocksRunProviderOptions = {},
-): RunContextProvider {
+  options: ContextBlocksPluginOptions = {},
+): ContextPlugin {
   const { sourceId = "contextblocks", ...turnOptions } = options;
   return {
     sourceId,
@@ -28,7 +28,7 @@ export function contextBlocksRunProvider(
     get tools(): ToolSet {
       return contextTools(context, turnOptions.tools);
     },
-    async beforeRun(run) {
+    async beforeCall(run) {
       run.setFrozenPrompt(sourceId, await context.freezeSystemPrompt());
       run.transformMessages(sourceId, async (messages) => {
         // Model-call messages have ModelMessage's shape (array content), which prepareContextTurn reads.

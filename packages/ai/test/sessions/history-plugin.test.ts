@@ -18,13 +18,13 @@ import {
 } from "ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
+  type ContextPlugin,
   contextMiddleware,
   contextPipeline,
-  InMemoryHistoryProvider,
+  InMemoryHistoryPlugin,
   loadedSkillKeys,
-  type RunContextProvider,
   type RunMessage,
-  SessionHistoryProvider,
+  SessionHistoryPlugin,
   unloadSkill,
   verbatimPartType,
 } from "../../src/index.js";
@@ -86,14 +86,14 @@ function start(
   database: Parts,
   model: LanguageModel & Parameters<typeof contextPipeline>[0]["model"],
   store: InMemoryStore,
-  options: { today?: () => string; providers?: RunContextProvider[] } = {},
+  options: { today?: () => string; plugins?: ContextPlugin[] } = {},
 ) {
   const session = Session.create(inMemoryBackend(database)).forSession("chat-1");
-  const history = new SessionHistoryProvider("history", { session });
+  const history = new SessionHistoryPlugin("history", { session });
   const pipeline = contextPipeline({
     model,
     context: createContext(store, options.today),
-    providers: [history, ...(options.providers ?? [])],
+    plugins: [history, ...(options.plugins ?? [])],
     stateStore: database.runState,
   });
   return { session, history, pipeline };
@@ -115,7 +115,7 @@ async function assertCachedHistory(previous: LanguageModelV3CallOptions, next: L
   expect(messages.sharedPrefix).toBe(messages.previousCount);
 }
 
-describe("SessionHistoryProvider through generateText", () => {
+describe("SessionHistoryPlugin through generateText", () => {
   it("stores a multi-turn conversation in the session and replays it after a restart", async () => {
     const store = new InMemoryStore();
     const model = scriptedModel([answer("Hello Ada."), answer("You are Ada."), answer("Still here.")]);
@@ -244,7 +244,7 @@ describe("SessionHistoryProvider through generateText", () => {
   });
 });
 
-describe("SessionHistoryProvider through streamText", () => {
+describe("SessionHistoryPlugin through streamText", () => {
   it("stores a streamed tool loop and replays it byte for byte on the next streamed turn", async () => {
     const store = new InMemoryStore();
     const model = scriptedStreamModel([
@@ -281,16 +281,16 @@ describe("SessionHistoryProvider through streamText", () => {
     ]);
   });
 
-  it("stores nothing from a stream whose afterRun failed", async () => {
+  it("stores nothing from a stream whose afterCall failed", async () => {
     const store = new InMemoryStore();
     const model = scriptedStreamModel([answer("Lost.")]);
-    const failing: RunContextProvider = {
+    const failing: ContextPlugin = {
       sourceId: "flaky",
-      afterRun() {
+      afterCall() {
         throw new Error("boom");
       },
     };
-    const { session, pipeline } = start(temporary.database, model, store, { providers: [failing] });
+    const { session, pipeline } = start(temporary.database, model, store, { plugins: [failing] });
     const errors: unknown[] = [];
     const result = streamText({
       model: pipeline.model,
@@ -307,13 +307,13 @@ describe("SessionHistoryProvider through streamText", () => {
   });
 });
 
-describe("SessionHistoryProvider configuration and flags", () => {
-  it("counts as a loading history provider: a second one is refused", () => {
+describe("SessionHistoryPlugin configuration and flags", () => {
+  it("counts as a loading history plugin: a second one is refused", () => {
     const session = Session.create(inMemoryBackend(temporary.database)).forSession("chat-1");
-    const history = new SessionHistoryProvider("history", { session });
+    const history = new SessionHistoryPlugin("history", { session });
     const error = (() => {
       try {
-        contextMiddleware({ providers: [history, new InMemoryHistoryProvider("memory")] });
+        contextMiddleware({ plugins: [history, new InMemoryHistoryPlugin("memory")] });
       } catch (caught) {
         return caught;
       }
@@ -322,47 +322,45 @@ describe("SessionHistoryProvider configuration and flags", () => {
     expect(isContextError(error) && error.code === "INVALID_CONFIG").toBe(true);
     expect(String((error as Error).message)).toContain('"history" and "memory"');
     // With loadMessages: false it is an audit log beside another loader.
-    const audit = new SessionHistoryProvider("audit", { session, loadMessages: false });
-    expect(() =>
-      contextMiddleware({ providers: [new InMemoryHistoryProvider("memory"), audit] }),
-    ).not.toThrow();
+    const audit = new SessionHistoryPlugin("audit", { session, loadMessages: false });
+    expect(() => contextMiddleware({ plugins: [new InMemoryHistoryPlugin("memory"), audit] })).not.toThrow();
   });
 
   it("refuses options it cannot use, naming them", () => {
     const bad = [
-      () => new SessionHistoryProvider("history", undefined as never),
-      () => new SessionHistoryProvider("history", { session: {} as never }),
+      () => new SessionHistoryPlugin("history", undefined as never),
+      () => new SessionHistoryPlugin("history", { session: {} as never }),
       () =>
-        new SessionHistoryProvider("history", {
+        new SessionHistoryPlugin("history", {
           session: Session.create(inMemoryBackend(temporary.database)),
           maxBytes: -1,
         }),
     ];
     for (const make of bad)
-      expect(make).toThrow(/SessionHistoryProvider: (expected options|session must be|maxBytes)/);
+      expect(make).toThrow(/SessionHistoryPlugin: (expected options|session must be|maxBytes)/);
   });
 
   it("stores what the flags say: an audit log with the context messages, no loading", async () => {
     const session = Session.create(inMemoryBackend(temporary.database)).forSession("audit");
-    const audit = new SessionHistoryProvider("audit", {
+    const audit = new SessionHistoryPlugin("audit", {
       session,
       loadMessages: false,
       storeContextMessages: true,
     });
-    const memory = new InMemoryHistoryProvider("memory");
-    const retrieval: RunContextProvider = {
+    const memory = new InMemoryHistoryPlugin("memory");
+    const retrieval: ContextPlugin = {
       sourceId: "rag",
-      beforeRun(run) {
+      beforeCall(run) {
         run.extendMessages("rag", [{ role: "user", content: "Retrieved note." }]);
       },
     };
-    const outputsOnly = new SessionHistoryProvider("outputs", {
+    const outputsOnly = new SessionHistoryPlugin("outputs", {
       session: Session.create(inMemoryBackend(temporary.database)).forSession("outputs"),
       loadMessages: false,
       storeInputs: false,
     });
     const model = scriptedModel([answer("One."), answer("Two.")]);
-    const pipeline = contextPipeline({ model, providers: [memory, retrieval, audit, outputsOnly] });
+    const pipeline = contextPipeline({ model, plugins: [memory, retrieval, audit, outputsOnly] });
     await generateText({ model: pipeline.model, prompt: "First" });
     await generateText({ model: pipeline.model, prompt: "Second" });
 
@@ -389,9 +387,9 @@ describe("SessionHistoryProvider configuration and flags", () => {
 
   it("gives each call id its own session through a SessionManager", async () => {
     const manager = new SessionManager(inMemoryBackend(temporary.database));
-    const history = new SessionHistoryProvider("history", { session: manager });
+    const history = new SessionHistoryPlugin("history", { session: manager });
     const model = scriptedModel([answer("Hi Ada."), answer("Hi Bo."), answer("You are Ada.")]);
-    const pipeline = contextPipeline({ model, providers: [history] });
+    const pipeline = contextPipeline({ model, plugins: [history] });
     const as = (sessionId: string) => ({ contextblocks: { sessionId } });
     await generateText({ model: pipeline.model, prompt: "I'm Ada.", providerOptions: as("ada") });
     await generateText({ model: pipeline.model, prompt: "I'm Bo.", providerOptions: as("bo") });
@@ -406,14 +404,14 @@ describe("SessionHistoryProvider configuration and flags", () => {
 
   it("loads a bounded window with maxBytes, starting at a user message", async () => {
     const session = Session.create(inMemoryBackend(temporary.database)).forSession("window");
-    const writer = new SessionHistoryProvider("history", { session });
+    const writer = new SessionHistoryPlugin("history", { session });
     for (let turn = 1; turn <= 5; turn++) {
       await writer.saveMessages("window", [
         { role: "user", content: [{ type: "text", text: `Question ${turn} ${"x".repeat(100)}` }] },
         { role: "assistant", content: [{ type: "text", text: `Answer ${turn}` }] },
       ]);
     }
-    const windowed = new SessionHistoryProvider("history", { session, maxBytes: 500 });
+    const windowed = new SessionHistoryPlugin("history", { session, maxBytes: 500 });
     const loaded = await windowed.getMessages("window");
     expect(loaded.length).toBeGreaterThan(0);
     expect(loaded.length).toBeLessThan(10);
@@ -423,7 +421,7 @@ describe("SessionHistoryProvider configuration and flags", () => {
   });
 });
 
-describe("SessionHistoryProvider: what is stored reads back exactly", () => {
+describe("SessionHistoryPlugin: what is stored reads back exactly", () => {
   const bytes = new Uint8Array([137, 80, 78, 71, 0, 255]);
   const cases: Record<string, RunMessage[]> = {
     "text and files with provider options": [
@@ -523,10 +521,10 @@ describe("SessionHistoryProvider: what is stored reads back exactly", () => {
   for (const [name, messages] of Object.entries(cases)) {
     it(name, async () => {
       const session = Session.create(inMemoryBackend(temporary.database)).forSession(name);
-      await new SessionHistoryProvider("history", { session }).saveMessages(name, messages);
+      await new SessionHistoryPlugin("history", { session }).saveMessages(name, messages);
       temporary.reopen();
       const reopened = Session.create(inMemoryBackend(temporary.database)).forSession(name);
-      const loaded = await new SessionHistoryProvider("history", { session: reopened }).getMessages(name);
+      const loaded = await new SessionHistoryPlugin("history", { session: reopened }).getMessages(name);
       expect(JSON.stringify(loaded)).toBe(JSON.stringify(messages));
       // Only what the UI shape cannot hold (the approval) is stored verbatim.
       const verbatim = (await reopened.getHistory()).filter((message) =>
@@ -538,7 +536,7 @@ describe("SessionHistoryProvider: what is stored reads back exactly", () => {
 
   it("gives bytes back as the same base64 a provider sends", async () => {
     const session = Session.create(inMemoryBackend(temporary.database)).forSession("bytes");
-    const history = new SessionHistoryProvider("history", { session });
+    const history = new SessionHistoryPlugin("history", { session });
     await history.saveMessages("bytes", [
       { role: "user", content: [{ type: "file", mediaType: "image/png", data: bytes }] },
     ]);
@@ -550,13 +548,13 @@ describe("SessionHistoryProvider: what is stored reads back exactly", () => {
   it("keeps tool calls in UI shape and only falls back to a verbatim part when it must", async () => {
     const session = Session.create(inMemoryBackend(temporary.database)).forSession("shape");
     const [, approvals] = Object.entries(cases).at(-1)!;
-    await new SessionHistoryProvider("history", { session }).saveMessages("shape", approvals);
+    await new SessionHistoryPlugin("history", { session }).saveMessages("shape", approvals);
     const types = (await session.getHistory()).map((message) => message.parts.map((part) => part.type));
     expect(types).toEqual([["tool-pay"], [verbatimPartType], ["text"]]);
   });
 });
 
-describe("SessionHistoryProvider and the session's own features", () => {
+describe("SessionHistoryPlugin and the session's own features", () => {
   it("stores load_context so getLoadedSkillKeys sees it and unloadSkill shrinks the next turn's prompt", async () => {
     const store = new InMemoryStore();
     const skills = { "pdf-forms": { content: "PDF FORM INSTRUCTIONS", description: "Forms" } };
@@ -575,7 +573,7 @@ describe("SessionHistoryProvider and the session's own features", () => {
     const pipeline = contextPipeline({
       model,
       context,
-      providers: [new SessionHistoryProvider("history", { session })],
+      plugins: [new SessionHistoryPlugin("history", { session })],
     });
     await generateText({
       model: pipeline.model,
@@ -626,7 +624,7 @@ describe("runMessagesOf on messages a chat UI stored", () => {
     ];
     const session = Session.create(inMemoryBackend(temporary.database)).forSession("ui");
     for (const message of ui) await session.appendMessage(message);
-    const loaded = await new SessionHistoryProvider("history", { session }).getMessages("ui");
+    const loaded = await new SessionHistoryPlugin("history", { session }).getMessages("ui");
     expect(JSON.parse(JSON.stringify(loaded))).toEqual(
       JSON.parse(JSON.stringify(await convertToModelMessages(ui))),
     );
