@@ -19,7 +19,7 @@ function invalidConfig(configs: unknown): ContextError {
   return error as ContextError;
 }
 
-describe("construction: the seeds' call forms", () => {
+describe("construction: agents/context's call forms", () => {
   it("new ContextBlocks(configs)", async () => {
     const context = new ContextBlocks([
       { label: "soul", provider: { get: async () => "You are a helpful assistant." } },
@@ -47,7 +47,7 @@ describe("construction: the seeds' call forms", () => {
     expect(memory.blocks.get(SYSTEM_PROMPT_LABEL)).toBe(await context.freezeSystemPrompt());
   });
 
-  it("takes extras as a fourth options argument, with null or undefined for the seeds' arguments", async () => {
+  it("takes extras as a fourth options argument, with null or undefined for agents/context's arguments", async () => {
     const tokenCounter = vi.fn((text: string) => text.length);
     const first = new ContextBlocks(
       [{ label: "memory", maxTokens: 100, provider: new RecordingProvider("abcd") }],

@@ -21,7 +21,7 @@ const set = async () => {};
 const search = async () => null;
 const load = async () => null;
 
-describe("the seeds' render example, byte for byte", () => {
+describe("agents/context's documented render example, byte for byte", () => {
   it("renders MEMORY (Facts learned about the user) [45% — 495/1100 tokens] [writable]", async () => {
     const content = "用户偏好 TypeScript，正在使用 Cloudflare Agents";
     const context = new ContextBlocks(
@@ -52,7 +52,7 @@ describe("the seeds' render example, byte for byte", () => {
     expect(new Set(SECTION_RULE)).toEqual(new Set(["\u2550"]));
   });
 
-  it("renders the seed's two-block configuration: soul (read-only) then memory (writable)", async () => {
+  it("renders agents/context's two-block example: soul (read-only) then memory (writable)", async () => {
     const context = new ContextBlocks([
       { label: "soul", provider: { get: async () => "You are a helpful assistant." } },
       {

@@ -1,6 +1,7 @@
 /**
- * Seed 003's two custom providers written against this package's API. The code between the markers is
- * the README's, character for character (`readme-providers.test.ts` checks it), so the README cannot drift.
+ * Two custom context providers from Microsoft Agent Framework's samples, written as plugins against this
+ * package's API. The code between the markers is the README's, character for character
+ * (`readme-plugins.test.ts` checks it), so the README cannot drift.
  */
 // README:begin
 import type { CallContext, ContextPlugin, HistoryCall, HistoryPlugin, RunMessage } from "@contextblocks/ai";

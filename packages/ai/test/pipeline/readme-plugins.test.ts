@@ -24,9 +24,9 @@ function mapDatabase(): MessageDatabase & { rows: Map<string, string[]> } {
   };
 }
 
-describe("the README's seed 003 providers", () => {
+describe("the README's two plugins from Microsoft Agent Framework's context-provider samples", () => {
   it("are the code in the README, character for character", () => {
-    const source = readFileSync(new URL("./seed-providers.ts", import.meta.url), "utf8");
+    const source = readFileSync(new URL("./agent-framework-plugins.ts", import.meta.url), "utf8");
     const snippet = source.slice(
       source.indexOf("// README:begin\n") + "// README:begin\n".length,
       source.indexOf("// README:end"),

@@ -186,7 +186,7 @@ describe("configuration errors", () => {
         plugins: [new InMemoryHistoryPlugin("primary"), new InMemoryHistoryPlugin("second")],
       }),
     ).toThrow(/Two history plugins load messages \("primary" and "second"\)/);
-    // One loading and one audit is the seed's pattern.
+    // One loading and one audit: the pattern of Microsoft Agent Framework's samples.
     expect(() =>
       contextPipeline({
         model,
@@ -236,7 +236,7 @@ describe("configuration errors", () => {
   });
 });
 
-describe("the audit pattern of seed 003", () => {
+describe("the audit pattern of Microsoft Agent Framework's samples", () => {
   it("stores other providers' context messages with input and output in the audit, not in the primary", async () => {
     const primary = new InMemoryHistoryPlugin("primary");
     const audit = new InMemoryHistoryPlugin("audit", { loadMessages: false, storeContextMessages: true });

@@ -84,7 +84,7 @@ describe("extendTools", () => {
     });
     await expect(
       generateText({ model: pipeline.model, tools: pipeline.tools, prompt: "hi" }),
-    ).rejects.toThrow('Two providers set the frozen prompt ("contextblocks" and "second")');
+    ).rejects.toThrow('Two plugins set the frozen prompt ("contextblocks" and "second")');
   });
 });
 

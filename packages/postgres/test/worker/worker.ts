@@ -8,7 +8,7 @@ interface Env {
 
 /**
  * One agent's context on Postgres, per request: a `pg.Client` on Hyperdrive's connection string (Hyperdrive
- * pools the real connections, so a client per request is the recommended shape), the seed's blocks, and the
+ * pools the real connections, so a client per request is the recommended shape), the blocks of Cloudflare agents' Postgres example, and the
  * frozen prompt stored in Postgres too.
  *
  * GET  /prompt?agent=ID              the frozen system prompt

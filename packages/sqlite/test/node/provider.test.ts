@@ -145,7 +145,7 @@ describe("SqliteContextProvider on better-sqlite3 (file database)", () => {
     });
   });
 
-  it("takes the seeds' call form with a tagged-template sql source, and init fills a missing label", async () => {
+  it("takes agents/context's call form with a tagged-template sql source, and init fills a missing label", async () => {
     const agent = {
       sql(strings: TemplateStringsArray, ...values: (string | number | boolean | null)[]) {
         const statement = temporary.database.prepare(strings.join("?"));
