@@ -280,6 +280,84 @@ function bundleWorker(smoke: string, name: string, source: string, wrangler: str
   return { name, bytes: code.length, gzipBytes: gzipSync(code).length, wranglerTotal: total };
 }
 
+/** What a Postgres user installs: the backend and what it stands on, nothing of SQLite or the AI SDK. */
+const POSTGRES_ONLY = ["core", "sql", "text", "sessions", "sql-stores", "postgres"];
+
+/**
+ * Installs only `POSTGRES_ONLY`'s tarballs and `pg` into a project of its own, checks that nothing else of
+ * ours came with them, then compiles and runs the postgres README's "Postgres only" block against a
+ * throwaway server (started by the tarball's own `@contextblocks/postgres/test`).
+ */
+async function postgresOnly(work: string, packed: readonly PackedPackage[], tsc: string): Promise<void> {
+  const project = join(work, "postgres-only");
+  mkdirSync(join(project, "src"), { recursive: true });
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "postgres-only", private: true, type: "module" }));
+  const tarballs = POSTGRES_ONLY.map((name) => packed.find((item) => item.name === name)?.tarball);
+  if (tarballs.some((tarball) => tarball === undefined)) {
+    fail(`the Postgres-only project needs the tarballs of ${POSTGRES_ONLY.join(", ")}`);
+    return;
+  }
+  const installed = must(
+    "npm install (Postgres only)",
+    "npm",
+    ["install", "--no-audit", "--no-fund", "--prefer-offline", ...(tarballs as string[]), "pg@8.23.1", "@types/pg@8.23.1", "@types/node@20.19.43"],
+    project,
+  );
+  if (installed === null) return;
+  const ours = readdirSync(join(project, "node_modules", "@contextblocks")).sort();
+  const extra = ours.filter((name) => !POSTGRES_ONLY.includes(name));
+  if (extra.length > 0) fail(`a Postgres-only install also brought @contextblocks/${extra.join(", @contextblocks/")}`);
+  for (const name of ["better-sqlite3", "ai", "zod"]) {
+    if (existsSync(join(project, "node_modules", name))) fail(`a Postgres-only install also brought ${name}`);
+  }
+  const readme = readFileSync(join(ROOT, "packages", "postgres", "README.md"), "utf8");
+  const heading = readme.split("\n").findIndex((line) => line.startsWith("## Postgres only"));
+  const recipe = extractSnippets("packages/postgres/README.md", readme).find((snippet) => snippet.line > heading);
+  if (recipe === undefined) {
+    fail('the postgres README has no TypeScript block under "## Postgres only"');
+    return;
+  }
+  writeFileSync(
+    join(project, "src", "recipe.ts"),
+    `const env = { DATABASE_URL: process.env.DATABASE_URL ?? "" };\n${recipe.code}\n`,
+  );
+  writeFileSync(
+    join(project, "src", "run.ts"),
+    `import { startThrowawayCluster } from "@contextblocks/postgres/test";
+const cluster = await startThrowawayCluster();
+try {
+  process.env.DATABASE_URL = cluster.connectionString;
+  await import("./recipe.js");
+} finally {
+  cluster.stop();
+}
+`,
+  );
+  writeFileSync(
+    join(project, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        module: "nodenext",
+        moduleResolution: "nodenext",
+        strict: true,
+        skipLibCheck: true,
+        types: ["node"],
+        lib: ["ES2022", "DOM"],
+        outDir: "dist",
+        rootDir: "src",
+      },
+      include: ["src"],
+    }),
+  );
+  if (must("tsc (the Postgres-only project)", tsc, ["-p", "tsconfig.json"], project) === null) return;
+  const ran = must("node dist/run.js (Postgres only)", process.execPath, [join("dist", "run.js")], project);
+  if (ran === null) return;
+  if (!ran.stdout.includes("MEMORY") || !ran.stdout.includes("1 hit, 1 session")) {
+    fail(`the Postgres-only recipe printed:\n${ran.stdout}`);
+  } else process.stdout.write(`  installed: @contextblocks/${ours.join(", @contextblocks/")}, pg\n`);
+}
+
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), "contextblocks-pack-"));
   const tarballs = join(work, "tarballs");
@@ -463,6 +541,10 @@ async function main(): Promise<void> {
       if (summary) process.stdout.write(`  ${summary.replace(/\u001b\[[0-9;]*m/g, "")}\n`);
     });
   }
+
+  await stepAsync("a Postgres-only project: the postgres README's recipe, with no SQLite package installed", async () => {
+    await postgresOnly(work, packed, bin("tsc"));
+  });
 
   const bundles: Bundle[] = [];
   if (installed) {
