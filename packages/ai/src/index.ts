@@ -4,6 +4,7 @@ export {
   type ContextBlocksRunProviderOptions,
   contextBlocksRunProvider,
 } from "./pipeline/blocks-run-provider.js";
+export { type CacheHintOptions, promptCacheKey } from "./pipeline/cache-hints.js";
 export {
   type ContextMiddleware,
   type ContextMiddlewareOptions,
