@@ -184,6 +184,11 @@ function rowsOf(
   return { ...MEASURED_ROWS[operation.prefix]!, measured: false };
 }
 
+/** Rows as the row-cost table prints them: whole numbers, means to one decimal. */
+function formatRows(rows: number): string {
+  return Number.isInteger(rows) ? formatInteger(rows) : rows.toFixed(1);
+}
+
 function dollarsOfRows(rows: RowCost): number {
   return (rows.written * DURABLE_OBJECT_ROWS.written + rows.read * DURABLE_OBJECT_ROWS.read) / 1_000_000;
 }
@@ -243,12 +248,8 @@ export async function run(
       read: theirs.read + rows.agents.read * operation.count,
       written: theirs.written + rows.agents.written * operation.count,
     };
-    return [
-      operation.operation,
-      String(operation.count),
-      `${rows.contextblocks.read} / ${rows.contextblocks.written}`,
-      `${rows.agents.read} / ${rows.agents.written}`,
-    ];
+    const figure = (rows: RowCost) => `${formatRows(rows.read)} / ${formatRows(rows.written)}`;
+    return [operation.operation, String(operation.count), figure(rows.contextblocks), figure(rows.agents)];
   });
   const perTurn = (rows: RowCost) => ({
     read: rows.read / result.turns,
