@@ -15,14 +15,16 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
+import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { generateText, type ModelMessage, stepCountIs } from "ai";
+import { breakpointCache } from "./cost-model/breakpoint-cache.js";
 import { formatInteger, formatPercent, formatRatio, markdownTable } from "./markdown.js";
 import { ScriptedModel } from "./prefix-cache/mock-model.js";
 import { cachedTokens, MINIMUM_CACHED_PREFIX, requestText, tokenize } from "./prefix-cache/request-text.js";
 import { environmentValue, type ScriptedSession, scriptedSession } from "./prefix-cache/session.js";
 import { agentsSystem } from "./prefix-cache/systems/agents.js";
 import { contextblocksSystem } from "./prefix-cache/systems/contextblocks.js";
-import { middlewareSystem } from "./prefix-cache/systems/middleware.js";
+import { middlewareSystem, middlewareWithoutHintsSystem } from "./prefix-cache/systems/middleware.js";
 import { rerenderSystem } from "./prefix-cache/systems/rerender.js";
 import type { PromptSystem, SessionWorld } from "./prefix-cache/systems/system.js";
 
@@ -34,6 +36,9 @@ export interface RequestFigure {
   step: number;
   tokens: number;
   cached: number;
+  /** Anthropic-style cache (only at the request's `cacheControl` breakpoints): tokens read and written. */
+  breakpointRead: number;
+  breakpointWritten: number;
 }
 
 export interface SystemFigures {
@@ -102,11 +107,26 @@ async function playSession(
   const requests: RequestFigure[] = [];
   let previous: number[] | undefined;
   let step = 0;
-  model.calls.forEach((call, index) => {
-    const tokens = tokenize(requestText(call));
+  const tokenLists = model.calls.map((call) => tokenize(requestText(call)));
+  const breakpoints = breakpointCache(
+    model.calls.map((call, index) => ({
+      tokens: tokenLists[index]!,
+      breakpoints: breakpointPositions(call),
+    })),
+    MINIMUM_CACHED_PREFIX,
+  );
+  model.calls.forEach((_call, index) => {
+    const tokens = tokenLists[index]!;
     const turn = requestTurns[index]!;
     step = index > 0 && requestTurns[index - 1] === turn ? step + 1 : 1;
-    requests.push({ turn, step, tokens: tokens.length, cached: cachedTokens(previous, tokens) });
+    requests.push({
+      turn,
+      step,
+      tokens: tokens.length,
+      cached: cachedTokens(previous, tokens),
+      breakpointRead: breakpoints[index]!.read,
+      breakpointWritten: breakpoints[index]!.written,
+    });
     previous = tokens;
   });
   const inputTokens = requests.reduce((sum, request) => sum + request.tokens, 0);
@@ -120,6 +140,15 @@ async function playSession(
     relativeCost: (inputTokens - cached + CACHED_PRICE * cached) / inputTokens,
     toolResultTokens,
   };
+}
+
+/** Token positions where the request's Anthropic breakpoints end: after each message that carries one. */
+function breakpointPositions(call: LanguageModelV3CallOptions): number[] {
+  return call.prompt.flatMap((message, index) =>
+    message.providerOptions?.anthropic?.cacheControl === undefined
+      ? []
+      : [tokenize(requestText({ ...call, prompt: call.prompt.slice(0, index + 1) })).length],
+  );
 }
 
 /** A scripted tool call that failed would make the comparison meaningless: stop loudly. Returns its output. */
@@ -142,6 +171,7 @@ export async function run(options: { smoke?: boolean } = {}): Promise<PrefixCach
   const systems = [
     await playSession(session, contextblocksSystem),
     await playSession(session, middlewareSystem),
+    await playSession(session, middlewareWithoutHintsSystem),
     await playSession(session, rerenderSystem),
     await playSession(session, agentsSystem),
   ];
@@ -223,10 +253,12 @@ function verdicts(ours: SystemFigures, others: readonly SystemFigures[]): string
 
 /** Per-request figures as CSV, for looking at where each system lost the cache. */
 export function requestsCsv(result: PrefixCacheResult): string {
-  const lines = ["system,turn,step,tokens,cached"];
+  const lines = ["system,turn,step,tokens,cached,breakpoint_read,breakpoint_written"];
   for (const system of result.systems) {
     for (const request of system.requests) {
-      lines.push(`${system.name},${request.turn},${request.step},${request.tokens},${request.cached}`);
+      lines.push(
+        `${system.name},${request.turn},${request.step},${request.tokens},${request.cached},${request.breakpointRead},${request.breakpointWritten}`,
+      );
     }
   }
   return `${lines.join("\n")}\n`;

@@ -23,6 +23,7 @@ import {
   behindSummary,
   type TokenRow,
 } from "./behind.js";
+import * as costModel from "./cost-model.js";
 import * as latency from "./latency.js";
 import { describeMachine } from "./machine.js";
 import * as prefixCache from "./prefix-cache.js";
@@ -76,6 +77,9 @@ function runScript(file: string, smoke: boolean): { output: string; markdown: st
   return { output, markdown };
 }
 
+/** Results later sections reuse (the cost model prices the prefix-cache session with the row costs). */
+const shared: { prefixCache?: prefixCache.PrefixCacheResult; rowCost?: rowCost.RowCostResult } = {};
+
 function sections(): Section[] {
   const list: Section[] = [
     {
@@ -88,6 +92,7 @@ function sections(): Section[] {
         "prefix with the previous request, from 1,024 tokens on, as OpenAI and Anthropic cache.",
       run: async (smoke) => {
         const result = await prefixCache.run({ smoke });
+        shared.prefixCache = result;
         mkdirSync(new URL("../out/", import.meta.url), { recursive: true });
         writeFileSync(
           new URL("../out/prefix-cache-requests.csv", import.meta.url),
@@ -104,7 +109,9 @@ function sections(): Section[] {
         "vitest-pool-workers: `@contextblocks/sqlite` and `@contextblocks/fts5` against `agents/context`'s " +
         "`AgentContextProvider` and `AgentSearchProvider`, each system in its own object, same data.",
       run: async (smoke) => {
-        const parts = [(await rowCost.run({ smoke })).markdown];
+        const measured = await rowCost.run({ smoke });
+        shared.rowCost = measured;
+        const parts = [measured.markdown];
         if (hasScript("./row-cost-sqlite.ts")) {
           parts.push(
             "",
@@ -123,6 +130,22 @@ function sections(): Section[] {
         }
         return parts.join("\n");
       },
+    },
+    {
+      id: "cost",
+      title: "Cost in dollars: the prefix-cache session priced per provider, and its storage",
+      about:
+        "The prefix-cache session's requests priced with each provider's published cache rules (prices, sources " +
+        "and dates in bench/README.md), per 1,000 turns: contextblocks with its default cache hints, without " +
+        "them, re-rendering every turn and agents/context; then the Durable Object rows the session costs.",
+      run: async (smoke) =>
+        (
+          await costModel.run({
+            smoke,
+            ...(shared.prefixCache ? { prefixCache: shared.prefixCache } : {}),
+            ...(shared.rowCost ? { rowCosts: shared.rowCost.rows } : {}),
+          })
+        ).markdown,
     },
     {
       id: "latency",

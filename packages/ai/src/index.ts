@@ -6,6 +6,7 @@ export {
   type ContextBlocksPluginOptions,
   contextBlocksPlugin,
 } from "./pipeline/blocks-plugin.js";
+export { type CacheHintOptions, promptCacheKey } from "./pipeline/cache-hints.js";
 export {
   type ContextMiddleware,
   type ContextMiddlewareOptions,

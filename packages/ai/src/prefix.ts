@@ -1,5 +1,6 @@
 import { type ContextBlocks, labelOfHeader, parseSections } from "@contextblocks/core";
 import { asSchema, type ToolSet } from "ai";
+import { ignoreCacheHints } from "./pipeline/cache-hints.js";
 
 /**
  * What a request's cached prefix is made of, in either form:
@@ -73,7 +74,7 @@ export async function prefixSnapshot(source: PrefixSource): Promise<PrefixSnapsh
     return {
       system: system.join("\n"),
       tools: (source.tools ?? []).map((definition) => [definition.name, JSON.stringify(definition)]),
-      messages: source.prompt.slice(first).map((message) => JSON.stringify(message)),
+      messages: source.prompt.slice(first).map((message) => JSON.stringify(message, ignoreCacheHints)),
     };
   }
   const tools: PrefixSnapshot["tools"] = [];
@@ -83,7 +84,7 @@ export async function prefixSnapshot(source: PrefixSource): Promise<PrefixSnapsh
   return {
     system: source.system ?? "",
     tools,
-    messages: (source.messages ?? []).map((message) => JSON.stringify(message)),
+    messages: (source.messages ?? []).map((message) => JSON.stringify(message, ignoreCacheHints)),
   };
 }
 

@@ -1,4 +1,4 @@
-import { headerShape, headerTitle, parseHeader, parseSections } from "./prompt-format.js";
+import { headerShape, headerTitle, parseHeader, parseHeaders } from "./prompt-format.js";
 import type { BlockKind, WhenChanged } from "./types.js";
 
 /** What to do when the stored prompt was rendered from a different block configuration. */
@@ -30,13 +30,13 @@ function expectedShape(block: ExpectedSection): string {
  * now has a block that always renders.
  */
 export function detectDrift(stored: string, expected: readonly ExpectedSection[]): string | null {
-  const sections = parseSections(stored);
+  const sections = parseHeaders(stored);
   if (sections.length === 0 && stored.trim().length > 0) return null;
   let position = 0;
   for (const block of expected) {
     const shape = expectedShape(block);
-    const section = sections[position];
-    const parsed = section ? parseHeader(section.header) : null;
+    const header = sections[position];
+    const parsed = header !== undefined ? parseHeader(header) : null;
     if (parsed && headerShape(parsed) === shape) {
       position += 1;
       continue;
@@ -46,6 +46,7 @@ export function detectDrift(stored: string, expected: readonly ExpectedSection[]
       return `block "${block.label}" is configured as "${shape}" but the stored prompt does not have it`;
   }
   const extra = sections[position];
-  if (extra) return `the stored prompt has a section "${extra.header}" that the configuration does not`;
+  if (extra !== undefined)
+    return `the stored prompt has a section "${extra}" that the configuration does not`;
   return null;
 }

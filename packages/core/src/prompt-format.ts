@@ -157,6 +157,38 @@ export function parseSections(prompt: string): ParsedSection[] {
   });
 }
 
+/**
+ * The header lines of a rendered prompt, in order: exactly the `header` of each of `parseSections`'s
+ * sections, found by scanning for rule lines instead of splitting the prompt into lines and sections (a
+ * cold start checks the stored prompt's headers for configuration drift, and needs nothing else).
+ */
+export function parseHeaders(prompt: string): string[] {
+  const headers: string[] = [];
+  const rule = SECTION_RULE.length;
+  const isLineEnd = (at: number) => at === prompt.length || prompt.charCodeAt(at) === 10;
+  let at = prompt.indexOf(SECTION_RULE);
+  while (at !== -1) {
+    let next = at + 1;
+    const opens = (at === 0 || prompt.charCodeAt(at - 1) === 10) && prompt.charCodeAt(at + rule) === 10;
+    if (opens) {
+      const headerStart = at + rule + 1;
+      const headerEnd = prompt.indexOf("\n", headerStart);
+      if (headerEnd === -1) break;
+      const header = prompt.slice(headerStart, headerEnd);
+      if (
+        header !== SECTION_RULE &&
+        prompt.startsWith(SECTION_RULE, headerEnd + 1) &&
+        isLineEnd(headerEnd + 1 + rule)
+      ) {
+        headers.push(header);
+        next = headerEnd + 1 + rule;
+      }
+    }
+    at = prompt.indexOf(SECTION_RULE, next);
+  }
+  return headers;
+}
+
 // ── The reminder ────────────────────────────────────────────────────────────────────────────────────────
 
 /** The reminder text: the preamble, then the changed sections, joined by blank lines. */

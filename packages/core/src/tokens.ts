@@ -57,8 +57,12 @@ export function estimateTokens(text: string): number {
       tokens += astral * 2 + Math.ceil((units - astral * 2) / 2);
     }
   };
-  for (const character of text) {
-    const code = character.codePointAt(0) ?? 0;
+  for (let index = 0; index < text.length; ) {
+    // Code point by code point without the string iterator (this runs on every block read and write).
+    const code = text.codePointAt(index) ?? 0;
+    const length = code > 0xffff ? 2 : 1;
+    const character = code < 128 ? "" : text.slice(index, index + length);
+    index += length;
     const next = kindOf(code, character);
     if (next !== kind) {
       close();
@@ -67,13 +71,13 @@ export function estimateTokens(text: string): number {
       points = 0;
       dense = 0;
       astral = 0;
-      single = character === " ";
+      single = code === 32;
     } else {
       single = false;
     }
-    if (next === Kind.Letter && DENSE_SCRIPT.test(character)) dense += 1;
+    if (next === Kind.Letter && code >= 0x1100 && DENSE_SCRIPT.test(character)) dense += 1;
     if (next === Kind.Symbol && code > 0xffff) astral += 1;
-    units += character.length;
+    units += length;
     points += 1;
   }
   close();

@@ -8,6 +8,9 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 
 /** The index of the first lone surrogate in `text`, or -1 when the text is well-formed. */
 export function loneSurrogateIndex(text: string): number {
+  // `String.prototype.isWellFormed` (ES2024: Node 20, workerd) answers the common case without the
+  // regular expression's look-arounds; the expression only runs to find where a lone surrogate is.
+  if ((text as { isWellFormed?: () => boolean }).isWellFormed?.() === true) return -1;
   return LONE_SURROGATE.exec(text)?.index ?? -1;
 }
 

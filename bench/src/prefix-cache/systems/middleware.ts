@@ -9,17 +9,27 @@ import type { PromptSystem, SessionWorld } from "./system.js";
  * user's new message and an `InMemoryHistoryPlugin` supplies the conversation. A compaction replaces the
  * stored history with the host's summary and refreshes the prompt.
  */
-export async function middlewareSystem(world: SessionWorld): Promise<PromptSystem> {
+export function middlewareSystem(world: SessionWorld): Promise<PromptSystem> {
+  return middlewareWith(world, true);
+}
+
+/** The same with `cacheHints: false`: what a provider that caches only at explicit breakpoints sees without them. */
+export function middlewareWithoutHintsSystem(world: SessionWorld): Promise<PromptSystem> {
+  return middlewareWith(world, false);
+}
+
+async function middlewareWith(world: SessionWorld, cacheHints: boolean): Promise<PromptSystem> {
   const database = new Database(":memory:");
   const context = await contextblocksContext(database, world);
   const sessions = new Map<string, RunMessage[]>();
   const middleware = contextMiddleware({
     context,
     plugins: [new InMemoryHistoryPlugin("history", { sessions })],
+    cacheHints,
   });
   let compacted = false;
   return {
-    name: "contextblocks (middleware)",
+    name: cacheHints ? "contextblocks (middleware)" : "contextblocks (middleware, no cache hints)",
     wrapModel: (model) => wrapLanguageModel({ model, middleware }),
     async request(transcript) {
       if (compacted) {

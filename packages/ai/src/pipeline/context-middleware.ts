@@ -3,9 +3,10 @@ import type { RunStateStore, Session } from "@contextblocks/sessions";
 import { InMemoryRunStateStore } from "@contextblocks/sessions/memory";
 import type { LanguageModelMiddleware, ToolSet } from "ai";
 import { type ContextBlocksPluginOptions, contextBlocksPlugin } from "./blocks-plugin.js";
-import type { ModelStreamPart } from "./model-types.js";
+import { type CacheHintOptions, withCacheHints } from "./cache-hints.js";
+import type { ModelCallOptions, ModelStreamPart } from "./model-types.js";
 import type { ContextPlugin } from "./plugin.js";
-import { RunPipeline } from "./run-pipeline.js";
+import { type PreparedRun, RunPipeline } from "./run-pipeline.js";
 import { pipelineSessionId, type SessionRunProviderOptions, sessionPlugin } from "./session-plugin.js";
 import { StreamedContent } from "./streamed-content.js";
 
@@ -37,6 +38,12 @@ export interface ContextMiddlewareOptions {
    * `"default"`.
    */
   sessionId?: string;
+  /**
+   * Prompt-cache hints on every call: Anthropic `cacheControl` breakpoints and Bedrock cache points on the
+   * frozen prompt and the latest stable message, and an OpenAI `promptCacheKey` from the session id.
+   * `false` sends none; an object tunes them (`ttl: "1h"`, one provider off…). Default `true`.
+   */
+  cacheHints?: boolean | CacheHintOptions;
 }
 
 /** The middleware, with the tools its plugins offer (pass them to `generateText` / `streamText`). */
@@ -54,7 +61,7 @@ export interface ContextMiddleware extends LanguageModelMiddleware {
  * 1. loads each plugin's state and the history of the one loading history plugin;
  * 2. runs every `beforeCall` in order, then sends the frozen prompt first, the caller's `system` next,
  *    plugin instructions after them, then plugin messages (history first) and the caller's messages,
- *    with the reminder on the newest user message;
+ *    with the reminder on the newest user message, and prompt-cache hints (`cacheHints`);
  * 3. after the response (for a stream: once it finished), runs every `afterCall` in reverse order, stores
  *    history (never the reminder) and saves state. A plugin that throws fails the call with an error naming it.
  * Configuration errors (two loading history plugins, a repeated `sourceId`, a tool name clash) are
@@ -73,6 +80,16 @@ export function contextMiddleware(options: ContextMiddlewareOptions = {}): Conte
     options.stateStore ?? session?.runState ?? new InMemoryRunStateStore(),
     options.sessionId ?? (session ? pipelineSessionId(session) : "default"),
   );
+  const hints = options.cacheHints ?? true;
+  /** The one place the call leaves the pipeline: with the cache hints, unless they are off. */
+  const sent = (run: PreparedRun): Promise<ModelCallOptions> | ModelCallOptions =>
+    hints === false
+      ? run.params
+      : withCacheHints(
+          run.params,
+          { sessionId: run.basics.sessionId, frozenPrompt: run.frozenPrompt },
+          hints === true ? {} : hints,
+        );
   return {
     specificationVersion: "v3",
     plugins,
@@ -81,13 +98,13 @@ export function contextMiddleware(options: ContextMiddlewareOptions = {}): Conte
     },
     async wrapGenerate({ params, model }) {
       const run = await pipeline.begin(params);
-      const result = await model.doGenerate(run.params);
+      const result = await model.doGenerate(await sent(run));
       await pipeline.finish(run, result.content);
       return result;
     },
     async wrapStream({ params, model }) {
       const run = await pipeline.begin(params);
-      const { stream, ...rest } = await model.doStream(run.params);
+      const { stream, ...rest } = await model.doStream(await sent(run));
       const collected = new StreamedContent();
       let finish: ModelStreamPart | undefined;
       const finished = stream.pipeThrough(

@@ -25,6 +25,11 @@ export class RunAssembly {
   private readonly transforms: Array<{ plugin: ContextPlugin; transform: MessageTransform }> = [];
   private frozen: { sourceId: string; text: string } | undefined;
 
+  /** The prompt starts with a frozen prompt (a plugin set a non-empty one). */
+  get hasFrozenPrompt(): boolean {
+    return (this.frozen?.text.length ?? 0) > 0;
+  }
+
   /** Adds messages under a source (a history plugin's loaded messages, a plugin's `extendMessages`). */
   addMessages(sourceId: string, messages: readonly (RunMessage | ModelMessage)[]): void {
     const list = this.contextMessages.get(sourceId) ?? [];

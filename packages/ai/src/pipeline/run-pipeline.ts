@@ -18,6 +18,8 @@ export interface PreparedRun {
   readonly basics: RunBasics;
   /** The call options to send to the model. */
   readonly params: ModelCallOptions;
+  /** `params.prompt` starts with the frozen prompt. */
+  readonly frozenPrompt: boolean;
   readonly contextMessages: ReadonlyMap<string, readonly RunMessage[]>;
   readonly states: RunStates;
   readonly savedStatesJson: string;
@@ -120,6 +122,7 @@ export class RunPipeline {
     return {
       basics,
       params: { ...params, prompt, ...(providerOptions ? { providerOptions } : {}) } as ModelCallOptions,
+      frozenPrompt: assembly.hasFrozenPrompt,
       contextMessages: assembly.contextMessages,
       states,
       savedStatesJson: statesJson(savedStates),
