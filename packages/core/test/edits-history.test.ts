@@ -129,7 +129,12 @@ describe("block history and restore", () => {
     const blocks = new ContextBlocks([
       {
         label: "plain",
-        provider: { get: async () => value, set: async (next: string) => void (value = next) },
+        provider: {
+          get: async () => value,
+          set: async (next: string) => {
+            value = next;
+          },
+        },
       },
     ]);
     expect(await codeOf(blocks.blockHistory("plain"))).toBe("UNSUPPORTED");
