@@ -3,7 +3,7 @@
 declare namespace Cloudflare {
 	interface GlobalProps {
 		mainModule: typeof import("./src/index");
-		durableNamespaces: "AgentObject";
+		durableNamespaces: "AgentObject" | "SharedBlockObject";
 	}
 	interface Env {
 		SKILLS_BUCKET: R2Bucket;
@@ -12,6 +12,7 @@ declare namespace Cloudflare {
 		AGENT_DATE: string;
 		COMPACT_AFTER_TOKENS: string;
 		AGENT: DurableObjectNamespace<import("./src/index").AgentObject>;
+		SHARED_BLOCK: DurableObjectNamespace<import("./src/index").SharedBlockObject>;
 	}
 }
 interface Env extends Cloudflare.Env {}

@@ -9,6 +9,7 @@ import { R2SkillProvider } from "@contextblocks/r2";
 import { createDurableContext } from "@contextblocks/sqlite";
 import { isIsoDate, todayUtc } from "./dates.js";
 import type { AgentSettings } from "./settings.js";
+import type { SharedBlockProvider } from "./shared-block.js";
 import { SKILLS_PREFIX } from "./skills-bucket.js";
 
 export { SKILLS_PREFIX } from "./skills-bucket.js";
@@ -20,7 +21,11 @@ export const LABELS = {
   knowledge: "knowledge",
   skills: "skills",
   environment: "environment",
+  profile: "profile",
 } as const;
+
+/** The name of the shared "user profile" block's Durable Object: every agent of this Worker reads it. */
+export const PROFILE_OBJECT = "user-profile";
 
 export const MEMORY_MAX_TOKENS = 600;
 
@@ -96,6 +101,7 @@ export function agentBlocks(
   settings: AgentSettings,
   fixedDate?: string,
   postgres?: PostgresStore,
+  profile?: SharedBlockProvider,
 ): ContextConfig[] {
   return [
     { label: LABELS.soul, provider: { get: async () => SOUL } },
@@ -126,6 +132,18 @@ export function agentBlocks(
       whenChanged: "remind",
       provider: { get: async () => `Today is ${agentDate(settings, fixedDate)}.` },
     },
+    // Shared by every agent (every conversation of this user): another agent's write arrives as a reminder.
+    ...(profile === undefined
+      ? []
+      : [
+          {
+            label: LABELS.profile,
+            description: "The user's profile, shared by all their conversations",
+            maxTokens: MEMORY_MAX_TOKENS,
+            whenChanged: "remind" as const,
+            provider: profile,
+          },
+        ]),
   ];
 }
 
@@ -140,12 +158,13 @@ export function createAgentContext(
   settings: AgentSettings,
   fixedDate?: string,
   postgres?: PostgresStore,
+  profile?: SharedBlockProvider,
 ): ContextBlocks {
-  const blocks = agentBlocks(storage, skillsBucket, settings, fixedDate, postgres);
-  if (postgres === undefined) return createDurableContext(storage, blocks);
+  const blocks = agentBlocks(storage, skillsBucket, settings, fixedDate, postgres, profile);
+  if (postgres === undefined) return createDurableContext(storage, blocks, { history: true });
   const { client, namespace } = postgres;
   const inPostgres = (label: string): PostgresContextProvider =>
-    new PostgresContextProvider(client, { label, namespace });
+    new PostgresContextProvider(client, { label, namespace, history: label !== SYSTEM_PROMPT_LABEL });
   return new ContextBlocks(blocks, inPostgres(SYSTEM_PROMPT_LABEL), inPostgres);
 }
 

@@ -1,6 +1,13 @@
 import { DurableObject } from "cloudflare:workers";
 import { isReminderPart, loadedEntriesFromMessages, type RunMessage, toolOutcomeOf } from "@contextblocks/ai";
-import { type ContextBlocks, parseSections, renderSection, usagePercent } from "@contextblocks/core";
+import {
+  type BlockVersion,
+  type ContextBlocks,
+  isContextError,
+  parseSections,
+  renderSection,
+  usagePercent,
+} from "@contextblocks/core";
 import {
   isCompactionMessage,
   type Session,
@@ -23,6 +30,7 @@ import {
   DATE_OVERRIDE_KEY,
   fixedDateFrom,
   type PostgresStore,
+  PROFILE_OBJECT,
   seedKnowledge,
 } from "./agent-context.js";
 import { Conversations, compactAfterFrom, PROTECT_HEAD, TAIL_TOKEN_BUDGET } from "./conversations.js";
@@ -30,6 +38,7 @@ import { sha256Hex } from "./hash.js";
 import { readTree } from "./message-tree.js";
 import { type ChosenModel, chooseModel, OFFLINE_NOTE } from "./model.js";
 import { AgentSettings } from "./settings.js";
+import { SharedBlockProvider } from "./shared-block.js";
 import type {
   AgentSnapshot,
   BlockView,
@@ -91,6 +100,9 @@ export class AgentObject extends DurableObject<Env> {
       this.settings,
       this.fixedDate,
       postgresStore(ctx, env),
+      env.SHARED_BLOCK === undefined
+        ? undefined
+        : new SharedBlockProvider(env.SHARED_BLOCK.getByName(PROFILE_OBJECT)),
     );
     this.context = context;
     this.chosen = chooseModel(env);
@@ -115,6 +127,25 @@ export class AgentObject extends DurableObject<Env> {
       await seedKnowledge(this.context, this.settings);
       await this.context.freezeSystemPrompt();
     });
+  }
+
+  /** A block's kept versions, newest first (`GET /agents/:id/history?label=…&limit=…`). */
+  async blockHistory(label: string, limit: number): Promise<BlockVersion[] | Refusal> {
+    try {
+      return await this.context.blockHistory(label, { limit });
+    } catch (error) {
+      return refusal(error);
+    }
+  }
+
+  /** Writes an earlier version again, as a new version (`POST /agents/:id/restore`). */
+  async restoreBlock(label: string, version: number): Promise<RestoredBlock | Refusal> {
+    try {
+      const block = await this.context.restoreBlock(label, version);
+      return { label, version, content: block.content, tokens: block.tokens };
+    } catch (error) {
+      return refusal(error);
+    }
   }
 
   /** The frozen system prompt, byte for byte what the model gets. */
@@ -442,4 +473,20 @@ function postgresStore(ctx: DurableObjectState, env: Env): PostgresStore | undef
     idleCount: 0,
   };
   return { client, namespace: ctx.id.toString() };
+}
+
+/** What `POST /agents/:id/restore` answers. */
+export interface RestoredBlock {
+  label: string;
+  /** The version whose content was written again (as a new version). */
+  version: number;
+  content: string;
+  tokens: number;
+}
+
+/** A block operation's ContextError as a refusal the Worker turns into an HTTP error. */
+function refusal(error: unknown): Refusal {
+  if (!isContextError(error)) throw error;
+  const status = error.code === "NOT_FOUND" ? 404 : 400;
+  return { refused: { status, error: `${error.code}: ${error.message}` } };
 }

@@ -3,6 +3,8 @@ export const ENDPOINTS = [
   "GET  /agents/:id          the inspector page (HTML)",
   "GET  /agents/:id/prompt   the frozen system prompt (text/plain)",
   "GET  /agents/:id/blocks   blocks, pending reminder, tools (JSON)",
+  "GET  /agents/:id/history?label=memory&limit=20  a block's versions, newest first (JSON)",
+  'POST /agents/:id/restore  {"label": "memory", "version": 3}: write an earlier version again',
   'POST /agents/:id/chat     {"message": "...", "session"?: "..."}: run one turn',
   'POST /agents/:id/edit     {"messageId": "...", "message": "..."}: edit a user message (a new branch)',
   'POST /agents/:id/sessions {"name"?: "..."}: start a new conversation',

@@ -22,7 +22,17 @@ const MAX_ID_LENGTH = 128;
 
 const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
-type Action = "inspect" | "prompt" | "blocks" | "chat" | "edit" | "sessions" | "refresh" | "date";
+type Action =
+  | "inspect"
+  | "prompt"
+  | "blocks"
+  | "history"
+  | "restore"
+  | "chat"
+  | "edit"
+  | "sessions"
+  | "refresh"
+  | "date";
 
 /**
  * The actions under `/agents/:id`, by path segment. A `Map`, not an object literal: a segment such as
@@ -32,6 +42,8 @@ const ROUTES: ReadonlyMap<string, { action: Action; method: "GET" | "POST" | "PU
   ["", { action: "inspect", method: "GET" }],
   ["prompt", { action: "prompt", method: "GET" }],
   ["blocks", { action: "blocks", method: "GET" }],
+  ["history", { action: "history", method: "GET" }],
+  ["restore", { action: "restore", method: "POST" }],
   ["chat", { action: "chat", method: "POST" }],
   ["edit", { action: "edit", method: "POST" }],
   ["sessions", { action: "sessions", method: "POST" }],
@@ -76,7 +88,8 @@ async function dispatch(request: Request, agents: DurableObjectNamespace<AgentOb
 
   // Parse and check the body before touching the Durable Object.
   const body = route.method === "GET" ? undefined : await readJsonBody(request);
-  const input = checkInput(route.action, body);
+  const input =
+    route.action === "history" ? checkHistoryQuery(url.searchParams) : checkInput(route.action, body);
   const stub = agents.getByName(agent);
 
   switch (route.action) {
@@ -98,6 +111,10 @@ async function dispatch(request: Request, agents: DurableObjectNamespace<AgentOb
     }
     case "blocks":
       return json(await stub.snapshot(agent));
+    case "history":
+      return json(refusedOr(await stub.blockHistory(input.label ?? "", input.limit ?? 20)));
+    case "restore":
+      return json(refusedOr(await stub.restoreBlock(input.label ?? "", input.version ?? 0)));
     case "chat":
       return json(
         turnOutcome(
@@ -130,7 +147,28 @@ function turnOutcome(outcome: ChatResult | Refusal): ChatResult {
   return outcome;
 }
 
+/** A Durable Object's answer, or its refusal as an HTTP error. */
+function refusedOr<T>(outcome: T | Refusal): T {
+  if (isRefusal(outcome)) throw new HttpError(outcome.refused.status, outcome.refused.error);
+  return outcome;
+}
+
+/** `?label=…&limit=…` of `GET /agents/:id/history`: a label, and a limit of 1 to 50 (default 20). */
+function checkHistoryQuery(params: URLSearchParams): CheckedInput {
+  const label = params.get("label");
+  if (label === null || label.length === 0 || label.length > MAX_ID_LENGTH)
+    throw new HttpError(400, 'Missing query parameter "label" (the block whose versions to list)');
+  const limitText = params.get("limit") ?? "20";
+  const limit = Number(limitText);
+  if (!/^\d{1,2}$/.test(limitText) || limit < 1 || limit > 50)
+    throw new HttpError(400, `Query parameter "limit" must be 1 to 50, got "${limitText}"`);
+  return { label, limit };
+}
+
 interface CheckedInput {
+  label?: string;
+  limit?: number;
+  version?: number;
   message?: string;
   session?: string;
   messageId?: string;
@@ -185,6 +223,16 @@ function checkInput(action: Action, body: unknown): CheckedInput {
       if (!isIsoDate(date))
         throw new HttpError(400, `Field "date" must be a real date written YYYY-MM-DD, got "${date}"`);
       return { date };
+    }
+    case "restore": {
+      const fields = requireObject(body, "POST /agents/:id/restore");
+      refuseUnknownFields(fields, ["label", "version"]);
+      const label = optionalId(fields, "label");
+      if (label === undefined) throw new HttpError(400, 'Missing field "label" (the block to restore)');
+      const version = fields.version;
+      if (typeof version !== "number" || !Number.isSafeInteger(version) || version < 1)
+        throw new HttpError(400, `Field "version" must be a positive integer, got ${describe(version)}`);
+      return { label, version };
     }
     case "refresh": {
       // No input; an empty body or {} is fine.

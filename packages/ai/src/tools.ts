@@ -2,6 +2,7 @@ import type {
   ContextBlocks,
   ContextToolName,
   ContextToolSpec,
+  EditContextInput,
   EntryInput,
   SearchContextInput,
   SetContextInput,
@@ -38,6 +39,7 @@ export type ContextToolSet<Name extends ContextToolName = ContextToolName> = { [
 /** The arguments of each tool, by name. */
 export interface ContextToolInputs {
   set_context: SetContextInput;
+  edit_context: EditContextInput;
   search_context: SearchContextInput;
   load_context: EntryInput;
   unload_context: EntryInput;
@@ -56,7 +58,7 @@ interface CachedTools {
 const cache = new WeakMap<ContextBlocks, Map<string, CachedTools>>();
 
 /**
- * An AI SDK `ToolSet` built from core's tool specs: `set_context`, `search_context`, `load_context` and
+ * An AI SDK `ToolSet` built from core's tool specs: `set_context`, `edit_context`, `search_context`, `load_context` and
  * `unload_context`, as the blocks allow; only read-only blocks give an empty set.
  *
  * - The definition the model sees (description and JSON Schema, with label enums) is core's, byte for
@@ -122,7 +124,9 @@ function toTool(spec: ContextToolSpec): ContextTool {
     description: spec.description,
     // No validator: every argument reaches `execute`, which validates and answers with an error outcome.
     inputSchema: jsonSchema<unknown>(spec.inputSchema),
-    execute: (input: unknown) => spec.execute(input),
+    // The call id is recorded as the source of a write (block history).
+    execute: (input: unknown, options?: ToolExecutionOptions) =>
+      spec.execute(input, options?.toolCallId === undefined ? {} : { toolCallId: options.toolCallId }),
     toModelOutput: ({ output }) => toolModelOutput(output),
   };
 }

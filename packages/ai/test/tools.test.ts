@@ -10,7 +10,13 @@ describe("contextTools", () => {
   it("gives each tool the blocks allow, with core's description and JSON Schema as the model receives them", async () => {
     const context = createContext(createStore());
     const tools = contextTools(context);
-    expect(Object.keys(tools)).toEqual(["set_context", "search_context", "load_context", "unload_context"]);
+    expect(Object.keys(tools)).toEqual([
+      "set_context",
+      "edit_context",
+      "search_context",
+      "load_context",
+      "unload_context",
+    ]);
 
     const model = scriptedModel([answer("ok")]);
     await generateText({ model, prompt: "Hi", tools });
@@ -52,13 +58,15 @@ describe("contextTools", () => {
     expect(model.doGenerateCalls[0]?.tools).toBeUndefined();
   });
 
-  it("offers only set_context for plain writable blocks, and leaves out excluded tools", () => {
+  it("offers set_context and edit_context for plain writable blocks, and leaves out excluded tools", () => {
     const store = new InMemoryStore();
     const context = new ContextBlocks([
       { label: "memory", provider: new InMemoryContextProvider({ store }) },
     ]);
-    expect(Object.keys(contextTools(context))).toEqual(["set_context"]);
-    const readOnlyAgent = contextTools(createContext(createStore()), { exclude: ["set_context"] });
+    expect(Object.keys(contextTools(context))).toEqual(["set_context", "edit_context"]);
+    const readOnlyAgent = contextTools(createContext(createStore()), {
+      exclude: ["set_context", "edit_context"],
+    });
     expect(Object.keys(readOnlyAgent)).toEqual(["search_context", "load_context", "unload_context"]);
   });
 

@@ -1,5 +1,6 @@
 import type { BlockCache } from "./block-cache.js";
 import type { BlockQueue } from "./block-queue.js";
+import { isConditionalProvider } from "./capabilities.js";
 import type { ResolvedConfig } from "./config.js";
 import { describeValue } from "./describe-value.js";
 import { ContextError } from "./errors.js";
@@ -7,7 +8,10 @@ import { checkTokenLimit } from "./limits.js";
 import type { ProviderCalls } from "./provider-calls.js";
 import type { BlockRegistry } from "./registry.js";
 import type { TokenCounter } from "./tokens.js";
-import type { ContextBlock } from "./types.js";
+import type { BlockWrite, ContextBlock } from "./types.js";
+
+/** How many times a conditional write is tried again after another writer changed the block. */
+export const CONFLICT_RETRIES = 4;
 
 type WritableConfig = Extract<ResolvedConfig, { kind: "writable" }>;
 type KeyedConfig = Extract<ResolvedConfig, { kind: "searchable" | "loadable" }>;
@@ -51,18 +55,52 @@ export class BlockIO {
     return block;
   }
 
-  /** Replaces a writable block's content; `next` computes it from the current content, in queue order. */
-  write(config: WritableConfig, next: (current: () => Promise<string>) => Promise<string>) {
+  /**
+   * Replaces a writable block's content. `next` computes it from the current content, in queue order; a
+   * write that does not depend on the current content passes `derived: false` and reads nothing. A derived
+   * write (append, edit) on a provider with `setIf` reads the stored text fresh (another agent may share
+   * the block) and writes only if it is still that text; when it changed meanwhile, `next` runs again on
+   * the new text (an edit whose `old_str` is gone then fails), up to `CONFLICT_RETRIES` times.
+   */
+  write(
+    config: WritableConfig,
+    next: (current: () => Promise<string>) => Promise<string>,
+    write: BlockWrite,
+    derived = true,
+  ) {
     return this.queue.run(config.label, async () => {
-      const content = await next(
-        async () => (this.cache.get(config.label) ?? (await this.readNow(config))).content,
-      );
-      checkTokenLimit(config, this.countTokens, "block", content);
       const provider = config.provider;
-      await this.calls.run(config.label, provider, () => provider.set(content));
-      const block = this.cache.build(config, content);
-      if (this.registry.has(config)) this.cache.keep(block, true);
-      return { ...block };
+      const conditional = derived && isConditionalProvider(provider);
+      for (let attempt = 0; ; attempt++) {
+        let before: string | undefined;
+        const current = async () => {
+          before ??= conditional
+            ? (await this.readNow(config)).content
+            : (this.cache.get(config.label) ?? (await this.readNow(config))).content;
+          return before;
+        };
+        const content = await next(current);
+        checkTokenLimit(config, this.countTokens, "block", content);
+        if (conditional) {
+          const expected = await current();
+          const written = await this.calls.run(config.label, provider, () =>
+            provider.setIf(expected, content, write),
+          );
+          if (written !== true) {
+            if (attempt < CONFLICT_RETRIES) continue;
+            throw new ContextError(
+              "CONFLICT",
+              `Block "${config.label}" changed under ${CONFLICT_RETRIES + 1} attempts to write it (other writers); nothing was written`,
+              { label: config.label },
+            );
+          }
+        } else {
+          await this.calls.run(config.label, provider, () => provider.set(content, write));
+        }
+        const block = this.cache.build(config, content);
+        if (this.registry.has(config)) this.cache.keep(block, true);
+        return { ...block };
+      }
     });
   }
 

@@ -1,6 +1,8 @@
 import type {
   AnyContextProvider,
   BlockKind,
+  ConditionalContextProvider,
+  HistoryProvider,
   SearchProvider,
   SkillProvider,
   WritableContextProvider,
@@ -42,4 +44,14 @@ export function blockKindOf(provider: unknown): BlockKind {
 /** Whether a block of this provider accepts writes: whole-block for writable, keyed for the others. */
 export function acceptsWrites(provider: unknown): boolean {
   return hasMethod(provider, "set");
+}
+
+/** A writable provider that keeps versions (`history`), see `HistoryProvider`. */
+export function isHistoryProvider(provider: unknown): provider is HistoryProvider {
+  return isWritableProvider(provider) && hasMethod(provider, "history");
+}
+
+/** A writable provider with an atomic conditional write (`setIf`), see `ConditionalContextProvider`. */
+export function isConditionalProvider(provider: unknown): provider is ConditionalContextProvider {
+  return isWritableProvider(provider) && hasMethod(provider, "setIf");
 }

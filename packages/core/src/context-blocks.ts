@@ -1,10 +1,11 @@
 import { BlockCache } from "./block-cache.js";
 import { BlockIO } from "./block-io.js";
 import { BlockQueue } from "./block-queue.js";
-import { isWritableProvider } from "./capabilities.js";
+import { isHistoryProvider, isWritableProvider } from "./capabilities.js";
 import type { ResolvedConfig } from "./config.js";
 import { describeValue } from "./describe-value.js";
 import type { DriftPolicy } from "./drift.js";
+import { applyEdit } from "./edits.js";
 import { LoadedEntries, type LoadedEntry } from "./entries.js";
 import { ContextError } from "./errors.js";
 import { type ContextEvent, type ContextListener, Listeners } from "./events.js";
@@ -16,8 +17,23 @@ import { BlockRegistry } from "./registry.js";
 import { renderReminder } from "./reminder.js";
 import { estimateTokens, type TokenCounter } from "./tokens.js";
 import { buildToolSpecs } from "./tools/build.js";
+import type { WriteOptions } from "./tools/host.js";
 import type { ContextToolSpec, ToolOptions } from "./tools/spec.js";
-import type { AnyContextProvider, ContextBlock, ContextConfig, WritableContextProvider } from "./types.js";
+import type {
+  AnyContextProvider,
+  BlockVersion,
+  ContextBlock,
+  ContextConfig,
+  WritableContextProvider,
+  WriteSource,
+} from "./types.js";
+
+/** How many versions `blockHistory` lists when no limit is given. */
+export const DEFAULT_HISTORY_LIMIT = 50;
+
+function sourceOf(options: WriteOptions, method: string): WriteSource {
+  return options.source === undefined ? { kind: "api", name: method } : { ...options.source };
+}
 
 /** Extras after the three constructor arguments (configs, prompt store, default provider). */
 export interface ContextBlocksOptions extends ToolOptions {
@@ -155,24 +171,105 @@ export class ContextBlocks {
   // ── Writes ────────────────────────────────────────────────────────────────────────────────────────────
 
   /** Replaces a writable block's content in its provider. The frozen prompt is unchanged. */
-  async setBlock(label: string, content: string): Promise<ContextBlock> {
+  async setBlock(label: string, content: string, options: WriteOptions = {}): Promise<ContextBlock> {
     const config = this.registry.requireWritable(label);
     requireString(label, "content", content);
-    const block = await this.io.write(config, async () => content);
-    this.listeners.emit({ type: "block-written", label, action: "set" });
+    const source = sourceOf(options, "setBlock");
+    const block = await this.io.write(config, async () => content, { source }, false);
+    this.listeners.emit({ type: "block-written", label, action: "set", source });
     return block;
   }
 
   /** Appends to a writable block, with a newline between old and new text when neither has one. */
-  async appendToBlock(label: string, content: string): Promise<ContextBlock> {
+  async appendToBlock(label: string, content: string, options: WriteOptions = {}): Promise<ContextBlock> {
     const config = this.registry.requireWritable(label);
     requireString(label, "content", content);
-    const block = await this.io.write(config, async (current) => {
-      const before = await current();
-      const separator = before.length > 0 && !before.endsWith("\n") && !content.startsWith("\n") ? "\n" : "";
-      return before + separator + content;
-    });
-    this.listeners.emit({ type: "block-written", label, action: "append" });
+    const source = sourceOf(options, "appendToBlock");
+    const block = await this.io.write(
+      config,
+      async (current) => {
+        const before = await current();
+        const separator =
+          before.length > 0 && !before.endsWith("\n") && !content.startsWith("\n") ? "\n" : "";
+        return before + separator + content;
+      },
+      { source },
+    );
+    this.listeners.emit({ type: "block-written", label, action: "append", source });
+    return block;
+  }
+
+  /**
+   * Replaces the one occurrence of `oldStr` in a writable block's current text with `newStr` (empty:
+   * deletes it). `NO_MATCH` when it does not occur, `MULTIPLE_MATCHES` with the count when it occurs more
+   * than once. The edit applies to the stored text: with a provider that has `setIf`, a block another agent
+   * changed meanwhile is edited as it is now, or the edit fails when `oldStr` is gone. `maxTokens` holds.
+   */
+  async editBlock(
+    label: string,
+    oldStr: string,
+    newStr: string,
+    options: WriteOptions = {},
+  ): Promise<ContextBlock> {
+    const config = this.registry.requireWritable(label);
+    requireString(label, "old_str", oldStr);
+    requireString(label, "new_str", newStr);
+    const source = sourceOf(options, "editBlock");
+    const block = await this.io.write(
+      config,
+      async (current) => applyEdit(label, await current(), oldStr, newStr),
+      { source },
+    );
+    this.listeners.emit({ type: "block-written", label, action: "edit", source });
+    return block;
+  }
+
+  /**
+   * The versions a writable block's provider keeps (the `history` capability), newest first, at most
+   * `limit` (default 50). `UNSUPPORTED` when its provider keeps none.
+   */
+  async blockHistory(label: string, options: { limit?: number } = {}): Promise<BlockVersion[]> {
+    const config = this.requireHistory(label);
+    const limit = options.limit ?? DEFAULT_HISTORY_LIMIT;
+    if (!Number.isSafeInteger(limit) || limit < 1) {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `Block "${label}": limit must be a positive integer, got ${describeValue(limit)}`,
+        { label },
+      );
+    }
+    const provider = config.provider;
+    const versions = await this.calls.run(label, provider, () => provider.history({ limit }));
+    return versions.slice(0, limit).map((version) => ({ ...version, source: { ...version.source } }));
+  }
+
+  /**
+   * Writes the content of an earlier `version` again, as a new version (history is never rewritten).
+   * `NOT_FOUND` when the provider no longer keeps that version; `maxTokens` holds.
+   */
+  async restoreBlock(label: string, version: number): Promise<ContextBlock> {
+    const config = this.requireHistory(label);
+    if (!Number.isSafeInteger(version) || version < 1) {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `Block "${label}": version must be a positive integer, got ${describeValue(version)}`,
+        { label },
+      );
+    }
+    const provider = config.provider;
+    const found = (await this.calls.run(label, provider, () => provider.history({ version }))).find(
+      (candidate) => candidate.version === version,
+    );
+    if (found === undefined) {
+      throw new ContextError(
+        "NOT_FOUND",
+        `Block "${label}" has no version ${version} (it never existed or is past the history's retention)`,
+        { label },
+      );
+    }
+    const source: WriteSource = { kind: "api", name: "restoreBlock", restoredFrom: version };
+    const block = await this.io.write(config, async () => found.content, { source }, false);
+    this.listeners.emit({ type: "block-written", label, action: "restore", source });
     return block;
   }
 
@@ -313,6 +410,19 @@ export class ContextBlocks {
   }
 
   // ── Internals ─────────────────────────────────────────────────────────────────────────────────────────
+
+  private requireHistory(label: string) {
+    const config = this.registry.requireWritable(label);
+    const provider = config.provider;
+    if (!isHistoryProvider(provider)) {
+      throw new ContextError(
+        "UNSUPPORTED",
+        `Block "${label}": its provider keeps no history (it has no history() method)`,
+        { label },
+      );
+    }
+    return { ...config, provider };
+  }
 
   private async freeze(): Promise<string> {
     const stored = await this.frozen.stored(this.registry.all());

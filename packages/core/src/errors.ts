@@ -17,7 +17,13 @@ export type ContextErrorCode =
   /** The provider failed; `cause` holds its error. */
   | "PROVIDER_FAILED"
   /** The provider did not answer within `providerTimeoutMs`. */
-  | "PROVIDER_TIMEOUT";
+  | "PROVIDER_TIMEOUT"
+  /** An edit's `old_str` does not occur in the block's current text. */
+  | "NO_MATCH"
+  /** An edit's `old_str` occurs more than once; the message says how many times. */
+  | "MULTIPLE_MATCHES"
+  /** The block kept changing under a conditional write (other writers); nothing was written. */
+  | "CONFLICT";
 
 /**
  * Marks contextblocks errors. A registered symbol is the same in every copy of this package, so

@@ -1,8 +1,9 @@
 import { describeValue } from "./describe-value.js";
 import { ContextError } from "./errors.js";
+import type { WriteSource } from "./types.js";
 
 /** How a block was written: its whole content, an append, or one keyed entry set or deleted. */
-export type BlockWriteAction = "set" | "append" | "set-entry" | "delete-entry";
+export type BlockWriteAction = "set" | "append" | "edit" | "restore" | "set-entry" | "delete-entry";
 
 /** A write to a block's provider succeeded (through a method or a tool). `key` names the entry of an entry write. */
 export interface BlockWrittenEvent {
@@ -10,6 +11,8 @@ export interface BlockWrittenEvent {
   label: string;
   action: BlockWriteAction;
   key?: string;
+  /** Where the write came from (a whole-block write: set, append, edit, restore). */
+  source?: WriteSource;
 }
 
 /** `refreshSystemPrompt()` rendered and stored a new frozen prompt. */

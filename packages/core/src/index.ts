@@ -1,14 +1,21 @@
 export {
   blockKindOf,
   hasMethod,
+  isConditionalProvider,
+  isHistoryProvider,
   isSearchProvider,
   isSkillProvider,
   isWritableProvider,
 } from "./capabilities.js";
 export type { ResolvedConfig } from "./config.js";
-export { ContextBlocks, type ContextBlocksOptions } from "./context-blocks.js";
+export {
+  ContextBlocks,
+  type ContextBlocksOptions,
+  DEFAULT_HISTORY_LIMIT,
+} from "./context-blocks.js";
 export { describeValue } from "./describe-value.js";
 export type { DriftPolicy } from "./drift.js";
+export { applyEdit, countOccurrences } from "./edits.js";
 export { entryId, type LoadedEntry } from "./entries.js";
 export { ContextError, type ContextErrorCode, isContextError } from "./errors.js";
 export type {
@@ -43,20 +50,34 @@ export {
   type UnstorableText,
 } from "./row-label.js";
 export { estimateTokens, type TokenCounter } from "./tokens.js";
+export type { EditContextInput } from "./tools/edit-context.js";
 export type { JsonSchema } from "./tools/fields.js";
+export type { WriteOptions } from "./tools/host.js";
 export type { EntryInput } from "./tools/load-context.js";
 export type { SearchContextInput } from "./tools/search-context.js";
 export type { SetContextInput } from "./tools/set-context.js";
-export type { ContextToolName, ContextToolSpec, ToolOptions, ToolOutcome } from "./tools/spec.js";
+export type {
+  ContextToolName,
+  ContextToolSpec,
+  ToolCall,
+  ToolOptions,
+  ToolOutcome,
+} from "./tools/spec.js";
 export type {
   AnyContextProvider,
   BlockKind,
+  BlockVersion,
+  BlockWrite,
+  ConditionalContextProvider,
   ContextBlock,
   ContextConfig,
   ContextProvider,
+  HistoryProvider,
+  HistoryQuery,
   SearchProvider,
   SkillProvider,
   WhenChanged,
   WritableContextProvider,
+  WriteSource,
 } from "./types.js";
 export { assertWellFormed, isWellFormed, loneSurrogateIndex } from "./well-formed.js";

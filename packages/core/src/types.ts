@@ -12,7 +12,57 @@ export interface ContextProvider {
 
 /** Writable block: the model replaces or appends to it through `set_context`. */
 export interface WritableContextProvider extends ContextProvider {
-  set(content: string): Promise<void>;
+  /** `write` says where the write came from; providers that keep history store it (others may ignore it). */
+  set(content: string, write?: BlockWrite): Promise<void>;
+}
+
+/** Where a write came from: a tool call (with its id when the framework gives one) or an API method. */
+export interface WriteSource {
+  kind: "tool" | "api";
+  /** The tool (`edit_context`, `set_context`) or method (`setBlock`, `appendToBlock`, `restoreBlock`). */
+  name: string;
+  toolCallId?: string;
+  /** For a restore: the version whose content was written again. */
+  restoredFrom?: number;
+}
+
+/** What `ContextBlocks` tells a provider about a write. */
+export interface BlockWrite {
+  source?: WriteSource;
+}
+
+/**
+ * Conditional write (`setIf`): writes `content` only when the stored text is still `expected` (a block with
+ * no content counts as `""`), atomically, and resolves `false` without writing otherwise. `ContextBlocks`
+ * uses it for edits and appends, so two agents writing one shared block never lose each other's changes.
+ */
+export interface ConditionalContextProvider extends WritableContextProvider {
+  setIf(expected: string, content: string, write?: BlockWrite): Promise<boolean>;
+}
+
+/** One version of a block: its content, when and by what it was written. Versions count up from 1. */
+export interface BlockVersion {
+  version: number;
+  content: string;
+  /** ISO 8601 time of the write. */
+  writtenAt: string;
+  source: WriteSource;
+}
+
+/** `history()`'s arguments: at most `limit` versions newest first, or only `version`. */
+export interface HistoryQuery {
+  limit?: number;
+  version?: number;
+}
+
+/**
+ * Block history (the `history` capability, recognised by a function-valued `history`): every write that
+ * changes the content is a version, stored with the write (in the same transaction where there is one);
+ * `history()` lists the versions kept (bounded retention) newest first. A write of unchanged content adds
+ * no version. History is never rewritten: a restore is a new version.
+ */
+export interface HistoryProvider extends WritableContextProvider {
+  history(query?: HistoryQuery): Promise<BlockVersion[]>;
 }
 
 /**

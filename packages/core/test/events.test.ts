@@ -27,11 +27,21 @@ describe("ContextBlocks.subscribe", () => {
     expect(outcome?.isError).toBe(false);
     const prompt = await blocks.refreshSystemPrompt();
     expect(events).toEqual([
-      { type: "block-written", label: "memory", action: "set" },
-      { type: "block-written", label: "memory", action: "append" },
+      { type: "block-written", label: "memory", action: "set", source: { kind: "api", name: "setBlock" } },
+      {
+        type: "block-written",
+        label: "memory",
+        action: "append",
+        source: { kind: "api", name: "appendToBlock" },
+      },
       { type: "block-written", label: "notes", action: "set-entry", key: "k1" },
       { type: "block-written", label: "notes", action: "delete-entry", key: "k1" },
-      { type: "block-written", label: "memory", action: "set" },
+      {
+        type: "block-written",
+        label: "memory",
+        action: "set",
+        source: { kind: "tool", name: "set_context" },
+      },
       { type: "prompt-refreshed", prompt },
     ]);
     expect(prompt).toContain("from the model");

@@ -37,7 +37,7 @@ describe("the README", () => {
     expect(store.blocks.get(SYSTEM_PROMPT_LABEL)).toBe(system);
     expect(store.blocks.get("memory")).toBe("Prefers TypeScript.");
     expect(await context.freezeSystemPrompt()).toBe(system);
-    expect(tools.map((tool) => tool.name)).toEqual(["set_context"]);
+    expect(tools.map((tool) => tool.name)).toEqual(["set_context", "edit_context"]);
   });
 
   it("the rendered example is what the renderer writes", async () => {

@@ -77,9 +77,9 @@ describe("which tools exist", () => {
     expect(new ContextBlocks([]).toolSpecs()).toEqual([]);
   });
 
-  it("a writable block gives set_context only", () => {
+  it("a writable block gives set_context and edit_context", () => {
     const context = new ContextBlocks([{ label: "memory", provider: new InMemoryContextProvider() }]);
-    expect(context.toolSpecs().map((spec) => spec.name)).toEqual(["set_context"]);
+    expect(context.toolSpecs().map((spec) => spec.name)).toEqual(["set_context", "edit_context"]);
   });
 
   it("a read-only searchable block gives search_context only", () => {
@@ -89,10 +89,11 @@ describe("which tools exist", () => {
     expect(context.toolSpecs().map((spec) => spec.name)).toEqual(["search_context"]);
   });
 
-  it("all kinds give all four tools in a fixed order", () => {
+  it("all kinds give all five tools in a fixed order", () => {
     const { context } = setup();
     expect(context.toolSpecs().map((spec) => spec.name)).toEqual([
       "set_context",
+      "edit_context",
       "search_context",
       "load_context",
       "unload_context",

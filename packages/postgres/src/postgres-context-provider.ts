@@ -14,6 +14,11 @@ export interface PostgresContextProviderOptions {
   createTables?: boolean | undefined;
   /** Per-statement report (`changes` for writes). Not for a ready `SqlClient`. */
   onStatement?: StatementObserver | undefined;
+  /**
+   * Keep versions for `ContextBlocks.blockHistory` / `restoreBlock`: `true` (the last 50) or `{ retention }`.
+   * Off by default. Versions go to `contextblocks_block_history` in the write's transaction.
+   */
+  history?: boolean | { retention?: number } | undefined;
 }
 
 /**
@@ -36,11 +41,12 @@ export interface PostgresContextProviderOptions {
 export class PostgresContextProvider extends SqlContextProvider {
   constructor(source: PostgresSource, labelOrOptions?: string | PostgresContextProviderOptions) {
     const options = blockStoreOptions(labelOrOptions, OWNER);
-    const { label, namespace, createTables } = options;
+    const { label, namespace, createTables, history } = options;
     super(postgresClient(source, options.onStatement, OWNER), {
       label,
       namespace,
       createTables,
+      history,
       owner: OWNER,
     });
   }

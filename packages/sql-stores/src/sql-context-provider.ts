@@ -1,14 +1,38 @@
-import { ContextError, describeValue, rowLabel, type WritableContextProvider } from "@contextblocks/core";
-import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+import {
+  type BlockVersion,
+  type BlockWrite,
+  type ConditionalContextProvider,
+  ContextError,
+  describeValue,
+  type HistoryQuery,
+  rowLabel,
+} from "@contextblocks/core";
+import { type SqlClient, type SqlRow, type SqlStatement, sql } from "@contextblocks/sql";
+import {
+  conditionApplied,
+  conditionalWrite,
+  HISTORY_TABLE,
+  historyRetention,
+  readVersions,
+  recordVersion,
+  sourceText,
+  toVersion,
+} from "./block-history.js";
 import { checkLabel, checkNamespace } from "./names.js";
 import { type BlockStoreOptions, blockStoreOptions, ownerOf } from "./provider-options.js";
-import { BLOCKS_TABLE, TableAccess } from "./tables.js";
+import { BLOCKS_TABLE, isMissingTable, TableAccess, tableStatements } from "./tables.js";
 import { checkStorable } from "./text-checks.js";
 
 /** Options of `SqlContextProvider`: those of every block store, and the name its errors begin with. */
 export interface SqlContextProviderOptions extends BlockStoreOptions {
   /** The class name errors begin with (`SqliteContextProvider`, `PostgresContextProvider`). */
   owner?: string | undefined;
+  /**
+   * Keep versions (the `history` capability): `true` keeps the last 50, `{ retention }` the last
+   * `retention`. Off by default: a write then costs one row, as `agents/context`'s; with history two (the
+   * block's row and one slot of `contextblocks_block_history`, written in the same transaction).
+   */
+  history?: boolean | { retention?: number } | undefined;
 }
 
 /** The upsert of a block's row; unchanged content writes nothing (and leaves `updated_at` as it was). */
@@ -32,17 +56,31 @@ WHERE block.content IS DISTINCT FROM excluded.content`,
  * is one upsert that writes nothing when the content is unchanged; the first write creates the table (only
  * this one).
  */
-export class SqlContextProvider implements WritableContextProvider {
+export class SqlContextProvider implements ConditionalContextProvider {
   readonly #access: TableAccess;
   readonly #namespace: string | undefined;
   readonly #owner: string;
+  readonly #history: TableAccess | undefined;
+  readonly #retention: number | undefined;
   #label: string | undefined;
+
+  /**
+   * The kept versions, newest first (`ContextBlocks.blockHistory`); present only when history is on, so
+   * `ContextBlocks` recognises the capability by shape.
+   */
+  readonly history: ((query?: HistoryQuery) => Promise<BlockVersion[]>) | undefined;
 
   constructor(client: SqlClient, labelOrOptions?: string | SqlContextProviderOptions) {
     this.#owner = ownerOf(labelOrOptions, "SqlContextProvider");
     const options = blockStoreOptions(labelOrOptions, this.#owner);
     this.#access = new TableAccess(client, BLOCKS_TABLE, options.createTables ?? true, this.#owner);
     this.#namespace = checkNamespace(options.namespace, this.#owner, client.dialect);
+    this.#retention = historyRetention(options.history, this.#owner);
+    this.#history =
+      this.#retention === undefined
+        ? undefined
+        : new TableAccess(client, HISTORY_TABLE, options.createTables ?? true, this.#owner);
+    this.history = this.#history === undefined ? undefined : (query) => this.#versions(query ?? {});
     this.#label =
       options.label === undefined
         ? undefined
@@ -96,18 +134,79 @@ export class SqlContextProvider implements WritableContextProvider {
    * Replaces the block's content (an upsert of its row). Writing the content the row already holds writes
    * nothing. Refuses anything but a string the database stores unchanged.
    */
-  async set(content: string): Promise<void> {
+  async set(content: string, write?: BlockWrite): Promise<void> {
     const key = this.#key();
+    this.#checkContent(content, "content");
+    const dialect = this.#access.client.dialect;
+    const upsert = UPSERT[dialect](key, content);
+    if (this.#history === undefined || this.#retention === undefined) {
+      await this.#access.write([upsert]);
+      return;
+    }
+    const version = recordVersion(dialect, key, content, sourceText(write), this.#retention);
+    await this.#writeWithHistory([upsert, version]);
+  }
+
+  /**
+   * Writes `content` only while the row still holds `expected` (no row counts as `""`), in one transaction
+   * with its version; `false` when another writer changed the block first (`ContextBlocks` then edits the
+   * new text again). Shared blocks (one row read by several agents) stay consistent this way.
+   */
+  async setIf(expected: string, content: string, write?: BlockWrite): Promise<boolean> {
+    const key = this.#key();
+    this.#checkContent(expected, "expected");
+    this.#checkContent(content, "content");
+    if (expected === content) return ((await this.get()) ?? "") === expected;
+    const dialect = this.#access.client.dialect;
+    const statements = [
+      conditionalWrite(dialect, key, expected, content),
+      conditionApplied(dialect, key, content),
+    ];
+    if (this.#retention !== undefined) {
+      statements.push(recordVersion(dialect, key, content, sourceText(write), this.#retention));
+    }
+    const results =
+      this.#history === undefined
+        ? await this.#access.write(statements)
+        : await this.#writeWithHistory(statements);
+    return Number(results[1]?.[0]?.applied ?? 0) > 0;
+  }
+
+  /**
+   * A write that touches both tables: a missing history table is created by `TableAccess`; on SQLite a
+   * missing blocks table (a fresh database) is created with it, in the same group as the write.
+   */
+  async #writeWithHistory(statements: readonly SqlStatement[]): Promise<SqlRow[][]> {
+    const history = this.#history as TableAccess;
+    try {
+      return await history.write(statements);
+    } catch (error) {
+      const client = history.client;
+      if (client.dialect !== "sqlite" || !history.createTables) throw error;
+      if (!isMissingTable(error, BLOCKS_TABLE, "sqlite")) throw error;
+      const creating = tableStatements(HISTORY_TABLE, "sqlite");
+      return (await client.batch([...creating, ...statements])).slice(creating.length);
+    }
+  }
+
+  async #versions(query: HistoryQuery): Promise<BlockVersion[]> {
+    const history = this.#history;
+    const retention = this.#retention;
+    if (history === undefined || retention === undefined) return [];
+    const key = this.#key();
+    const rows = await history.read(() => readVersions(history.client, key, retention, query), []);
+    return rows.map((row) => toVersion(row, this.#owner));
+  }
+
+  #checkContent(content: unknown, field: string): asserts content is string {
     if (typeof content !== "string") {
       throw new ContextError(
         "INVALID_INPUT",
-        `${this.#owner}.set: content of "${this.#label}" must be a string, got ${describeValue(content)}`,
+        `${this.#owner}.set: ${field} of "${this.#label}" must be a string, got ${describeValue(content)}`,
         this.#labelOption(),
       );
     }
-    const dialect = this.#access.client.dialect;
-    checkStorable(content, "content", this.#owner, dialect, "INVALID_INPUT", this.#label);
-    await this.#access.write([UPSERT[dialect](key, content)]);
+    checkStorable(content, field, this.#owner, this.#access.client.dialect, "INVALID_INPUT", this.#label);
   }
 
   #key(): string {

@@ -15,6 +15,8 @@ export interface DurableContextOptions extends ContextBlocksOptions {
   namespace?: string | undefined;
   /** Per-statement report (rows read and written on Durable Objects). Not for a ready `SqlClient`. */
   onStatement?: StatementObserver | undefined;
+  /** Versions kept for blocks declared without a provider (see `SqliteContextProvider`'s `history`). Off by default. */
+  history?: boolean | { retention?: number } | undefined;
 }
 
 /**
@@ -34,13 +36,13 @@ export function createDurableContext(
   configs: readonly ContextConfig[],
   options: DurableContextOptions = {},
 ): ContextBlocks {
-  const { namespace, onStatement, ...contextOptions } = options;
+  const { namespace, onStatement, history, ...contextOptions } = options;
   const client = toSqlClient(source, { onStatement });
   if (Array.isArray(configs)) for (const config of configs) refuseReservedLabel(config);
   const promptStore = new SqliteContextProvider(client, { label: SYSTEM_PROMPT_LABEL, namespace });
   const defaultProvider = (label: string): AnyContextProvider => {
     refuseReservedLabel({ label });
-    return new SqliteContextProvider(client, { label, namespace });
+    return new SqliteContextProvider(client, { label, namespace, history });
   };
   return new ContextBlocks(configs, promptStore, defaultProvider, {
     ...contextOptions,

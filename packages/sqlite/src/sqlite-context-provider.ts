@@ -4,8 +4,15 @@ import { sqliteClient } from "./sqlite-client.js";
 
 const OWNER = "SqliteContextProvider";
 
-/** Options of `SqliteContextProvider` (the object form of its second argument): label, namespace, onStatement. */
-export type SqliteContextProviderOptions = BlockStoreOptions;
+/** Options of `SqliteContextProvider` (the object form of its second argument). */
+export interface SqliteContextProviderOptions extends BlockStoreOptions {
+  /**
+   * Keep versions for `ContextBlocks.blockHistory` / `restoreBlock`: `true` (the last 50) or `{ retention }`.
+   * Off by default (a write is then one row written, as `agents/context`'s); on, a write is two: the block's
+   * row and one slot of the fixed-size ring in `contextblocks_block_history`, in the same transaction.
+   */
+  history?: boolean | { retention?: number } | undefined;
+}
 
 /**
  * A writable context block stored as one row of `cf_agents_context_blocks` (the table `agents/context`
@@ -24,7 +31,7 @@ export type SqliteContextProviderOptions = BlockStoreOptions;
 export class SqliteContextProvider extends SqlContextProvider {
   constructor(source: SqlSource, labelOrOptions?: string | SqliteContextProviderOptions) {
     const options = blockStoreOptions(labelOrOptions, OWNER);
-    const { label, namespace } = options;
-    super(sqliteClient(source, options.onStatement, OWNER), { label, namespace, owner: OWNER });
+    const { label, namespace, history } = options;
+    super(sqliteClient(source, options.onStatement, OWNER), { label, namespace, history, owner: OWNER });
   }
 }

@@ -3,10 +3,11 @@ import { REMINDER_PREAMBLE } from "@contextblocks/core";
 import { messagesTable } from "@contextblocks/sqlite/schema";
 import { SCRIPTED_MODEL_ID, SCRIPTED_REPLY_PREFIX } from "scripted-model";
 import { describe, expect, it } from "vitest";
-import { createAgentContext } from "../../src/agent-context.js";
+import { createAgentContext, PROFILE_OBJECT } from "../../src/agent-context.js";
 import { sha256Hex } from "../../src/hash.js";
 import { chooseModel } from "../../src/model.js";
 import { AgentSettings } from "../../src/settings.js";
+import { SharedBlockProvider } from "../../src/shared-block.js";
 import { call, chat, dayAfter, prompt, refresh, setDate, snapshot, stub } from "./helpers.js";
 
 describe("a chat turn", () => {
@@ -117,6 +118,9 @@ describe("a fresh Durable Object instance on the same storage", () => {
         state.storage,
         env.SKILLS_BUCKET,
         new AgentSettings(state.storage),
+        undefined,
+        undefined,
+        new SharedBlockProvider(env.SHARED_BLOCK.getByName(PROFILE_OBJECT)),
       ).freezeSystemPrompt(),
     );
     expect(rebuilt).toBe(frozen);

@@ -105,7 +105,14 @@ describe.each(backends)("contextPipeline({ model, session }) on %s", (_name, sto
     // Turn 1: the model writes memory with set_context; the frozen prompt stays as it was (cache kept).
     const first = await turn("Hi, I'm Ada.");
     expect(first.text).toBe("Nice to meet you!");
-    expect(events).toEqual([{ type: "block-written", label: "memory", action: "set" }]);
+    expect(events).toEqual([
+      {
+        type: "block-written",
+        label: "memory",
+        action: "set",
+        source: { kind: "tool", name: "set_context", toolCallId: expect.any(String) },
+      },
+    ]);
     const calls = model.doGenerateCalls;
     const turnOnePrompt = systemSeen(calls[0]);
     expect(turnOnePrompt).toContain("You are a friendly assistant.");
@@ -199,7 +206,14 @@ describe.each(backends)("contextPipeline({ model, session }) on %s", (_name, sto
       stopWhen: stepCountIs(4),
     });
     expect(await result.text).toBe("Noted.");
-    expect(events).toEqual([{ type: "block-written", label: "memory", action: "set" }]);
+    expect(events).toEqual([
+      {
+        type: "block-written",
+        label: "memory",
+        action: "set",
+        source: { kind: "tool", name: "set_context", toolCallId: expect.any(String) },
+      },
+    ]);
     expect((await session.getHistory()).map((message) => message.role)).toEqual([
       "user",
       "assistant",
@@ -236,7 +250,7 @@ describe("contextMiddleware({ session }) configuration", () => {
 
     const model = scripted([answer("One."), answer("Two.")]);
     const pipeline = contextPipeline({ model, session, plugins: [callCounter()] });
-    expect(Object.keys(pipeline.tools)).toEqual(["set_context"]);
+    expect(Object.keys(pipeline.tools)).toEqual(["set_context", "edit_context"]);
     await generateText({ model: pipeline.model, tools: pipeline.tools, prompt: "Hello" });
     expect(await backend.runState.load("s-1")).toEqual({ counter: { calls: 1 } });
 

@@ -78,7 +78,9 @@ describe("extendTools", () => {
       plugins: [
         contextBlocksPlugin(createContext(createStore()), {
           sourceId: "second",
-          tools: { exclude: ["set_context", "search_context", "load_context", "unload_context"] },
+          tools: {
+            exclude: ["set_context", "edit_context", "search_context", "load_context", "unload_context"],
+          },
         }),
       ],
     });

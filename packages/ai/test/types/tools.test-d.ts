@@ -27,6 +27,7 @@ const literalTool = tool({
 const literal = {
   set_context: literalTool,
   search_context: literalTool,
+  edit_context: literalTool,
   load_context: literalTool,
   unload_context: literalTool,
 };
@@ -62,7 +63,7 @@ describe("ContextToolSet", () => {
 
   test("excluded tools leave the type", () => {
     const tools = contextTools(context, { exclude: ["set_context", "unload_context"] });
-    expectTypeOf(tools).toEqualTypeOf<ContextToolSet<"search_context" | "load_context">>();
+    expectTypeOf(tools).toEqualTypeOf<ContextToolSet<"edit_context" | "search_context" | "load_context">>();
     expectTypeOf(tools).not.toHaveProperty("set_context");
   });
 });

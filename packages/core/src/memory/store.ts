@@ -1,3 +1,5 @@
+import type { BlockVersion } from "../types.js";
+
 /** One keyed entry of a search or skill block. */
 export interface InMemoryEntry {
   content: string;
@@ -10,6 +12,8 @@ export interface InMemoryEntry {
  */
 export class InMemoryStore {
   readonly blocks = new Map<string, string>();
+  /** Versions of each writable block, oldest first (see `InMemoryContextProvider`'s `history`). */
+  readonly versions = new Map<string, BlockVersion[]>();
   readonly entries = new Map<string, Map<string, InMemoryEntry>>();
 
   entriesOf(label: string): Map<string, InMemoryEntry> {

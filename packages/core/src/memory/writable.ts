@@ -1,21 +1,49 @@
-import type { WritableContextProvider } from "../types.js";
+import type {
+  BlockVersion,
+  BlockWrite,
+  ConditionalContextProvider,
+  HistoryProvider,
+  HistoryQuery,
+} from "../types.js";
 import { type InMemoryProviderOptions, InMemoryStore, requireText } from "./store.js";
 
-/** A writable block kept in memory (or in a shared `InMemoryStore`). For tests and quick starts. */
-export class InMemoryContextProvider implements WritableContextProvider {
+/** Versions a block keeps when no `historyRetention` is given. */
+export const DEFAULT_HISTORY_RETENTION = 50;
+
+/** Options of `InMemoryContextProvider`. */
+export interface InMemoryContextProviderOptions extends InMemoryProviderOptions {
+  /** Content the block starts with when the store has none (not a version). */
+  initial?: string;
+  /** How many versions to keep (the newest). Default 50. */
+  historyRetention?: number;
+}
+
+/**
+ * A writable block kept in memory (or in a shared `InMemoryStore`). For tests and quick starts, and the
+ * reference implementation of the `history` capability (every write that changes the content is a version,
+ * the newest `historyRetention` kept) and of `setIf` (a conditional write).
+ */
+export class InMemoryContextProvider implements HistoryProvider, ConditionalContextProvider {
   readonly store: InMemoryStore;
   private label: string | undefined;
+  private readonly initial: string | undefined;
+  private readonly retention: number;
 
-  constructor(options: InMemoryProviderOptions & { initial?: string } = {}) {
+  constructor(options: InMemoryContextProviderOptions = {}) {
     this.store = options.store ?? new InMemoryStore();
     this.label = options.label;
+    const retention = options.historyRetention ?? DEFAULT_HISTORY_RETENTION;
+    if (!Number.isSafeInteger(retention) || retention < 1) {
+      throw new Error(
+        `InMemoryContextProvider: historyRetention must be a positive integer, got ${retention}`,
+      );
+    }
+    this.retention = retention;
     if (options.initial !== undefined && this.label !== undefined && !this.store.blocks.has(this.label)) {
       this.store.blocks.set(this.label, options.initial);
     }
     this.initial = options.initial;
   }
-
-  private readonly initial: string | undefined;
 
   init(label: string): void {
     if (this.label !== undefined) return;
@@ -28,9 +56,45 @@ export class InMemoryContextProvider implements WritableContextProvider {
     return this.store.blocks.get(this.key()) ?? null;
   }
 
-  async set(content: string): Promise<void> {
+  async set(content: string, write?: BlockWrite): Promise<void> {
     requireText("InMemoryContextProvider", "content", content);
-    this.store.blocks.set(this.key(), content);
+    this.write(content, write);
+  }
+
+  async setIf(expected: string, content: string, write?: BlockWrite): Promise<boolean> {
+    requireText("InMemoryContextProvider", "expected", expected);
+    requireText("InMemoryContextProvider", "content", content);
+    if ((this.store.blocks.get(this.key()) ?? "") !== expected) return false;
+    this.write(content, write);
+    return true;
+  }
+
+  async history(query: HistoryQuery = {}): Promise<BlockVersion[]> {
+    const versions = this.store.versions.get(this.key()) ?? [];
+    const newestFirst = [...versions].reverse();
+    const selected =
+      query.version === undefined
+        ? newestFirst.slice(0, query.limit ?? newestFirst.length)
+        : newestFirst.filter((version) => version.version === query.version);
+    return selected.map((version) => ({ ...version, source: { ...version.source } }));
+  }
+
+  private write(content: string, write: BlockWrite | undefined): void {
+    const key = this.key();
+    if (this.store.blocks.get(key) === content) return;
+    this.store.blocks.set(key, content);
+    let versions = this.store.versions.get(key);
+    if (!versions) {
+      versions = [];
+      this.store.versions.set(key, versions);
+    }
+    versions.push({
+      version: (versions.at(-1)?.version ?? 0) + 1,
+      content,
+      writtenAt: new Date().toISOString(),
+      source: write?.source ? { ...write.source } : { kind: "api", name: "set" },
+    });
+    if (versions.length > this.retention) versions.splice(0, versions.length - this.retention);
   }
 
   private key(): string {

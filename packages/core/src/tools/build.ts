@@ -1,3 +1,4 @@
+import { editContextTool } from "./edit-context.js";
 import type { ToolHost } from "./host.js";
 import { loadContextTool, unloadContextTool } from "./load-context.js";
 import { searchContextTool } from "./search-context.js";
@@ -9,6 +10,7 @@ export function buildToolSpecs(host: ToolHost, options: ToolOptions = {}): Conte
   const maxContentLength = options.maxToolContentLength ?? DEFAULT_MAX_TOOL_CONTENT_LENGTH;
   return [
     setContextTool(host, maxContentLength),
+    editContextTool(host, maxContentLength),
     searchContextTool(host),
     loadContextTool(host),
     unloadContextTool(host),

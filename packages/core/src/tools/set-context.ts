@@ -1,9 +1,8 @@
 import { ContextError } from "../errors.js";
 import { entryKey } from "../keys.js";
-import { usagePercent } from "../prompt-format.js";
 import { type FieldTable, type InputOf, inputSchema, readInput } from "./fields.js";
 import type { ToolHost } from "./host.js";
-import { type ContextToolSpec, checkLabel, quoteLabels, toolOutcome } from "./spec.js";
+import { type ContextToolSpec, checkLabel, quoteLabels, toolOutcome, toolSource, usageOf } from "./spec.js";
 
 /** `set_context` arguments (`metadata` is offered only when a keyed block accepts writes). */
 export const SET_CONTEXT_FIELDS = {
@@ -76,9 +75,10 @@ export function setContextTool(host: ToolHost, maxContentLength: number): Contex
     name: "set_context",
     description: `Write to a context block. Available blocks:\n${blockList}\n\nWrites are durable and persist across sessions.${metadataHint}`,
     inputSchema: inputSchema(fields),
-    execute: (input) =>
+    execute: (input, call) =>
       toolOutcome(async () => {
         const args = readInput("set_context", fields, input) as SetContextInput;
+        const source = toolSource("set_context", call);
         const label = checkLabel(args.label, labels, known, "writable", () => "readonly");
         const { content } = args;
         const title = args.metadata?.title;
@@ -99,12 +99,9 @@ export function setContextTool(host: ToolHost, maxContentLength: number): Contex
         }
         const block =
           args.action === "append"
-            ? await host.appendToBlock(label, content)
-            : await host.setBlock(label, content);
-        const usage = block.maxTokens
-          ? `${usagePercent(block.tokens, block.maxTokens)}% (${block.tokens}/${block.maxTokens} tokens)`
-          : `${block.tokens} tokens`;
-        return `Written to ${label}. Usage: ${usage}`;
+            ? await host.appendToBlock(label, content, { source })
+            : await host.setBlock(label, content, { source });
+        return `Written to ${label}. Usage: ${usageOf(block)}`;
       }),
   };
 }

@@ -1,7 +1,19 @@
 import { ContextError } from "../errors.js";
+import { usagePercent } from "../prompt-format.js";
+import type { ContextBlock, WriteSource } from "../types.js";
 import type { JsonSchema } from "./fields.js";
 
-export type ContextToolName = "set_context" | "search_context" | "load_context" | "unload_context";
+export type ContextToolName =
+  | "set_context"
+  | "edit_context"
+  | "search_context"
+  | "load_context"
+  | "unload_context";
+
+/** What a framework tells a tool about its call; the id is recorded as the source of a write. */
+export interface ToolCall {
+  toolCallId?: string;
+}
 
 /**
  * How a tool call ended. `text` is what the model reads: the result, or `Error: …` naming the problem.
@@ -20,7 +32,7 @@ export interface ContextToolSpec {
   name: ContextToolName;
   description: string;
   inputSchema: JsonSchema;
-  execute(input: unknown): Promise<ToolOutcome>;
+  execute(input: unknown, call?: ToolCall): Promise<ToolOutcome>;
 }
 
 /** Limits on what a model may send through the tools. */
@@ -60,4 +72,17 @@ export function checkLabel(
 /** Quoted labels for descriptions: `"a", "b"`. */
 export function quoteLabels(labels: readonly string[]): string {
   return labels.map((label) => `"${label}"`).join(", ");
+}
+
+/** The source of a write made by `tool` in `call`. */
+export function toolSource(tool: ContextToolName, call: ToolCall | undefined): WriteSource {
+  const id = call?.toolCallId;
+  return typeof id === "string" ? { kind: "tool", name: tool, toolCallId: id } : { kind: "tool", name: tool };
+}
+
+/** The usage line of a write's answer: `42% (25/60 tokens)` or `25 tokens`. */
+export function usageOf(block: ContextBlock): string {
+  return block.maxTokens
+    ? `${usagePercent(block.tokens, block.maxTokens)}% (${block.tokens}/${block.maxTokens} tokens)`
+    : `${block.tokens} tokens`;
 }
