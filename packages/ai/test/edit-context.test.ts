@@ -62,8 +62,12 @@ describe("edit_context through generateText", () => {
     expect(resultText(calls[3], "call-2-0")).toBe(
       "[error-text] Error: old_str occurs 2 times in profile; nothing was changed. Include more of the surrounding text so it matches exactly once.",
     );
-    expect(resultText(calls[4], "call-3-0")).toMatch(/^\[error-text\] Error: Block "soul" is not a plain writable block/);
-    expect(resultText(calls[5], "call-4-0")).toMatch(/^\[error-text\] Error: Block "profile" exceeds maxTokens: \d+ > 40/);
+    expect(resultText(calls[4], "call-3-0")).toMatch(
+      /^\[error-text\] Error: Block "soul" is not a plain writable block/,
+    );
+    expect(resultText(calls[5], "call-4-0")).toMatch(
+      /^\[error-text\] Error: Block "profile" exceeds maxTokens: \d+ > 40/,
+    );
     // Failures reach the model as tool results, never thrown into the loop.
     const thrown = result.steps.flatMap((step) => step.content).filter((part) => part.type === "tool-error");
     expect(thrown).toEqual([]);

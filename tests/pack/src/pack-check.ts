@@ -291,7 +291,10 @@ const POSTGRES_ONLY = ["core", "sql", "text", "sessions", "sql-stores", "postgre
 async function postgresOnly(work: string, packed: readonly PackedPackage[], tsc: string): Promise<void> {
   const project = join(work, "postgres-only");
   mkdirSync(join(project, "src"), { recursive: true });
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "postgres-only", private: true, type: "module" }));
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({ name: "postgres-only", private: true, type: "module" }),
+  );
   const tarballs = POSTGRES_ONLY.map((name) => packed.find((item) => item.name === name)?.tarball);
   if (tarballs.some((tarball) => tarball === undefined)) {
     fail(`the Postgres-only project needs the tarballs of ${POSTGRES_ONLY.join(", ")}`);
@@ -300,19 +303,31 @@ async function postgresOnly(work: string, packed: readonly PackedPackage[], tsc:
   const installed = must(
     "npm install (Postgres only)",
     "npm",
-    ["install", "--no-audit", "--no-fund", "--prefer-offline", ...(tarballs as string[]), "pg@8.23.1", "@types/pg@8.23.1", "@types/node@20.19.43"],
+    [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--prefer-offline",
+      ...(tarballs as string[]),
+      "pg@8.23.1",
+      "@types/pg@8.23.1",
+      "@types/node@20.19.43",
+    ],
     project,
   );
   if (installed === null) return;
   const ours = readdirSync(join(project, "node_modules", "@contextblocks")).sort();
   const extra = ours.filter((name) => !POSTGRES_ONLY.includes(name));
-  if (extra.length > 0) fail(`a Postgres-only install also brought @contextblocks/${extra.join(", @contextblocks/")}`);
+  if (extra.length > 0)
+    fail(`a Postgres-only install also brought @contextblocks/${extra.join(", @contextblocks/")}`);
   for (const name of ["better-sqlite3", "ai", "zod"]) {
     if (existsSync(join(project, "node_modules", name))) fail(`a Postgres-only install also brought ${name}`);
   }
   const readme = readFileSync(join(ROOT, "packages", "postgres", "README.md"), "utf8");
   const heading = readme.split("\n").findIndex((line) => line.startsWith("## Postgres only"));
-  const recipe = extractSnippets("packages/postgres/README.md", readme).find((snippet) => snippet.line > heading);
+  const recipe = extractSnippets("packages/postgres/README.md", readme).find(
+    (snippet) => snippet.line > heading,
+  );
   if (recipe === undefined) {
     fail('the postgres README has no TypeScript block under "## Postgres only"');
     return;
@@ -542,9 +557,12 @@ async function main(): Promise<void> {
     });
   }
 
-  await stepAsync("a Postgres-only project: the postgres README's recipe, with no SQLite package installed", async () => {
-    await postgresOnly(work, packed, bin("tsc"));
-  });
+  await stepAsync(
+    "a Postgres-only project: the postgres README's recipe, with no SQLite package installed",
+    async () => {
+      await postgresOnly(work, packed, bin("tsc"));
+    },
+  );
 
   const bundles: Bundle[] = [];
   if (installed) {

@@ -38,7 +38,7 @@ describe("row cost of a write with history on a Durable Object", () => {
         await measure("set with history, version 61 (ring of 50 full)", () => kept.set("v60")),
         await measure("set with history, unchanged content", () => kept.set("v60")),
         await measure("setIf with history, changed content", () => kept.setIf("v60", "v61")),
-        await measure("history(), 50 versions kept", () => kept.history?.({ limit: 50 }) ?? []),
+        await measure("history(), 50 versions kept", async () => (await kept.history?.({ limit: 50 })) ?? []),
       );
       const versions = state.storage.sql
         .exec("SELECT COUNT(*) AS n FROM contextblocks_block_history WHERE label = 'kept'")
