@@ -12,7 +12,10 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { Fts5SearchProvider } from "@contextblocks/fts5";
+import { Session } from "@contextblocks/sessions";
+import { sqliteBackend } from "@contextblocks/sqlite";
 import { AgentSearchProvider } from "agents/context";
+import { Session as AnchorSession } from "agents-session/experimental/memory/session";
 import Database from "better-sqlite3";
 import { betterSqlite3Host } from "./agents-sql.js";
 import { markdownTable } from "./markdown.js";
@@ -37,8 +40,36 @@ interface Searcher {
   search(query: string): Promise<string | null>;
 }
 
+/**
+ * A session as a searcher: every turn one message appended in order (id = its `dia_id`, text =
+ * `"<speaker>: <text>"`, roles alternating), `search(question, { limit: 10 })`, the ids as `[id]` lines.
+ */
+function sessionSearcher(session: {
+  appendMessage(message: { id: string; role: string; parts: { type: "text"; text: string }[] }): Promise<unknown>;
+  search(query: string, options: { limit: number }): Promise<{ id: string }[]>;
+}): Searcher {
+  let turns = 0;
+  return {
+    async set(key, content) {
+      await session.appendMessage({
+        id: key,
+        role: turns++ % 2 === 0 ? "user" : "assistant",
+        parts: [{ type: "text", text: content }],
+      });
+    },
+    async search(query) {
+      const hits = await session.search(query, { limit: 10 });
+      return hits.map((hit) => `[${hit.id}]`).join("\n");
+    },
+  };
+}
+
 const smoke = process.argv.includes("--smoke");
-const dataDirectory = new URL("../../../shared/bench-data/locomo-dev/", import.meta.url);
+/** The LoCoMo dev split: `LOCOMO_DIRECTORY`, else `<repo>/../shared/bench-data/locomo-dev`. */
+const dataDirectory =
+  process.env.LOCOMO_DIRECTORY === undefined
+    ? new URL("../../../shared/bench-data/locomo-dev/", import.meta.url)
+    : new URL(`file://${process.env.LOCOMO_DIRECTORY.replace(/\/?$/, "/")}`);
 const smokeQuestions = 30;
 
 /** LoCoMo's question categories (the paper's names). */
@@ -134,9 +165,20 @@ async function main(): Promise<void> {
   }
   const conversations = readConversations();
   const systems: [string, () => Searcher][] = [
-    ["@contextblocks/fts5", () => new Fts5SearchProvider(new Database(":memory:"), { label: "turns" })],
     [
-      "agents/context",
+      "session.search (@contextblocks/sqlite)",
+      () => sessionSearcher(Session.create(sqliteBackend(new Database(":memory:"))).forSession("locomo")),
+    ],
+    [
+      "session.search (agents@0.22.0 experimental/memory/session)",
+      () =>
+        sessionSearcher(
+          AnchorSession.create(betterSqlite3Host(new Database(":memory:")) as never).forSession("locomo") as never,
+        ),
+    ],
+    ["@contextblocks/fts5 (entries)", () => new Fts5SearchProvider(new Database(":memory:"), { label: "turns" })],
+    [
+      "agents/context (entries)",
       () => {
         const provider = new AgentSearchProvider(betterSqlite3Host(new Database(":memory:")));
         provider.init("turns");

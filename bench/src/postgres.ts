@@ -37,6 +37,8 @@ import pg from "pg";
 import { median } from "./statistics.js";
 
 const smoke = process.argv.includes("--smoke");
+/** `--locomo`: only the LoCoMo retrieval tables. */
+const locomoOnly = process.argv.includes("--locomo");
 /** The LoCoMo dev split: `LOCOMO_DIRECTORY`, else `<repo>/../shared/bench-data/locomo-dev`. */
 const locomoDirectory =
   process.env.LOCOMO_DIRECTORY === undefined
@@ -334,6 +336,27 @@ async function retrieval(
   return figures;
 }
 
+/** A session store as a retrieval provider: `set` appends the turn (id = key), `search` lists ids as `[id]` lines. */
+function sessionAsProvider(store: SessionStore, prefix: string): {
+  set(key: string, content: string): Promise<void>;
+  search(query: string): Promise<string | null>;
+} {
+  let turns = 0;
+  return {
+    async set(key, content) {
+      await store.appendMessage({
+        id: `${prefix}${key}`,
+        role: turns++ % 2 === 0 ? "user" : "assistant",
+        parts: [{ type: "text", text: content }],
+      });
+    },
+    async search(query) {
+      const hits = (await store.searchMessages?.(query, 10)) ?? [];
+      return hits.map((hit) => `[${hit.id.slice(prefix.length)}]`).join("\n");
+    },
+  };
+}
+
 function retrievalTable(rows: readonly [string, RetrievalFigures][]): string {
   const categories = [...new Set(rows.flatMap(([, figures]) => [...figures.byCategory.keys()]))].sort();
   const lines = [
@@ -366,18 +389,20 @@ async function main(): Promise<void> {
   }
   const directory = mkdtempSync(join(tmpdir(), "contextblocks-bench-postgres-"));
   try {
-    const sqlite = sqliteBackend(directory);
-    const postgres = await postgresBackend(cluster);
-    const sqliteFigures = await operations(sqlite);
-    const postgresFigures = await operations(postgres);
-    const sqliteSessions = await sessionOperations(sqlite);
-    const postgresSessions = await sessionOperations(postgres);
-    await sqlite.close();
-    await postgres.close();
-    console.log("#### Latency per operation and round trips per turn\n");
-    console.log(operationsTable(sqliteFigures, postgresFigures));
-    console.log("\n#### Session operations (SqliteSessionStore, PostgresSessionStore)\n");
-    console.log(operationsTable(sqliteSessions, postgresSessions));
+    if (!locomoOnly) {
+      const sqlite = sqliteBackend(directory);
+      const postgres = await postgresBackend(cluster);
+      const sqliteFigures = await operations(sqlite);
+      const postgresFigures = await operations(postgres);
+      const sqliteSessions = await sessionOperations(sqlite);
+      const postgresSessions = await sessionOperations(postgres);
+      await sqlite.close();
+      await postgres.close();
+      console.log("#### Latency per operation and round trips per turn\n");
+      console.log(operationsTable(sqliteFigures, postgresFigures));
+      console.log("\n#### Session operations (SqliteSessionStore, PostgresSessionStore)\n");
+      console.log(operationsTable(sqliteSessions, postgresSessions));
+    }
 
     console.log("\n#### LoCoMo dev retrieval (hit@10 by evidence turn)\n");
     if (!existsSync(locomoDirectory)) {
@@ -403,11 +428,39 @@ async function main(): Promise<void> {
         close: () => connection.end(),
       };
     });
+    // Session search: every turn one message appended in order, one session per conversation, all in one
+    // database (as a server holds many sessions), searched with `searchMessages(question, 10)`.
+    const sqliteDatabase = new Database(join(directory, "locomo-sessions.sqlite"));
+    sqliteDatabase.pragma("journal_mode = WAL");
+    const sqliteSessionClient = fromBetterSqlite3(sqliteDatabase);
+    const sqliteSession = await retrieval(conversations, async (conversation) => ({
+      provider: sessionAsProvider(
+        new SqliteSessionStore(sqliteSessionClient, `locomo-${conversation.id}`),
+        `${conversation.id}:`,
+      ),
+      close: async () => {},
+    }));
+    sqliteDatabase.close();
+    const sessionConnection = new pg.Client({ connectionString: cluster.connectionString });
+    await sessionConnection.connect();
+    const postgresSession = await retrieval(conversations, async (conversation) => ({
+      provider: sessionAsProvider(
+        new PostgresSessionStore(sessionConnection, `locomo-${conversation.id}`),
+        `${conversation.id}:`,
+      ),
+      close: async () => {},
+    }));
+    await sessionConnection.end();
     console.log(
       retrievalTable([
+        ["SqliteSessionStore.searchMessages (FTS5, context column)", sqliteSession],
+        ["PostgresSessionStore.searchMessages (tsvector, context column)", postgresSession],
         ["Fts5SearchProvider (better-sqlite3)", fts5],
         ["PostgresSearchProvider (tsvector, GIN)", postgresRetrieval],
       ]),
+    );
+    console.log(
+      `\nSession search, Postgres / SQLite median time: ${(median(postgresSession.searchMilliseconds) / median(sqliteSession.searchMilliseconds)).toFixed(1)}×.`,
     );
     console.log(
       `\n${conversations.length} conversations, ${conversations.reduce((sum, c) => sum + c.turns.length, 0)} turns indexed.`,

@@ -1,4 +1,4 @@
-import { type SqlStatement, sql } from "@contextblocks/sql";
+import { raw, type SqlStatement, sql } from "@contextblocks/sql";
 import type { QueryPlan } from "@contextblocks/text";
 
 /**
@@ -9,9 +9,42 @@ import type { QueryPlan } from "@contextblocks/text";
  * (sum of the inverse document frequencies, counted in the session, of the terms a message contains), then
  * adjacent query pairs present, then `ts_rank_cd`, then the newest message first.
  *
- * Candidates come from the GIN index on `content_tsv`, filtered to the session; term frequencies are
- * counted over the candidates only (a message without any term adds nothing to any term's count).
+ * A term found only in a message's context (`context_tsv`: its parent's and grandparent's text) counts at
+ * `contextWeight` of its inverse document frequency, as the SQLite store weights its context column in bm25.
+ *
+ * Candidates come from the GIN indexes on `content_tsv` and `context_tsv`, filtered to the session; term
+ * frequencies are counted over the candidates only (a message without any term adds nothing to any term's
+ * count).
  */
+/** The weight of a term found only in a message's context, against 1 in its own text. */
+export const contextWeight = 0.3;
+
+/**
+ * The context text of a message whose parent is `parentId` (an SQL expression) in `sessionId`: the parent's
+ * and grandparent's own text, read by primary key when the message is written (never rewritten by a later
+ * append).
+ */
+export function contextTextOf(sessionId: string, parentId: SqlStatement): SqlStatement {
+  return sql`coalesce((SELECT p.text_content || E'\n' || coalesce((SELECT g.text_content FROM assistant_messages g
+    WHERE g.session_id = p.session_id AND g.id = p.parent_id), '')
+  FROM assistant_messages p WHERE p.session_id = ${sessionId} AND p.id = ${parentId}), '')`;
+}
+
+/**
+ * After messages changed (text updated, or deleted; `ids` a JSON array as text): the children and
+ * grandchildren of each read their context again. Run it after the change, in the same transaction.
+ */
+export function refreshContextStatement(sessionId: string, ids: string): SqlStatement {
+  return sql`WITH changed (id) AS (SELECT json_array_elements_text(${ids}::text::json)),
+children AS (SELECT m.id FROM assistant_messages m JOIN changed c ON m.parent_id = c.id WHERE m.session_id = ${sessionId}),
+below AS (
+  SELECT id FROM children
+  UNION SELECT m.id FROM assistant_messages m JOIN children c ON m.parent_id = c.id WHERE m.session_id = ${sessionId}
+)
+UPDATE assistant_messages target SET context_text = ${contextTextOf(sessionId, sql`target.parent_id`)}
+WHERE target.session_id = ${sessionId} AND target.id IN (SELECT id FROM below)`;
+}
+
 export function messageSearchStatement(
   sessionId: string | undefined,
   plan: QueryPlan,
@@ -44,9 +77,9 @@ export function messageSearchStatement(
   return sql`WITH term (query) AS MATERIALIZED (VALUES ${termRows}),
 ${pairTable}candidate AS MATERIALIZED (
   SELECT message.id, message.session_id, message.role, message.content, message.created_at, message.position,
-    message.content_tsv
+    message.content_tsv, message.context_tsv
   FROM assistant_messages message
-  WHERE ${inSession} AND message.content_tsv @@ (${anyTerm})
+  WHERE ${inSession} AND (message.content_tsv @@ (${anyTerm}) OR message.context_tsv @@ (${anyTerm}))
 ),
 messages AS MATERIALIZED (SELECT count(*) AS total FROM assistant_messages message WHERE ${inSession}),
 weight AS MATERIALIZED (
@@ -58,7 +91,8 @@ weight AS MATERIALIZED (
 )
 SELECT candidate.id, candidate.session_id, candidate.role, candidate.content, candidate.created_at
 FROM candidate
-ORDER BY ${exact}(SELECT coalesce(sum(weight.idf), 0) FROM weight WHERE candidate.content_tsv @@ weight.query) DESC,
+ORDER BY ${exact}(SELECT coalesce(sum(weight.idf * CASE WHEN candidate.content_tsv @@ weight.query THEN 1
+    WHEN candidate.context_tsv @@ weight.query THEN ${raw(String(contextWeight))} ELSE 0 END), 0) FROM weight) DESC,
   ${pairsPresent}ts_rank_cd(candidate.content_tsv, (${anyTerm})) DESC,
   candidate.position DESC
 LIMIT ${limit}`;

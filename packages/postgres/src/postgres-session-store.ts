@@ -31,6 +31,7 @@ import {
 } from "@contextblocks/sql-stores";
 import { type PostgresSource, postgresClient } from "./client.js";
 import { searchMessages } from "./message-search.js";
+import { contextTextOf, refreshContextStatement } from "./message-search-statement.js";
 import { SESSION_TABLES } from "./schema.js";
 import { indexableText } from "./text-checks.js";
 import { timeText } from "./time-text.js";
@@ -275,10 +276,16 @@ WHERE session_id = ${this.#sessionId} ORDER BY position LIMIT ${limit}`);
     const content = serialize(checked);
     checkText(checked.role, "role", PROVIDER, "postgres", "INVALID_INPUT", undefined);
     const text = indexableText(textOfMessage(checked));
+    // Its children and grandchildren carry its text as search context: read again in the same transaction.
     const rows = storableId(checked.id)
-      ? await this.#read(sql`UPDATE assistant_messages
+      ? ((
+          await this.#transaction([
+            sql`UPDATE assistant_messages
 SET content = ${content}, role = ${checked.role}, text_content = ${text}
-WHERE session_id = ${this.#sessionId} AND id = ${checked.id} RETURNING id`)
+WHERE session_id = ${this.#sessionId} AND id = ${checked.id} RETURNING id`,
+            refreshContextStatement(this.#sessionId, JSON.stringify([checked.id])),
+          ])
+        )[1] ?? [])
       : [];
     if (rows.length === 0) {
       throw new ContextError("NOT_FOUND", `updateMessage: no message "${checked.id}" in this session`);
@@ -322,6 +329,7 @@ WHERE m.session_id = ${session}
   AND NOT EXISTS (SELECT 1 FROM assistant_leaves l WHERE l.session_id = ${session})
   AND ${childless(sql`m.session_id`, sql`m.id`)}
 ORDER BY m.position DESC LIMIT 1`,
+      refreshContextStatement(session, list),
     ]);
   }
 
@@ -491,8 +499,9 @@ leaf AS (
   ): SqlStatement {
     const session = this.#sessionId;
     const inserted = sql`inserted AS (
-  INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content, depth)
-  SELECT ${message.id}, ${session}, claimed.parent_id, ${message.role}, ${content}, ${text}, claimed.depth
+  INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content, depth, context_text)
+  SELECT ${message.id}, ${session}, claimed.parent_id, ${message.role}, ${content}, ${text}, claimed.depth,
+    ${contextTextOf(session, sql`claimed.parent_id`)}
   FROM claimed
   RETURNING id
 )

@@ -45,6 +45,7 @@ describe("schema", () => {
       [schema.name],
     );
     expect(rows.map((row) => row.name)).toEqual([
+      "idx_assistant_msg_context_fts",
       "idx_assistant_msg_fts",
       "idx_search_entries_fts",
       "idx_search_entries_key_fts",

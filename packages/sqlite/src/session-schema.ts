@@ -10,6 +10,9 @@ import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
  *   session for it.
  * - An index on `assistant_compactions(session_id)`: overlays are read on every history read.
  *
+ * - `assistant_fts.context`: the text of the message's parent and grandparent, searched at a lower weight and
+ *   never returned (message-search.ts); a table `agents` created lacks it and is searched by text alone.
+ *
  * The FTS row of a message we index has the message's `rowid`, so it is replaced and deleted by rowid
  * instead of a scan (FTS5 cannot index `UNINDEXED` columns).
  */
@@ -39,7 +42,7 @@ const createStatements: SqlStatement[] = [
   )`,
   sql`CREATE INDEX IF NOT EXISTS idx_assistant_compactions_session ON assistant_compactions(session_id)`,
   sql`CREATE VIRTUAL TABLE IF NOT EXISTS assistant_fts
-    USING fts5(id UNINDEXED, session_id UNINDEXED, role UNINDEXED, content, tokenize='porter unicode61')`,
+    USING fts5(id UNINDEXED, session_id UNINDEXED, role UNINDEXED, content, context, tokenize='porter unicode61')`,
   sql`CREATE TABLE IF NOT EXISTS assistant_leaves (
     session_id TEXT PRIMARY KEY,
     leaf_id TEXT NOT NULL

@@ -17,7 +17,12 @@ import {
   textOfMessage,
 } from "@contextblocks/sessions";
 import { type SqlClient, type SqlSource, type StatementObserver, sql, toSqlClient } from "@contextblocks/sql";
-import { searchMessageIndex } from "./message-search.js";
+import {
+  hasContextColumn,
+  indexMessageStatement,
+  refreshContextStatements,
+  searchMessageIndex,
+} from "./message-search.js";
 import { SerialQueue } from "./serial-queue.js";
 import { schemaReady } from "./session-schema.js";
 
@@ -247,7 +252,11 @@ export class SqliteSessionStore implements SessionStore {
       sql`INSERT INTO assistant_leaves (session_id, leaf_id) VALUES (${this.#sessionId}, ${message.id})
         ON CONFLICT(session_id) DO UPDATE SET leaf_id = excluded.leaf_id`,
     ];
-    if (text.length > 0) statements.push(indexStatement(message.id, text));
+    if (text.length > 0) {
+      statements.push(
+        indexMessageStatement(this.#sessionId, message.id, text, await hasContextColumn(this.#client)),
+      );
+    }
     await this.#client.batch(statements);
   }
 
@@ -266,7 +275,10 @@ export class SqliteSessionStore implements SessionStore {
           WHERE id = ${checked.id} AND session_id = ${this.#sessionId}`,
         ...(await this.#unindexStatements(checked.id, row)),
       ];
-      if (text.length > 0) statements.push(indexStatement(checked.id, text));
+      const withContext = await hasContextColumn(this.#client);
+      if (text.length > 0) statements.push(indexMessageStatement(this.#sessionId, checked.id, text, withContext));
+      // Its children and grandchildren carry its text as context.
+      statements.push(...refreshContextStatements(this.#sessionId, checked.id, withContext));
       await this.#client.batch(statements);
     });
   }
@@ -296,6 +308,7 @@ export class SqliteSessionStore implements SessionStore {
             ) SELECT id FROM below)`,
           sql`DELETE FROM assistant_messages WHERE id = ${id} AND session_id = ${this.#sessionId}`,
           sql`DELETE FROM assistant_leaves WHERE session_id = ${this.#sessionId} AND leaf_id = ${id}`,
+          ...refreshContextStatements(this.#sessionId, id, await hasContextColumn(this.#client)),
         ]);
       }
     });
@@ -461,10 +474,4 @@ export class SqliteSessionStore implements SessionStore {
     if (indexed[0]?.id === id) return [sql`DELETE FROM assistant_fts WHERE rowid = ${rowid}`];
     return [sql`DELETE FROM assistant_fts WHERE id = ${id} AND session_id = ${this.#sessionId}`];
   }
-}
-
-/** The FTS row of a message, under the message's own rowid. */
-function indexStatement(id: string, text: string) {
-  return sql`INSERT INTO assistant_fts (rowid, id, session_id, role, content)
-    SELECT rowid, id, session_id, role, ${text} FROM assistant_messages WHERE id = ${id}`;
 }

@@ -127,10 +127,12 @@ describe("SqliteSessionStore: the message tree", () => {
     for (const id of ["a", "b", "c"]) await provider.appendMessage(message(id, `${id} mentions zebras`));
     await provider.updateMessage(message("b", "b mentions giraffes"));
     expect(ids(await provider.searchMessages("zebras"))).toEqual(expect.arrayContaining(["a", "c"]));
-    expect(ids(await provider.searchMessages("giraffes"))).toEqual(["b"]);
+    // "c" follows "b": found through its context, ranked below "b".
+    expect(ids(await provider.searchMessages("giraffes"))).toEqual(["b", "c"]);
     await provider.deleteMessages(["c"]);
     expect(ids(await provider.getHistory())).toEqual(["a", "b"]);
-    expect(ids(await provider.searchMessages("zebras"))).toEqual(["a"]);
+    // "c" is gone; "b" is found through "a" before it.
+    expect(ids(await provider.searchMessages("zebras"))).toEqual(["a", "b"]);
     const error = await provider.updateMessage(message("nope")).catch((caught: unknown) => caught);
     expect((error as { code?: string }).code).toBe("NOT_FOUND");
   });
@@ -171,7 +173,8 @@ describe("SqliteSessionStore: the message tree", () => {
     await provider.appendMessage(message("large", large));
     expect((await provider.getMessage("h"))?.parts[0]?.text).toBe(hostile);
     expect((await provider.getMessage("large"))?.parts[0]?.text).toBe(large);
-    expect(ids(await provider.searchMessages('DROP TABLE "NEAR" OR *'))).toEqual(["h"]);
+    // "large" follows "h": found through its context, ranked below it.
+    expect(ids(await provider.searchMessages('DROP TABLE "NEAR" OR *'))).toEqual(["h", "large"]);
     expect(await provider.searchMessages("   ")).toEqual([]);
   });
 

@@ -159,8 +159,10 @@ describe("Session search", () => {
     await session.appendMessage(message("a", "We deploy on Friday afternoon"));
     await session.appendMessage(message("b", "Lunch is at noon", "assistant"));
     const hits = await session.search("when do we deploy?", { limit: 5 });
+    // "b" follows "a": found through its context (the turn before it), ranked below "a".
     expect(hits.map((hit) => [hit.id, hit.role, hit.content])).toEqual([
       ["a", "user", "We deploy on Friday afternoon"],
+      ["b", "assistant", "Lunch is at noon"],
     ]);
     expect(typeof hits[0]?.createdAt).toBe("string");
     const inner = new SqliteSessionStore(temporary.database, "chat");

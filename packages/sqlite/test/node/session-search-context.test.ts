@@ -1,0 +1,70 @@
+import type { SessionMessage } from "@contextblocks/sessions";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SqliteSessionStore } from "../../src/index.js";
+import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
+
+function message(id: string, text: string, role = "user"): SessionMessage {
+  return { id, role, parts: [{ type: "text", text }] };
+}
+
+let temporary: TemporaryDatabase;
+beforeEach(() => {
+  temporary = openTemporaryDatabase();
+});
+afterEach(() => temporary.remove());
+
+async function found(store: SqliteSessionStore, query: string): Promise<string[]> {
+  return (await store.searchMessages(query, 10)).map((hit) => hit.id).sort();
+}
+
+describe("SqliteSessionStore search: each message indexed with its branch's previous turns", () => {
+  it("finds the answer through the question before it, on its own branch only", async () => {
+    const store = new SqliteSessionStore(temporary.database, "chat");
+    await store.appendMessage(message("q", "What are you researching lately?"));
+    await store.appendMessage(message("a", "Adoption agencies, mostly.", "assistant"));
+    await store.appendMessage(message("z", "The zebra exhibit opens Friday."));
+    await store.appendMessage(message("z-reply", "Lovely, I will go.", "assistant"));
+    // A second branch under "a": its context is q and a, never the sibling branch's zebra turns.
+    await store.appendMessage(message("other", "Something else entirely."), "a");
+    await store.appendMessage(message("other-reply", "Right.", "assistant"));
+    // "other" hangs under "a": its grandparent is the question.
+    expect(await found(store, "researching")).toEqual(["a", "other", "q", "z"]);
+    // The text returned is the message's own, never its context.
+    expect((await store.searchMessages("researching", 10)).find((hit) => hit.id === "a")?.content).toBe(
+      "Adoption agencies, mostly.",
+    );
+    expect(await found(store, "zebra")).toEqual(["z", "z-reply"]);
+    expect(await found(store, "else")).toEqual(["other", "other-reply"]);
+  });
+
+  it("an updated message's children and grandchildren are found by its new text, not its old one", async () => {
+    const store = new SqliteSessionStore(temporary.database, "chat");
+    await store.appendMessage(message("q", "What are you researching lately?"));
+    await store.appendMessage(message("a", "Adoption agencies, mostly.", "assistant"));
+    await store.appendMessage(message("b", "Good luck."));
+    await store.appendMessage(message("c", "Thanks.", "assistant"));
+    await store.updateMessage(message("q", "What are you painting lately?"));
+    expect(await found(store, "researching")).toEqual([]);
+    expect(await found(store, "painting")).toEqual(["a", "b", "q"]);
+  });
+
+  it("a deleted message is gone from its children's context too", async () => {
+    const store = new SqliteSessionStore(temporary.database, "chat");
+    await store.appendMessage(message("q", "What are you researching lately?"));
+    await store.appendMessage(message("a", "Adoption agencies, mostly.", "assistant"));
+    await store.appendMessage(message("b", "Good luck."));
+    await store.deleteMessages(["q"]);
+    expect(await found(store, "researching")).toEqual([]);
+    expect(await found(store, "adoption")).toEqual(["a", "b"]);
+  });
+
+  it("turns under a compaction overlay stay searchable", async () => {
+    const store = new SqliteSessionStore(temporary.database, "chat");
+    await store.appendMessage(message("q", "What are you researching lately?"));
+    await store.appendMessage(message("a", "Adoption agencies, mostly.", "assistant"));
+    await store.appendMessage(message("b", "Good luck."));
+    await store.addCompaction("They talked about work.", "q", "a");
+    expect(await found(store, "researching")).toEqual(["a", "b", "q"]);
+    expect(await found(store, "agencies")).toEqual(["a", "b"]);
+  });
+});
