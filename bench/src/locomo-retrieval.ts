@@ -45,7 +45,11 @@ interface Searcher {
  * `"<speaker>: <text>"`, roles alternating), `search(question, { limit: 10 })`, the ids as `[id]` lines.
  */
 function sessionSearcher(session: {
-  appendMessage(message: { id: string; role: string; parts: { type: "text"; text: string }[] }): Promise<unknown>;
+  appendMessage(message: {
+    id: string;
+    role: string;
+    parts: { type: "text"; text: string }[];
+  }): Promise<unknown>;
   search(query: string, options: { limit: number }): Promise<{ id: string }[]>;
 }): Searcher {
   let turns = 0;
@@ -173,10 +177,15 @@ async function main(): Promise<void> {
       "session.search (agents@0.22.0 experimental/memory/session)",
       () =>
         sessionSearcher(
-          AnchorSession.create(betterSqlite3Host(new Database(":memory:")) as never).forSession("locomo") as never,
+          AnchorSession.create(betterSqlite3Host(new Database(":memory:")) as never).forSession(
+            "locomo",
+          ) as never,
         ),
     ],
-    ["@contextblocks/fts5 (entries)", () => new Fts5SearchProvider(new Database(":memory:"), { label: "turns" })],
+    [
+      "@contextblocks/fts5 (entries)",
+      () => new Fts5SearchProvider(new Database(":memory:"), { label: "turns" }),
+    ],
     [
       "agents/context (entries)",
       () => {

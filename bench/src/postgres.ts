@@ -337,7 +337,10 @@ async function retrieval(
 }
 
 /** A session store as a retrieval provider: `set` appends the turn (id = key), `search` lists ids as `[id]` lines. */
-function sessionAsProvider(store: SessionStore, prefix: string): {
+function sessionAsProvider(
+  store: SessionStore,
+  prefix: string,
+): {
   set(key: string, content: string): Promise<void>;
   search(query: string): Promise<string | null>;
 } {

@@ -52,9 +52,9 @@ const shapes = new WeakMap<SqlClient, Promise<boolean>>();
 export function hasContextColumn(client: SqlClient): Promise<boolean> {
   let shape = shapes.get(client);
   if (shape === undefined) {
-    shape = client
-      .query<{ name: string }>`SELECT name FROM pragma_table_info('assistant_fts')`
-      .then((rows) => rows.some((row) => row.name === "context"));
+    shape = client.query<{ name: string }>`SELECT name FROM pragma_table_info('assistant_fts')`.then((rows) =>
+      rows.some((row) => row.name === "context"),
+    );
     shape.catch(() => shapes.delete(client));
     shapes.set(client, shape);
   }
@@ -94,7 +94,11 @@ export function indexMessageStatement(
  * grandchildren on every branch is read again from their ancestors' rows. Bounded by the branching below
  * the message; an append never needs it.
  */
-export function refreshContextStatements(sessionId: string, id: string, withContext: boolean): SqlStatement[] {
+export function refreshContextStatements(
+  sessionId: string,
+  id: string,
+  withContext: boolean,
+): SqlStatement[] {
   if (!withContext) return [];
   return [
     sql`UPDATE assistant_fts SET context = (

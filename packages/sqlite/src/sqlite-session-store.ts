@@ -276,7 +276,8 @@ export class SqliteSessionStore implements SessionStore {
         ...(await this.#unindexStatements(checked.id, row)),
       ];
       const withContext = await hasContextColumn(this.#client);
-      if (text.length > 0) statements.push(indexMessageStatement(this.#sessionId, checked.id, text, withContext));
+      if (text.length > 0)
+        statements.push(indexMessageStatement(this.#sessionId, checked.id, text, withContext));
       // Its children and grandchildren carry its text as context.
       statements.push(...refreshContextStatements(this.#sessionId, checked.id, withContext));
       await this.#client.batch(statements);
