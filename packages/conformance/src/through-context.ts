@@ -299,6 +299,6 @@ function expectedTools(kind: string, writable: boolean): ContextToolName[] {
   const write: ContextToolName[] = writable ? ["set_context"] : [];
   if (kind === "searchable") return [...write, "search_context"];
   if (kind === "loadable") return [...write, "load_context", "unload_context"];
-  if (kind === "writable") return ["set_context"];
+  if (kind === "writable") return ["set_context", "edit_context"];
   return [];
 }
