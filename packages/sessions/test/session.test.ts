@@ -106,8 +106,13 @@ describe("Session.subscribe", () => {
     await session.appendContextBlock("memory", "b");
     const prompt = await session.refreshSystemPrompt();
     expect(events).toEqual([
-      { type: "block-written", label: "memory", action: "set" },
-      { type: "block-written", label: "memory", action: "append" },
+      { type: "block-written", label: "memory", action: "set", source: { kind: "api", name: "setBlock" } },
+      {
+        type: "block-written",
+        label: "memory",
+        action: "append",
+        source: { kind: "api", name: "appendToBlock" },
+      },
       { type: "prompt-refreshed", prompt },
     ]);
     stop();

@@ -138,7 +138,7 @@ describe("SessionManager", () => {
     expect(manager.getSession(one.id)).toBe(session);
     await session.context.load();
     const tools = contextTools(session.context);
-    expect(Object.keys(tools).sort()).toEqual(["search_context", "set_context"]);
+    expect(Object.keys(tools).sort()).toEqual(["edit_context", "search_context", "set_context"]);
     const blockModel = scriptedModel([
       callTool("h1", "search_context", { label: "history", query: "Monday" }),
       answer("ok"),

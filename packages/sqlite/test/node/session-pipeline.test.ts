@@ -96,7 +96,14 @@ describe("contextPipeline({ model, session }) on sqliteBackend(better-sqlite3)",
     const calls = model.doGenerateCalls;
 
     await turn("Hi, I'm Ada.");
-    expect(events).toEqual([{ type: "block-written", label: "memory", action: "set" }]);
+    expect(events).toEqual([
+      {
+        type: "block-written",
+        label: "memory",
+        action: "set",
+        source: expect.objectContaining({ kind: "tool", name: "set_context" }),
+      },
+    ]);
     expect(systemOf(calls[0])).not.toContain("Ada");
     expect(systemOf(calls[1])).toBe(systemOf(calls[0]));
     await turn("What's the weather?");

@@ -32,7 +32,7 @@ describe("sessions on Durable Object storage", () => {
       const history = await again.getHistory();
       expect(history.map((entry) => entry.parts[0]?.text)).toEqual(["the question", "on Monday"]);
       expect(await again.getPathLength("a1")).toBe(2);
-      expect((await again.search("Friday deploy")).map((hit) => hit.id)).toEqual(["a1", "q"]);
+      expect((await again.search("Friday deploy")).map((hit) => hit.id)).toEqual(["a1", "q", "a2"]); // a2 through its parent's words (the context column)
       expect(await again.freezeSystemPrompt()).toBe(prompt);
     });
   });
