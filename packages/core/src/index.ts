@@ -13,10 +13,13 @@ export { entryId, type LoadedEntry } from "./entries.js";
 export { ContextError, type ContextErrorCode, isContextError } from "./errors.js";
 export type {
   BlockWriteAction,
+  BlockWriteSource,
   BlockWrittenEvent,
   ContextEvent,
   ContextListener,
+  PromptFrozenEvent,
   PromptRefreshedEvent,
+  ReminderSentEvent,
 } from "./events.js";
 export { SYSTEM_PROMPT_LABEL } from "./frozen-prompt.js";
 export { entryKey } from "./keys.js";
@@ -48,6 +51,18 @@ export type { EntryInput } from "./tools/load-context.js";
 export type { SearchContextInput } from "./tools/search-context.js";
 export type { SetContextInput } from "./tools/set-context.js";
 export type { ContextToolName, ContextToolSpec, ToolOptions, ToolOutcome } from "./tools/spec.js";
+export {
+  type ContextTracer,
+  capturesContent,
+  GEN_AI,
+  getContextTracer,
+  setContextTracer,
+  sha256Hex,
+  type TraceAttributes,
+  type TraceAttributeValue,
+  type TraceSpan,
+  traced,
+} from "./tracing.js";
 export type {
   AnyContextProvider,
   BlockKind,
