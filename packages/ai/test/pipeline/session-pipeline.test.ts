@@ -105,7 +105,10 @@ describe.each(backends)("contextPipeline({ model, session }) on %s", (_name, sto
     // Turn 1: the model writes memory with set_context; the frozen prompt stays as it was (cache kept).
     const first = await turn("Hi, I'm Ada.");
     expect(first.text).toBe("Nice to meet you!");
-    expect(events).toEqual([{ type: "block-written", label: "memory", action: "set" }]);
+    expect(events).toEqual([
+      expect.objectContaining({ type: "prompt-frozen", origin: "rendered" }),
+      { type: "block-written", label: "memory", action: "set", source: "tool" },
+    ]);
     const calls = model.doGenerateCalls;
     const turnOnePrompt = systemSeen(calls[0]);
     expect(turnOnePrompt).toContain("You are a friendly assistant.");
@@ -133,16 +136,21 @@ describe.each(backends)("contextPipeline({ model, session }) on %s", (_name, sto
       sharedPrefix: 5,
       previousCount: 5,
     });
-    expect(events.map((event) => event.type)).toEqual(["block-written"]);
+    expect(events.map((event) => event.type)).toEqual(["prompt-frozen", "block-written"]);
 
     // Turn 4 makes 9 messages (900 > 750): stored as one turn, then one compaction, then the prompt refresh.
     await turn("Thanks!");
-    expect(events.map((event) => event.type)).toEqual(["block-written", "compacted", "prompt-refreshed"]);
+    expect(events.map((event) => event.type)).toEqual([
+      "prompt-frozen",
+      "block-written",
+      "compacted",
+      "prompt-refreshed",
+    ]);
     expect(summaries).toHaveLength(1);
     expect(summaries[0]).toContain("Hi, I'm Ada.");
-    const compacted = events[1];
+    const compacted = events[2];
     expect(compacted).toMatchObject({ type: "compacted", summary: SUMMARY });
-    const refreshed = events[2];
+    const refreshed = events[3];
     expect(refreshed?.type === "prompt-refreshed" && refreshed.prompt).toContain("The user is Ada.");
     expect(await session.getHistory()).toHaveLength(3); // the summary, then turn 4 (the protected tail)
 
@@ -199,7 +207,10 @@ describe.each(backends)("contextPipeline({ model, session }) on %s", (_name, sto
       stopWhen: stepCountIs(4),
     });
     expect(await result.text).toBe("Noted.");
-    expect(events).toEqual([{ type: "block-written", label: "memory", action: "set" }]);
+    expect(events).toEqual([
+      expect.objectContaining({ type: "prompt-frozen", origin: "rendered" }),
+      { type: "block-written", label: "memory", action: "set", source: "tool" },
+    ]);
     expect((await session.getHistory()).map((message) => message.role)).toEqual([
       "user",
       "assistant",
@@ -372,7 +383,12 @@ describe("compaction and the tool loop", () => {
     const [, first, second] = model.doGenerateCalls;
     expect(systemSeen(second)).toBe(systemSeen(first));
     expect(systemSeen(first)).not.toContain("Ada.");
-    expect(events.map((event) => event.type)).toEqual(["block-written", "compacted", "prompt-refreshed"]);
+    expect(events.map((event) => event.type)).toEqual([
+      "prompt-frozen",
+      "block-written",
+      "compacted",
+      "prompt-refreshed",
+    ]);
     expect(summaries).toHaveLength(1);
     expect(summaries[0]).toContain("I'm Ada.");
     const history = (await session.getHistory()).map(
