@@ -96,7 +96,10 @@ describe("contextPipeline({ model, session }) on sqliteBackend(better-sqlite3)",
     const calls = model.doGenerateCalls;
 
     await turn("Hi, I'm Ada.");
-    expect(events).toEqual([{ type: "block-written", label: "memory", action: "set" }]);
+    expect(events).toEqual([
+      expect.objectContaining({ type: "prompt-frozen", origin: "rendered" }),
+      { type: "block-written", label: "memory", action: "set", source: "tool" },
+    ]);
     expect(systemOf(calls[0])).not.toContain("Ada");
     expect(systemOf(calls[1])).toBe(systemOf(calls[0]));
     await turn("What's the weather?");
@@ -113,7 +116,12 @@ describe("contextPipeline({ model, session }) on sqliteBackend(better-sqlite3)",
     await assertStablePrefix(calls[0]!, calls[3]!, { context: session.context });
 
     await turn("Thanks!"); // 9 messages: one compaction after the turn, then the refresh
-    expect(events.map((event) => event.type)).toEqual(["block-written", "compacted", "prompt-refreshed"]);
+    expect(events.map((event) => event.type)).toEqual([
+      "prompt-frozen",
+      "block-written",
+      "compacted",
+      "prompt-refreshed",
+    ]);
     expect(summaries).toHaveLength(1);
 
     await turn("Do you remember me?");
