@@ -265,6 +265,17 @@ function sections(): Section[] {
       run: async (smoke) => runScript("./skills-row-cost.ts", smoke).markdown,
     });
   }
+  if (hasScript("./tracing-overhead.ts")) {
+    list.push({
+      id: "tracing-overhead",
+      title: "Tracing overhead",
+      about:
+        "Time per memory turn with no tracer, with `@contextblocks/otel` and no OpenTelemetry tracer provider " +
+        "registered, and with a recording provider (bench/src/tracing-overhead.ts).",
+      run: async (smoke) =>
+        (await import("./tracing-overhead.js")).run({ smoke }).then((result) => result.markdown),
+    });
+  }
   return list;
 }
 

@@ -11,6 +11,7 @@ declare namespace Cloudflare {
 		OPENAI_MODEL: string;
 		AGENT_DATE: string;
 		COMPACT_AFTER_TOKENS: string;
+		INSPECTOR_TOKEN: string;
 		AGENT: DurableObjectNamespace<import("./src/index").AgentObject>;
 		SHARED_BLOCK: DurableObjectNamespace<import("./src/index").SharedBlockObject>;
 	}
@@ -20,5 +21,5 @@ type StringifyValues<EnvType extends Record<string, unknown>> = {
 	[Binding in keyof EnvType]: EnvType[Binding] extends string ? EnvType[Binding] : string;
 };
 declare namespace NodeJS {
-	interface ProcessEnv extends StringifyValues<Pick<Cloudflare.Env, "AGENT_MODEL" | "OPENAI_MODEL" | "AGENT_DATE" | "COMPACT_AFTER_TOKENS">> {}
+	interface ProcessEnv extends StringifyValues<Pick<Cloudflare.Env, "AGENT_MODEL" | "OPENAI_MODEL" | "AGENT_DATE" | "COMPACT_AFTER_TOKENS" | "INSPECTOR_TOKEN">> {}
 }

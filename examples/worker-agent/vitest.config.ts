@@ -7,7 +7,7 @@ export default defineConfig({
   plugins: [
     cloudflareTest({
       wrangler: { configPath: "./wrangler.jsonc" },
-      miniflare: { bindings: { AGENT_MODEL: "scripted" } },
+      miniflare: { bindings: { AGENT_MODEL: "scripted", INSPECTOR_TOKEN: "test-inspector-token" } },
     }),
   ],
   test: {

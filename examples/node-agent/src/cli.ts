@@ -1,6 +1,7 @@
 /**
  * `pnpm --filter node-agent start`: a short scripted conversation with the agent, offline, printed.
- * `pnpm --filter node-agent start -- --interactive [--db file]`: talk to it yourself.
+ * `pnpm --filter node-agent start -- --interactive [--db file] [--inspect]`: talk to it yourself; with
+ * `--inspect`, `@contextblocks/inspector` serves the agent's memory on 127.0.0.1 (the URL carries a token).
  */
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -9,6 +10,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { parseSections } from "@contextblocks/core";
 import { NodeAgent, type TurnResult } from "./agent.js";
+import { startInspector } from "./inspect.js";
 
 const COLOR = process.stdout.isTTY === true && !process.env.NO_COLOR;
 const style = (code: string) => (text: string) => (COLOR ? `\u001b[${code}m${text}\u001b[0m` : text);
@@ -102,9 +104,11 @@ async function scripted(path: string): Promise<void> {
   agent.close();
 }
 
-async function interactive(path: string): Promise<void> {
+async function interactive(path: string, inspect: boolean): Promise<void> {
   const agent = await NodeAgent.open(path);
   console.log(bold(`node-agent on ${path} (${agent.modelName})`));
+  const inspector = inspect ? await startInspector(agent) : undefined;
+  if (inspector) console.log(dim(`Inspector (live): ${inspector.url}`));
   console.log(dim("Type a message, or /prompt /blocks /reminder /refresh /date YYYY-MM-DD|clear /quit"));
   const lines = createInterface({ input: process.stdin, output: process.stdout, prompt: "> " });
   try {
@@ -117,6 +121,7 @@ async function interactive(path: string): Promise<void> {
     }
   } finally {
     lines.close();
+    await inspector?.close();
     agent.close();
   }
 }
@@ -151,7 +156,7 @@ async function main(): Promise<void> {
   const at = args.indexOf("--db");
   const given = at === -1 ? undefined : args[at + 1];
   if (args.includes("--interactive") || args.includes("-i")) {
-    await interactive(given ?? "node-agent.db");
+    await interactive(given ?? "node-agent.db", args.includes("--inspect"));
     return;
   }
   const directory = given === undefined ? mkdtempSync(join(tmpdir(), "node-agent-")) : undefined;

@@ -8,6 +8,7 @@ import {
   renderSection,
   usagePercent,
 } from "@contextblocks/core";
+import { createInspector } from "@contextblocks/inspector";
 import {
   isCompactionMessage,
   type Session,
@@ -82,6 +83,10 @@ export class AgentObject extends DurableObject<Env> {
   private readonly conversations: Conversations;
   private readonly compactAfter: number;
   private readonly chosen: ChosenModel;
+  /** Lifecycle events of the agent (its blocks, its conversations), broadcast to open inspector pages. */
+  private readonly live = new Set<(event: object) => void>();
+  /** `@contextblocks/inspector`'s handler, per path it is mounted under (`/agents/<id>/inspector`). */
+  private readonly inspectors = new Map<string, (request: Request) => Promise<Response>>();
   /** The model calls of the running turn, as the pipeline sent them (recorded by an inner middleware). */
   private sent: SentCall[] = [];
   /** `AGENT_DATE`, when configured: a fixed "today" (the screenshot test uses it). */
@@ -121,7 +126,12 @@ export class AgentObject extends DurableObject<Env> {
       // The summary is written by the agent's own model (offline: the scripted model's summary).
       summarize: async (prompt) => (await generateText({ model, prompt })).text,
       compactAfter: this.compactAfter,
+      onCompacted: (event) => this.broadcast(event),
     });
+    // Everything the inspector page streams live: block writes, prompt freezes and refreshes, reminders
+    // sent (the shared context), compactions (each conversation), conversations created and deleted.
+    context.subscribe((event) => this.broadcast(event));
+    this.conversations.manager.subscribe((event) => this.broadcast(event));
     // First start: index the seed entries, then freeze. Cold start: the stored prompt, as it was.
     void ctx.blockConcurrencyWhile(async () => {
       await seedKnowledge(this.context, this.settings);
@@ -146,6 +156,36 @@ export class AgentObject extends DurableObject<Env> {
     } catch (error) {
       return refusal(error);
     }
+  }
+
+  /**
+   * `/agents/:id/inspector/…`: `@contextblocks/inspector` over the agent's blocks and conversations, with
+   * their lifecycle events live. Only with the `INSPECTOR_TOKEN` (a bearer header or a cookie); read-only.
+   */
+  override async fetch(request: Request): Promise<Response> {
+    const base = /^\/agents\/[^/]+\/inspector/.exec(new URL(request.url).pathname)?.[0];
+    if (base === undefined) return new Response("Not found", { status: 404 });
+    let inspector = this.inspectors.get(base);
+    if (inspector === undefined) {
+      const token = this.env.INSPECTOR_TOKEN ?? "";
+      inspector = createInspector({
+        context: this.context,
+        sessions: this.conversations.manager,
+        events: (listener) => {
+          this.live.add(listener);
+          return () => this.live.delete(listener);
+        },
+        title: `Agent ${decodeURIComponent(base.split("/")[2] ?? "")}`,
+        basePath: base,
+        authorize: (incoming) => (token !== "" && presentsToken(incoming, token) ? "read" : false),
+      });
+      this.inspectors.set(base, inspector);
+    }
+    return inspector(request);
+  }
+
+  private broadcast(event: object): void {
+    for (const listener of [...this.live]) listener(event);
   }
 
   /** The frozen system prompt, byte for byte what the model gets. */
@@ -380,6 +420,13 @@ export class AgentObject extends DurableObject<Env> {
       compactions: tree.overlays,
     };
   }
+}
+
+/** The request carries the token: `Authorization: Bearer <token>` or a `contextblocks_inspector` cookie. */
+function presentsToken(request: Request, token: string): boolean {
+  if (request.headers.get("authorization") === `Bearer ${token}`) return true;
+  const cookies = request.headers.get("cookie") ?? "";
+  return cookies.split(";").some((cookie) => cookie.trim() === `contextblocks_inspector=${token}`);
 }
 
 function refuse(status: 400 | 404, error: string): Refusal {

@@ -1,6 +1,6 @@
 import { type ContextPipeline, contextPipeline } from "@contextblocks/ai";
 import type { ContextBlocks } from "@contextblocks/core";
-import { Session, type SessionInfo, SessionManager } from "@contextblocks/sessions";
+import { type CompactedEvent, Session, type SessionInfo, SessionManager } from "@contextblocks/sessions";
 import { createCompactFunction, estimateMessageTokens } from "@contextblocks/sessions/compaction";
 import { type SqliteBackend, sqliteBackend } from "@contextblocks/sqlite";
 import type { AgentModel } from "./model.js";
@@ -41,6 +41,8 @@ export interface ConversationOptions {
   summarize: (prompt: string) => Promise<string>;
   /** Compact after a turn once the history sent to the model (prompt included) passes this. */
   compactAfter: number;
+  /** Hears each conversation's compactions (the inspector's live events). */
+  onCompacted?: (event: CompactedEvent) => void;
 }
 
 /** A conversation: its `Session` and the pipeline every turn of it goes through. */
@@ -97,6 +99,13 @@ export class Conversations {
         failure = error instanceof Error ? error.message : String(error);
       },
     });
+    const onCompacted = this.#options.onCompacted;
+    if (onCompacted !== undefined) {
+      // Only compactions: the blocks' events come from the shared context, heard once by the agent.
+      session.subscribe((event) => {
+        if (event.type === "compacted") onCompacted(event);
+      });
+    }
     const conversation: Conversation = {
       session,
       pipeline: contextPipeline({ model, session }),

@@ -75,6 +75,11 @@ async function dispatch(request: Request, agents: DurableObjectNamespace<AgentOb
     if (method !== "GET") throw methodNotAllowed("GET");
     return json({ name: "contextblocks worker-agent", try: "/agents/demo", endpoints: ENDPOINTS });
   }
+  // The inspector (@contextblocks/inspector) runs in the agent's Durable Object, which checks the token.
+  const inspector = /^\/agents\/([^/]+)\/inspector(?:\/.*)?$/.exec(url.pathname);
+  if (inspector) {
+    return agents.getByName(decodeAgentId(inspector[1] ?? "")).fetch(request);
+  }
   const match = /^\/agents\/([^/]+)(?:\/([^/]*))?$/.exec(url.pathname);
   const route = match ? ROUTES.get(match[2] ?? "") : undefined;
   if (!match || !route || match[2] === "") {

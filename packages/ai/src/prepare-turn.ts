@@ -44,7 +44,7 @@ export async function prepareContextTurn<
   options: PrepareContextTurnOptions<Excluded> = {},
 ): Promise<PreparedContextTurn<M, Excluded>> {
   const system = await context.freezeSystemPrompt();
-  const reminder = options.reminder === false ? null : await context.reminder();
+  const reminder = options.reminder === false ? null : await context.reminder({ sending: true });
   const visible = options.unload === false ? [...messages] : replaceUnloadedEntries(messages, options);
   return {
     system,

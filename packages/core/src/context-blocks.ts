@@ -8,17 +8,25 @@ import type { DriftPolicy } from "./drift.js";
 import { applyEdit } from "./edits.js";
 import { LoadedEntries, type LoadedEntry } from "./entries.js";
 import { ContextError } from "./errors.js";
-import { type ContextEvent, type ContextListener, Listeners } from "./events.js";
+import { type BlockWriteAction, type ContextEvent, type ContextListener, Listeners } from "./events.js";
 import { FrozenPrompt, SYSTEM_PROMPT_LABEL } from "./frozen-prompt.js";
 import { checkTokenLimit, requireString } from "./limits.js";
 import { renderPrompt, toOneLine } from "./prompt-format.js";
 import { ProviderCalls } from "./provider-calls.js";
 import { BlockRegistry } from "./registry.js";
-import { renderReminder } from "./reminder.js";
+import { changedLabels, renderReminder } from "./reminder.js";
 import { estimateTokens, type TokenCounter } from "./tokens.js";
 import { buildToolSpecs } from "./tools/build.js";
-import type { WriteOptions } from "./tools/host.js";
+import type { ToolHost, WriteOptions } from "./tools/host.js";
 import type { ContextToolSpec, ToolOptions } from "./tools/spec.js";
+import {
+  type ContextTracer,
+  capturesContent,
+  GEN_AI,
+  sha256Hex,
+  type TraceAttributes,
+  traced,
+} from "./tracing.js";
 import type {
   AnyContextProvider,
   BlockVersion,
@@ -55,6 +63,11 @@ export interface ContextBlocksOptions extends ToolOptions {
   providerTimeoutMs?: number;
   /** Labels no block may take (for example the label the prompt store is kept under). */
   reservedLabels?: readonly string[];
+  /**
+   * Where this instance reports spans (`otelTracer()` from `@contextblocks/otel`). Default: the tracer
+   * registered with `setContextTracer`, if any; with none, nothing is traced.
+   */
+  tracer?: ContextTracer;
 }
 
 /**
@@ -171,32 +184,36 @@ export class ContextBlocks {
   // ── Writes ────────────────────────────────────────────────────────────────────────────────────────────
 
   /** Replaces a writable block's content in its provider. The frozen prompt is unchanged. */
-  async setBlock(label: string, content: string, options: WriteOptions = {}): Promise<ContextBlock> {
-    const config = this.registry.requireWritable(label);
-    requireString(label, "content", content);
-    const source = sourceOf(options, "setBlock");
-    const block = await this.io.write(config, async () => content, { source }, false);
-    this.listeners.emit({ type: "block-written", label, action: "set", source });
-    return block;
+  setBlock(label: string, content: string, options: WriteOptions = {}): Promise<ContextBlock> {
+    return this.traceWrite("update_memory", label, undefined, content, async () => {
+      const config = this.registry.requireWritable(label);
+      requireString(label, "content", content);
+      const source = sourceOf(options, "setBlock");
+      const block = await this.io.write(config, async () => content, { source }, false);
+      this.written(label, "set", source);
+      return block;
+    });
   }
 
   /** Appends to a writable block, with a newline between old and new text when neither has one. */
-  async appendToBlock(label: string, content: string, options: WriteOptions = {}): Promise<ContextBlock> {
-    const config = this.registry.requireWritable(label);
-    requireString(label, "content", content);
-    const source = sourceOf(options, "appendToBlock");
-    const block = await this.io.write(
-      config,
-      async (current) => {
-        const before = await current();
-        const separator =
-          before.length > 0 && !before.endsWith("\n") && !content.startsWith("\n") ? "\n" : "";
-        return before + separator + content;
-      },
-      { source },
-    );
-    this.listeners.emit({ type: "block-written", label, action: "append", source });
-    return block;
+  appendToBlock(label: string, content: string, options: WriteOptions = {}): Promise<ContextBlock> {
+    return this.traceWrite("update_memory", label, undefined, content, async () => {
+      const config = this.registry.requireWritable(label);
+      requireString(label, "content", content);
+      const source = sourceOf(options, "appendToBlock");
+      const block = await this.io.write(
+        config,
+        async (current) => {
+          const before = await current();
+          const separator =
+            before.length > 0 && !before.endsWith("\n") && !content.startsWith("\n") ? "\n" : "";
+          return before + separator + content;
+        },
+        { source },
+      );
+      this.written(label, "append", source);
+      return block;
+    });
   }
 
   /**
@@ -205,23 +222,25 @@ export class ContextBlocks {
    * than once. The edit applies to the stored text: with a provider that has `setIf`, a block another agent
    * changed meanwhile is edited as it is now, or the edit fails when `oldStr` is gone. `maxTokens` holds.
    */
-  async editBlock(
+  editBlock(
     label: string,
     oldStr: string,
     newStr: string,
     options: WriteOptions = {},
   ): Promise<ContextBlock> {
-    const config = this.registry.requireWritable(label);
-    requireString(label, "old_str", oldStr);
-    requireString(label, "new_str", newStr);
-    const source = sourceOf(options, "editBlock");
-    const block = await this.io.write(
-      config,
-      async (current) => applyEdit(label, await current(), oldStr, newStr),
-      { source },
-    );
-    this.listeners.emit({ type: "block-written", label, action: "edit", source });
-    return block;
+    return this.traceWrite("update_memory", label, undefined, newStr, async () => {
+      const config = this.registry.requireWritable(label);
+      requireString(label, "old_str", oldStr);
+      requireString(label, "new_str", newStr);
+      const source = sourceOf(options, "editBlock");
+      const block = await this.io.write(
+        config,
+        async (current) => applyEdit(label, await current(), oldStr, newStr),
+        { source },
+      );
+      this.written(label, "edit", source);
+      return block;
+    });
   }
 
   /**
@@ -229,7 +248,7 @@ export class ContextBlocks {
    * `limit` (default 50). `UNSUPPORTED` when its provider keeps none.
    */
   async blockHistory(label: string, options: { limit?: number } = {}): Promise<BlockVersion[]> {
-    const config = this.requireHistory(label);
+    const { provider } = this.requireHistory(label);
     const limit = options.limit ?? DEFAULT_HISTORY_LIMIT;
     if (!Number.isSafeInteger(limit) || limit < 1) {
       throw new ContextError(
@@ -238,7 +257,6 @@ export class ContextBlocks {
         { label },
       );
     }
-    const provider = config.provider;
     const versions = await this.calls.run(label, provider, () => provider.history({ limit }));
     return versions.slice(0, limit).map((version) => ({ ...version, source: { ...version.source } }));
   }
@@ -248,7 +266,7 @@ export class ContextBlocks {
    * `NOT_FOUND` when the provider no longer keeps that version; `maxTokens` holds.
    */
   async restoreBlock(label: string, version: number): Promise<ContextBlock> {
-    const config = this.requireHistory(label);
+    const { config, provider } = this.requireHistory(label);
     if (!Number.isSafeInteger(version) || version < 1) {
       throw new ContextError(
         "INVALID_INPUT",
@@ -256,7 +274,6 @@ export class ContextBlocks {
         { label },
       );
     }
-    const provider = config.provider;
     const found = (await this.calls.run(label, provider, () => provider.history({ version }))).find(
       (candidate) => candidate.version === version,
     );
@@ -268,9 +285,11 @@ export class ContextBlocks {
       );
     }
     const source: WriteSource = { kind: "api", name: "restoreBlock", restoredFrom: version };
-    const block = await this.io.write(config, async () => found.content, { source }, false);
-    this.listeners.emit({ type: "block-written", label, action: "restore", source });
-    return block;
+    return this.traceWrite("update_memory", label, undefined, found.content, async () => {
+      const block = await this.io.write(config, async () => found.content, { source }, false);
+      this.written(label, "restore", source);
+      return block;
+    });
   }
 
   /**
@@ -278,7 +297,29 @@ export class ContextBlocks {
    * providers; it is listed on one line, so line breaks and control characters in it become spaces).
    * `maxTokens` applies to each entry: its content and description together.
    */
-  async setEntry(label: string, key: string, content: string, description?: string): Promise<ContextBlock> {
+  setEntry(label: string, key: string, content: string, description?: string): Promise<ContextBlock> {
+    return this.writeEntry(label, key, content, description, { kind: "api", name: "setEntry" });
+  }
+
+  private writeEntry(
+    label: string,
+    key: string,
+    content: string,
+    description: string | undefined,
+    source: WriteSource,
+  ): Promise<ContextBlock> {
+    return this.traceWrite("upsert_memory", label, key, content, () =>
+      this.writeEntryNow(label, key, content, description, source),
+    );
+  }
+
+  private async writeEntryNow(
+    label: string,
+    key: string,
+    content: string,
+    description: string | undefined,
+    source: WriteSource,
+  ): Promise<ContextBlock> {
     const config = this.registry.requireKeyed(label);
     requireString(label, "key", key);
     requireString(label, "content", content);
@@ -297,12 +338,16 @@ export class ContextBlocks {
     const block = await this.io.changeEntry(config, () =>
       listed === undefined ? set.call(provider, key, content) : set.call(provider, key, content, listed),
     );
-    this.listeners.emit({ type: "block-written", label, action: "set-entry", key });
+    this.written(label, "set-entry", source, key);
     return block;
   }
 
   /** Removes one keyed entry, when the provider can delete. */
-  async deleteEntry(label: string, key: string): Promise<ContextBlock> {
+  deleteEntry(label: string, key: string): Promise<ContextBlock> {
+    return this.traceWrite("delete_memory", label, key, undefined, () => this.deleteEntryNow(label, key));
+  }
+
+  private async deleteEntryNow(label: string, key: string): Promise<ContextBlock> {
     const config = this.registry.requireKeyed(label);
     requireString(label, "key", key);
     const provider = config.provider;
@@ -316,32 +361,59 @@ export class ContextBlocks {
       await remove.call(provider, key);
       this.loaded.remove({ label, key });
     });
-    this.listeners.emit({ type: "block-written", label, action: "delete-entry", key });
+    this.written(label, "delete-entry", { kind: "api", name: "deleteEntry" }, key);
     return block;
   }
 
   // ── Keyed reads ───────────────────────────────────────────────────────────────────────────────────────
 
   /** Ranked matches from a searchable block, or `null` when nothing matches. */
-  async search(label: string, query: string): Promise<string | null> {
-    const config = this.registry.require(label);
-    if (config.kind !== "searchable") {
-      throw new ContextError("UNSUPPORTED", `Block "${label}" is not searchable`, { label });
-    }
-    requireString(label, "query", query);
-    return this.calls.run(label, config.provider, () => config.provider.search(query));
+  search(label: string, query: string): Promise<string | null> {
+    return traced(
+      this.options.tracer,
+      "search_memory",
+      () => ({
+        [GEN_AI.operation]: "search_memory",
+        [GEN_AI.storeId]: label,
+        [GEN_AI.queryText]:
+          capturesContent(this.options.tracer) && typeof query === "string" ? query : undefined,
+      }),
+      async (span) => {
+        const config = this.registry.require(label);
+        if (config.kind !== "searchable") {
+          throw new ContextError("UNSUPPORTED", `Block "${label}" is not searchable`, { label });
+        }
+        requireString(label, "query", query);
+        const found = await this.calls.run(label, config.provider, () => config.provider.search(query));
+        // A searchable block answers with one text of ranked matches: one record, or none.
+        span?.setAttributes({ [GEN_AI.recordCount]: found === null ? 0 : 1 });
+        return found;
+      },
+    );
   }
 
   /** One entry of a loadable block in full, or `null` for an unknown key. Marks it loaded. */
-  async loadEntry(label: string, key: string): Promise<string | null> {
-    const config = this.registry.require(label);
-    if (config.kind !== "loadable") {
-      throw new ContextError("UNSUPPORTED", `Block "${label}" is not loadable`, { label });
-    }
-    requireString(label, "key", key);
-    const content = await this.calls.run(label, config.provider, () => config.provider.load(key));
-    if (content !== null) this.loaded.add({ label, key });
-    return content;
+  loadEntry(label: string, key: string): Promise<string | null> {
+    return traced(
+      this.options.tracer,
+      "search_memory",
+      () => ({
+        [GEN_AI.operation]: "search_memory",
+        [GEN_AI.storeId]: label,
+        [GEN_AI.recordId]: typeof key === "string" ? key : undefined,
+      }),
+      async (span) => {
+        const config = this.registry.require(label);
+        if (config.kind !== "loadable") {
+          throw new ContextError("UNSUPPORTED", `Block "${label}" is not loadable`, { label });
+        }
+        requireString(label, "key", key);
+        const content = await this.calls.run(label, config.provider, () => config.provider.load(key));
+        if (content !== null) this.loaded.add({ label, key });
+        span?.setAttributes({ [GEN_AI.recordCount]: content === null ? 0 : 1 });
+        return content;
+      },
+    );
   }
 
   /** Marks an entry unloaded. False when it was not loaded in this instance. */
@@ -372,17 +444,27 @@ export class ContextBlocks {
   }
 
   /** Re-reads every provider, re-renders and overwrites the stored prompt: the one deliberate cache bust. */
-  async refreshSystemPrompt(): Promise<string> {
-    await this.load();
-    const prompt = await this.frozen.store(this.render());
-    this.listeners.emit({ type: "prompt-refreshed", prompt });
-    return prompt;
+  refreshSystemPrompt(): Promise<string> {
+    return traced(
+      this.options.tracer,
+      "contextblocks.refresh",
+      () => ({ "contextblocks.blocks": this.registry.all().length }),
+      async (span) => {
+        await this.load();
+        const prompt = await this.frozen.store(this.render());
+        await this.promptEvent(span, () => ({ type: "prompt-refreshed", prompt }), prompt);
+        return prompt;
+      },
+    );
   }
 
   /**
-   * Hears what happens to the blocks: `block-written` after a successful write (a method or a tool call),
-   * `prompt-refreshed` after `refreshSystemPrompt()` stored a new prompt. Listeners run after the operation
-   * succeeded; what they throw is caught and never fails it. Returns the function that unsubscribes.
+   * Hears what happens to the blocks: `block-written` after a successful write (its `source`: a method or a
+   * block tool), `prompt-frozen` when this instance froze the prompt (rendered or adopted from the store),
+   * `prompt-refreshed` after `refreshSystemPrompt()` stored a new prompt (both with the prompt's SHA-256),
+   * `reminder-sent` when `reminder({ sending: true })` returned a reminder. Listeners run after the
+   * operation succeeded; what they throw is caught and never fails it. Returns the function that
+   * unsubscribes.
    */
   subscribe(listener: ContextListener): () => void {
     return this.listeners.add(listener);
@@ -394,19 +476,47 @@ export class ContextBlocks {
    * store. `null` when nothing changed or nothing is frozen (a stored prompt that drifted counts as nothing
    * frozen: the next `freezeSystemPrompt()` renders current values). Re-reads those blocks on every call
    * and compares with the frozen (stored) prompt, so it survives restarts and repeats until a refresh.
-   * It never writes.
+   * It never writes. With `{ sending: true }` (what the AI SDK adapter passes when it attaches the
+   * reminder to a turn) a non-null reminder is also announced as `reminder-sent`.
    */
-  async reminder(): Promise<string | null> {
-    const stored = await this.frozen.stored(this.registry.all());
-    if (stored.state !== "current") return null;
-    const remind = this.registry.all().filter((config) => config.whenChanged === "remind");
-    const blocks = await Promise.all(remind.map((config) => this.io.readQueued(config)));
-    return renderReminder(stored.prompt, blocks);
+  reminder(options: { sending?: boolean } = {}): Promise<string | null> {
+    const sending = options.sending === true;
+    return traced(
+      this.options.tracer,
+      "contextblocks.reminder",
+      () => ({ "contextblocks.reminder.sending": sending }),
+      async (span) => {
+        const stored = await this.frozen.stored(this.registry.all());
+        if (stored.state !== "current") return null;
+        const remind = this.registry.all().filter((config) => config.whenChanged === "remind");
+        const blocks = await Promise.all(remind.map((config) => this.io.readQueued(config)));
+        const reminder = renderReminder(stored.prompt, blocks);
+        const labels = reminder === null ? [] : changedLabels(stored.prompt, blocks);
+        span?.setAttributes({
+          [GEN_AI.recordCount]: labels.length,
+          "contextblocks.reminder.labels": labels.join(","),
+        });
+        if (sending && reminder !== null) this.listeners.emit({ type: "reminder-sent", reminder, labels });
+        return reminder;
+      },
+    );
   }
 
   /** The framework-neutral tools the blocks allow. Descriptions depend only on the configuration. */
   toolSpecs(): ContextToolSpec[] {
-    return buildToolSpecs(this, this.options);
+    // The tools pass their call as the write's source; an entry write through a tool is marked too.
+    const host: ToolHost = {
+      getConfigs: () => this.getConfigs(),
+      setBlock: (label, content, options) => this.setBlock(label, content, options),
+      appendToBlock: (label, content, options) => this.appendToBlock(label, content, options),
+      editBlock: (label, oldStr, newStr, options) => this.editBlock(label, oldStr, newStr, options),
+      setEntry: (label, key, content, description) =>
+        this.writeEntry(label, key, content, description, { kind: "tool", name: "set_context" }),
+      search: (label, query) => this.search(label, query),
+      loadEntry: (label, key) => this.loadEntry(label, key),
+      unloadEntry: (label, key) => this.unloadEntry(label, key),
+    };
+    return buildToolSpecs(host, this.options);
   }
 
   // ── Internals ─────────────────────────────────────────────────────────────────────────────────────────
@@ -421,18 +531,89 @@ export class ContextBlocks {
         { label },
       );
     }
-    return { ...config, provider };
+    // The registry's own config, not a copy: the block cache keeps a write only for a registered config.
+    return { config, provider };
   }
 
-  private async freeze(): Promise<string> {
-    const stored = await this.frozen.stored(this.registry.all());
-    if (stored.state === "current") return stored.prompt;
-    if (stored.state === "drifted") return this.refreshSystemPrompt();
-    // Nothing frozen yet: read every block, except those whose content this instance wrote itself since it
-    // last read them (it knows that content), so a first freeze after setBlock costs no second read.
-    const stale = this.registry.all().filter((config) => !this.cache.wroteItself(config.label));
-    await Promise.all(stale.map((config) => this.io.readQueued(config)));
-    return this.frozen.store(this.render());
+  private freeze(): Promise<string> {
+    return traced(
+      this.options.tracer,
+      "contextblocks.freeze",
+      () => ({}),
+      async (span) => {
+        const stored = await this.frozen.stored(this.registry.all());
+        if (stored.state === "current") {
+          const prompt = stored.prompt;
+          span?.setAttributes({ "contextblocks.prompt.origin": "stored" });
+          await this.promptEvent(span, () => ({ type: "prompt-frozen", prompt, origin: "stored" }), prompt);
+          return prompt;
+        }
+        if (stored.state === "drifted") return this.refreshSystemPrompt();
+        // Nothing frozen yet: read every block, except those whose content this instance wrote itself since
+        // it last read them (it knows that content), so a first freeze after setBlock costs no second read.
+        const stale = this.registry.all().filter((config) => !this.cache.wroteItself(config.label));
+        await Promise.all(stale.map((config) => this.io.readQueued(config)));
+        const prompt = await this.frozen.store(this.render());
+        span?.setAttributes({
+          "contextblocks.prompt.origin": "rendered",
+          "contextblocks.blocks.read": stale.length,
+        });
+        await this.promptEvent(span, () => ({ type: "prompt-frozen", prompt, origin: "rendered" }), prompt);
+        return prompt;
+      },
+    );
+  }
+
+  /** Emits a prompt event (and sets the span's hash) with the prompt's SHA-256, computed only when heard. */
+  private async promptEvent(
+    span: { setAttributes(attributes: TraceAttributes): void } | undefined,
+    event: () => Omit<Extract<ContextEvent, { type: "prompt-frozen" | "prompt-refreshed" }>, "hash">,
+    prompt: string,
+  ): Promise<void> {
+    if (span === undefined && this.listeners.size === 0) return;
+    const hash = await sha256Hex(prompt);
+    span?.setAttributes({
+      "contextblocks.prompt.sha256": hash,
+      "contextblocks.prompt.tokens": this.countTokens(prompt),
+    });
+    if (this.listeners.size > 0) this.listeners.emit({ ...event(), hash } as ContextEvent);
+  }
+
+  /** Emits `block-written` after a successful write. */
+  private written(label: string, action: BlockWriteAction, source: WriteSource, key?: string): void {
+    if (this.listeners.size === 0) return;
+    this.listeners.emit({
+      type: "block-written",
+      label,
+      action,
+      ...(key !== undefined ? { key } : {}),
+      source,
+    });
+  }
+
+  /** A write in a GenAI memory span: the block is the store, an entry's key the record. */
+  private traceWrite<T>(
+    operation: "update_memory" | "upsert_memory" | "delete_memory",
+    label: string,
+    key: string | undefined,
+    content: string | undefined,
+    write: () => Promise<T>,
+  ): Promise<T> {
+    return traced(
+      this.options.tracer,
+      operation,
+      () => ({
+        [GEN_AI.operation]: operation,
+        [GEN_AI.storeId]: label,
+        [GEN_AI.recordId]: typeof key === "string" ? key : undefined,
+        [GEN_AI.recordCount]: 1,
+        [GEN_AI.records]:
+          capturesContent(this.options.tracer) && typeof content === "string"
+            ? JSON.stringify([{ ...(key !== undefined ? { id: key } : {}), content }])
+            : undefined,
+      }),
+      () => write(),
+    );
   }
 
   private render(): string {

@@ -13,16 +13,40 @@ export interface BlockWrittenEvent {
   key?: string;
   /** Where the write came from (a whole-block write: set, append, edit, restore). */
   source?: WriteSource;
+  /** The block's version after the write, when the context keeps block history. */
+  version?: number;
+}
+
+/**
+ * The prompt was frozen in this instance: rendered from the blocks and stored (`origin: "rendered"`), or
+ * adopted as the prompt store had it (`origin: "stored"`, a cold start). Once per instance until a refresh.
+ */
+export interface PromptFrozenEvent {
+  type: "prompt-frozen";
+  prompt: string;
+  /** Lowercase hex SHA-256 of `prompt`. */
+  hash: string;
+  origin: "rendered" | "stored";
 }
 
 /** `refreshSystemPrompt()` rendered and stored a new frozen prompt. */
 export interface PromptRefreshedEvent {
   type: "prompt-refreshed";
   prompt: string;
+  /** Lowercase hex SHA-256 of `prompt`. */
+  hash: string;
+}
+
+/** `reminder({ sending: true })` returned a reminder the host is about to send (the AI SDK adapter does). */
+export interface ReminderSentEvent {
+  type: "reminder-sent";
+  reminder: string;
+  /** The labels of the `whenChanged: "remind"` blocks the reminder carries. */
+  labels: string[];
 }
 
 /** What `ContextBlocks.subscribe` listeners hear. */
-export type ContextEvent = BlockWrittenEvent | PromptRefreshedEvent;
+export type ContextEvent = BlockWrittenEvent | PromptFrozenEvent | PromptRefreshedEvent | ReminderSentEvent;
 
 /** A listener; what it throws (or rejects with) is caught and never fails the write that caused it. */
 export type ContextListener = (event: ContextEvent) => void;

@@ -23,7 +23,9 @@ export type {
   BlockWrittenEvent,
   ContextEvent,
   ContextListener,
+  PromptFrozenEvent,
   PromptRefreshedEvent,
+  ReminderSentEvent,
 } from "./events.js";
 export { SYSTEM_PROMPT_LABEL } from "./frozen-prompt.js";
 export { entryKey } from "./keys.js";
@@ -63,6 +65,18 @@ export type {
   ToolOptions,
   ToolOutcome,
 } from "./tools/spec.js";
+export {
+  type ContextTracer,
+  capturesContent,
+  GEN_AI,
+  getContextTracer,
+  setContextTracer,
+  sha256Hex,
+  type TraceAttributes,
+  type TraceAttributeValue,
+  type TraceSpan,
+  traced,
+} from "./tracing.js";
 export type {
   AnyContextProvider,
   BlockKind,

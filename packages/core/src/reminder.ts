@@ -12,3 +12,9 @@ export function renderReminder(frozen: string, blocks: readonly ContextBlock[]):
   const changed = blocks.map(renderSection).filter((section) => !frozenSections.has(section));
   return changed.length === 0 ? null : renderReminderText(changed);
 }
+
+/** The labels of `blocks` whose current rendering is not a whole section of the frozen prompt. */
+export function changedLabels(frozen: string, blocks: readonly ContextBlock[]): string[] {
+  const frozenSections = new Set(parseSections(frozen).map((section) => section.text));
+  return blocks.filter((block) => !frozenSections.has(renderSection(block))).map((block) => block.label);
+}

@@ -106,6 +106,8 @@ describe("block history and restore", () => {
     ]);
     expect(Number.isNaN(Date.parse(history[0]?.writtenAt ?? ""))).toBe(false);
     expect((await restarted.restoreBlock("profile", 1)).content).toBe("v1");
+    // The block as the context reports it follows the restore (the cache keeps the write).
+    expect(restarted.getBlock("profile")?.content).toBe("v1");
     const [restored] = await restarted.blockHistory("profile", { limit: 1 });
     expect(restored).toMatchObject({
       version: 4,

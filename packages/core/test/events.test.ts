@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ContextBlocks, type ContextEvent } from "../src/index.js";
+import { ContextBlocks, type ContextEvent, sha256Hex } from "../src/index.js";
 import { InMemoryContextProvider, InMemorySearchProvider, InMemoryStore } from "../src/memory/index.js";
 
 function context(store = new InMemoryStore()): ContextBlocks {
@@ -34,15 +34,27 @@ describe("ContextBlocks.subscribe", () => {
         action: "append",
         source: { kind: "api", name: "appendToBlock" },
       },
-      { type: "block-written", label: "notes", action: "set-entry", key: "k1" },
-      { type: "block-written", label: "notes", action: "delete-entry", key: "k1" },
+      {
+        type: "block-written",
+        label: "notes",
+        action: "set-entry",
+        key: "k1",
+        source: { kind: "api", name: "setEntry" },
+      },
+      {
+        type: "block-written",
+        label: "notes",
+        action: "delete-entry",
+        key: "k1",
+        source: { kind: "api", name: "deleteEntry" },
+      },
       {
         type: "block-written",
         label: "memory",
         action: "set",
         source: { kind: "tool", name: "set_context" },
       },
-      { type: "prompt-refreshed", prompt },
+      { type: "prompt-refreshed", prompt, hash: await sha256Hex(prompt) },
     ]);
     expect(prompt).toContain("from the model");
   });
@@ -78,5 +90,43 @@ describe("ContextBlocks.subscribe", () => {
     await blocks.setBlock("memory", "b");
     expect(calls).toBe(3);
     expect(() => blocks.subscribe(42 as never)).toThrow(/subscribe: expected a function/);
+  });
+
+  it("hears the prompt frozen (rendered, then adopted on a cold start) with its SHA-256", async () => {
+    const store = new InMemoryStore();
+    const first = context(store);
+    const heard: ContextEvent[] = [];
+    first.subscribe((event) => heard.push(event));
+    const prompt = await first.freezeSystemPrompt();
+    await first.freezeSystemPrompt(); // warm: no second event
+    const hash = await sha256Hex(prompt);
+    expect(hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(heard).toEqual([{ type: "prompt-frozen", prompt, hash, origin: "rendered" }]);
+    const cold = context(store);
+    const coldHeard: ContextEvent[] = [];
+    cold.subscribe((event) => coldHeard.push(event));
+    await cold.freezeSystemPrompt();
+    expect(coldHeard).toEqual([{ type: "prompt-frozen", prompt, hash, origin: "stored" }]);
+  });
+
+  it("hears a reminder sent only when the caller says it sends it, with the blocks it carries", async () => {
+    const store = new InMemoryStore();
+    const blocks = new ContextBlocks(
+      [
+        { label: "memory", provider: new InMemoryContextProvider({ store }) },
+        { label: "date", whenChanged: "remind", provider: new InMemoryContextProvider({ store }) },
+      ],
+      new InMemoryContextProvider({ store, label: "_system_prompt" }),
+    );
+    await blocks.setBlock("date", "Monday");
+    await blocks.freezeSystemPrompt();
+    await blocks.setBlock("date", "Tuesday");
+    const heard: ContextEvent[] = [];
+    blocks.subscribe((event) => heard.push(event));
+    const looked = await blocks.reminder();
+    expect(looked).toContain("Tuesday");
+    expect(heard).toEqual([]);
+    const sent = await blocks.reminder({ sending: true });
+    expect(heard).toEqual([{ type: "reminder-sent", reminder: sent, labels: ["date"] }]);
   });
 });

@@ -31,7 +31,11 @@ export { isSessionBackend, type SessionBackend } from "./session-backend.js";
 export {
   continuationPreamble,
   formatSearchResults,
+  type SessionCreatedEvent,
+  type SessionDeletedEvent,
   SessionManager,
+  type SessionManagerEvent,
+  type SessionManagerListener,
 } from "./session-manager.js";
 export type {
   CreateSessionOptions,

@@ -1,17 +1,45 @@
 import {
   ContextError,
+  type ContextTracer,
   describeValue,
   type SearchProvider,
   type WritableContextProvider,
 } from "@contextblocks/core";
 import type { CompactAfterOptions, CompactFunction, CompactionErrorHandler } from "./compaction/types.js";
 import type { SessionMessage } from "./message.js";
-import { Session, type SessionContextOptions, type SessionSettings } from "./session.js";
+import { Session, type SessionContextOptions, type SessionEvent, type SessionSettings } from "./session.js";
 import { isSessionBackend, type SessionBackend } from "./session-backend.js";
 import type { CreateSessionOptions, SessionInfo } from "./session-registry.js";
 import type { SearchResult, StoredCompaction } from "./session-store.js";
 
 export type { CreateSessionOptions, SessionInfo };
+
+/** `SessionManager.create` (also `fork`, `compactAndSplit`) registered a session. */
+export interface SessionCreatedEvent {
+  type: "session-created";
+  sessionId: string;
+  name: string;
+  parentSessionId: string | null;
+}
+
+/** `SessionManager.delete` deleted a session and everything it owned. */
+export interface SessionDeletedEvent {
+  type: "session-deleted";
+  sessionId: string;
+}
+
+/**
+ * What `SessionManager.subscribe` listeners hear: sessions created and deleted, and every event of the
+ * manager's sessions (blocks written, prompt frozen or refreshed, reminders sent, compactions) with the
+ * session's id.
+ */
+export type SessionManagerEvent =
+  | SessionCreatedEvent
+  | SessionDeletedEvent
+  | (SessionEvent & { sessionId: string });
+
+/** A manager listener; what it throws is caught and never fails the operation that caused the event. */
+export type SessionManagerListener = (event: SessionManagerEvent) => void;
 
 /** Text that opens the first message of a session made by `compactAndSplit`. */
 export const continuationPreamble = "[Context from previous session]";
@@ -36,6 +64,7 @@ export class SessionManager {
   readonly #settings: SessionSettings = { contexts: [] };
   readonly #sessions = new Map<string, Session>();
   #historyLabel: string | undefined;
+  readonly #listeners = new Set<SessionManagerListener>();
 
   constructor(backend: SessionBackend) {
     if (!isSessionBackend(backend)) {
@@ -80,6 +109,31 @@ export class SessionManager {
     return this;
   }
 
+  /** Where every session and its blocks report spans (`otelTracer()` from `@contextblocks/otel`). */
+  withTracer(tracer: ContextTracer): this {
+    this.#settings.tracer = tracer;
+    return this;
+  }
+
+  /**
+   * Hears `session-created`, `session-deleted` and the events of every session this manager opened, each
+   * with its `sessionId`. Listeners run after the operation succeeded; what they throw is caught. Returns
+   * the function that unsubscribes.
+   */
+  subscribe(listener: SessionManagerListener): () => void {
+    if (typeof listener !== "function") {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `subscribe: expected a function, got ${describeValue(listener)}`,
+      );
+    }
+    const wrapped: SessionManagerListener = (event) => listener(event);
+    this.#listeners.add(wrapped);
+    return () => {
+      this.#listeners.delete(wrapped);
+    };
+  }
+
   /** Adds a searchable block over every session's messages (the model searches past conversations). */
   withSearchableHistory(label: string): this {
     this.#historyLabel = label;
@@ -107,6 +161,7 @@ export class SessionManager {
         });
       }
       session = Session.fromSettings(this.#backend, sessionId, settings);
+      session.subscribe((event) => this.#emit({ ...event, sessionId }));
       this.#sessions.set(sessionId, session);
     }
     return session;
@@ -119,7 +174,14 @@ export class SessionManager {
         `create: the name must be a string, got ${describeValue(name)}`,
       );
     }
-    return this.#backend.registry.create(crypto.randomUUID(), name, options);
+    const info = await this.#backend.registry.create(crypto.randomUUID(), name, options);
+    this.#emit({
+      type: "session-created",
+      sessionId: info.id,
+      name: info.name,
+      parentSessionId: info.parent_session_id,
+    });
+    return info;
   }
 
   get(sessionId: string): Promise<SessionInfo | null> {
@@ -149,6 +211,7 @@ export class SessionManager {
   async delete(sessionId: string): Promise<void> {
     await this.#backend.deleteSession(sessionId);
     this.#sessions.delete(sessionId);
+    this.#emit({ type: "session-deleted", sessionId });
   }
 
   // ── Messages (each touches updated_at) ──────────────────────────────────────────────────────────────
@@ -281,6 +344,17 @@ export class SessionManager {
       },
       search: async (query) => formatSearchResults(await this.search(query, { limit: 10 })),
     };
+  }
+
+  #emit(event: SessionManagerEvent): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        const result = listener(event) as unknown;
+        if (result instanceof Promise) result.catch(() => undefined);
+      } catch {
+        // A listener's failure never fails the operation that emitted the event.
+      }
+    }
   }
 
   async #touch(sessionId: string): Promise<void> {

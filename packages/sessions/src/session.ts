@@ -4,7 +4,12 @@ import {
   type ContextConfig,
   ContextError,
   type ContextEvent,
+  type ContextTracer,
   describeValue,
+  GEN_AI,
+  getContextTracer,
+  type TraceAttributes,
+  traced,
   type WritableContextProvider,
 } from "@contextblocks/core";
 import type {
@@ -35,9 +40,16 @@ export type SessionContextOptions = Omit<ContextConfig, "label">;
 /** A compaction stored its overlay: the messages `fromMessageId..toMessageId` now read as `summary`. */
 export interface CompactedEvent {
   type: "compacted";
+  /** The session compacted. */
+  sessionId: string;
   fromMessageId: string;
   toMessageId: string;
   summary: string;
+  /** Messages the overlay covers. */
+  messages: number;
+  /** Estimated tokens of the path's history before the overlay, and as the model reads it after. */
+  tokensBefore: number;
+  tokensAfter: number;
 }
 
 /** What `Session.subscribe` listeners hear: compactions, and the events of the session's `ContextBlocks`. */
@@ -64,6 +76,8 @@ export interface SessionOptions {
   tokenCounter?: SessionTokenCounter | undefined;
   /** Hears automatic compaction failures (default: `console.warn`). */
   onCompactionError?: CompactionErrorHandler | undefined;
+  /** Where the session reports spans. Default: the tracer registered with `setContextTracer`, if any. */
+  tracer?: ContextTracer | undefined;
 }
 
 /** `new Session({ backend })`: a session resolved from a backend on first use (`Session.create(backend)`). */
@@ -82,6 +96,8 @@ export interface SessionSettings {
   threshold?: number | undefined;
   tokenCounter?: SessionTokenCounter | undefined;
   onCompactionError?: CompactionErrorHandler | undefined;
+  /** Where the session (and the `ContextBlocks` it builds) reports spans. */
+  tracer?: ContextTracer | undefined;
 }
 
 interface Resolved {
@@ -165,6 +181,7 @@ export class Session {
     if (options.threshold !== undefined) this.#settings.threshold = checkThreshold(options.threshold);
     this.#settings.tokenCounter = options.tokenCounter;
     this.#settings.onCompactionError = options.onCompactionError;
+    this.#settings.tracer = options.tracer;
     this.#resolved = {
       store: options.store,
       context: options.context ?? new ContextBlocks([]),
@@ -235,6 +252,13 @@ export class Session {
     return this;
   }
 
+  /** Where the session and its blocks report spans (`otelTracer()` from `@contextblocks/otel`). */
+  withTracer(tracer: ContextTracer): this {
+    this.#beforeUse("withTracer");
+    this.#settings.tracer = tracer;
+    return this;
+  }
+
   // ── Collaborators ───────────────────────────────────────────────────────────────────────────────────
 
   /** The session's id (`""`: the default session of a store). */
@@ -279,7 +303,15 @@ export class Session {
   // ── Messages ────────────────────────────────────────────────────────────────────────────────────────
 
   getHistory(leafId?: string | null): Promise<SessionMessage[]> {
-    return this.#use().store.getHistory(leafId);
+    return this.#trace(
+      "contextblocks.session.history",
+      () => ({}),
+      async (span) => {
+        const messages = await this.#use().store.getHistory(leafId);
+        span?.setAttributes({ [GEN_AI.recordCount]: messages.length });
+        return messages;
+      },
+    );
   }
 
   /**
@@ -314,9 +346,20 @@ export class Session {
    * `compactAfter` threshold, compacts; a failed compaction goes to `onCompactionError` and never fails
    * the append (the message is stored).
    */
-  async appendMessage(message: SessionMessage, parentId?: string | null): Promise<void> {
-    await this.#store(checkSessionMessage(message, "appendMessage"), parentId);
-    await this.#compactIfOverThreshold();
+  appendMessage(message: SessionMessage, parentId?: string | null): Promise<void> {
+    return this.#trace(
+      "create_memory",
+      () => ({
+        [GEN_AI.operation]: "create_memory",
+        [GEN_AI.storeId]: MESSAGES_STORE_ID,
+        [GEN_AI.recordId]: typeof message?.id === "string" ? message.id : undefined,
+        [GEN_AI.recordCount]: 1,
+      }),
+      async () => {
+        await this.#store(checkSessionMessage(message, "appendMessage"), parentId);
+        await this.#compactIfOverThreshold();
+      },
+    );
   }
 
   /**
@@ -326,15 +369,25 @@ export class Session {
    * another call), the check waits for the end of the turn, so a compaction never lands in the middle of
    * a tool loop. `contextPipeline({ model, session })` stores each model call this way.
    */
-  async appendMessages(messages: readonly SessionMessage[], parentId?: string | null): Promise<void> {
-    const checked = messages.map((message) => checkSessionMessage(message, "appendMessages"));
-    let parent = parentId;
-    for (const message of checked) {
-      await this.#store(message, parent);
-      if (parent !== undefined) parent = message.id;
-    }
-    const last = checked.at(-1);
-    if (last !== undefined && !awaitsToolResults(last)) await this.#compactIfOverThreshold();
+  appendMessages(messages: readonly SessionMessage[], parentId?: string | null): Promise<void> {
+    return this.#trace(
+      "create_memory",
+      () => ({
+        [GEN_AI.operation]: "create_memory",
+        [GEN_AI.storeId]: MESSAGES_STORE_ID,
+        [GEN_AI.recordCount]: Array.isArray(messages) ? messages.length : undefined,
+      }),
+      async () => {
+        const checked = messages.map((message) => checkSessionMessage(message, "appendMessages"));
+        let parent = parentId;
+        for (const message of checked) {
+          await this.#store(message, parent);
+          if (parent !== undefined) parent = message.id;
+        }
+        const last = checked.at(-1);
+        if (last !== undefined && !awaitsToolResults(last)) await this.#compactIfOverThreshold();
+      },
+    );
   }
 
   async #store(message: SessionMessage, parentId: string | null | undefined): Promise<void> {
@@ -380,23 +433,35 @@ export class Session {
    * changed anyway), so what was written to memory since reaches the next prompt. `null` when there is no
    * function or it found nothing to compact.
    */
-  async compact(leafId?: string | null): Promise<CompactResult | null> {
+  compact(leafId?: string | null): Promise<CompactResult | null> {
     const compaction = this.#settings.compaction;
-    if (compaction === undefined) return null;
-    const { store, context } = this.#use();
-    const history = await store.getHistory(leafId);
-    const result = await compaction(history, { tokenCounter: this.#settings.tokenCounter });
-    if (result === null) return null;
-    await store.addCompaction(result.summary, result.fromMessageId, result.toMessageId);
-    this.#pathTokens = null;
-    this.#emit({
-      type: "compacted",
-      fromMessageId: result.fromMessageId,
-      toMessageId: result.toMessageId,
-      summary: result.summary,
-    });
-    if (context.getConfigs().length > 0) await context.refreshSystemPrompt();
-    return result;
+    if (compaction === undefined) return Promise.resolve(null);
+    return this.#trace(
+      "contextblocks.compaction",
+      () => ({}),
+      async (span) => {
+        const { store, context } = this.#use();
+        const history = await store.getHistory(leafId);
+        const result = await compaction(history, { tokenCounter: this.#settings.tokenCounter });
+        span?.setAttributes({ "contextblocks.compaction.compacted": result !== null });
+        if (result === null) return null;
+        await store.addCompaction(result.summary, result.fromMessageId, result.toMessageId);
+        this.#pathTokens = null;
+        if (span !== undefined || this.#listeners.size > 0) {
+          const event = compactedEvent(this.#sessionId, history, result);
+          span?.setAttributes({
+            [GEN_AI.recordCount]: event.messages,
+            "contextblocks.compaction.from_message_id": event.fromMessageId,
+            "contextblocks.compaction.to_message_id": event.toMessageId,
+            "contextblocks.compaction.tokens_before": event.tokensBefore,
+            "contextblocks.compaction.tokens_after": event.tokensAfter,
+          });
+          this.#emit(event);
+        }
+        if (context.getConfigs().length > 0) await context.refreshSystemPrompt();
+        return result;
+      },
+    );
   }
 
   async #compactIfOverThreshold(): Promise<void> {
@@ -471,12 +536,25 @@ export class Session {
   // ── Search ──────────────────────────────────────────────────────────────────────────────────────────
 
   /** Full-text search over this session's message text. Throws `UNSUPPORTED` when the store cannot. */
-  async search(query: string, options: { limit?: number } = {}): Promise<SearchResult[]> {
-    const { store } = this.#use();
-    if (typeof store.searchMessages !== "function") {
-      throw new ContextError("UNSUPPORTED", "search: this session's store has no searchMessages method");
-    }
-    return store.searchMessages(query, options.limit ?? 20);
+  search(query: string, options: { limit?: number } = {}): Promise<SearchResult[]> {
+    return this.#trace(
+      "search_memory",
+      () => ({
+        [GEN_AI.operation]: "search_memory",
+        [GEN_AI.storeId]: MESSAGES_STORE_ID,
+        [GEN_AI.queryText]:
+          this.#tracer()?.captureContent === true && typeof query === "string" ? query : undefined,
+      }),
+      async (span) => {
+        const { store } = this.#use();
+        if (typeof store.searchMessages !== "function") {
+          throw new ContextError("UNSUPPORTED", "search: this session's store has no searchMessages method");
+        }
+        const results = await store.searchMessages(query, options.limit ?? 20);
+        span?.setAttributes({ [GEN_AI.recordCount]: results.length });
+        return results;
+      },
+    );
   }
 
   // ── Resolution ──────────────────────────────────────────────────────────────────────────────────────
@@ -490,6 +568,7 @@ export class Session {
     session.#settings.threshold = settings.threshold;
     session.#settings.tokenCounter = settings.tokenCounter;
     session.#settings.onCompactionError = settings.onCompactionError;
+    session.#settings.tracer = settings.tracer;
     return session;
   }
 
@@ -510,13 +589,36 @@ export class Session {
       const sessionId = this.#sessionId;
       const cached = this.#settings.cachedPrompt;
       const promptStore = cached === true ? backend.prompt(sessionId) : (cached ?? null);
-      const context = new ContextBlocks(this.#settings.contexts, promptStore, (label) =>
-        backend.block(label, sessionId),
+      const tracer = this.#settings.tracer;
+      const context = new ContextBlocks(
+        this.#settings.contexts,
+        promptStore,
+        (label) => backend.block(label, sessionId),
+        tracer !== undefined ? { tracer } : {},
       );
       this.#resolved = { store: backend.messages(sessionId), context, runState: backend.runState };
       this.#forwardEvents(context);
     }
     return this.#resolved;
+  }
+
+  /** The tracer in force: the session's own, else the registered one (through `traced`). */
+  #tracer(): ContextTracer | undefined {
+    return this.#settings.tracer ?? getContextTracer();
+  }
+
+  /** An operation in a span carrying the session's id as `gen_ai.conversation.id`. */
+  #trace<T>(
+    name: string,
+    attributes: () => Record<string, string | number | boolean | undefined>,
+    operation: (span: { setAttributes(attributes: TraceAttributes): void } | undefined) => Promise<T>,
+  ): Promise<T> {
+    return traced(
+      this.#settings.tracer,
+      name,
+      () => ({ ...attributes(), [GEN_AI.conversationId]: this.#sessionId }),
+      operation,
+    );
   }
 
   #forwardEvents(context: ContextBlocks): void {
@@ -533,6 +635,40 @@ export class Session {
       }
     }
   }
+}
+
+/** `gen_ai.memory.store.id` of a session's messages (the session is `gen_ai.conversation.id`). */
+const MESSAGES_STORE_ID = "session-messages";
+
+/** The `compacted` event: the range, and the history's estimated tokens before and after the overlay. */
+function compactedEvent(
+  sessionId: string,
+  history: readonly SessionMessage[],
+  result: CompactResult,
+): CompactedEvent {
+  const from = history.findIndex((message) => message.id === result.fromMessageId);
+  const to = history.findIndex((message) => message.id === result.toMessageId);
+  const covered = from >= 0 && to >= from ? to - from + 1 : 0;
+  const tokensBefore = estimateMessageTokens(history);
+  const summary: SessionMessage = {
+    id: "summary",
+    role: "assistant",
+    parts: [{ type: "text", text: result.summary }],
+  };
+  const tokensAfter =
+    covered === 0
+      ? tokensBefore
+      : estimateMessageTokens([...history.slice(0, from), summary, ...history.slice(to + 1)]);
+  return {
+    type: "compacted",
+    sessionId,
+    fromMessageId: result.fromMessageId,
+    toMessageId: result.toMessageId,
+    summary: result.summary,
+    messages: covered,
+    tokensBefore,
+    tokensAfter,
+  };
 }
 
 /** A message with a tool call whose result has not come yet: the turn it belongs to is not over. */

@@ -113,7 +113,7 @@ describe("Session.subscribe", () => {
         action: "append",
         source: { kind: "api", name: "appendToBlock" },
       },
-      { type: "prompt-refreshed", prompt },
+      { type: "prompt-refreshed", prompt, hash: expect.stringMatching(/^[0-9a-f]{64}$/) },
     ]);
     stop();
     await session.replaceContextBlock("memory", "c");
@@ -182,7 +182,21 @@ describe("compaction", () => {
     for (const turn of turns(10)) await session.appendMessage(turn);
     const first = await session.compact();
     expect(first).not.toBeNull();
-    expect(events).toEqual([{ type: "compacted", ...first }]);
+    expect(events).toEqual([
+      {
+        type: "compacted",
+        sessionId: "chat",
+        ...first,
+        messages: expect.any(Number),
+        tokensBefore: expect.any(Number),
+        tokensAfter: expect.any(Number),
+      },
+    ]);
+    const compacted = events[0];
+    if (compacted?.type !== "compacted") throw new Error("no compacted event");
+    // m2..the start of the tail: the range the overlay covers, and the history it shrank.
+    expect(compacted.messages).toBeGreaterThan(1);
+    expect(compacted.tokensAfter).toBeLessThan(compacted.tokensBefore);
     const history = await session.getHistory();
     expect(ids(history).slice(0, 2)).toEqual(["m0", "m1"]);
     expect(history[2]?.parts[0]?.text).toBe("FIRST SUMMARY");

@@ -33,6 +33,14 @@ export const layers: Readonly<Record<string, Layer>> = {
     role: "adapter: the AI SDK",
     mayReach: [core, sessions, "ai", "zod", "@ai-sdk/provider", "@ai-sdk/provider-utils"],
   },
+  "@contextblocks/otel": {
+    role: "adapter: OpenTelemetry spans through core's tracing hook",
+    mayReach: [core, "@opentelemetry/api"],
+  },
+  "@contextblocks/inspector": {
+    role: "tools: the inspector page, a request handler over any ContextBlocks and sessions",
+    mayReach: [core, sessions],
+  },
   "@contextblocks/conformance": {
     role: "tools: the provider conformance suites",
     mayReach: [core, sessions, "vitest"],

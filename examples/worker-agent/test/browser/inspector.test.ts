@@ -12,6 +12,8 @@ const IN_CI = process.env.CI === "true" || process.env.CI === "1";
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 const AGENT = "browser-check";
 const SCREENSHOT = join(EXAMPLE_ROOT, "inspector.png");
+const LIVE_SCREENSHOT = join(EXAMPLE_ROOT, "inspector-live.png");
+const INSPECTOR_TOKEN = "browser-test-token";
 
 if (!HAVE_CHROMIUM && !IN_CI) {
   console.warn(
@@ -29,7 +31,10 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the inspector page in headless Chromi
     persistTo = mkdtempSync(join(tmpdir(), "worker-agent-browser-"));
     await seedSkills(persistTo);
     // A fixed date makes the page, and so the screenshot, the same from day to day.
-    dev = await startWranglerDev({ persistTo, vars: { AGENT_DATE: "2031-01-01" } });
+    dev = await startWranglerDev({
+      persistTo,
+      vars: { AGENT_DATE: "2031-01-01", INSPECTOR_TOKEN: INSPECTOR_TOKEN },
+    });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [
@@ -216,5 +221,35 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the inspector page in headless Chromi
     });
     expect(status).toBe(413);
     expect(JSON.parse(body)).toEqual({ error: "The body is larger than 65536 bytes" });
+  });
+
+  it("mounts @contextblocks/inspector: refused without the token, and with it streams the agent's events live", async () => {
+    if (!browser || !dev) throw new Error("not started");
+    const agent = "live-check";
+    await post(`/agents/${agent}/chat`, { message: "Remember that I prefer TypeScript." });
+    const url = `${dev.url}/agents/${agent}/inspector/`;
+    const stranger = await browser.newPage();
+    expect((await stranger.goto(url))?.status()).toBe(401);
+    await expect(stranger.content()).resolves.not.toContain("TypeScript");
+    await stranger.close();
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.addCookies([{ name: "contextblocks_inspector", value: INSPECTOR_TOKEN, url: dev.url }]);
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    expect((await page.goto(url, { waitUntil: "load" }))?.status()).toBe(200);
+    await expect(page.locator('li.block[data-label="memory"] .content').textContent()).resolves.toContain(
+      "TypeScript",
+    );
+    await page.locator("#live-status", { hasText: "Connected" }).waitFor();
+    // A turn in another client: its tool write, then the conversation's events reach the open page.
+    await post(`/agents/${agent}/chat`, { message: "Remember that I deploy from main on Fridays." });
+    const write = page.locator('#live-events li[data-type="block-written"]');
+    await write.first().waitFor();
+    await expect(write.first().textContent()).resolves.toMatch(/memory · .* · by tool/);
+    await page.screenshot({ path: LIVE_SCREENSHOT });
+    expect(problems).toEqual([]);
+    await context.close();
   });
 });

@@ -106,6 +106,7 @@ describe.each(backends)("contextPipeline({ model, session }) on %s", (_name, sto
     const first = await turn("Hi, I'm Ada.");
     expect(first.text).toBe("Nice to meet you!");
     expect(events).toEqual([
+      expect.objectContaining({ type: "prompt-frozen", origin: "rendered" }),
       {
         type: "block-written",
         label: "memory",
@@ -140,16 +141,21 @@ describe.each(backends)("contextPipeline({ model, session }) on %s", (_name, sto
       sharedPrefix: 5,
       previousCount: 5,
     });
-    expect(events.map((event) => event.type)).toEqual(["block-written"]);
+    expect(events.map((event) => event.type)).toEqual(["prompt-frozen", "block-written"]);
 
     // Turn 4 makes 9 messages (900 > 750): stored as one turn, then one compaction, then the prompt refresh.
     await turn("Thanks!");
-    expect(events.map((event) => event.type)).toEqual(["block-written", "compacted", "prompt-refreshed"]);
+    expect(events.map((event) => event.type)).toEqual([
+      "prompt-frozen",
+      "block-written",
+      "compacted",
+      "prompt-refreshed",
+    ]);
     expect(summaries).toHaveLength(1);
     expect(summaries[0]).toContain("Hi, I'm Ada.");
-    const compacted = events[1];
+    const compacted = events[2];
     expect(compacted).toMatchObject({ type: "compacted", summary: SUMMARY });
-    const refreshed = events[2];
+    const refreshed = events[3];
     expect(refreshed?.type === "prompt-refreshed" && refreshed.prompt).toContain("The user is Ada.");
     expect(await session.getHistory()).toHaveLength(3); // the summary, then turn 4 (the protected tail)
 
@@ -207,6 +213,7 @@ describe.each(backends)("contextPipeline({ model, session }) on %s", (_name, sto
     });
     expect(await result.text).toBe("Noted.");
     expect(events).toEqual([
+      expect.objectContaining({ type: "prompt-frozen", origin: "rendered" }),
       {
         type: "block-written",
         label: "memory",
@@ -386,7 +393,12 @@ describe("compaction and the tool loop", () => {
     const [, first, second] = model.doGenerateCalls;
     expect(systemSeen(second)).toBe(systemSeen(first));
     expect(systemSeen(first)).not.toContain("Ada.");
-    expect(events.map((event) => event.type)).toEqual(["block-written", "compacted", "prompt-refreshed"]);
+    expect(events.map((event) => event.type)).toEqual([
+      "prompt-frozen",
+      "block-written",
+      "compacted",
+      "prompt-refreshed",
+    ]);
     expect(summaries).toHaveLength(1);
     expect(summaries[0]).toContain("I'm Ada.");
     const history = (await session.getHistory()).map(

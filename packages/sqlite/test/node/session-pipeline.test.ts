@@ -97,6 +97,7 @@ describe("contextPipeline({ model, session }) on sqliteBackend(better-sqlite3)",
 
     await turn("Hi, I'm Ada.");
     expect(events).toEqual([
+      expect.objectContaining({ type: "prompt-frozen", origin: "rendered" }),
       {
         type: "block-written",
         label: "memory",
@@ -120,7 +121,12 @@ describe("contextPipeline({ model, session }) on sqliteBackend(better-sqlite3)",
     await assertStablePrefix(calls[0]!, calls[3]!, { context: session.context });
 
     await turn("Thanks!"); // 9 messages: one compaction after the turn, then the refresh
-    expect(events.map((event) => event.type)).toEqual(["block-written", "compacted", "prompt-refreshed"]);
+    expect(events.map((event) => event.type)).toEqual([
+      "prompt-frozen",
+      "block-written",
+      "compacted",
+      "prompt-refreshed",
+    ]);
     expect(summaries).toHaveLength(1);
 
     await turn("Do you remember me?");

@@ -1,0 +1,241 @@
+import { type ContextBlocks, ContextError, describeValue, isContextError } from "@contextblocks/core";
+import type { Session, SessionManager } from "@contextblocks/sessions";
+import { CLIENT_SCRIPT } from "./client.js";
+import { canRestore } from "./history.js";
+import { renderPage } from "./render.js";
+import { buildSnapshot } from "./snapshot.js";
+
+export { type DiffLine, diffLines } from "./diff.js";
+export { type BlockVersionView, canRestore, hasBlockHistory } from "./history.js";
+export { type NodeRequestLike, type NodeResponseLike, toNodeListener } from "./node.js";
+export { escapeHtml, renderPage } from "./render.js";
+export type { BlockView, CompactionView, InspectorSnapshot, SessionView, TreeNodeView } from "./snapshot.js";
+
+/**
+ * What a request may do: `"read"` the page, its JSON and its events; `"write"` also restore a block
+ * version. `false` refuses (401); a `Response` is sent as it is (a login redirect, a 401 with
+ * `WWW-Authenticate`).
+ */
+export type InspectorAccess = "read" | "write" | false | Response;
+
+/** A source of lifecycle events: subscribe a listener, get the function that unsubscribes. */
+export type EventSourceLike = (listener: (event: object) => void) => () => void;
+
+export interface InspectorOptions {
+  /** The blocks and frozen prompt shown. Default: the session's `context` when `sessions` is a `Session`. */
+  context?: ContextBlocks;
+  /** The session, or the manager whose sessions are shown (their trees, overlays and search). */
+  sessions?: SessionManager | Session;
+  /**
+   * Decides what each request may do. Required: the page shows private memory, so an inspector without it
+   * answers every request with 403.
+   */
+  authorize?: (request: Request) => InspectorAccess | Promise<InspectorAccess>;
+  /** The path the inspector is mounted under (`"/inspector"`); requests elsewhere get 404. Default `""`. */
+  basePath?: string;
+  /** The page's heading. Default `"Agent memory"`. */
+  title?: string;
+  /** Messages of a session's tree shown. Default 400. */
+  treeLimit?: number;
+  /**
+   * Where live events come from. Default: the `Session`'s `subscribe` (it forwards its blocks' events);
+   * for a `SessionManager`, its `subscribe` and the `context`'s.
+   */
+  events?: EventSourceLike;
+}
+
+/** The header a restore must carry: a cross-site form cannot set it, so a restore is never forged. */
+export const RESTORE_HEADER = "x-contextblocks-inspector";
+
+const PAGE_HEADERS = {
+  "content-type": "text/html; charset=utf-8",
+  "cache-control": "no-store",
+  "content-security-policy":
+    "default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; connect-src 'self'; img-src data:; form-action 'self'; frame-ancestors 'none'",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+};
+
+/**
+ * The inspector as a request handler (`(request: Request) => Promise<Response>`, the Fetch API's types):
+ * return it from a Worker's or a Durable Object's `fetch`, or wrap it with `toNodeListener` for
+ * `node:http`. Routes under `basePath`: `GET /` the page (`?q=` searches the sessions), `GET
+ * /snapshot.json`, `GET /events` (Server-Sent Events), `GET /app.js`, `POST /restore` (`{ label, version
+ * }`, write access and the `x-contextblocks-inspector: restore` header).
+ */
+export function createInspector(options: InspectorOptions): (request: Request) => Promise<Response> {
+  if (typeof options !== "object" || options === null) {
+    throw new ContextError(
+      "INVALID_CONFIG",
+      `createInspector: expected options, got ${describeValue(options)}`,
+    );
+  }
+  const base = (options.basePath ?? "").replace(/\/+$/, "");
+  const sessions = options.sessions;
+  const context =
+    options.context ??
+    (sessions !== undefined && "context" in sessions ? (sessions as Session).context : undefined);
+  const title = options.title ?? "Agent memory";
+  const treeLimit = options.treeLimit ?? 400;
+  const events = options.events ?? defaultEvents(options.context, sessions);
+  const authorize = options.authorize;
+
+  return async (request) => {
+    try {
+      if (typeof authorize !== "function") {
+        return text(
+          403,
+          "The inspector has no authorize option, so it lets no one in (it shows private memory).",
+        );
+      }
+      const url = new URL(request.url);
+      if (url.pathname !== base && !url.pathname.startsWith(`${base}/`))
+        return text(404, "Not the inspector");
+      const path = url.pathname.slice(base.length) || "/";
+      const access = await authorize(request);
+      if (access instanceof Response) return access;
+      if (access !== "read" && access !== "write") return text(401, "Not authorised to inspect this agent");
+      const method = request.method === "HEAD" ? "GET" : request.method;
+      const source = { context, sessions };
+      if (path === "/restore") {
+        if (method !== "POST") return text(405, "Use POST", { allow: "POST" });
+        return restore(request, access, context);
+      }
+      if (method !== "GET") return text(405, "Use GET", { allow: "GET, HEAD" });
+      switch (path) {
+        case "/": {
+          const snapshot = await buildSnapshot(source, {
+            title,
+            query: url.searchParams.get("q"),
+            mayWrite: access === "write",
+            treeLimit,
+          });
+          return new Response(renderPage(snapshot, base), { headers: PAGE_HEADERS });
+        }
+        case "/snapshot.json": {
+          const snapshot = await buildSnapshot(source, {
+            title,
+            query: url.searchParams.get("q"),
+            mayWrite: access === "write",
+            treeLimit,
+          });
+          return new Response(JSON.stringify(snapshot), {
+            headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
+          });
+        }
+        case "/app.js":
+          return new Response(CLIENT_SCRIPT, {
+            headers: {
+              "content-type": "text/javascript; charset=utf-8",
+              "cache-control": "no-store",
+              "x-content-type-options": "nosniff",
+            },
+          });
+        case "/events":
+          return eventStream(events, request.signal);
+        default:
+          return text(404, `No inspector route ${path}`);
+      }
+    } catch (error) {
+      return text(500, `The inspector failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+}
+
+async function restore(
+  request: Request,
+  access: "read" | "write",
+  context: ContextBlocks | undefined,
+): Promise<Response> {
+  if (access !== "write") return text(403, "Read-only access: restoring a version needs write access");
+  if (request.headers.get(RESTORE_HEADER) !== "restore") {
+    return text(403, `A restore must carry the ${RESTORE_HEADER}: restore header`);
+  }
+  if (!canRestore(context)) return text(501, "This context keeps no block history (no restoreBlock)");
+  let body: unknown;
+  try {
+    body = await request.json();
+  } catch {
+    return text(400, "The body must be JSON: { label, version }");
+  }
+  const { label, version } = (body ?? {}) as { label?: unknown; version?: unknown };
+  if (typeof label !== "string" || typeof version !== "number" || !Number.isInteger(version)) {
+    return text(400, `Expected { label: string, version: integer }, got ${describeValue(body)}`);
+  }
+  try {
+    await context.restoreBlock(label, version);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    // A block whose provider keeps no history (core's `UNSUPPORTED`) cannot be restored at all.
+    return text(isContextError(error) && error.code === "UNSUPPORTED" ? 501 : 400, message);
+  }
+  return new Response(JSON.stringify({ restored: { label, version } }), {
+    headers: { "content-type": "application/json; charset=utf-8" },
+  });
+}
+
+/** Lifecycle events as Server-Sent Events (`event: lifecycle`), prompt and reminder text left out. */
+function eventStream(events: EventSourceLike | undefined, signal: AbortSignal): Response {
+  const encoder = new TextEncoder();
+  let unsubscribe: (() => void) | undefined;
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(encoder.encode(": connected\n\n"));
+      unsubscribe = events?.((event) => {
+        const {
+          prompt: _prompt,
+          reminder: _reminder,
+          summary: _summary,
+          ...rest
+        } = event as Record<string, unknown>;
+        try {
+          controller.enqueue(encoder.encode(`event: lifecycle\ndata: ${JSON.stringify(rest)}\n\n`));
+        } catch {
+          unsubscribe?.();
+        }
+      });
+      signal.addEventListener("abort", () => {
+        unsubscribe?.();
+        try {
+          controller.close();
+        } catch {
+          // Already closed.
+        }
+      });
+    },
+    cancel() {
+      unsubscribe?.();
+    },
+  });
+  return new Response(stream, {
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+    },
+  });
+}
+
+function defaultEvents(
+  context: ContextBlocks | undefined,
+  sessions: SessionManager | Session | undefined,
+): EventSourceLike | undefined {
+  const sources: EventSourceLike[] = [];
+  if (sessions !== undefined) sources.push((listener) => sessions.subscribe(listener));
+  const isSession = sessions !== undefined && typeof (sessions as SessionManager).list !== "function";
+  if (context !== undefined && !isSession) sources.push((listener) => context.subscribe(listener));
+  if (sources.length === 0) return undefined;
+  return (listener) => {
+    const stops = sources.map((subscribe) => subscribe(listener));
+    return () => {
+      for (const stop of stops) stop();
+    };
+  };
+}
+
+function text(status: number, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(message, {
+    status,
+    headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", ...headers },
+  });
+}

@@ -1,0 +1,167 @@
+import {
+  type BlockKind,
+  type ContextBlocks,
+  isContextError,
+  parseSections,
+  renderSection,
+  sha256Hex,
+  usagePercent,
+  type WhenChanged,
+} from "@contextblocks/core";
+import type { SearchResult, Session, SessionManager } from "@contextblocks/sessions";
+import { type BlockVersionView, canRestore, hasBlockHistory, readBlockHistory } from "./history.js";
+import { type CompactionView, readTree, type TreeNodeView } from "./tree.js";
+
+export type { CompactionView, TreeNodeView };
+
+/** One block as the inspector shows it. */
+export interface BlockView {
+  label: string;
+  description: string | null;
+  kind: BlockKind;
+  whenChanged: WhenChanged;
+  content: string;
+  tokens: number;
+  maxTokens: number | null;
+  usagePercent: number | null;
+  writable: boolean;
+  /** False when the block changed after the prompt was frozen. */
+  matchesFrozenPrompt: boolean;
+  /** Versions, newest first, when the context keeps block history; `null` when it does not. */
+  history: BlockVersionView[] | null;
+}
+
+/** A session: its message tree with the compaction overlays. */
+export interface SessionView {
+  id: string;
+  name: string;
+  updatedAt: string | null;
+  pathLength: number;
+  storedMessages: number;
+  tree: TreeNodeView[];
+  compactions: CompactionView[];
+}
+
+export interface InspectorSnapshot {
+  title: string;
+  /** The frozen system prompt, or `null` for a context with no blocks. */
+  prompt: string | null;
+  promptSha256: string | null;
+  promptTokens: number;
+  reminder: string | null;
+  blocks: BlockView[];
+  sessions: SessionView[];
+  /** The search the request asked for (`?q=`), with its hits or why there are none. */
+  search: { query: string; results: SearchResult[]; error: string | null } | null;
+  /** The context can restore a version (`restoreBlock`) and this request may write. */
+  canRestore: boolean;
+}
+
+/** What the inspector shows: a context's blocks, and a session or a manager's sessions. */
+export interface InspectorSource {
+  context: ContextBlocks | undefined;
+  sessions: SessionManager | Session | undefined;
+}
+
+/** Sessions of a manager shown, most recently updated first. */
+const MAX_SESSIONS = 20;
+
+export async function buildSnapshot(
+  source: InspectorSource,
+  options: { title: string; query: string | null; mayWrite: boolean; treeLimit: number },
+): Promise<InspectorSnapshot> {
+  const context = source.context;
+  let prompt: string | null = null;
+  let reminder: string | null = null;
+  const blocks: BlockView[] = [];
+  if (context !== undefined && context.getConfigs().length > 0) {
+    // The page shows the prompt the next turn sends: freezing it (if no turn has yet) is what that turn does.
+    prompt = await context.freezeSystemPrompt();
+    await context.load();
+    reminder = await context.reminder();
+    const frozen = new Set(parseSections(prompt).map((section) => section.text));
+    const withHistory = hasBlockHistory(context) ? context : null;
+    for (const block of context.getBlocks()) {
+      let history: BlockVersionView[] | null = null;
+      if (withHistory !== null) {
+        try {
+          history = await readBlockHistory(withHistory, block.label);
+        } catch {
+          history = null;
+        }
+      }
+      blocks.push({
+        label: block.label,
+        description: block.description ?? null,
+        kind: block.kind,
+        whenChanged: block.whenChanged,
+        content: block.content,
+        tokens: block.tokens,
+        maxTokens: block.maxTokens ?? null,
+        usagePercent: block.maxTokens === undefined ? null : usagePercent(block.tokens, block.maxTokens),
+        writable: block.writable,
+        matchesFrozenPrompt: frozen.has(renderSection(block)),
+        history,
+      });
+    }
+  }
+  const sessions = await readSessions(source.sessions, options.treeLimit);
+  let search: InspectorSnapshot["search"] = null;
+  if (options.query !== null && options.query.trim() !== "" && source.sessions !== undefined) {
+    try {
+      search = { query: options.query, results: await source.sessions.search(options.query), error: null };
+    } catch (error) {
+      const message = isContextError(error) || error instanceof Error ? error.message : String(error);
+      search = { query: options.query, results: [], error: message };
+    }
+  }
+  return {
+    title: options.title,
+    prompt,
+    promptSha256: prompt === null ? null : await sha256Hex(prompt),
+    promptTokens: prompt === null || context === undefined ? 0 : context.estimateTokens(prompt),
+    reminder,
+    blocks,
+    sessions,
+    search,
+    canRestore: options.mayWrite && canRestore(context),
+  };
+}
+
+async function readSessions(
+  sessions: SessionManager | Session | undefined,
+  treeLimit: number,
+): Promise<SessionView[]> {
+  if (sessions === undefined) return [];
+  if (isManager(sessions)) {
+    const infos = (await sessions.list()).slice(0, MAX_SESSIONS);
+    return Promise.all(
+      infos.map((info) => sessionView(sessions.getSession(info.id), info.name, info.updated_at, treeLimit)),
+    );
+  }
+  return [await sessionView(sessions, sessions.id === "" ? "Default session" : sessions.id, null, treeLimit)];
+}
+
+function isManager(value: SessionManager | Session): value is SessionManager {
+  return typeof (value as SessionManager).list === "function";
+}
+
+async function sessionView(
+  session: Session,
+  name: string,
+  updatedAt: string | null,
+  treeLimit: number,
+): Promise<SessionView> {
+  const compactions = await session.getCompactions();
+  const leaf = await session.getLatestLeaf();
+  const tree = await readTree(session.store, leaf?.id ?? null, compactions, treeLimit);
+  return {
+    id: session.id,
+    name,
+    updatedAt,
+    pathLength: await session.getPathLength(),
+    storedMessages: tree.total,
+    tree: tree.nodes,
+    compactions: tree.overlays,
+  };
+}

@@ -1,0 +1,10 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    environment: "node",
+    // Limits for starting PostgreSQL and Chromium on a slow machine, not assertions about speed.
+    testTimeout: 90_000,
+    hookTimeout: 90_000,
+  },
+});
