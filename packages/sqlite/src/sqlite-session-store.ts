@@ -463,8 +463,14 @@ export class SqliteSessionStore implements SessionStore {
   }
 }
 
-/** The FTS row of a message, under the message's own rowid. */
+/**
+ * The FTS row of a message, under the message's own rowid when that is free. Cloudflare agents' Sessions
+ * API re-indexes an updated message under the next free rowid, so on a database it wrote the message's
+ * rowid may hold another message's row: then the row takes the next free rowid (NULL), and removal finds it
+ * by id (`#unindexStatements`).
+ */
 function indexStatement(id: string, text: string) {
   return sql`INSERT INTO assistant_fts (rowid, id, session_id, role, content)
-    SELECT rowid, id, session_id, role, ${text} FROM assistant_messages WHERE id = ${id}`;
+    SELECT CASE WHEN EXISTS (SELECT 1 FROM assistant_fts f WHERE f.rowid = m.rowid) THEN NULL ELSE m.rowid END,
+      m.id, m.session_id, m.role, ${text} FROM assistant_messages m WHERE m.id = ${id}`;
 }
