@@ -1,0 +1,134 @@
+import { loadedSkillKeys, unloadSkill } from "@contextblocks/ai";
+import { ContextError } from "@contextblocks/core";
+import {
+  Session as BaseSession,
+  SessionManager as BaseSessionManager,
+  type CompactFunction,
+  type CompactResult,
+  type SessionBackend,
+  type SessionOptions,
+  type SessionStore,
+} from "@contextblocks/sessions";
+import type { ToolSet } from "ai";
+import { asyncResult } from "./async-result.js";
+import { backendOf, type SessionSource } from "./backend.js";
+import { agentsTools, type UnloadCallback } from "./tools.js";
+
+/** What agents' `compact()` throws without `onCompaction()`; the words its users match on. */
+export const NO_COMPACTION_MESSAGE = "No compaction function registered. Call onCompaction() first.";
+
+/**
+ * Cloudflare agents' `Session` (agents@0.22.0, `agents/experimental/memory/session`) on contextblocks:
+ * contextblocks' `Session` with agents' construction and the methods agents has and it does not.
+ *
+ * - `Session.create(this)` (an Agent), `Session.create(ctx.storage)`, a better-sqlite3 `Database`, a
+ *   `SessionProvider` (a message store) or a contextblocks `SessionBackend`.
+ * - `forSession("chat-1")` stores blocks and the frozen prompt under agents' keys (`memory_chat-1`,
+ *   `_system_prompt_chat-1`), so a database agents wrote reads as it was.
+ * - `compact()` without `onCompaction()` throws "No compaction function registered".
+ * - `tools()` resolves to AI SDK tools whose results are text; `setUnloadCallback`, `clearSkillState`,
+ *   `unloadSkill`, `getLoadedSkillKeys`, `getHistoryRowStats` are here.
+ */
+export class Session extends BaseSession {
+  #hasCompaction = false;
+  #onUnload: UnloadCallback | undefined;
+
+  /** agents' `new Session(sessionProvider, options?)`, or contextblocks' `new Session({ store } | { backend })`. */
+  constructor(
+    storeOrOptions: SessionStore | SessionOptions | { backend: SessionBackend },
+    options?: Omit<SessionOptions, "store">,
+  ) {
+    const isOptions =
+      typeof storeOrOptions === "object" &&
+      storeOrOptions !== null &&
+      ("store" in storeOrOptions || "backend" in storeOrOptions);
+    super(
+      isOptions
+        ? (storeOrOptions as SessionOptions | { backend: SessionBackend })
+        : { ...options, store: storeOrOptions as SessionStore },
+    );
+    if (!isOptions && options?.compaction !== undefined) this.#hasCompaction = true;
+    if (isOptions && (storeOrOptions as SessionOptions).compaction !== undefined) this.#hasCompaction = true;
+  }
+
+  /** agents' builder: an Agent (`this`), `ctx.storage`, a better-sqlite3 `Database`, a `SessionProvider`, or a backend. */
+  static override create(source: SessionSource): Session {
+    return new Session({ backend: backendOf(source, "Session.create") });
+  }
+
+  override onCompaction(compaction: CompactFunction): this {
+    super.onCompaction(compaction);
+    this.#hasCompaction = true;
+    return this;
+  }
+
+  /** As agents: throws when no compaction function is registered (contextblocks' `Session` resolves `null`). */
+  override async compact(leafId?: string | null): Promise<CompactResult | null> {
+    if (!this.#hasCompaction) throw new ContextError("UNSUPPORTED", `compact: ${NO_COMPACTION_MESSAGE}`);
+    return super.compact(leafId);
+  }
+
+  /** AI SDK tools (`set_context`, `search_context`, `load_context`, `unload_context`) whose results are text. */
+  async tools(): Promise<ToolSet> {
+    return agentsTools(this.context, this.#onUnload);
+  }
+
+  /** Called with (label, key) after the `unload_context` tool unloaded an entry. */
+  setUnloadCallback(callback: UnloadCallback | null): void {
+    this.#onUnload = callback ?? undefined;
+  }
+
+  /** Forgets which skills are loaded (the transcript still holds the loads; `getLoadedSkillKeys` reads it). */
+  clearSkillState(): void {
+    const context = this.context;
+    for (const entry of context.loadedEntries()) context.unloadEntry(entry.label, entry.key);
+  }
+
+  /** Unloads a loaded skill: its `load_context` results in the transcript are replaced by a placeholder. */
+  unloadSkill(label: string, key: string): Promise<boolean> {
+    return unloadSkill(this, label, key);
+  }
+
+  /** The skills the transcript has loaded and not unloaded, as `label:key`. */
+  getLoadedSkillKeys(): Promise<Set<string>> {
+    return loadedSkillKeys(this);
+  }
+
+  /**
+   * agents reads row sizes to bound its skill-restore scan; contextblocks reads loaded skills from the
+   * transcript on demand and bounds wake reads with `getRecentHistory`. Resolves `null` ("unsupported"),
+   * which agents' own callers already handle.
+   */
+  async getHistoryRowStats(): Promise<null> {
+    return null;
+  }
+}
+
+/**
+ * Cloudflare agents' `SessionManager` on contextblocks. `new SessionManager(this)` / `SessionManager.create(this)`
+ * take an Agent (or a backend). The registry methods that are synchronous in agents (`create`, `get`, `list`,
+ * `rename`, `addUsage`, `search`) return promises here, because the same manager runs on Postgres: reading a
+ * property of the promise without `await` throws an error that says so.
+ */
+export class SessionManager extends BaseSessionManager {
+  constructor(source: SessionSource) {
+    super(backendOf(source, "new SessionManager"));
+  }
+
+  static create(source: SessionSource): SessionManager {
+    return new SessionManager(source);
+  }
+
+  override create(...args: Parameters<BaseSessionManager["create"]>) {
+    return asyncResult(super.create(...args), "SessionManager.create");
+  }
+  override get(...args: Parameters<BaseSessionManager["get"]>) {
+    return asyncResult(super.get(...args), "SessionManager.get");
+  }
+  override list() {
+    return asyncResult(super.list(), "SessionManager.list");
+  }
+  override search(...args: Parameters<BaseSessionManager["search"]>) {
+    return asyncResult(super.search(...args), "SessionManager.search");
+  }
+}
