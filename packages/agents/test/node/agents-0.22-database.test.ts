@@ -1,6 +1,6 @@
 import { Session as AgentsSession } from "agents-session/experimental/memory/session";
 import { afterEach, describe, expect, it } from "vitest";
-import { NO_COMPACTION_MESSAGE, Session } from "../../src/index.js";
+import { NO_COMPACTION_MESSAGE, Session, SessionManager } from "../../src/index.js";
 import { agentsHost } from "./agents-host.js";
 import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
@@ -110,5 +110,16 @@ describe("agents' behaviours kept by the compatibility entry", () => {
     const refused = await execute({ label: "nope", content: "x" }, { toolCallId: "t", messages: [] });
     expect(refused).toMatch(/^Error: .*not found/i);
     expect(session.getContextBlock("memory")?.content).toBe("likes tea");
+  });
+});
+
+describe("SessionManager methods that are synchronous in agents", () => {
+  it("return promises whose misuse names the fix", async () => {
+    temporary = openTemporaryDatabase();
+    const manager = new SessionManager(temporary.database);
+    const pending = manager.create("Support chat") as unknown as { id: string };
+    expect(() => pending.id).toThrow(/SessionManager\.create returns a promise.*await create/);
+    const info = await (pending as unknown as Promise<{ id: string }>);
+    expect((await manager.list()).map((session) => session.id)).toEqual([info.id]);
   });
 });
