@@ -6,7 +6,6 @@
 export {
   type AnyContextProvider,
   type ContextBlock,
-  ContextBlocks,
   type ContextConfig,
   type ContextProvider,
   isSearchProvider,
@@ -29,5 +28,6 @@ export type {
 } from "@contextblocks/sessions";
 export { AgentContextProvider, AgentSessionProvider } from "@contextblocks/sqlite";
 export { agentsBlockKey, agentsPromptKey, agentsSqliteBackend, type SessionSource } from "./backend.js";
+export { ContextBlocks } from "./context-blocks.js";
 export { NO_COMPACTION_MESSAGE, Session, SessionManager } from "./session.js";
 export { agentsTools, type UnloadCallback } from "./tools.js";

@@ -32,6 +32,7 @@ export const NO_COMPACTION_MESSAGE = "No compaction function registered. Call on
 export class Session extends BaseSession {
   #hasCompaction = false;
   #onUnload: UnloadCallback | undefined;
+  #restored = false;
 
   /** agents' `new Session(sessionProvider, options?)`, or contextblocks' `new Session({ store } | { backend })`. */
   constructor(
@@ -70,7 +71,35 @@ export class Session extends BaseSession {
 
   /** AI SDK tools (`set_context`, `search_context`, `load_context`, `unload_context`) whose results are text. */
   async tools(): Promise<ToolSet> {
+    if (!this.#restored) await this.#restoreLoadedSkills();
     return agentsTools(this.context, this.#onUnload);
+  }
+
+  /** As agents: a skill block added at run time restores the skills the transcript shows loaded in it. */
+  override async addContext(...args: Parameters<BaseSession["addContext"]>) {
+    const block = await super.addContext(...args);
+    if (block.isSkill) await this.#restoreLoadedSkills([block.label]);
+    return block;
+  }
+
+  /**
+   * agents restores loaded skills from the transcript when a session starts; here it happens on the first
+   * `tools()` and on `addContext` of a skill block, so `unload_context` finds what an earlier instance loaded.
+   */
+  async #restoreLoadedSkills(labels?: readonly string[]): Promise<void> {
+    this.#restored = labels === undefined ? true : this.#restored;
+    const skillLabels = this.context
+      .getConfigs()
+      .filter(
+        (config) => config.kind === "loadable" && (labels === undefined || labels.includes(config.label)),
+      )
+      .map((config) => config.label);
+    if (skillLabels.length === 0) return;
+    for (const entry of await loadedSkillKeys(this)) {
+      const split = entry.indexOf(":");
+      const label = entry.slice(0, split);
+      if (skillLabels.includes(label)) this.context.restoreLoadedEntry(label, entry.slice(split + 1));
+    }
   }
 
   /** Called with (label, key) after the `unload_context` tool unloaded an entry. */
@@ -80,6 +109,7 @@ export class Session extends BaseSession {
 
   /** Forgets which skills are loaded (the transcript still holds the loads; `getLoadedSkillKeys` reads it). */
   clearSkillState(): void {
+    this.#restored = true;
     const context = this.context;
     for (const entry of context.loadedEntries()) context.unloadEntry(entry.label, entry.key);
   }
