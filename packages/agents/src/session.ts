@@ -1,5 +1,10 @@
 import { loadedSkillKeys, unloadSkill } from "@contextblocks/ai";
-import { ContextError } from "@contextblocks/core";
+import {
+  type ContextConfig,
+  ContextError,
+  ContextBlocks as CoreContextBlocks,
+  type WritableContextProvider,
+} from "@contextblocks/core";
 import {
   Session as BaseSession,
   SessionManager as BaseSessionManager,
@@ -12,6 +17,7 @@ import {
 import type { ToolSet } from "ai";
 import { asyncResult } from "./async-result.js";
 import { backendOf, type SessionSource } from "./backend.js";
+import { ContextBlocks } from "./context-blocks.js";
 import { agentsTools, type UnloadCallback } from "./tools.js";
 
 /** What agents' `compact()` throws without `onCompaction()`; the words its users match on. */
@@ -34,10 +40,13 @@ export class Session extends BaseSession {
   #onUnload: UnloadCallback | undefined;
   #restored = false;
 
-  /** agents' `new Session(sessionProvider, options?)`, or contextblocks' `new Session({ store } | { backend })`. */
+  /**
+   * agents' `new Session(sessionProvider, { context: [configs], promptStore, tokenCounter, onCompactionError })`,
+   * or contextblocks' `new Session({ store } | { backend })`.
+   */
   constructor(
     storeOrOptions: SessionStore | SessionOptions | { backend: SessionBackend },
-    options?: Omit<SessionOptions, "store">,
+    options?: AgentsSessionOptions,
   ) {
     const isOptions =
       typeof storeOrOptions === "object" &&
@@ -46,7 +55,12 @@ export class Session extends BaseSession {
     super(
       isOptions
         ? (storeOrOptions as SessionOptions | { backend: SessionBackend })
-        : { ...options, store: storeOrOptions as SessionStore },
+        : {
+            // agents' SessionProvider has no session id (one provider is one session): name it "default".
+            sessionId: (storeOrOptions as Partial<SessionStore>).sessionId ?? "default",
+            ...fromAgentsOptions(options),
+            store: storeOrOptions as SessionStore,
+          },
     );
     if (!isOptions && options?.compaction !== undefined) this.#hasCompaction = true;
     if (isOptions && (storeOrOptions as SessionOptions).compaction !== undefined) this.#hasCompaction = true;
@@ -132,6 +146,20 @@ export class Session extends BaseSession {
   async getHistoryRowStats(): Promise<null> {
     return null;
   }
+}
+
+/** agents' `SessionOptions` (block configurations and a prompt store), or contextblocks' options. */
+export type AgentsSessionOptions = Omit<SessionOptions, "store" | "context"> & {
+  context?: readonly ContextConfig[] | ContextBlocks | undefined;
+  promptStore?: WritableContextProvider | undefined;
+};
+
+function fromAgentsOptions(options: AgentsSessionOptions | undefined): Omit<SessionOptions, "store"> {
+  if (options === undefined) return {};
+  const { context, promptStore, ...rest } = options;
+  if (context instanceof CoreContextBlocks) return { ...rest, context };
+  if (context === undefined && promptStore === undefined) return rest;
+  return { ...rest, context: new ContextBlocks([...(context ?? [])], promptStore) };
 }
 
 /**
