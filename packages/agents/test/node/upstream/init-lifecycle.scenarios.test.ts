@@ -33,7 +33,11 @@ describe("init(label)", () => {
   });
   it("comes before the first get", async () => {
     const order: string[] = [];
-    const provider = withInit({ get: async () => (order.push("get"), "x") }, order);
+    const get = async () => {
+      order.push("get");
+      return "x";
+    };
+    const provider = withInit({ get }, order);
     await load([{ label: "first", provider }]);
     expect(order).toEqual(["init:first", "get"]);
   });
