@@ -10,6 +10,7 @@ import {
   SessionManager as BaseSessionManager,
   type CompactFunction,
   type CompactResult,
+  compactionPrefix,
   type SessionBackend,
   type SessionOptions,
   type SessionStore,
@@ -52,18 +53,18 @@ export class Session extends BaseSession {
       typeof storeOrOptions === "object" &&
       storeOrOptions !== null &&
       ("store" in storeOrOptions || "backend" in storeOrOptions);
-    super(
-      isOptions
-        ? (storeOrOptions as SessionOptions | { backend: SessionBackend })
-        : {
-            // agents' SessionProvider has no session id (one provider is one session): name it "default".
-            sessionId: (storeOrOptions as Partial<SessionStore>).sessionId ?? "default",
-            ...fromAgentsOptions(options),
-            store: storeOrOptions as SessionStore,
-          },
-    );
-    if (!isOptions && options?.compaction !== undefined) this.#hasCompaction = true;
-    if (isOptions && (storeOrOptions as SessionOptions).compaction !== undefined) this.#hasCompaction = true;
+    const given = isOptions
+      ? (storeOrOptions as SessionOptions | { backend: SessionBackend })
+      : {
+          // agents' SessionProvider has no session id (one provider is one session): name it "default".
+          sessionId: (storeOrOptions as Partial<SessionStore>).sessionId ?? "default",
+          ...fromAgentsOptions(options),
+          store: storeOrOptions as SessionStore,
+        };
+    // The compaction function is registered after construction: `onCompaction` (overridden here) wraps it.
+    const { compaction, ...rest } = given as SessionOptions;
+    super(rest as SessionOptions);
+    if (compaction !== undefined) this.onCompaction(compaction);
   }
 
   /** agents' builder: an Agent (`this`), `ctx.storage`, a better-sqlite3 `Database`, a `SessionProvider`, or a backend. */
@@ -71,8 +72,24 @@ export class Session extends BaseSession {
     return new Session({ backend: backendOf(source, "Session.create") });
   }
 
+  /**
+   * As agents: a result whose `toMessageId` is not on the path is dropped, and a compaction extends the
+   * earliest overlay visible on the path (its `fromMessageId` is kept), so summaries do not stack.
+   */
   override onCompaction(compaction: CompactFunction): this {
-    super.onCompaction(compaction);
+    super.onCompaction(async (history, context) => {
+      const result = await compaction(history, context);
+      if (result === null) return null;
+      const ids = new Set(history.map((message) => message.id));
+      if (!ids.has(result.toMessageId)) return null;
+      const visible = (await this.getCompactions()).filter(
+        (overlay) =>
+          ids.has(`${compactionPrefix}${overlay.id}`) ||
+          (ids.has(overlay.fromMessageId) && ids.has(overlay.toMessageId)),
+      );
+      const first = visible[0];
+      return first === undefined ? result : { ...result, fromMessageId: first.fromMessageId };
+    });
     this.#hasCompaction = true;
     return this;
   }

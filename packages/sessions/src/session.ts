@@ -427,7 +427,9 @@ export class Session {
       // A stored prompt is served without reading blocks; the counter is given them all the same.
       if (context.getBlocks().length < configs.length) await context.load();
       const messages = await store.getHistory();
-      return counter({ messages, systemPrompt, contextBlocks: context.getBlocks() });
+      const counted = await counter({ messages, systemPrompt, contextBlocks: context.getBlocks() });
+      // A counter's NaN or Infinity must not trigger (or block) compaction on every append: count it as 0.
+      return Number.isFinite(counted) ? Math.max(0, Math.ceil(counted)) : 0;
     }
     if (this.#pathTokens === null) this.#pathTokens = estimateMessageTokens(await store.getHistory());
     return this.#pathTokens + context.estimateTokens(systemPrompt);

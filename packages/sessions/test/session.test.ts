@@ -312,6 +312,19 @@ describe("compaction", () => {
     expect(await promptStore.get()).toContain("soul version 2");
   });
 
+  it("counts a custom counter's non-finite answer as zero", async () => {
+    let compactions = 0;
+    const session = Session.create(inMemoryBackend())
+      .forSession("chat")
+      .onCompaction(async () => {
+        compactions++;
+        return null;
+      })
+      .compactAfter(1, { tokenCounter: () => Number.NaN });
+    await session.appendMessage(message("a", "hi"));
+    expect(compactions).toBe(0);
+  });
+
   it("gives a custom counter the blocks when the stored prompt is served without reading them", async () => {
     const store = new InMemoryStore();
     const promptStore = new InMemoryContextProvider({ store, label: "_system_prompt" });

@@ -274,6 +274,54 @@ describe("Session.compact() and automatic compaction", () => {
     const none = new Session(arrayProvider(three(), [])).onCompaction(async () => null);
     expect(await none.compact()).toBeNull();
   });
+  it("compact(leafId) gives the function that branch's path and stores the overlay beside a sibling's", async () => {
+    const messages = [
+      say("m0", "user", "start"),
+      say("m1", "assistant", "first answer"),
+      say("m2", "user", "follow-up"),
+      say("old", "assistant", "a superseded answer on another branch"),
+    ];
+    const compactions: StoredCompaction[] = [
+      { id: "sibling", fromMessageId: "m0", toMessageId: "old", summary: "Sibling", createdAt: "" },
+    ];
+    const paths: string[][] = [];
+    const provider = arrayProvider(messages, compactions) as unknown as Record<string, unknown>;
+    provider.getHistory = (leafId?: string | null) =>
+      leafId === "m2" ? messages.slice(0, 3) : [...messages];
+    const session = new Session(provider as unknown as SessionProvider).onCompaction(async (history) => {
+      paths.push(history.map((m) => m.id));
+      return { fromMessageId: "m1", toMessageId: "m1", summary: "Branch" };
+    });
+    await session.compact("m2");
+    expect(paths).toEqual([["m0", "m1", "m2"]]);
+    expect(compactions.at(-1)).toMatchObject({ fromMessageId: "m1", toMessageId: "m1", summary: "Branch" });
+  });
+  it("a second compaction extends from the earliest overlay", async () => {
+    const messages = Array.from({ length: 10 }, (_, i) =>
+      say(`m${i}`, i % 2 ? "assistant" : "user", `msg ${i}`),
+    );
+    const compactions: StoredCompaction[] = [
+      { id: "c1", fromMessageId: "m1", toMessageId: "m5", summary: "Round 1", createdAt: "" },
+    ];
+    const session = new Session(arrayProvider(messages, compactions)).onCompaction(async () => ({
+      fromMessageId: "m6",
+      toMessageId: "m8",
+      summary: "Round 2",
+    }));
+    await session.compact();
+    expect(compactions.at(-1)).toMatchObject({ fromMessageId: "m1", toMessageId: "m8", summary: "Round 2" });
+  });
+  it("a custom counter's non-finite answer counts as zero", async () => {
+    let called = false;
+    const session = new Session(arrayProvider())
+      .onCompaction(async () => {
+        called = true;
+        return null;
+      })
+      .compactAfter(1, { tokenCounter: () => Number.NaN });
+    await session.appendMessage(say("m0", "user", "short"));
+    expect(called).toBe(false);
+  });
   it("an append over the threshold compacts; under it, without a threshold or without a function, not", async () => {
     const run = async (configure: (s: Session) => Session) => {
       let called = 0;
