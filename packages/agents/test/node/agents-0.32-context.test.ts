@@ -23,6 +23,7 @@ describe("a database agents@0.32.0's agents/context wrote", () => {
     temporary = openTemporaryDatabase();
     const agent = agentsHost(temporary.database);
     const soul = { get: async () => "You are the harbour master's assistant." };
+    const theirNotes = new AgentsSearchProvider(agent);
     const theirs = new AgentsContextBlocks(
       [
         { label: "soul", provider: soul },
@@ -32,14 +33,14 @@ describe("a database agents@0.32.0's agents/context wrote", () => {
           maxTokens: 1100,
           provider: new AgentsContextProvider(agent),
         },
-        { label: "notes", description: "Harbour notes", provider: new AgentsSearchProvider(agent) },
+        { label: "notes", description: "Harbour notes", provider: theirNotes },
       ],
       new AgentsContextProvider(agent, "_system_prompt"),
     );
     await theirs.load();
     await theirs.setBlock("memory", "The ferry leaves at nine.");
-    await theirs.setSearchEntry("notes", "tides", "High tide is at six in the evening.");
-    await theirs.setSearchEntry("notes", "fees", "Mooring costs ten a night.");
+    await theirNotes.set("tides", "High tide is at six in the evening.");
+    await theirNotes.set("fees", "Mooring costs ten a night.");
     const prompt = await theirs.freezeSystemPrompt();
 
     const ours = new ContextBlocks(
@@ -66,12 +67,13 @@ describe("a database agents@0.32.0's agents/context wrote", () => {
     await ours.setBlock("memory", "The ferry leaves at nine sharp.");
     // agents reads the blocks contextblocks wrote. Search entries are one-way: contextblocks copies agents'
     // cf_agents_search_fts into its own index on first use and writes there (so agents does not see new ones).
+    const againNotes = new AgentsSearchProvider(agent);
     const again = new AgentsContextBlocks([
       { label: "memory", maxTokens: 1100, provider: new AgentsContextProvider(agent) },
-      { label: "notes", provider: new AgentsSearchProvider(agent) },
+      { label: "notes", provider: againNotes },
     ]);
     await again.load();
     expect(again.getBlock("memory")?.content).toBe("The ferry leaves at nine sharp.");
-    expect(await again.searchContext("notes", "chandlery")).toBeNull();
+    expect(await againNotes.search("chandlery")).toBeNull();
   });
 });
