@@ -27,6 +27,13 @@ export type {
   StoredCompaction,
 } from "@contextblocks/sessions";
 export { AgentContextProvider, AgentSessionProvider } from "@contextblocks/sqlite";
+export {
+  type AgentsSessionsCompaction,
+  type AgentsSessionsMessage,
+  importAgentsSessions,
+  type ReadAgentsSessionsOptions,
+  readAgentsSessions,
+} from "./agents-sessions.js";
 export { agentsBlockKey, agentsPromptKey, agentsSqliteBackend, type SessionSource } from "./backend.js";
 export { ContextBlocks } from "./context-blocks.js";
 export { NO_COMPACTION_MESSAGE, Session, SessionManager } from "./session.js";

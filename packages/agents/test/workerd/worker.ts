@@ -1,4 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
+import { Lifecycle } from "agents-context/lifecycle";
+import { Sessions } from "agents-context/sessions";
 
 /**
  * A Durable Object with SQLite storage, shaped like an agents `Agent` for its Sessions API: `sql` is a
@@ -11,6 +13,12 @@ export class AgentTestObject extends DurableObject {
   ): T[] {
     return [...this.ctx.storage.sql.exec(strings.join("?"), ...values)] as T[];
   }
+}
+
+/** A Durable Object that hosts agents@0.32.0's `agents/sessions` capability on a real Lifecycle. */
+export class SessionsTestObject extends DurableObject {
+  readonly sessions = new Sessions();
+  readonly lifecycle = new Lifecycle(this).use(this.sessions);
 }
 
 export default {
