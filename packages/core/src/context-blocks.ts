@@ -416,6 +416,16 @@ export class ContextBlocks {
     );
   }
 
+  /**
+   * Marks an entry loaded without reading it: for a host restoring, after a restart, what its transcript
+   * shows was loaded (so `unload_context` finds it). False when the block is not loadable or not known.
+   */
+  restoreLoadedEntry(label: string, key: string): boolean {
+    if (typeof key !== "string" || this.registry.find(label)?.kind !== "loadable") return false;
+    this.loaded.add({ label, key });
+    return true;
+  }
+
   /** Marks an entry unloaded. False when it was not loaded in this instance. */
   unloadEntry(label: string, key: string): boolean {
     return this.loaded.remove({ label, key });
@@ -441,6 +451,20 @@ export class ContextBlocks {
       this.freezing = undefined;
     });
     return this.freezing;
+  }
+
+  /**
+   * The prompt `freezeSystemPrompt()` would serve, without storing anything: the frozen prompt, a current
+   * stored one (adopted, as a cold start does), or else a rendering of the blocks' current values (blocks
+   * not read yet are read). For estimates (a token count before compaction) that must not freeze a prompt
+   * the model has not seen yet.
+   */
+  async previewSystemPrompt(): Promise<string> {
+    const stored = await this.frozen.stored(this.registry.all());
+    if (stored.state === "current") return stored.prompt;
+    const unread = this.registry.all().filter((config) => this.cache.get(config.label) === undefined);
+    await Promise.all(unread.map((config) => this.io.readQueued(config)));
+    return this.render();
   }
 
   /** Re-reads every provider, re-renders and overwrites the stored prompt: the one deliberate cache bust. */

@@ -97,7 +97,7 @@ describe("unload_context and inherited arguments (issue 12, item 9)", () => {
     const outcome = await spec(context, "unload_context").execute({ label: "skills", key: "deploy" });
     expect(outcome).toEqual({
       isError: true,
-      text: 'Error: "deploy" from skills is not loaded, so there is nothing to unload. Load it with load_context first, or leave it.',
+      text: 'Error: "deploy" from skills is not currently loaded, so there is nothing to unload. Load it with load_context first, or leave it.',
     });
     await spec(context, "load_context").execute({ label: "skills", key: "deploy" });
     expect((await spec(context, "unload_context").execute({ label: "skills", key: "deploy" })).isError).toBe(

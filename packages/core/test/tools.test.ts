@@ -135,7 +135,8 @@ describe("which tools exist", () => {
     expect(description).toContain('- "memory" (writable): Facts learned about the user');
     expect(description).toContain('- "small" (writable): no description');
     expect(description).toContain('- "knowledge" (searchable, keyed entries): Reference notes');
-    expect(description).toContain('- "skills" (loadable, keyed entries): How-tos');
+    // agents' label for a skill block, so definitions migrated from agents match.
+    expect(description).toContain('- "skills" (skill collection, keyed entries): How-tos');
     expect(description).not.toContain('"soul"');
     expect(description).not.toContain('"archive"');
   });
@@ -371,7 +372,12 @@ describe("bad tool input: an Error string naming the problem, nothing stored", (
       { label: "knowledge", key: "deploy" },
       /Block "knowledge" is not loadable/,
     ],
-    ["load: unknown key", "load_context", { label: "skills", key: "nope" }, /no entry "nope" in skills/],
+    [
+      "load: unknown key",
+      "load_context",
+      { label: "skills", key: "nope" },
+      /no entry "nope" in skills\. Not found/,
+    ],
     ["unload: missing label", "unload_context", { key: "deploy" }, /"label" is required/],
     [
       "unload: non-loadable label",

@@ -17,7 +17,8 @@ export interface R2SkillProviderOptions {
   prefix?: string | undefined;
   /**
    * An allow-list of skill keys (relative to the prefix). Given and non-empty: only these are listed and
-   * loaded; a load of any other key answers `null` without fetching, and writes to other keys are refused.
+   * loaded; a load of any other key answers `null` without fetching. Writes (`set`, `delete`) reach any
+   * valid key, as with agents' `R2SkillProvider`.
    */
   keys?: readonly string[] | undefined;
 }
@@ -115,11 +116,12 @@ export class R2SkillProvider implements SkillProvider {
 
   /**
    * Writes a skill's object. Without a description the stored one is kept (one `head` first); an empty
-   * description removes it. Refused: invalid keys, keys outside `keys`, non-text content, lone
-   * surrogates, and descriptions with line breaks or over 4,096 bytes.
+   * description removes it. `keys` filters reading only: a key outside it is written (as agents'
+   * `R2SkillProvider` does) and stays unlisted. Refused: invalid keys, non-text content, lone surrogates,
+   * and descriptions with line breaks or over 4,096 bytes.
    */
   async set(key: string, content: string, description?: string): Promise<void> {
-    this.#checkWritable(key, "R2SkillProvider.set");
+    checkKey(key, this.#prefix, "R2SkillProvider.set");
     checkContent(content, key, "R2SkillProvider.set");
     let kept = checkDescription(description, key, "R2SkillProvider.set");
     if (kept === undefined) {
@@ -131,18 +133,8 @@ export class R2SkillProvider implements SkillProvider {
 
   /** Deletes a skill's object; an unknown key is a no-op. */
   async delete(key: string): Promise<void> {
-    this.#checkWritable(key, "R2SkillProvider.delete");
+    checkKey(key, this.#prefix, "R2SkillProvider.delete");
     await this.#bucket.delete(this.#prefix + key);
-  }
-
-  #checkWritable(key: unknown, where: string): asserts key is string {
-    checkKey(key, this.#prefix, where);
-    if (!this.#allows(key)) {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `${where}: "${key}" is not in this provider's keys (${[...(this.#keys ?? [])].map((allowed) => JSON.stringify(allowed)).join(", ")})`,
-      );
-    }
   }
 
   #allows(key: string): boolean {

@@ -484,12 +484,17 @@ export class Session {
   /** Stored parts of the path plus the frozen prompt, or the configured counter's figure. */
   async #estimateTokens(): Promise<number> {
     const { store, context } = this.#use();
-    const hasBlocks = context.getConfigs().length > 0;
-    const systemPrompt = hasBlocks ? await context.freezeSystemPrompt() : "";
+    const configs = context.getConfigs();
+    // A preview: an estimate must not freeze (and store) a prompt the model has not been sent yet.
+    const systemPrompt = configs.length > 0 ? await context.previewSystemPrompt() : "";
     const counter = this.#settings.tokenCounter;
     if (counter !== undefined) {
+      // A stored prompt is served without reading blocks; the counter is given them all the same.
+      if (context.getBlocks().length < configs.length) await context.load();
       const messages = await store.getHistory();
-      return counter({ messages, systemPrompt, contextBlocks: context.getBlocks() });
+      const counted = await counter({ messages, systemPrompt, contextBlocks: context.getBlocks() });
+      // A counter's NaN or Infinity must not trigger (or block) compaction on every append: count it as 0.
+      return Number.isFinite(counted) ? Math.max(0, Math.ceil(counted)) : 0;
     }
     if (this.#pathTokens === null) this.#pathTokens = estimateMessageTokens(await store.getHistory());
     return this.#pathTokens + context.estimateTokens(systemPrompt);

@@ -313,6 +313,61 @@ describe("compaction", () => {
     expect(inputs.at(-1)?.systemPrompt).toContain("You are terse.");
     expect(inputs.at(-1)?.blocks).toEqual(["soul"]);
   });
+
+  it("estimates without storing a prompt: the first frozen prompt is the one the model is sent", async () => {
+    const store = new InMemoryStore();
+    const promptStore = new InMemoryContextProvider({ store, label: "_system_prompt" });
+    let soul = "soul version 1";
+    const session = new Session({
+      store: new InMemorySessionStore({ sessionId: "chat", sessions: new InMemorySessions() }),
+      context: new ContextBlocks([{ label: "soul", provider: { get: async () => soul } }], promptStore),
+      compaction: async () => null,
+      threshold: 1_000_000,
+    });
+    await session.appendMessage(message("a", "hi"));
+    expect(await promptStore.get(), "the estimate stored no prompt").toBeNull();
+    soul = "soul version 2";
+    expect(await session.freezeSystemPrompt()).toContain("soul version 2");
+    expect(await promptStore.get()).toContain("soul version 2");
+  });
+
+  it("counts a custom counter's non-finite answer as zero", async () => {
+    let compactions = 0;
+    const session = Session.create(inMemoryBackend())
+      .forSession("chat")
+      .onCompaction(async () => {
+        compactions++;
+        return null;
+      })
+      .compactAfter(1, { tokenCounter: () => Number.NaN });
+    await session.appendMessage(message("a", "hi"));
+    expect(compactions).toBe(0);
+  });
+
+  it("gives a custom counter the blocks when the stored prompt is served without reading them", async () => {
+    const store = new InMemoryStore();
+    const promptStore = new InMemoryContextProvider({ store, label: "_system_prompt" });
+    await promptStore.set("SOUL\nstored frozen prompt");
+    const seen: { systemPrompt: string; blocks: string[] }[] = [];
+    const session = new Session({
+      store: new InMemorySessionStore({ sessionId: "chat", sessions: new InMemorySessions() }),
+      context: new ContextBlocks(
+        [{ label: "soul", provider: { get: async () => "current soul" } }],
+        promptStore,
+        undefined,
+        { drift: "keep", onDrift: () => {} },
+      ),
+      compaction: async () => null,
+      threshold: 1_000,
+      tokenCounter: ({ systemPrompt, contextBlocks }) => {
+        seen.push({ systemPrompt, blocks: contextBlocks.map((block) => block.content) });
+        return 0;
+      },
+    });
+    await session.appendMessage(message("a", "hi"));
+    expect(seen.at(-1)?.systemPrompt).toBe("SOUL\nstored frozen prompt");
+    expect(seen.at(-1)?.blocks).toEqual(["current soul"]);
+  });
 });
 
 describe("clearMessages", () => {

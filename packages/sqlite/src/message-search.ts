@@ -81,8 +81,13 @@ export function indexMessageStatement(
   withContext: boolean,
 ): SqlStatement {
   if (!withContext) {
+    // A table Cloudflare agents' Sessions API created (no context column). agents re-indexes an updated
+    // message under the next free rowid, so the message's own rowid may hold another message's row: then
+    // the row takes the next free rowid (NULL), and removal finds it by id.
     return sql`INSERT INTO assistant_fts (rowid, id, session_id, role, content)
-    SELECT rowid, id, session_id, role, ${text} FROM assistant_messages WHERE id = ${id} AND session_id = ${sessionId}`;
+    SELECT CASE WHEN EXISTS (SELECT 1 FROM assistant_fts f WHERE f.rowid = m.rowid) THEN NULL ELSE m.rowid END,
+      m.id, m.session_id, m.role, ${text}
+    FROM assistant_messages m WHERE m.id = ${id} AND m.session_id = ${sessionId}`;
   }
   return sql`INSERT INTO assistant_fts (rowid, id, session_id, role, content, context)
     SELECT m.rowid, m.id, m.session_id, m.role, ${text}, ${raw(contextOfM)}

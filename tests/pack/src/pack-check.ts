@@ -46,6 +46,7 @@ const PACKAGES = [
   "r2",
   "sessions",
   "postgres",
+  "agents",
 ] as const;
 const REPOSITORY = "https://github.com/contextblocks/contextblocks";
 /** Exports that are not modules, left out of attw's type resolution. */

@@ -35,7 +35,8 @@ export function loadContextTool(host: ToolHost): ContextToolSpec | null {
         if (content === null) {
           throw new ContextError(
             "NOT_FOUND",
-            `no entry "${args.key}" in ${label}. Use a key listed in the ${label} block.`,
+            // "Not found" / "not currently loaded": the words agents' tool answers use, which its users match on.
+            `no entry "${args.key}" in ${label}. Not found: use a key listed in the ${label} block.`,
             { label },
           );
         }
@@ -59,7 +60,7 @@ export function unloadContextTool(host: ToolHost): ContextToolSpec | null {
         if (!host.unloadEntry(label, args.key)) {
           throw new ContextError(
             "NOT_FOUND",
-            `"${args.key}" from ${label} is not loaded, so there is nothing to unload. Load it with load_context first, or leave it.`,
+            `"${args.key}" from ${label} is not currently loaded, so there is nothing to unload. Load it with load_context first, or leave it.`,
             { label },
           );
         }

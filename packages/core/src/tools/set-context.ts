@@ -32,7 +32,8 @@ export type SetContextInput = InputOf<typeof SET_CONTEXT_FIELDS>;
 const KIND_NOTE = {
   writable: "writable",
   searchable: "searchable, keyed entries",
-  loadable: "loadable, keyed entries",
+  // agents' words for a skill block (`agents/experimental/memory/session`), so migrated definitions match.
+  loadable: "skill collection, keyed entries",
   readonly: "read-only",
 } as const;
 

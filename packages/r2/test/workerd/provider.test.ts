@@ -77,10 +77,12 @@ describe("R2SkillProvider on a local R2 bucket", () => {
     expect(calls.get, "a refused load fetches nothing").toBe(0);
     expect(await allowed.load("debugging")).toBe("Body debugging");
     expect(calls.get).toBe(1);
-    const write = await refusal(() => allowed.set("secrets", "overwritten"));
-    expect(write).toMatchObject({ code: "INVALID_INPUT" });
-    expect(write.message).toMatch(/"secrets" is not in this provider's keys \("code-review", "debugging"\)/);
-    expect(await writer.load("secrets")).toBe("Body secrets");
+    // As agents' R2SkillProvider: keys filter reads, not writes; the written key stays unlisted.
+    await allowed.set("secrets", "overwritten", "Still writable");
+    expect(await writer.load("secrets")).toBe("overwritten");
+    expect(await allowed.get()).toBe("- code-review: About code-review\n- debugging: About debugging");
+    await allowed.delete("secrets");
+    expect(await writer.load("secrets")).toBeNull();
     expect(
       new R2SkillProvider(env.SKILLS_BUCKET, { prefix, keys: [] }).keys,
       "an empty list filters nothing",

@@ -1,0 +1,22 @@
+import { ContextError } from "@contextblocks/core";
+
+/**
+ * A promise that says what went wrong when code written for agents' synchronous method reads it as the
+ * value: any property other than the promise's own (`then`, `catch`, `finally`) throws a `ContextError`
+ * naming the method and the fix (`await`).
+ */
+export function asyncResult<T>(promise: Promise<T>, method: string): Promise<T> {
+  return new Proxy(promise, {
+    get(target, property) {
+      if (property === "then" || property === "catch" || property === "finally") {
+        const member = Reflect.get(target, property, target) as (...args: unknown[]) => unknown;
+        return member.bind(target);
+      }
+      if (typeof property === "symbol") return Reflect.get(target, property, target);
+      throw new ContextError(
+        "UNSUPPORTED",
+        `${method} returns a promise in contextblocks (it is synchronous in Cloudflare agents; the same manager runs on Postgres, which is async): write \`await ${method.split(".").at(-1)}(…)\` before reading "${property}"`,
+      );
+    },
+  });
+}

@@ -1,0 +1,209 @@
+import { loadedSkillKeys, unloadSkill } from "@contextblocks/ai";
+import {
+  type ContextConfig,
+  ContextError,
+  ContextBlocks as CoreContextBlocks,
+  type WritableContextProvider,
+} from "@contextblocks/core";
+import {
+  Session as BaseSession,
+  SessionManager as BaseSessionManager,
+  type CompactFunction,
+  type CompactResult,
+  compactionPrefix,
+  type SessionBackend,
+  type SessionOptions,
+  type SessionStore,
+} from "@contextblocks/sessions";
+import type { ToolSet } from "ai";
+import { asyncResult } from "./async-result.js";
+import { backendOf, type SessionSource } from "./backend.js";
+import { ContextBlocks } from "./context-blocks.js";
+import { agentsTools, type UnloadCallback } from "./tools.js";
+
+/** What agents' `compact()` throws without `onCompaction()`; the words its users match on. */
+export const NO_COMPACTION_MESSAGE = "No compaction function registered. Call onCompaction() first.";
+
+/**
+ * Cloudflare agents' `Session` (agents@0.22.0, `agents/experimental/memory/session`) on contextblocks:
+ * contextblocks' `Session` with agents' construction and the methods agents has and it does not.
+ *
+ * - `Session.create(this)` (an Agent), `Session.create(ctx.storage)`, a better-sqlite3 `Database`, a
+ *   `SessionProvider` (a message store) or a contextblocks `SessionBackend`.
+ * - `forSession("chat-1")` stores blocks and the frozen prompt under agents' keys (`memory_chat-1`,
+ *   `_system_prompt_chat-1`), so a database agents wrote reads as it was.
+ * - `compact()` without `onCompaction()` throws "No compaction function registered".
+ * - `tools()` resolves to AI SDK tools whose results are text; `setUnloadCallback`, `clearSkillState`,
+ *   `unloadSkill`, `getLoadedSkillKeys`, `getHistoryRowStats` are here.
+ */
+export class Session extends BaseSession {
+  #hasCompaction = false;
+  #onUnload: UnloadCallback | undefined;
+  #restored = false;
+
+  /**
+   * agents' `new Session(sessionProvider, { context: [configs], promptStore, tokenCounter, onCompactionError })`,
+   * or contextblocks' `new Session({ store } | { backend })`.
+   */
+  constructor(
+    storeOrOptions: SessionStore | SessionOptions | { backend: SessionBackend },
+    options?: AgentsSessionOptions,
+  ) {
+    const isOptions =
+      typeof storeOrOptions === "object" &&
+      storeOrOptions !== null &&
+      ("store" in storeOrOptions || "backend" in storeOrOptions);
+    const given = isOptions
+      ? (storeOrOptions as SessionOptions | { backend: SessionBackend })
+      : {
+          // agents' SessionProvider has no session id (one provider is one session): name it "default".
+          sessionId: (storeOrOptions as Partial<SessionStore>).sessionId ?? "default",
+          ...fromAgentsOptions(options),
+          store: storeOrOptions as SessionStore,
+        };
+    // The compaction function is registered after construction: `onCompaction` (overridden here) wraps it.
+    const { compaction, ...rest } = given as SessionOptions;
+    super(rest as SessionOptions);
+    if (compaction !== undefined) this.onCompaction(compaction);
+  }
+
+  /** agents' builder: an Agent (`this`), `ctx.storage`, a better-sqlite3 `Database`, a `SessionProvider`, or a backend. */
+  static override create(source: SessionSource): Session {
+    return new Session({ backend: backendOf(source, "Session.create") });
+  }
+
+  /**
+   * As agents: a result whose `toMessageId` is not on the path is dropped, and a compaction extends the
+   * earliest overlay visible on the path (its `fromMessageId` is kept), so summaries do not stack.
+   */
+  override onCompaction(compaction: CompactFunction): this {
+    super.onCompaction(async (history, context) => {
+      const result = await compaction(history, context);
+      if (result === null) return null;
+      const ids = new Set(history.map((message) => message.id));
+      if (!ids.has(result.toMessageId)) return null;
+      const visible = (await this.getCompactions()).filter(
+        (overlay) =>
+          ids.has(`${compactionPrefix}${overlay.id}`) ||
+          (ids.has(overlay.fromMessageId) && ids.has(overlay.toMessageId)),
+      );
+      const first = visible[0];
+      return first === undefined ? result : { ...result, fromMessageId: first.fromMessageId };
+    });
+    this.#hasCompaction = true;
+    return this;
+  }
+
+  /** As agents: throws when no compaction function is registered (contextblocks' `Session` resolves `null`). */
+  override async compact(leafId?: string | null): Promise<CompactResult | null> {
+    if (!this.#hasCompaction) throw new ContextError("UNSUPPORTED", `compact: ${NO_COMPACTION_MESSAGE}`);
+    return super.compact(leafId);
+  }
+
+  /** AI SDK tools (`set_context`, `search_context`, `load_context`, `unload_context`) whose results are text. */
+  async tools(): Promise<ToolSet> {
+    if (!this.#restored) await this.#restoreLoadedSkills();
+    return agentsTools(this.context, this.#onUnload);
+  }
+
+  /** As agents: a skill block added at run time restores the skills the transcript shows loaded in it. */
+  override async addContext(...args: Parameters<BaseSession["addContext"]>) {
+    const block = await super.addContext(...args);
+    if (block.isSkill) await this.#restoreLoadedSkills([block.label]);
+    return block;
+  }
+
+  /**
+   * agents restores loaded skills from the transcript when a session starts; here it happens on the first
+   * `tools()` and on `addContext` of a skill block, so `unload_context` finds what an earlier instance loaded.
+   */
+  async #restoreLoadedSkills(labels?: readonly string[]): Promise<void> {
+    this.#restored = labels === undefined ? true : this.#restored;
+    const skillLabels = this.context
+      .getConfigs()
+      .filter(
+        (config) => config.kind === "loadable" && (labels === undefined || labels.includes(config.label)),
+      )
+      .map((config) => config.label);
+    if (skillLabels.length === 0) return;
+    for (const entry of await loadedSkillKeys(this)) {
+      const split = entry.indexOf(":");
+      const label = entry.slice(0, split);
+      if (skillLabels.includes(label)) this.context.restoreLoadedEntry(label, entry.slice(split + 1));
+    }
+  }
+
+  /** Called with (label, key) after the `unload_context` tool unloaded an entry. */
+  setUnloadCallback(callback: UnloadCallback | null): void {
+    this.#onUnload = callback ?? undefined;
+  }
+
+  /** Forgets which skills are loaded (the transcript still holds the loads; `getLoadedSkillKeys` reads it). */
+  clearSkillState(): void {
+    this.#restored = true;
+    const context = this.context;
+    for (const entry of context.loadedEntries()) context.unloadEntry(entry.label, entry.key);
+  }
+
+  /** Unloads a loaded skill: its `load_context` results in the transcript are replaced by a placeholder. */
+  unloadSkill(label: string, key: string): Promise<boolean> {
+    return unloadSkill(this, label, key);
+  }
+
+  /** The skills the transcript has loaded and not unloaded, as `label:key`. */
+  getLoadedSkillKeys(): Promise<Set<string>> {
+    return loadedSkillKeys(this);
+  }
+
+  /**
+   * agents reads row sizes to bound its skill-restore scan; contextblocks reads loaded skills from the
+   * transcript on demand and bounds wake reads with `getRecentHistory`. Resolves `null` ("unsupported"),
+   * which agents' own callers already handle.
+   */
+  async getHistoryRowStats(): Promise<null> {
+    return null;
+  }
+}
+
+/** agents' `SessionOptions` (block configurations and a prompt store), or contextblocks' options. */
+export type AgentsSessionOptions = Omit<SessionOptions, "store" | "context"> & {
+  context?: readonly ContextConfig[] | ContextBlocks | undefined;
+  promptStore?: WritableContextProvider | undefined;
+};
+
+function fromAgentsOptions(options: AgentsSessionOptions | undefined): Omit<SessionOptions, "store"> {
+  if (options === undefined) return {};
+  const { context, promptStore, ...rest } = options;
+  if (context instanceof CoreContextBlocks) return { ...rest, context };
+  if (context === undefined && promptStore === undefined) return rest;
+  return { ...rest, context: new ContextBlocks([...(context ?? [])], promptStore) };
+}
+
+/**
+ * Cloudflare agents' `SessionManager` on contextblocks. `new SessionManager(this)` / `SessionManager.create(this)`
+ * take an Agent (or a backend). The registry methods that are synchronous in agents (`create`, `get`, `list`,
+ * `rename`, `addUsage`, `search`) return promises here, because the same manager runs on Postgres: reading a
+ * property of the promise without `await` throws an error that says so.
+ */
+export class SessionManager extends BaseSessionManager {
+  constructor(source: SessionSource) {
+    super(backendOf(source, "new SessionManager"));
+  }
+
+  static create(source: SessionSource): SessionManager {
+    return new SessionManager(source);
+  }
+
+  override create(...args: Parameters<BaseSessionManager["create"]>) {
+    return asyncResult(super.create(...args), "SessionManager.create");
+  }
+  override get(...args: Parameters<BaseSessionManager["get"]>) {
+    return asyncResult(super.get(...args), "SessionManager.get");
+  }
+  override list() {
+    return asyncResult(super.list(), "SessionManager.list");
+  }
+  override search(...args: Parameters<BaseSessionManager["search"]>) {
+    return asyncResult(super.search(...args), "SessionManager.search");
+  }
+}

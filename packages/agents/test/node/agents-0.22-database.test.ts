@@ -1,0 +1,125 @@
+import { Session as AgentsSession } from "agents-session/experimental/memory/session";
+import { afterEach, describe, expect, it } from "vitest";
+import { NO_COMPACTION_MESSAGE, Session, SessionManager } from "../../src/index.js";
+import { agentsHost } from "./agents-host.js";
+import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
+
+const text = (id: string, role: "user" | "assistant", body: string) => ({
+  id,
+  role,
+  parts: [{ type: "text" as const, text: body }],
+});
+const soul = { get: async () => "You are the harbour master's assistant." };
+
+let temporary: TemporaryDatabase | undefined;
+afterEach(() => {
+  temporary?.remove();
+  temporary = undefined;
+});
+
+/** A named session written by the real agents@0.22.0: blocks, frozen prompt, messages, an update, an overlay. */
+async function writtenByAgents(database: TemporaryDatabase["database"], sessionId: string) {
+  const agents = AgentsSession.create(agentsHost(database))
+    .forSession(sessionId)
+    .withContext("soul", { provider: soul })
+    .withContext("memory", { description: "Learned facts", maxTokens: 1100 })
+    .withCachedPrompt();
+  await agents.replaceContextBlock("memory", "The ferry leaves at nine.");
+  const prompt = await agents.freezeSystemPrompt();
+  await agents.appendMessage(text("m1", "user", "When does the ferry leave?"));
+  await agents.appendMessage(text("m2", "assistant", "At nine, from pier four."));
+  await agents.appendMessage(text("m3", "user", "And the lighthouse tour?"));
+  await agents.appendMessage(text("m4", "assistant", "The lighthouse tour starts at noon."));
+  await agents.updateMessage(text("m2", "assistant", "At nine sharp, from pier four."));
+  await agents.addCompaction("The user asked about the ferry (nine, pier four).", "m1", "m2");
+  return { prompt, history: await agents.getHistory() };
+}
+
+describe.each(["chat-1", "support/2024 ü"])("a database agents@0.22.0 wrote, session %j", (sessionId) => {
+  it("reads blocks, the frozen prompt, messages, overlays and search; appends and searches after", async () => {
+    temporary = openTemporaryDatabase();
+    const written = await writtenByAgents(temporary.database, sessionId);
+
+    const session = Session.create(temporary.database)
+      .forSession(sessionId)
+      .withContext("soul", { provider: soul })
+      .withContext("memory", { description: "Learned facts", maxTokens: 1100 })
+      .withCachedPrompt();
+    // The frozen prompt agents stored is served as it is (the provider's prefix cache stays warm).
+    expect(await session.freezeSystemPrompt()).toBe(written.prompt);
+    await session.context.load();
+    expect(session.getContextBlock("memory")?.content).toBe("The ferry leaves at nine.");
+    // Messages (the updated one too) and the compaction overlay read as agents reads them.
+    // (The overlay message also carries `metadata.compaction`, and its `createdAt` is the stored string.)
+    const shape = (messages: { id: string; role: string; parts: unknown }[]) =>
+      messages.map(({ id, role, parts }) => ({ id, role, parts }));
+    expect(shape(await session.getHistory())).toEqual(shape(written.history));
+    expect(written.history.map((message) => message.id).slice(1)).toEqual(["m3", "m4"]);
+    expect((await session.getMessage("m2"))?.parts).toEqual([
+      { type: "text", text: "At nine sharp, from pier four." },
+    ]);
+    expect(await session.getCompactions()).toHaveLength(1);
+    expect((await session.search("lighthouse")).map((hit) => hit.id)).toContain("m4");
+
+    // Appends, writes and searches after the switch.
+    await session.appendMessage(text("m5", "user", "Is the lighthouse café open?"));
+    await session.appendMessage(text("m6", "assistant", "The café closes at four."));
+    await session.replaceContextBlock("memory", "The ferry leaves at nine. The café closes at four.");
+    expect((await session.search("café")).map((hit) => hit.id).sort()).toEqual(["m5", "m6"]);
+    expect((await session.getHistory()).map((message) => message.id).slice(-2)).toEqual(["m5", "m6"]);
+
+    // Written back in agents' form: agents reads the new messages and the new block content.
+    const agentsAgain = AgentsSession.create(agentsHost(temporary.database))
+      .forSession(sessionId)
+      .withContext("soul", { provider: soul })
+      .withContext("memory", { description: "Learned facts", maxTokens: 1100 })
+      .withCachedPrompt();
+    expect((await agentsAgain.getHistory()).map((message) => message.id).slice(-2)).toEqual(["m5", "m6"]);
+    await agentsAgain.refreshSystemPrompt();
+    expect(agentsAgain.getContextBlock("memory")?.content).toBe(
+      "The ferry leaves at nine. The café closes at four.",
+    );
+    const keys = temporary.database
+      .prepare("SELECT label FROM cf_agents_context_blocks ORDER BY label")
+      .all()
+      .map((row) => (row as { label: string }).label);
+    expect(keys).toEqual([`_system_prompt_${sessionId}`, `memory_${sessionId}`]);
+  });
+});
+
+describe("agents' behaviours kept by the compatibility entry", () => {
+  it("compact() without onCompaction() throws agents' words", async () => {
+    temporary = openTemporaryDatabase();
+    const session = Session.create(temporary.database);
+    await expect(session.compact()).rejects.toThrow("No compaction function registered");
+    expect(NO_COMPACTION_MESSAGE).toContain("Call onCompaction() first");
+  });
+
+  it("tools() resolves to AI SDK tools whose results are text", async () => {
+    temporary = openTemporaryDatabase();
+    const session = Session.create(temporary.database)
+      .forSession("c")
+      .withContext("memory", { maxTokens: 500 });
+    const tools = await session.tools();
+    const execute = tools.set_context?.execute as (input: unknown, options: unknown) => Promise<unknown>;
+    const answer = await execute(
+      { label: "memory", content: "likes tea" },
+      { toolCallId: "t", messages: [] },
+    );
+    expect(typeof answer).toBe("string");
+    const refused = await execute({ label: "nope", content: "x" }, { toolCallId: "t", messages: [] });
+    expect(refused).toMatch(/^Error: .*not found/i);
+    expect(session.getContextBlock("memory")?.content).toBe("likes tea");
+  });
+});
+
+describe("SessionManager methods that are synchronous in agents", () => {
+  it("return promises whose misuse names the fix", async () => {
+    temporary = openTemporaryDatabase();
+    const manager = new SessionManager(temporary.database);
+    const pending = manager.create("Support chat") as unknown as { id: string };
+    expect(() => pending.id).toThrow(/SessionManager\.create returns a promise.*await create/);
+    const info = await (pending as unknown as Promise<{ id: string }>);
+    expect((await manager.list()).map((session) => session.id)).toEqual([info.id]);
+  });
+});

@@ -1,0 +1,76 @@
+// Typical code written against Cloudflare agents' Sessions API (agents@0.22.0), with only the import
+// changed from "agents/experimental/memory/session". `pnpm --filter @contextblocks/agents typecheck`
+// compiles it.
+
+import {
+  AgentContextProvider,
+  AgentSearchProvider,
+  type ContextProvider,
+  isWritableProvider,
+  R2SkillProvider,
+  Session,
+  SessionManager,
+  type SessionMessage,
+  type WritableContextProvider,
+} from "@contextblocks/agents/experimental/memory/session";
+import { generateText, type LanguageModel } from "ai";
+
+declare const agent: {
+  sql: <T>(strings: TemplateStringsArray, ...values: (string | number | boolean | null)[]) => T[];
+};
+declare const bucket: R2Bucket;
+declare const model: LanguageModel;
+
+class Soul implements ContextProvider {
+  async get() {
+    return "You are a helpful assistant.";
+  }
+}
+
+export async function typicalTurn(userText: string): Promise<string> {
+  const session = Session.create(agent)
+    .forSession("chat-1")
+    .withContext("soul", { provider: new Soul() })
+    .withContext("memory", { description: "Learned facts", maxTokens: 1100 })
+    .withContext("skills", { provider: new R2SkillProvider(bucket, { prefix: "skills/" }) })
+    .withContext("notes", { provider: new AgentSearchProvider(agent) })
+    .withCachedPrompt()
+    .onCompaction(async () => null)
+    .compactAfter(100_000);
+
+  const message: SessionMessage = {
+    id: crypto.randomUUID(),
+    role: "user",
+    parts: [{ type: "text", text: userText }],
+  };
+  await session.appendMessage(message);
+  const system = await session.freezeSystemPrompt();
+  const history = await session.getHistory();
+  const result = await generateText({
+    model,
+    system,
+    prompt: history.map((m) => m.parts.map((p) => ("text" in p ? p.text : "")).join("")).join("\n"),
+    tools: await session.tools(),
+  });
+  await session.replaceContextBlock("memory", "likes TypeScript");
+  await session.appendContextBlock("memory", "\nprefers short answers");
+  const block = session.getContextBlock("memory");
+  const hits = await session.search("TypeScript", { limit: 5 });
+  await session.compact().catch(() => null);
+  await session.refreshSystemPrompt();
+  const loaded = await session.getLoadedSkillKeys();
+  await session.unloadSkill("skills", "pdf");
+  return `${result.text}${block?.content ?? ""}${hits.length}${loaded.size}`;
+}
+
+export async function typicalManager(): Promise<number> {
+  const manager = new SessionManager(agent).withContext("memory", { maxTokens: 1100 }).withCachedPrompt();
+  const info = await manager.create("Support chat");
+  await manager.append(info.id, { id: "m1", role: "user", parts: [{ type: "text", text: "hello" }] });
+  const history = await manager.getHistory(info.id);
+  const list = await manager.list();
+  const found = await manager.search("hello");
+  await manager.delete(info.id);
+  const store: WritableContextProvider = new AgentContextProvider(agent, "notes");
+  return history.length + list.length + found.length + (isWritableProvider(store) ? 1 : 0);
+}
