@@ -26,7 +26,13 @@ describe("SessionManager.subscribe", () => {
     expect(heard).toEqual([
       { type: "session-created", sessionId: chat.id, name: "Chat", parentSessionId: null },
       { type: "session-created", sessionId: child.id, name: "Child", parentSessionId: chat.id },
-      { type: "block-written", label: "memory", action: "set", source: "method", sessionId: chat.id },
+      {
+        type: "block-written",
+        label: "memory",
+        action: "set",
+        source: { kind: "api", name: "setBlock" },
+        sessionId: chat.id,
+      },
       {
         type: "prompt-frozen",
         prompt,

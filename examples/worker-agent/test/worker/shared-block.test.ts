@@ -17,11 +17,11 @@ describe("a user profile block shared by two agents (two Durable Objects)", () =
     expect(homePrompt).toContain("PROFILE");
 
     await inAgent(work, (object) =>
-      object["context"].setBlock("profile", "Name: Ada\nCity: Paris\nEditor: Vim"),
+      object.context.setBlock("profile", "Name: Ada\nCity: Paris\nEditor: Vim"),
     );
     await Promise.all([
-      inAgent(work, (object) => object["context"].editBlock("profile", "City: Paris", "City: Lyon")),
-      inAgent(home, (object) => object["context"].editBlock("profile", "Editor: Vim", "Editor: Helix")),
+      inAgent(work, (object) => object.context.editBlock("profile", "City: Paris", "City: Lyon")),
+      inAgent(home, (object) => object.context.editBlock("profile", "Editor: Vim", "Editor: Helix")),
     ]);
 
     // The other agent: its frozen prompt is unchanged, the new text arrives as a reminder.
@@ -32,7 +32,7 @@ describe("a user profile block shared by two agents (two Durable Objects)", () =
 
     // An edit whose old_str another agent already changed fails instead of overwriting.
     const failed = await inAgent(home, (object) =>
-      object["context"].editBlock("profile", "City: Paris", "City: Rome").then(
+      object.context.editBlock("profile", "City: Paris", "City: Rome").then(
         () => "written",
         (error: { code?: string }) => error.code,
       ),
@@ -81,12 +81,12 @@ describe("a user profile block shared by two agents (two Durable Objects)", () =
     const agent = "memory-history";
     await prompt(agent);
     await inAgent(agent, async (object) => {
-      await object["context"].setBlock("memory", "- likes tea");
-      await object["context"].editBlock("memory", "tea", "coffee");
+      await object.context.setBlock("memory", "- likes tea");
+      await object.context.editBlock("memory", "tea", "coffee");
     });
     // A new ContextBlocks on the same storage (as after an eviction) reads the versions from SQLite.
     const versions = await inAgent(agent, async (object) => {
-      const fresh = createAgentContext(object["ctx"].storage, env.SKILLS_BUCKET, object["settings"]);
+      const fresh = createAgentContext(object.ctx.storage, env.SKILLS_BUCKET, object.settings);
       return fresh.blockHistory("memory");
     });
     expect(versions.map((version) => [version.version, version.content])).toEqual([
