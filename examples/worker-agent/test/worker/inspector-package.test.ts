@@ -55,6 +55,6 @@ describe("/agents/:id/inspector (@contextblocks/inspector in the agent's Durable
     await turn;
     await reader.cancel();
     expect(received).toContain('"type":"block-written"');
-    expect(received).toContain('"source":"tool"');
+    expect(received).toContain('"source":{"kind":"tool"');
   });
 });

@@ -4,6 +4,12 @@ import { createAgentContext } from "../../src/agent-context.js";
 import type { AgentObject } from "../../src/agent-object.js";
 import { call, prompt, snapshot } from "./helpers.js";
 
+/** The agent's blocks: a private field, read the way code inside the object reads it. */
+function contextOf(object: AgentObject) {
+  // biome-ignore lint/complexity/useLiteralKeys: bracket access is how a test reaches a private field
+  return object["context"];
+}
+
 /** Runs `work` inside an agent's Durable Object with its ContextBlocks. */
 function inAgent<T>(agent: string, work: (object: AgentObject) => Promise<T>): Promise<T> {
   return runInDurableObject(env.AGENT.getByName(agent), work);
@@ -17,11 +23,11 @@ describe("a user profile block shared by two agents (two Durable Objects)", () =
     expect(homePrompt).toContain("PROFILE");
 
     await inAgent(work, (object) =>
-      object.context.setBlock("profile", "Name: Ada\nCity: Paris\nEditor: Vim"),
+      contextOf(object).setBlock("profile", "Name: Ada\nCity: Paris\nEditor: Vim"),
     );
     await Promise.all([
-      inAgent(work, (object) => object.context.editBlock("profile", "City: Paris", "City: Lyon")),
-      inAgent(home, (object) => object.context.editBlock("profile", "Editor: Vim", "Editor: Helix")),
+      inAgent(work, (object) => contextOf(object).editBlock("profile", "City: Paris", "City: Lyon")),
+      inAgent(home, (object) => contextOf(object).editBlock("profile", "Editor: Vim", "Editor: Helix")),
     ]);
 
     // The other agent: its frozen prompt is unchanged, the new text arrives as a reminder.
@@ -32,10 +38,12 @@ describe("a user profile block shared by two agents (two Durable Objects)", () =
 
     // An edit whose old_str another agent already changed fails instead of overwriting.
     const failed = await inAgent(home, (object) =>
-      object.context.editBlock("profile", "City: Paris", "City: Rome").then(
-        () => "written",
-        (error: { code?: string }) => error.code,
-      ),
+      contextOf(object)
+        .editBlock("profile", "City: Paris", "City: Rome")
+        .then(
+          () => "written",
+          (error: { code?: string }) => error.code,
+        ),
     );
     expect(failed).toBe("NO_MATCH");
 
@@ -81,12 +89,12 @@ describe("a user profile block shared by two agents (two Durable Objects)", () =
     const agent = "memory-history";
     await prompt(agent);
     await inAgent(agent, async (object) => {
-      await object.context.setBlock("memory", "- likes tea");
-      await object.context.editBlock("memory", "tea", "coffee");
+      await contextOf(object).setBlock("memory", "- likes tea");
+      await contextOf(object).editBlock("memory", "tea", "coffee");
     });
     // A new ContextBlocks on the same storage (as after an eviction) reads the versions from SQLite.
     const versions = await inAgent(agent, async (object) => {
-      const fresh = createAgentContext(object.ctx.storage, env.SKILLS_BUCKET, object.settings);
+      const fresh = createAgentContext(object["ctx"].storage, env.SKILLS_BUCKET, object["settings"]);
       return fresh.blockHistory("memory");
     });
     expect(versions.map((version) => [version.version, version.content])).toEqual([
