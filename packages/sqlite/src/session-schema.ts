@@ -10,6 +10,11 @@ import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
  *   session for it.
  * - An index on `assistant_compactions(session_id)`: overlays are read on every history read.
  *
+ * - `assistant_messages.content_chunks`: how many `assistant_message_chunks` rows continue a message too
+ *   large for one Durable Object row (`NULL`/0: none; see `message-rows.ts`).
+ * - `assistant_fts_state`: the search index's high-water mark; the index is built lazily, at search time
+ *   (see `message-index.ts`), so an append writes no search row.
+ *
  * The FTS row of a message we index has the message's `rowid`, so it is replaced and deleted by rowid
  * instead of a scan (FTS5 cannot index `UNINDEXED` columns).
  */
@@ -17,6 +22,8 @@ export const messagesTable = "assistant_messages";
 export const compactionsTable = "assistant_compactions";
 export const searchTable = "assistant_fts";
 export const leavesTable = "assistant_leaves";
+export const chunksTable = "assistant_message_chunks";
+export const searchStateTable = "assistant_fts_state";
 
 const createStatements: SqlStatement[] = [
   sql`CREATE TABLE IF NOT EXISTS assistant_messages (
@@ -44,15 +51,41 @@ const createStatements: SqlStatement[] = [
     session_id TEXT PRIMARY KEY,
     leaf_id TEXT NOT NULL
   )`,
+  sql`CREATE TABLE IF NOT EXISTS assistant_message_chunks (
+    id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    content TEXT NOT NULL,
+    PRIMARY KEY (id, idx)
+  ) WITHOUT ROWID`,
+  sql`CREATE TABLE IF NOT EXISTS assistant_fts_state (
+    key TEXT PRIMARY KEY,
+    indexed_rowid INTEGER NOT NULL
+  )`,
+  // Created on a database whose index was kept on every append (ours before, or agents'): all indexed.
+  sql`INSERT OR IGNORE INTO assistant_fts_state (key, indexed_rowid)
+    SELECT 'messages', COALESCE(MAX(rowid), 0) FROM assistant_messages`,
 ];
 
 /** Creates what is missing; safe to run on a database `agents` wrote (and on every first use). */
 export async function ensureSchema(client: SqlClient): Promise<void> {
   await client.batch(createStatements);
+  const columns = new Set(
+    (await client.query<{ name: string }>`SELECT name FROM pragma_table_info('assistant_messages')`).map(
+      (row) => row.name,
+    ),
+  );
+  if (!columns.has("depth"))
+    await addColumn(client, sql`ALTER TABLE assistant_messages ADD COLUMN depth INTEGER`);
+  if (!columns.has("content_chunks")) {
+    await addColumn(client, sql`ALTER TABLE assistant_messages ADD COLUMN content_chunks INTEGER`);
+  }
+}
+
+async function addColumn(client: SqlClient, statement: SqlStatement): Promise<void> {
   try {
-    await client.query`ALTER TABLE assistant_messages ADD COLUMN depth INTEGER`;
+    await client.batch([statement]);
   } catch (error) {
-    // Already there: the only failure expected once the table exists.
+    // Another writer added it meanwhile: the only failure expected once the table exists.
     if (!/duplicate column/i.test(String((error as { message?: unknown })?.message ?? error))) throw error;
   }
 }
