@@ -3,6 +3,7 @@ import {
   applyCompactions,
   checkSessionMessage,
   type MessageNode,
+  checkWholePath,
   maximumPathLength,
   orderPath,
   parseStoredMessages as parseAll,
@@ -56,6 +57,7 @@ interface MessageRow {
 
 interface PathRow extends MessageRow {
   id: string;
+  parent_id?: string | null;
   step: number;
 }
 
@@ -122,10 +124,12 @@ export class PostgresSessionStore implements SessionStore {
     const [rows, compactions] = await Promise.all([
       this.#read<PathRow>(sql`WITH RECURSIVE ${this.#leaf(leafId)},
 ${this.#path(sql`m.content`)}
-SELECT id, step, content FROM path`),
+SELECT id, parent_id, step, content FROM path`),
       this.getCompactions(),
     ]);
-    return applyCompactions(parseAll(orderPath(rows)), compactions);
+    const ordered = orderPath(rows);
+    checkWholePath(ordered, "getHistory");
+    return applyCompactions(parseAll(ordered), compactions);
   }
 
   async getRecentHistory(

@@ -48,6 +48,7 @@ export {
   type StoredCompaction,
 } from "./session-store.js";
 export {
+  checkWholePath,
   maximumPathLength,
   orderPath,
   parseStoredMessage,

@@ -2,6 +2,7 @@ import { ContextError, describeValue } from "@contextblocks/core";
 import {
   applyCompactions,
   checkMessageId,
+  checkWholePath,
   checkSessionMessage,
   type MessageNode,
   maximumPathLength,
@@ -601,7 +602,9 @@ export class SqliteSessionStore implements SessionStore {
       SELECT m.id AS id, m.parent_id AS parent_id, m.content AS content, m.content_chunks AS content_chunks,
         path.step AS step
       FROM path CROSS JOIN assistant_messages m ON m.id = path.id`;
-    return this.#parseRows(orderPath(rows));
+    const ordered = orderPath(rows);
+    checkWholePath(ordered, "getHistory");
+    return this.#parseRows(ordered);
   }
 
   /** Messages of rows in order, continuation rows joined (one read for all that have them). */

@@ -91,7 +91,8 @@ export class RunPipeline {
 
     const savedStates = (await this.stateStore.load(sessionId)) ?? {};
     // A copy of everything stored, so the state of a plugin not configured today is kept, not dropped.
-    const states: RunStates = structuredClone(savedStates);
+    // Without a prototype: a plugin named "__proto__" or "constructor" gets its own state, not Object's.
+    const states: RunStates = Object.assign(Object.create(null) as RunStates, structuredClone(savedStates));
     for (const plugin of this.plugins) states[plugin.sourceId] ??= {};
 
     const assembly = new RunAssembly();

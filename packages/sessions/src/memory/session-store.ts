@@ -9,6 +9,7 @@ import type {
   StoredCompaction,
 } from "../session-store.js";
 import {
+  checkWholePath,
   maximumPathLength,
   parseStoredMessages as parseAll,
   parseStoredMessage,
@@ -316,7 +317,7 @@ export class InMemorySessionStore implements SessionStore {
     const leaf = leafId === undefined || leafId === null ? this.#latestLeaf() : this.#row(leafId);
     const path: StoredRow[] = [];
     const seen = new Set<string>();
-    for (let row = leaf; row !== null && path.length < maximumPathLength && !seen.has(row.id); ) {
+    for (let row = leaf; row !== null && path.length <= maximumPathLength && !seen.has(row.id); ) {
       seen.add(row.id);
       path.push(row);
       row = row.parentId === null ? null : this.#row(row.parentId);
@@ -325,7 +326,12 @@ export class InMemorySessionStore implements SessionStore {
   }
 
   #path(leafId: string | null | undefined): SessionMessage[] {
-    return parseAll(this.#pathRows(leafId));
+    const rows = this.#pathRows(leafId);
+    checkWholePath(
+      rows.map((row) => ({ id: row.id, parent_id: row.parentId })),
+      "getHistory",
+    );
+    return parseAll(rows);
   }
 }
 
