@@ -8,12 +8,15 @@ export type {
   SessionTokenCounterInput,
 } from "./compaction/types.js";
 export {
+  type AppendOptions,
   checkMessageId,
   checkSessionMessage,
   maximumMessageIdLength,
   type SessionMessage,
   type SessionMessagePart,
+  serverOnlyPartTypes,
   textOfMessage,
+  untrustedMessage,
 } from "./message.js";
 export { applyCompactions, compactionPrefix, isCompactionMessage } from "./overlays.js";
 export type { RunState, RunStateStore, RunStates } from "./run-state.js";

@@ -14,7 +14,7 @@ import type {
   CompactResult,
   SessionTokenCounter,
 } from "./compaction/types.js";
-import { checkSessionMessage, type SessionMessage } from "./message.js";
+import { type AppendOptions, checkSessionMessage, type SessionMessage, untrustedMessage } from "./message.js";
 import { estimateMessageTokens } from "./message-tokens.js";
 import type { RunStateStore } from "./run-state.js";
 import { isSessionBackend, type SessionBackend } from "./session-backend.js";
@@ -314,8 +314,15 @@ export class Session {
    * `compactAfter` threshold, compacts; a failed compaction goes to `onCompactionError` and never fails
    * the append (the message is stored).
    */
-  async appendMessage(message: SessionMessage, parentId?: string | null): Promise<void> {
-    await this.#store(checkSessionMessage(message, "appendMessage"), parentId);
+  async appendMessage(
+    message: SessionMessage,
+    parentId?: string | null,
+    options: AppendOptions = {},
+  ): Promise<void> {
+    await this.#store(
+      trusted(checkSessionMessage(message, "appendMessage"), options, "appendMessage"),
+      parentId,
+    );
     await this.#compactIfOverThreshold();
   }
 
@@ -326,8 +333,14 @@ export class Session {
    * another call), the check waits for the end of the turn, so a compaction never lands in the middle of
    * a tool loop. `contextPipeline({ model, session })` stores each model call this way.
    */
-  async appendMessages(messages: readonly SessionMessage[], parentId?: string | null): Promise<void> {
-    const checked = messages.map((message) => checkSessionMessage(message, "appendMessages"));
+  async appendMessages(
+    messages: readonly SessionMessage[],
+    parentId?: string | null,
+    options: AppendOptions = {},
+  ): Promise<void> {
+    const checked = messages.map((message) =>
+      trusted(checkSessionMessage(message, "appendMessages"), options, "appendMessages"),
+    );
     let parent = parentId;
     for (const message of checked) {
       await this.#store(message, parent);
@@ -533,6 +546,11 @@ export class Session {
       }
     }
   }
+}
+
+/** `{ source: "client" }`: the message made safe (`untrustedMessage`); else as given. */
+function trusted(message: SessionMessage, options: AppendOptions, operation: string): SessionMessage {
+  return options?.source === "client" ? untrustedMessage(message, operation) : message;
 }
 
 /** A message with a tool call whose result has not come yet: the turn it belongs to is not over. */
