@@ -251,7 +251,18 @@ WHERE session_id = ${this.#sessionId} AND id = ${leaf.id} AND depth IS NULL`);
       throw error;
     }
     const stored = Number((rows[0] as { stored?: unknown } | undefined)?.stored ?? 0);
-    if (stored === 0 && typeof parentId === "string") throw missingParent(parentId, checked.id);
+    if (stored > 0) return;
+    const orphans = await this.#read<{ id: string }>(sql`SELECT id FROM assistant_messages
+WHERE session_id = ${this.#sessionId} AND parent_id = ${checked.id} LIMIT 3`);
+    if (orphans.length > 0) {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `appendMessage: id "${checked.id}" is still the parent of stored messages (${orphans
+          .map((row) => `"${row.id}"`)
+          .join(", ")}; it was deleted without them); storing a new message under it could make a cycle: use another id`,
+      );
+    }
+    if (typeof parentId === "string") throw missingParent(parentId, checked.id);
   }
 
   async getNode(id: string): Promise<MessageNode | null> {
@@ -494,6 +505,10 @@ leaf AS (
     parentId: string | null | undefined,
   ): SqlStatement {
     const session = this.#sessionId;
+    // No stored message may name the new id as its parent (a deleted id re-appended would close a cycle):
+    // then nothing is claimed and nothing inserted.
+    const orphanFree = sql`NOT EXISTS (SELECT 1 FROM assistant_messages o
+  WHERE o.session_id = ${session} AND o.parent_id = ${message.id})`;
     const inserted = sql`inserted AS (
   INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content, depth)
   SELECT ${message.id}, ${session}, claimed.parent_id, ${message.role}, ${content}, ${text}, claimed.depth
@@ -504,7 +519,7 @@ SELECT count(*)::int AS stored FROM inserted`;
     if (parentId === null) {
       return sql`WITH claimed AS (
   INSERT INTO assistant_leaves AS l (session_id, leaf_id, parent_id, depth)
-  VALUES (${session}, ${message.id}, NULL, 0)
+  SELECT ${session}, ${message.id}, NULL, 0 WHERE ${orphanFree}
   ON CONFLICT (session_id) DO UPDATE SET leaf_id = excluded.leaf_id, parent_id = NULL, depth = 0
   RETURNING l.parent_id, l.depth
 ),
@@ -518,7 +533,7 @@ ${this.#counted()},
 claimed AS (
   INSERT INTO assistant_leaves AS l (session_id, leaf_id, parent_id, depth)
   SELECT ${session}, ${message.id}, parent.id, coalesce(parent.depth, (SELECT max(step) FROM counted)) + 1
-  FROM parent
+  FROM parent WHERE ${orphanFree}
   ON CONFLICT (session_id) DO UPDATE
     SET leaf_id = excluded.leaf_id, parent_id = excluded.parent_id, depth = excluded.depth
   RETURNING l.parent_id, l.depth
@@ -543,7 +558,7 @@ fallback AS (
 ),
 claimed AS (
   INSERT INTO assistant_leaves AS l (session_id, leaf_id, parent_id, depth)
-  SELECT ${session}, ${message.id}, fallback.id, fallback.depth FROM fallback
+  SELECT ${session}, ${message.id}, fallback.id, fallback.depth FROM fallback WHERE ${orphanFree}
   ON CONFLICT (session_id) DO UPDATE SET
     leaf_id = excluded.leaf_id,
     parent_id = CASE WHEN ${pointerHolds} THEN l.leaf_id ELSE excluded.parent_id END,
