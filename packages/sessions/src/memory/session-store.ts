@@ -201,6 +201,17 @@ export class InMemorySessionStore implements SessionStore {
         `appendMessage: a message with id "${checked.id}" already exists in ${where}; use updateMessage to change it`,
       );
     }
+    const orphans = [...this.sessions.messages.values()]
+      .filter((row) => row.sessionId === this.sessionId && row.parentId === checked.id)
+      .slice(0, 3);
+    if (orphans.length > 0) {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `appendMessage: id "${checked.id}" is still the parent of stored messages (${orphans
+          .map((row) => `"${row.id}"`)
+          .join(", ")}; it was deleted without them); storing a new message under it could make a cycle: use another id`,
+      );
+    }
     let parent: string | null;
     if (parentId === undefined) parent = this.#latestLeaf()?.id ?? null;
     else if (parentId === null) parent = null;
