@@ -64,9 +64,11 @@ export function sessionHostileGroup<P extends SessionStoreUnderTest>(suite: Sess
     });
 
     test("two instances on one session appending at once never fork the path", async () => {
-      if (!suite.options.reopen) return;
-      const first = await fixture.create();
-      const second = await fixture.reopen(first);
+      if (!suite.options.session) return;
+      // Two live instances on one store and one session (neither a restart of the other).
+      const store = await fixture.create();
+      const first = await fixture.session(store, "twin");
+      const second = await fixture.session(store, "twin");
       const write = async (store: P, prefix: string) => {
         for (let index = 0; index < 8; index++)
           await store.appendMessage(textMessage(`${prefix}${index}`, "hi"));

@@ -73,7 +73,7 @@ describe("messages over the 2 MB Durable Object row limit", () => {
       const left = state.storage.sql.exec("SELECT COUNT(*) AS n FROM assistant_message_chunks").one();
       expect(left.n).toBe(1); // the image's one continuation row
     });
-  });
+  }, 120_000);
 
   it("refuses a message past the documented cap with a ContextError, storing nothing", async () => {
     await inObject("too-big", async (state) => {
@@ -85,7 +85,7 @@ describe("messages over the 2 MB Durable Object row limit", () => {
       expect(String((error as Error).message)).toMatch(/up to 33554432 bytes/);
       expect(await store.getHistory()).toEqual([]);
     });
-  });
+  }, 120_000);
 
   it("a Session with compaction and search works on a session holding big messages", async () => {
     await inObject("big-session", async (state) => {
@@ -97,7 +97,7 @@ describe("messages over the 2 MB Durable Object row limit", () => {
       await session.store.deleteMessages(["a", "b"]);
       expect(state.storage.sql.exec("SELECT COUNT(*) AS n FROM assistant_message_chunks").one().n).toBe(0);
     });
-  });
+  }, 120_000);
 });
 
 describe("two writers, one session", () => {
