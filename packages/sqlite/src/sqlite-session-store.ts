@@ -2,8 +2,8 @@ import { ContextError, describeValue } from "@contextblocks/core";
 import {
   applyCompactions,
   checkMessageId,
-  checkWholePath,
   checkSessionMessage,
+  checkWholePath,
   type MessageNode,
   maximumPathLength,
   orderPath,

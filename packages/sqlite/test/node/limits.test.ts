@@ -19,7 +19,9 @@ describe("limits say so", () => {
            json_object('id', 'm' || n, 'role', 'user', 'parts', json_array()), n FROM seq`,
       )
       .run(length - 1);
-    database.prepare("UPDATE assistant_leaves SET leaf_id = ? WHERE session_id = 'chat'").run(`m${length - 1}`);
+    database
+      .prepare("UPDATE assistant_leaves SET leaf_id = ? WHERE session_id = 'chat'")
+      .run(`m${length - 1}`);
     const error = await store.getHistory().catch((caught: unknown) => caught);
     expect(isContextError(error) && error.code).toBe("INVALID_INPUT");
     expect(String((error as Error).message)).toMatch(/longer than 100000 messages/);
