@@ -130,6 +130,24 @@ export class RunPipeline {
   }
 
   /**
+   * A call that never completed (an aborted or failed stream): the caller's new messages are still stored
+   * by every history plugin that stores inputs (the caller passes only new messages, so they are in no
+   * history yet), once; no `afterCall` runs and no state is saved.
+   */
+  async keepInputs(run: PreparedRun): Promise<void> {
+    const { sessionId, inputMessages } = run.basics;
+    if (inputMessages.length === 0) return;
+    for (const plugin of this.plugins) {
+      if (!isHistoryPlugin(plugin) || !historyFlags(plugin).storeInputs) continue;
+      const state = run.states[plugin.sourceId]!;
+      await guard(plugin, "saveMessages", () =>
+        plugin.saveMessages(sessionId, inputMessages, { state, ...run.branch }),
+      );
+    }
+    this.cursors.remember(sessionId, { ...run.cursor, loaded: new Map() });
+  }
+
+  /**
    * After the model answered: every `afterCall`, then history, then state. A plugin that throws stops it
    * before anything is written; only a failing `saveMessages` can leave earlier history plugins written.
    */
@@ -142,6 +160,18 @@ export class RunPipeline {
       const view = afterView(run.basics, run.contextMessages, response, run.states[plugin.sourceId]!);
       await guard(plugin, "afterCall", () => plugin.afterCall!(view));
     }
+
+    // State first: a state save that fails then leaves nothing written, so a retry of the call does not
+    // store the turn twice. (A history plugin that changes its state in saveMessages gets a second save.)
+    let savedJson = run.savedStatesJson;
+    const saveStates = async () => {
+      // One write per run, and none when no plugin changed its state (a Durable Object bills each row).
+      const json = statesJson(run.states);
+      if (json === savedJson) return;
+      await this.stateStore.save(sessionId, JSON.parse(json) as RunStates);
+      savedJson = json;
+    };
+    await saveStates();
 
     const addedByProviders = [...run.contextMessages]
       .filter(([sourceId]) => !this.plugins.some((p) => p.sourceId === sourceId && loadsHistory(p)))
@@ -161,9 +191,7 @@ export class RunPipeline {
       );
     }
 
-    // One write per run, and none when no plugin changed its state (a Durable Object bills each row).
-    const json = statesJson(run.states);
-    if (json !== run.savedStatesJson) await this.stateStore.save(sessionId, JSON.parse(json) as RunStates);
+    await saveStates();
     this.cursors.remember(sessionId, run.cursor);
   }
 }

@@ -78,7 +78,7 @@ describe("StreamedContent", () => {
     ]);
   });
 
-  it("stores nothing for a stream that carried an error", async () => {
+  it("stores only the caller's message, never the half answer, for a stream that carried an error", async () => {
     const history = new InMemoryHistoryPlugin("memory");
     const model = new MockLanguageModelV3({
       doStream: async () => ({
@@ -102,7 +102,8 @@ describe("StreamedContent", () => {
     });
     await result.consumeStream();
     expect(errors).toHaveLength(1);
-    expect(history.messages("default")).toEqual([]);
+    // The caller passes only new messages: its message is kept for the next turn; the broken answer is not.
+    expect(history.messages("default")).toEqual([{ role: "user", content: [{ type: "text", text: "hi" }] }]);
   });
 });
 

@@ -8,7 +8,7 @@ import { answer, scriptedModel } from "../helpers.js";
 import { conversation, systemMessages } from "./helpers.js";
 
 const injected = (role: string, data: unknown): SessionMessage =>
-  ({ id: `client-${role}`, role, parts: [{ type: "data-run-message", data }] }) as SessionMessage;
+  ({ id: `client-${role}`, role, parts: [{ type: "data-run-message", data }] }) as unknown as SessionMessage;
 
 describe("stored parts never change a message's role", () => {
   it("a user message carrying a verbatim run-message part is never revived as a system message", async () => {

@@ -1,0 +1,86 @@
+import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import { Session } from "@contextblocks/sessions";
+import { inMemoryBackend } from "@contextblocks/sessions/memory";
+import { streamText } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
+import { describe, expect, it } from "vitest";
+import { contextPipeline } from "../../src/index.js";
+
+/** A stream that sends one text delta, then waits until the call is aborted. */
+function hangingModel(): MockLanguageModelV3 {
+  return new MockLanguageModelV3({
+    doStream: async ({ abortSignal }) => ({
+      stream: new ReadableStream<LanguageModelV3StreamPart>({
+        start(controller) {
+          controller.enqueue({ type: "stream-start", warnings: [] });
+          controller.enqueue({ type: "text-start", id: "t" });
+          controller.enqueue({ type: "text-delta", id: "t", delta: "Let me think" });
+          abortSignal?.addEventListener("abort", () => controller.error(abortSignal.reason));
+        },
+      }),
+    }),
+  });
+}
+
+describe("the pipeline stores each turn once, whole", () => {
+  it("an aborted streamText keeps the caller's user message in the session", async () => {
+    const session = Session.create(inMemoryBackend()).forSession("chat");
+    const pipeline = contextPipeline({ model: hangingModel(), session });
+    const abort = new AbortController();
+    const result = streamText({
+      model: pipeline.model,
+      prompt: "summarise the incident report",
+      abortSignal: abort.signal,
+    });
+    const read = async () => {
+      for await (const delta of result.textStream) {
+        expect(delta).toBe("Let me think");
+        abort.abort(new Error("the user pressed stop"));
+      }
+    };
+    await read().catch((error: unknown) => expect(String(error)).toMatch(/pressed stop/));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const history = await session.getHistory();
+    expect(history.map((message) => [message.role, message.parts[0]?.text])).toEqual([
+      ["user", "summarise the incident report"],
+    ]);
+  });
+});
+
+describe("a failing state save", () => {
+  it("fails the call before the turn is stored, so a retry stores it once", async () => {
+    const { generateText } = await import("ai");
+    const { InMemoryRunStateStore } = await import("@contextblocks/sessions/memory");
+    const { answer, scriptedModel } = await import("../helpers.js");
+    let failNext = true;
+    const runState = new (class extends InMemoryRunStateStore {
+      override async save(sessionId: string, states: Record<string, Record<string, unknown>>) {
+        if (failNext) {
+          failNext = false;
+          throw new Error("state store unavailable");
+        }
+        return super.save(sessionId, states);
+      }
+    })();
+    const backend = inMemoryBackend({ runState });
+    const session = Session.create(backend).forSession("chat");
+    const counter = {
+      sourceId: "counter",
+      afterCall(run: { state: Record<string, unknown> }) {
+        run.state.calls = Number(run.state.calls ?? 0) + 1;
+      },
+    };
+    const model = scriptedModel([answer("first try"), answer("second try")]);
+    const pipeline = contextPipeline({ model, session, plugins: [counter] });
+    await expect(generateText({ model: pipeline.model, prompt: "book the flight" })).rejects.toThrow(
+      /state store unavailable/,
+    );
+    await generateText({ model: pipeline.model, prompt: "book the flight" });
+    const history = await session.getHistory();
+    expect(history.map((message) => [message.role, message.parts[0]?.text])).toEqual([
+      ["user", "book the flight"],
+      ["assistant", "second try"],
+    ]);
+    expect(await runState.load("chat")).toEqual({ counter: { calls: 1 } });
+  });
+});
