@@ -7,7 +7,7 @@ import { checkOfferedTools, mergeOfferedTools, type ToolOffer } from "./offered-
 import type { ContextPlugin } from "./plugin.js";
 import { guard, invalidUse } from "./plugin-guard.js";
 import { afterView, RunAssembly, type RunBasics } from "./run-assembly.js";
-import { type Cursor, continuedCount, RecentCursors } from "./run-cursor.js";
+import { type Cursor, continuedCall, RecentCursors } from "./run-cursor.js";
 import { responseMessages, toRunMessage } from "./run-messages.js";
 
 /** The plugin-options key a call may use to name its session: `{ contextblocks: { sessionId } }`. */
@@ -22,6 +22,8 @@ export interface PreparedRun {
   readonly states: RunStates;
   readonly savedStatesJson: string;
   readonly cursor: Cursor;
+  /** The remembered call this one continues (a step of its tool loop), replaced by this one's cursor. */
+  readonly continues: Cursor | undefined;
   /** The branch a first model call continues (`providerOptions.contextblocks.parentId`); history plugins get it. */
   readonly branch: Pick<HistoryCall, "parentId">;
 }
@@ -79,8 +81,10 @@ export class RunPipeline {
     const callerJson = callerMessages.map((message) => JSON.stringify(message));
 
     // A step of the SDK's tool loop: only its new messages are input, and the history is the first step's.
-    const previous = this.cursors.get(sessionId);
-    const continued = continuedCount(previous, callerJson, callerMessages);
+    // Of the session's recent calls, the one this call continues (overlapping calls each keep their own).
+    const match = continuedCall(this.cursors.get(sessionId), callerJson, callerMessages);
+    const previous = match?.cursor;
+    const continued = match?.count ?? null;
     const basics: RunBasics = {
       sessionId,
       inputMessages: callerMessages.slice(continued ?? 0),
@@ -125,6 +129,7 @@ export class RunPipeline {
       states,
       savedStatesJson: statesJson(savedStates),
       cursor: { callerMessages: callerJson, loaded },
+      continues: previous,
       branch,
     };
   }
@@ -144,7 +149,7 @@ export class RunPipeline {
         plugin.saveMessages(sessionId, inputMessages, { state, ...run.branch }),
       );
     }
-    this.cursors.remember(sessionId, { ...run.cursor, loaded: new Map() });
+    this.cursors.remember(sessionId, { ...run.cursor, loaded: new Map() }, run.continues);
   }
 
   /**
@@ -192,7 +197,7 @@ export class RunPipeline {
     }
 
     await saveStates();
-    this.cursors.remember(sessionId, run.cursor);
+    this.cursors.remember(sessionId, run.cursor, run.continues);
   }
 }
 

@@ -84,3 +84,67 @@ describe("a failing state save", () => {
     expect(await runState.load("chat")).toEqual({ counter: { calls: 1 } });
   });
 });
+
+describe("two overlapping calls of one session", () => {
+  it("store each user message and tool call once", async () => {
+    const { generateText, jsonSchema, stepCountIs, tool } = await import("ai");
+    // Answers by the prompt: a tool call first, the answer once the tool result is there.
+    const model = new MockLanguageModelV3({
+      doGenerate: async ({ prompt }) => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        const last = prompt.at(-1);
+        const usage = {
+          inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: 1, text: 1, reasoning: 0 },
+        };
+        if (last?.role === "tool") {
+          return {
+            content: [{ type: "text", text: "done" }],
+            finishReason: { unified: "stop", raw: "stop" },
+            usage,
+            warnings: [],
+          };
+        }
+        const user = JSON.stringify(last?.content);
+        return {
+          content: [
+            {
+              type: "tool-call",
+              toolCallId: `call-${user.includes("first") ? 1 : 2}`,
+              toolName: "lookup",
+              input: "{}",
+            },
+          ],
+          finishReason: { unified: "tool-calls", raw: "tool_calls" },
+          usage,
+          warnings: [],
+        };
+      },
+    });
+    const session = Session.create(inMemoryBackend()).forSession("chat");
+    const pipeline = contextPipeline({ model, session });
+    const lookup = tool({
+      inputSchema: jsonSchema({ type: "object" }),
+      execute: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        return "42";
+      },
+    });
+    const ask = (prompt: string) =>
+      generateText({ model: pipeline.model, prompt, tools: { lookup }, stopWhen: stepCountIs(3) });
+    await Promise.all([ask("first question"), ask("second question")]);
+    const history = await session.store.getTree();
+    const texts = await Promise.all(
+      history.map(async (node) => JSON.stringify(await session.getMessage(node.id))),
+    );
+    expect(texts.filter((text) => text.includes("first question"))).toHaveLength(1);
+    expect(texts.filter((text) => text.includes("second question"))).toHaveLength(1);
+    // The tool call itself (a UI tool part), stored once per call.
+    expect(texts.filter((text) => text.includes('"type":"tool-lookup","toolCallId":"call-1"'))).toHaveLength(
+      1,
+    );
+    expect(texts.filter((text) => text.includes('"type":"tool-lookup","toolCallId":"call-2"'))).toHaveLength(
+      1,
+    );
+  });
+});
