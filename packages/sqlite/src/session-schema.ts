@@ -79,6 +79,22 @@ export async function ensureSchema(client: SqlClient): Promise<void> {
   if (!columns.has("content_chunks")) {
     await addColumn(client, sql`ALTER TABLE assistant_messages ADD COLUMN content_chunks INTEGER`);
   }
+  await secureDelete(client);
+}
+
+/**
+ * FTS5's `secure-delete` (SQLite 3.44+): a deleted message's words leave the index's own segments too,
+ * not only its content table, so a deleted session's text is found in no table. Set once per database.
+ */
+async function secureDelete(client: SqlClient): Promise<void> {
+  const set = await client.query<{ v: unknown }>`
+    SELECT v FROM assistant_fts_config WHERE k = 'secure-delete'`;
+  if (Number(set[0]?.v ?? 0) === 1) return;
+  try {
+    await client.query`INSERT INTO assistant_fts (assistant_fts, rank) VALUES ('secure-delete', 1)`;
+  } catch {
+    // An SQLite older than 3.44 has no secure-delete: deleted words stay in the index until it merges.
+  }
 }
 
 async function addColumn(client: SqlClient, statement: SqlStatement): Promise<void> {

@@ -188,3 +188,48 @@ describe("row costs on a Durable Object", () => {
     });
   });
 });
+
+describe("deleting a session deletes its data", () => {
+  it("its text is found in no table of the object, the search index's own tables included", async () => {
+    await inObject("delete-session", async (state) => {
+      const { SessionManager } = await import("@contextblocks/sessions");
+      const backend = sqliteBackend(state);
+      const manager = new SessionManager(backend)
+        .withContext("memory", { maxTokens: 100 })
+        .withCachedPrompt();
+      const doomed = await manager.create("Doomed");
+      const kept = await manager.create("Kept");
+      await manager.append(kept.id, message("k1", "ordinary words about lunch"));
+      await manager.append(doomed.id, message("d1", "zanzibarquux is the launch code"));
+      await manager.append(doomed.id, message("d2", bigText(2_500_000, "payloadqwerty")));
+      const session = manager.getSession(doomed.id);
+      await session.replaceContextBlock("memory", "the user likes xylophonequark");
+      await session.freezeSystemPrompt();
+      expect((await manager.search("zanzibarquux")).map((hit) => hit.id)).toEqual(["d1"]);
+      await manager.delete(doomed.id);
+      const tables = state.storage.sql
+        .exec<{ name: string }>(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'",
+        )
+        .toArray()
+        .map((row) => row.name);
+      const decoder = new TextDecoder("latin1");
+      const dump = tables
+        .map((name) =>
+          state.storage.sql
+            .exec(`SELECT * FROM "${name}"`)
+            .toArray()
+            .map((row) =>
+              Object.values(row)
+                .map((value) => (value instanceof ArrayBuffer ? decoder.decode(value) : String(value)))
+                .join(" "),
+            )
+            .join("\n"),
+        )
+        .join("\n");
+      for (const word of ["zanzibarquux", "payloadqwerty", "xylophonequark"])
+        expect(dump).not.toContain(word);
+      expect((await manager.search("lunch")).map((hit) => hit.id)).toEqual(["k1"]);
+    });
+  }, 120_000);
+});
