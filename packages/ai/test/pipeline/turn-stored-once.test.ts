@@ -148,3 +148,30 @@ describe("two overlapping calls of one session", () => {
     );
   });
 });
+
+describe("a tool call with invalid JSON input", () => {
+  it("replays on the next turn as the SDK sent it, so the cached prefix holds", async () => {
+    const { generateText, jsonSchema, stepCountIs, tool } = await import("ai");
+    const { answer, scriptedModel } = await import("../helpers.js");
+    const invalid = {
+      content: [{ type: "tool-call", toolCallId: "c1", toolName: "lookup", input: '{"city": "Par' }],
+      finishReason: { unified: "tool-calls", raw: "tool_calls" },
+      usage: answer("x").usage,
+      warnings: [],
+    } as unknown as ReturnType<typeof answer>;
+    const model = scriptedModel([invalid, answer("sorry"), answer("next")]);
+    const session = Session.create(inMemoryBackend()).forSession("chat");
+    const pipeline = contextPipeline({ model, session });
+    const lookup = tool({ inputSchema: jsonSchema({ type: "object" }), execute: async () => "42" });
+    await generateText({
+      model: pipeline.model,
+      prompt: "weather?",
+      tools: { lookup },
+      stopWhen: stepCountIs(2),
+    });
+    await generateText({ model: pipeline.model, prompt: "again", tools: { lookup } });
+    const [, second, third] = model.doGenerateCalls.map((call) => call.prompt);
+    // What the SDK sent on its second step is the start of the next turn's prompt, byte for byte.
+    expect(JSON.stringify(third?.slice(0, second?.length))).toBe(JSON.stringify(second));
+  });
+});
