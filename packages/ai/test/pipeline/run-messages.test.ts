@@ -33,7 +33,8 @@ describe("responseMessages", () => {
           { type: "text", text: "Answer.", providerOptions: { openai: { id: "x" } } },
           { type: "file", mediaType: "image/png", data: "aGk=" },
           { type: "tool-call", toolCallId: "1", toolName: "search", input: { q: "tea" } },
-          { type: "tool-call", toolCallId: "2", toolName: "broken", input: "not json" },
+          // Not JSON: stored as the AI SDK sends such a call back on the next step.
+          { type: "tool-call", toolCallId: "2", toolName: "broken", input: {} },
           {
             type: "tool-result",
             toolCallId: "3",
