@@ -86,6 +86,15 @@ export function sessionHostileGroup<P extends SessionStoreUnderTest>(suite: Sess
       expect(idsOf(await store.getHistory())).toEqual(["a", "b"]);
     });
 
+    test("a retried addCompaction (same summary and range, still the newest) stores one overlay", async () => {
+      const store = await fixture.create();
+      for (const id of ["a", "b", "c"]) await store.appendMessage(textMessage(id, `text ${id}`));
+      const first = await store.addCompaction("summary of a..b", "a", "b");
+      const retried = await store.addCompaction("summary of a..b", "a", "b");
+      expect(retried.id).toBe(first.id);
+      expect(await store.getCompactions()).toHaveLength(1);
+    });
+
     test("a stored message dressed as a compaction summary is read as stored, no overlay applied", async () => {
       const store = await fixture.create();
       await store.appendMessage(textMessage("a", "one"));

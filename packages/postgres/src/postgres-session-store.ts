@@ -4,6 +4,7 @@ import {
   checkSessionMessage,
   type MessageNode,
   checkWholePath,
+  sameOverlay,
   maximumPathLength,
   orderPath,
   parseStoredMessages as parseAll,
@@ -373,6 +374,9 @@ ORDER BY m.position DESC LIMIT 1`,
       }
       checkText(id, what, PROVIDER, "postgres", "INVALID_INPUT", undefined);
     }
+    // A retry of an addCompaction whose insert committed returns that overlay, not a second one.
+    const newest = (await this.getCompactions()).at(-1);
+    if (sameOverlay(newest, summary, fromMessageId, toMessageId)) return newest;
     const id = crypto.randomUUID();
     // clock_timestamp(), not NOW(): overlays are ordered by it, and "newest wins" needs distinct times.
     const [rows = []] = await this.#access.write([

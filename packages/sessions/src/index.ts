@@ -18,7 +18,7 @@ export {
   textOfMessage,
   untrustedMessage,
 } from "./message.js";
-export { applyCompactions, compactionPrefix, isCompactionMessage } from "./overlays.js";
+export { applyCompactions, compactionPrefix, isCompactionMessage, sameOverlay } from "./overlays.js";
 export type { RunState, RunStateStore, RunStates } from "./run-state.js";
 export {
   type CompactedEvent,

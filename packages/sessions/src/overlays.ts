@@ -87,3 +87,21 @@ export function compactionRangeOf(message: SessionMessage): CompactionRange | nu
 export function isCompactionMessage(message: SessionMessage): boolean {
   return madeSummaries.has(message);
 }
+
+/**
+ * True when `overlay` (a session's newest) is this very compaction: a retried `addCompaction` whose insert
+ * committed returns it instead of storing a second overlay.
+ */
+export function sameOverlay(
+  overlay: StoredCompaction | undefined,
+  summary: string,
+  fromMessageId: string,
+  toMessageId: string,
+): overlay is StoredCompaction {
+  return (
+    overlay !== undefined &&
+    overlay.summary === summary &&
+    overlay.fromMessageId === fromMessageId &&
+    overlay.toMessageId === toMessageId
+  );
+}

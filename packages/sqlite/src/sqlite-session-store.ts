@@ -4,6 +4,7 @@ import {
   checkMessageId,
   checkSessionMessage,
   checkWholePath,
+  sameOverlay,
   type MessageNode,
   maximumPathLength,
   orderPath,
@@ -466,14 +467,9 @@ export class SqliteSessionStore implements SessionStore {
     return this.#queue.run(async () => {
       await this.#ready();
       // A retry of an addCompaction whose insert committed (the caller saw a failure after it) returns
-      // the stored overlay instead of adding a second one.
-      const same = (await this.getCompactions()).find(
-        (overlay) =>
-          overlay.summary === summary &&
-          overlay.fromMessageId === fromMessageId &&
-          overlay.toMessageId === toMessageId,
-      );
-      if (same !== undefined) return same;
+      // the stored overlay instead of adding a second one (only when it is still the newest).
+      const newest = (await this.getCompactions()).at(-1);
+      if (sameOverlay(newest, summary, fromMessageId, toMessageId)) return newest;
       const id = crypto.randomUUID();
       const rows = await this.#client.query<{ created_at: string }>`
         INSERT INTO assistant_compactions (id, session_id, summary, from_message_id, to_message_id)

@@ -1,6 +1,6 @@
 import { ContextError, describeValue } from "@contextblocks/core";
 import { checkMessageId, checkSessionMessage, type SessionMessage, textOfMessage } from "../message.js";
-import { applyCompactions } from "../overlays.js";
+import { applyCompactions, sameOverlay } from "../overlays.js";
 import type {
   MessageNode,
   RecentHistoryResult,
@@ -274,6 +274,8 @@ export class InMemorySessionStore implements SessionStore {
     }
     checkMessageId(fromMessageId, "fromMessageId", "addCompaction");
     checkMessageId(toMessageId, "toMessageId", "addCompaction");
+    const newest = this.sessions.compactions.get(this.sessionId)?.at(-1);
+    if (sameOverlay(newest, summary, fromMessageId, toMessageId)) return { ...newest };
     const compaction: StoredCompaction = {
       id: crypto.randomUUID(),
       summary,
