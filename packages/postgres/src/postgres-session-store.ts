@@ -2,9 +2,8 @@ import { ContextError, describeValue } from "@contextblocks/core";
 import {
   applyCompactions,
   checkSessionMessage,
-  type MessageNode,
   checkWholePath,
-  sameOverlay,
+  type MessageNode,
   maximumPathLength,
   orderPath,
   parseStoredMessages as parseAll,
@@ -14,6 +13,7 @@ import {
   type SessionMessage,
   type SessionStore,
   type StoredCompaction,
+  sameOverlay,
   serializeMessage as serialize,
   textOfMessage,
 } from "@contextblocks/sessions";
@@ -260,7 +260,9 @@ WHERE session_id = ${this.#sessionId} AND parent_id = ${checked.id} LIMIT 3`);
         "INVALID_INPUT",
         `appendMessage: id "${checked.id}" is still the parent of stored messages (${orphans
           .map((row) => `"${row.id}"`)
-          .join(", ")}; it was deleted without them); storing a new message under it could make a cycle: use another id`,
+          .join(
+            ", ",
+          )}; it was deleted without them); storing a new message under it could make a cycle: use another id`,
       );
     }
     if (typeof parentId === "string") throw missingParent(parentId, checked.id);

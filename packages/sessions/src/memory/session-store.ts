@@ -209,7 +209,9 @@ export class InMemorySessionStore implements SessionStore {
         "INVALID_INPUT",
         `appendMessage: id "${checked.id}" is still the parent of stored messages (${orphans
           .map((row) => `"${row.id}"`)
-          .join(", ")}; it was deleted without them); storing a new message under it could make a cycle: use another id`,
+          .join(
+            ", ",
+          )}; it was deleted without them); storing a new message under it could make a cycle: use another id`,
       );
     }
     let parent: string | null;
