@@ -240,7 +240,13 @@ export async function runSessionsRowCost(
       durableObject: { className: "SessionsCostObject", binding: "SESSIONS_COST" },
     },
     async (worker) => {
-      const lengths = smoke ? SMOKE_LENGTHS : LENGTHS;
+      // `--lengths=100,1000`: other session lengths (the full set takes minutes on a shared machine).
+      const given = process.argv.find((arg) => arg.startsWith("--lengths="));
+      const lengths: readonly number[] = given
+        ? given.slice("--lengths=".length).split(",").map(Number)
+        : smoke
+          ? SMOKE_LENGTHS
+          : LENGTHS;
       const costs = new Map<string, OperationCost[]>();
       for (const length of lengths) {
         for (const system of SYSTEMS) {
