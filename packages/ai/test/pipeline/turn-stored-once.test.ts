@@ -171,7 +171,17 @@ describe("a tool call with invalid JSON input", () => {
     });
     await generateText({ model: pipeline.model, prompt: "again", tools: { lookup } });
     const [, second, third] = model.doGenerateCalls.map((call) => call.prompt);
-    // What the SDK sent on its second step is the start of the next turn's prompt, byte for byte.
-    expect(JSON.stringify(third?.slice(0, second?.length))).toBe(JSON.stringify(second));
+    // What the SDK sent on its second step is the start of the next turn's prompt, byte for byte (but for the
+    // prompt-cache breakpoints, which move to the newest message on every call: cache-hints.ts).
+    expect(withoutCacheHints(third?.slice(0, second?.length))).toBe(withoutCacheHints(second));
   });
 });
+
+/** The prompt as JSON without Anthropic `cacheControl` and Bedrock `cachePoint` provider options. */
+function withoutCacheHints(prompt: unknown): string {
+  return JSON.stringify(prompt, (key, value) => {
+    if (key !== "providerOptions" || typeof value !== "object" || value === null) return value;
+    const { anthropic: _anthropic, bedrock: _bedrock, ...rest } = value as Record<string, unknown>;
+    return Object.keys(rest).length > 0 ? rest : undefined;
+  });
+}

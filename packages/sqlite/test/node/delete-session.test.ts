@@ -38,7 +38,8 @@ describe("deleting a session deletes its data", () => {
     const session = manager.getSession(doomed.id);
     await session.replaceContextBlock("memory", "the user likes xylophonequark");
     await session.freezeSystemPrompt();
-    expect((await manager.search("zanzibarquux")).map((hit) => hit.id)).toEqual(["d1"]);
+    // "d2" through its context (its parent "d1"'s words: message-search.ts).
+    expect((await manager.search("zanzibarquux")).map((hit) => hit.id)).toEqual(["d1", "d2"]);
     expect(everything(database)).toContain("zanzibarquux");
     await manager.delete(doomed.id);
     const dump = everything(database);

@@ -59,7 +59,8 @@ describe("messages over the 2 MB Durable Object row limit", () => {
       const recent = await store.getRecentHistory(null, 1024, 3);
       expect(ids(recent.messages)).toEqual(["tool", "shot", "a"]);
       expect(recent.totalContentBytes).toBeGreaterThan(5 * 1024 * 1024);
-      expect(ids(await store.searchMessages("screenshot"))).toEqual(["shot"]);
+      // "a" through its context (its parent "shot"'s words: message-search.ts).
+      expect(ids(await store.searchMessages("screenshot"))).toEqual(["shot", "a"]);
 
       // A new store on the same object reads them too; an update shrinks one back to one row.
       const again = new SqliteSessionStore(state.storage, "chat");
@@ -205,7 +206,8 @@ describe("deleting a session deletes its data", () => {
       const session = manager.getSession(doomed.id);
       await session.replaceContextBlock("memory", "the user likes xylophonequark");
       await session.freezeSystemPrompt();
-      expect((await manager.search("zanzibarquux")).map((hit) => hit.id)).toEqual(["d1"]);
+      // "d2" through its context (its parent "d1"'s words: message-search.ts).
+      expect((await manager.search("zanzibarquux")).map((hit) => hit.id)).toEqual(["d1", "d2"]);
       await manager.delete(doomed.id);
       const tables = state.storage.sql
         .exec<{ name: string }>(
