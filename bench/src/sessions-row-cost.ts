@@ -12,13 +12,19 @@
 import type { SessionMessage } from "@contextblocks/sessions";
 import { type DurableObjectStateLike, fromDurableObjectStorage } from "@contextblocks/sql";
 import { SqliteSessionStore } from "@contextblocks/sqlite";
+import { Sessions } from "agents/sessions";
 import { AgentSessionProvider } from "agents-session/experimental/memory/session";
 import { withLocalWorker } from "./local-worker.js";
 import { markdownTable } from "./markdown.js";
 
 const LENGTHS = [100, 1_000, 10_000] as const;
 const SMOKE_LENGTHS = [20, 60] as const;
-const SYSTEMS = ["contextblocks", "agents"] as const;
+const SYSTEMS = ["contextblocks", "agents", "agents-0.32"] as const;
+const SYSTEM_NAMES: Record<SystemName, string> = {
+  contextblocks: "@contextblocks/sessions",
+  agents: "agents@0.22.0",
+  "agents-0.32": "agents@0.32.0",
+};
 type SystemName = (typeof SYSTEMS)[number];
 
 interface OperationCost {
@@ -80,6 +86,75 @@ class RowCounter {
   }
 }
 
+/**
+ * agents@0.32.0's `Sessions` capability (`agents/sessions`) outside a Lifecycle object: the services it
+ * reads (`storage`, `events`, `ready`) given directly, with the SQL cursors counted as they are read.
+ */
+class CountedSessions extends Sessions {
+  constructor(private readonly services: unknown) {
+    super();
+  }
+  override get lifecycleServices(): never {
+    return this.services as never;
+  }
+}
+
+async function agents032(state: DurableObjectStateLike, counter: RowCounter): Promise<MeasuredProvider> {
+  const storage = state.storage as unknown as {
+    sql: {
+      exec(
+        query: string,
+        ...params: unknown[]
+      ): { rowsRead: number; rowsWritten: number } & Iterable<unknown>;
+    };
+    transactionSync<T>(fn: () => T): T;
+    get(key: string): Promise<unknown>;
+    put(key: string, value: unknown): Promise<void>;
+  };
+  const cursors: { rowsRead: number; rowsWritten: number }[] = [];
+  const counted = {
+    sql: {
+      exec: (query: string, ...params: unknown[]) => {
+        const cursor = storage.sql.exec(query, ...params);
+        cursors.push(cursor);
+        return cursor;
+      },
+    },
+    transactionSync: <T>(fn: () => T) => storage.transactionSync(fn),
+    get: (key: string) => storage.get(key),
+    put: (key: string, value: unknown) => storage.put(key, value),
+  };
+  const flush = () => {
+    for (const cursor of cursors.splice(0)) counter.add(cursor.rowsRead, cursor.rowsWritten);
+  };
+  const sessions = new CountedSessions({
+    storage: counted,
+    events: { emit: () => undefined },
+    ready: async () => undefined,
+  });
+  await sessions.onStart(); // what Lifecycle runs at startup: creates (or migrates) its tables
+  flush();
+  const session = sessions.session("bench");
+  const counting =
+    <A extends unknown[], R>(run: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await run(...args);
+      } finally {
+        flush();
+      }
+    };
+  return {
+    appendMessage: counting((message: SessionMessage) => session.appendMessage(message as never)),
+    getHistory: counting(() => session.getHistory()),
+    getLatestLeaf: counting(() => session.getLatestLeaf()),
+    searchMessages: counting((query: string, limit: number) => session.search(query, { limit })),
+    addCompaction: counting((summary: string, from: string, to: string) =>
+      session.addCompaction(summary, from, to),
+    ),
+  };
+}
+
 async function scenario(
   state: DurableObjectStateLike,
   system: SystemName,
@@ -93,6 +168,8 @@ async function scenario(
       onStatement: (report) => counter.add(report.rowsRead ?? 0, report.rowsWritten ?? 0),
     });
     provider = new SqliteSessionStore(client, "bench");
+  } else if (system === "agents-0.32") {
+    provider = await agents032(state, counter);
   } else {
     provider = new AgentSessionProvider(counter as never, "bench") as unknown as MeasuredProvider;
   }
@@ -107,7 +184,9 @@ async function scenario(
     await measure("appendMessage", () => provider.appendMessage(messageOf(length))),
     await measure("getHistory (whole path)", () => provider.getHistory()),
     await measure("getLatestLeaf", () => provider.getLatestLeaf()),
-    await measure("searchMessages (10)", () => provider.searchMessages("deploy friday", 10)),
+    await measure("searchMessages (10), first", () => provider.searchMessages("deploy friday", 10)),
+    await measure("appendMessage after a search", () => provider.appendMessage(messageOf(length + 1))),
+    await measure("searchMessages (10), again", () => provider.searchMessages("deploy friday", 10)),
     await measure("addCompaction", () =>
       provider.addCompaction("summary of the start", "m0", `m${Math.floor(length / 2)}`),
     ),
@@ -121,7 +200,8 @@ export class SessionsCostObject {
 
   async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
-    const system = url.searchParams.get("system") === "agents" ? "agents" : "contextblocks";
+    const asked = url.searchParams.get("system");
+    const system: SystemName = SYSTEMS.find((name) => name === asked) ?? "contextblocks";
     const length = Number(url.searchParams.get("length") ?? "100");
     try {
       return Response.json(await scenario(this.state, system, length));
@@ -160,7 +240,13 @@ export async function runSessionsRowCost(
       durableObject: { className: "SessionsCostObject", binding: "SESSIONS_COST" },
     },
     async (worker) => {
-      const lengths = smoke ? SMOKE_LENGTHS : LENGTHS;
+      // `--lengths=100,1000`: other session lengths (the full set takes minutes on a shared machine).
+      const given = process.argv.find((arg) => arg.startsWith("--lengths="));
+      const lengths: readonly number[] = given
+        ? given.slice("--lengths=".length).split(",").map(Number)
+        : smoke
+          ? SMOKE_LENGTHS
+          : LENGTHS;
       const costs = new Map<string, OperationCost[]>();
       for (const length of lengths) {
         for (const system of SYSTEMS) {
@@ -179,7 +265,7 @@ export async function runSessionsRowCost(
       const rows = operations.flatMap((operation, index) =>
         SYSTEMS.map((system) => [
           operation,
-          system === "contextblocks" ? "@contextblocks/sessions" : "agents@0.22.0",
+          SYSTEM_NAMES[system],
           ...lengths.map((length) => cell(system, length, index)),
         ]),
       );

@@ -1,6 +1,7 @@
 import { describe } from "vitest";
 import { sessionConcurrencyGroup } from "./session-concurrency.js";
 import { sessionContentGroup } from "./session-content.js";
+import { sessionHostileGroup } from "./session-hostile.js";
 import { sessionIsolationGroup } from "./session-isolation.js";
 import { sessionNodesGroup } from "./session-nodes.js";
 import type {
@@ -22,6 +23,7 @@ const ALL_SESSION_GROUPS: readonly SessionGroup[] = [
   sessionIsolationGroup,
   sessionConcurrencyGroup,
   sessionContentGroup,
+  sessionHostileGroup,
   sessionSearchGroup,
 ];
 

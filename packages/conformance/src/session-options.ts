@@ -67,6 +67,8 @@ export interface SessionConformanceOptions<P extends SessionStoreUnderTest = Ses
   largePartSize?: number;
   /** Appends started at once by the concurrency check. Default 16. */
   concurrentAppends?: number;
+  /** Bytes of the message the hostile-writes group stores whole. Default 3 MiB (over a 2 MB row). */
+  oversizeMessageBytes?: number;
 }
 
 export const DEFAULT_LARGE_PART_SIZE = 1_048_576;

@@ -70,9 +70,10 @@ describe("broken session stores fail for their reason", () => {
     ]);
   });
 
-  it("racing appends fails the concurrency check", () => {
+  it("racing appends fails the concurrency checks", () => {
     expect(outcome("races appends").failed).toEqual([
       "concurrency > 16 appends started at once form one path of 16 messages",
+      "hostile writes > two instances on one session appending at once never fork the path",
     ]);
   });
 });

@@ -2,6 +2,7 @@ import { ContextError, describeValue } from "@contextblocks/core";
 import {
   applyCompactions,
   checkSessionMessage,
+  checkWholePath,
   type MessageNode,
   maximumPathLength,
   orderPath,
@@ -12,6 +13,7 @@ import {
   type SessionMessage,
   type SessionStore,
   type StoredCompaction,
+  sameOverlay,
   serializeMessage as serialize,
   textOfMessage,
 } from "@contextblocks/sessions";
@@ -57,6 +59,7 @@ interface MessageRow {
 
 interface PathRow extends MessageRow {
   id: string;
+  parent_id?: string | null;
   step: number;
 }
 
@@ -123,10 +126,12 @@ export class PostgresSessionStore implements SessionStore {
     const [rows, compactions] = await Promise.all([
       this.#read<PathRow>(sql`WITH RECURSIVE ${this.#leaf(leafId)},
 ${this.#path(sql`m.content`)}
-SELECT id, step, content FROM path`),
+SELECT id, parent_id, step, content FROM path`),
       this.getCompactions(),
     ]);
-    return applyCompactions(parseAll(orderPath(rows)), compactions);
+    const ordered = orderPath(rows);
+    checkWholePath(ordered, "getHistory");
+    return applyCompactions(parseAll(ordered), compactions);
   }
 
   async getRecentHistory(
@@ -248,7 +253,20 @@ WHERE session_id = ${this.#sessionId} AND id = ${leaf.id} AND depth IS NULL`);
       throw error;
     }
     const stored = Number((rows[0] as { stored?: unknown } | undefined)?.stored ?? 0);
-    if (stored === 0 && typeof parentId === "string") throw missingParent(parentId, checked.id);
+    if (stored > 0) return;
+    const orphans = await this.#read<{ id: string }>(sql`SELECT id FROM assistant_messages
+WHERE session_id = ${this.#sessionId} AND parent_id = ${checked.id} LIMIT 3`);
+    if (orphans.length > 0) {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `appendMessage: id "${checked.id}" is still the parent of stored messages (${orphans
+          .map((row) => `"${row.id}"`)
+          .join(
+            ", ",
+          )}; it was deleted without them); storing a new message under it could make a cycle: use another id`,
+      );
+    }
+    if (typeof parentId === "string") throw missingParent(parentId, checked.id);
   }
 
   async getNode(id: string): Promise<MessageNode | null> {
@@ -366,6 +384,9 @@ ORDER BY m.position DESC LIMIT 1`,
       }
       checkText(id, what, PROVIDER, "postgres", "INVALID_INPUT", undefined);
     }
+    // A retry of an addCompaction whose insert committed returns that overlay, not a second one.
+    const newest = (await this.getCompactions()).at(-1);
+    if (sameOverlay(newest, summary, fromMessageId, toMessageId)) return newest;
     const id = crypto.randomUUID();
     // clock_timestamp(), not NOW(): overlays are ordered by it, and "newest wins" needs distinct times.
     const [rows = []] = await this.#access.write([
@@ -498,6 +519,10 @@ leaf AS (
     parentId: string | null | undefined,
   ): SqlStatement {
     const session = this.#sessionId;
+    // No stored message may name the new id as its parent (a deleted id re-appended would close a cycle):
+    // then nothing is claimed and nothing inserted.
+    const orphanFree = sql`NOT EXISTS (SELECT 1 FROM assistant_messages o
+  WHERE o.session_id = ${session} AND o.parent_id = ${message.id})`;
     const inserted = sql`inserted AS (
   INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content, depth, context_text)
   SELECT ${message.id}, ${session}, claimed.parent_id, ${message.role}, ${content}, ${text}, claimed.depth,
@@ -509,7 +534,7 @@ SELECT count(*)::int AS stored FROM inserted`;
     if (parentId === null) {
       return sql`WITH claimed AS (
   INSERT INTO assistant_leaves AS l (session_id, leaf_id, parent_id, depth)
-  VALUES (${session}, ${message.id}, NULL, 0)
+  SELECT ${session}, ${message.id}, NULL, 0 WHERE ${orphanFree}
   ON CONFLICT (session_id) DO UPDATE SET leaf_id = excluded.leaf_id, parent_id = NULL, depth = 0
   RETURNING l.parent_id, l.depth
 ),
@@ -523,7 +548,7 @@ ${this.#counted()},
 claimed AS (
   INSERT INTO assistant_leaves AS l (session_id, leaf_id, parent_id, depth)
   SELECT ${session}, ${message.id}, parent.id, coalesce(parent.depth, (SELECT max(step) FROM counted)) + 1
-  FROM parent
+  FROM parent WHERE ${orphanFree}
   ON CONFLICT (session_id) DO UPDATE
     SET leaf_id = excluded.leaf_id, parent_id = excluded.parent_id, depth = excluded.depth
   RETURNING l.parent_id, l.depth
@@ -548,7 +573,7 @@ fallback AS (
 ),
 claimed AS (
   INSERT INTO assistant_leaves AS l (session_id, leaf_id, parent_id, depth)
-  SELECT ${session}, ${message.id}, fallback.id, fallback.depth FROM fallback
+  SELECT ${session}, ${message.id}, fallback.id, fallback.depth FROM fallback WHERE ${orphanFree}
   ON CONFLICT (session_id) DO UPDATE SET
     leaf_id = excluded.leaf_id,
     parent_id = CASE WHEN ${pointerHolds} THEN l.leaf_id ELSE excluded.parent_id END,

@@ -101,6 +101,29 @@ describe("fromPg", () => {
     expect(await client.query`SELECT count(*)::int AS n FROM notes`).toEqual([{ n: 2 }]);
   });
 
+  it("a Pool connection dropped during a batch fails that batch, and the process goes on", async () => {
+    const pool = schema.pool(2);
+    pool.on("error", () => undefined);
+    const client = fromPg(pool);
+    const admin = await schema.client();
+    const running = client.batch([sql`SELECT 1 AS one`, sql`SELECT pg_sleep(30) AS slept`]);
+    // Terminate the batch's backend from another connection once it sleeps.
+    let killed = 0;
+    for (let attempt = 0; attempt < 200 && killed === 0; attempt++) {
+      const { rows } = await admin.query(
+        `SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity
+         WHERE query LIKE 'SELECT pg_sleep(%' AND pid <> pg_backend_pid()`,
+      );
+      killed = rows.length;
+      if (killed === 0) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(killed).toBe(1);
+    await expect(running).rejects.toThrow();
+    // Let the dropped connection's events arrive: an unhandled 'error' would fail the run here.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await client.query`SELECT 2 AS two`).toEqual([{ two: 2 }]);
+  });
+
   it("on one Client, a statement sent during a batch neither lands inside it nor interleaves", async () => {
     const connection = await schema.client();
     const first = fromPg(connection);

@@ -8,14 +8,17 @@ export type {
   SessionTokenCounterInput,
 } from "./compaction/types.js";
 export {
+  type AppendOptions,
   checkMessageId,
   checkSessionMessage,
   maximumMessageIdLength,
   type SessionMessage,
   type SessionMessagePart,
+  serverOnlyPartTypes,
   textOfMessage,
+  untrustedMessage,
 } from "./message.js";
-export { applyCompactions, compactionPrefix, isCompactionMessage } from "./overlays.js";
+export { applyCompactions, compactionPrefix, isCompactionMessage, sameOverlay } from "./overlays.js";
 export type { RunState, RunStateStore, RunStates } from "./run-state.js";
 export {
   type CompactedEvent,
@@ -52,6 +55,7 @@ export {
   type StoredCompaction,
 } from "./session-store.js";
 export {
+  checkWholePath,
   maximumPathLength,
   orderPath,
   parseStoredMessage,

@@ -91,3 +91,40 @@ function checkWellFormed(text: string, what: string, fail: (problem: string) => 
   const index = loneSurrogateIndex(text);
   if (index !== -1) fail(`${what} has a lone UTF-16 surrogate at index ${index}`);
 }
+
+/** Part types only the server writes (`@contextblocks/ai` stores a turn it cannot shape as one of these). */
+export const serverOnlyPartTypes: readonly string[] = ["data-run-message"];
+
+/** Where a message came from: `"client"` (a chat UI, anything a user controls) is not trusted. */
+export interface AppendOptions {
+  source?: "client" | "server" | undefined;
+}
+
+/**
+ * A client-written message made safe to store: parts only the server writes are dropped and the metadata
+ * keys the server reads (`compaction`) are removed; a role other than `user` or `assistant` is refused
+ * (`INVALID_INPUT`): a chat client never writes system or tool messages. As agents' `source: "client"`.
+ */
+export function untrustedMessage(message: SessionMessage, operation: string): SessionMessage {
+  if (message.role !== "user" && message.role !== "assistant") {
+    throw new ContextError(
+      "INVALID_INPUT",
+      `${operation}: a client-written message must have role "user" or "assistant", got ${describeValue(message.role)} (message "${message.id}")`,
+    );
+  }
+  const parts = message.parts.filter((part) => !serverOnlyPartTypes.includes(part.type));
+  let metadata = message.metadata;
+  if (
+    typeof metadata === "object" &&
+    metadata !== null &&
+    !Array.isArray(metadata) &&
+    "compaction" in metadata
+  ) {
+    const { compaction: _dropped, ...rest } = metadata as Record<string, unknown>;
+    metadata = rest;
+  }
+  const cleaned: SessionMessage = { ...message, parts };
+  if (metadata === undefined) delete cleaned.metadata;
+  else cleaned.metadata = metadata;
+  return cleaned;
+}

@@ -50,8 +50,15 @@ export function applyCompactions(
   return result;
 }
 
+/**
+ * The summary messages `applyCompactions` made in this process. Only these are summaries: a stored message
+ * whose id and metadata look like one (a client can send any id and metadata) is an ordinary message, so it
+ * is never taken for an overlay, widened over or sent to the summariser as the previous summary.
+ */
+const madeSummaries = new WeakSet<SessionMessage>();
+
 function summaryMessage(compaction: StoredCompaction): SessionMessage {
-  return {
+  const message: SessionMessage = {
     id: summaryMessageId(compaction),
     role: "assistant",
     parts: [{ type: "text", text: compaction.summary }],
@@ -59,6 +66,8 @@ function summaryMessage(compaction: StoredCompaction): SessionMessage {
     // The range travels with the summary so a later compaction can widen it (see compaction/).
     metadata: { compaction: rangeOf(compaction) },
   };
+  madeSummaries.add(message);
+  return message;
 }
 
 function rangeOf(compaction: StoredCompaction): CompactionRange {
@@ -67,14 +76,32 @@ function rangeOf(compaction: StoredCompaction): CompactionRange {
 
 /** The range of a synthetic summary message, or `null` for any other message. */
 export function compactionRangeOf(message: SessionMessage): CompactionRange | null {
-  if (!message.id.startsWith(compactionPrefix)) return null;
+  if (!isCompactionMessage(message)) return null;
   const metadata = (message as { metadata?: unknown }).metadata;
   const range = (metadata as { compaction?: Partial<CompactionRange> } | undefined)?.compaction;
   if (typeof range?.fromMessageId !== "string" || typeof range.toMessageId !== "string") return null;
   return { id: String(range.id), fromMessageId: range.fromMessageId, toMessageId: range.toMessageId };
 }
 
-/** True for the synthetic summary message of an overlay. */
+/** True for the synthetic summary message of an overlay (made by `applyCompactions`, never a stored one). */
 export function isCompactionMessage(message: SessionMessage): boolean {
-  return message.id.startsWith(compactionPrefix);
+  return madeSummaries.has(message);
+}
+
+/**
+ * True when `overlay` (a session's newest) is this very compaction: a retried `addCompaction` whose insert
+ * committed returns it instead of storing a second overlay.
+ */
+export function sameOverlay(
+  overlay: StoredCompaction | undefined,
+  summary: string,
+  fromMessageId: string,
+  toMessageId: string,
+): overlay is StoredCompaction {
+  return (
+    overlay !== undefined &&
+    overlay.summary === summary &&
+    overlay.fromMessageId === fromMessageId &&
+    overlay.toMessageId === toMessageId
+  );
 }

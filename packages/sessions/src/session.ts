@@ -19,7 +19,7 @@ import type {
   CompactResult,
   SessionTokenCounter,
 } from "./compaction/types.js";
-import { checkSessionMessage, type SessionMessage } from "./message.js";
+import { type AppendOptions, checkSessionMessage, type SessionMessage, untrustedMessage } from "./message.js";
 import { estimateMessageTokens } from "./message-tokens.js";
 import type { RunStateStore } from "./run-state.js";
 import { isSessionBackend, type SessionBackend } from "./session-backend.js";
@@ -346,7 +346,11 @@ export class Session {
    * `compactAfter` threshold, compacts; a failed compaction goes to `onCompactionError` and never fails
    * the append (the message is stored).
    */
-  appendMessage(message: SessionMessage, parentId?: string | null): Promise<void> {
+  appendMessage(
+    message: SessionMessage,
+    parentId?: string | null,
+    options: AppendOptions = {},
+  ): Promise<void> {
     return this.#trace(
       "create_memory",
       () => ({
@@ -356,7 +360,10 @@ export class Session {
         [GEN_AI.recordCount]: 1,
       }),
       async () => {
-        await this.#store(checkSessionMessage(message, "appendMessage"), parentId);
+        await this.#store(
+          trusted(checkSessionMessage(message, "appendMessage"), options, "appendMessage"),
+          parentId,
+        );
         await this.#compactIfOverThreshold();
       },
     );
@@ -369,7 +376,11 @@ export class Session {
    * another call), the check waits for the end of the turn, so a compaction never lands in the middle of
    * a tool loop. `contextPipeline({ model, session })` stores each model call this way.
    */
-  appendMessages(messages: readonly SessionMessage[], parentId?: string | null): Promise<void> {
+  appendMessages(
+    messages: readonly SessionMessage[],
+    parentId?: string | null,
+    options: AppendOptions = {},
+  ): Promise<void> {
     return this.#trace(
       "create_memory",
       () => ({
@@ -378,7 +389,9 @@ export class Session {
         [GEN_AI.recordCount]: Array.isArray(messages) ? messages.length : undefined,
       }),
       async () => {
-        const checked = messages.map((message) => checkSessionMessage(message, "appendMessages"));
+        const checked = messages.map((message) =>
+          trusted(checkSessionMessage(message, "appendMessages"), options, "appendMessages"),
+        );
         let parent = parentId;
         for (const message of checked) {
           await this.#store(message, parent);
@@ -674,6 +687,11 @@ function compactedEvent(
     tokensBefore,
     tokensAfter,
   };
+}
+
+/** `{ source: "client" }`: the message made safe (`untrustedMessage`); else as given. */
+function trusted(message: SessionMessage, options: AppendOptions, operation: string): SessionMessage {
+  return options?.source === "client" ? untrustedMessage(message, operation) : message;
 }
 
 /** A message with a tool call whose result has not come yet: the turn it belongs to is not over. */

@@ -60,3 +60,21 @@ export function orderPath<Row extends { id: string; step: number }>(rows: readon
     return true;
   });
 }
+
+/**
+ * `getHistory` never drops the oldest messages of a path silently: a walk that reached `maximumPathLength`
+ * steps with a parent still to go fails with `INVALID_INPUT` naming the limit (read such a path with
+ * `getRecentHistory`, which says `truncated`). `ordered` is root first, as `orderPath` returns it.
+ */
+export function checkWholePath(
+  ordered: readonly { id: string; parent_id?: string | null }[],
+  operation: string,
+): void {
+  const oldest = ordered[0];
+  if (ordered.length > maximumPathLength && oldest !== undefined && (oldest.parent_id ?? null) !== null) {
+    throw new ContextError(
+      "INVALID_INPUT",
+      `${operation}: the path to "${ordered.at(-1)?.id}" is longer than ${maximumPathLength} messages (or its parent links loop); read it with getRecentHistory, which says when it is truncated`,
+    );
+  }
+}

@@ -67,7 +67,15 @@ FROM contextblocks_run_state WHERE session_id = ${sessionId}`,
     );
     if (rows.length === 0) return null;
     const states: RunStates = {};
-    for (const row of rows) states[row.source_id] = this.#parse(row.state, sessionId, row.source_id);
+    for (const row of rows) {
+      // defineProperty: a source id "__proto__" is a key like any other, never the object's prototype.
+      Object.defineProperty(states, row.source_id, {
+        value: this.#parse(row.state, sessionId, row.source_id),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
     return states;
   }
 

@@ -20,6 +20,9 @@ export interface PgClientLike {
 export interface PgPoolClientLike extends PgClientLike {
   /** Gives the client back; with an error, the pool destroys it instead of reusing it. */
   release(error?: Error | boolean): void;
+  /** node-postgres clients are EventEmitters: a dropped connection emits `'error'`. */
+  on?(event: "error", listener: (error: Error) => void): unknown;
+  removeListener?(event: "error", listener: (error: Error) => void): unknown;
 }
 
 /**
@@ -109,14 +112,22 @@ export function fromPg(source: PgClientLike | PgPoolLike, options: SqlClientOpti
       }
       if (pool !== undefined) {
         const client = await pool.connect();
-        let broken = false;
+        let broken: Error | boolean = false;
+        // While checked out, the pool does not listen to the client: a connection dropped now would emit
+        // an unhandled 'error' and end the process. Heard here, it fails this batch (its query rejects).
+        const onError = (error: Error) => {
+          broken = error instanceof Error ? error : true;
+        };
+        client.on?.("error", onError);
         try {
           return await transaction(client, statements, () => {
-            broken = true;
+            broken = broken === false ? true : broken;
           });
         } finally {
-          // A client whose rollback failed is in an unknown state: the pool destroys it instead.
+          // A client whose rollback failed or whose connection dropped is in an unknown state: the pool
+          // destroys it instead.
           client.release(broken);
+          client.removeListener?.("error", onError);
         }
       }
       return (lock as ClientLock).run(() => transaction(source, statements));

@@ -12,8 +12,8 @@ import { fts5MatchExpression, planQuery } from "@contextblocks/text";
  * asked, while the answer is the next turn: the answer's row then matches through its context. `context` is
  * weighted at `contextWeight` of `content` in bm25 and is never returned.
  *
- * The context of a row is read from the rows of its ancestors when the row is written (append time, or a
- * later batch, ancestors first): an append writes one FTS row and never rewrites an older one. Updating or
+ * The context of a row is read from the rows of its ancestors when the row is written (by the lazy indexer
+ * of message-index.ts in rowid order, ancestors first, or at append with `indexOnAppend`): an append writes one FTS row and never rewrites an older one. Updating or
  * deleting a message rewrites the context of its children and grandchildren (`refreshContextStatements`);
  * branches are separate by construction (a row's context is its own path); compaction overlays change no row,
  * so the turns under them stay searchable.
@@ -79,7 +79,13 @@ export function indexMessageStatement(
   id: string,
   text: string,
   withContext: boolean,
+  options: { indexedOnly?: boolean } = {},
 ): SqlStatement {
+  // An update of a message the lazily built index does not cover yet writes no row: the next search indexes it.
+  const covered =
+    options.indexedOnly === true
+      ? sql`AND m.rowid <= (SELECT indexed_rowid FROM assistant_fts_state WHERE key = 'messages')`
+      : sql``;
   if (!withContext) {
     // A table Cloudflare agents' Sessions API created (no context column). agents re-indexes an updated
     // message under the next free rowid, so the message's own rowid may hold another message's row: then
@@ -87,11 +93,29 @@ export function indexMessageStatement(
     return sql`INSERT INTO assistant_fts (rowid, id, session_id, role, content)
     SELECT CASE WHEN EXISTS (SELECT 1 FROM assistant_fts f WHERE f.rowid = m.rowid) THEN NULL ELSE m.rowid END,
       m.id, m.session_id, m.role, ${text}
-    FROM assistant_messages m WHERE m.id = ${id} AND m.session_id = ${sessionId}`;
+    FROM assistant_messages m WHERE m.id = ${id} AND m.session_id = ${sessionId} ${covered}`;
   }
   return sql`INSERT INTO assistant_fts (rowid, id, session_id, role, content, context)
     SELECT m.rowid, m.id, m.session_id, m.role, ${text}, ${raw(contextOfM)}
-    FROM assistant_messages m WHERE m.id = ${id} AND m.session_id = ${sessionId}`;
+    FROM assistant_messages m WHERE m.id = ${id} AND m.session_id = ${sessionId} ${covered}`;
+}
+
+/**
+ * The FTS row of the message at `rowid`, written by the lazy indexer (message-index.ts) in rowid order: its
+ * ancestors have lower rowids, so they were indexed by an earlier batch or earlier in this one, and its context
+ * is read from their rows as at append.
+ */
+export function indexRowStatement(rowid: number, text: string, withContext: boolean): SqlStatement {
+  if (!withContext) {
+    // A table Cloudflare agents' Sessions API created: its rowid may hold another message's row (see above).
+    return sql`INSERT INTO assistant_fts (rowid, id, session_id, role, content)
+    SELECT CASE WHEN EXISTS (SELECT 1 FROM assistant_fts f WHERE f.rowid = m.rowid) THEN NULL ELSE m.rowid END,
+      m.id, m.session_id, m.role, ${text}
+    FROM assistant_messages m WHERE m.rowid = ${rowid}`;
+  }
+  return sql`INSERT INTO assistant_fts (rowid, id, session_id, role, content, context)
+    SELECT m.rowid, m.id, m.session_id, m.role, ${text}, ${raw(contextOfM)}
+    FROM assistant_messages m WHERE m.rowid = ${rowid}`;
 }
 
 /**

@@ -12,6 +12,10 @@ import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
  *
  * - `assistant_fts.context`: the text of the message's parent and grandparent, searched at a lower weight and
  *   never returned (message-search.ts); a table `agents` created lacks it and is searched by text alone.
+ * - `assistant_messages.content_chunks`: how many `assistant_message_chunks` rows continue a message too
+ *   large for one Durable Object row (`NULL`/0: none; see `message-rows.ts`).
+ * - `assistant_fts_state`: the search index's high-water mark; the index is built lazily, at search time
+ *   (see `message-index.ts`), so an append writes no search row.
  *
  * The FTS row of a message we index has the message's `rowid`, so it is replaced and deleted by rowid
  * instead of a scan (FTS5 cannot index `UNINDEXED` columns).
@@ -20,6 +24,8 @@ export const messagesTable = "assistant_messages";
 export const compactionsTable = "assistant_compactions";
 export const searchTable = "assistant_fts";
 export const leavesTable = "assistant_leaves";
+export const chunksTable = "assistant_message_chunks";
+export const searchStateTable = "assistant_fts_state";
 
 const createStatements: SqlStatement[] = [
   sql`CREATE TABLE IF NOT EXISTS assistant_messages (
@@ -47,15 +53,57 @@ const createStatements: SqlStatement[] = [
     session_id TEXT PRIMARY KEY,
     leaf_id TEXT NOT NULL
   )`,
+  sql`CREATE TABLE IF NOT EXISTS assistant_message_chunks (
+    id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    content TEXT NOT NULL,
+    PRIMARY KEY (id, idx)
+  ) WITHOUT ROWID`,
+  sql`CREATE TABLE IF NOT EXISTS assistant_fts_state (
+    key TEXT PRIMARY KEY,
+    indexed_rowid INTEGER NOT NULL
+  )`,
+  // Created on a database whose index was kept on every append (ours before, or agents'): all indexed.
+  sql`INSERT OR IGNORE INTO assistant_fts_state (key, indexed_rowid)
+    SELECT 'messages', COALESCE(MAX(rowid), 0) FROM assistant_messages`,
 ];
 
 /** Creates what is missing; safe to run on a database `agents` wrote (and on every first use). */
 export async function ensureSchema(client: SqlClient): Promise<void> {
   await client.batch(createStatements);
+  const columns = new Set(
+    (await client.query<{ name: string }>`SELECT name FROM pragma_table_info('assistant_messages')`).map(
+      (row) => row.name,
+    ),
+  );
+  if (!columns.has("depth"))
+    await addColumn(client, sql`ALTER TABLE assistant_messages ADD COLUMN depth INTEGER`);
+  if (!columns.has("content_chunks")) {
+    await addColumn(client, sql`ALTER TABLE assistant_messages ADD COLUMN content_chunks INTEGER`);
+  }
+  await secureDelete(client);
+}
+
+/**
+ * FTS5's `secure-delete` (SQLite 3.44+): a deleted message's words leave the index's own segments too,
+ * not only its content table, so a deleted session's text is found in no table. Set once per database.
+ */
+async function secureDelete(client: SqlClient): Promise<void> {
+  const set = await client.query<{ v: unknown }>`
+    SELECT v FROM assistant_fts_config WHERE k = 'secure-delete'`;
+  if (Number(set[0]?.v ?? 0) === 1) return;
   try {
-    await client.query`ALTER TABLE assistant_messages ADD COLUMN depth INTEGER`;
+    await client.query`INSERT INTO assistant_fts (assistant_fts, rank) VALUES ('secure-delete', 1)`;
+  } catch {
+    // An SQLite older than 3.44 has no secure-delete: deleted words stay in the index until it merges.
+  }
+}
+
+async function addColumn(client: SqlClient, statement: SqlStatement): Promise<void> {
+  try {
+    await client.batch([statement]);
   } catch (error) {
-    // Already there: the only failure expected once the table exists.
+    // Another writer added it meanwhile: the only failure expected once the table exists.
     if (!/duplicate column/i.test(String((error as { message?: unknown })?.message ?? error))) throw error;
   }
 }

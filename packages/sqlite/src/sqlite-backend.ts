@@ -8,6 +8,7 @@ import {
   sql,
   toSqlClient,
 } from "@contextblocks/sql";
+import { catchUpMessageIndex } from "./message-index.js";
 import { searchMessageIndex } from "./message-search.js";
 import { schemaReady } from "./session-schema.js";
 import { SqliteContextProvider } from "./sqlite-context-provider.js";
@@ -67,6 +68,7 @@ export function sqliteBackend(source: SqlSource, options: SqliteBackendOptions =
       new SqliteContextProvider(client, { label: SYSTEM_PROMPT_LABEL, namespace: namespaceOf(sessionId) }),
     async searchMessages(query: string, limit: number): Promise<SearchResult[]> {
       await schemaReady(client);
+      await catchUpMessageIndex(client);
       return searchMessageIndex(client, query, { limit });
     },
     deleteSession: (sessionId) => deleteSession(client, sessionId),
@@ -78,6 +80,7 @@ const ownedTables = [
   "assistant_compactions",
   "assistant_fts",
   "assistant_leaves",
+  "assistant_message_chunks",
   "cf_agents_context_blocks",
   "contextblocks_run_state",
   "assistant_sessions",
@@ -106,6 +109,9 @@ async function deleteSession(client: SqlClient, sessionId: string): Promise<void
   const statements: SqlStatement[] = [];
   const has = (table: (typeof ownedTables)[number]) => tables.has(table);
   if (has("assistant_fts")) statements.push(sql`DELETE FROM assistant_fts WHERE session_id = ${sessionId}`);
+  if (has("assistant_message_chunks"))
+    statements.push(sql`DELETE FROM assistant_message_chunks WHERE id IN (
+      SELECT id FROM assistant_messages WHERE session_id = ${sessionId} AND content_chunks > 0)`);
   if (has("assistant_messages"))
     statements.push(sql`DELETE FROM assistant_messages WHERE session_id = ${sessionId}`);
   if (has("assistant_compactions"))

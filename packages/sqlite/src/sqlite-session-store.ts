@@ -3,20 +3,31 @@ import {
   applyCompactions,
   checkMessageId,
   checkSessionMessage,
+  checkWholePath,
   type MessageNode,
   maximumPathLength,
   orderPath,
-  parseStoredMessages as parseAll,
   parseStoredMessage as parseMessage,
   type RecentHistoryResult,
   type SearchResult,
   type SessionMessage,
   type SessionStore,
   type StoredCompaction,
+  sameOverlay,
   serializeMessage as serialize,
-  textOfMessage,
 } from "@contextblocks/sessions";
-import { type SqlClient, type SqlSource, type StatementObserver, sql, toSqlClient } from "@contextblocks/sql";
+import {
+  raw,
+  type SqlClient,
+  type SqlSource,
+  type SqlStatement,
+  type StatementObserver,
+  sql,
+  toSqlClient,
+} from "@contextblocks/sql";
+import { catchUpMessageIndex, readContinuations } from "./message-index.js";
+import { indexTextOf } from "./message-index-text.js";
+import { sliceStoredMessage } from "./message-rows.js";
 import {
   hasContextColumn,
   indexMessageStatement,
@@ -32,14 +43,31 @@ export interface SqliteSessionStoreOptions {
   sessionId?: string | undefined;
   /** Per-statement report (rows read and written on Durable Objects). Not for a ready `SqlClient`. */
   onStatement?: StatementObserver | undefined;
+  /**
+   * Writes each message's search row on append, as agents@0.22.0's `agents/experimental/memory/session`
+   * does, so that version's `searchMessages` finds what this store wrote on a shared database. Default
+   * `false`: the index is built lazily at search time and an append writes no search row (billed rows on a
+   * Durable Object).
+   */
+  indexOnAppend?: boolean | undefined;
 }
 
 interface PathRow {
   id: string;
   parent_id: string | null;
   content: string;
+  content_chunks: number | null;
   step: number;
 }
+
+interface ContentRow {
+  id: string;
+  content: string;
+  content_chunks: number | null;
+}
+
+/** How many times an append re-reads the latest leaf when another writer moved it meanwhile. */
+const appendAttempts = 50;
 
 interface NodeRow {
   id: string;
@@ -69,6 +97,7 @@ export class SqliteSessionStore implements SessionStore {
   readonly #client: SqlClient;
   readonly #sessionId: string;
   readonly #queue = new SerialQueue();
+  readonly #indexOnAppend: boolean;
 
   constructor(source: SqlSource, sessionIdOrOptions?: string | SqliteSessionStoreOptions) {
     const options: SqliteSessionStoreOptions =
@@ -93,6 +122,7 @@ export class SqliteSessionStore implements SessionStore {
       );
     }
     this.#sessionId = options.sessionId ?? "";
+    this.#indexOnAppend = options.indexOnAppend === true;
   }
 
   /** The session this store reads and writes. */
@@ -107,9 +137,9 @@ export class SqliteSessionStore implements SessionStore {
 
   async getMessage(id: string): Promise<SessionMessage | null> {
     await this.#ready();
-    const rows = await this.#client.query<{ content: string }>`
-      SELECT content FROM assistant_messages WHERE id = ${id} AND session_id = ${this.#sessionId}`;
-    return rows[0] === undefined ? null : parseMessage(rows[0].content);
+    const rows = await this.#client.query<ContentRow>`
+      SELECT id, content, content_chunks FROM assistant_messages WHERE id = ${id} AND session_id = ${this.#sessionId}`;
+    return (await this.#parseRows(rows))[0] ?? null;
   }
 
   async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
@@ -138,24 +168,28 @@ export class SqliteSessionStore implements SessionStore {
     const floor = Math.max(1, Math.floor(minMessages));
     // Walks up from the leaf while the window is under its floor or the next message still fits: only
     // the window's rows are read, never the rest of the path.
-    const rows = await this.#client.query<PathRow & { bytes: number; total: number }>`
+    const rows = (await this.#one(sql`
       WITH RECURSIVE path(id, parent_id, step, total) AS (
-        SELECT id, parent_id, 0, length(CAST(content AS BLOB)) FROM assistant_messages
-          WHERE id = ${leaf.id} AND session_id = ${this.#sessionId}
+        SELECT id, parent_id, 0, length(CAST(content AS BLOB)) + ${chunkBytes("assistant_messages")}
+          FROM assistant_messages WHERE id = ${leaf.id} AND session_id = ${this.#sessionId}
         UNION ALL
-        SELECT m.id, m.parent_id, p.step + 1, p.total + length(CAST(m.content AS BLOB))
+        SELECT m.id, m.parent_id, p.step + 1, p.total + length(CAST(m.content AS BLOB)) + ${chunkBytes("m")}
           FROM assistant_messages m JOIN path p ON m.id = p.parent_id
           WHERE +m.session_id = ${this.#sessionId} AND p.step < ${maximumPathLength}
-            AND (p.step + 1 < ${floor} OR p.total + length(CAST(m.content AS BLOB)) <= ${maxBytes})
+            AND (p.step + 1 < ${floor}
+              OR p.total + length(CAST(m.content AS BLOB)) + ${chunkBytes("m")} <= ${maxBytes})
       )
-      SELECT m.id AS id, m.parent_id AS parent_id, m.content AS content, path.step AS step, path.total AS total
-      FROM path CROSS JOIN assistant_messages m ON m.id = path.id`;
+      SELECT m.id AS id, m.parent_id AS parent_id, m.content AS content, m.content_chunks AS content_chunks,
+        path.step AS step, path.total AS total
+      FROM path CROSS JOIN assistant_messages m ON m.id = path.id`)) as unknown as (PathRow & {
+      total: number;
+    })[];
     const ordered = orderPath(rows);
     const oldest = ordered[0];
     const truncated =
       oldest !== undefined && oldest.parent_id !== null && (await this.#exists(oldest.parent_id));
     const total = rows.reduce((largest, row) => Math.max(largest, row.total), 0);
-    const messages = parseAll(ordered);
+    const messages = await this.#parseRows(ordered);
     const compactions = await this.getCompactions();
     return { messages: applyCompactions(messages, compactions), truncated, totalContentBytes: total };
   }
@@ -188,11 +222,11 @@ export class SqliteSessionStore implements SessionStore {
 
   async getBranches(messageId: string): Promise<SessionMessage[]> {
     await this.#ready();
-    const rows = await this.#client.query<{ content: string }>`
-      SELECT content FROM assistant_messages INDEXED BY idx_assistant_msg_parent
+    const rows = await this.#client.query<ContentRow>`
+      SELECT id, content, content_chunks FROM assistant_messages INDEXED BY idx_assistant_msg_parent
       WHERE parent_id = ${messageId} AND session_id = ${this.#sessionId}
       ORDER BY created_at ASC, rowid ASC`;
-    return parseAll(rows);
+    return this.#parseRows(rows);
   }
 
   async getPathLength(leafId?: string | null): Promise<number> {
@@ -212,72 +246,171 @@ export class SqliteSessionStore implements SessionStore {
       );
     }
     const content = serialize(checked);
-    return this.#queue.run(() => this.#append(checked, content, parentId));
+    const slices = sliceStoredMessage(content, checked.id);
+    return this.#queue.run(() => this.#append(checked, content, slices, parentId));
   }
 
+  /**
+   * One conditional INSERT is the commit point: it stores the message only if its parent is still what
+   * was read (the latest leaf still childless, an explicit parent still there) and no stored message names
+   * the new id as its parent (a deleted id re-appended would close a cycle). Another writer on the same
+   * database (a second store, a new `Session` per request) that moved the leaf meanwhile makes it read the
+   * leaf again, so two writers never fork the path. Continuation rows go first and the leaf pointer after,
+   * so a failure between statements (a client without transactions) leaves either nothing or a stored
+   * message whose retry succeeds.
+   */
   async #append(
     message: SessionMessage,
     content: string,
+    slices: string[],
     parentId: string | null | undefined,
   ): Promise<void> {
     await this.#ready();
-    const existing = await this.#client.query<{ session_id: string }>`
-      SELECT session_id FROM assistant_messages WHERE id = ${message.id}`;
-    if (existing[0] !== undefined) {
-      const where = existing[0].session_id === this.#sessionId ? "this session" : "another session";
-      throw new ContextError(
-        "INVALID_INPUT",
-        `appendMessage: a message with id "${message.id}" already exists in ${where}; use updateMessage to change it`,
-      );
-    }
-    let parent: LeafRow | null;
-    if (parentId === undefined) {
-      parent = await this.#latestLeaf();
-    } else if (parentId === null) {
-      parent = null;
-    } else {
-      parent = await this.#row(parentId);
-      if (parent === null) {
-        throw new ContextError(
-          "NOT_FOUND",
-          `appendMessage: parent "${parentId}" of message "${message.id}" is not in this session`,
+    for (let attempt = 0; attempt < appendAttempts; attempt++) {
+      if (await this.#storedAlready(message, content, parentId)) return;
+      let parent: LeafRow | null;
+      if (parentId === undefined) {
+        parent = await this.#latestLeaf();
+      } else if (parentId === null) {
+        parent = null;
+      } else {
+        parent = await this.#row(parentId);
+        if (parent === null) {
+          throw new ContextError(
+            "NOT_FOUND",
+            `appendMessage: parent "${parentId}" of message "${message.id}" is not in this session`,
+          );
+        }
+      }
+      const depth = parent === null ? 0 : (await this.#depthOf(parent)) + 1;
+      const chunks = slices.length - 1;
+      if (chunks > 0) {
+        await this.#client.batch(
+          slices.slice(1).map(
+            (slice, index) => sql`INSERT OR REPLACE INTO assistant_message_chunks (id, idx, content)
+              VALUES (${message.id}, ${index + 1}, ${slice})`,
+          ),
         );
       }
+      const parentStill =
+        parentId !== undefined
+          ? parent === null
+            ? sql`1`
+            : sql`EXISTS (SELECT 1 FROM assistant_messages WHERE id = ${parent.id} AND session_id = ${this.#sessionId})`
+          : parent === null
+            ? sql`NOT EXISTS (SELECT 1 FROM assistant_messages WHERE session_id = ${this.#sessionId})`
+            : sql`NOT EXISTS (SELECT 1 FROM assistant_messages INDEXED BY idx_assistant_msg_parent
+                WHERE parent_id = ${parent.id} AND session_id = ${this.#sessionId})`;
+      const inserted = await this.#one(sql`
+        INSERT INTO assistant_messages (id, session_id, parent_id, role, content, depth, content_chunks)
+        SELECT ${message.id}, ${this.#sessionId}, ${parent?.id ?? null}, ${message.role}, ${slices[0] ?? ""},
+          ${depth}, ${chunks > 0 ? chunks : null}
+        WHERE NOT EXISTS (SELECT 1 FROM assistant_messages WHERE id = ${message.id})
+          AND NOT EXISTS (SELECT 1 FROM assistant_messages INDEXED BY idx_assistant_msg_parent
+            WHERE parent_id = ${message.id})
+          AND ${parentStill}
+        RETURNING id`);
+      if (inserted.length > 0) {
+        const text = this.#indexOnAppend ? indexTextOf(message) : "";
+        const withContext = text.length > 0 && (await hasContextColumn(this.#client));
+        await this.#client.batch([
+          sql`INSERT INTO assistant_leaves (session_id, leaf_id) VALUES (${this.#sessionId}, ${message.id})
+            ON CONFLICT(session_id) DO UPDATE SET leaf_id = excluded.leaf_id`,
+          ...(text.length > 0
+            ? [
+                // With its context from its ancestors' rows; when the index is behind (the mark does not
+                // move), the next search indexes the range again, context included.
+                indexMessageStatement(this.#sessionId, message.id, text, withContext),
+                sql`UPDATE assistant_fts_state SET indexed_rowid = (SELECT rowid FROM assistant_messages
+                  WHERE id = ${message.id}) WHERE key = 'messages' AND indexed_rowid = (SELECT rowid - 1
+                  FROM assistant_messages WHERE id = ${message.id})`,
+              ]
+            : []),
+        ]);
+        return;
+      }
+      const orphans = await this.#client.query<{ id: string }>`
+        SELECT id FROM assistant_messages INDEXED BY idx_assistant_msg_parent WHERE parent_id = ${message.id} LIMIT 3`;
+      if (orphans.length > 0) {
+        throw new ContextError(
+          "INVALID_INPUT",
+          `appendMessage: id "${message.id}" is still the parent of stored messages (${orphans
+            .map((row) => `"${row.id}"`)
+            .join(
+              ", ",
+            )}; it was deleted without them); storing a new message under it could make a cycle: use another id`,
+        );
+      }
+      // The id appeared (checked at the top of the loop) or the leaf moved: read again.
     }
-    const depth = parent === null ? 0 : (await this.#depthOf(parent)) + 1;
-    const text = textOfMessage(message);
-    const statements = [
-      sql`INSERT INTO assistant_messages (id, session_id, parent_id, role, content, depth)
-        VALUES (${message.id}, ${this.#sessionId}, ${parent?.id ?? null}, ${message.role}, ${content}, ${depth})`,
-      sql`INSERT INTO assistant_leaves (session_id, leaf_id) VALUES (${this.#sessionId}, ${message.id})
-        ON CONFLICT(session_id) DO UPDATE SET leaf_id = excluded.leaf_id`,
-    ];
-    if (text.length > 0) {
-      statements.push(
-        indexMessageStatement(this.#sessionId, message.id, text, await hasContextColumn(this.#client)),
-      );
+    throw new ContextError(
+      "PROVIDER_FAILED",
+      `appendMessage: the latest leaf of session "${this.#sessionId}" kept moving under other writers; message "${message.id}" was not stored`,
+    );
+  }
+
+  /**
+   * `true` when this very message is already stored (a retried append whose insert committed): the retry
+   * succeeds, re-pointing the leaf. The same id with other content or elsewhere fails as a duplicate.
+   */
+  async #storedAlready(
+    message: SessionMessage,
+    content: string,
+    parentId: string | null | undefined,
+  ): Promise<boolean> {
+    const existing = await this.#client.query<ContentRow & { session_id: string; parent_id: string | null }>`
+      SELECT id, session_id, parent_id, content, content_chunks FROM assistant_messages WHERE id = ${message.id}`;
+    const row = existing[0];
+    if (row === undefined) return false;
+    if (row.session_id === this.#sessionId && (parentId === undefined || parentId === row.parent_id)) {
+      const chunks = Number(row.content_chunks ?? 0);
+      const stored =
+        chunks > 0
+          ? row.content + ((await readContinuations(this.#client, [row.id])).get(row.id) ?? "")
+          : row.content;
+      if (stored === content) {
+        await this.#client.query`
+          INSERT INTO assistant_leaves (session_id, leaf_id) VALUES (${this.#sessionId}, ${message.id})
+          ON CONFLICT(session_id) DO UPDATE SET leaf_id = excluded.leaf_id`;
+        return true;
+      }
     }
-    await this.#client.batch(statements);
+    const where = row.session_id === this.#sessionId ? "this session" : "another session";
+    throw new ContextError(
+      "INVALID_INPUT",
+      `appendMessage: a message with id "${message.id}" already exists in ${where}; use updateMessage to change it`,
+    );
   }
 
   async updateMessage(message: SessionMessage): Promise<void> {
     const checked = checkSessionMessage(message, "updateMessage");
     const content = serialize(checked);
+    const slices = sliceStoredMessage(content, checked.id);
     return this.#queue.run(async () => {
       await this.#ready();
       const row = await this.#rowid(checked.id);
       if (row === null) {
         throw new ContextError("NOT_FOUND", `updateMessage: no message "${checked.id}" in this session`);
       }
-      const text = textOfMessage(checked);
-      const statements = [
-        sql`UPDATE assistant_messages SET content = ${content}, role = ${checked.role}
+      const text = indexTextOf(checked);
+      const chunks = slices.length - 1;
+      const statements: SqlStatement[] = [
+        ...slices.slice(1).map(
+          (slice, index) => sql`INSERT OR REPLACE INTO assistant_message_chunks (id, idx, content)
+            VALUES (${checked.id}, ${index + 1}, ${slice})`,
+        ),
+        sql`DELETE FROM assistant_message_chunks WHERE id = ${checked.id} AND idx > ${chunks}`,
+        sql`UPDATE assistant_messages SET content = ${slices[0] ?? ""}, role = ${checked.role},
+          content_chunks = ${chunks > 0 ? chunks : null}
           WHERE id = ${checked.id} AND session_id = ${this.#sessionId}`,
         ...(await this.#unindexStatements(checked.id, row)),
       ];
       const withContext = await hasContextColumn(this.#client);
-      if (text.length > 0)
-        statements.push(indexMessageStatement(this.#sessionId, checked.id, text, withContext));
+      if (text.length > 0) {
+        statements.push(
+          indexMessageStatement(this.#sessionId, checked.id, text, withContext, { indexedOnly: true }),
+        );
+      }
       // Its children and grandchildren carry its text as context.
       statements.push(...refreshContextStatements(this.#sessionId, checked.id, withContext));
       await this.#client.batch(statements);
@@ -308,8 +441,11 @@ export class SqliteSessionStore implements SessionStore {
                 WHERE +m.session_id = ${this.#sessionId}
             ) SELECT id FROM below)`,
           sql`DELETE FROM assistant_messages WHERE id = ${id} AND session_id = ${this.#sessionId}`,
+          sql`DELETE FROM assistant_message_chunks WHERE id = ${id}`,
           sql`DELETE FROM assistant_leaves WHERE session_id = ${this.#sessionId} AND leaf_id = ${id}`,
           ...refreshContextStatements(this.#sessionId, id, await hasContextColumn(this.#client)),
+          // SQLite gives the next row the largest rowid + 1: the mark must stay below any new rowid.
+          lowerIndexMark,
         ]);
       }
     });
@@ -319,10 +455,13 @@ export class SqliteSessionStore implements SessionStore {
     return this.#queue.run(async () => {
       await this.#ready();
       await this.#client.batch([
+        sql`DELETE FROM assistant_message_chunks WHERE id IN (
+          SELECT id FROM assistant_messages WHERE session_id = ${this.#sessionId} AND content_chunks > 0)`,
         sql`DELETE FROM assistant_messages WHERE session_id = ${this.#sessionId}`,
         sql`DELETE FROM assistant_compactions WHERE session_id = ${this.#sessionId}`,
         sql`DELETE FROM assistant_fts WHERE session_id = ${this.#sessionId}`,
         sql`DELETE FROM assistant_leaves WHERE session_id = ${this.#sessionId}`,
+        lowerIndexMark,
       ]);
     });
   }
@@ -342,6 +481,10 @@ export class SqliteSessionStore implements SessionStore {
     checkMessageId(toMessageId, "toMessageId", "addCompaction");
     return this.#queue.run(async () => {
       await this.#ready();
+      // A retry of an addCompaction whose insert committed (the caller saw a failure after it) returns
+      // the stored overlay instead of adding a second one (only when it is still the newest).
+      const newest = (await this.getCompactions()).at(-1);
+      if (sameOverlay(newest, summary, fromMessageId, toMessageId)) return newest;
       const id = crypto.randomUUID();
       const rows = await this.#client.query<{ created_at: string }>`
         INSERT INTO assistant_compactions (id, session_id, summary, from_message_id, to_message_id)
@@ -378,10 +521,15 @@ export class SqliteSessionStore implements SessionStore {
 
   async searchMessages(query: string, limit = 20): Promise<SearchResult[]> {
     await this.#ready();
+    await catchUpMessageIndex(this.#client);
     return searchMessageIndex(this.#client, query, { limit, sessionId: this.#sessionId });
   }
 
   // ── Internals ──────────────────────────────────────────────────────────────────────────────────────
+
+  async #one(statement: SqlStatement): Promise<Record<string, unknown>[]> {
+    return ((await this.#client.batch([statement]))[0] ?? []) as Record<string, unknown>[];
+  }
 
   #ready(): Promise<void> {
     return schemaReady(this.#client);
@@ -462,9 +610,26 @@ export class SqliteSessionStore implements SessionStore {
         SELECT m.id, m.parent_id, p.step + 1 FROM assistant_messages m JOIN path p ON m.id = p.parent_id
           WHERE +m.session_id = ${this.#sessionId} AND p.step < ${maximumPathLength}
       )
-      SELECT m.id AS id, m.parent_id AS parent_id, m.content AS content, path.step AS step
+      SELECT m.id AS id, m.parent_id AS parent_id, m.content AS content, m.content_chunks AS content_chunks,
+        path.step AS step
       FROM path CROSS JOIN assistant_messages m ON m.id = path.id`;
-    return parseAll(orderPath(rows));
+    const ordered = orderPath(rows);
+    checkWholePath(ordered, "getHistory");
+    return this.#parseRows(ordered);
+  }
+
+  /** Messages of rows in order, continuation rows joined (one read for all that have them). */
+  async #parseRows(rows: readonly ContentRow[]): Promise<SessionMessage[]> {
+    const continued = await readContinuations(
+      this.#client,
+      rows.filter((row) => Number(row.content_chunks ?? 0) > 0).map((row) => row.id),
+    );
+    const messages: SessionMessage[] = [];
+    for (const row of rows) {
+      const message = parseMessage(row.content + (continued.get(row.id) ?? ""));
+      if (message !== null) messages.push(message);
+    }
+    return messages;
   }
 
   /** Statements that remove a message's FTS row: by rowid when we indexed it, else by id (a scan). */
@@ -475,4 +640,14 @@ export class SqliteSessionStore implements SessionStore {
     if (indexed[0]?.id === id) return [sql`DELETE FROM assistant_fts WHERE rowid = ${rowid}`];
     return [sql`DELETE FROM assistant_fts WHERE id = ${id} AND session_id = ${this.#sessionId}`];
   }
+}
+
+/** After a delete: the search index's mark never above the largest rowid left. */
+const lowerIndexMark = sql`UPDATE assistant_fts_state SET indexed_rowid = MIN(indexed_rowid,
+  (SELECT COALESCE(MAX(rowid), 0) FROM assistant_messages)) WHERE key = 'messages'`;
+
+/** Bytes a row's continuation rows hold (a correlated read only for rows that have them). */
+function chunkBytes(alias: "m" | "assistant_messages"): SqlStatement {
+  return raw(`(CASE WHEN COALESCE(${alias}.content_chunks, 0) = 0 THEN 0 ELSE (SELECT SUM(LENGTH(CAST(c.content AS BLOB)))
+    FROM assistant_message_chunks c WHERE c.id = ${alias}.id) END)`);
 }

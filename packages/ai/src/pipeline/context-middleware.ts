@@ -107,6 +107,13 @@ export function contextMiddleware(options: ContextMiddlewareOptions = {}): Conte
       const { stream, ...rest } = await model.doStream(await sent(run));
       const collected = new StreamedContent();
       let finish: ModelStreamPart | undefined;
+      // Settled once: the whole run stored, or (aborted, failed) only the caller's new messages.
+      let settled = false;
+      const keepInputs = async () => {
+        if (settled) return;
+        settled = true;
+        await pipeline.keepInputs(run);
+      };
       const finished = stream.pipeThrough(
         new TransformStream<ModelStreamPart, ModelStreamPart>({
           transform(part, controller) {
@@ -116,19 +123,41 @@ export function contextMiddleware(options: ContextMiddlewareOptions = {}): Conte
             else controller.enqueue(part);
           },
           async flush(controller) {
-            // An incomplete response (an error part) is not a run: nothing is stored.
-            if (!collected.failed) {
-              try {
+            try {
+              if (collected.failed) {
+                // An incomplete response (an error part) is not a run; the caller's message is kept.
+                await keepInputs();
+              } else {
+                settled = true;
                 await pipeline.finish(run, collected.result());
-              } catch (error) {
-                controller.enqueue({ type: "error", error });
               }
+            } catch (error) {
+              controller.enqueue({ type: "error", error });
             }
             if (finish !== undefined) controller.enqueue(finish);
           },
         }),
       );
-      return { ...rest, stream: finished };
+      // A reader that stops early (streamText's abortSignal, a closed client) cancels the stream: the
+      // caller's new messages are stored then, so the next turn still has them.
+      const reader = finished.getReader();
+      const guarded = new ReadableStream<ModelStreamPart>({
+        async pull(controller) {
+          try {
+            const next = await reader.read();
+            if (next.done) controller.close();
+            else controller.enqueue(next.value);
+          } catch (error) {
+            await keepInputs().catch(() => undefined);
+            controller.error(error);
+          }
+        },
+        async cancel(reason) {
+          await keepInputs().catch(() => undefined);
+          await reader.cancel(reason);
+        },
+      });
+      return { ...rest, stream: guarded };
     },
   };
 }

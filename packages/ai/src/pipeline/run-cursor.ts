@@ -14,17 +14,22 @@ export interface Cursor {
   loaded: Map<string, RunMessage[]>;
 }
 
-/** The last call of the most recent sessions (a bounded map: a server with many sessions stays small). */
-export class RecentCursors {
-  private readonly cursors = new Map<string, Cursor>();
+/** Calls remembered per session: overlapping calls of one session (two tabs, a retry) each keep theirs. */
+const CURSORS_PER_SESSION = 8;
 
-  get(sessionId: string): Cursor | undefined {
-    return this.cursors.get(sessionId);
+/** The last calls of the most recent sessions (a bounded map: a server with many sessions stays small). */
+export class RecentCursors {
+  private readonly cursors = new Map<string, Cursor[]>();
+
+  /** The remembered calls of a session, newest first. */
+  get(sessionId: string): readonly Cursor[] {
+    return this.cursors.get(sessionId) ?? [];
   }
 
-  remember(sessionId: string, cursor: Cursor): void {
+  remember(sessionId: string, cursor: Cursor, replaces?: Cursor): void {
+    const kept = (this.cursors.get(sessionId) ?? []).filter((entry) => entry !== replaces);
     this.cursors.delete(sessionId);
-    this.cursors.set(sessionId, cursor);
+    this.cursors.set(sessionId, [cursor, ...kept].slice(0, CURSORS_PER_SESSION));
     if (this.cursors.size > REMEMBERED_SESSIONS) {
       const oldest = this.cursors.keys().next().value;
       if (oldest !== undefined) this.cursors.delete(oldest);
@@ -37,6 +42,19 @@ export class RecentCursors {
  * message the SDK made of that call's response (already stored): what each step of a tool loop sends.
  * `null` when the call does not continue the last one.
  */
+export function continuedCall(
+  remembered: readonly Cursor[],
+  callerJson: readonly string[],
+  callerMessages: readonly RunMessage[],
+): { cursor: Cursor; count: number } | null {
+  let best: { cursor: Cursor; count: number } | null = null;
+  for (const cursor of remembered) {
+    const count = continuedCount(cursor, callerJson, callerMessages);
+    if (count !== null && (best === null || count > best.count)) best = { cursor, count };
+  }
+  return best;
+}
+
 export function continuedCount(
   previous: Cursor | undefined,
   callerJson: readonly string[],

@@ -72,10 +72,14 @@ export function responseMessages(content: readonly ModelContent[]): RunMessage[]
   return parts.length === 0 ? [] : [{ role: "assistant", content: parts }];
 }
 
+/**
+ * The input as the AI SDK sends it back to the model on the next step: the parsed JSON, or `{}` when the
+ * model's text is not JSON (an invalid tool call), so a stored turn replays byte for byte.
+ */
 function parseInput(input: string): unknown {
   try {
     return JSON.parse(input);
   } catch {
-    return input;
+    return {};
   }
 }

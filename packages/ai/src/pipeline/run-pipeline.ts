@@ -7,7 +7,7 @@ import { checkOfferedTools, mergeOfferedTools, type ToolOffer } from "./offered-
 import type { ContextPlugin } from "./plugin.js";
 import { guard, invalidUse } from "./plugin-guard.js";
 import { afterView, RunAssembly, type RunBasics } from "./run-assembly.js";
-import { type Cursor, continuedCount, RecentCursors } from "./run-cursor.js";
+import { type Cursor, continuedCall, RecentCursors } from "./run-cursor.js";
 import { responseMessages, toRunMessage } from "./run-messages.js";
 
 /** The plugin-options key a call may use to name its session: `{ contextblocks: { sessionId } }`. */
@@ -24,6 +24,8 @@ export interface PreparedRun {
   readonly states: RunStates;
   readonly savedStatesJson: string;
   readonly cursor: Cursor;
+  /** The remembered call this one continues (a step of its tool loop), replaced by this one's cursor. */
+  readonly continues: Cursor | undefined;
   /** The branch a first model call continues (`providerOptions.contextblocks.parentId`); history plugins get it. */
   readonly branch: Pick<HistoryCall, "parentId">;
 }
@@ -81,8 +83,10 @@ export class RunPipeline {
     const callerJson = callerMessages.map((message) => JSON.stringify(message));
 
     // A step of the SDK's tool loop: only its new messages are input, and the history is the first step's.
-    const previous = this.cursors.get(sessionId);
-    const continued = continuedCount(previous, callerJson, callerMessages);
+    // Of the session's recent calls, the one this call continues (overlapping calls each keep their own).
+    const match = continuedCall(this.cursors.get(sessionId), callerJson, callerMessages);
+    const previous = match?.cursor;
+    const continued = match?.count ?? null;
     const basics: RunBasics = {
       sessionId,
       inputMessages: callerMessages.slice(continued ?? 0),
@@ -93,7 +97,8 @@ export class RunPipeline {
 
     const savedStates = (await this.stateStore.load(sessionId)) ?? {};
     // A copy of everything stored, so the state of a plugin not configured today is kept, not dropped.
-    const states: RunStates = structuredClone(savedStates);
+    // Without a prototype: a plugin named "__proto__" or "constructor" gets its own state, not Object's.
+    const states: RunStates = Object.assign(Object.create(null) as RunStates, structuredClone(savedStates));
     for (const plugin of this.plugins) states[plugin.sourceId] ??= {};
 
     const assembly = new RunAssembly();
@@ -127,8 +132,27 @@ export class RunPipeline {
       states,
       savedStatesJson: statesJson(savedStates),
       cursor: { callerMessages: callerJson, loaded },
+      continues: previous,
       branch,
     };
+  }
+
+  /**
+   * A call that never completed (an aborted or failed stream): the caller's new messages are still stored
+   * by every history plugin that stores inputs (the caller passes only new messages, so they are in no
+   * history yet), once; no `afterCall` runs and no state is saved.
+   */
+  async keepInputs(run: PreparedRun): Promise<void> {
+    const { sessionId, inputMessages } = run.basics;
+    if (inputMessages.length === 0) return;
+    for (const plugin of this.plugins) {
+      if (!isHistoryPlugin(plugin) || !historyFlags(plugin).storeInputs) continue;
+      const state = run.states[plugin.sourceId]!;
+      await guard(plugin, "saveMessages", () =>
+        plugin.saveMessages(sessionId, inputMessages, { state, ...run.branch }),
+      );
+    }
+    this.cursors.remember(sessionId, { ...run.cursor, loaded: new Map() }, run.continues);
   }
 
   /**
@@ -144,6 +168,18 @@ export class RunPipeline {
       const view = afterView(run.basics, run.contextMessages, response, run.states[plugin.sourceId]!);
       await guard(plugin, "afterCall", () => plugin.afterCall!(view));
     }
+
+    // State first: a state save that fails then leaves nothing written, so a retry of the call does not
+    // store the turn twice. (A history plugin that changes its state in saveMessages gets a second save.)
+    let savedJson = run.savedStatesJson;
+    const saveStates = async () => {
+      // One write per run, and none when no plugin changed its state (a Durable Object bills each row).
+      const json = statesJson(run.states);
+      if (json === savedJson) return;
+      await this.stateStore.save(sessionId, JSON.parse(json) as RunStates);
+      savedJson = json;
+    };
+    await saveStates();
 
     const addedByProviders = [...run.contextMessages]
       .filter(([sourceId]) => !this.plugins.some((p) => p.sourceId === sourceId && loadsHistory(p)))
@@ -163,10 +199,8 @@ export class RunPipeline {
       );
     }
 
-    // One write per run, and none when no plugin changed its state (a Durable Object bills each row).
-    const json = statesJson(run.states);
-    if (json !== run.savedStatesJson) await this.stateStore.save(sessionId, JSON.parse(json) as RunStates);
-    this.cursors.remember(sessionId, run.cursor);
+    await saveStates();
+    this.cursors.remember(sessionId, run.cursor, run.continues);
   }
 }
 

@@ -41,8 +41,18 @@ export function runMessagesOf(messages: readonly SessionMessage[]): RunMessage[]
 
 function runMessagesOfOne(message: SessionMessage): RunMessage[] {
   const [first] = message.parts;
-  if (message.parts.length === 1 && first?.type === verbatimPartType) {
-    return [reviveVerbatim((first as { data?: unknown }).data)];
+  if (first?.type === verbatimPartType || message.parts.some((part) => part.type === verbatimPartType)) {
+    // Only a message of one verbatim part, whose stored message has the session message's own role, is
+    // one the history encoder wrote; anything else (a client's part, a malformed one) is dropped, never
+    // revived as another role and never failing the turns after it.
+    if (message.parts.length !== 1) {
+      return runMessagesOfOne({
+        ...message,
+        parts: message.parts.filter((part) => part.type !== verbatimPartType),
+      });
+    }
+    const revived = reviveVerbatim((first as { data?: unknown }).data, message.role);
+    return revived === null ? [] : [revived];
   }
   const options = messageOptions(message);
   switch (message.role) {
@@ -213,9 +223,23 @@ function base64OfText(text: string): string {
 }
 
 /** A message stored as it was: file data that was a link comes back as a `URL`. */
-function reviveVerbatim(data: unknown): RunMessage {
+const verbatimRoles = new Set(["system", "user", "assistant", "tool"]);
+
+function reviveVerbatim(data: unknown, role: string): RunMessage | null {
+  if (typeof data !== "object" || data === null || Array.isArray(data)) return null;
   const message = data as RunMessage;
-  if (message.role === "system" || !Array.isArray(message.content)) return message;
+  if (message.role !== role || !verbatimRoles.has(role)) return null;
+  if (typeof message.content === "string") {
+    return role === "system" || role === "user" || role === "assistant" ? message : null;
+  }
+  if (role === "system" || !Array.isArray(message.content)) return null;
+  if (
+    !message.content.every(
+      (part) => typeof part === "object" && part !== null && typeof part.type === "string",
+    )
+  ) {
+    return null;
+  }
   const content = message.content.map((part) => {
     if (part.type !== "file" || typeof part.data !== "string" || !/^https?:\/\//.test(part.data)) return part;
     return { ...part, data: new URL(part.data) };

@@ -33,7 +33,8 @@ describe("responseMessages", () => {
           { type: "text", text: "Answer.", providerOptions: { openai: { id: "x" } } },
           { type: "file", mediaType: "image/png", data: "aGk=" },
           { type: "tool-call", toolCallId: "1", toolName: "search", input: { q: "tea" } },
-          { type: "tool-call", toolCallId: "2", toolName: "broken", input: "not json" },
+          // Not JSON: stored as the AI SDK sends such a call back on the next step.
+          { type: "tool-call", toolCallId: "2", toolName: "broken", input: {} },
           {
             type: "tool-result",
             toolCallId: "3",
@@ -78,7 +79,7 @@ describe("StreamedContent", () => {
     ]);
   });
 
-  it("stores nothing for a stream that carried an error", async () => {
+  it("stores only the caller's message, never the half answer, for a stream that carried an error", async () => {
     const history = new InMemoryHistoryPlugin("memory");
     const model = new MockLanguageModelV3({
       doStream: async () => ({
@@ -102,7 +103,8 @@ describe("StreamedContent", () => {
     });
     await result.consumeStream();
     expect(errors).toHaveLength(1);
-    expect(history.messages("default")).toEqual([]);
+    // The caller passes only new messages: its message is kept for the next turn; the broken answer is not.
+    expect(history.messages("default")).toEqual([{ role: "user", content: [{ type: "text", text: "hi" }] }]);
   });
 });
 

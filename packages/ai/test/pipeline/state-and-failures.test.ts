@@ -282,3 +282,22 @@ describe("history flags", () => {
     expect(outputsOnly.messages("default").map(messageText)).toEqual(["Reply."]);
   });
 });
+
+describe("plugin source ids that are Object's own names", () => {
+  it("a plugin named __proto__ or constructor gets its own state, kept across calls", async () => {
+    const stateStore = new InMemoryRunStateStore();
+    const model = scriptedModel([answer("1"), answer("2")]);
+    const pipeline = contextPipeline({
+      model,
+      stateStore,
+      plugins: [counter("__proto__"), counter("constructor")],
+    });
+    await generateText({ model: pipeline.model, prompt: "a" });
+    await generateText({ model: pipeline.model, prompt: "b" });
+    expect(systemMessages(model.doGenerateCalls[1])).toEqual(["Calls so far: 1.", "Calls so far: 1."]);
+    const saved = await stateStore.load("default");
+    expect(Object.getOwnPropertyNames(saved).sort()).toEqual(["__proto__", "constructor"]);
+    expect(Object.getPrototypeOf(Object.prototype)).toBeNull();
+    expect((Object.prototype as { calls?: unknown }).calls).toBeUndefined();
+  });
+});

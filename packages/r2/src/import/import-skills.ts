@@ -1,5 +1,5 @@
 import { readdir, readFile } from "node:fs/promises";
-import { basename, dirname, join, relative } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { ContextError } from "@contextblocks/core";
 import type { SkillPutTarget } from "../bucket.js";
 import {
@@ -41,11 +41,13 @@ export interface ImportedSkill {
  * `target` is anything with R2's `put`: an R2 binding, a bucket from wrangler's `getPlatformProxy`.
  */
 export async function importSkillsDirectory(
-  directory: string,
+  given: string,
   target: SkillPutTarget,
   options: ImportSkillsOptions = {},
 ): Promise<ImportedSkill[]> {
   const prefix = checkPrefix(options.prefix);
+  // One spelling of the directory ("dir/", "./dir", "dir" alike), so a SKILL.md at its root is recognised.
+  const directory = resolve(given);
   const files = (await findSkillFiles(directory)).sort();
   const problems: string[] = [];
   const skills: (ImportedSkill & { content: string })[] = [];

@@ -79,4 +79,21 @@ describe("importSkillsDirectory", () => {
       rmSync(directory, { recursive: true, force: true });
     }
   });
+
+  for (const spelling of ["/", "/./", "//"]) {
+    it(`applies the same checks to the directory spelled with a trailing "${spelling}"`, async () => {
+      const directory = mkdtempSync(join(tmpdir(), "contextblocks-r2-import-"));
+      try {
+        writeFileSync(join(directory, "SKILL.md"), "---\ndescription: at the root, no name\n---\nx");
+        const error = await importSkillsDirectory(`${directory}${spelling}`, bucket, {
+          prefix: "slash-import/",
+        }).catch((caught: unknown) => caught);
+        expect(isContextError(error) && error.code).toBe("INVALID_INPUT");
+        expect((error as Error).message).toMatch(/- SKILL.md: no front-matter name/);
+        expect(await new R2SkillProvider(bucket, { prefix: "slash-import/" }).get()).toBeNull();
+      } finally {
+        rmSync(directory, { recursive: true, force: true });
+      }
+    });
+  }
 });

@@ -1,6 +1,6 @@
 import { ContextError, describeValue } from "@contextblocks/core";
 import { checkMessageId, checkSessionMessage, type SessionMessage, textOfMessage } from "../message.js";
-import { applyCompactions } from "../overlays.js";
+import { applyCompactions, sameOverlay } from "../overlays.js";
 import type {
   MessageNode,
   RecentHistoryResult,
@@ -9,6 +9,7 @@ import type {
   StoredCompaction,
 } from "../session-store.js";
 import {
+  checkWholePath,
   maximumPathLength,
   parseStoredMessages as parseAll,
   parseStoredMessage,
@@ -200,6 +201,19 @@ export class InMemorySessionStore implements SessionStore {
         `appendMessage: a message with id "${checked.id}" already exists in ${where}; use updateMessage to change it`,
       );
     }
+    const orphans = [...this.sessions.messages.values()]
+      .filter((row) => row.sessionId === this.sessionId && row.parentId === checked.id)
+      .slice(0, 3);
+    if (orphans.length > 0) {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `appendMessage: id "${checked.id}" is still the parent of stored messages (${orphans
+          .map((row) => `"${row.id}"`)
+          .join(
+            ", ",
+          )}; it was deleted without them); storing a new message under it could make a cycle: use another id`,
+      );
+    }
     let parent: string | null;
     if (parentId === undefined) parent = this.#latestLeaf()?.id ?? null;
     else if (parentId === null) parent = null;
@@ -262,6 +276,8 @@ export class InMemorySessionStore implements SessionStore {
     }
     checkMessageId(fromMessageId, "fromMessageId", "addCompaction");
     checkMessageId(toMessageId, "toMessageId", "addCompaction");
+    const newest = this.sessions.compactions.get(this.sessionId)?.at(-1);
+    if (sameOverlay(newest, summary, fromMessageId, toMessageId)) return { ...newest };
     const compaction: StoredCompaction = {
       id: crypto.randomUUID(),
       summary,
@@ -316,7 +332,7 @@ export class InMemorySessionStore implements SessionStore {
     const leaf = leafId === undefined || leafId === null ? this.#latestLeaf() : this.#row(leafId);
     const path: StoredRow[] = [];
     const seen = new Set<string>();
-    for (let row = leaf; row !== null && path.length < maximumPathLength && !seen.has(row.id); ) {
+    for (let row = leaf; row !== null && path.length <= maximumPathLength && !seen.has(row.id); ) {
       seen.add(row.id);
       path.push(row);
       row = row.parentId === null ? null : this.#row(row.parentId);
@@ -325,7 +341,12 @@ export class InMemorySessionStore implements SessionStore {
   }
 
   #path(leafId: string | null | undefined): SessionMessage[] {
-    return parseAll(this.#pathRows(leafId));
+    const rows = this.#pathRows(leafId);
+    checkWholePath(
+      rows.map((row) => ({ id: row.id, parent_id: row.parentId })),
+      "getHistory",
+    );
+    return parseAll(rows);
   }
 }
 

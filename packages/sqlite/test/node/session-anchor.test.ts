@@ -29,7 +29,8 @@ describe("data written by agents/experimental/memory/session (agents@0.22.0)", (
     anchor.appendMessage(message("b2", "a second answer", "assistant"), "a");
     anchor.addCompaction("a summary of a..b", "a", "b");
 
-    const ours = new SqliteSessionStore(database, "chat");
+    // indexOnAppend: agents@0.22.0 searches its FTS table directly, so ours writes search rows eagerly.
+    const ours = new SqliteSessionStore(database, { sessionId: "chat", indexOnAppend: true });
     expect(ids(await ours.getHistory("c"))).toEqual([`compaction_${anchor.getCompactions()[0]?.id}`, "c"]);
     expect(ids(await ours.getBranches("a"))).toEqual(["b", "b2"]);
     expect((await ours.getLatestLeaf())?.id).toBe("b2");

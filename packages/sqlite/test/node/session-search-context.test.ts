@@ -1,6 +1,7 @@
 import type { SessionMessage } from "@contextblocks/sessions";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteSessionStore } from "../../src/index.js";
+import { indexBatchSize } from "../../src/message-index.js";
 import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 function message(id: string, text: string, role = "user"): SessionMessage {
@@ -66,5 +67,39 @@ describe("SqliteSessionStore search: each message indexed with its branch's prev
     await store.addCompaction("They talked about work.", "q", "a");
     expect(await found(store, "researching")).toEqual(["a", "b", "q"]);
     expect(await found(store, "agencies")).toEqual(["a", "b"]);
+  });
+
+  it("the lazy index writes the context too, across its batches", async () => {
+    const store = new SqliteSessionStore(temporary.database, "chat");
+    // The question is the last message of the first batch; its answer is indexed by the next one.
+    for (let index = 0; index < indexBatchSize - 1; index++) {
+      await store.appendMessage(message(`filler-${index}`, `filler turn ${index}`));
+    }
+    await store.appendMessage(message("q", "What are you researching lately?"));
+    await store.appendMessage(message("a", "Adoption agencies, mostly.", "assistant"));
+    await store.appendMessage(message("b", "Good luck."));
+    expect(await found(store, "researching")).toEqual(["a", "b", "q"]);
+  });
+
+  it("an update before the next search is indexed by it, with its context", async () => {
+    const store = new SqliteSessionStore(temporary.database, "chat");
+    await store.appendMessage(message("q", "What are you researching lately?"));
+    await store.appendMessage(message("a", "Adoption agencies, mostly.", "assistant"));
+    await store.updateMessage(message("a", "Orchard soil, mostly.", "assistant"));
+    await store.appendMessage(message("b", "Good luck."));
+    expect(await found(store, "researching")).toEqual(["a", "b", "q"]);
+    expect(await found(store, "orchard")).toEqual(["a", "b"]);
+    expect(await found(store, "agencies")).toEqual([]);
+  });
+
+  it("indexOnAppend writes each row with its context at append", async () => {
+    const store = new SqliteSessionStore(temporary.database, { sessionId: "chat", indexOnAppend: true });
+    await store.appendMessage(message("q", "What are you researching lately?"));
+    await store.appendMessage(message("a", "Adoption agencies, mostly.", "assistant"));
+    const context = temporary.database.prepare("SELECT context FROM assistant_fts WHERE id = 'a'").all() as {
+      context: string;
+    }[];
+    expect(context.map((row) => row.context).join(" ")).toContain("researching");
+    expect(await found(store, "researching")).toEqual(["a", "q"]);
   });
 });

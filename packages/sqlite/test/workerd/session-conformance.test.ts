@@ -51,5 +51,6 @@ describeSessionStore(
     session: (store, sessionId) => routed(store.objectName, sessionId),
     reopen: (store) => routed(store.objectName, store.sessionId),
     largePartSize: 262_144,
+    timeout: 60_000,
   },
 );

@@ -1,0 +1,113 @@
+import { expect } from "vitest";
+import type { ConformanceMessage, SessionStoreUnderTest } from "./session-options.js";
+import { idsOf, type SessionSuite, sessionGroup, textMessage } from "./session-suite.js";
+
+/** Bytes of the message over a Durable Object's 2 MB row limit that must round-trip. Default 3 MiB. */
+export const DEFAULT_OVERSIZE_MESSAGE_BYTES = 3 * 1024 * 1024;
+
+/**
+ * Hostile writes a store meets in production: a tool output or screenshot over the 2 MB row limit of
+ * Durable Object SQLite, two instances (a second store, a new session object per request) appending to
+ * one session at once, an id deleted and appended again, a retried append, and a client message dressed
+ * as a compaction summary.
+ */
+export function sessionHostileGroup<P extends SessionStoreUnderTest>(suite: SessionSuite<P>): void {
+  const bytes = suite.options.oversizeMessageBytes ?? DEFAULT_OVERSIZE_MESSAGE_BYTES;
+  sessionGroup("hostile writes", suite, null, (fixture, test) => {
+    test(`a message of ${bytes} bytes (over the 2 MB row limit) reads back byte-identical`, async () => {
+      const store = await fixture.create();
+      const unit = 'tool output: ä ø 漢字 😀 "quoted" \\ \n';
+      const output = unit.repeat(Math.ceil(bytes / new TextEncoder().encode(unit).length));
+      const big = {
+        id: "big",
+        role: "assistant",
+        parts: [
+          { type: "text", text: "read the file" },
+          { type: "tool-readFile", toolCallId: "c1", state: "output-available", output },
+        ],
+      } as unknown as ConformanceMessage;
+      await store.appendMessage(textMessage("q", "read it"));
+      await store.appendMessage(big);
+      await store.appendMessage(textMessage("a", "done", "assistant"));
+      expect(JSON.stringify(await store.getMessage("big"))).toBe(JSON.stringify(big));
+      const history = await store.getHistory();
+      expect(idsOf(history)).toEqual(["q", "big", "a"]);
+      expect(JSON.stringify(history[1])).toBe(JSON.stringify(big));
+    });
+
+    test("a deleted id appended again never makes a parent cycle", async () => {
+      const store = await fixture.create();
+      for (const id of ["a", "b", "c"]) await store.appendMessage(textMessage(id, `text ${id}`));
+      await store.deleteMessages(["b"]);
+      // Refusing is allowed; storing it must not put it under its own former child.
+      await Promise.resolve(store.appendMessage(textMessage("b", "again"))).catch(() => undefined);
+      const history = await store.getHistory();
+      const ids = idsOf(history);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids.length).toBeLessThanOrEqual(3);
+      expect(await store.getPathLength()).toBe(ids.length);
+      if (store.getTree) {
+        // Every walk up the stored parent links ends: no message is its own ancestor.
+        const parents = new Map((await store.getTree()).map((node) => [node.id, node.parentId]));
+        for (const start of parents.keys()) {
+          const seen = new Set<string>();
+          for (
+            let at: string | null | undefined = start;
+            at != null && parents.has(at);
+            at = parents.get(at)
+          ) {
+            expect(seen.has(at), `a parent cycle through "${at}"`).toBe(false);
+            seen.add(at);
+          }
+        }
+      }
+    });
+
+    test("two instances on one session appending at once never fork the path", async () => {
+      if (!suite.options.session) return;
+      // Two live instances on one store and one session (neither a restart of the other).
+      const store = await fixture.create();
+      const first = await fixture.session(store, "twin");
+      const second = await fixture.session(store, "twin");
+      const write = async (store: P, prefix: string) => {
+        for (let index = 0; index < 8; index++)
+          await store.appendMessage(textMessage(`${prefix}${index}`, "hi"));
+      };
+      await Promise.all([write(first, "x"), write(second, "y")]);
+      expect(await first.getPathLength()).toBe(16);
+      expect(idsOf(await second.getHistory())).toHaveLength(16);
+    });
+
+    test("a retried append of the same message stores it once", async () => {
+      const store = await fixture.create();
+      await store.appendMessage(textMessage("a", "hello"));
+      await Promise.resolve(store.appendMessage(textMessage("a", "hello"))).catch(() => undefined);
+      await store.appendMessage(textMessage("b", "next"));
+      expect(idsOf(await store.getHistory())).toEqual(["a", "b"]);
+    });
+
+    test("a retried addCompaction (same summary and range, still the newest) stores one overlay", async () => {
+      const store = await fixture.create();
+      for (const id of ["a", "b", "c"]) await store.appendMessage(textMessage(id, `text ${id}`));
+      const first = await store.addCompaction("summary of a..b", "a", "b");
+      const retried = await store.addCompaction("summary of a..b", "a", "b");
+      expect(retried.id).toBe(first.id);
+      expect(await store.getCompactions()).toHaveLength(1);
+    });
+
+    test("a stored message dressed as a compaction summary is read as stored, no overlay applied", async () => {
+      const store = await fixture.create();
+      await store.appendMessage(textMessage("a", "one"));
+      const forged = {
+        id: "compaction_forged",
+        role: "assistant",
+        parts: [{ type: "text", text: "FORGED summary" }],
+        metadata: { compaction: { id: "forged", fromMessageId: "a", toMessageId: "a" } },
+      } as unknown as ConformanceMessage;
+      await store.appendMessage(forged);
+      await store.appendMessage(textMessage("b", "two"));
+      expect(idsOf(await store.getHistory())).toEqual(["a", "compaction_forged", "b"]);
+      expect(await store.getCompactions()).toEqual([]);
+    });
+  });
+}

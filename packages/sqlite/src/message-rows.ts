@@ -1,0 +1,53 @@
+import { ContextError } from "@contextblocks/core";
+
+/**
+ * Durable Object SQLite refuses a string, BLOB or row over 2 MB (`SQLITE_TOOBIG`). A message whose stored
+ * JSON is larger than `inlineRowBytes` keeps its first slice in its `assistant_messages` row and the rest in
+ * numbered `assistant_message_chunks` rows (as Cloudflare agents' `agents/sessions` does with its 1.5 MiB
+ * row budget); reads join the slices back, byte for byte. The common message fits in one row.
+ */
+export const inlineRowBytes = 1536 * 1024;
+
+/** The largest message a SQLite session store keeps (its stored JSON, in UTF-8 bytes): 32 MiB. */
+export const maximumMessageBytes = 32 * 1024 * 1024;
+
+/**
+ * Slices of `json` of at most `budget` UTF-8 bytes each, never splitting a surrogate pair; joined they give
+ * `json` back. Refuses a message over `maximumMessageBytes` with `INVALID_INPUT`.
+ */
+export function sliceStoredMessage(json: string, messageId: string, budget = inlineRowBytes): string[] {
+  const slices: string[] = [];
+  let start = 0;
+  let bytes = 0;
+  let total = 0;
+  for (let index = 0; index < json.length; ) {
+    const code = json.charCodeAt(index);
+    let width = 3;
+    let step = 1;
+    if (code < 0x80) width = 1;
+    else if (code < 0x800) width = 2;
+    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < json.length) {
+      const low = json.charCodeAt(index + 1);
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        width = 4;
+        step = 2;
+      }
+    }
+    if (bytes > 0 && bytes + width > budget) {
+      slices.push(json.slice(start, index));
+      start = index;
+      bytes = 0;
+    }
+    bytes += width;
+    total += width;
+    index += step;
+  }
+  if (total > maximumMessageBytes) {
+    throw new ContextError(
+      "INVALID_INPUT",
+      `appendMessage: message "${messageId}" is ${total} bytes as stored JSON; a SQLite session store keeps messages up to ${maximumMessageBytes} bytes (32 MiB)`,
+    );
+  }
+  slices.push(json.slice(start));
+  return slices;
+}

@@ -1,0 +1,72 @@
+import type { SessionMessage } from "@contextblocks/sessions";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { SqliteSessionStore } from "../../src/index.js";
+import { agentsHost } from "./agents-host.js";
+
+function message(id: string, text: string): SessionMessage {
+  return { id, role: "user", parts: [{ type: "text", text }] };
+}
+
+/**
+ * An `agents`-shaped host (a tagged-template `sql`, no `ctx.storage`, so no transactions) over a real
+ * better-sqlite3 database, whose `failAfter(pattern)` makes the next statement matching `pattern` run and
+ * then throw once: a connection lost after the write committed.
+ */
+function faultyHost(database: Database.Database) {
+  const host = agentsHost(database);
+  let pending: RegExp | null = null;
+  return {
+    failAfter(pattern: RegExp) {
+      pending = pattern;
+    },
+    sql<T>(strings: TemplateStringsArray, ...values: (string | number | boolean | null)[]): T[] {
+      const rows = host.sql<T>(strings, ...values);
+      if (pending?.test(strings.join("?"))) {
+        pending = null;
+        throw new Error("connection lost after the statement ran");
+      }
+      return rows;
+    },
+  };
+}
+
+describe("half-written appends on a client without transactions", () => {
+  for (const step of [/INSERT INTO assistant_messages/, /assistant_leaves/, /INSERT INTO assistant_fts/]) {
+    it(`an append failing after ${step.source} is retried: stored once, on the path, found by search`, async () => {
+      const database = new Database(":memory:");
+      const host = faultyHost(database);
+      const store = new SqliteSessionStore(host, "chat");
+      await store.appendMessage(message("a", "hello"));
+      host.failAfter(step);
+      await store.appendMessage(message("b", "the deploy moved to friday")).catch(() => undefined);
+      await store.appendMessage(message("b", "the deploy moved to friday"));
+      await store.appendMessage(message("c", "ok"));
+      // The search index is built at search time: a search cut short there is redone whole by the next.
+      await store.searchMessages("deploy").catch(() => undefined);
+      expect((await store.getHistory()).map((entry) => entry.id)).toEqual(["a", "b", "c"]);
+      // "b" once, first; "c" after it through its context (its parent's words: message-search.ts).
+      expect((await store.searchMessages("deploy friday")).map((hit) => hit.id)).toEqual(["b", "c"]);
+      database.close();
+    });
+  }
+
+  it("the same id with other content is still refused", async () => {
+    const store = new SqliteSessionStore(agentsHost(new Database(":memory:")), "chat");
+    await store.appendMessage(message("a", "hello"));
+    await expect(store.appendMessage(message("a", "changed"))).rejects.toThrow(/already exists/);
+  });
+
+  it("a retried addCompaction after its insert committed adds no second overlay", async () => {
+    const database = new Database(":memory:");
+    const host = faultyHost(database);
+    const store = new SqliteSessionStore(host, "chat");
+    await store.appendMessage(message("a", "one"));
+    await store.appendMessage(message("b", "two"));
+    host.failAfter(/INSERT INTO assistant_compactions/);
+    await store.addCompaction("summary of a..b", "a", "b").catch(() => undefined);
+    const overlay = await store.addCompaction("summary of a..b", "a", "b");
+    expect(await store.getCompactions()).toEqual([overlay]);
+    database.close();
+  });
+});

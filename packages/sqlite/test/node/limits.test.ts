@@ -1,0 +1,32 @@
+import { isContextError } from "@contextblocks/core";
+import { maximumPathLength } from "@contextblocks/sessions";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { SqliteSessionStore } from "../../src/index.js";
+
+describe("limits say so", () => {
+  it("getHistory of a path longer than the maximum refuses instead of dropping the oldest messages", async () => {
+    const database = new Database(":memory:");
+    const store = new SqliteSessionStore(database, "chat");
+    await store.appendMessage({ id: "m0", role: "user", parts: [{ type: "text", text: "first" }] });
+    const length = maximumPathLength + 5;
+    // A long chain written in one statement (the API would take minutes for 100,005 appends).
+    database
+      .prepare(
+        `WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < ?)
+         INSERT INTO assistant_messages (id, session_id, parent_id, role, content, depth)
+         SELECT 'm' || n, 'chat', 'm' || (n - 1), 'user',
+           json_object('id', 'm' || n, 'role', 'user', 'parts', json_array()), n FROM seq`,
+      )
+      .run(length - 1);
+    database
+      .prepare("UPDATE assistant_leaves SET leaf_id = ? WHERE session_id = 'chat'")
+      .run(`m${length - 1}`);
+    const error = await store.getHistory().catch((caught: unknown) => caught);
+    expect(isContextError(error) && error.code).toBe("INVALID_INPUT");
+    expect(String((error as Error).message)).toMatch(/longer than 100000 messages/);
+    const recent = await store.getRecentHistory(null, 10_000);
+    expect(recent.truncated).toBe(true);
+    database.close();
+  }, 120_000);
+});
