@@ -98,6 +98,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the inspector page in headless Chromi
       { label: "knowledge", marker: "[searchable]" },
       { label: "skills", marker: "[loadable]" },
       { label: "environment", marker: "[readonly]" },
+      { label: "profile", marker: "[writable]" },
     ];
     const blocks = page.locator("li.block");
     await expect(blocks.count()).resolves.toBe(expected.length);
@@ -137,7 +138,13 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the inspector page in headless Chromi
     await expect(page.locator("pre.prompt").textContent()).resolves.toContain("SOUL [readonly]");
     await expect(page.locator("pre.reminder").textContent()).resolves.toContain("Today is 2031-01-02.");
     const tools = await page.locator(".tools h3").allTextContents();
-    expect(tools).toEqual(["set_context", "search_context", "load_context", "unload_context"]);
+    expect(tools).toEqual([
+      "set_context",
+      "edit_context",
+      "search_context",
+      "load_context",
+      "unload_context",
+    ]);
 
     await page.screenshot({ path: SCREENSHOT, fullPage: false });
     expect(problems).toEqual([]);
@@ -247,7 +254,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the inspector page in headless Chromi
     await post(`/agents/${agent}/chat`, { message: "Remember that I deploy from main on Fridays." });
     const write = page.locator('#live-events li[data-type="block-written"]');
     await write.first().waitFor();
-    await expect(write.first().textContent()).resolves.toMatch(/memory · .* · by tool/);
+    await expect(write.first().textContent()).resolves.toMatch(/memory · .* · by set_context/);
     await page.screenshot({ path: LIVE_SCREENSHOT });
     expect(problems).toEqual([]);
     await context.close();
