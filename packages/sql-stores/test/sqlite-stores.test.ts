@@ -63,6 +63,8 @@ describe("sql-stores on SQLite statements", () => {
     const duplicate = await registry.create("one", "x").catch((error: unknown) => error);
     expect(isContextError(duplicate) && duplicate.code).toBe("INVALID_INPUT");
     expect((await registry.list()).map((row) => row.id)).toEqual(["two", "one"]);
+    // updated_at has millisecond resolution: let the clock move so the update is strictly newer.
+    await new Promise((resolve) => setTimeout(resolve, 5));
     await registry.update("one", { name: "Renamed", endReason: "done" });
     expect((await registry.list()).map((row) => row.id)).toEqual(["one", "two"]);
     expect(await registry.get("one")).toMatchObject({ name: "Renamed", end_reason: "done" });
