@@ -9,6 +9,7 @@ import {
   usagePercent,
 } from "@contextblocks/core";
 import { createInspector } from "@contextblocks/inspector";
+import { createTables } from "@contextblocks/postgres";
 import {
   isCompactionMessage,
   type Session,
@@ -489,6 +490,11 @@ function recentLines(messages: readonly SessionMessage[]): TranscriptLine[] {
  * a batch) runs on a `pg.Client` opened for it and closed after, as Cloudflare advises for Hyperdrive, which
  * keeps the real connections pooled: no socket is kept open in the object between requests. `pg` is loaded
  * on first use only, so the SQLite configuration never loads it.
+ *
+ * The tables are created once per object, before its first statement (`createTables`, idempotent), rather
+ * than by each store on its first "relation does not exist" error: a statement that fails and a connection
+ * closed right after it can leave the server's last reply unread, and `wrangler dev`'s local Hyperdrive
+ * proxy ends the whole dev server on the reset that follows.
  */
 function postgresStore(ctx: DurableObjectState, env: Env): PostgresStore | undefined {
   const hyperdrive = (env as Env & { HYPERDRIVE?: { connectionString: string } }).HYPERDRIVE;
@@ -500,7 +506,7 @@ function postgresStore(ctx: DurableObjectState, env: Env): PostgresStore | undef
     return client;
   };
   // The part of a pg.Pool that @contextblocks/sql's fromPg uses: a "pool" that opens a client per use.
-  const client: PgPoolLike = {
+  const perUse: PgPoolLike = {
     async query(text, values) {
       const connection = await open();
       try {
@@ -516,6 +522,25 @@ function postgresStore(ctx: DurableObjectState, env: Env): PostgresStore | undef
           void connection.end();
         },
       });
+    },
+    idleCount: 0,
+  };
+  let schema: Promise<void> | undefined;
+  const ready = (): Promise<void> => {
+    schema ??= createTables(perUse).catch((error: unknown) => {
+      schema = undefined; // tried again by the next statement
+      throw error;
+    });
+    return schema;
+  };
+  const client: PgPoolLike = {
+    async query(text, values) {
+      await ready();
+      return perUse.query(text, values);
+    },
+    async connect() {
+      await ready();
+      return perUse.connect();
     },
     idleCount: 0,
   };
