@@ -3,7 +3,7 @@
  * over HTTP, and prints what happens to the prompt. Offline, no account, no API key. Checks every claim it
  * prints and exits non-zero when one does not hold. `--keep` leaves the server running for the inspector.
  */
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -113,10 +113,13 @@ async function say(dev: WranglerDev, message: string): Promise<ChatResult> {
 async function start(label: string): Promise<WranglerDev> {
   const since = Date.now();
   process.stdout.write(dim(`   ${label} wrangler dev --ip 127.0.0.1 (state in ${persistTo}) … `));
-  const dev = await startWranglerDev({ persistTo });
+  const dev = await startWranglerDev({ persistTo, vars: { INSPECTOR_TOKEN } });
   console.log(dim(`answering on ${dev.url} after ${seconds(since)}`));
   return dev;
 }
+
+/** This run's inspector token: the page is private (it shows the agent's memory), even locally. */
+const INSPECTOR_TOKEN = randomBytes(16).toString("hex");
 
 async function main(): Promise<void> {
   console.log(bold("contextblocks demo: an agent in a Durable Object, run locally in workerd"));
@@ -302,11 +305,17 @@ async function main(): Promise<void> {
     console.log(
       `   Open ${bold(`${dev.url}/agents/${AGENT}`)}  (Ctrl-C stops the server and removes its state)`,
     );
+    console.log(
+      `   It asks for this run's token: in the browser console run ${bold(`document.cookie = "contextblocks_inspector=${INSPECTOR_TOKEN}; path=/"`)} and reload,`,
+    );
+    console.log(
+      `   or: curl -H 'authorization: Bearer ${INSPECTOR_TOKEN}' ${dev.url}/agents/${AGENT}/inspector/`,
+    );
     waitingForCtrlC = true;
     await new Promise(() => undefined);
   }
   console.log(
-    `   Run ${bold("pnpm --filter worker-agent dev")} and open ${bold(`http://127.0.0.1:8787/agents/${AGENT}`)},`,
+    `   Set INSPECTOR_TOKEN in .dev.vars, run ${bold("pnpm --filter worker-agent dev")} and open ${bold(`http://127.0.0.1:8787/agents/${AGENT}`)} with that token as the contextblocks_inspector cookie,`,
   );
   console.log(`   or ${bold("pnpm demo --keep")} to keep this run's server up and open the URL it prints.`);
 

@@ -8,7 +8,7 @@ import {
   renderSection,
   usagePercent,
 } from "@contextblocks/core";
-import { createInspector } from "@contextblocks/inspector";
+import { createInspector, readTree } from "@contextblocks/inspector";
 import { createTables } from "@contextblocks/postgres";
 import {
   isCompactionMessage,
@@ -37,7 +37,6 @@ import {
 } from "./agent-context.js";
 import { Conversations, compactAfterFrom, PROTECT_HEAD, TAIL_TOKEN_BUDGET } from "./conversations.js";
 import { sha256Hex } from "./hash.js";
-import { readTree } from "./message-tree.js";
 import { type ChosenModel, chooseModel, OFFLINE_NOTE } from "./model.js";
 import { AgentSettings } from "./settings.js";
 import { SharedBlockProvider } from "./shared-block.js";
@@ -56,9 +55,11 @@ import { messageText } from "./turn-message.js";
 
 /** Tool steps a turn may take before the model must answer. */
 const MAX_STEPS = 5;
-/** Transcript messages the inspector shows. */
+/** Messages of one session `GET /agents/:id/blocks` shows; a longer conversation shows its first ones. */
+const MAX_TREE_MESSAGES = 400;
+/** Transcript messages `GET /agents/:id/blocks` shows. */
 const RECENT_MESSAGES = 12;
-/** Conversations the inspector shows, most recently written first. */
+/** Conversations `GET /agents/:id/blocks` shows, most recently written first. */
 const MAX_SESSIONS_SHOWN = 20;
 
 /** Where a turn goes: a conversation (default: the current one) and, for an edit, the message it replaces. */
@@ -406,7 +407,7 @@ export class AgentObject extends DurableObject<Env> {
     const session = this.session(info.id);
     const compactions = await session.getCompactions();
     const leaf = await session.getLatestLeaf();
-    const tree = await readTree(session.store, leaf?.id ?? null, compactions);
+    const tree = await readTree(session.store, leaf?.id ?? null, compactions, MAX_TREE_MESSAGES);
     return {
       id: info.id,
       name: info.name,

@@ -1,6 +1,6 @@
 /** The endpoints, also served at `GET /`. */
 export const ENDPOINTS = [
-  "GET  /agents/:id          the inspector page (HTML)",
+  "GET  /agents/:id          redirects to /agents/:id/inspector/ (the inspector page, with INSPECTOR_TOKEN)",
   "GET  /agents/:id/prompt   the frozen system prompt (text/plain)",
   "GET  /agents/:id/blocks   blocks, pending reminder, tools (JSON)",
   "GET  /agents/:id/history?label=memory&limit=20  a block's versions, newest first (JSON)",

@@ -10,7 +10,6 @@ import {
   refuseUnknownFields,
   requireObject,
 } from "./http.js";
-import { renderInspector } from "./inspector.js";
 import { type ChatResult, isRefusal, type Refusal } from "./snapshot.js";
 
 /** Longest chat message accepted, in characters. */
@@ -99,14 +98,10 @@ async function dispatch(request: Request, agents: DurableObjectNamespace<AgentOb
 
   switch (route.action) {
     case "inspect":
-      return new Response(renderInspector(await stub.snapshot(agent)), {
-        headers: {
-          "content-type": "text/html; charset=utf-8",
-          "cache-control": "no-store",
-          "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
-          "x-content-type-options": "nosniff",
-          "referrer-policy": "no-referrer",
-        },
+      // The page is @contextblocks/inspector's, mounted in the agent's object behind INSPECTOR_TOKEN.
+      return new Response(null, {
+        status: 308,
+        headers: { location: `/agents/${encodeURIComponent(agent)}/inspector/` },
       });
     case "prompt": {
       const prompt = await stub.prompt();

@@ -1,4 +1,5 @@
 import type { BlockKind, JsonSchema, WhenChanged } from "@contextblocks/core";
+import type { CompactionView, TreeNodeView } from "@contextblocks/inspector";
 
 /** One block as `GET /agents/:id/blocks` and the inspector show it. */
 export interface BlockView {
@@ -33,35 +34,8 @@ export interface TranscriptLine {
   summary: boolean;
 }
 
-/** One stored message in its session's tree. */
-export interface TreeNodeView {
-  id: string;
-  /** `null` for a root (the first message, or an edit of it). */
-  parentId: string | null;
-  role: string;
-  /** Its text and tool calls, clipped. */
-  text: string;
-  /** On the path root..latest leaf: the conversation as the next turn continues it. */
-  onPath: boolean;
-  latestLeaf: boolean;
-  /** How many messages answer or follow it; more than one is a branch point. */
-  children: number;
-  /** The overlay whose summary stands for this message in the history, if any. */
-  compactedBy: string | null;
-}
-
-/** A compaction overlay: the messages `fromMessageId..toMessageId` read as one summary. */
-export interface CompactionView {
-  id: string;
-  fromMessageId: string;
-  toMessageId: string;
-  summary: string;
-  createdAt: string;
-  /** The messages it covers, in order (empty when they are not all in the tree shown). */
-  messageIds: string[];
-  /** Both ends on the active path: the history sent to the model shows the summary. */
-  onActivePath: boolean;
-}
+/** The message tree and overlays, as `@contextblocks/inspector`'s `readTree` reads them. */
+export type { CompactionView, TreeNodeView };
 
 /** A conversation of the agent's `SessionManager`. */
 export interface SessionView {

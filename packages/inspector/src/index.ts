@@ -10,6 +10,7 @@ export { type BlockVersionView, canRestore, hasBlockHistory } from "./history.js
 export { type NodeRequestLike, type NodeResponseLike, toNodeListener } from "./node.js";
 export { escapeHtml, renderPage } from "./render.js";
 export type { BlockView, CompactionView, InspectorSnapshot, SessionView, TreeNodeView } from "./snapshot.js";
+export { readTree } from "./tree.js";
 
 /**
  * What a request may do: `"read"` the page, its JSON and its events; `"write"` also restore a block

@@ -196,21 +196,25 @@ describe("a changed date", () => {
 });
 
 describe("the inspector page", () => {
-  it("shows every block, the prompt, the reminder and the tools, escaping stored content", async () => {
+  it("is @contextblocks/inspector's: /agents/:id redirects there, and stored content is escaped", async () => {
     const agent = "inspector-escapes";
     await chat(agent, "Remember that <script>alert('x')</script> & <b>bold</b> are just text.");
-    const response = await call(`/agents/${agent}`);
+    const moved = await call(`/agents/${agent}`, { redirect: "manual" });
+    expect(moved.status).toBe(308);
+    expect(moved.headers.get("location")).toBe(`/agents/${agent}/inspector/`);
+    // Without the token the redirect leads nowhere private.
+    expect((await call(`/agents/${agent}/inspector/`)).status).toBe(401);
+    const response = await call(`/agents/${agent}/inspector/`, {
+      headers: { authorization: "Bearer test-inspector-token" },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
-    expect(response.headers.get("content-security-policy")).toContain("default-src 'none'");
     const html = await response.text();
     for (const label of ["SOUL", "MEMORY", "KNOWLEDGE", "ENVIRONMENT"])
       expect(html).toContain(`>${label}</h3>`);
     for (const marker of ["[readonly]", "[writable]", "[searchable]"]) expect(html).toContain(marker);
     expect(html).toContain('role="meter"');
-    expect(html).toContain("<code>set_context</code>");
-    expect(html).toContain("<code>search_context</code>");
-    expect(html).not.toContain("<script>");
+    expect(html).not.toContain("<script>alert");
     expect(html).not.toContain("<b>bold</b>");
     expect(html).toContain("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;");
   });

@@ -87,3 +87,11 @@ export function dayAfter(date: string): string {
   next.setUTCDate(next.getUTCDate() + 1);
   return next.toISOString().slice(0, 10);
 }
+
+/** The agent's inspector page (`@contextblocks/inspector`), with the token the test Worker is configured with. */
+export async function inspectorHtml(agent: string): Promise<string> {
+  const page = await expectOk(
+    await call(`/agents/${agent}/inspector/`, { headers: { authorization: "Bearer test-inspector-token" } }),
+  );
+  return page.text();
+}

@@ -3,7 +3,7 @@ import { messagesTable } from "@contextblocks/sqlite/schema";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_COMPACT_AFTER_TOKENS, PROTECT_HEAD } from "../../src/conversations.js";
 import type { ChatResult } from "../../src/snapshot.js";
-import { call, chat, createSession, edit, prompt, snapshot, stub } from "./helpers.js";
+import { chat, createSession, edit, inspectorHtml, prompt, snapshot, stub } from "./helpers.js";
 
 describe("conversations as sessions", () => {
   it("stores each turn in the session and keeps the history across a restart", async () => {
@@ -47,7 +47,7 @@ describe("conversations as sessions", () => {
     expect(view?.storedMessages).toBe(9);
     const next = await chat(agent, "Thanks.");
     expect(next.parentId).toBe(edited.assistantMessageId);
-    const html = await (await call(`/agents/${agent}`)).text();
+    const html = await inspectorHtml(agent);
     expect(html).toContain('class="branches"');
     expect(html).toContain("Branch 2 of 2 · active");
   });
@@ -63,7 +63,7 @@ describe("conversations as sessions", () => {
     expect(back.parentId).toBe(first.assistantMessageId);
     const view = await snapshot(agent);
     expect(view.sessions.map((session) => session.name)).toEqual(["Conversation 1", "Second <chat>"]);
-    const html = await (await call(`/agents/${agent}`)).text();
+    const html = await inspectorHtml(agent);
     expect(html).toContain("Second &lt;chat&gt;");
     expect(html).not.toContain("Second <chat>");
   });
@@ -117,7 +117,7 @@ describe("compaction", () => {
     const view = await snapshot(agent);
     expect(view.sessions[0]?.compactions).toHaveLength(1);
     expect(view.sessions[0]?.compactions[0]?.onActivePath).toBe(true);
-    const html = await (await call(`/agents/${agent}`)).text();
+    const html = await inspectorHtml(agent);
     expect(html).toContain('class="overlay"');
     expect(html).toContain("summarised by");
   });

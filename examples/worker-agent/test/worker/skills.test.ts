@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { R2SkillProvider } from "@contextblocks/r2";
 import { describe, expect, it } from "vitest";
 import { SKILLS_PREFIX } from "../../src/agent-context.js";
-import { call, chat, prompt, refresh, snapshot } from "./helpers.js";
+import { chat, inspectorHtml, prompt, refresh, snapshot } from "./helpers.js";
 
 const REVIEW = "# Reviewing a pull request\n\n1. Read the diff twice.\n2. Run pnpm verify.";
 
@@ -51,8 +51,9 @@ describe("the skills block (R2)", () => {
     const refreshed = await refresh(agent);
     expect(refreshed.changed).toBe(true);
     expect(refreshed.prompt).toContain("- write-a-changeset: Writing a changeset");
-    const page = await (await call(`/agents/${agent}`)).text();
+    const page = await inspectorHtml(agent);
     expect(page).toContain("SKILLS");
-    expect(page).toContain("Nothing loaded in the conversation.");
+    const skills = (await snapshot(agent)).blocks.find((block) => block.label === "skills");
+    expect(skills?.loaded).toEqual([]);
   });
 });
