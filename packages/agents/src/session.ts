@@ -11,6 +11,7 @@ import {
   type CompactFunction,
   type CompactResult,
   compactionPrefix,
+  type RecentHistoryResult,
   type SessionBackend,
   type SessionOptions,
   type SessionStore,
@@ -98,6 +99,30 @@ export class Session extends BaseSession {
   override async compact(leafId?: string | null): Promise<CompactResult | null> {
     if (!this.#hasCompaction) throw new ContextError("UNSUPPORTED", `compact: ${NO_COMPACTION_MESSAGE}`);
     return super.compact(leafId);
+  }
+
+  /**
+   * agents' private field for the compaction function, which code (agents' own tests among it) assigns
+   * directly: assigning it registers the function as `onCompaction` does.
+   */
+  set _compactionFn(compaction: CompactFunction) {
+    this.onCompaction(compaction);
+  }
+
+  /** agents' private field for the auto-compaction threshold: assigning it is `compactAfter(threshold)`. */
+  set _tokenThreshold(threshold: number) {
+    this.compactAfter(threshold);
+  }
+
+  /**
+   * As agents: without a budgeted read in the store, the whole path is returned and `totalContentBytes` is
+   * the sum of each message's JSON length.
+   */
+  override async getRecentHistory(maxBytes: number, minMessages = 1): Promise<RecentHistoryResult> {
+    const result = await super.getRecentHistory(maxBytes, minMessages);
+    if (this.store.getRecentHistory !== undefined) return result;
+    const bytes = result.messages.reduce((sum, message) => sum + JSON.stringify(message).length, 0);
+    return { ...result, totalContentBytes: bytes };
   }
 
   /** AI SDK tools (`set_context`, `search_context`, `load_context`, `unload_context`) whose results are text. */
