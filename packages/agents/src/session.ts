@@ -3,23 +3,34 @@ import {
   type ContextConfig,
   ContextError,
   ContextBlocks as CoreContextBlocks,
+  estimateTokens,
   type WritableContextProvider,
 } from "@contextblocks/core";
 import {
+  type AppendOptions,
   Session as BaseSession,
   SessionManager as BaseSessionManager,
+  type CompactAfterOptions,
   type CompactFunction,
   type CompactResult,
   compactionPrefix,
   type RecentHistoryResult,
   type SessionBackend,
+  type SessionMessage,
   type SessionOptions,
   type SessionStore,
 } from "@contextblocks/sessions";
+import { estimateMessageTokens } from "@contextblocks/sessions/compaction";
 import type { ToolSet } from "ai";
 import { asyncResult } from "./async-result.js";
 import { backendOf, type SessionSource } from "./backend.js";
 import { ContextBlocks } from "./context-blocks.js";
+import {
+  type Broadcaster,
+  isBroadcaster,
+  type MessageChangeListener,
+  SessionStatus,
+} from "./session-status.js";
 import { agentsTools, type UnloadCallback } from "./tools.js";
 
 /** What agents' `compact()` throws without `onCompaction()`; the words its users match on. */
@@ -38,6 +49,11 @@ export const NO_COMPACTION_MESSAGE = "No compaction function registered. Call on
  *   `unloadSkill`, `getLoadedSkillKeys`, `getHistoryRowStats` are here.
  */
 export class Session extends BaseSession {
+  #status = new SessionStatus(async () => {
+    const history = await this.getHistory();
+    const prompt = this.context.getConfigs().length > 0 ? await this.context.previewSystemPrompt() : "";
+    return estimateMessageTokens(history) + estimateTokens(prompt);
+  });
   #hasCompaction = false;
   #onUnload: UnloadCallback | undefined;
   #restored = false;
@@ -66,11 +82,78 @@ export class Session extends BaseSession {
     const { compaction, ...rest } = given as SessionOptions;
     super(rest as SessionOptions);
     if (compaction !== undefined) this.onCompaction(compaction);
+    this.#status.threshold = (rest as SessionOptions).threshold;
+    if (!isOptions && isBroadcaster(storeOrOptions)) this.#status.broadcaster = storeOrOptions;
   }
 
-  /** agents' builder: an Agent (`this`), `ctx.storage`, a better-sqlite3 `Database`, a `SessionProvider`, or a backend. */
+  /**
+   * agents' builder: an Agent (`this`), `ctx.storage`, a better-sqlite3 `Database`, a `SessionProvider`, or a
+   * backend. Created from an Agent, the session sends agents' status frames (`cf_agent_session`) to its clients.
+   */
   static override create(source: SessionSource): Session {
-    return new Session({ backend: backendOf(source, "Session.create") });
+    const session = new Session({ backend: backendOf(source, "Session.create") });
+    if (isBroadcaster(source)) session._broadcaster = source;
+    return session;
+  }
+
+  /** agents' private field for where status frames go (set from the Agent by `Session.create(this)`). */
+  get _broadcaster(): Broadcaster | undefined {
+    return this.#status.broadcaster;
+  }
+  set _broadcaster(broadcaster: Broadcaster | undefined) {
+    this.#status.broadcaster = broadcaster;
+  }
+
+  override compactAfter(threshold: number, options?: CompactAfterOptions): this {
+    super.compactAfter(threshold, options);
+    this.#status.threshold = threshold;
+    return this;
+  }
+
+  /**
+   * agents' hook for hosts that mirror stored messages (its Think framework): the listener hears every
+   * append, update, delete, clear and compaction of this session.
+   */
+  internal_onMessagesChanged(listener: MessageChangeListener | null): this {
+    this.#status.listener = listener ?? undefined;
+    return this;
+  }
+
+  /** agents' maintenance rewrite: stores the message and tells the listener, without a status frame. */
+  async internal_rewriteMessage(message: SessionMessage): Promise<void> {
+    await super.updateMessage(message);
+    await this.#status.notify({ type: "update", message });
+  }
+
+  override async appendMessage(
+    message: SessionMessage,
+    parentId?: string | null,
+    options?: AppendOptions,
+  ): Promise<void> {
+    const listening = this.#status.listener !== undefined;
+    const existed =
+      listening && typeof message?.id === "string" && (await this.getMessage(message.id)) !== null;
+    await super.appendMessage(message, parentId, options);
+    await this.#status.send("idle");
+    if (listening) await this.#status.notify({ type: "append", message, parentId, inserted: !existed });
+  }
+
+  override async updateMessage(message: SessionMessage): Promise<void> {
+    await super.updateMessage(message);
+    await this.#status.send("idle");
+    await this.#status.notify({ type: "update", message });
+  }
+
+  override async deleteMessages(messageIds: readonly string[]): Promise<void> {
+    await super.deleteMessages(messageIds);
+    await this.#status.send("idle");
+    await this.#status.notify({ type: "delete", messageIds: [...messageIds] });
+  }
+
+  override async clearMessages(): Promise<void> {
+    await super.clearMessages();
+    await this.#status.send("idle");
+    await this.#status.notify({ type: "clear" });
   }
 
   /**
@@ -98,7 +181,21 @@ export class Session extends BaseSession {
   /** As agents: throws when no compaction function is registered (contextblocks' `Session` resolves `null`). */
   override async compact(leafId?: string | null): Promise<CompactResult | null> {
     if (!this.#hasCompaction) throw new ContextError("UNSUPPORTED", `compact: ${NO_COMPACTION_MESSAGE}`);
-    return super.compact(leafId);
+    const tokensBefore = await this.#status.send("compacting");
+    let result: CompactResult | null;
+    try {
+      result = await super.compact(leafId);
+    } catch (error) {
+      this.#status.error(error);
+      throw error;
+    }
+    if (result === null) {
+      await this.#status.send("idle");
+      return null;
+    }
+    await this.#status.send("idle", { compacted: { tokensBefore } });
+    await this.#status.notify({ type: "compact" });
+    return result;
   }
 
   /**
