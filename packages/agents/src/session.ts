@@ -9,7 +9,6 @@ import {
 import {
   type AppendOptions,
   Session as BaseSession,
-  SessionManager as BaseSessionManager,
   type CompactAfterOptions,
   type CompactFunction,
   type CompactResult,
@@ -22,7 +21,6 @@ import {
 } from "@contextblocks/sessions";
 import { estimateMessageTokens } from "@contextblocks/sessions/compaction";
 import type { ToolSet } from "ai";
-import { asyncResult } from "./async-result.js";
 import { backendOf, type SessionSource } from "./backend.js";
 import { ContextBlocks } from "./context-blocks.js";
 import {
@@ -299,33 +297,4 @@ function fromAgentsOptions(options: AgentsSessionOptions | undefined): Omit<Sess
   if (context instanceof CoreContextBlocks) return { ...rest, context };
   if (context === undefined && promptStore === undefined) return rest;
   return { ...rest, context: new ContextBlocks([...(context ?? [])], promptStore) };
-}
-
-/**
- * Cloudflare agents' `SessionManager` on contextblocks. `new SessionManager(this)` / `SessionManager.create(this)`
- * take an Agent (or a backend). The registry methods that are synchronous in agents (`create`, `get`, `list`,
- * `rename`, `addUsage`, `search`) return promises here, because the same manager runs on Postgres: reading a
- * property of the promise without `await` throws an error that says so.
- */
-export class SessionManager extends BaseSessionManager {
-  constructor(source: SessionSource) {
-    super(backendOf(source, "new SessionManager"));
-  }
-
-  static create(source: SessionSource): SessionManager {
-    return new SessionManager(source);
-  }
-
-  override create(...args: Parameters<BaseSessionManager["create"]>) {
-    return asyncResult(super.create(...args), "SessionManager.create");
-  }
-  override get(...args: Parameters<BaseSessionManager["get"]>) {
-    return asyncResult(super.get(...args), "SessionManager.get");
-  }
-  override list() {
-    return asyncResult(super.list(), "SessionManager.list");
-  }
-  override search(...args: Parameters<BaseSessionManager["search"]>) {
-    return asyncResult(super.search(...args), "SessionManager.search");
-  }
 }
