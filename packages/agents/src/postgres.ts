@@ -5,6 +5,7 @@ import {
   PostgresSessionStore,
   type PostgresSource,
 } from "@contextblocks/postgres";
+import { fromPg } from "@contextblocks/sql";
 
 /** agents' minimal Postgres connection: `execute(query, args)` resolving `{ rows }`. */
 export interface PostgresConnection {
@@ -22,16 +23,25 @@ export interface PgClientLike {
 /** What agents' Postgres providers accept: a `pg.Client` (Hyperdrive) or a `PostgresConnection`. */
 export type PostgresClient = PostgresConnection | PgClientLike | PostgresSource;
 
-/** An agents `PostgresConnection` becomes the `pg.Client` shape contextblocks' Postgres classes take. */
+/**
+ * An agents `PostgresConnection` (`execute` with `?` placeholders, as agents' own adapter writes them) becomes
+ * the `pg.Client` shape contextblocks' Postgres classes take: each `$n` of a statement becomes `?`, with its
+ * value, in order of appearance.
+ */
 function sourceOf(client: PostgresClient, name: string): PostgresSource {
   if (typeof client === "object" && client !== null && !("query" in client) && "execute" in client) {
     const connection = client as PostgresConnection;
-    return {
-      query: async (text: string, values?: unknown[]) => {
-        const result = await connection.execute(text, values as (string | number | boolean | null)[]);
-        return { rows: result.rows, rowCount: result.rows.length };
+    return fromPg({
+      query: async (text: string, values: unknown[] = []) => {
+        const args: (string | number | boolean | null)[] = [];
+        const query = text.replace(/\$(\d+)/g, (_match, index: string) => {
+          args.push(values[Number(index) - 1] as string | number | boolean | null);
+          return "?";
+        });
+        const result = await connection.execute(query, args);
+        return { rows: result.rows, rowCount: null };
       },
-    } as PostgresSource;
+    });
   }
   if (typeof client !== "object" || client === null) {
     throw new ContextError(
@@ -43,8 +53,8 @@ function sourceOf(client: PostgresClient, name: string): PostgresSource {
 }
 
 /**
- * agents' `PostgresSessionProvider(client, sessionId)`: contextblocks' `PostgresSessionStore` (its own tables;
- * create them once with `createTables`). A Postgres database agents wrote is not read.
+ * agents' `PostgresSessionProvider(client, sessionId)`: contextblocks' `PostgresSessionStore`, on the same
+ * tables (`assistant_messages`, `assistant_compactions`): rows agents' provider wrote are read as they are.
  */
 export class PostgresSessionProvider extends PostgresSessionStore {
   constructor(client: PostgresClient, sessionId = "") {

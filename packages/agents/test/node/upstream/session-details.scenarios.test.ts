@@ -197,7 +197,7 @@ describe("status frames and the message-change hook", () => {
     await session.compact();
     expect(frames.map((frame) => frame.phase)).toEqual(["compacting", "idle"]);
     expect(frames[0]?.tokenEstimate).toBeGreaterThan(0);
-    expect((frames[1]?.compacted as { tokensBefore: number }).tokensBefore).toBe(frames[0]?.tokenEstimate);
+    expect(frames[1]?.compacted).toEqual({ tokensBefore: frames[0]?.tokenEstimate });
     const history = await session.getHistory();
     expect(history.some((m) => m.id.startsWith(COMPACTION_PREFIX))).toBe(true);
   });
