@@ -279,7 +279,7 @@ describe("SessionManager: agents' methods", () => {
     expect((await manager.getHistory(fork.id)).map((m) => m.id)).toHaveLength(1);
   });
 
-  it("rename and addUsage read without await throw an error that names the change", async () => {
+  it("DIVERGENCE (async, as Postgres needs): rename and addUsage read without await throw an error that names the change", async () => {
     const { host } = agent();
     const manager = new SessionManager(host);
     const info = await manager.create("Usage");
