@@ -246,7 +246,7 @@ export class Session extends BaseSession {
       )
       .map((config) => config.label);
     if (skillLabels.length === 0) return;
-    for (const entry of await loadedSkillKeys(this)) {
+    for (const entry of await this.#loadedSkillKeysBounded()) {
       const split = entry.indexOf(":");
       const label = entry.slice(0, split);
       if (skillLabels.includes(label)) this.context.restoreLoadedEntry(label, entry.slice(split + 1));
@@ -276,14 +276,43 @@ export class Session extends BaseSession {
   }
 
   /**
-   * agents reads row sizes to bound its skill-restore scan; contextblocks reads loaded skills from the
-   * transcript on demand and bounds wake reads with `getRecentHistory`. Resolves `null` ("unsupported"),
-   * which agents' own callers already handle.
+   * The row sizes of the path (`{ id, role, bytes }`, oldest first) when the store reports them, as agents'
+   * `SessionProvider.getHistoryRowStats` does; `null` ("unsupported") otherwise, as contextblocks' own stores
+   * (they bound wake reads with `getRecentHistory`), which agents' callers handle.
    */
-  async getHistoryRowStats(): Promise<null> {
-    return null;
+  async getHistoryRowStats(): Promise<HistoryRowStat[] | null> {
+    const stats = await (this.store as RowStatsStore).getHistoryRowStats?.();
+    return Array.isArray(stats) ? stats : null;
+  }
+
+  /**
+   * The skills the transcript has loaded, as `label:key`. With row stats (agents' bounded read), only the
+   * assistant rows are read, one by one, never the whole path at once; otherwise the path is read whole.
+   */
+  async #loadedSkillKeysBounded(): Promise<Set<string>> {
+    const stats = await this.getHistoryRowStats();
+    if (stats === null) return loadedSkillKeys(this);
+    const assistant: SessionMessage[] = [];
+    for (const row of stats) {
+      if (row.role !== "assistant") continue;
+      const message = await this.store.getMessage(row.id);
+      if (message !== null) assistant.push(message);
+    }
+    // `loadedSkillKeys` reads the transcript through `getHistory` only: give it the assistant rows.
+    return loadedSkillKeys({ getHistory: async () => assistant } as unknown as BaseSession);
   }
 }
+
+/** One row of agents' `getHistoryRowStats`: a message's id, role and stored size. */
+export interface HistoryRowStat {
+  id: string;
+  role: string;
+  bytes: number;
+}
+
+type RowStatsStore = SessionStore & {
+  getHistoryRowStats?: () => HistoryRowStat[] | null | Promise<HistoryRowStat[] | null>;
+};
 
 /** agents' `SessionOptions` (block configurations and a prompt store), or contextblocks' options. */
 export type AgentsSessionOptions = Omit<SessionOptions, "store" | "context"> & {

@@ -179,8 +179,90 @@ describe("token estimates and budgeted reads", () => {
     );
   });
 
-  it("getHistoryRowStats resolves null (unsupported), which agents' callers handle", async () => {
+  it("getHistoryRowStats resolves null (unsupported) for a store without row stats, which agents' callers handle", async () => {
     expect(await Session.create(arrayProvider()).getHistoryRowStats()).toBeNull();
+  });
+});
+
+/** agents' `SessionProvider` with row stats, counting the reads a skill restore makes. */
+function countingProvider(messages: SessionMessage[], rowStats: boolean) {
+  const counts = { getHistory: 0, getHistoryRowStats: 0, getMessage: 0 };
+  const provider = arrayProvider(messages) as unknown as Record<string, unknown>;
+  const getMessage = provider.getMessage as (id: string) => SessionMessage | null;
+  const getHistory = provider.getHistory as () => SessionMessage[];
+  provider.getMessage = (id: string) => {
+    counts.getMessage++;
+    return getMessage(id);
+  };
+  provider.getHistory = () => {
+    counts.getHistory++;
+    return getHistory();
+  };
+  if (rowStats) {
+    provider.getHistoryRowStats = () => {
+      counts.getHistoryRowStats++;
+      return messages.map((m) => ({ id: m.id, role: m.role, bytes: JSON.stringify(m).length }));
+    };
+  }
+  return { provider: provider as unknown as SessionProvider, counts };
+}
+
+const pirateSkills = {
+  get: async () => "pirate: talk like a pirate",
+  load: async () => "Arr",
+};
+const loadedPirate = (): SessionMessage[] => [
+  say("u1", "user", "hi"),
+  {
+    id: "a1",
+    role: "assistant",
+    parts: [
+      {
+        type: "tool-load_context",
+        toolName: "load_context",
+        toolCallId: "a1-call",
+        state: "output-available",
+        input: { label: "skills", key: "pirate" },
+        output: "Arr",
+      },
+    ],
+  },
+  say("u2", "user", "more"),
+];
+
+describe("skill restore reads are bounded (agents #1710)", () => {
+  it("with row stats, only the assistant rows are read, one by one, never the whole path", async () => {
+    const { provider, counts } = countingProvider(loadedPirate(), true);
+    const session = Session.create(provider).withContext("skills", { provider: pirateSkills });
+    await session.tools();
+    expect(session.context.loadedEntries().map((entry) => `${entry.label}:${entry.key}`)).toEqual([
+      "skills:pirate",
+    ]);
+    expect(counts).toEqual({ getHistory: 0, getHistoryRowStats: 1, getMessage: 1 });
+    expect(await session.getHistoryRowStats()).toHaveLength(3);
+  });
+
+  it("without row stats, the path is read whole once", async () => {
+    const { provider, counts } = countingProvider(loadedPirate(), false);
+    const session = Session.create(provider).withContext("skills", { provider: pirateSkills });
+    await session.tools();
+    expect(session.context.loadedEntries().map((entry) => `${entry.label}:${entry.key}`)).toEqual([
+      "skills:pirate",
+    ]);
+    expect(counts.getHistory).toBe(1);
+    expect(counts.getHistoryRowStats).toBe(0);
+  });
+
+  it("a skill block added later restores through the row stats; without a skill block nothing is scanned", async () => {
+    const { provider, counts } = countingProvider(loadedPirate(), true);
+    const session = Session.create(provider);
+    await session.getHistory();
+    expect(counts.getHistoryRowStats).toBe(0);
+    await session.addContext("skills", { provider: pirateSkills });
+    expect(counts.getHistoryRowStats).toBe(1);
+    expect(session.context.loadedEntries().map((entry) => `${entry.label}:${entry.key}`)).toEqual([
+      "skills:pirate",
+    ]);
   });
 });
 
