@@ -53,6 +53,16 @@ export class ContextBlocks extends CoreContextBlocks {
     return this.#prompt;
   }
 
+  /**
+   * agents' synchronous re-render: the prompt of the blocks as this instance holds them (what `load()` read
+   * and every write since), taken as the new snapshot. Nothing is read or stored; `await
+   * refreshSystemPrompt()` re-reads the providers and stores the prompt.
+   */
+  refreshSnapshot(): string {
+    this.#prompt = (this as unknown as { render(): string }).render();
+    return this.#prompt;
+  }
+
   /** AI SDK tools (`set_context`, `search_context`, `load_context`, `unload_context`) whose results are text. */
   async tools(): Promise<ToolSet> {
     return agentsTools(this, (label, key) => this.#onUnload?.(label, key));

@@ -36,5 +36,14 @@ export {
 } from "./agents-sessions.js";
 export { agentsBlockKey, agentsPromptKey, agentsSqliteBackend, type SessionSource } from "./backend.js";
 export { ContextBlocks } from "./context-blocks.js";
-export { NO_COMPACTION_MESSAGE, Session, SessionManager } from "./session.js";
+export {
+  type PgClientLike,
+  type PostgresClient,
+  type PostgresConnection,
+  PostgresContextProvider,
+  PostgresSearchProvider,
+  PostgresSessionProvider,
+} from "./postgres.js";
+export { NO_COMPACTION_MESSAGE, Session } from "./session.js";
+export { SessionManager } from "./session-manager.js";
 export { agentsTools, type UnloadCallback } from "./tools.js";

@@ -3,22 +3,32 @@ import {
   type ContextConfig,
   ContextError,
   ContextBlocks as CoreContextBlocks,
+  estimateTokens,
   type WritableContextProvider,
 } from "@contextblocks/core";
 import {
+  type AppendOptions,
   Session as BaseSession,
-  SessionManager as BaseSessionManager,
+  type CompactAfterOptions,
   type CompactFunction,
   type CompactResult,
   compactionPrefix,
+  type RecentHistoryResult,
   type SessionBackend,
+  type SessionMessage,
   type SessionOptions,
   type SessionStore,
 } from "@contextblocks/sessions";
+import { estimateMessageTokens } from "@contextblocks/sessions/compaction";
 import type { ToolSet } from "ai";
-import { asyncResult } from "./async-result.js";
 import { backendOf, type SessionSource } from "./backend.js";
 import { ContextBlocks } from "./context-blocks.js";
+import {
+  type Broadcaster,
+  isBroadcaster,
+  type MessageChangeListener,
+  SessionStatus,
+} from "./session-status.js";
 import { agentsTools, type UnloadCallback } from "./tools.js";
 
 /** What agents' `compact()` throws without `onCompaction()`; the words its users match on. */
@@ -37,6 +47,11 @@ export const NO_COMPACTION_MESSAGE = "No compaction function registered. Call on
  *   `unloadSkill`, `getLoadedSkillKeys`, `getHistoryRowStats` are here.
  */
 export class Session extends BaseSession {
+  #status = new SessionStatus(async () => {
+    const history = await this.getHistory();
+    const prompt = this.context.getConfigs().length > 0 ? await this.context.previewSystemPrompt() : "";
+    return estimateMessageTokens(history) + estimateTokens(prompt);
+  });
   #hasCompaction = false;
   #onUnload: UnloadCallback | undefined;
   #restored = false;
@@ -65,11 +80,78 @@ export class Session extends BaseSession {
     const { compaction, ...rest } = given as SessionOptions;
     super(rest as SessionOptions);
     if (compaction !== undefined) this.onCompaction(compaction);
+    this.#status.threshold = (rest as SessionOptions).threshold;
+    if (!isOptions && isBroadcaster(storeOrOptions)) this.#status.broadcaster = storeOrOptions;
   }
 
-  /** agents' builder: an Agent (`this`), `ctx.storage`, a better-sqlite3 `Database`, a `SessionProvider`, or a backend. */
+  /**
+   * agents' builder: an Agent (`this`), `ctx.storage`, a better-sqlite3 `Database`, a `SessionProvider`, or a
+   * backend. Created from an Agent, the session sends agents' status frames (`cf_agent_session`) to its clients.
+   */
   static override create(source: SessionSource): Session {
-    return new Session({ backend: backendOf(source, "Session.create") });
+    const session = new Session({ backend: backendOf(source, "Session.create") });
+    if (isBroadcaster(source)) session._broadcaster = source;
+    return session;
+  }
+
+  /** agents' private field for where status frames go (set from the Agent by `Session.create(this)`). */
+  get _broadcaster(): Broadcaster | undefined {
+    return this.#status.broadcaster;
+  }
+  set _broadcaster(broadcaster: Broadcaster | undefined) {
+    this.#status.broadcaster = broadcaster;
+  }
+
+  override compactAfter(threshold: number, options?: CompactAfterOptions): this {
+    super.compactAfter(threshold, options);
+    this.#status.threshold = threshold;
+    return this;
+  }
+
+  /**
+   * agents' hook for hosts that mirror stored messages (its Think framework): the listener hears every
+   * append, update, delete, clear and compaction of this session.
+   */
+  internal_onMessagesChanged(listener: MessageChangeListener | null): this {
+    this.#status.listener = listener ?? undefined;
+    return this;
+  }
+
+  /** agents' maintenance rewrite: stores the message and tells the listener, without a status frame. */
+  async internal_rewriteMessage(message: SessionMessage): Promise<void> {
+    await super.updateMessage(message);
+    await this.#status.notify({ type: "update", message });
+  }
+
+  override async appendMessage(
+    message: SessionMessage,
+    parentId?: string | null,
+    options?: AppendOptions,
+  ): Promise<void> {
+    const listening = this.#status.listener !== undefined;
+    const existed =
+      listening && typeof message?.id === "string" && (await this.getMessage(message.id)) !== null;
+    await super.appendMessage(message, parentId, options);
+    await this.#status.send("idle");
+    if (listening) await this.#status.notify({ type: "append", message, parentId, inserted: !existed });
+  }
+
+  override async updateMessage(message: SessionMessage): Promise<void> {
+    await super.updateMessage(message);
+    await this.#status.send("idle");
+    await this.#status.notify({ type: "update", message });
+  }
+
+  override async deleteMessages(messageIds: readonly string[]): Promise<void> {
+    await super.deleteMessages(messageIds);
+    await this.#status.send("idle");
+    await this.#status.notify({ type: "delete", messageIds: [...messageIds] });
+  }
+
+  override async clearMessages(): Promise<void> {
+    await super.clearMessages();
+    await this.#status.send("idle");
+    await this.#status.notify({ type: "clear" });
   }
 
   /**
@@ -97,7 +179,45 @@ export class Session extends BaseSession {
   /** As agents: throws when no compaction function is registered (contextblocks' `Session` resolves `null`). */
   override async compact(leafId?: string | null): Promise<CompactResult | null> {
     if (!this.#hasCompaction) throw new ContextError("UNSUPPORTED", `compact: ${NO_COMPACTION_MESSAGE}`);
-    return super.compact(leafId);
+    const tokensBefore = await this.#status.send("compacting");
+    let result: CompactResult | null;
+    try {
+      result = await super.compact(leafId);
+    } catch (error) {
+      this.#status.error(error);
+      throw error;
+    }
+    if (result === null) {
+      await this.#status.send("idle");
+      return null;
+    }
+    await this.#status.send("idle", { compacted: { tokensBefore } });
+    await this.#status.notify({ type: "compact" });
+    return result;
+  }
+
+  /**
+   * agents' private field for the compaction function, which code (agents' own tests among it) assigns
+   * directly: assigning it registers the function as `onCompaction` does.
+   */
+  set _compactionFn(compaction: CompactFunction) {
+    this.onCompaction(compaction);
+  }
+
+  /** agents' private field for the auto-compaction threshold: assigning it is `compactAfter(threshold)`. */
+  set _tokenThreshold(threshold: number) {
+    this.compactAfter(threshold);
+  }
+
+  /**
+   * As agents: without a budgeted read in the store, the whole path is returned and `totalContentBytes` is
+   * the sum of each message's JSON length.
+   */
+  override async getRecentHistory(maxBytes: number, minMessages = 1): Promise<RecentHistoryResult> {
+    const result = await super.getRecentHistory(maxBytes, minMessages);
+    if (this.store.getRecentHistory !== undefined) return result;
+    const bytes = result.messages.reduce((sum, message) => sum + JSON.stringify(message).length, 0);
+    return { ...result, totalContentBytes: bytes };
   }
 
   /** AI SDK tools (`set_context`, `search_context`, `load_context`, `unload_context`) whose results are text. */
@@ -126,7 +246,7 @@ export class Session extends BaseSession {
       )
       .map((config) => config.label);
     if (skillLabels.length === 0) return;
-    for (const entry of await loadedSkillKeys(this)) {
+    for (const entry of await this.#loadedSkillKeysBounded()) {
       const split = entry.indexOf(":");
       const label = entry.slice(0, split);
       if (skillLabels.includes(label)) this.context.restoreLoadedEntry(label, entry.slice(split + 1));
@@ -156,14 +276,43 @@ export class Session extends BaseSession {
   }
 
   /**
-   * agents reads row sizes to bound its skill-restore scan; contextblocks reads loaded skills from the
-   * transcript on demand and bounds wake reads with `getRecentHistory`. Resolves `null` ("unsupported"),
-   * which agents' own callers already handle.
+   * The row sizes of the path (`{ id, role, bytes }`, oldest first) when the store reports them, as agents'
+   * `SessionProvider.getHistoryRowStats` does; `null` ("unsupported") otherwise, as contextblocks' own stores
+   * (they bound wake reads with `getRecentHistory`), which agents' callers handle.
    */
-  async getHistoryRowStats(): Promise<null> {
-    return null;
+  async getHistoryRowStats(): Promise<HistoryRowStat[] | null> {
+    const stats = await (this.store as RowStatsStore).getHistoryRowStats?.();
+    return Array.isArray(stats) ? stats : null;
+  }
+
+  /**
+   * The skills the transcript has loaded, as `label:key`. With row stats (agents' bounded read), only the
+   * assistant rows are read, one by one, never the whole path at once; otherwise the path is read whole.
+   */
+  async #loadedSkillKeysBounded(): Promise<Set<string>> {
+    const stats = await this.getHistoryRowStats();
+    if (stats === null) return loadedSkillKeys(this);
+    const assistant: SessionMessage[] = [];
+    for (const row of stats) {
+      if (row.role !== "assistant") continue;
+      const message = await this.store.getMessage(row.id);
+      if (message !== null) assistant.push(message);
+    }
+    // `loadedSkillKeys` reads the transcript through `getHistory` only: give it the assistant rows.
+    return loadedSkillKeys({ getHistory: async () => assistant } as unknown as BaseSession);
   }
 }
+
+/** One row of agents' `getHistoryRowStats`: a message's id, role and stored size. */
+export interface HistoryRowStat {
+  id: string;
+  role: string;
+  bytes: number;
+}
+
+type RowStatsStore = SessionStore & {
+  getHistoryRowStats?: () => HistoryRowStat[] | null | Promise<HistoryRowStat[] | null>;
+};
 
 /** agents' `SessionOptions` (block configurations and a prompt store), or contextblocks' options. */
 export type AgentsSessionOptions = Omit<SessionOptions, "store" | "context"> & {
@@ -177,33 +326,4 @@ function fromAgentsOptions(options: AgentsSessionOptions | undefined): Omit<Sess
   if (context instanceof CoreContextBlocks) return { ...rest, context };
   if (context === undefined && promptStore === undefined) return rest;
   return { ...rest, context: new ContextBlocks([...(context ?? [])], promptStore) };
-}
-
-/**
- * Cloudflare agents' `SessionManager` on contextblocks. `new SessionManager(this)` / `SessionManager.create(this)`
- * take an Agent (or a backend). The registry methods that are synchronous in agents (`create`, `get`, `list`,
- * `rename`, `addUsage`, `search`) return promises here, because the same manager runs on Postgres: reading a
- * property of the promise without `await` throws an error that says so.
- */
-export class SessionManager extends BaseSessionManager {
-  constructor(source: SessionSource) {
-    super(backendOf(source, "new SessionManager"));
-  }
-
-  static create(source: SessionSource): SessionManager {
-    return new SessionManager(source);
-  }
-
-  override create(...args: Parameters<BaseSessionManager["create"]>) {
-    return asyncResult(super.create(...args), "SessionManager.create");
-  }
-  override get(...args: Parameters<BaseSessionManager["get"]>) {
-    return asyncResult(super.get(...args), "SessionManager.get");
-  }
-  override list() {
-    return asyncResult(super.list(), "SessionManager.list");
-  }
-  override search(...args: Parameters<BaseSessionManager["search"]>) {
-    return asyncResult(super.search(...args), "SessionManager.search");
-  }
 }

@@ -160,11 +160,16 @@ export class SessionManager {
           provider: this.#historyProvider(),
         });
       }
-      session = Session.fromSettings(this.#backend, sessionId, settings);
+      session = this.sessionClass().fromSettings(this.#backend, sessionId, settings);
       session.subscribe((event) => this.#emit({ ...event, sessionId }));
       this.#sessions.set(sessionId, session);
     }
     return session;
+  }
+
+  /** The class `getSession` builds; a subclass of the manager may return a subclass of `Session`. */
+  protected sessionClass(): typeof Session {
+    return Session;
   }
 
   async create(name: string, options: CreateSessionOptions = {}): Promise<SessionInfo> {

@@ -579,7 +579,8 @@ export class Session {
 
   /** @internal Used by `SessionManager`: the manager's settings for one of its sessions. */
   static fromSettings(backend: SessionBackend, sessionId: string, settings: SessionSettings): Session {
-    const session = Session.create(backend).forSession(sessionId);
+    // biome-ignore lint/complexity/noThisInStatic: a subclass builds its own sessions (SessionManager's sessionClass)
+    const session = this.create(backend).forSession(sessionId);
     session.#settings.contexts = settings.contexts.map((config) => ({ ...config }));
     session.#settings.cachedPrompt = settings.cachedPrompt;
     session.#settings.compaction = settings.compaction;

@@ -42,7 +42,7 @@ export const layers: Readonly<Record<string, Layer>> = {
     mayReach: [core, sessions],
   },
   "@contextblocks/agents": {
-    role: "drop-in: Cloudflare agents' Sessions API names on the SQLite, FTS5 and R2 backends and the AI SDK",
+    role: "drop-in: Cloudflare agents' Sessions API names on the SQLite, FTS5, R2 and Postgres backends and the AI SDK",
     mayReach: [
       core,
       sql,
@@ -52,6 +52,7 @@ export const layers: Readonly<Record<string, Layer>> = {
       "@contextblocks/sqlite",
       "@contextblocks/fts5",
       "@contextblocks/r2",
+      "@contextblocks/postgres",
       "@contextblocks/ai",
       "ai",
       "zod",

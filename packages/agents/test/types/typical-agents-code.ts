@@ -7,12 +7,28 @@ import {
   AgentSearchProvider,
   type ContextProvider,
   isWritableProvider,
+  PostgresContextProvider,
+  PostgresSearchProvider,
+  PostgresSessionProvider,
   R2SkillProvider,
   Session,
   SessionManager,
   type SessionMessage,
   type WritableContextProvider,
 } from "@contextblocks/agents/experimental/memory/session";
+import {
+  alignBoundaryBackward,
+  alignBoundaryForward,
+  COMPACTION_PREFIX,
+  type CompactOptions,
+  type CompactResult,
+  createCompactFunction,
+  estimateMessageTokens,
+  estimateStringTokens,
+  isCompactionMessage,
+  sanitizeToolPairs,
+  truncateOlderMessages,
+} from "@contextblocks/agents/experimental/memory/utils";
 import { generateText, type LanguageModel } from "ai";
 
 declare const agent: {
@@ -73,4 +89,61 @@ export async function typicalManager(): Promise<number> {
   await manager.delete(info.id);
   const store: WritableContextProvider = new AgentContextProvider(agent, "notes");
   return history.length + list.length + found.length + (isWritableProvider(store) ? 1 : 0);
+}
+
+// Compaction helpers from "agents/experimental/memory/utils", Postgres providers, and the manager's other
+// agents methods, with only the import changed.
+declare const pgClient: {
+  query(text: string, values?: readonly unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+};
+
+export async function typicalHelpers(messages: SessionMessage[]): Promise<number> {
+  const options: CompactOptions = {
+    summarize: async (prompt) => prompt.slice(0, 100),
+    protectHead: 3,
+    tailTokenBudget: 20_000,
+    minTailMessages: 2,
+  };
+  const compact = createCompactFunction(options);
+  const result: CompactResult | null = await compact(messages);
+  const head = alignBoundaryForward(messages, 3);
+  const tail = alignBoundaryBackward(messages, messages.length - 2);
+  const safe = sanitizeToolPairs(truncateOlderMessages(messages, { keepRecent: 4 }));
+  const summaries = messages.filter((m) => m.id.startsWith(COMPACTION_PREFIX) || isCompactionMessage(m));
+  return (
+    head +
+    tail +
+    safe.length +
+    summaries.length +
+    estimateStringTokens("hello") +
+    estimateMessageTokens(messages) +
+    (result === null ? 0 : 1)
+  );
+}
+
+export async function typicalPostgres(): Promise<string> {
+  const session = new Session(new PostgresSessionProvider(pgClient, "chat-1"), {
+    context: [
+      {
+        label: "memory",
+        description: "Learned facts",
+        maxTokens: 1100,
+        provider: new PostgresContextProvider(pgClient, "memory"),
+      },
+      { label: "notes", provider: new PostgresSearchProvider(pgClient) },
+    ],
+  });
+  return session.freezeSystemPrompt();
+}
+
+export async function typicalManagerMethods(): Promise<number> {
+  const manager = new SessionManager(agent);
+  const info = await manager.create("Chat");
+  await manager.rename(info.id, "Renamed chat");
+  await manager.addUsage(info.id, 100, 20, 0.001);
+  const tools = manager.tools();
+  const count = await manager.getMessageCount(info.id);
+  const session = manager.getSession(info.id);
+  const sessionTools = await session.tools();
+  return count + Object.keys(tools).length + Object.keys(sessionTools).length;
 }

@@ -87,14 +87,19 @@ describe("ContextBlocks: the frozen prompt", () => {
     expect(memory.value).toBe("updated");
     expect(blocks.toSystemPrompt()).toBe(frozen);
   });
-  it("DIVERGENCE (renamed): refreshSnapshot() is `await refreshSystemPrompt()`, which picks up writes", async () => {
-    const blocks = new ContextBlocks([{ label: "memory", maxTokens: 1100, provider: variable("v1") }]);
+  it("refreshSnapshot() re-renders synchronously from what this instance holds, and stores nothing", async () => {
+    const memory = variable("v1");
+    const prompts = variable(null);
+    const blocks = new ContextBlocks([{ label: "memory", maxTokens: 1100, provider: memory }], prompts);
     await blocks.load();
+    const v1 = blocks.toSystemPrompt();
     await blocks.setBlock("memory", "v2");
-    const refreshed = await blocks.refreshSystemPrompt();
-    expect(refreshed).toContain("v2");
-    expect(blocks.toSystemPrompt()).toBe(refreshed);
-    expect("refreshSnapshot" in blocks).toBe(false);
+    expect(blocks.toSystemPrompt()).toBe(v1);
+    const v2 = blocks.refreshSnapshot();
+    expect(v2).toContain("v2");
+    expect(v2).not.toContain("v1");
+    expect(blocks.toSystemPrompt()).toBe(v2);
+    expect(prompts.value).toBeNull();
   });
   it("a read-only block refuses writes, saying readonly", async () => {
     const blocks = new ContextBlocks([{ label: "soul", provider: fixed("identity") }]);

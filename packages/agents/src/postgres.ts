@@ -1,0 +1,77 @@
+import { ContextError, describeValue } from "@contextblocks/core";
+import {
+  PostgresContextProvider as BasePostgresContextProvider,
+  PostgresSearchProvider as BasePostgresSearchProvider,
+  PostgresSessionStore,
+  type PostgresSource,
+} from "@contextblocks/postgres";
+import { fromPg } from "@contextblocks/sql";
+
+/** agents' minimal Postgres connection: `execute(query, args)` resolving `{ rows }`. */
+export interface PostgresConnection {
+  execute(
+    query: string,
+    args?: (string | number | boolean | null)[],
+  ): Promise<{ rows: Record<string, unknown>[] }>;
+}
+
+/** agents' structural `pg.Client`. */
+export interface PgClientLike {
+  query(queryText: string, values?: readonly unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+}
+
+/** What agents' Postgres providers accept: a `pg.Client` (Hyperdrive) or a `PostgresConnection`. */
+export type PostgresClient = PostgresConnection | PgClientLike | PostgresSource;
+
+/**
+ * An agents `PostgresConnection` (`execute` with `?` placeholders, as agents' own adapter writes them) becomes
+ * the `pg.Client` shape contextblocks' Postgres classes take: each `$n` of a statement becomes `?`, with its
+ * value, in order of appearance.
+ */
+function sourceOf(client: PostgresClient, name: string): PostgresSource {
+  if (typeof client === "object" && client !== null && !("query" in client) && "execute" in client) {
+    const connection = client as PostgresConnection;
+    return fromPg({
+      query: async (text: string, values: unknown[] = []) => {
+        const args: (string | number | boolean | null)[] = [];
+        const query = text.replace(/\$(\d+)/g, (_match, index: string) => {
+          args.push(values[Number(index) - 1] as string | number | boolean | null);
+          return "?";
+        });
+        const result = await connection.execute(query, args);
+        return { rows: result.rows, rowCount: null };
+      },
+    });
+  }
+  if (typeof client !== "object" || client === null) {
+    throw new ContextError(
+      "INVALID_CONFIG",
+      `new ${name}: expected a pg.Client, a pg.Pool or a PostgresConnection, got ${describeValue(client)}`,
+    );
+  }
+  return client as PostgresSource;
+}
+
+/**
+ * agents' `PostgresSessionProvider(client, sessionId)`: contextblocks' `PostgresSessionStore`, on the same
+ * tables (`assistant_messages`, `assistant_compactions`): rows agents' provider wrote are read as they are.
+ */
+export class PostgresSessionProvider extends PostgresSessionStore {
+  constructor(client: PostgresClient, sessionId = "") {
+    super(sourceOf(client, "PostgresSessionProvider"), sessionId);
+  }
+}
+
+/** agents' `PostgresContextProvider(client, label)`: contextblocks' Postgres block provider. */
+export class PostgresContextProvider extends BasePostgresContextProvider {
+  constructor(client: PostgresClient, label?: string) {
+    super(sourceOf(client, "PostgresContextProvider"), label);
+  }
+}
+
+/** agents' `PostgresSearchProvider(client)`: contextblocks' Postgres full-text provider (label from `init`). */
+export class PostgresSearchProvider extends BasePostgresSearchProvider {
+  constructor(client: PostgresClient) {
+    super(sourceOf(client, "PostgresSearchProvider"));
+  }
+}
