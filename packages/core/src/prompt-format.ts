@@ -90,6 +90,37 @@ export function headerShape(header: ParsedHeader): string {
   return `${header.title}${limit} [${header.kind}]`;
 }
 
+/**
+ * Whether `header` reads back (`parseHeader`) with the shape `headerShape` gives `expected`: the same as
+ * `headerShape(parseHeader(header)) === headerShape(expected)`, but for the headers the renderer writes it
+ * compares in place, without slicing the header or building either shape (a cold start checks every block).
+ */
+export function headerHasShape(header: string, expected: ParsedHeader): boolean {
+  const { title, kind, maxTokens } = expected;
+  const suffixLength = kind.length + 3; // " [" + kind + "]"
+  const middleEnd = header.length - suffixLength;
+  if (
+    middleEnd >= title.length &&
+    header.startsWith(title) &&
+    header.charCodeAt(middleEnd) === 32 &&
+    header.startsWith(kind, middleEnd + 2) &&
+    header.charCodeAt(middleEnd + 1) === 91 &&
+    header.charCodeAt(header.length - 1) === 93
+  ) {
+    if (maxTokens) {
+      // Only the usage may sit between title and kind, and it must name this limit.
+      const usage = USAGE.exec(header.slice(title.length, middleEnd));
+      if (usage !== null && Number(usage[1]) === maxTokens) return true;
+    } else if (middleEnd === title.length && !title.includes(" [")) {
+      // Nothing between title and kind, and no bracket in the title that parsing could take for usage.
+      return true;
+    }
+  }
+  // Anything else (a foreign or unusual header): read it back and compare the shapes.
+  const parsed = parseHeader(header);
+  return parsed !== null && headerShape(parsed) === headerShape(expected);
+}
+
 /** The block a header belongs to, among `blocks` (by title), or the title's label part when none. */
 export function labelOfHeader(
   header: string,
