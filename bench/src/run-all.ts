@@ -25,6 +25,7 @@ import {
 } from "./behind.js";
 import * as costModel from "./cost-model.js";
 import * as latency from "./latency.js";
+import * as latencyBreakdown from "./latency-breakdown.js";
 import { describeMachine } from "./machine.js";
 import * as prefixCache from "./prefix-cache.js";
 import * as rowCost from "./row-cost.js";
@@ -154,7 +155,15 @@ function sections(): Section[] {
         "Time per operation on better-sqlite3: rendering and freezing with 10 and 200 stored blocks, and the " +
         "search provider's `set`, `get` and `search` at 1k, 10k and 100k entries.",
       run: async (smoke) => {
-        const parts = ["### Blocks: render and freeze", "", (await latency.run({ smoke })).markdown];
+        const parts = [
+          "### Blocks: render and freeze",
+          "",
+          (await latency.run({ smoke })).markdown,
+          "",
+          "### Blocks: what each step costs",
+          "",
+          (await latencyBreakdown.run({ smoke })).markdown,
+        ];
         if (hasScript("./fts5-scale.ts")) {
           parts.push(
             "",
