@@ -29,6 +29,7 @@ import * as latencyBreakdown from "./latency-breakdown.js";
 import { describeMachine } from "./machine.js";
 import * as prefixCache from "./prefix-cache.js";
 import * as rowCost from "./row-cost.js";
+import * as toolResultCurve from "./tool-result-curve.js";
 
 const BENCH_DIRECTORY = fileURLToPath(new URL("..", import.meta.url));
 
@@ -147,6 +148,14 @@ function sections(): Section[] {
             ...(shared.rowCost ? { rowCosts: shared.rowCost.rows } : {}),
           })
         ).markdown,
+    },
+    {
+      id: "tool-result-curve",
+      title: "Tool-result cost against recall: the knowledge search's settings",
+      about:
+        "The prefix-cache session's input cost (contextblocks ÷ agents/context) and LoCoMo hit@10 through the " +
+        "search tool's path, for several result counts and excerpt lengths of the knowledge block's search provider.",
+      run: async (smoke) => (await toolResultCurve.run({ smoke })).markdown,
     },
     {
       id: "latency",
