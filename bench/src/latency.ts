@@ -9,7 +9,7 @@
  * them in the same section), so they are not measured twice.
  *
  * Medians of several runs; the machine is shared and noisy, so read the ratios, not the absolute times.
- * Run alone: `node --import tsx src/latency.ts [--smoke]`.
+ * Run alone: `node --import tsx src/latency.ts [--smoke] [--blocks=10,200]`.
  */
 import { pathToFileURL } from "node:url";
 import { ContextBlocks, type ContextConfig } from "@contextblocks/core";
@@ -23,7 +23,7 @@ import Database from "better-sqlite3";
 import { betterSqlite3Host } from "./agents-sql.js";
 import { knowledgeEntry } from "./corpus.js";
 import { formatDuration, formatRatio, markdownTable } from "./markdown.js";
-import { median, timeOperation } from "./statistics.js";
+import { median } from "./statistics.js";
 
 export interface LatencyRow {
   group: string;
@@ -100,43 +100,95 @@ async function agentsBlocks(count: number): Promise<BlockSystem> {
   };
 }
 
-/** Median of single timed calls, each after an untimed `prepare`. For operations of 50 µs and more. */
-async function sampleOperation<T>(
-  samples: number,
+/**
+ * The process's CPU time in milliseconds (user + system, all threads). The machines these run on are shared:
+ * wall-clock time counts the other tenants' bursts too, CPU time counts only the work of this process.
+ * Both systems run synchronous better-sqlite3 in this process, so their whole cost is in it.
+ */
+function cpuClock(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1_000;
+}
+
+/** Milliseconds per call of `operation` over `calls` calls in a row on the values `prepare` made (untimed). */
+async function timeBatch<T>(
+  calls: number,
   prepare: () => T | Promise<T>,
   operation: (prepared: T) => unknown | Promise<unknown>,
 ): Promise<number> {
-  const times: number[] = [];
-  for (let sample = 0; sample < samples + 1; sample += 1) {
-    const prepared = await prepare();
-    const start = performance.now();
-    await operation(prepared);
-    if (sample > 0) times.push(performance.now() - start);
+  const prepared: T[] = [];
+  for (let call = 0; call < calls; call += 1) prepared.push(await prepare());
+  const start = cpuClock();
+  for (const value of prepared) await operation(value);
+  return (cpuClock() - start) / calls;
+}
+
+/** Milliseconds per call, each call timed alone after its own untimed `prepare` (for state a call uses up). */
+async function timeEach<T>(
+  calls: number,
+  prepare: () => T | Promise<T>,
+  operation: (prepared: T) => unknown | Promise<unknown>,
+): Promise<number> {
+  let total = 0;
+  for (let call = 0; call < calls; call += 1) {
+    const value = await prepare();
+    const start = cpuClock();
+    await operation(value);
+    total += cpuClock() - start;
   }
-  return median(times);
+  return total / calls;
+}
+
+/**
+ * The median of `runs` timed rounds per system. The systems take turns within each round, and which goes
+ * first alternates, so a burst of load on the shared machine falls on both alike. One untimed round first.
+ */
+async function paired(
+  systems: Record<"contextblocks" | "agents", BlockSystem>,
+  runs: number,
+  measureOne: (system: BlockSystem) => Promise<number>,
+): Promise<{ contextblocks: number; agents: number }> {
+  const times = { contextblocks: [] as number[], agents: [] as number[] };
+  for (let round = 0; round <= runs; round += 1) {
+    const order =
+      round % 2 === 0 ? (["contextblocks", "agents"] as const) : (["agents", "contextblocks"] as const);
+    for (const name of order) {
+      const time = await measureOne(systems[name]);
+      if (round > 0) times[name].push(time);
+    }
+  }
+  return { contextblocks: median(times.contextblocks), agents: median(times.agents) };
 }
 
 async function blockRows(count: number, runs: number): Promise<LatencyRow[]> {
   const systems = { contextblocks: await contextblocksBlocks(count), agents: await agentsBlocks(count) };
   const group = `${count} blocks`;
-  const samples = Math.max(1, runs * 5);
-  const measure = async (measureOne: (system: BlockSystem) => Promise<number>) => ({
-    contextblocks: await measureOne(systems.contextblocks),
-    agents: await measureOne(systems.agents),
-  });
+  const calls = count > 50 ? 5 : 40;
 
-  const refresh = await measure(async (system) => {
+  const refresh = await paired(systems, runs, async (system) => {
     const context = system.create();
     await context.freezeSystemPrompt();
-    return timeOperation({ runs, iterations: count > 50 ? 5 : 50 }, () => context.refreshSystemPrompt());
+    return timeBatch(
+      calls,
+      () => context,
+      (prepared) => prepared.refreshSystemPrompt(),
+    );
   });
-  const coldFreeze = await measure(async (system) => {
+  const coldFreeze = await paired(systems, runs, async (system) => {
     await system.create().freezeSystemPrompt();
-    return sampleOperation(samples, system.create, (context) => context.freezeSystemPrompt());
+    return timeBatch(calls, system.create, (context) => context.freezeSystemPrompt());
   });
-  const firstFreeze = await measure((system) =>
-    sampleOperation(
-      samples,
+  const coldStart = await paired(systems, runs, async (system) => {
+    await system.create().freezeSystemPrompt();
+    return timeBatch(
+      calls,
+      () => undefined,
+      () => system.create().freezeSystemPrompt(),
+    );
+  });
+  const firstFreeze = await paired(systems, runs, (system) =>
+    timeEach(
+      calls,
       () => {
         system.forgetPrompt();
         return system.create();
@@ -144,14 +196,19 @@ async function blockRows(count: number, runs: number): Promise<LatencyRow[]> {
       (context) => context.freezeSystemPrompt(),
     ),
   );
-  const warmFreeze = await measure(async (system) => {
+  const warmFreeze = await paired(systems, runs, async (system) => {
     const context = system.create();
     await context.freezeSystemPrompt();
-    return timeOperation({ runs, iterations: 2_000 }, () => context.freezeSystemPrompt());
+    return timeBatch(
+      2_000,
+      () => context,
+      (prepared) => prepared.freezeSystemPrompt(),
+    );
   });
   return [
     { group, operation: "re-render and store (`refreshSystemPrompt`)", ...refresh },
     { group, operation: "cold freeze, prompt stored (new instance)", ...coldFreeze },
+    { group, operation: "construct the instance and cold freeze", ...coldStart },
     { group, operation: "first freeze, nothing stored (render + store)", ...firstFreeze },
     { group, operation: "warm freeze (same instance)", ...warmFreeze },
   ];
@@ -194,16 +251,20 @@ export function latencyMarkdown(rows: readonly LatencyRow[], runs: number): stri
   ].join("\n");
 }
 
-export async function run(options: { smoke?: boolean } = {}): Promise<LatencyResult> {
+export async function run(options: { smoke?: boolean; blockCounts?: number[] } = {}): Promise<LatencyResult> {
   const settings: LatencySettings = options.smoke
     ? { blockCounts: [10], runs: 1 }
-    : { blockCounts: [10, 200], runs: 9 };
+    : { blockCounts: options.blockCounts ?? [10, 200], runs: 9 };
   const rows: LatencyRow[] = [];
   for (const count of settings.blockCounts) rows.push(...(await blockRows(count, settings.runs)));
   return { rows, markdown: latencyMarkdown(rows, settings.runs) };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const result = await run({ smoke: process.argv.includes("--smoke") });
+  const blocks = process.argv.find((argument) => argument.startsWith("--blocks="));
+  const result = await run({
+    smoke: process.argv.includes("--smoke"),
+    ...(blocks ? { blockCounts: blocks.slice("--blocks=".length).split(",").map(Number) } : {}),
+  });
   console.log(result.markdown);
 }

@@ -61,7 +61,7 @@ export interface PrefixCacheResult {
 }
 
 /** Plays the session against one system and measures every request the model received. */
-async function playSession(
+export async function playSession(
   session: ScriptedSession,
   create: (world: SessionWorld) => Promise<PromptSystem>,
 ): Promise<SystemFigures> {

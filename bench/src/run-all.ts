@@ -25,9 +25,11 @@ import {
 } from "./behind.js";
 import * as costModel from "./cost-model.js";
 import * as latency from "./latency.js";
+import * as latencyBreakdown from "./latency-breakdown.js";
 import { describeMachine } from "./machine.js";
 import * as prefixCache from "./prefix-cache.js";
 import * as rowCost from "./row-cost.js";
+import * as toolResultCurve from "./tool-result-curve.js";
 
 const BENCH_DIRECTORY = fileURLToPath(new URL("..", import.meta.url));
 
@@ -148,13 +150,29 @@ function sections(): Section[] {
         ).markdown,
     },
     {
+      id: "tool-result-curve",
+      title: "Tool-result cost against recall: the knowledge search's settings",
+      about:
+        "The prefix-cache session's input cost (contextblocks ÷ agents/context) and LoCoMo hit@10 through the " +
+        "search tool's path, for several result counts and excerpt lengths of the knowledge block's search provider.",
+      run: async (smoke) => (await toolResultCurve.run({ smoke })).markdown,
+    },
+    {
       id: "latency",
       title: "Latency on better-sqlite3",
       about:
         "Time per operation on better-sqlite3: rendering and freezing with 10 and 200 stored blocks, and the " +
         "search provider's `set`, `get` and `search` at 1k, 10k and 100k entries.",
       run: async (smoke) => {
-        const parts = ["### Blocks: render and freeze", "", (await latency.run({ smoke })).markdown];
+        const parts = [
+          "### Blocks: render and freeze",
+          "",
+          (await latency.run({ smoke })).markdown,
+          "",
+          "### Blocks: what each step costs",
+          "",
+          (await latencyBreakdown.run({ smoke })).markdown,
+        ];
         if (hasScript("./fts5-scale.ts")) {
           parts.push(
             "",

@@ -22,18 +22,18 @@ export class BlockCache {
     const previous = this.blocks.get(config.label);
     const tokens =
       previous !== undefined && previous.content === content ? previous.tokens : this.countTokens(content);
-    return {
-      label: config.label,
-      ...(config.description !== undefined ? { description: config.description } : {}),
-      content,
-      tokens,
-      ...(config.maxTokens !== undefined ? { maxTokens: config.maxTokens } : {}),
-      kind: config.kind,
-      whenChanged: config.whenChanged,
-      writable: config.writable,
-      isSearchable: config.kind === "searchable",
-      isSkill: config.kind === "loadable",
-    };
+    // Field by field, not with object spread (slow in V8 on Node 20): every read of every block builds one.
+    const block = { label: config.label } as ContextBlock;
+    if (config.description !== undefined) block.description = config.description;
+    block.content = content;
+    block.tokens = tokens;
+    if (config.maxTokens !== undefined) block.maxTokens = config.maxTokens;
+    block.kind = config.kind;
+    block.whenChanged = config.whenChanged;
+    block.writable = config.writable;
+    block.isSearchable = config.kind === "searchable";
+    block.isSkill = config.kind === "loadable";
+    return block;
   }
 
   /** Keeps a block; `fromWrite` marks content this instance wrote itself (it needs no re-read to freeze). */

@@ -447,9 +447,14 @@ export class ContextBlocks {
   freezeSystemPrompt(): Promise<string> {
     const current = this.frozen.current();
     if (current !== null) return Promise.resolve(current);
-    this.freezing ??= this.freeze().finally(() => {
-      this.freezing = undefined;
-    });
+    if (this.freezing === undefined) {
+      const freezing = this.freeze();
+      this.freezing = freezing;
+      const clear = () => {
+        if (this.freezing === freezing) this.freezing = undefined;
+      };
+      freezing.then(clear, clear);
+    }
     return this.freezing;
   }
 
@@ -476,7 +481,8 @@ export class ContextBlocks {
       async (span) => {
         await this.load();
         const prompt = await this.frozen.store(this.render());
-        await this.promptEvent(span, () => ({ type: "prompt-refreshed", prompt }), prompt);
+        const heard = this.promptEvent(span, () => ({ type: "prompt-refreshed", prompt }), prompt);
+        if (heard !== undefined) await heard;
         return prompt;
       },
     );
@@ -569,7 +575,12 @@ export class ContextBlocks {
         if (stored.state === "current") {
           const prompt = stored.prompt;
           span?.setAttributes({ "contextblocks.prompt.origin": "stored" });
-          await this.promptEvent(span, () => ({ type: "prompt-frozen", prompt, origin: "stored" }), prompt);
+          const heard = this.promptEvent(
+            span,
+            () => ({ type: "prompt-frozen", prompt, origin: "stored" }),
+            prompt,
+          );
+          if (heard !== undefined) await heard;
           return prompt;
         }
         if (stored.state === "drifted") return this.refreshSystemPrompt();
@@ -582,19 +593,35 @@ export class ContextBlocks {
           "contextblocks.prompt.origin": "rendered",
           "contextblocks.blocks.read": stale.length,
         });
-        await this.promptEvent(span, () => ({ type: "prompt-frozen", prompt, origin: "rendered" }), prompt);
+        const heard = this.promptEvent(
+          span,
+          () => ({ type: "prompt-frozen", prompt, origin: "rendered" }),
+          prompt,
+        );
+        if (heard !== undefined) await heard;
         return prompt;
       },
     );
   }
 
-  /** Emits a prompt event (and sets the span's hash) with the prompt's SHA-256, computed only when heard. */
-  private async promptEvent(
+  /**
+   * Emits a prompt event (and sets the span's hash) with the prompt's SHA-256, computed only when heard.
+   * `undefined` (nothing to wait for) when no span and no listener hears it.
+   */
+  private promptEvent(
+    span: { setAttributes(attributes: TraceAttributes): void } | undefined,
+    event: () => Omit<Extract<ContextEvent, { type: "prompt-frozen" | "prompt-refreshed" }>, "hash">,
+    prompt: string,
+  ): Promise<void> | undefined {
+    if (span === undefined && this.listeners.size === 0) return undefined;
+    return this.emitPromptEvent(span, event, prompt);
+  }
+
+  private async emitPromptEvent(
     span: { setAttributes(attributes: TraceAttributes): void } | undefined,
     event: () => Omit<Extract<ContextEvent, { type: "prompt-frozen" | "prompt-refreshed" }>, "hash">,
     prompt: string,
   ): Promise<void> {
-    if (span === undefined && this.listeners.size === 0) return;
     const hash = await sha256Hex(prompt);
     span?.setAttributes({
       "contextblocks.prompt.sha256": hash,

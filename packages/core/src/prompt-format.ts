@@ -90,6 +90,65 @@ export function headerShape(header: ParsedHeader): string {
   return `${header.title}${limit} [${header.kind}]`;
 }
 
+/**
+ * Whether `header` reads back (`parseHeader`) with the shape `headerShape` gives `expected`: the same as
+ * `headerShape(parseHeader(header)) === headerShape(expected)`, but for the headers the renderer writes it
+ * compares in place, without slicing the header or building either shape (a cold start checks every block).
+ */
+export function headerHasShape(header: string, expected: ParsedHeader): boolean {
+  const { title, kind, maxTokens } = expected;
+  const suffixLength = kind.length + 3; // " [" + kind + "]"
+  const middleEnd = header.length - suffixLength;
+  if (
+    middleEnd >= title.length &&
+    header.startsWith(title) &&
+    header.charCodeAt(middleEnd) === 32 &&
+    header.startsWith(kind, middleEnd + 2) &&
+    header.charCodeAt(middleEnd + 1) === 91 &&
+    header.charCodeAt(header.length - 1) === 93
+  ) {
+    if (maxTokens) {
+      // Only the usage may sit between title and kind, and it must name this limit.
+      if (isUsageOf(header, title.length, middleEnd, maxTokens)) return true;
+    } else if (middleEnd === title.length && !title.includes(" [")) {
+      // Nothing between title and kind, and no bracket in the title that parsing could take for usage.
+      return true;
+    }
+  }
+  // Anything else (a foreign or unusual header): read it back and compare the shapes.
+  const parsed = parseHeader(header);
+  return parsed !== null && headerShape(parsed) === headerShape(expected);
+}
+
+/**
+ * Whether `header` from `start` to `end` is exactly ` [P% — T/M tokens]` with M written as `maxTokens` is
+ * (what `renderUsage` writes). Compared in place; `USAGE` accepts more (leading zeros), which callers check
+ * the slow way.
+ */
+function isUsageOf(header: string, start: number, end: number, maxTokens: number): boolean {
+  if (header.charCodeAt(start) !== 32 || header.charCodeAt(start + 1) !== 91) return false;
+  let at = skipDigits(header, start + 2, end);
+  if (at === start + 2 || !header.startsWith("% — ", at)) return false;
+  const tokensAt = at + 4;
+  at = skipDigits(header, tokensAt, end);
+  if (at === tokensAt || header.charCodeAt(at) !== 47) return false;
+  const limit = String(maxTokens);
+  if (!header.startsWith(limit, at + 1)) return false;
+  at += 1 + limit.length;
+  return end - at === 8 && header.startsWith(" tokens]", at);
+}
+
+/** The index after the ASCII digits of `text` from `start` (at most to `end`). */
+function skipDigits(text: string, start: number, end: number): number {
+  let at = start;
+  while (at < end) {
+    const code = text.charCodeAt(at);
+    if (code < 48 || code > 57) break;
+    at++;
+  }
+  return at;
+}
+
 /** The block a header belongs to, among `blocks` (by title), or the title's label part when none. */
 export function labelOfHeader(
   header: string,

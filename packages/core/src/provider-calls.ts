@@ -12,44 +12,88 @@ import type { ContextProvider } from "./types.js";
  * ignored, and a late write may still land in storage after the ones queued behind it.
  */
 export class ProviderCalls {
-  private readonly ready = new WeakMap<object, Map<string, () => Promise<void>>>();
+  /**
+   * Per provider and label: the pending (or failed-and-forgotten) init, or `true` once it succeeded. A Map,
+   * not a WeakMap: it lives as long as the instance, which holds its providers anyway, and weak maps cost
+   * the garbage collector extra work on every cycle.
+   */
+  private readonly ready = new Map<object, Map<string, (() => Promise<void>) | true>>();
 
   constructor(private readonly timeoutMs: number | undefined) {}
 
-  /** Calls `init(label)` once; parallel first uses share it; a failed init is tried again next time. */
-  init(label: string, provider: ContextProvider | undefined): Promise<void> {
-    if (provider === undefined || typeof provider.init !== "function") return Promise.resolve();
+  /**
+   * Calls `init(label)` once; parallel first uses share it; a failed init is tried again next time.
+   * `undefined` when there is nothing to wait for: no `init`, an init that already succeeded, or one that
+   * returned synchronously (most do), so the call after it needs no extra turn of the event loop.
+   */
+  initNow(label: string, provider: ContextProvider | undefined): Promise<void> | undefined {
+    if (provider === undefined || typeof provider.init !== "function") return undefined;
     let byLabel = this.ready.get(provider);
     if (!byLabel) {
       byLabel = new Map();
       this.ready.set(provider, byLabel);
     }
-    let once = byLabel.get(label);
-    if (!once) {
-      once = rememberUntilFailure(() => this.call(label, async () => provider.init?.(label)));
-      byLabel.set(label, once);
+    const once = byLabel.get(label);
+    if (once === true) return undefined;
+    if (once !== undefined) return once();
+    let result: unknown;
+    try {
+      result = provider.init(label);
+    } catch (error) {
+      return Promise.reject(this.failure(label, error));
     }
-    return once();
+    if (!isPromiseLike(result)) {
+      byLabel.set(label, true);
+      return undefined;
+    }
+    const table = byLabel;
+    const started = Promise.resolve(result).then(() => undefined);
+    const remembered = rememberUntilFailure(() =>
+      this.call(label, () => started).then(() => {
+        table.set(label, true);
+      }),
+    );
+    table.set(label, remembered);
+    const attempt = remembered();
+    attempt.catch(() => {
+      if (table.get(label) === remembered) table.delete(label);
+    });
+    return attempt;
+  }
+
+  /** `initNow` as a promise. */
+  init(label: string, provider: ContextProvider | undefined): Promise<void> {
+    return this.initNow(label, provider) ?? Promise.resolve();
   }
 
   /** Runs one provider call for `label`: init first, then the call, wrapped and under the deadline. */
-  async run<T>(label: string, provider: ContextProvider | undefined, call: () => Promise<T>): Promise<T> {
-    await this.init(label, provider);
-    return this.call(label, call);
+  run<T>(label: string, provider: ContextProvider | undefined, call: () => Promise<T>): Promise<T> {
+    const initializing = this.initNow(label, provider);
+    if (initializing === undefined) return this.call(label, call);
+    return initializing.then(() => this.call(label, call));
   }
 
   /** Runs a call with error wrapping and the deadline, without init. */
-  async call<T>(label: string, call: () => Promise<T> | T): Promise<T> {
+  call<T>(label: string, call: () => Promise<T> | T): Promise<T> {
+    let result: Promise<T> | T;
     try {
-      return await this.withDeadline(label, Promise.resolve().then(call));
+      result = call();
     } catch (error) {
-      if (isContextError(error)) throw error;
-      const message = error instanceof Error ? error.message : String(error);
-      throw new ContextError("PROVIDER_FAILED", `Block "${label}": provider failed: ${message}`, {
-        label,
-        cause: error,
-      });
+      return Promise.reject(this.failure(label, error));
     }
+    return this.withDeadline(label, Promise.resolve(result)).catch((error: unknown) => {
+      throw this.failure(label, error);
+    });
+  }
+
+  /** A provider's failure as `PROVIDER_FAILED` naming the block; core's own errors pass unchanged. */
+  private failure(label: string, error: unknown): ContextError {
+    if (isContextError(error)) return error;
+    const message = error instanceof Error ? error.message : String(error);
+    return new ContextError("PROVIDER_FAILED", `Block "${label}": provider failed: ${message}`, {
+      label,
+      cause: error,
+    });
   }
 
   private withDeadline<T>(label: string, pending: Promise<T>): Promise<T> {
@@ -73,4 +117,12 @@ export class ProviderCalls {
     pending.catch(() => undefined);
     return Promise.race([pending, deadline]).finally(() => clearTimeout(timer));
   }
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
 }

@@ -11,6 +11,9 @@ import type { AnyContextProvider, ContextConfig } from "./types.js";
  */
 export class BlockRegistry {
   private readonly configs: ResolvedConfig[] = [];
+  private readonly byLabel = new Map<string, ResolvedConfig>();
+  private readonly byUpperLabel = new Map<string, ResolvedConfig>();
+  private readonly byTitle = new Map<string, ResolvedConfig>();
 
   constructor(
     private readonly defaultProvider: ((label: string) => AnyContextProvider) | undefined,
@@ -29,23 +32,40 @@ export class BlockRegistry {
       );
     }
     const resolved = resolveConfig(config, this.defaultProvider);
-    for (const other of this.configs) this.refuseClash(resolved, other);
+    // Each block's upper-cased label and header title are kept, so a clash is found in one look-up each
+    // (a cold start with many blocks would otherwise compare every pair).
+    const upper = resolved.label.toUpperCase();
+    const title = headerTitle(resolved);
+    const byUpper = this.byUpperLabel.get(upper);
+    if (byUpper !== undefined) this.refuseClash(resolved, byUpper);
+    const byTitle = this.byTitle.get(title);
+    if (byTitle !== undefined) this.refuseClash(resolved, byTitle);
     this.configs.push(resolved);
+    this.byUpperLabel.set(upper, resolved);
+    this.byLabel.set(resolved.label, resolved);
+    this.byTitle.set(title, resolved);
     return resolved;
   }
 
   remove(label: string): ResolvedConfig | undefined {
     const index = this.configs.findIndex((config) => config.label === label);
-    return index === -1 ? undefined : this.configs.splice(index, 1)[0];
+    if (index === -1) return undefined;
+    const [removed] = this.configs.splice(index, 1);
+    if (removed !== undefined) {
+      this.byUpperLabel.delete(removed.label.toUpperCase());
+      this.byLabel.delete(removed.label);
+      this.byTitle.delete(headerTitle(removed));
+    }
+    return removed;
   }
 
   find(label: string): ResolvedConfig | undefined {
-    return this.configs.find((config) => config.label === label);
+    return this.byLabel.get(label);
   }
 
   /** Whether this very config is still registered (a block removed while a call was in flight is not). */
   has(config: ResolvedConfig): boolean {
-    return this.configs.includes(config);
+    return this.byLabel.get(config.label) === config;
   }
 
   all(): readonly ResolvedConfig[] {

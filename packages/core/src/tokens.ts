@@ -33,39 +33,39 @@ function kindOf(code: number, character: string): Kind {
  * character (near cl100k, high against o200k). Never 0 for non-empty text.
  */
 export function estimateTokens(text: string): number {
-  if (text.length === 0) return 0;
+  const length = text.length;
+  if (length === 0) return 0;
   let tokens = 0;
-  // One pass over maximal runs of letters, digits, whitespace or symbols.
-  let kind: Kind | undefined;
+  // One pass over maximal runs of letters, digits, whitespace or symbols. A run's tokens are added when the
+  // next run starts (`runTokens`); the state lives in locals, not a closure, as this runs on every read.
+  let kind = -1;
   let units = 0; // UTF-16 length of the run
   let points = 0; // code points in the run
   let dense = 0; // CJK-like letters in a letter run
   let astral = 0; // code points above U+FFFF in a symbol run
   let single = false; // the run is exactly one space
-  const close = () => {
-    if (kind === Kind.Letter) {
-      const other = points - dense;
-      // Common words are one token up to about seven letters; longer ones split into pieces of about six.
-      tokens += dense + (other === 0 ? 0 : other <= 7 ? 1 : Math.ceil(other / 6));
-    } else if (kind === Kind.Digit) {
-      tokens += Math.ceil(units / 3);
-    } else if (kind === Kind.Space) {
-      // A lone space joins the next word (" the" is one token); a lone newline, or any longer run, is a token.
-      tokens += single ? 0 : 1;
-    } else if (kind === Kind.Symbol) {
-      // Emoji and other astral symbols take two or three tokens; ASCII punctuation pairs up (`();`, `=>`).
-      tokens += astral * 2 + Math.ceil((units - astral * 2) / 2);
+  for (let index = 0; index < length; ) {
+    // Code point by code point without the string iterator; ASCII without a regular expression.
+    let code = text.charCodeAt(index);
+    let width = 1;
+    let next: Kind;
+    let isDense = false;
+    if (code < 128) {
+      next = ASCII_KINDS[code] as Kind;
+    } else {
+      if (code >= 0xd800 && code <= 0xdbff && index + 1 < length) {
+        const low = text.charCodeAt(index + 1);
+        if (low >= 0xdc00 && low <= 0xdfff) {
+          code = (code - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000;
+          width = 2;
+        }
+      }
+      const character = text.slice(index, index + width);
+      next = kindOf(code, character);
+      isDense = next === Kind.Letter && code >= 0x1100 && DENSE_SCRIPT.test(character);
     }
-  };
-  for (let index = 0; index < text.length; ) {
-    // Code point by code point without the string iterator (this runs on every block read and write).
-    const code = text.codePointAt(index) ?? 0;
-    const length = code > 0xffff ? 2 : 1;
-    const character = code < 128 ? "" : text.slice(index, index + length);
-    index += length;
-    const next = kindOf(code, character);
     if (next !== kind) {
-      close();
+      tokens += runTokens(kind, units, points, dense, astral, single);
       kind = next;
       units = 0;
       points = 0;
@@ -75,11 +75,38 @@ export function estimateTokens(text: string): number {
     } else {
       single = false;
     }
-    if (next === Kind.Letter && code >= 0x1100 && DENSE_SCRIPT.test(character)) dense += 1;
+    if (isDense) dense += 1;
     if (next === Kind.Symbol && code > 0xffff) astral += 1;
-    units += length;
+    units += width;
     points += 1;
+    index += width;
   }
-  close();
+  tokens += runTokens(kind, units, points, dense, astral, single);
   return Math.max(1, tokens);
+}
+
+/** The kind of each ASCII code unit. */
+const ASCII_KINDS: readonly Kind[] = Array.from({ length: 128 }, (_, code) => kindOf(code, ""));
+
+/** The tokens of one finished run (see `estimateTokens`); 0 before the first run. */
+function runTokens(
+  kind: number,
+  units: number,
+  points: number,
+  dense: number,
+  astral: number,
+  single: boolean,
+): number {
+  if (kind === Kind.Letter) {
+    const other = points - dense;
+    // Common words are one token up to about seven letters; longer ones split into pieces of about six.
+    return dense + (other === 0 ? 0 : other <= 7 ? 1 : Math.ceil(other / 6));
+  }
+  // Digits: about three to a token.
+  if (kind === Kind.Digit) return Math.ceil(units / 3);
+  // A lone space joins the next word (" the" is one token); a lone newline, or any longer run, is a token.
+  if (kind === Kind.Space) return single ? 0 : 1;
+  // Emoji and other astral symbols take two or three tokens; ASCII punctuation pairs up (`();`, `=>`).
+  if (kind === Kind.Symbol) return astral * 2 + Math.ceil((units - astral * 2) / 2);
+  return 0;
 }

@@ -348,6 +348,25 @@ describe("init(label) and defaultProvider", () => {
     expect(provider.init).toHaveBeenCalledTimes(2);
   });
 
+  it("a synchronous init that throws fails as PROVIDER_FAILED and is tried again; one that returns is not", async () => {
+    let fail = true;
+    const provider = {
+      init: vi.fn(() => {
+        if (fail) throw new Error("not yet");
+      }),
+      get: vi.fn(async () => "x"),
+    };
+    const context = new ContextBlocks([{ label: "facts", provider }]);
+    const error = (await rejection(context.freezeSystemPrompt())) as ContextError;
+    expect(error.code).toBe("PROVIDER_FAILED");
+    expect((error.cause as Error).message).toBe("not yet");
+    expect(provider.get).not.toHaveBeenCalled();
+    fail = false;
+    expect(await context.freezeSystemPrompt()).toContain("x");
+    await context.refreshSystemPrompt();
+    expect(provider.init).toHaveBeenCalledTimes(2);
+  });
+
   it("calls the prompt store's init with the system prompt label once", async () => {
     const store = new RecordingProvider();
     const context = new ContextBlocks([{ label: "soul", provider: readonlyProvider("hi") }], store);

@@ -2,7 +2,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ADVERSARIAL_TEXTS } from "../../conformance/src/adversarial.js";
 import { parseSections, SECTION_RULE } from "../src/index.js";
-import { parseHeaders } from "../src/prompt-format.js";
+import {
+  headerHasShape,
+  headerShape,
+  type ParsedHeader,
+  parseHeader,
+  parseHeaders,
+} from "../src/prompt-format.js";
 
 // Drift detection reads a stored prompt's headers with parseHeaders (a scan, no split); it must find exactly
 // the headers parseSections finds, on any text, including text made of rule lines, headers and line breaks.
@@ -36,6 +42,58 @@ describe("parseHeaders", () => {
         expect(parseHeaders(prompt)).toEqual(headersOf(prompt));
       }),
       { numRuns: 2_000 },
+    );
+  });
+});
+
+// Drift detection compares each stored header with the configured block's shape in place (headerHasShape);
+// it must answer exactly what reading the header back and comparing shapes answers.
+describe("headerHasShape", () => {
+  const slow = (header: string, expected: ParsedHeader) => {
+    const parsed = parseHeader(header);
+    return parsed !== null && headerShape(parsed) === headerShape(expected);
+  };
+
+  it("agrees with parseHeader + headerShape on headers made of titles, usages and markers", () => {
+    const title = fc.constantFrom(
+      "MEMORY",
+      "MEMORY (facts)",
+      "A [B]",
+      "X [5% — 1/100 tokens]",
+      "",
+      "M [",
+      "M ]",
+    );
+    const usage = fc.constantFrom(
+      "",
+      " [0% — 0/0 tokens]",
+      " [5% — 10/200 tokens]",
+      " [5% — 10/100 tokens]",
+      " [x]",
+    );
+    const marker = fc.constantFrom(
+      " [writable]",
+      " [readonly]",
+      " [searchable]",
+      " [loadable]",
+      " [other]",
+      "",
+      "]",
+    );
+    const expected = fc.record(
+      {
+        title: fc.constantFrom("MEMORY", "MEMORY (facts)", "A [B]", "X [5% — 1/100 tokens]", "X", ""),
+        kind: fc.constantFrom("writable", "readonly", "searchable", "loadable"),
+        maxTokens: fc.constantFrom(100, 200, 0),
+      },
+      { requiredKeys: ["title", "kind"] },
+    ) as fc.Arbitrary<ParsedHeader>;
+    fc.assert(
+      fc.property(title, usage, marker, expected, (head, middle, tail, shape) => {
+        const header = head + middle + tail;
+        expect(headerHasShape(header, shape)).toBe(slow(header, shape));
+      }),
+      { numRuns: 5_000 },
     );
   });
 });

@@ -63,6 +63,7 @@ export class SqlContextProvider implements ConditionalContextProvider {
   readonly #history: TableAccess | undefined;
   readonly #retention: number | undefined;
   #label: string | undefined;
+  #selectStatement: SqlStatement | undefined;
 
   /**
    * The kept versions, newest first (`ContextBlocks.blockHistory`); present only when history is on, so
@@ -111,13 +112,9 @@ export class SqlContextProvider implements ConditionalContextProvider {
 
   /** The block's content, or `null` when it has none (no row, or no table yet). One row read on a hit. */
   async get(): Promise<string | null> {
-    const key = this.#key();
+    const select = this.#select();
     const client = this.#access.client;
-    const rows = await this.#access.read(
-      () =>
-        client.query<{ content: unknown }>`SELECT content FROM cf_agents_context_blocks WHERE label = ${key}`,
-      [],
-    );
+    const rows = await this.#access.read(() => client.run<{ content: unknown }>(select), []);
     const content = rows[0]?.content;
     if (content === undefined || content === null) return null;
     if (typeof content !== "string") {
@@ -207,6 +204,17 @@ export class SqlContextProvider implements ConditionalContextProvider {
       );
     }
     checkStorable(content, field, this.#owner, this.#access.client.dialect, "INVALID_INPUT", this.#label);
+  }
+
+  /** The statement `get` runs, built once per row label. */
+  #select(): SqlStatement {
+    const key = this.#key();
+    let select = this.#selectStatement;
+    if (select === undefined || select.values[0] !== key) {
+      select = sql`SELECT content FROM cf_agents_context_blocks WHERE label = ${key}`;
+      this.#selectStatement = select;
+    }
+    return select;
   }
 
   #key(): string {

@@ -119,7 +119,10 @@ export class TableAccess {
    */
   async write(statements: readonly SqlStatement[]): Promise<SqlRow[][]> {
     try {
-      return await this.client.batch(statements);
+      // One statement is atomic on its own: run it without a transaction around it (as agents/context's
+      // writes run), which on SQLite spares a BEGIN and a COMMIT.
+      const only = statements.length === 1 ? statements[0] : undefined;
+      return only === undefined ? await this.client.batch(statements) : [await this.client.run(only)];
     } catch (error) {
       if (!isMissingTable(error, this.table, this.client.dialect)) throw error;
       if (!this.createTables) throw missingTableError(this.owner, this.table, error);

@@ -27,6 +27,12 @@ export function buildStatement(
       `sql: expected ${values.length + 1} template parts for ${values.length} values, got ${strings.length}`,
     );
   }
+  // No fragment among the values: the template's own (frozen) parts serve as the statement's, so adapters
+  // can remember the statement text per call site (see `statementText`).
+  if (Object.isFrozen(strings) && !values.some(isSqlStatement)) {
+    const bound: SqlValue[] = values.map(checkValue);
+    return Object.freeze({ strings, values: Object.freeze(bound) });
+  }
   const parts: string[] = [strings[0] ?? ""];
   const bound: SqlValue[] = [];
   values.forEach((value, index) => {

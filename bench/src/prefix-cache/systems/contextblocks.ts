@@ -9,12 +9,19 @@ import { KNOWLEDGE_PRELOAD, MEMORY_START } from "../session.js";
 import { sessionBlocks } from "./blocks.js";
 import type { PromptSystem, SessionWorld } from "./system.js";
 
+/** Settings of the knowledge block's search provider (its defaults when left out): results and excerpt length. */
+export interface KnowledgeOptions {
+  limit?: number;
+  resultTokens?: number;
+}
+
 /** The session's blocks in contextblocks on better-sqlite3, with the prompt store, memory and knowledge filled. */
 export async function contextblocksContext(
   database: Database.Database,
   world: SessionWorld,
+  knowledgeOptions: KnowledgeOptions = {},
 ): Promise<ContextBlocks> {
-  const knowledge = new Fts5SearchProvider(database, { label: "knowledge" });
+  const knowledge = new Fts5SearchProvider(database, { label: "knowledge", ...knowledgeOptions });
   for (const entry of knowledgeEntries(KNOWLEDGE_PRELOAD)) await knowledge.set(entry.key, entry.content);
   const blocks = sessionBlocks(world, new SqliteContextProvider(database, "memory"), knowledge);
   const context = new ContextBlocks(
@@ -26,9 +33,12 @@ export async function contextblocksContext(
 }
 
 /** contextblocks: `prepareContextTurn` (frozen prompt, tools, reminder after the cached prefix); a refresh after compaction. */
-export async function contextblocksSystem(world: SessionWorld): Promise<PromptSystem> {
+export async function contextblocksSystem(
+  world: SessionWorld,
+  knowledgeOptions: KnowledgeOptions = {},
+): Promise<PromptSystem> {
   const database = new Database(":memory:");
-  const context = await contextblocksContext(database, world);
+  const context = await contextblocksContext(database, world, knowledgeOptions);
   return {
     name: "contextblocks",
     async request(transcript) {

@@ -46,4 +46,18 @@ describe("sql tag", () => {
     expect(isSqlStatement(new Uint8Array(2))).toBe(false);
     expect(isSqlStatement(null)).toBe(false);
   });
+
+  it("keeps the template's parts, so the statement text is built once per call site and dialect", () => {
+    const select = (label: string) => sql`SELECT content FROM blocks WHERE label = ${label}`;
+    const first = select("a");
+    const second = select("b");
+    expect(second.strings).toBe(first.strings);
+    expect(second.values).toEqual(["b"]);
+    expect(statementText(first, "sqlite")).toBe("SELECT content FROM blocks WHERE label = ?");
+    expect(statementText(second, "postgres")).toBe("SELECT content FROM blocks WHERE label = $1");
+    expect(statementText(second, "sqlite")).toBe("SELECT content FROM blocks WHERE label = ?");
+    // With a fragment the parts are new, and the text still right.
+    const spliced = sql`SELECT ${sql`content`} FROM blocks WHERE label = ${"a"}`;
+    expect(statementText(spliced, "postgres")).toBe("SELECT content FROM blocks WHERE label = $1");
+  });
 });
