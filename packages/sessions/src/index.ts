@@ -55,6 +55,11 @@ export {
   type StoredCompaction,
 } from "./session-store.js";
 export {
+  checkCompactionArguments,
+  checkRecentHistoryBudget,
+  checkUsageArguments,
+} from "./store-arguments.js";
+export {
   checkWholePath,
   maximumPathLength,
   orderPath,

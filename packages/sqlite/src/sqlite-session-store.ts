@@ -1,7 +1,9 @@
 import { ContextError, describeValue } from "@contextblocks/core";
 import {
   applyCompactions,
+  checkCompactionArguments,
   checkMessageId,
+  checkRecentHistoryBudget,
   checkSessionMessage,
   checkWholePath,
   type MessageNode,
@@ -160,12 +162,7 @@ export class SqliteSessionStore implements SessionStore {
     maxBytes: number,
     minMessages = 1,
   ): Promise<RecentHistoryResult> {
-    if (!Number.isFinite(maxBytes) || maxBytes < 0) {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `getRecentHistory: maxBytes must be a number ≥ 0, got ${maxBytes}`,
-      );
-    }
+    checkRecentHistoryBudget(maxBytes);
     const layout = await this.#ready();
     const leaf = await this.#resolveLeaf(leafId, layout);
     if (leaf === null) return { messages: [], truncated: false, totalContentBytes: 0 };
@@ -596,14 +593,7 @@ export class SqliteSessionStore implements SessionStore {
     fromMessageId: string,
     toMessageId: string,
   ): Promise<StoredCompaction> {
-    if (typeof summary !== "string") {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `addCompaction: summary must be a string, got ${describeValue(summary)}`,
-      );
-    }
-    checkMessageId(fromMessageId, "fromMessageId", "addCompaction");
-    checkMessageId(toMessageId, "toMessageId", "addCompaction");
+    checkCompactionArguments(summary, fromMessageId, toMessageId);
     return this.#queue.run(async () => {
       await this.#ready();
       // A retry of an addCompaction whose insert committed (the caller saw a failure after it) returns
