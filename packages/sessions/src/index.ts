@@ -54,6 +54,7 @@ export {
   type SessionStore,
   type StoredCompaction,
 } from "./session-store.js";
+export { estimateMessageTokens, tokensPerMessage } from "./message-tokens.js";
 export {
   checkCompactionArguments,
   checkRecentHistoryBudget,
