@@ -1,8 +1,8 @@
 /**
  * Rows read and written on a Durable Object per session operation, by session length: `SqliteSessionStore`
- * (`@contextblocks/sqlite`) against `AgentSessionProvider` of `agents/experimental/memory/session`
- * (agents@0.22.0), each on its own object, both through the SQL cursor's `rowsRead` / `rowsWritten` (what
- * Cloudflare bills).
+ * (`@contextblocks/sqlite`, on a new database: the lean layout) against `AgentSessionProvider` of
+ * `agents/experimental/memory/session` (agents@0.22.0) and `Sessions` of `agents/sessions` (agents@0.32.0),
+ * each on its own object, all through the SQL cursor's `rowsRead` / `rowsWritten` (what Cloudflare bills).
  *
  * One file, both halves, like skills-row-cost.ts: run with Node (`node --import tsx src/sessions-row-cost.ts
  * [--smoke]`), it starts itself as a Worker with wrangler's `unstable_startWorker` and asks it for each
@@ -278,6 +278,13 @@ export async function runSessionsRowCost(
           ["operation", "system", ...lengths.map((length) => `${length.toLocaleString("en-US")} messages`)],
           rows,
         ),
+        "",
+        "Where agents@0.32.0 is still ahead (from the rows above): `appendMessage` reads 4 rows to its 0 (our",
+        "conditional insert checks the id, a deleted id's tombstone, the parent's row and that no other writer",
+        "moved the session; agents@0.32.0 trusts a tail kept in memory, so two writers on one object can fork it),",
+        "`getLatestLeaf` reads 2 to its 1, and `addCompaction` writes 3 rows (the overlay, its primary-key and",
+        "session index entries) to its 1. Our search rows are written at the first search after an append; its",
+        "index, once built, is written on append (2 rows).",
       ].join("\n");
     },
   );
