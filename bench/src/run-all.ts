@@ -223,8 +223,9 @@ function sections(): Section[] {
       id: "sessions",
       title: "Sessions: message tree, wake memory, search",
       about:
-        "`@contextblocks/sessions` against `agents/experimental/memory/session` (agents@0.22.0) on better-sqlite3: " +
-        "`appendMessage` and `getHistory` by session length, heap on a bounded wake, LoCoMo hit@10 (bench/src/sessions.ts).",
+        "`@contextblocks/sessions` against `agents/experimental/memory/session` (agents@0.22.0) and `agents/sessions` " +
+        "(agents@0.32.0, timing only) on better-sqlite3: `appendMessage` and `getHistory` by session length, heap on a " +
+        "bounded wake, LoCoMo hit@10 (bench/src/sessions.ts).",
       run: async (smoke) => runScript("./sessions.ts", smoke).markdown,
     });
   }
@@ -244,7 +245,8 @@ function sections(): Section[] {
       title: "Sessions on a Durable Object: rows per operation",
       about:
         "Rows read / written per `appendMessage`, `getHistory`, `getLatestLeaf`, `searchMessages`, `addCompaction` " +
-        "at 100, 1,000 and 10,000 messages, `@contextblocks/sessions` against agents@0.22.0 (bench/src/sessions-row-cost.ts).",
+        "at 100, 1,000 and 10,000 messages, `@contextblocks/sessions` (a new database: the lean layout) against agents@0.22.0 " +
+        "and agents@0.32.0 (bench/src/sessions-row-cost.ts).",
       run: async (smoke) => runScript("./sessions-row-cost.ts", smoke).markdown,
     });
   }

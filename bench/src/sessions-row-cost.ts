@@ -1,8 +1,8 @@
 /**
  * Rows read and written on a Durable Object per session operation, by session length: `SqliteSessionStore`
- * (`@contextblocks/sqlite`) against `AgentSessionProvider` of `agents/experimental/memory/session`
- * (agents@0.22.0), each on its own object, both through the SQL cursor's `rowsRead` / `rowsWritten` (what
- * Cloudflare bills).
+ * (`@contextblocks/sqlite`, on a new database: the lean layout) against `AgentSessionProvider` of
+ * `agents/experimental/memory/session` (agents@0.22.0) and `Sessions` of `agents/sessions` (agents@0.32.0),
+ * each on its own object, all through the SQL cursor's `rowsRead` / `rowsWritten` (what Cloudflare bills).
  *
  * One file, both halves, like skills-row-cost.ts: run with Node (`node --import tsx src/sessions-row-cost.ts
  * [--smoke]`), it starts itself as a Worker with wrangler's `unstable_startWorker` and asks it for each
@@ -278,6 +278,16 @@ export async function runSessionsRowCost(
           ["operation", "system", ...lengths.map((length) => `${length.toLocaleString("en-US")} messages`)],
           rows,
         ),
+        "",
+        "Where agents@0.32.0 is still ahead (from the rows above):",
+        "- `appendMessage` reads 4 rows to its 0: our one conditional insert checks the id, a deleted id's",
+        "  tombstone, the parent's row and that no other writer moved the session; agents@0.32.0 reads its tail",
+        "  from memory, kept per instance and not checked against other writers.",
+        "- `getLatestLeaf` reads 2 rows to its 1.",
+        "- `addCompaction` writes 3 rows (the overlay, its primary-key and session index entries) to its 1.",
+        "- Search: our rows are written by the first search after an append; agents@0.32.0's index, once built,",
+        "  is written on append (2 rows). Its first search found nothing for this query (0 returned), so the",
+        "  search rows are not comparable.",
       ].join("\n");
     },
   );

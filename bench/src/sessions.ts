@@ -1,8 +1,10 @@
 /**
  * `@contextblocks/sessions` against `agents/experimental/memory/session` (agents@0.22.0, installed as
- * `agents-session`), both on better-sqlite3 through their own hosts, same messages:
+ * `agents-session`) and `agents/sessions` (agents@0.32.0), on better-sqlite3 through their own hosts, same
+ * messages:
  *
- * 1. `appendMessage` and `getHistory` time by session length (median per operation; ratio anchor/ours).
+ * 1. `appendMessage` and `getHistory` time by session length (median per operation; ratio theirs/ours),
+ *    all three systems (agents@0.32.0 on a `ctx.storage`-shaped host over better-sqlite3).
  * 2. Heap growth reading a bounded window (`getRecentHistory`) of a 10,000-message session.
  * 3. `session.search` hit@10 and MRR on LoCoMo dev (`../shared/bench-data/locomo-dev`; skipped with a
  *    notice when absent).
@@ -18,6 +20,7 @@ import { Session, type SessionMessage } from "@contextblocks/sessions";
 import { sqliteBackend } from "@contextblocks/sqlite";
 import { Session as AnchorSession } from "agents-session/experimental/memory/session";
 import Database from "better-sqlite3";
+import { agentsSessionsOn } from "./agents-sessions-host.js";
 import { betterSqlite3Host } from "./agents-sql.js";
 
 const smoke = process.argv.includes("--smoke");
@@ -65,6 +68,25 @@ function anchor(): Store {
   };
 }
 
+/** agents@0.32.0's `Sessions` (`agents/sessions`); set up by `onStart`, as its `Lifecycle` does. */
+async function agents032(): Promise<Store> {
+  const database = new Database(":memory:");
+  const sessions = agentsSessionsOn(database);
+  await sessions.onStart();
+  const session = sessions.session("bench");
+  return {
+    name: "agents@0.32.0",
+    append: async (message) => {
+      await session.appendMessage(message as never);
+    },
+    history: async () => (await session.getHistory()) as unknown as SessionMessage[],
+    recent: async (maxBytes) =>
+      (await session.getRecentHistory(maxBytes as never)) as unknown as { messages: SessionMessage[] },
+    search: async (query, limit) => (await session.search(query, { limit })) as { id: string }[],
+    close: () => database.close(),
+  };
+}
+
 const words = "deploy release friday budget review design meeting latency cache index query summary".split(
   " ",
 );
@@ -90,8 +112,8 @@ async function timing(): Promise<string> {
   const ratios: string[] = [];
   for (const size of sizes) {
     const figures = new Map<string, { append: number; history: number }>();
-    for (const make of [ours, anchor]) {
-      const store = make();
+    for (const make of [ours, anchor, agents032]) {
+      const store = await make();
       for (let index = 0; index < size; index++) await store.append(turn(index));
       const appends: number[] = [];
       for (let index = size; index < size + timedAppends; index++) {
@@ -112,11 +134,16 @@ async function timing(): Promise<string> {
       store.close();
     }
     const mine = figures.get("contextblocks");
-    const theirs = figures.get("agents");
-    if (mine && theirs) {
-      ratios.push(
-        `| ${size} | ${(theirs.append / mine.append).toFixed(1)}× | ${(theirs.history / mine.history).toFixed(1)}× |`,
-      );
+    for (const [name, label] of [
+      ["agents", "agents@0.22.0"],
+      ["agents@0.32.0", "agents@0.32.0"],
+    ] as const) {
+      const theirs = figures.get(name);
+      if (mine && theirs) {
+        ratios.push(
+          `| ${size} | ${label} | ${(theirs.append / mine.append).toFixed(1)}× | ${(theirs.history / mine.history).toFixed(1)}× |`,
+        );
+      }
     }
   }
   return [
@@ -124,10 +151,10 @@ async function timing(): Promise<string> {
     "",
     ...rows,
     "",
-    "Ratio agents/ours (above 1: contextblocks is faster):",
+    "Ratio theirs/ours (above 1: contextblocks is faster; `agents` is agents@0.22.0):",
     "",
-    "| messages | appendMessage | getHistory |",
-    "|---:|---:|---:|",
+    "| messages | against | appendMessage | getHistory |",
+    "|---:|---|---:|---:|",
     ...ratios,
   ].join("\n");
 }

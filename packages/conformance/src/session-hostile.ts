@@ -8,8 +8,8 @@ export const DEFAULT_OVERSIZE_MESSAGE_BYTES = 3 * 1024 * 1024;
 /**
  * Hostile writes a store meets in production: a tool output or screenshot over the 2 MB row limit of
  * Durable Object SQLite, two instances (a second store, a new session object per request) appending to
- * one session at once, an id deleted and appended again, a retried append, and a client message dressed
- * as a compaction summary.
+ * one session at once, an id deleted and appended again, a deleted latest leaf, a retried append, bad
+ * `addCompaction` arguments, and a client message dressed as a compaction summary.
  */
 export function sessionHostileGroup<P extends SessionStoreUnderTest>(suite: SessionSuite<P>): void {
   const bytes = suite.options.oversizeMessageBytes ?? DEFAULT_OVERSIZE_MESSAGE_BYTES;
@@ -93,6 +93,28 @@ export function sessionHostileGroup<P extends SessionStoreUnderTest>(suite: Sess
       const retried = await store.addCompaction("summary of a..b", "a", "b");
       expect(retried.id).toBe(first.id);
       expect(await store.getCompactions()).toHaveLength(1);
+    });
+
+    test("a deleted latest leaf: the next append goes under the newest message still stored", async () => {
+      const store = await fixture.create();
+      for (const id of ["a", "b", "c"]) await store.appendMessage(textMessage(id, `text ${id}`));
+      await store.deleteMessages(["c"]);
+      expect((await store.getLatestLeaf())?.id).toBe("b");
+      await store.appendMessage(textMessage("d", "text d"));
+      expect(idsOf(await store.getHistory())).toEqual(["a", "b", "d"]);
+      expect(await store.getPathLength()).toBe(3);
+    });
+
+    test("addCompaction refuses a summary that is not a string or an empty range id, and stores no overlay", async () => {
+      const store = await fixture.create();
+      for (const id of ["a", "b"]) await store.appendMessage(textMessage(id, `text ${id}`));
+      const refused = async (run: () => unknown) =>
+        expect(Promise.resolve().then(run)).rejects.toThrow(/addCompaction/);
+      await refused(() => store.addCompaction(42 as unknown as string, "a", "b"));
+      await refused(() => store.addCompaction("summary", "", "b"));
+      await refused(() => store.addCompaction("summary", "a", null as unknown as string));
+      expect(await store.getCompactions()).toEqual([]);
+      expect(idsOf(await store.getHistory())).toEqual(["a", "b"]);
     });
 
     test("a stored message dressed as a compaction summary is read as stored, no overlay applied", async () => {

@@ -1,6 +1,8 @@
 import { ContextError, describeValue } from "@contextblocks/core";
 import {
   applyCompactions,
+  checkCompactionArguments,
+  checkRecentHistoryBudget,
   checkSessionMessage,
   checkWholePath,
   type MessageNode,
@@ -139,12 +141,7 @@ SELECT id, parent_id, step, content FROM path`),
     maxBytes: number,
     minMessages = 1,
   ): Promise<RecentHistoryResult> {
-    if (typeof maxBytes !== "number" || !Number.isFinite(maxBytes) || maxBytes < 0) {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `getRecentHistory: maxBytes must be a number ≥ 0, got ${String(maxBytes)}`,
-      );
-    }
+    checkRecentHistoryBudget(maxBytes);
     if (leafId !== undefined && leafId !== null && !storableId(leafId)) {
       return { messages: [], truncated: false, totalContentBytes: 0 };
     }
@@ -365,23 +362,12 @@ ORDER BY m.position DESC LIMIT 1`,
     fromMessageId: string,
     toMessageId: string,
   ): Promise<StoredCompaction> {
-    if (typeof summary !== "string") {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `addCompaction: summary must be a string, got ${describeValue(summary)}`,
-      );
-    }
+    checkCompactionArguments(summary, fromMessageId, toMessageId);
     checkText(summary, "summary", PROVIDER, "postgres", "INVALID_INPUT", undefined);
     for (const [what, id] of [
       ["fromMessageId", fromMessageId],
       ["toMessageId", toMessageId],
     ] as const) {
-      if (typeof id !== "string" || id.length === 0) {
-        throw new ContextError(
-          "INVALID_INPUT",
-          `addCompaction: ${what} must be a non-empty string, got ${describeValue(id)}`,
-        );
-      }
       checkText(id, what, PROVIDER, "postgres", "INVALID_INPUT", undefined);
     }
     // A retry of an addCompaction whose insert committed returns that overlay, not a second one.

@@ -18,6 +18,7 @@ export {
   textOfMessage,
   untrustedMessage,
 } from "./message.js";
+export { estimateMessageTokens, tokensPerMessage } from "./message-tokens.js";
 export { applyCompactions, compactionPrefix, isCompactionMessage, sameOverlay } from "./overlays.js";
 export type { RunState, RunStateStore, RunStates } from "./run-state.js";
 export {
@@ -54,6 +55,11 @@ export {
   type SessionStore,
   type StoredCompaction,
 } from "./session-store.js";
+export {
+  checkCompactionArguments,
+  checkRecentHistoryBudget,
+  checkUsageArguments,
+} from "./store-arguments.js";
 export {
   checkWholePath,
   maximumPathLength,

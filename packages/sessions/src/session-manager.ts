@@ -11,6 +11,7 @@ import { Session, type SessionContextOptions, type SessionEvent, type SessionSet
 import { isSessionBackend, type SessionBackend } from "./session-backend.js";
 import type { CreateSessionOptions, SessionInfo } from "./session-registry.js";
 import type { SearchResult, StoredCompaction } from "./session-store.js";
+import { checkUsageArguments } from "./store-arguments.js";
 
 export type { CreateSessionOptions, SessionInfo };
 
@@ -316,18 +317,7 @@ export class SessionManager {
   }
 
   async addUsage(sessionId: string, inputTokens: number, outputTokens: number, cost: number): Promise<void> {
-    for (const [name, value] of [
-      ["inputTokens", inputTokens],
-      ["outputTokens", outputTokens],
-      ["cost", cost],
-    ] as const) {
-      if (!Number.isFinite(value)) {
-        throw new ContextError(
-          "INVALID_INPUT",
-          `addUsage: ${name} must be a finite number, got ${String(value)}`,
-        );
-      }
-    }
+    checkUsageArguments(inputTokens, outputTokens, cost);
     await this.#backend.registry.addUsage(sessionId, inputTokens, outputTokens, cost);
   }
 

@@ -131,6 +131,11 @@ export class Session {
   readonly #listeners = new Set<SessionListener>();
   /** Running token estimate of the active path for the default counter (no history read per append). */
   #pathTokens: number | null = null;
+  /**
+   * Provider-reported tokens over the estimate of the same prompt, from the last `reportUsage`: the default
+   * counter's estimate is multiplied by it (`null`: no report yet, the estimate as is).
+   */
+  #calibration: number | null = null;
 
   /**
    * A session on the collaborators it is given (`{ store, context?, runState? }`), or on a backend it
@@ -477,6 +482,40 @@ export class Session {
     );
   }
 
+  /**
+   * What the provider counted for a model call that carried this session's prompt and path
+   * (`usage.inputTokens` of the AI SDK; `contextPipeline({ session })` reports it after every call). The
+   * estimate `compactAfter` decides from is calibrated by it: a chars/4 estimate misses most of a
+   * tool-heavy history (Cloudflare agents' issues #1538 and #1593: 30–40K estimated where the model reported
+   * 140K, and compaction never ran), so from then on the estimate is scaled by reported ÷ estimated.
+   * `pendingTokens`: the estimate of what the call sent that is not stored yet (the turn's new messages).
+   * A report of 0 tokens (a provider that does not count) changes nothing. With a `tokenCounter` the
+   * counter decides, as before.
+   */
+  async reportUsage(usage: { inputTokens: number; pendingTokens?: number | undefined }): Promise<void> {
+    const inputTokens = usage?.inputTokens;
+    const pendingTokens = usage?.pendingTokens ?? 0;
+    for (const [name, value] of [
+      ["inputTokens", inputTokens],
+      ["pendingTokens", pendingTokens],
+    ] as const) {
+      if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+        throw new ContextError(
+          "INVALID_INPUT",
+          `reportUsage: ${name} must be a finite number ≥ 0, got ${describeValue(value)}`,
+        );
+      }
+    }
+    if (inputTokens === 0 || this.#settings.tokenCounter !== undefined) return;
+    const estimated = (await this.#estimateTokens({ calibrated: false })) + pendingTokens;
+    if (estimated > 0) this.#calibration = inputTokens / estimated;
+  }
+
+  /** The estimate `compactAfter` compares with its threshold (calibrated by the last `reportUsage`). */
+  estimateTokens(): Promise<number> {
+    return this.#estimateTokens();
+  }
+
   async #compactIfOverThreshold(): Promise<void> {
     const threshold = this.#settings.threshold;
     if (threshold === undefined || this.#settings.compaction === undefined) return;
@@ -495,7 +534,7 @@ export class Session {
   }
 
   /** Stored parts of the path plus the frozen prompt, or the configured counter's figure. */
-  async #estimateTokens(): Promise<number> {
+  async #estimateTokens(options: { calibrated?: boolean } = {}): Promise<number> {
     const { store, context } = this.#use();
     const configs = context.getConfigs();
     // A preview: an estimate must not freeze (and store) a prompt the model has not been sent yet.
@@ -510,7 +549,9 @@ export class Session {
       return Number.isFinite(counted) ? Math.max(0, Math.ceil(counted)) : 0;
     }
     if (this.#pathTokens === null) this.#pathTokens = estimateMessageTokens(await store.getHistory());
-    return this.#pathTokens + context.estimateTokens(systemPrompt);
+    const estimate = this.#pathTokens + context.estimateTokens(systemPrompt);
+    const calibration = options.calibrated === false ? null : this.#calibration;
+    return calibration === null ? estimate : Math.ceil(estimate * calibration);
   }
 
   // ── Context blocks ──────────────────────────────────────────────────────────────────────────────────

@@ -5,6 +5,7 @@ import type {
   SessionInfo,
   SessionRegistry,
 } from "@contextblocks/sessions";
+import { checkUsageArguments } from "@contextblocks/sessions";
 import { join, raw, type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { REGISTRY_TABLE, TableAccess } from "./tables.js";
 import { checkStorable } from "./text-checks.js";
@@ -135,18 +136,7 @@ RETURNING ${columns}`,
 
   /** Adds to the usage counters (finite numbers only) and moves `updated_at`. */
   async addUsage(id: string, inputTokens: number, outputTokens: number, cost: number): Promise<void> {
-    for (const [name, value] of [
-      ["inputTokens", inputTokens],
-      ["outputTokens", outputTokens],
-      ["cost", cost],
-    ] as const) {
-      if (typeof value !== "number" || !Number.isFinite(value)) {
-        throw new ContextError(
-          "INVALID_INPUT",
-          `${this.#owner}.addUsage: ${name} must be a finite number, got ${String(value)}`,
-        );
-      }
-    }
+    checkUsageArguments(inputTokens, outputTokens, cost, this.#owner);
     const client = this.#access.client;
     await this.#access.read(
       () =>

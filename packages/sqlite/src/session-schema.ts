@@ -17,8 +17,19 @@ import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
  * - `assistant_fts_state`: the search index's high-water mark; the index is built lazily, at search time
  *   (see `message-index.ts`), so an append writes no search row.
  *
+ * - `assistant_messages.parent_seq`: the parent's `rowid`, so a path is walked one row per message (a
+ *   rowid seek) instead of an index probe and a row.
+ * - `assistant_message_tombstones`: ids deleted while stored messages still named them as their parent
+ *   (only on the lean layout, which has no parent index to ask): such an id is refused on append.
+ *
  * The FTS row of a message we index has the message's `rowid`, so it is replaced and deleted by rowid
  * instead of a scan (FTS5 cannot index `UNINDEXED` columns).
+ *
+ * Two layouts of `assistant_messages` (see `SessionLayout`): a database that has no `assistant_messages`
+ * table when a store first opens it gets the lean one, without the parent and session indexes, so an
+ * append writes 2 rows on a Durable Object (the row and its primary-key entry) instead of 5. A database
+ * agents@0.22.0 or an older contextblocks wrote keeps its indexes and is read and written as before; nothing
+ * is migrated on open (only columns are added, no row is rewritten).
  */
 export const messagesTable = "assistant_messages";
 export const compactionsTable = "assistant_compactions";
@@ -27,7 +38,31 @@ export const leavesTable = "assistant_leaves";
 export const chunksTable = "assistant_message_chunks";
 export const searchStateTable = "assistant_fts_state";
 
-const createStatements: SqlStatement[] = [
+export const tombstonesTable = "assistant_message_tombstones";
+
+/**
+ * - `"lean"`: `assistant_messages` has only its primary key. The latest leaf is the session's newest row
+ *   (children are inserted after their parents, so it has none), kept per client and checked by the append
+ *   itself; a path is walked by `parent_seq`. Reading a session's whole tree, a message's branches, or
+ *   deleting scans the table.
+ * - `"indexed"`: the parent and session indexes of agents@0.22.0's tables and the `assistant_leaves` pointer.
+ */
+export type SessionLayout = "lean" | "indexed";
+
+/** The lean table: the columns of agents@0.22.0's table and ours, with no secondary index. */
+const createLeanTable = sql`CREATE TABLE IF NOT EXISTS assistant_messages (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL DEFAULT '',
+    parent_id TEXT,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL,
+    created_at DATETIME DEFAULT CURRENT_TIMESTAMP,
+    depth INTEGER,
+    content_chunks INTEGER,
+    parent_seq INTEGER
+  )`;
+
+const indexedStatements: SqlStatement[] = [
   sql`CREATE TABLE IF NOT EXISTS assistant_messages (
     id TEXT PRIMARY KEY,
     session_id TEXT NOT NULL DEFAULT '',
@@ -38,6 +73,9 @@ const createStatements: SqlStatement[] = [
   )`,
   sql`CREATE INDEX IF NOT EXISTS idx_assistant_msg_parent ON assistant_messages(parent_id)`,
   sql`CREATE INDEX IF NOT EXISTS idx_assistant_msg_session ON assistant_messages(session_id)`,
+];
+
+const createStatements: SqlStatement[] = [
   sql`CREATE TABLE IF NOT EXISTS assistant_compactions (
     id TEXT PRIMARY KEY,
     session_id TEXT NOT NULL DEFAULT '',
@@ -59,6 +97,11 @@ const createStatements: SqlStatement[] = [
     content TEXT NOT NULL,
     PRIMARY KEY (id, idx)
   ) WITHOUT ROWID`,
+  sql`CREATE TABLE IF NOT EXISTS assistant_message_tombstones (
+    session_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    PRIMARY KEY (id, session_id)
+  ) WITHOUT ROWID`,
   sql`CREATE TABLE IF NOT EXISTS assistant_fts_state (
     key TEXT PRIMARY KEY,
     indexed_rowid INTEGER NOT NULL
@@ -68,9 +111,17 @@ const createStatements: SqlStatement[] = [
     SELECT 'messages', COALESCE(MAX(rowid), 0) FROM assistant_messages`,
 ];
 
-/** Creates what is missing; safe to run on a database `agents` wrote (and on every first use). */
-export async function ensureSchema(client: SqlClient): Promise<void> {
-  await client.batch(createStatements);
+/**
+ * Creates what is missing; safe to run on a database `agents` wrote (and on every first use). A database
+ * without `assistant_messages` gets the lean layout; one that has it keeps its indexes.
+ */
+export async function ensureSchema(client: SqlClient): Promise<SessionLayout> {
+  // A table without the parent index is lean (agents@0.22.0 and older contextblocks create both together).
+  const existing = await client.query<{ name: string }>`
+    SELECT name FROM sqlite_master WHERE (type = 'table' AND name = 'assistant_messages')
+      OR (type = 'index' AND name = 'idx_assistant_msg_parent')`;
+  const indexed = existing.some((row) => row.name === "idx_assistant_msg_parent");
+  await client.batch([indexed ? indexedStatements : [createLeanTable], createStatements].flat());
   const columns = new Set(
     (await client.query<{ name: string }>`SELECT name FROM pragma_table_info('assistant_messages')`).map(
       (row) => row.name,
@@ -81,7 +132,12 @@ export async function ensureSchema(client: SqlClient): Promise<void> {
   if (!columns.has("content_chunks")) {
     await addColumn(client, sql`ALTER TABLE assistant_messages ADD COLUMN content_chunks INTEGER`);
   }
+  if (!columns.has("parent_seq"))
+    await addColumn(client, sql`ALTER TABLE assistant_messages ADD COLUMN parent_seq INTEGER`);
   await secureDelete(client);
+  // agents@0.22.0 opening a lean database adds the indexes: it is read as indexed from then on, since that
+  // writer neither fills `parent_seq` nor knows the lean rules.
+  return indexed ? "indexed" : "lean";
 }
 
 /**
@@ -109,9 +165,9 @@ async function addColumn(client: SqlClient, statement: SqlStatement): Promise<vo
 }
 
 /** One schema check per client and process: every provider on the same database shares it. */
-const ready = new WeakMap<SqlClient, Promise<void>>();
+const ready = new WeakMap<SqlClient, Promise<SessionLayout>>();
 
-export function schemaReady(client: SqlClient): Promise<void> {
+export function schemaReady(client: SqlClient): Promise<SessionLayout> {
   let promise = ready.get(client);
   if (promise === undefined) {
     promise = ensureSchema(client);

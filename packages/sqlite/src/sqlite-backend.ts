@@ -81,6 +81,7 @@ const ownedTables = [
   "assistant_fts",
   "assistant_leaves",
   "assistant_message_chunks",
+  "assistant_message_tombstones",
   "cf_agents_context_blocks",
   "contextblocks_run_state",
   "assistant_sessions",
@@ -118,6 +119,8 @@ async function deleteSession(client: SqlClient, sessionId: string): Promise<void
     statements.push(sql`DELETE FROM assistant_compactions WHERE session_id = ${sessionId}`);
   if (has("assistant_leaves"))
     statements.push(sql`DELETE FROM assistant_leaves WHERE session_id = ${sessionId}`);
+  if (has("assistant_message_tombstones"))
+    statements.push(sql`DELETE FROM assistant_message_tombstones WHERE session_id = ${sessionId}`);
   if (has("cf_agents_context_blocks")) {
     if (sessionId === "") {
       // The default session's blocks are plain labels, shared with anything else on the database: only

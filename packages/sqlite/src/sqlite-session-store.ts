@@ -1,7 +1,9 @@
 import { ContextError, describeValue } from "@contextblocks/core";
 import {
   applyCompactions,
+  checkCompactionArguments,
   checkMessageId,
+  checkRecentHistoryBudget,
   checkSessionMessage,
   checkWholePath,
   type MessageNode,
@@ -25,6 +27,8 @@ import {
   sql,
   toSqlClient,
 } from "@contextblocks/sql";
+import { readLeanPath } from "./lean-path.js";
+import { cachedTail, currentTail, readTail, rememberTail, tailStill } from "./lean-tail.js";
 import { catchUpMessageIndex, readContinuations } from "./message-index.js";
 import { indexTextOf } from "./message-index-text.js";
 import { sliceStoredMessage } from "./message-rows.js";
@@ -35,7 +39,7 @@ import {
   searchMessageIndex,
 } from "./message-search.js";
 import { SerialQueue } from "./serial-queue.js";
-import { schemaReady } from "./session-schema.js";
+import { type SessionLayout, schemaReady } from "./session-schema.js";
 
 /** Options of `SqliteSessionStore`. */
 export interface SqliteSessionStoreOptions {
@@ -83,6 +87,8 @@ function nodeOf(row: NodeRow): MessageNode {
 interface LeafRow {
   id: string;
   depth: number | null;
+  /** Read on the lean layout, where a path is walked by rowid. */
+  rowid?: number | undefined;
 }
 
 /**
@@ -143,10 +149,10 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
-    await this.#ready();
-    const leaf = await this.#resolveLeaf(leafId);
+    const layout = await this.#ready();
+    const leaf = await this.#resolveLeaf(leafId, layout);
     if (leaf === null) return [];
-    const messages = await this.#readPath(leaf.id);
+    const messages = layout === "lean" ? await this.#readLeanPath(leaf) : await this.#readPath(leaf.id);
     const compactions = await this.getCompactions();
     return applyCompactions(messages, compactions);
   }
@@ -156,18 +162,14 @@ export class SqliteSessionStore implements SessionStore {
     maxBytes: number,
     minMessages = 1,
   ): Promise<RecentHistoryResult> {
-    if (!Number.isFinite(maxBytes) || maxBytes < 0) {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `getRecentHistory: maxBytes must be a number ≥ 0, got ${maxBytes}`,
-      );
-    }
-    await this.#ready();
-    const leaf = await this.#resolveLeaf(leafId);
+    checkRecentHistoryBudget(maxBytes);
+    const layout = await this.#ready();
+    const leaf = await this.#resolveLeaf(leafId, layout);
     if (leaf === null) return { messages: [], truncated: false, totalContentBytes: 0 };
     const floor = Math.max(1, Math.floor(minMessages));
     // Walks up from the leaf while the window is under its floor or the next message still fits: only
     // the window's rows are read, never the rest of the path.
+    if (layout === "lean") return this.#leanRecentHistory(leaf, floor, maxBytes);
     const rows = (await this.#one(sql`
       WITH RECURSIVE path(id, parent_id, step, total) AS (
         SELECT id, parent_id, 0, length(CAST(content AS BLOB)) + ${chunkBytes("assistant_messages")}
@@ -195,7 +197,22 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async getLatestLeaf(): Promise<SessionMessage | null> {
-    await this.#ready();
+    const layout = await this.#ready();
+    if (layout === "lean") {
+      // The remembered tail's row, read only while it is still the tail (one statement, one row).
+      const cached = cachedTail(this.#client, this.#sessionId);
+      if (cached?.leaf !== null && cached?.leaf !== undefined) {
+        const rows = (await this.#one(sql`
+          SELECT id, content, content_chunks FROM assistant_messages
+          WHERE rowid = ${cached.leaf.rowid} AND id = ${cached.leaf.id} AND ${tailStill({ ...cached, leaf: null }, this.#sessionId)}`)) as unknown as ContentRow[];
+        if (rows.length > 0) return (await this.#parseRows(rows))[0] ?? null;
+      }
+      const leaf = (await readTail(this.#client, this.#sessionId)).leaf;
+      if (leaf === null) return null;
+      const rows = await this.#client.query<ContentRow>`
+        SELECT id, content, content_chunks FROM assistant_messages WHERE rowid = ${leaf.rowid}`;
+      return (await this.#parseRows(rows))[0] ?? null;
+    }
     const leaf = await this.#latestLeaf();
     return leaf === null ? null : this.getMessage(leaf.id);
   }
@@ -221,17 +238,18 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async getBranches(messageId: string): Promise<SessionMessage[]> {
-    await this.#ready();
-    const rows = await this.#client.query<ContentRow>`
-      SELECT id, content, content_chunks FROM assistant_messages INDEXED BY idx_assistant_msg_parent
+    const layout = await this.#ready();
+    // The lean layout has no parent index: a scan of the table (branches are read rarely).
+    const rows = (await this.#one(sql`
+      SELECT id, content, content_chunks FROM assistant_messages ${layout === "lean" ? raw("") : raw("INDEXED BY idx_assistant_msg_parent")}
       WHERE parent_id = ${messageId} AND session_id = ${this.#sessionId}
-      ORDER BY created_at ASC, rowid ASC`;
+      ORDER BY created_at ASC, rowid ASC`)) as unknown as ContentRow[];
     return this.#parseRows(rows);
   }
 
   async getPathLength(leafId?: string | null): Promise<number> {
-    await this.#ready();
-    const leaf = await this.#resolveLeaf(leafId);
+    const layout = await this.#ready();
+    const leaf = await this.#resolveLeaf(leafId, layout);
     if (leaf === null) return 0;
     return (await this.#depthOf(leaf)) + 1;
   }
@@ -265,7 +283,7 @@ export class SqliteSessionStore implements SessionStore {
     slices: string[],
     parentId: string | null | undefined,
   ): Promise<void> {
-    await this.#ready();
+    if ((await this.#ready()) === "lean") return this.#appendLean(message, content, slices, parentId);
     for (let attempt = 0; attempt < appendAttempts; attempt++) {
       if (await this.#storedAlready(message, content, parentId)) return;
       let parent: LeafRow | null;
@@ -331,17 +349,102 @@ export class SqliteSessionStore implements SessionStore {
       }
       const orphans = await this.#client.query<{ id: string }>`
         SELECT id FROM assistant_messages INDEXED BY idx_assistant_msg_parent WHERE parent_id = ${message.id} LIMIT 3`;
-      if (orphans.length > 0) {
-        throw new ContextError(
-          "INVALID_INPUT",
-          `appendMessage: id "${message.id}" is still the parent of stored messages (${orphans
-            .map((row) => `"${row.id}"`)
-            .join(
-              ", ",
-            )}; it was deleted without them); storing a new message under it could make a cycle: use another id`,
+      if (orphans.length > 0) throw stillAParent(message.id, orphans);
+      // The id appeared (checked at the top of the loop) or the leaf moved: read again.
+    }
+    throw new ContextError(
+      "PROVIDER_FAILED",
+      `appendMessage: the latest leaf of session "${this.#sessionId}" kept moving under other writers; message "${message.id}" was not stored`,
+    );
+  }
+
+  /**
+   * The append on the lean layout: one conditional INSERT, which reads the parent's row and the rows added
+   * since this client last looked (`tailStill`), and writes the message's row and its primary-key entry,
+   * nothing else (2 rows written on a Durable Object). The parent is the remembered tail, an explicit
+   * parent read by id, or none. A cycle cannot form through `parent_seq` (a new row has a new rowid); an id
+   * deleted while stored messages still named it is refused through its tombstone, as the indexed layout
+   * refuses it through its parent index.
+   */
+  async #appendLean(
+    message: SessionMessage,
+    content: string,
+    slices: string[],
+    parentId: string | null | undefined,
+  ): Promise<void> {
+    for (let attempt = 0; attempt < appendAttempts; attempt++) {
+      let parent: LeafRow | null;
+      let guard: SqlStatement;
+      if (parentId === undefined) {
+        const tail =
+          cachedTail(this.#client, this.#sessionId) ?? (await readTail(this.#client, this.#sessionId));
+        parent = tail.leaf;
+        guard = tailStill(tail, this.#sessionId);
+      } else if (parentId === null) {
+        parent = null;
+        guard = sql`1`;
+      } else {
+        parent = await this.#row(parentId);
+        if (parent === null) {
+          if (await this.#storedAlready(message, content, parentId)) return;
+          throw new ContextError(
+            "NOT_FOUND",
+            `appendMessage: parent "${parentId}" of message "${message.id}" is not in this session`,
+          );
+        }
+        guard = sql`EXISTS (SELECT 1 FROM assistant_messages WHERE rowid = ${parent.rowid ?? -1} AND id = ${parent.id})`;
+      }
+      const depth = parent === null ? 0 : (await this.#depthOf(parent)) + 1;
+      const chunks = slices.length - 1;
+      if (chunks > 0) {
+        await this.#client.batch(
+          slices.slice(1).map(
+            (slice, index) => sql`INSERT OR REPLACE INTO assistant_message_chunks (id, idx, content)
+              VALUES (${message.id}, ${index + 1}, ${slice})`,
+          ),
         );
       }
-      // The id appeared (checked at the top of the loop) or the leaf moved: read again.
+      const inserted = await this.#one(sql`
+        INSERT INTO assistant_messages (id, session_id, parent_id, parent_seq, role, content, depth, content_chunks)
+        SELECT ${message.id}, ${this.#sessionId}, ${parent?.id ?? null}, ${parent?.rowid ?? null}, ${message.role},
+          ${slices[0] ?? ""}, ${depth}, ${chunks > 0 ? chunks : null}
+        WHERE NOT EXISTS (SELECT 1 FROM assistant_messages WHERE id = ${message.id})
+          AND NOT EXISTS (SELECT 1 FROM assistant_message_tombstones WHERE id = ${message.id})
+          AND ${guard}
+        RETURNING rowid`);
+      const rowid = inserted[0]?.rowid;
+      if (rowid !== undefined) {
+        rememberTail(this.#client, this.#sessionId, {
+          leaf: { id: message.id, rowid: Number(rowid), depth },
+          horizon: Number(rowid),
+        });
+        const text = this.#indexOnAppend ? indexTextOf(message) : "";
+        if (text.length > 0) {
+          const withContext = await hasContextColumn(this.#client);
+          await this.#client.batch([
+            indexMessageStatement(this.#sessionId, message.id, text, withContext),
+            sql`UPDATE assistant_fts_state SET indexed_rowid = ${Number(rowid)}
+              WHERE key = 'messages' AND indexed_rowid = ${Number(rowid) - 1}`,
+          ]);
+        }
+        return;
+      }
+      if (await this.#storedAlready(message, content, parentId)) {
+        rememberTail(this.#client, this.#sessionId, undefined);
+        return;
+      }
+      const tombstone = await this.#client.query<{ id: string }>`
+        SELECT id FROM assistant_message_tombstones WHERE id = ${message.id}`;
+      if (tombstone.length > 0) {
+        // A scan (no parent index): only when a deleted id comes back.
+        const orphans = await this.#client.query<{ id: string }>`
+          SELECT id FROM assistant_messages WHERE parent_id = ${message.id} LIMIT 3`;
+        if (orphans.length > 0) throw stillAParent(message.id, orphans);
+        await this.#client.query`DELETE FROM assistant_message_tombstones WHERE id = ${message.id}`;
+        continue;
+      }
+      // Another writer moved the session: read its tail again.
+      rememberTail(this.#client, this.#sessionId, undefined);
     }
     throw new ContextError(
       "PROVIDER_FAILED",
@@ -369,9 +472,12 @@ export class SqliteSessionStore implements SessionStore {
           ? row.content + ((await readContinuations(this.#client, [row.id])).get(row.id) ?? "")
           : row.content;
       if (stored === content) {
-        await this.#client.query`
-          INSERT INTO assistant_leaves (session_id, leaf_id) VALUES (${this.#sessionId}, ${message.id})
-          ON CONFLICT(session_id) DO UPDATE SET leaf_id = excluded.leaf_id`;
+        // The lean layout keeps no pointer: its tail is read again.
+        if ((await this.#ready()) === "indexed") {
+          await this.#client.query`
+            INSERT INTO assistant_leaves (session_id, leaf_id) VALUES (${this.#sessionId}, ${message.id})
+            ON CONFLICT(session_id) DO UPDATE SET leaf_id = excluded.leaf_id`;
+        }
         return true;
       }
     }
@@ -425,15 +531,29 @@ export class SqliteSessionStore implements SessionStore {
       );
     }
     return this.#queue.run(async () => {
-      await this.#ready();
+      const layout = await this.#ready();
+      rememberTail(this.#client, this.#sessionId, undefined);
       for (const id of messageIds) {
         if (typeof id !== "string") continue;
         const row = await this.#rowid(id);
         if (row === null) continue;
+        const lean = layout === "lean";
         await this.#client.batch([
           ...(await this.#unindexStatements(id, row)),
+          ...(lean
+            ? [
+                // No parent index: every later row of the session has its depth counted again when used
+                // (descendants are inserted after their ancestors), and an id that stays a parent is
+                // remembered so that it is refused on append.
+                sql`UPDATE assistant_messages SET depth = NULL
+                  WHERE rowid > ${row} AND session_id = ${this.#sessionId} AND depth IS NOT NULL`,
+                sql`INSERT OR IGNORE INTO assistant_message_tombstones (session_id, id)
+                  SELECT ${this.#sessionId}, ${id}
+                  WHERE EXISTS (SELECT 1 FROM assistant_messages WHERE parent_id = ${id})`,
+              ]
+            : []),
           // Descendants keep their parent link (as in agents) but their depth no longer holds.
-          sql`UPDATE assistant_messages SET depth = NULL WHERE id IN (
+          sql`UPDATE assistant_messages SET depth = NULL WHERE ${lean ? raw("0 AND") : raw("")} id IN (
             WITH RECURSIVE below(id) AS (
               SELECT id FROM assistant_messages WHERE parent_id = ${id} AND session_id = ${this.#sessionId}
               UNION ALL
@@ -454,7 +574,9 @@ export class SqliteSessionStore implements SessionStore {
   clearMessages(): Promise<void> {
     return this.#queue.run(async () => {
       await this.#ready();
+      rememberTail(this.#client, this.#sessionId, undefined);
       await this.#client.batch([
+        sql`DELETE FROM assistant_message_tombstones WHERE session_id = ${this.#sessionId}`,
         sql`DELETE FROM assistant_message_chunks WHERE id IN (
           SELECT id FROM assistant_messages WHERE session_id = ${this.#sessionId} AND content_chunks > 0)`,
         sql`DELETE FROM assistant_messages WHERE session_id = ${this.#sessionId}`,
@@ -471,14 +593,7 @@ export class SqliteSessionStore implements SessionStore {
     fromMessageId: string,
     toMessageId: string,
   ): Promise<StoredCompaction> {
-    if (typeof summary !== "string") {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `addCompaction: summary must be a string, got ${describeValue(summary)}`,
-      );
-    }
-    checkMessageId(fromMessageId, "fromMessageId", "addCompaction");
-    checkMessageId(toMessageId, "toMessageId", "addCompaction");
+    checkCompactionArguments(summary, fromMessageId, toMessageId);
     return this.#queue.run(async () => {
       await this.#ready();
       // A retry of an addCompaction whose insert committed (the caller saw a failure after it) returns
@@ -531,18 +646,20 @@ export class SqliteSessionStore implements SessionStore {
     return ((await this.#client.batch([statement]))[0] ?? []) as Record<string, unknown>[];
   }
 
-  #ready(): Promise<void> {
+  #ready(): Promise<SessionLayout> {
     return schemaReady(this.#client);
   }
 
-  async #resolveLeaf(leafId: string | null | undefined): Promise<LeafRow | null> {
-    if (leafId === undefined || leafId === null) return this.#latestLeaf();
+  async #resolveLeaf(leafId: string | null | undefined, layout: SessionLayout): Promise<LeafRow | null> {
+    if (leafId === undefined || leafId === null) {
+      return layout === "lean" ? (await currentTail(this.#client, this.#sessionId)).leaf : this.#latestLeaf();
+    }
     return this.#row(leafId);
   }
 
   async #row(id: string): Promise<LeafRow | null> {
     const rows = await this.#client.query<LeafRow>`
-      SELECT id, depth FROM assistant_messages WHERE id = ${id} AND session_id = ${this.#sessionId}`;
+      SELECT id, depth, rowid FROM assistant_messages WHERE id = ${id} AND session_id = ${this.#sessionId}`;
     return rows[0] ?? null;
   }
 
@@ -618,6 +735,39 @@ export class SqliteSessionStore implements SessionStore {
     return this.#parseRows(ordered);
   }
 
+  /** The path on the lean layout, root first (`readLeanPath`: about one row read per message). */
+  async #readLeanPath(leaf: LeafRow): Promise<SessionMessage[]> {
+    const start = await this.#leafWithRowid(leaf);
+    if (start === null) return [];
+    const { rows } = await readLeanPath(this.#client, this.#sessionId, start);
+    const ordered = rows.reverse();
+    checkWholePath(ordered, "getHistory");
+    return this.#parseRows(ordered);
+  }
+
+  async #leafWithRowid(leaf: LeafRow): Promise<{ id: string; rowid: number } | null> {
+    if (leaf.rowid !== undefined && leaf.rowid !== null) return { id: leaf.id, rowid: Number(leaf.rowid) };
+    const row = await this.#row(leaf.id);
+    return row?.rowid === undefined ? null : { id: row.id, rowid: Number(row.rowid) };
+  }
+
+  /** `getRecentHistory` on the lean layout: the same range reads, stopped by the byte budget. */
+  async #leanRecentHistory(leaf: LeafRow, floor: number, maxBytes: number): Promise<RecentHistoryResult> {
+    const start = await this.#leafWithRowid(leaf);
+    if (start === null) return { messages: [], truncated: false, totalContentBytes: 0 };
+    let total = 0;
+    const { rows, more } = await readLeanPath(this.#client, this.#sessionId, start, (row, taken) => {
+      if (taken >= maximumPathLength) return true;
+      const bytes = Number(row.bytes);
+      if (taken + 1 > floor && total + bytes > maxBytes) return true;
+      total += bytes;
+      return false;
+    });
+    const messages = await this.#parseRows(rows.reverse());
+    const compactions = await this.getCompactions();
+    return { messages: applyCompactions(messages, compactions), truncated: more, totalContentBytes: total };
+  }
+
   /** Messages of rows in order, continuation rows joined (one read for all that have them). */
   async #parseRows(rows: readonly ContentRow[]): Promise<SessionMessage[]> {
     const continued = await readContinuations(
@@ -640,6 +790,17 @@ export class SqliteSessionStore implements SessionStore {
     if (indexed[0]?.id === id) return [sql`DELETE FROM assistant_fts WHERE rowid = ${rowid}`];
     return [sql`DELETE FROM assistant_fts WHERE id = ${id} AND session_id = ${this.#sessionId}`];
   }
+}
+
+function stillAParent(id: string, orphans: readonly { id: string }[]): ContextError {
+  return new ContextError(
+    "INVALID_INPUT",
+    `appendMessage: id "${id}" is still the parent of stored messages (${orphans
+      .map((row) => `"${row.id}"`)
+      .join(
+        ", ",
+      )}; it was deleted without them); storing a new message under it could make a cycle: use another id`,
+  );
 }
 
 /** After a delete: the search index's mark never above the largest rowid left. */

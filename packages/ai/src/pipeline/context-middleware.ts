@@ -99,7 +99,7 @@ export function contextMiddleware(options: ContextMiddlewareOptions = {}): Conte
     async wrapGenerate({ params, model }) {
       const run = await pipeline.begin(params);
       const result = await model.doGenerate(await sent(run));
-      await pipeline.finish(run, result.content);
+      await pipeline.finish(run, result.content, result.usage);
       return result;
     },
     async wrapStream({ params, model }) {
@@ -129,7 +129,11 @@ export function contextMiddleware(options: ContextMiddlewareOptions = {}): Conte
                 await keepInputs();
               } else {
                 settled = true;
-                await pipeline.finish(run, collected.result());
+                await pipeline.finish(
+                  run,
+                  collected.result(),
+                  finish?.type === "finish" ? finish.usage : undefined,
+                );
               }
             } catch (error) {
               controller.enqueue({ type: "error", error });

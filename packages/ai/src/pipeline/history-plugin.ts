@@ -29,6 +29,12 @@ export interface HistoryCall {
    * latest leaf, the conversation as it goes on.
    */
   parentId?: string | null;
+  /**
+   * On `saveMessages`: what the provider reported for the call (`usage.inputTokens`), and how many of the
+   * messages to save, from the first, the call sent (the rest are its response). Absent when the provider
+   * reported no input tokens.
+   */
+  usage?: { inputTokens: number; sentMessages: number };
 }
 
 /**

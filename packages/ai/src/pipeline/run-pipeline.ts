@@ -159,7 +159,11 @@ export class RunPipeline {
    * After the model answered: every `afterCall`, then history, then state. A plugin that throws stops it
    * before anything is written; only a failing `saveMessages` can leave earlier history plugins written.
    */
-  async finish(run: PreparedRun, content: readonly ModelContent[]): Promise<void> {
+  async finish(
+    run: PreparedRun,
+    content: readonly ModelContent[],
+    usage?: { inputTokens?: { total?: number | undefined } | undefined } | undefined,
+  ): Promise<void> {
     const { sessionId, inputMessages } = run.basics;
     const response = responseMessages(content);
     // In reverse order, as Microsoft Agent Framework does: the first plugin opens the run and closes it.
@@ -187,15 +191,20 @@ export class RunPipeline {
     for (const plugin of this.plugins) {
       if (!isHistoryPlugin(plugin)) continue;
       const flags = historyFlags(plugin);
-      const messages = [
+      const sent = [
         ...(flags.storeContextMessages ? addedByProviders : []),
         ...(flags.storeInputs ? inputMessages : []),
-        ...(flags.storeOutputs ? response : []),
       ];
+      const messages = [...sent, ...(flags.storeOutputs ? response : [])];
       if (messages.length === 0) continue;
       const state = run.states[plugin.sourceId]!;
+      const inputTokens = usage?.inputTokens?.total;
+      const reported =
+        typeof inputTokens === "number" && Number.isFinite(inputTokens) && inputTokens > 0
+          ? { usage: { inputTokens, sentMessages: sent.length } }
+          : {};
       await guard(plugin, "saveMessages", () =>
-        plugin.saveMessages(sessionId, messages, { state, ...run.branch }),
+        plugin.saveMessages(sessionId, messages, { state, ...run.branch, ...reported }),
       );
     }
 

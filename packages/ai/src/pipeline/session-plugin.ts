@@ -5,6 +5,7 @@ import { type SessionHistoryOptions, SessionHistoryPlugin } from "../sessions/se
 import { type ContextBlocksPluginOptions, contextBlocksPlugin } from "./blocks-plugin.js";
 import type { HistoryCall, HistoryPlugin } from "./history-plugin.js";
 import type { RunMessage } from "./model-types.js";
+import { estimateRunMessageTokens } from "./run-message-tokens.js";
 
 /**
  * Options of `sessionPlugin` (and `contextMiddleware`'s `sessionOptions`): `prepareContextTurn`'s
@@ -75,6 +76,14 @@ export function sessionPlugin(session: Session, options: SessionRunProviderOptio
     },
     async saveMessages(sessionId: string, messages: readonly RunMessage[], call: HistoryCall): Promise<void> {
       sameSession(sessionId, "saveMessages");
+      // Before the messages are stored: the session's automatic compaction decides on this append, from
+      // its estimate calibrated by what the provider counted for the same prompt.
+      if (call.usage !== undefined && typeof session.reportUsage === "function") {
+        await session.reportUsage({
+          inputTokens: call.usage.inputTokens,
+          pendingTokens: estimateRunMessageTokens(messages.slice(0, call.usage.sentMessages)),
+        });
+      }
       await history.saveMessages(sessionId, messages, call);
     },
   };

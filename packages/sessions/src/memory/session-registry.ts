@@ -5,6 +5,7 @@ import type {
   SessionInfo,
   SessionRegistry,
 } from "../session-registry.js";
+import { checkUsageArguments } from "../store-arguments.js";
 
 /**
  * A `SessionRegistry` in a `Map`: the rows `SessionManager` lists, for tests and quick starts. Rows read
@@ -80,18 +81,7 @@ export class InMemorySessionRegistry implements SessionRegistry {
   }
 
   async addUsage(id: string, inputTokens: number, outputTokens: number, cost: number): Promise<void> {
-    for (const [name, value] of [
-      ["inputTokens", inputTokens],
-      ["outputTokens", outputTokens],
-      ["cost", cost],
-    ] as const) {
-      if (typeof value !== "number" || !Number.isFinite(value)) {
-        throw new ContextError(
-          "INVALID_INPUT",
-          `addUsage: ${name} must be a finite number, got ${String(value)}`,
-        );
-      }
-    }
+    checkUsageArguments(inputTokens, outputTokens, cost);
     const row = this.#rows.get(id);
     if (row === undefined) return;
     row.info.input_tokens += inputTokens;

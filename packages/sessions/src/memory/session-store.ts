@@ -8,6 +8,7 @@ import type {
   SessionStore,
   StoredCompaction,
 } from "../session-store.js";
+import { checkCompactionArguments, checkRecentHistoryBudget } from "../store-arguments.js";
 import {
   checkWholePath,
   maximumPathLength,
@@ -132,12 +133,7 @@ export class InMemorySessionStore implements SessionStore {
     maxBytes: number,
     minMessages = 1,
   ): Promise<RecentHistoryResult> {
-    if (typeof maxBytes !== "number" || !Number.isFinite(maxBytes) || maxBytes < 0) {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `getRecentHistory: maxBytes must be a number ≥ 0, got ${String(maxBytes)}`,
-      );
-    }
+    checkRecentHistoryBudget(maxBytes);
     const rows = this.#pathRows(leafId);
     const floor = Math.max(1, Math.floor(minMessages));
     const window: StoredRow[] = [];
@@ -268,14 +264,7 @@ export class InMemorySessionStore implements SessionStore {
     fromMessageId: string,
     toMessageId: string,
   ): Promise<StoredCompaction> {
-    if (typeof summary !== "string") {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `addCompaction: summary must be a string, got ${describeValue(summary)}`,
-      );
-    }
-    checkMessageId(fromMessageId, "fromMessageId", "addCompaction");
-    checkMessageId(toMessageId, "toMessageId", "addCompaction");
+    checkCompactionArguments(summary, fromMessageId, toMessageId);
     const newest = this.sessions.compactions.get(this.sessionId)?.at(-1);
     if (sameOverlay(newest, summary, fromMessageId, toMessageId)) return { ...newest };
     const compaction: StoredCompaction = {

@@ -31,10 +31,23 @@ function faultyHost(database: Database.Database) {
   };
 }
 
-describe("half-written appends on a client without transactions", () => {
+/** The tables as agents@0.22.0 (and contextblocks before the lean layout) created them, indexes included. */
+function indexedDatabase(): Database.Database {
+  const database = new Database(":memory:");
+  database.exec(`CREATE TABLE assistant_messages (id TEXT PRIMARY KEY, session_id TEXT NOT NULL DEFAULT '',
+      parent_id TEXT, role TEXT NOT NULL, content TEXT NOT NULL, created_at DATETIME DEFAULT CURRENT_TIMESTAMP);
+    CREATE INDEX idx_assistant_msg_parent ON assistant_messages(parent_id);
+    CREATE INDEX idx_assistant_msg_session ON assistant_messages(session_id);`);
+  return database;
+}
+
+describe.each([
+  ["lean", () => new Database(":memory:")],
+  ["indexed", indexedDatabase],
+] as const)("half-written appends on a client without transactions (%s layout)", (_layout, open) => {
   for (const step of [/INSERT INTO assistant_messages/, /assistant_leaves/, /INSERT INTO assistant_fts/]) {
     it(`an append failing after ${step.source} is retried: stored once, on the path, found by search`, async () => {
-      const database = new Database(":memory:");
+      const database = open();
       const host = faultyHost(database);
       const store = new SqliteSessionStore(host, "chat");
       await store.appendMessage(message("a", "hello"));

@@ -1,0 +1,56 @@
+import { ContextError, describeValue } from "@contextblocks/core";
+import { checkMessageId } from "./message.js";
+
+/**
+ * The argument checks every `SessionStore` and `SessionRegistry` makes before it touches storage, in one
+ * place so the memory, SQLite and Postgres stores refuse the same inputs with the same message (the
+ * conformance suite holds third-party stores to them too). Each throws `ContextError("INVALID_INPUT")`.
+ */
+
+/** `addCompaction(summary, fromMessageId, toMessageId)`: a string summary and two message ids. */
+export function checkCompactionArguments(
+  summary: unknown,
+  fromMessageId: unknown,
+  toMessageId: unknown,
+): void {
+  if (typeof summary !== "string") {
+    throw new ContextError(
+      "INVALID_INPUT",
+      `addCompaction: summary must be a string, got ${describeValue(summary)}`,
+    );
+  }
+  checkMessageId(fromMessageId, "fromMessageId", "addCompaction");
+  checkMessageId(toMessageId, "toMessageId", "addCompaction");
+}
+
+/** `getRecentHistory(leafId, maxBytes)`: a finite byte budget ≥ 0. */
+export function checkRecentHistoryBudget(maxBytes: unknown): number {
+  if (typeof maxBytes !== "number" || !Number.isFinite(maxBytes) || maxBytes < 0) {
+    throw new ContextError(
+      "INVALID_INPUT",
+      `getRecentHistory: maxBytes must be a number ≥ 0, got ${describeValue(maxBytes)}`,
+    );
+  }
+  return maxBytes;
+}
+
+/** `addUsage(id, inputTokens, outputTokens, cost)`: three finite numbers. `owner` prefixes the message. */
+export function checkUsageArguments(
+  inputTokens: unknown,
+  outputTokens: unknown,
+  cost: unknown,
+  owner?: string,
+): void {
+  for (const [name, value] of [
+    ["inputTokens", inputTokens],
+    ["outputTokens", outputTokens],
+    ["cost", cost],
+  ] as const) {
+    if (typeof value !== "number" || !Number.isFinite(value)) {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `${owner === undefined ? "" : `${owner}.`}addUsage: ${name} must be a finite number, got ${describeValue(value)}`,
+      );
+    }
+  }
+}
