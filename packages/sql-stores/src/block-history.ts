@@ -61,6 +61,15 @@ WHERE block.label = kept.label AND block.history_version < kept.version;
   },
 };
 
+/** The blocks table and the history, created together by the first write with history. */
+const BLOCKS_WITH_HISTORY: StoreTable = {
+  name: `${BLOCKS_TABLE.name}+${HISTORY_TABLE.name}`,
+  ddl: {
+    sqlite: `${BLOCKS_TABLE.ddl.sqlite};\n${HISTORY_TABLE.ddl.sqlite}`,
+    postgres: `${BLOCKS_TABLE.ddl.postgres}\n${HISTORY_TABLE.ddl.postgres}`,
+  },
+};
+
 /** The `history` option checked: `undefined` when off (`false`), else the retention (default 50). */
 export function historyRetention(option: unknown, owner: string): number | undefined {
   if (option === false) return undefined;
@@ -224,8 +233,8 @@ export function missingHistoryError(owner: string, cause: unknown): ContextError
  * added it first ("duplicate column") counts as done.
  */
 export async function ensureHistorySchema(client: SqlClient): Promise<void> {
-  await ensureTable(client, BLOCKS_TABLE);
-  await ensureTable(client, HISTORY_TABLE);
+  // Both tables in one group (one transaction behind the schema lock on Postgres): a first write pays once.
+  await ensureTable(client, BLOCKS_WITH_HISTORY);
   if (client.dialect === "postgres") return;
   try {
     await client.query`SELECT history_version FROM cf_agents_context_blocks LIMIT 0`;
