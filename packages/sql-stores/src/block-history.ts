@@ -27,7 +27,8 @@ export const VERSION_COLUMN = "history_version";
  * slot), in one transaction. The column is added to a table created without it (an older contextblocks, or
  * `agents@0.22.0`) and set from the history already kept; on Postgres by `ADD COLUMN IF NOT EXISTS` (also in
  * `schema.sql`), on SQLite by `addVersionColumn`. A write of `agents/context` itself leaves the number as it
- * was, so its writes are simply not versions.
+ * was, so its writes are simply not versions. On Postgres the column is looked up first (a `DO` block), so
+ * the DDL of a database that has it takes no `ACCESS EXCLUSIVE` lock on the blocks table.
  */
 export const HISTORY_TABLE: StoreTable = {
   name: "contextblocks_block_history",
@@ -52,11 +53,7 @@ export const HISTORY_TABLE: StoreTable = {
   PRIMARY KEY (label, slot)
 );
 
-ALTER TABLE cf_agents_context_blocks ADD COLUMN IF NOT EXISTS history_version BIGINT NOT NULL DEFAULT 0;
-
-UPDATE cf_agents_context_blocks AS block SET history_version = kept.version
-FROM (SELECT label, MAX(version) AS version FROM contextblocks_block_history GROUP BY label) AS kept
-WHERE block.label = kept.label AND block.history_version < kept.version;
+DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'cf_agents_context_blocks'::regclass AND attname = 'history_version' AND NOT attisdropped) THEN ALTER TABLE cf_agents_context_blocks ADD COLUMN IF NOT EXISTS history_version BIGINT NOT NULL DEFAULT 0; UPDATE cf_agents_context_blocks AS block SET history_version = kept.version FROM (SELECT label, MAX(version) AS version FROM contextblocks_block_history GROUP BY label) AS kept WHERE block.label = kept.label; END IF; END $$;
 `,
   },
 };
