@@ -285,6 +285,17 @@ function sections(): Section[] {
       run: async (smoke) => runScript("./skills-row-cost.ts", smoke).markdown,
     });
   }
+  if (hasScript("./block-history-cost.ts")) {
+    list.push({
+      id: "block-history-cost",
+      title: "Block history: cost of a write",
+      about:
+        "`SqliteContextProvider` with history (the default, last 50 versions) and without (`history: false`): " +
+        "rows read and written per write on a Durable Object, and time per write on better-sqlite3 " +
+        "(bench/src/block-history-cost.ts).",
+      run: async (smoke) => runScript("./block-history-cost.ts", smoke).markdown,
+    });
+  }
   if (hasScript("./tracing-overhead.ts")) {
     list.push({
       id: "tracing-overhead",

@@ -4,6 +4,18 @@ CREATE TABLE IF NOT EXISTS cf_agents_context_blocks (
   updated_at TIMESTAMPTZ DEFAULT NOW()
 );
 
+CREATE TABLE IF NOT EXISTS contextblocks_block_history (
+  label TEXT NOT NULL,
+  slot INTEGER NOT NULL,
+  version BIGINT NOT NULL,
+  content TEXT NOT NULL,
+  source TEXT NOT NULL,
+  written_at TIMESTAMPTZ NOT NULL DEFAULT NOW(),
+  PRIMARY KEY (label, slot)
+);
+
+DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'cf_agents_context_blocks'::regclass AND attname = 'history_version' AND NOT attisdropped) THEN ALTER TABLE cf_agents_context_blocks ADD COLUMN IF NOT EXISTS history_version BIGINT NOT NULL DEFAULT 0; UPDATE cf_agents_context_blocks AS block SET history_version = kept.version FROM (SELECT label, MAX(version) AS version FROM contextblocks_block_history GROUP BY label) AS kept WHERE block.label = kept.label; END IF; END $$;
+
 CREATE TABLE IF NOT EXISTS cf_agents_search_entries (
   label TEXT NOT NULL,
   key TEXT NOT NULL,

@@ -10,6 +10,7 @@ export const CAPABILITY_METHODS = [
   { capability: "searchable", method: "search" },
   { capability: "loadable", method: "load" },
   { capability: "delete", method: "delete" },
+  { capability: "history", method: "history" },
 ] as const satisfies readonly { capability: keyof DeclaredCapabilities; method: string }[];
 
 /**
@@ -61,6 +62,13 @@ export function capabilityGroup<P extends ContextProvider>(suite: Suite<P>): voi
           ? "declared namespacing: true, but options.namespace(provider, namespace) is missing"
           : "options.namespace is given, but capabilities.namespacing is not declared",
       ).toBe(suite.declared.namespacing);
+    });
+
+    it("history comes with a whole-block set: it needs writable, and neither searchable nor loadable", () => {
+      expect(
+        !suite.declared.history || suite.kind === "writable",
+        "history(query) lists versions of a whole-block set(content); declare writable (and not searchable or loadable)",
+      ).toBe(true);
     });
 
     it("keyed capabilities come with a kind: delete needs searchable or loadable", () => {

@@ -1,6 +1,7 @@
 import type { ContextProvider } from "@contextblocks/core";
 import { describe } from "vitest";
 import { capabilityGroup } from "./capabilities.js";
+import { historyGroup } from "./history.js";
 import { loadableGroup } from "./loadable.js";
 import { namespacingGroup } from "./namespacing.js";
 import type { ConformanceOptions, ProviderFactory } from "./options.js";
@@ -16,6 +17,7 @@ const ALL_GROUPS: readonly Group[] = [
   capabilityGroup,
   readableGroup,
   writableGroup,
+  historyGroup,
   searchableGroup,
   loadableGroup,
   namespacingGroup,
@@ -111,4 +113,13 @@ export function describeThroughContextBlocks<P extends ContextProvider>(
   options: ConformanceOptions<P>,
 ): void {
   describeGroups([throughContextGroup], name, factory, options);
+}
+
+/** Only the history group: versions newest first, restore, retention, failed writes, restart. */
+export function describeHistory<P extends ContextProvider>(
+  name: string,
+  factory: ProviderFactory<P>,
+  options: ConformanceOptions<P>,
+): void {
+  describeGroups([historyGroup], name, factory, options);
 }

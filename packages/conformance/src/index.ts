@@ -7,6 +7,7 @@ export {
 export {
   describeCapabilityDeclaration,
   describeContextProvider,
+  describeHistory,
   describeLoadable,
   describeNamespacing,
   describeReadable,

@@ -20,6 +20,12 @@ export interface ConformanceCapabilities {
   delete?: boolean;
   /** The provider can live in several namespaces on one backing store; needs the `namespace` option. */
   namespacing?: boolean;
+  /**
+   * The provider keeps block history (`history(query?)` beside a whole-block `set`): versions newest first,
+   * restores as new versions, bounded retention (checked with the `historyRetention` option), no version for
+   * a failed write, versions that survive a restart (with `reopen`).
+   */
+  history?: boolean;
 }
 
 /** A provider factory: a fresh, isolated provider (its own backing store) on every call. */
@@ -45,6 +51,11 @@ export interface ConformanceOptions<P extends ContextProvider = ContextProvider>
    * own, so the label-isolation and rendering checks can run. Not used when the provider has `set`.
    */
   seed?(provider: P, content: string): void | Promise<void>;
+  /**
+   * How many versions the factory's providers keep (`capabilities.history`). Enables the retention check;
+   * keep it small (the check writes retention + 4 versions).
+   */
+  historyRetention?: number;
   /** Per-test timeout in milliseconds. Default: vitest's (`testTimeout`, 5 s unless configured). */
   timeout?: number;
   /** Characters in the "long content" round trip. Default 1,048,576 (1 MB of ASCII). */
@@ -88,6 +99,7 @@ export interface DeclaredCapabilities {
   loadable: boolean;
   delete: boolean;
   namespacing: boolean;
+  history: boolean;
 }
 
 export function declaredCapabilities(declared: ConformanceCapabilities | undefined): DeclaredCapabilities {
@@ -99,5 +111,6 @@ export function declaredCapabilities(declared: ConformanceCapabilities | undefin
     loadable: declared.loadable ?? false,
     delete: declared.delete ?? false,
     namespacing: declared.namespacing ?? false,
+    history: declared.history ?? false,
   };
 }

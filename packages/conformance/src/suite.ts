@@ -35,6 +35,9 @@ export function createSuite<P extends ContextProvider>(
     throw new TypeError("conformance: the third argument must be options with a `capabilities` object");
   }
   const declared = declaredCapabilities(options.capabilities);
+  if (options.historyRetention !== undefined) {
+    wholeNumberOption("historyRetention", options.historyRetention, 1, 1);
+  }
   const writers = wholeNumberOption(
     "concurrentWrites",
     options.concurrentWrites,

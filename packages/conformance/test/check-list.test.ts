@@ -42,7 +42,15 @@ it("the README lists every check of the suite, by group", async () => {
       names.push(...outcome.passed, ...outcome.skipped);
     }
   }
-  const order = ["capability declaration", "readable", "writable", "searchable", "loadable", "namespacing"];
+  const order = [
+    "capability declaration",
+    "readable",
+    "writable",
+    "history",
+    "searchable",
+    "loadable",
+    "namespacing",
+  ];
   const rank = (name: string) => {
     const index = order.indexOf(name.split(" > ")[0] ?? "");
     return index === -1 ? order.length : index;

@@ -4,13 +4,23 @@ import {
   InMemorySkillProvider,
   InMemoryStore,
 } from "@contextblocks/core/memory";
-import { describeContextProvider, describeSearchable } from "../src/index.js";
+import { describeContextProvider, describeHistory, describeSearchable } from "../src/index.js";
 import { MemoryReadOnlyProvider, NamespacedMemoryProvider } from "./memory-providers.js";
 
 describeContextProvider("InMemoryContextProvider", () => new InMemoryContextProvider(), {
-  capabilities: { writable: true },
+  capabilities: { writable: true, history: true },
   reopen: (provider) => new InMemoryContextProvider({ store: provider.store }),
 });
+
+describeHistory(
+  "InMemoryContextProvider keeping 3 versions",
+  () => new InMemoryContextProvider({ historyRetention: 3 }),
+  {
+    capabilities: { writable: true, history: true },
+    reopen: (provider) => new InMemoryContextProvider({ store: provider.store, historyRetention: 3 }),
+    historyRetention: 3,
+  },
+);
 
 describeContextProvider("InMemorySearchProvider", () => new InMemorySearchProvider(), {
   capabilities: { searchable: true, writable: true, delete: true },
@@ -47,5 +57,5 @@ describeSearchable("InMemorySearchProvider with limit 3", () => new InMemorySear
 describeContextProvider(
   "InMemoryContextProvider on a fresh InMemoryStore",
   () => new InMemoryContextProvider({ store: new InMemoryStore() }),
-  { capabilities: { writable: true } },
+  { capabilities: { writable: true, history: true } },
 );

@@ -342,6 +342,47 @@ export class ContextBlocks {
     return block;
   }
 
+  /**
+   * Replaces the one occurrence of `oldStr` in one entry of a keyed block whose provider can load entries
+   * (a skill collection: `load(key)` and `set(key, …)`), keeping its description. The same rules as
+   * `editBlock`: `NO_MATCH`, `MULTIPLE_MATCHES` with the count, `maxTokens` per entry; `NOT_FOUND` for an
+   * unknown key, `UNSUPPORTED` for a keyed block whose provider cannot load an entry (a search provider).
+   * Keyed providers have no conditional write: the entry is read and written again (last writer wins).
+   */
+  editEntry(
+    label: string,
+    key: string,
+    oldStr: string,
+    newStr: string,
+    options: WriteOptions = {},
+  ): Promise<ContextBlock> {
+    return this.traceWrite("upsert_memory", label, key, newStr, async () => {
+      const config = this.registry.requireKeyed(label);
+      requireString(label, "key", key);
+      requireString(label, "old_str", oldStr);
+      requireString(label, "new_str", newStr);
+      const provider = config.provider;
+      if (!("load" in provider) || typeof provider.load !== "function") {
+        throw new ContextError(
+          "UNSUPPORTED",
+          `Block "${label}" is ${config.kind}: its provider cannot load an entry to edit; replace the entry with set_context`,
+          { label },
+        );
+      }
+      const load = provider.load;
+      const current = await this.calls.run(label, provider, () => load.call(provider, key));
+      if (current === null) {
+        throw new ContextError(
+          "NOT_FOUND",
+          `Block "${label}" has no entry "${key}"; nothing was changed. Use a key the block lists.`,
+          { label },
+        );
+      }
+      const edited = applyEdit(label, current, oldStr, newStr, `${label} entry "${key}"`);
+      return this.writeEntryNow(label, key, edited, undefined, sourceOf(options, "editEntry"));
+    });
+  }
+
   /** Removes one keyed entry, when the provider can delete. */
   deleteEntry(label: string, key: string): Promise<ContextBlock> {
     return this.traceWrite("delete_memory", label, key, undefined, () => this.deleteEntryNow(label, key));
@@ -540,6 +581,7 @@ export class ContextBlocks {
       setBlock: (label, content, options) => this.setBlock(label, content, options),
       appendToBlock: (label, content, options) => this.appendToBlock(label, content, options),
       editBlock: (label, oldStr, newStr, options) => this.editBlock(label, oldStr, newStr, options),
+      editEntry: (label, key, oldStr, newStr, options) => this.editEntry(label, key, oldStr, newStr, options),
       setEntry: (label, key, content, description) =>
         this.writeEntry(label, key, content, description, { kind: "tool", name: "set_context" }),
       search: (label, query) => this.search(label, query),

@@ -16,11 +16,18 @@ export function countOccurrences(text: string, needle: string): number {
  * than once, so the model can add surrounding text and try again. The names are those of the text-editor
  * tools models are trained on (Anthropic's `str_replace_based_edit_tool`, Letta's `memory_replace`).
  */
-export function applyEdit(label: string, text: string, oldStr: string, newStr: string): string {
+export function applyEdit(
+  label: string,
+  text: string,
+  oldStr: string,
+  newStr: string,
+  /** How messages name the edited text: the block's label, or an entry (`skills entry "deploy"`). */
+  where: string = label,
+): string {
   if (oldStr.length === 0) {
     throw new ContextError(
       "INVALID_INPUT",
-      `Block "${label}": old_str is empty; give the exact text to replace (to add at the end, append with set_context)`,
+      `Block ${where === label ? `"${label}"` : where}: old_str is empty; give the exact text to replace (to add at the end, append with set_context)`,
       { label },
     );
   }
@@ -28,14 +35,14 @@ export function applyEdit(label: string, text: string, oldStr: string, newStr: s
   if (count === 0) {
     throw new ContextError(
       "NO_MATCH",
-      `old_str does not occur in ${label}; nothing was changed. Copy the exact text (spaces and line breaks included) from the block's current content.`,
+      `old_str does not occur in ${where}; nothing was changed. Copy the exact text (spaces and line breaks included) from the block's current content.`,
       { label },
     );
   }
   if (count > 1) {
     throw new ContextError(
       "MULTIPLE_MATCHES",
-      `old_str occurs ${count} times in ${label}; nothing was changed. Include more of the surrounding text so it matches exactly once.`,
+      `old_str occurs ${count} times in ${where}; nothing was changed. Include more of the surrounding text so it matches exactly once.`,
       { label },
     );
   }

@@ -5,6 +5,9 @@ import {
   type TraceAttributeValue,
 } from "@contextblocks/core";
 import { type Attributes, SpanKind, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
+import { countRowsOn } from "./statement-rows.js";
+
+export { ROW_ATTRIBUTES, type RowReport, recordStatementRows } from "./statement-rows.js";
 
 /** The instrumentation scope of the spans this package makes. */
 export const INSTRUMENTATION_NAME = "@contextblocks/otel";
@@ -44,6 +47,7 @@ export function otelTracer(options: OtelTracerOptions = {}): ContextTracer {
         name,
         { kind: SpanKind.INTERNAL, attributes: toOtel(attributes) },
         async (span) => {
+          countRowsOn(span);
           try {
             return await operation({
               setAttributes: (more) => {

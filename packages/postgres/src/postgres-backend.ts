@@ -3,6 +3,7 @@ import type { SearchResult, SessionBackend } from "@contextblocks/sessions";
 import { type SqlStatement, type StatementObserver, sql } from "@contextblocks/sql";
 import {
   BLOCKS_TABLE,
+  HISTORY_TABLE,
   REGISTRY_TABLE,
   RUN_STATE_TABLE,
   SKILLS_TABLE,
@@ -76,6 +77,7 @@ export function postgresBackend(
         label: SYSTEM_PROMPT_LABEL,
         namespace: namespaceOf(sessionId),
         createTables,
+        history: false, // the frozen prompt is not a block the model writes: no versions
       }),
     runState: new PostgresRunStateStore(client, { createTables }),
     registry: new PostgresSessionRegistry(client, { createTables }),
@@ -94,6 +96,7 @@ export function postgresBackend(
       // Only tables that exist (in the search path): a statement on a missing one would abort the transaction.
       const names = [
         BLOCKS_TABLE,
+        HISTORY_TABLE,
         SEARCH_TABLE,
         SESSION_TABLES,
         SKILLS_TABLE,
@@ -125,6 +128,10 @@ WHERE to_regclass(name) IS NOT NULL`)
       when(
         "cf_agents_context_blocks",
         sql`DELETE FROM cf_agents_context_blocks WHERE starts_with(label, ${prefix})`,
+      );
+      when(
+        "contextblocks_block_history",
+        sql`DELETE FROM contextblocks_block_history WHERE starts_with(label, ${prefix})`,
       );
       when(
         "cf_agents_search_entries",

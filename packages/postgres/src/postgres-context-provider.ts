@@ -16,7 +16,10 @@ export interface PostgresContextProviderOptions {
   onStatement?: StatementObserver | undefined;
   /**
    * Keep versions for `ContextBlocks.blockHistory` / `restoreBlock`: `true` (the last 50) or `{ retention }`.
-   * Off by default. Versions go to `contextblocks_block_history` in the write's transaction.
+   * On by default (the last 50); `false` turns it off. Versions go to `contextblocks_block_history` in the
+   * write's statement (one data-modifying CTE), and the newest version number is kept on the block's row
+   * (`history_version`), so a write reads and writes a constant number of rows. With `createTables: false`,
+   * run `schema.sql` (it creates both, and adds the column to an older table).
    */
   history?: boolean | { retention?: number } | undefined;
 }

@@ -1,6 +1,7 @@
 import type { SqlClient } from "@contextblocks/sql";
 import {
   BLOCKS_TABLE,
+  HISTORY_TABLE,
   REGISTRY_TABLE,
   RUN_STATE_TABLE,
   SCHEMA_LOCK,
@@ -119,6 +120,7 @@ ALTER TABLE assistant_leaves ADD COLUMN IF NOT EXISTS depth INTEGER;
 /** Every part of the schema, each created on its own by the store that uses it. */
 export const POSTGRES_TABLES: readonly StoreTable[] = [
   BLOCKS_TABLE,
+  HISTORY_TABLE,
   SEARCH_TABLE,
   SESSION_TABLES,
   SKILLS_TABLE,

@@ -68,4 +68,23 @@ describe("PostgresContextProvider history on the throwaway cluster", () => {
     expect(await bob.reminder()).toContain("a: 2");
     await expect(bob.editBlock("profile", "a: 0", "a: 9")).rejects.toMatchObject({ code: "NO_MATCH" });
   });
+
+  it("opens an agents@0.22.0 table without the version column: the first write adds it, and numbers start at 1", async () => {
+    const database = await schema();
+    const client = await database.client();
+    await client.query(`CREATE TABLE cf_agents_context_blocks (
+  label TEXT PRIMARY KEY, content TEXT NOT NULL, updated_at TIMESTAMPTZ DEFAULT NOW())`);
+    await client.query("INSERT INTO cf_agents_context_blocks (label, content) VALUES ('soul', 'old')");
+    const soul = new PostgresContextProvider(client, "soul");
+    expect(await soul.get()).toBe("old");
+    expect(await soul.history?.()).toEqual([]);
+    await soul.set("new");
+    await soul.set("newer");
+    expect((await soul.history?.())?.map((version) => [version.version, version.content])).toEqual([
+      [2, "newer"],
+      [1, "new"],
+    ]);
+    const { rows } = await client.query("SELECT history_version FROM cf_agents_context_blocks");
+    expect(rows).toEqual([{ history_version: "2" }]);
+  });
 });

@@ -1,4 +1,4 @@
-import { describeContextProvider } from "@contextblocks/conformance";
+import { describeContextProvider, describeHistory } from "@contextblocks/conformance";
 import { PostgresContextProvider, PostgresSearchProvider, PostgresSkillProvider } from "../src/index.js";
 import { type Connection, newStore, openProvider, release, type Store, storeFor } from "./connections.js";
 
@@ -13,17 +13,36 @@ const connections: Record<Connection, string> = {
 };
 
 for (const [connection, name] of Object.entries(connections) as [Connection, string][]) {
-  const openContext = (store: Store, namespace: string | undefined) =>
-    openProvider(store, connection, (source) => new PostgresContextProvider(source, { namespace }));
+  const openContext = (store: Store, namespace: string | undefined, retention?: number) =>
+    openProvider(
+      store,
+      connection,
+      (source) =>
+        new PostgresContextProvider(source, {
+          namespace,
+          history: retention === undefined ? true : { retention },
+        }),
+    );
 
   describeContextProvider<PostgresContextProvider>(
     `PostgresContextProvider on ${name}`,
     async () => openContext(await newStore(), undefined),
     {
-      capabilities: { readable: true, writable: true, namespacing: true },
+      capabilities: { readable: true, writable: true, namespacing: true, history: true },
       reopen: (provider) => openContext(storeFor(provider), provider.namespace),
       namespace: (provider, namespace) => openContext(storeFor(provider), namespace),
       cleanup: release,
+    },
+  );
+
+  describeHistory<PostgresContextProvider>(
+    `PostgresContextProvider on ${name}, keeping 3 versions`,
+    async () => openContext(await newStore(), undefined, 3),
+    {
+      capabilities: { writable: true, history: true },
+      reopen: (provider) => openContext(storeFor(provider), provider.namespace, 3),
+      cleanup: release,
+      historyRetention: 3,
     },
   );
 

@@ -53,6 +53,12 @@ describe("schema", () => {
     const memory = new PostgresContextProvider(client, { label: "memory", createTables: false });
     await memory.set("kept");
     expect(await memory.get()).toBe("kept");
+    // History (on by default) uses the schema's history table and the version column.
+    await memory.set("kept again");
+    expect((await memory.history?.())?.map((version) => [version.version, version.content])).toEqual([
+      [2, "kept again"],
+      [1, "kept"],
+    ]);
     const knowledge = new PostgresSearchProvider(client, { label: "knowledge", createTables: false });
     await knowledge.set("kb-one", "The ferry leaves at nine.");
     expect(await knowledge.search("When does the ferry leave?")).toBe("[kb-one]\nThe ferry leaves at nine.");
@@ -88,10 +94,15 @@ describe("schema", () => {
     expect(await knowledge.search("anything")).toBeNull();
     expect(await tables()).toEqual([]);
     await memory.set("first");
-    expect(await tables()).toEqual(["cf_agents_context_blocks"]);
+    // History is on by default: the block's table and its versions.
+    expect(await tables()).toEqual(["cf_agents_context_blocks", "contextblocks_block_history"]);
     expect(await memory.get()).toBe("first");
     await knowledge.set("k", "entry");
-    expect(await tables()).toEqual(["cf_agents_context_blocks", "cf_agents_search_entries"]);
+    expect(await tables()).toEqual([
+      "cf_agents_context_blocks",
+      "cf_agents_search_entries",
+      "contextblocks_block_history",
+    ]);
     await new PostgresSkillProvider(client, "skills").set("deploy", "Run the script.");
     await new PostgresRunStateStore(client).save("s", { memory: { turns: 1 } });
     await new PostgresSessionRegistry(client).create("s", "Chat");
@@ -99,6 +110,7 @@ describe("schema", () => {
       "assistant_sessions",
       "cf_agents_context_blocks",
       "cf_agents_search_entries",
+      "contextblocks_block_history",
       "contextblocks_run_state",
       "contextblocks_skills",
     ]);
@@ -110,6 +122,7 @@ describe("schema", () => {
       "assistant_sessions",
       "cf_agents_context_blocks",
       "cf_agents_search_entries",
+      "contextblocks_block_history",
       "contextblocks_run_state",
       "contextblocks_skills",
     ]);
@@ -139,11 +152,44 @@ describe("schema", () => {
       "assistant_sessions",
       "cf_agents_context_blocks",
       "cf_agents_search_entries",
+      "contextblocks_block_history",
       "contextblocks_run_state",
       "contextblocks_skills",
     ]);
     const memory = new PostgresContextProvider(client, { label: "memory", createTables: false });
     await memory.set("kept");
     expect(await memory.get()).toBe("kept");
+    // History (on by default) uses the schema's history table and the version column.
+    await memory.set("kept again");
+    expect((await memory.history?.())?.map((version) => [version.version, version.content])).toEqual([
+      [2, "kept again"],
+      [1, "kept"],
+    ]);
+  });
+
+  it("schema.sql upgrades a database from before history: agents' table and an earlier history table", async () => {
+    const client = await schema.client();
+    await client.query(`CREATE TABLE cf_agents_context_blocks (
+  label TEXT PRIMARY KEY, content TEXT NOT NULL, updated_at TIMESTAMPTZ DEFAULT NOW())`);
+    await client.query(`CREATE TABLE contextblocks_block_history (
+  label TEXT NOT NULL, slot INTEGER NOT NULL, version BIGINT NOT NULL, content TEXT NOT NULL,
+  source TEXT NOT NULL, written_at TIMESTAMPTZ NOT NULL DEFAULT NOW(), PRIMARY KEY (label, slot))`);
+    await client.query(
+      "INSERT INTO cf_agents_context_blocks (label, content) VALUES ('profile', 'v2'), ('soul', 'x')",
+    );
+    await client.query(`INSERT INTO contextblocks_block_history (label, slot, version, content, source) VALUES
+  ('profile', 1, 1, 'v1', '{"kind":"api","name":"set"}'), ('profile', 2, 2, 'v2', '{"kind":"api","name":"set"}')`);
+    await client.query(POSTGRES_SCHEMA);
+    await client.query(POSTGRES_SCHEMA); // idempotent
+    const { rows } = await client.query<{ label: string; history_version: string }>(
+      "SELECT label, history_version FROM cf_agents_context_blocks ORDER BY label",
+    );
+    expect(rows).toEqual([
+      { label: "profile", history_version: "2" },
+      { label: "soul", history_version: "0" },
+    ]);
+    const profile = new PostgresContextProvider(client, { label: "profile", createTables: false });
+    await profile.set("v3");
+    expect((await profile.history?.())?.map((version) => version.version)).toEqual([3, 2, 1]);
   });
 });

@@ -5,23 +5,36 @@ import {
   describeValue,
   type WriteSource,
 } from "@contextblocks/core";
-import { type SqlClient, type SqlDialect, type SqlStatement, sql } from "@contextblocks/sql";
-import { BLOCKS_TABLE, type StoreTable } from "./tables.js";
+import { raw, type SqlClient, type SqlDialect, type SqlStatement, sql } from "@contextblocks/sql";
+import { BLOCKS_TABLE, ensureTable, isMissingTable, type StoreTable } from "./tables.js";
 
-/** Versions a block keeps when history is on and no retention is given. */
+/** Versions a block keeps when no retention is given (history is on unless `history: false`). */
 export const DEFAULT_HISTORY_RETENTION = 50;
 
+/** The column of `cf_agents_context_blocks` that holds the block's newest version number (0: none yet). */
+export const VERSION_COLUMN = "history_version";
+
 /**
- * `contextblocks_block_history`: a ring of `retention` slots per block row label. Version `v` lives in slot
- * `v % retention`, so a write overwrites the oldest slot in place: one row written per write whatever the
- * number of versions, and no delete. Its DDL also creates the blocks table, so the first write of a block
- * with history creates both in one group.
+ * Block history (its DDL comes after `BLOCKS_TABLE`'s, whose table it alters). Two parts, both additive to `agents/context`'s table:
+ * - `cf_agents_context_blocks.history_version`: the newest version number, on the block's own row. A write
+ *   raises it in the same statement that writes the content, so the next number is read with the block
+ *   (one row) and never searched for in the history.
+ * - `contextblocks_block_history`: a ring of `retention` slots per block row label. Version `v` lives in slot
+ *   `v % retention`, so a write overwrites the oldest slot in place: one row written per write whatever the
+ *   number of versions, and no delete.
+ *
+ * A write with history therefore reads a constant number of rows and writes two (the block's row and one
+ * slot), in one transaction. The column is added to a table created without it (an older contextblocks, or
+ * `agents@0.22.0`) and set from the history already kept; on Postgres by `ADD COLUMN IF NOT EXISTS` (also in
+ * `schema.sql`), on SQLite by `addVersionColumn`. A write of `agents/context` itself leaves the number as it
+ * was, so its writes are simply not versions. On Postgres the column is looked up first (a `DO` block), so
+ * the DDL of a database that has it takes no `ACCESS EXCLUSIVE` lock on the blocks table.
  */
 export const HISTORY_TABLE: StoreTable = {
   name: "contextblocks_block_history",
+  missingCodes: ["42P01", "42703"],
   ddl: {
-    sqlite: `${BLOCKS_TABLE.ddl.sqlite};
-CREATE TABLE IF NOT EXISTS contextblocks_block_history (
+    sqlite: `CREATE TABLE IF NOT EXISTS contextblocks_block_history (
   label TEXT NOT NULL,
   slot INTEGER NOT NULL,
   version INTEGER NOT NULL,
@@ -30,8 +43,7 @@ CREATE TABLE IF NOT EXISTS contextblocks_block_history (
   written_at TEXT NOT NULL,
   PRIMARY KEY (label, slot)
 ) WITHOUT ROWID`,
-    postgres: `${BLOCKS_TABLE.ddl.postgres.trim().replace(/;$/, "")};
-CREATE TABLE IF NOT EXISTS contextblocks_block_history (
+    postgres: `CREATE TABLE IF NOT EXISTS contextblocks_block_history (
   label TEXT NOT NULL,
   slot INTEGER NOT NULL,
   version BIGINT NOT NULL,
@@ -40,14 +52,25 @@ CREATE TABLE IF NOT EXISTS contextblocks_block_history (
   written_at TIMESTAMPTZ NOT NULL DEFAULT NOW(),
   PRIMARY KEY (label, slot)
 );
+
+DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'cf_agents_context_blocks'::regclass AND attname = 'history_version' AND NOT attisdropped) THEN ALTER TABLE cf_agents_context_blocks ADD COLUMN IF NOT EXISTS history_version BIGINT NOT NULL DEFAULT 0; UPDATE cf_agents_context_blocks AS block SET history_version = kept.version FROM (SELECT label, MAX(version) AS version FROM contextblocks_block_history GROUP BY label) AS kept WHERE block.label = kept.label; END IF; END $$;
 `,
   },
 };
 
-/** The `history` option checked: `undefined` when off, else the retention. */
+/** The blocks table and the history, created together by the first write with history. */
+const BLOCKS_WITH_HISTORY: StoreTable = {
+  name: `${BLOCKS_TABLE.name}+${HISTORY_TABLE.name}`,
+  ddl: {
+    sqlite: `${BLOCKS_TABLE.ddl.sqlite};\n${HISTORY_TABLE.ddl.sqlite}`,
+    postgres: `${BLOCKS_TABLE.ddl.postgres}\n${HISTORY_TABLE.ddl.postgres}`,
+  },
+};
+
+/** The `history` option checked: `undefined` when off (`false`), else the retention (default 50). */
 export function historyRetention(option: unknown, owner: string): number | undefined {
-  if (option === undefined || option === false) return undefined;
-  if (option === true) return DEFAULT_HISTORY_RETENTION;
+  if (option === false) return undefined;
+  if (option === undefined || option === true) return DEFAULT_HISTORY_RETENTION;
   const retention =
     typeof option === "object" && option !== null
       ? ((option as { retention?: unknown }).retention ?? DEFAULT_HISTORY_RETENTION)
@@ -65,65 +88,167 @@ export function sourceText(write: BlockWrite | undefined): string {
   return JSON.stringify(write?.source ?? { kind: "api", name: "set" });
 }
 
+const SQLITE_NOW = raw("strftime('%Y-%m-%dT%H:%M:%fZ', 'now')");
+
 /**
- * The statement that records `content` as the next version of `key`, run after the block's write in the same
- * transaction. SQLite: only when that write changed the row (`changes()`, the statement just before). Postgres
- * (`changes()` has no equivalent): when the row now holds `content` and the newest version does not, a
- * separate statement, so under READ COMMITTED it sees a concurrent writer's version once its row lock is
- * released, and never takes the same version number.
+ * SQLite: the slot write that records the block's row as its newest version, run right after the write of
+ * the row in the same transaction, and only when that write changed the row (`changes()`, the statement
+ * just before). It reads the block's row (its content and number) and the slot it overwrites.
  */
-export function recordVersion(
-  dialect: SqlDialect,
-  key: string,
-  content: string,
-  source: string,
-  retention: number,
-): SqlStatement {
-  if (dialect === "sqlite") {
-    return sql`INSERT INTO contextblocks_block_history (label, slot, version, content, source, written_at)
-SELECT ${key}, next.version % ${retention}, next.version, ${content}, ${source}, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-FROM (SELECT COALESCE(MAX(version), 0) + 1 AS version FROM contextblocks_block_history WHERE label = ${key}) AS next
-WHERE changes() > 0
+function recordFromRow(key: string, source: string, retention: number): SqlStatement {
+  return sql`INSERT INTO contextblocks_block_history (label, slot, version, content, source, written_at)
+SELECT label, history_version % ${retention}, history_version, content, ${source}, ${SQLITE_NOW}
+FROM cf_agents_context_blocks WHERE label = ${key} AND changes() > 0
 ON CONFLICT(label, slot) DO UPDATE SET version = excluded.version, content = excluded.content,
   source = excluded.source, written_at = excluded.written_at`;
-  }
+}
+
+/** Postgres: the same slot write, fed by the `written` CTE (the rows the block write returned). */
+function recordFromWritten(source: string, retention: number): SqlStatement {
   return sql`INSERT INTO contextblocks_block_history (label, slot, version, content, source)
-SELECT ${key}, (latest.version + 1) % ${retention}, latest.version + 1, ${content}, ${source}
-FROM (SELECT COALESCE(MAX(version), 0) AS version FROM contextblocks_block_history WHERE label = ${key}) AS latest
-WHERE EXISTS (SELECT 1 FROM cf_agents_context_blocks WHERE label = ${key} AND content = ${content})
-  AND NOT EXISTS (SELECT 1 FROM contextblocks_block_history
-    WHERE label = ${key} AND version = latest.version AND content = ${content})
+SELECT label, (history_version % ${retention})::int, history_version, content, ${source} FROM written
 ON CONFLICT (label, slot) DO UPDATE SET version = excluded.version, content = excluded.content,
   source = excluded.source, written_at = NOW()`;
 }
 
 /**
+ * The statements of `set` with history: the upsert raises the row's number only when the content changes
+ * (an unchanged write writes nothing and adds no version). Postgres: one statement (a data-modifying CTE,
+ * so under READ COMMITTED a concurrent writer's number is read under the row lock and never taken twice).
+ */
+export function upsertWithVersion(
+  dialect: SqlDialect,
+  key: string,
+  content: string,
+  source: string,
+  retention: number,
+): SqlStatement[] {
+  if (dialect === "sqlite") {
+    return [
+      sql`INSERT INTO cf_agents_context_blocks (label, content, history_version) VALUES (${key}, ${content}, 1)
+ON CONFLICT(label) DO UPDATE SET content = excluded.content, updated_at = CURRENT_TIMESTAMP,
+  history_version = history_version + 1
+WHERE content IS NOT excluded.content`,
+      recordFromRow(key, source, retention),
+    ];
+  }
+  return [
+    sql`WITH written AS (
+  INSERT INTO cf_agents_context_blocks AS block (label, content, history_version) VALUES (${key}, ${content}, 1)
+  ON CONFLICT (label) DO UPDATE SET content = excluded.content, updated_at = NOW(),
+    history_version = block.history_version + 1
+  WHERE block.content IS DISTINCT FROM excluded.content
+  RETURNING label, content, history_version
+)
+${recordFromWritten(source, retention)}`,
+  ];
+}
+
+/**
  * The conditional write of `setIf`: `content` replaces the row only while it holds `expected`. An absent row
- * counts as `""`, so with `expected === ""` the row is inserted when missing.
+ * counts as `""`, so with `expected === ""` the row is inserted when missing. With `history`, the row's
+ * number goes up and the version is recorded in the same transaction. The statement at `applied` returns
+ * one row with `applied` (more than 0 when the write happened).
  */
 export function conditionalWrite(
   dialect: SqlDialect,
   key: string,
   expected: string,
   content: string,
-): SqlStatement {
+  history: { source: string; retention: number } | undefined,
+): { statements: SqlStatement[]; applied: number } {
   const now = dialect === "sqlite" ? sql`CURRENT_TIMESTAMP` : sql`NOW()`;
-  if (expected !== "") {
-    return sql`UPDATE cf_agents_context_blocks SET content = ${content}, updated_at = ${now}
-WHERE label = ${key} AND content = ${expected}`;
+  const raise = history === undefined ? sql`` : sql`, history_version = block.history_version + 1`;
+  const conflict = dialect === "sqlite" ? sql`ON CONFLICT(label)` : sql`ON CONFLICT (label)`;
+  const write =
+    expected !== ""
+      ? sql`UPDATE cf_agents_context_blocks AS block SET content = ${content}, updated_at = ${now}${raise}
+WHERE label = ${key} AND content = ${expected}`
+      : history === undefined
+        ? sql`INSERT INTO cf_agents_context_blocks AS block (label, content) VALUES (${key}, ${content})
+${conflict} DO UPDATE SET content = excluded.content, updated_at = ${now} WHERE block.content = ''`
+        : sql`INSERT INTO cf_agents_context_blocks AS block (label, content, history_version)
+VALUES (${key}, ${content}, 1)
+${conflict} DO UPDATE SET content = excluded.content, updated_at = ${now}${raise} WHERE block.content = ''`;
+  if (dialect === "sqlite") {
+    // `changes()` still counts the conditional write after the SELECT: a SELECT leaves it as it was.
+    const statements = [write, sql`SELECT changes() AS applied`];
+    if (history !== undefined) statements.push(recordFromRow(key, history.source, history.retention));
+    return { statements, applied: 1 };
   }
-  return dialect === "sqlite"
-    ? sql`INSERT INTO cf_agents_context_blocks (label, content) VALUES (${key}, ${content})
-ON CONFLICT(label) DO UPDATE SET content = excluded.content, updated_at = CURRENT_TIMESTAMP WHERE content = ''`
-    : sql`INSERT INTO cf_agents_context_blocks AS block (label, content) VALUES (${key}, ${content})
-ON CONFLICT (label) DO UPDATE SET content = excluded.content, updated_at = NOW() WHERE block.content = ''`;
+  // Under READ COMMITTED an UPDATE / ON CONFLICT re-checks its condition on the row a concurrent writer
+  // committed, so exactly one of two writers expecting the same text applies.
+  const returning =
+    history === undefined ? sql`RETURNING label` : sql`RETURNING label, content, history_version`;
+  const recorded =
+    history === undefined
+      ? sql``
+      : sql`, recorded AS (${recordFromWritten(history.source, history.retention)})`;
+  return {
+    statements: [
+      sql`WITH written AS (${write} ${returning})${recorded} SELECT COUNT(*)::int AS applied FROM written`,
+    ],
+    applied: 0,
+  };
 }
 
-/** After the conditional write: whether it applied (SQLite: `changes()`; Postgres: the row holds `content`). */
-export function conditionApplied(dialect: SqlDialect, key: string, content: string): SqlStatement {
-  return dialect === "sqlite"
-    ? sql`SELECT changes() AS applied`
-    : sql`SELECT COUNT(*)::int AS applied FROM cf_agents_context_blocks WHERE label = ${key} AND content = ${content}`;
+/** True when `error` says a part of the history's schema (a table, or the version column) is missing. */
+export function isMissingHistorySchema(error: unknown, dialect: SqlDialect): boolean {
+  if (dialect === "postgres") return isMissingTable(error, HISTORY_TABLE, "postgres");
+  if (isMissingTable(error, HISTORY_TABLE, "sqlite") || isMissingTable(error, BLOCKS_TABLE, "sqlite")) {
+    return true;
+  }
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    const message = current.message.toLowerCase();
+    if (
+      (message.includes("no such column:") && message.includes(VERSION_COLUMN)) ||
+      message.includes(`has no column named ${VERSION_COLUMN}`)
+    ) {
+      return true;
+    }
+    current = current.cause;
+  }
+  return false;
+}
+
+/** The error for a missing history table or column when the store may not create it. */
+export function missingHistoryError(owner: string, cause: unknown): ContextError {
+  return new ContextError(
+    "PROVIDER_FAILED",
+    `${owner}: the table ${HISTORY_TABLE.name} or the column cf_agents_context_blocks.${VERSION_COLUMN} is ` +
+      "missing and createTables is false; run @contextblocks/postgres's schema.sql (also exported as " +
+      "POSTGRES_SCHEMA) once in the database (it adds both), or pass history: false",
+    { cause },
+  );
+}
+
+/**
+ * Creates what history needs, idempotently: both tables, and the version column on a blocks table created
+ * without it, set from the versions already kept. Postgres: one transaction behind the schema lock.
+ * SQLite (no `ADD COLUMN IF NOT EXISTS`): the column is looked for first, and a concurrent connection that
+ * added it first ("duplicate column") counts as done.
+ */
+export async function ensureHistorySchema(client: SqlClient): Promise<void> {
+  // Both tables in one group (one transaction behind the schema lock on Postgres): a first write pays once.
+  await ensureTable(client, BLOCKS_WITH_HISTORY);
+  if (client.dialect === "postgres") return;
+  try {
+    await client.query`SELECT history_version FROM cf_agents_context_blocks LIMIT 0`;
+    return;
+  } catch (error) {
+    if (!isMissingHistorySchema(error, "sqlite")) throw error;
+  }
+  try {
+    await client.batch([
+      raw(`ALTER TABLE cf_agents_context_blocks ADD COLUMN ${VERSION_COLUMN} INTEGER NOT NULL DEFAULT 0`),
+      raw(`UPDATE cf_agents_context_blocks SET ${VERSION_COLUMN} = (
+  SELECT MAX(version) FROM contextblocks_block_history AS kept WHERE kept.label = cf_agents_context_blocks.label)
+WHERE label IN (SELECT label FROM contextblocks_block_history)`),
+    ]);
+  } catch (error) {
+    if (!(error instanceof Error && /duplicate column/i.test(error.message))) throw error;
+  }
 }
 
 interface VersionRow {
@@ -133,24 +258,25 @@ interface VersionRow {
   written_at: unknown;
 }
 
-/** The kept versions of `key`, newest first: at most `limit`, or only `version`. */
+/**
+ * The kept versions of `key`, newest first: at most `limit`, or only `version`. "Kept" is decided by the
+ * block row's number: the newest `retention` up to it (slots a smaller retention no longer uses, or a row
+ * `agents/context` replaced, never show through).
+ */
 export async function readVersions(
   client: SqlClient,
   key: string,
   retention: number,
   query: { limit?: number; version?: number },
 ): Promise<VersionRow[]> {
-  // Versions older than the newest `retention` may linger in slots a smaller retention no longer uses.
   const limit = Math.min(query.limit ?? retention, retention);
-  if (query.version !== undefined) {
-    return client.query<VersionRow>`SELECT version, content, source, written_at FROM contextblocks_block_history
-WHERE label = ${key} AND version = ${query.version}
-  AND version > (SELECT MAX(version) FROM contextblocks_block_history WHERE label = ${key}) - ${retention}`;
-  }
-  return client.query<VersionRow>`SELECT version, content, source, written_at FROM contextblocks_block_history
-WHERE label = ${key}
-  AND version > (SELECT MAX(version) FROM contextblocks_block_history WHERE label = ${key}) - ${retention}
-ORDER BY version DESC LIMIT ${limit}`;
+  const only = query.version === undefined ? sql`` : sql` AND version = ${query.version}`;
+  // The row's number, read once (an uncorrelated subquery), bounds the versions listed.
+  const newest = sql`(SELECT history_version FROM cf_agents_context_blocks WHERE label = ${key})`;
+  return client.run<VersionRow>(sql`SELECT version, content, source, written_at
+FROM contextblocks_block_history
+WHERE label = ${key} AND version <= ${newest} AND version > ${newest} - ${retention}${only}
+ORDER BY version DESC LIMIT ${limit}`);
 }
 
 export function toVersion(row: VersionRow, owner: string): BlockVersion {

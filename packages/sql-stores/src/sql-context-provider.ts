@@ -9,18 +9,19 @@ import {
 } from "@contextblocks/core";
 import { type SqlClient, type SqlRow, type SqlStatement, sql } from "@contextblocks/sql";
 import {
-  conditionApplied,
   conditionalWrite,
-  HISTORY_TABLE,
+  ensureHistorySchema,
   historyRetention,
+  isMissingHistorySchema,
+  missingHistoryError,
   readVersions,
-  recordVersion,
   sourceText,
   toVersion,
+  upsertWithVersion,
 } from "./block-history.js";
 import { checkLabel, checkNamespace } from "./names.js";
 import { type BlockStoreOptions, blockStoreOptions, ownerOf } from "./provider-options.js";
-import { BLOCKS_TABLE, isMissingTable, TableAccess, tableStatements } from "./tables.js";
+import { BLOCKS_TABLE, TableAccess } from "./tables.js";
 import { checkStorable } from "./text-checks.js";
 
 /** Options of `SqlContextProvider`: those of every block store, and the name its errors begin with. */
@@ -28,9 +29,10 @@ export interface SqlContextProviderOptions extends BlockStoreOptions {
   /** The class name errors begin with (`SqliteContextProvider`, `PostgresContextProvider`). */
   owner?: string | undefined;
   /**
-   * Keep versions (the `history` capability): `true` keeps the last 50, `{ retention }` the last
-   * `retention`. Off by default: a write then costs one row, as `agents/context`'s; with history two (the
-   * block's row and one slot of `contextblocks_block_history`, written in the same transaction).
+   * Versions (the `history` capability). On by default, keeping the last 50; `{ retention }` keeps the
+   * last `retention`; `false` turns it off. With history a changed write writes two rows (the block's row,
+   * which also holds the newest version number, and one slot of `contextblocks_block_history`) in one
+   * transaction, and reads a constant number of rows; without, one row, as `agents/context`'s.
    */
   history?: boolean | { retention?: number } | undefined;
 }
@@ -60,7 +62,6 @@ export class SqlContextProvider implements ConditionalContextProvider {
   readonly #access: TableAccess;
   readonly #namespace: string | undefined;
   readonly #owner: string;
-  readonly #history: TableAccess | undefined;
   readonly #retention: number | undefined;
   #label: string | undefined;
   #selectStatement: SqlStatement | undefined;
@@ -77,11 +78,7 @@ export class SqlContextProvider implements ConditionalContextProvider {
     this.#access = new TableAccess(client, BLOCKS_TABLE, options.createTables ?? true, this.#owner);
     this.#namespace = checkNamespace(options.namespace, this.#owner, client.dialect);
     this.#retention = historyRetention(options.history, this.#owner);
-    this.#history =
-      this.#retention === undefined
-        ? undefined
-        : new TableAccess(client, HISTORY_TABLE, options.createTables ?? true, this.#owner);
-    this.history = this.#history === undefined ? undefined : (query) => this.#versions(query ?? {});
+    this.history = this.#retention === undefined ? undefined : (query) => this.#versions(query ?? {});
     this.#label =
       options.label === undefined
         ? undefined
@@ -135,13 +132,13 @@ export class SqlContextProvider implements ConditionalContextProvider {
     const key = this.#key();
     this.#checkContent(content, "content");
     const dialect = this.#access.client.dialect;
-    const upsert = UPSERT[dialect](key, content);
-    if (this.#history === undefined || this.#retention === undefined) {
-      await this.#access.write([upsert]);
+    if (this.#retention === undefined) {
+      await this.#access.write([UPSERT[dialect](key, content)]);
       return;
     }
-    const version = recordVersion(dialect, key, content, sourceText(write), this.#retention);
-    await this.#writeWithHistory([upsert, version]);
+    await this.#writeWithHistory(
+      upsertWithVersion(dialect, key, content, sourceText(write), this.#retention),
+    );
   }
 
   /**
@@ -155,43 +152,45 @@ export class SqlContextProvider implements ConditionalContextProvider {
     this.#checkContent(content, "content");
     if (expected === content) return ((await this.get()) ?? "") === expected;
     const dialect = this.#access.client.dialect;
-    const statements = [
-      conditionalWrite(dialect, key, expected, content),
-      conditionApplied(dialect, key, content),
-    ];
-    if (this.#retention !== undefined) {
-      statements.push(recordVersion(dialect, key, content, sourceText(write), this.#retention));
-    }
+    const retention = this.#retention;
+    const history = retention === undefined ? undefined : { source: sourceText(write), retention };
+    const { statements, applied } = conditionalWrite(dialect, key, expected, content, history);
     const results =
-      this.#history === undefined
-        ? await this.#access.write(statements)
-        : await this.#writeWithHistory(statements);
-    return Number(results[1]?.[0]?.applied ?? 0) > 0;
+      history === undefined ? await this.#access.write(statements) : await this.#writeWithHistory(statements);
+    return Number(results[applied]?.[0]?.applied ?? 0) > 0;
   }
 
   /**
-   * A write that touches both tables: a missing history table is created by `TableAccess`; on SQLite a
-   * missing blocks table (a fresh database) is created with it, in the same group as the write.
+   * A write that touches the block's row and its history: when a part of the schema is missing (a fresh
+   * database, a table created before history, an `agents` database), it is created or added first
+   * (idempotently) and the write runs again.
    */
   async #writeWithHistory(statements: readonly SqlStatement[]): Promise<SqlRow[][]> {
-    const history = this.#history as TableAccess;
+    const client = this.#access.client;
     try {
-      return await history.write(statements);
+      return await client.batch(statements);
     } catch (error) {
-      const client = history.client;
-      if (client.dialect !== "sqlite" || !history.createTables) throw error;
-      if (!isMissingTable(error, BLOCKS_TABLE, "sqlite")) throw error;
-      const creating = tableStatements(HISTORY_TABLE, "sqlite");
-      return (await client.batch([...creating, ...statements])).slice(creating.length);
+      if (!isMissingHistorySchema(error, client.dialect)) throw error;
+      if (!this.#access.createTables) throw missingHistoryError(this.#owner, error);
+      await ensureHistorySchema(client);
+      return client.batch(statements);
     }
   }
 
   async #versions(query: HistoryQuery): Promise<BlockVersion[]> {
-    const history = this.#history;
     const retention = this.#retention;
-    if (history === undefined || retention === undefined) return [];
+    if (retention === undefined) return [];
     const key = this.#key();
-    const rows = await history.read(() => readVersions(history.client, key, retention, query), []);
+    const client = this.#access.client;
+    let rows: Awaited<ReturnType<typeof readVersions>>;
+    try {
+      rows = await readVersions(client, key, retention, query);
+    } catch (error) {
+      // Nothing written with history yet: no versions (a read creates nothing).
+      if (!isMissingHistorySchema(error, client.dialect)) throw error;
+      if (!this.#access.createTables) throw missingHistoryError(this.#owner, error);
+      return [];
+    }
     return rows.map((row) => toVersion(row, this.#owner));
   }
 

@@ -27,12 +27,19 @@ function agent(database: Database.Database) {
 }
 
 describe("SqlContextProvider history on better-sqlite3", () => {
-  it("is off by default (one row per write) and recognised by shape when on", () => {
+  it("is on by default, off with history: false, and recognised by shape", async () => {
     const database = new Database(":memory:");
-    const plain = new SqlContextProvider(fromBetterSqlite3(database), "memory");
-    expect(isHistoryProvider(plain)).toBe(false);
-    const kept = new SqlContextProvider(fromBetterSqlite3(database), { label: "memory", history: true });
+    const kept = new SqlContextProvider(fromBetterSqlite3(database), "memory");
     expect(isHistoryProvider(kept)).toBe(true);
+    await kept.set("one");
+    await kept.set("two");
+    expect((await kept.history?.())?.map((version) => version.content)).toEqual(["two", "one"]);
+    const plain = new SqlContextProvider(fromBetterSqlite3(database), { label: "plain", history: false });
+    expect(isHistoryProvider(plain)).toBe(false);
+    await plain.set("no version");
+    expect(
+      database.prepare("SELECT COUNT(*) AS n FROM contextblocks_block_history WHERE label = 'plain'").get(),
+    ).toEqual({ n: 0 });
     expect(
       () => new SqlContextProvider(fromBetterSqlite3(database), { label: "m", history: { retention: 0 } }),
     ).toThrow(/history must be/);
@@ -105,5 +112,69 @@ describe("SqlContextProvider history on better-sqlite3", () => {
     expect(await provider.setIf("first", "second")).toBe(true);
     expect(await provider.get()).toBe("second");
     expect((await provider.history?.())?.map((version) => version.content)).toEqual(["second", "first"]);
+  });
+
+  it("keeps the newest version number on the block's row, so a write never searches the history", async () => {
+    const database = new Database(":memory:");
+    const provider = new SqlContextProvider(fromBetterSqlite3(database), {
+      label: "p",
+      history: { retention: 2 },
+    });
+    for (const content of ["a", "b", "c", "c", "d"]) await provider.set(content);
+    expect(await provider.setIf("d", "e")).toBe(true);
+    expect(await provider.setIf("d", "f")).toBe(false);
+    expect(database.prepare("SELECT history_version FROM cf_agents_context_blocks").get()).toEqual({
+      history_version: 5,
+    });
+    // Only the ring's two slots exist; their numbers follow the row's.
+    expect(
+      database.prepare("SELECT slot, version, content FROM contextblocks_block_history ORDER BY slot").all(),
+    ).toEqual([
+      { slot: 0, version: 4, content: "d" },
+      { slot: 1, version: 5, content: "e" },
+    ]);
+  });
+
+  it("opens databases created before history: agents@0.22.0's table and an earlier history table", async () => {
+    const database = new Database(":memory:");
+    // agents@0.22.0 (agents/context) creates and writes the blocks table itself.
+    database.exec(`CREATE TABLE cf_agents_context_blocks (
+  label TEXT PRIMARY KEY, content TEXT NOT NULL, updated_at DATETIME DEFAULT CURRENT_TIMESTAMP)`);
+    database
+      .prepare("INSERT INTO cf_agents_context_blocks (label, content) VALUES (?, ?)")
+      .run("soul", "old");
+    // An earlier contextblocks kept three versions of "profile" with no number on the row.
+    database.exec(`CREATE TABLE contextblocks_block_history (
+  label TEXT NOT NULL, slot INTEGER NOT NULL, version INTEGER NOT NULL, content TEXT NOT NULL,
+  source TEXT NOT NULL, written_at TEXT NOT NULL, PRIMARY KEY (label, slot)) WITHOUT ROWID`);
+    database
+      .prepare("INSERT INTO cf_agents_context_blocks (label, content) VALUES (?, ?)")
+      .run("profile", "v3");
+    const insert = database.prepare(
+      'INSERT INTO contextblocks_block_history VALUES (\'profile\', ?, ?, ?, \'{"kind":"api","name":"set"}\', \'2026-01-01T00:00:00.000Z\')',
+    );
+    for (const version of [1, 2, 3]) insert.run(version % 50, version, `v${version}`);
+
+    const client = fromBetterSqlite3(database);
+    const soul = new SqlContextProvider(client, "soul");
+    expect(await soul.get()).toBe("old");
+    expect(await soul.history?.()).toEqual([]);
+    await soul.set("new");
+    expect((await soul.history?.())?.map((version) => [version.version, version.content])).toEqual([
+      [1, "new"],
+    ]);
+    const profile = new SqlContextProvider(client, "profile");
+    expect((await profile.history?.())?.map((version) => version.version)).toEqual([3, 2, 1]);
+    await profile.set("v4");
+    expect((await profile.history?.())?.map((version) => version.version)).toEqual([4, 3, 2, 1]);
+    // Opening again adds nothing twice.
+    await new SqlContextProvider(fromBetterSqlite3(database), "other").set("x");
+    const columns = database.prepare("SELECT name FROM pragma_table_info('cf_agents_context_blocks')").all();
+    expect(columns).toEqual([
+      { name: "label" },
+      { name: "content" },
+      { name: "updated_at" },
+      { name: "history_version" },
+    ]);
   });
 });

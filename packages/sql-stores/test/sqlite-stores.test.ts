@@ -26,9 +26,19 @@ describe("sql-stores on SQLite statements", () => {
     expect(await new SqlSessionRegistry(client).list()).toEqual([]);
     expect(tables()).toEqual([]);
     await memory.set("Ada");
-    expect(tables()).toEqual(["cf_agents_context_blocks"]);
+    // History is on by default: the block's table and its versions.
+    expect(tables()).toEqual(["cf_agents_context_blocks", "contextblocks_block_history"]);
     await new SqlSkillProvider(client, "skills").set("deploy", "Run it.");
-    expect(tables()).toEqual(["cf_agents_context_blocks", "contextblocks_skills"]);
+    expect(tables()).toEqual([
+      "cf_agents_context_blocks",
+      "contextblocks_block_history",
+      "contextblocks_skills",
+    ]);
+    const other = new Database(":memory:");
+    await new SqlContextProvider(fromBetterSqlite3(other), { label: "memory", history: false }).set("Ada");
+    expect(other.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all()).toEqual([
+      { name: "cf_agents_context_blocks" },
+    ]);
   });
 
   it("row labels: namespaced labels share the namespace's prefix and never a plain label's", () => {

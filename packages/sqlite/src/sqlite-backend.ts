@@ -65,7 +65,12 @@ export function sqliteBackend(source: SqlSource, options: SqliteBackendOptions =
     block: (label, sessionId) =>
       new SqliteContextProvider(client, { label, namespace: namespaceOf(sessionId) }),
     prompt: (sessionId) =>
-      new SqliteContextProvider(client, { label: SYSTEM_PROMPT_LABEL, namespace: namespaceOf(sessionId) }),
+      // The frozen prompt is not a block the model writes: no versions.
+      new SqliteContextProvider(client, {
+        label: SYSTEM_PROMPT_LABEL,
+        namespace: namespaceOf(sessionId),
+        history: false,
+      }),
     async searchMessages(query: string, limit: number): Promise<SearchResult[]> {
       await schemaReady(client);
       await catchUpMessageIndex(client);
@@ -83,6 +88,7 @@ const ownedTables = [
   "assistant_message_chunks",
   "assistant_message_tombstones",
   "cf_agents_context_blocks",
+  "contextblocks_block_history",
   "contextblocks_run_state",
   "assistant_sessions",
 ] as const;
@@ -132,6 +138,11 @@ async function deleteSession(client: SqlClient, sessionId: string): Promise<void
       const prefix = namespacePrefix(sessionId);
       const end = `${prefix.slice(0, -1)}-`;
       statements.push(sql`DELETE FROM cf_agents_context_blocks WHERE label >= ${prefix} AND label < ${end}`);
+      if (has("contextblocks_block_history")) {
+        statements.push(
+          sql`DELETE FROM contextblocks_block_history WHERE label >= ${prefix} AND label < ${end}`,
+        );
+      }
     }
   }
   if (has("contextblocks_run_state"))

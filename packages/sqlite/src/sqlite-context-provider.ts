@@ -7,9 +7,11 @@ const OWNER = "SqliteContextProvider";
 /** Options of `SqliteContextProvider` (the object form of its second argument). */
 export interface SqliteContextProviderOptions extends BlockStoreOptions {
   /**
-   * Keep versions for `ContextBlocks.blockHistory` / `restoreBlock`: `true` (the last 50) or `{ retention }`.
-   * Off by default (a write is then one row written, as `agents/context`'s); on, a write is two: the block's
-   * row and one slot of the fixed-size ring in `contextblocks_block_history`, in the same transaction.
+   * Versions for `ContextBlocks.blockHistory` / `restoreBlock`. On by default (the last 50);
+   * `{ retention }` keeps the last `retention`; `false` turns it off (a write is then one row written, as
+   * `agents/context`'s). On, a changed write writes two rows (the block's row, which also holds the newest
+   * version number, and one slot of the fixed-size ring in `contextblocks_block_history`) in the same
+   * transaction, and reads a constant number of rows, whatever the number of versions kept.
    */
   history?: boolean | { retention?: number } | undefined;
 }

@@ -1,7 +1,11 @@
 // Registers the suite so that every check runs (no capability missing, every option given): the source of
 // the generated check list in the README (test/check-list.test.ts).
-import { InMemorySearchProvider, InMemorySkillProvider } from "@contextblocks/core/memory";
-import { describeContextProvider } from "../../src/index.js";
+import {
+  InMemoryContextProvider,
+  InMemorySearchProvider,
+  InMemorySkillProvider,
+} from "@contextblocks/core/memory";
+import { describeContextProvider, describeHistory } from "../../src/index.js";
 import { NamespacedMemoryProvider } from "../memory-providers.js";
 
 describeContextProvider("writable", () => new NamespacedMemoryProvider(), {
@@ -18,4 +22,10 @@ describeContextProvider("searchable", () => new InMemorySearchProvider(), {
 describeContextProvider("loadable", () => new InMemorySkillProvider(), {
   capabilities: { loadable: true, writable: true, delete: true },
   reopen: (provider) => new InMemorySkillProvider({ store: provider.store }),
+});
+
+describeHistory("history", () => new InMemoryContextProvider({ historyRetention: 3 }), {
+  capabilities: { writable: true, history: true },
+  reopen: (provider) => new InMemoryContextProvider({ store: provider.store, historyRetention: 3 }),
+  historyRetention: 3,
 });

@@ -10,7 +10,7 @@ export function buildToolSpecs(host: ToolHost, options: ToolOptions = {}): Conte
   const maxContentLength = options.maxToolContentLength ?? DEFAULT_MAX_TOOL_CONTENT_LENGTH;
   return [
     setContextTool(host, maxContentLength),
-    editContextTool(host, maxContentLength),
+    editContextTool(host, maxContentLength, options.editEntries ?? false),
     searchContextTool(host),
     loadContextTool(host),
     unloadContextTool(host),

@@ -12,6 +12,13 @@ export interface ToolHost {
   setBlock(label: string, content: string, options?: WriteOptions): Promise<ContextBlock>;
   appendToBlock(label: string, content: string, options?: WriteOptions): Promise<ContextBlock>;
   editBlock(label: string, oldStr: string, newStr: string, options?: WriteOptions): Promise<ContextBlock>;
+  editEntry(
+    label: string,
+    key: string,
+    oldStr: string,
+    newStr: string,
+    options?: WriteOptions,
+  ): Promise<ContextBlock>;
   setEntry(label: string, key: string, content: string, description?: string): Promise<ContextBlock>;
   search(label: string, query: string): Promise<string | null>;
   loadEntry(label: string, key: string): Promise<string | null>;

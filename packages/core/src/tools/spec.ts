@@ -39,6 +39,12 @@ export interface ContextToolSpec {
 export interface ToolOptions {
   /** Largest text a tool call may write (content, title and description together), in characters. Default 262,144. */
   maxToolContentLength?: number;
+  /**
+   * Offer `edit_context` for entries of skill collections (with `key`) even when no plain writable block
+   * offers it. Default: entries are editable only beside a plain writable block, so a context of skill
+   * collections alone has exactly `agents/context`'s tools (`set_context`, `load_context`, `unload_context`).
+   */
+  editEntries?: boolean;
 }
 
 export const DEFAULT_MAX_TOOL_CONTENT_LENGTH = 262_144;

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describeContextProvider } from "@contextblocks/conformance";
+import { describeContextProvider, describeHistory } from "@contextblocks/conformance";
 import Database from "better-sqlite3";
 import { SqliteContextProvider } from "../../src/index.js";
 
@@ -11,6 +11,8 @@ interface FileStore {
   readonly path: string;
   readonly connections: Database.Database[];
   live: number;
+  /** Versions kept (the `history` option's retention); the default 50 when absent. */
+  readonly retention?: number;
 }
 
 const storeOf = new WeakMap<SqliteContextProvider, FileStore>();
@@ -20,7 +22,8 @@ function openOn(store: FileStore, namespace: string | undefined): SqliteContextP
   const connection = new Database(store.path);
   store.connections.push(connection);
   store.live += 1;
-  const provider = new SqliteContextProvider(connection, { namespace });
+  const history = store.retention === undefined ? true : { retention: store.retention };
+  const provider = new SqliteContextProvider(connection, { namespace, history });
   storeOf.set(provider, store);
   return provider;
 }
@@ -31,22 +34,40 @@ function store(provider: SqliteContextProvider): FileStore {
   return found;
 }
 
+function release(provider: SqliteContextProvider): void {
+  const backing = store(provider);
+  backing.live -= 1;
+  if (backing.live > 0) return;
+  for (const connection of backing.connections) connection.close();
+  rmSync(backing.directory, { recursive: true, force: true });
+}
+
+function freshStore(retention?: number): FileStore {
+  const directory = mkdtempSync(join(tmpdir(), "contextblocks-sqlite-conformance-"));
+  const path = join(directory, "blocks.sqlite");
+  return retention === undefined
+    ? { directory, path, connections: [], live: 0 }
+    : { directory, path, connections: [], live: 0, retention };
+}
+
 describeContextProvider(
   "SqliteContextProvider on a better-sqlite3 file",
-  () => {
-    const directory = mkdtempSync(join(tmpdir(), "contextblocks-sqlite-conformance-"));
-    return openOn({ directory, path: join(directory, "blocks.sqlite"), connections: [], live: 0 }, undefined);
-  },
+  () => openOn(freshStore(), undefined),
   {
-    capabilities: { readable: true, writable: true, namespacing: true },
+    capabilities: { readable: true, writable: true, namespacing: true, history: true },
     reopen: (provider) => openOn(store(provider), provider.namespace),
     namespace: (provider, namespace) => openOn(store(provider), namespace),
-    cleanup: (provider) => {
-      const backing = store(provider);
-      backing.live -= 1;
-      if (backing.live > 0) return;
-      for (const connection of backing.connections) connection.close();
-      rmSync(backing.directory, { recursive: true, force: true });
-    },
+    cleanup: release,
+  },
+);
+
+describeHistory(
+  "SqliteContextProvider on a better-sqlite3 file, keeping 3 versions",
+  () => openOn(freshStore(3), undefined),
+  {
+    capabilities: { writable: true, history: true },
+    reopen: (provider) => openOn(store(provider), provider.namespace),
+    cleanup: release,
+    historyRetention: 3,
   },
 );

@@ -29,7 +29,7 @@ describe("SqliteContextProvider on better-sqlite3 (file database)", () => {
       .get() !== undefined;
 
   it("creates no table before first use, none on a read, and agents' exact table on the first write", async () => {
-    const provider = new SqliteContextProvider(temporary.database, "memory");
+    const provider = new SqliteContextProvider(temporary.database, { label: "memory", history: false });
     expect(tableExists()).toBe(false);
     expect(await provider.get()).toBeNull();
     expect(tableExists()).toBe(false);
@@ -42,6 +42,17 @@ describe("SqliteContextProvider on better-sqlite3 (file database)", () => {
       { cid: 2, name: "updated_at", type: "DATETIME", notnull: 0, dflt_value: "CURRENT_TIMESTAMP", pk: 0 },
     ]);
     expect(await provider.get()).toBe("first");
+    // With history (the default) the table gains one column, the newest version number.
+    await new SqliteContextProvider(temporary.database, "kept").set("first");
+    const added = temporary.database.prepare("PRAGMA table_info(cf_agents_context_blocks)").all();
+    expect(added.at(-1)).toEqual({
+      cid: 3,
+      name: "history_version",
+      type: "INTEGER",
+      notnull: 1,
+      dflt_value: "0",
+      pk: 0,
+    });
   });
 
   it("upserts one row per label", async () => {
@@ -204,9 +215,10 @@ describe("SqliteContextProvider on better-sqlite3 (file database)", () => {
     const before = temporary.database.prepare("SELECT updated_at FROM cf_agents_context_blocks").get();
     reports.length = 0;
     await provider.set("same");
-    expect(reports.map((report) => report.changes)).toEqual([0]);
+    // The block's upsert, then its version (history is on by default): neither writes.
+    expect(reports.map((report) => report.changes)).toEqual([0, 0]);
     await provider.set("different");
-    expect(reports.map((report) => report.changes)).toEqual([0, 1]);
+    expect(reports.map((report) => report.changes)).toEqual([0, 0, 1, 1]);
     expect(before).toBeDefined();
   });
 

@@ -1,5 +1,5 @@
 import { env, runInDurableObject } from "cloudflare:test";
-import { describeContextProvider, routeProviderCalls } from "@contextblocks/conformance";
+import { describeContextProvider, describeHistory, routeProviderCalls } from "@contextblocks/conformance";
 import { SqliteContextProvider } from "../../src/index.js";
 
 /** The Durable Object a provider's storage belongs to. */
@@ -12,10 +12,15 @@ let objects = 0;
  * A real `SqliteContextProvider` on the object's `ctx.storage`, built inside the object, with every call
  * (get, set, init) run inside it through runInDurableObject.
  */
-async function openIn(stub: Stub, namespace: string | undefined): Promise<SqliteContextProvider> {
+async function openIn(
+  stub: Stub,
+  namespace: string | undefined,
+  retention?: number,
+): Promise<SqliteContextProvider> {
+  const history = retention === undefined ? true : { retention };
   const provider = await runInDurableObject(
     stub,
-    (_instance, state) => new SqliteContextProvider(state.storage, { namespace }),
+    (_instance, state) => new SqliteContextProvider(state.storage, { namespace, history }),
   );
   const routed = routeProviderCalls(provider, (call) => runInDurableObject(stub, call));
   objectOf.set(routed, stub);
@@ -33,8 +38,18 @@ describeContextProvider(
   // A new Durable Object (its own SQLite database) for every provider the suite asks for.
   () => openIn(env.CONTEXT_OBJECT.getByName(`conformance-${++objects}`), undefined),
   {
-    capabilities: { readable: true, writable: true, namespacing: true },
+    capabilities: { readable: true, writable: true, namespacing: true, history: true },
     reopen: (provider) => openIn(objectFor(provider), provider.namespace),
     namespace: (provider, namespace) => openIn(objectFor(provider), namespace),
+  },
+);
+
+describeHistory(
+  "SqliteContextProvider on Durable Object storage, keeping 3 versions",
+  () => openIn(env.CONTEXT_OBJECT.getByName(`conformance-${++objects}`), undefined, 3),
+  {
+    capabilities: { writable: true, history: true },
+    reopen: (provider) => openIn(objectFor(provider), provider.namespace, 3),
+    historyRetention: 3,
   },
 );
