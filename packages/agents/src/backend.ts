@@ -36,7 +36,9 @@ export function agentsSqliteBackend(source: SqlSource): SessionBackend {
     ...backend,
     name: "sqlite (agents keys)",
     block: (label, sessionId) => new SqliteContextProvider(backend.client, agentsBlockKey(label, sessionId)),
-    prompt: (sessionId) => new SqliteContextProvider(backend.client, agentsPromptKey(sessionId)),
+    // The frozen prompt is a cache of the blocks, not memory: it keeps no versions.
+    prompt: (sessionId) =>
+      new SqliteContextProvider(backend.client, { label: agentsPromptKey(sessionId), history: false }),
     deleteSession: async (sessionId) => {
       await backend.deleteSession(sessionId);
     },
