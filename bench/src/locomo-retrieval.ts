@@ -24,6 +24,8 @@ interface Turn {
   speaker: string;
   dia_id: string;
   text: string;
+  /** When its session took place (LoCoMo's `session_N_date_time`, "1:56 pm on 8 May, 2023"). */
+  time?: Date | undefined;
 }
 interface Question {
   question: string;
@@ -36,29 +38,32 @@ interface Conversation {
   questions: Question[];
 }
 interface Searcher {
-  set(key: string, content: string): Promise<void>;
+  set(key: string, content: string, time?: Date): Promise<void>;
   search(query: string): Promise<string | null>;
 }
 
 /**
  * A session as a searcher: every turn one message appended in order (id = its `dia_id`, text =
- * `"<speaker>: <text>"`, roles alternating), `search(question, { limit: 10 })`, the ids as `[id]` lines.
+ * `"<speaker>: <text>"`, roles alternating, `createdAt` = its session's date and time, as a chat app stamps a
+ * message), `search(question, { limit: 10 })`, the ids as `[id]` lines.
  */
 function sessionSearcher(session: {
   appendMessage(message: {
     id: string;
     role: string;
     parts: { type: "text"; text: string }[];
+    createdAt?: Date;
   }): Promise<unknown>;
   search(query: string, options: { limit: number }): Promise<{ id: string }[]>;
 }): Searcher {
   let turns = 0;
   return {
-    async set(key, content) {
+    async set(key, content, time) {
       await session.appendMessage({
         id: key,
         role: turns++ % 2 === 0 ? "user" : "assistant",
         parts: [{ type: "text", text: content }],
+        ...(time === undefined ? {} : { createdAt: time }),
       });
     },
     async search(query) {
@@ -66,6 +71,14 @@ function sessionSearcher(session: {
       return hits.map((hit) => `[${hit.id}]`).join("\n");
     },
   };
+}
+
+/** An entries provider as a searcher: every turn one entry (key, content); turn times are not entries'. */
+function entries(provider: {
+  set(key: string, content: string): Promise<void>;
+  search(query: string): Promise<string | null>;
+}): Searcher {
+  return { set: (key, content) => provider.set(key, content), search: (query) => provider.search(query) };
 }
 
 const smoke = process.argv.includes("--smoke");
@@ -93,7 +106,8 @@ function readConversations(): Conversation[] {
     const data = JSON.parse(readFileSync(new URL(file, dataDirectory), "utf8")) as Record<string, unknown>;
     const turns: Turn[] = [];
     for (let session = 1; Array.isArray(data[`session_${session}`]); session++) {
-      turns.push(...(data[`session_${session}`] as Turn[]));
+      const time = sessionTime(data[`session_${session}_date_time`]);
+      for (const turn of data[`session_${session}`] as Turn[]) turns.push({ ...turn, time });
     }
     const questions = (data.qa as Question[]).filter(
       (question) => Array.isArray(question.evidence) && question.evidence.length > 0,
@@ -104,6 +118,18 @@ function readConversations(): Conversation[] {
       questions: smoke ? questions.slice(0, smokeQuestions) : questions,
     };
   });
+}
+
+/** LoCoMo's session time ("1:56 pm on 8 May, 2023") as a `Date` (UTC), or undefined. */
+function sessionTime(value: unknown): Date | undefined {
+  if (typeof value !== "string") return undefined;
+  const match = /^(\d{1,2}):(\d{2}) ([ap])m on (\d{1,2}) (\p{L}+),? (\d{4})$/u.exec(value.trim());
+  if (match === null) return undefined;
+  const [, hour, minute, half, day, month, year] = match;
+  const date = new Date(`${month} ${day}, ${year} UTC`);
+  if (Number.isNaN(date.getTime())) return undefined;
+  date.setUTCHours((Number(hour) % 12) + (half === "p" ? 12 : 0), Number(minute));
+  return date;
 }
 
 /** The keys of a search result (`[key]` lines), in order. */
@@ -134,7 +160,7 @@ async function evaluate(make: () => Searcher, conversations: readonly Conversati
   const figures: Figures = { all: emptyTally(), byCategory: new Map(), byConversation: new Map() };
   for (const conversation of conversations) {
     const provider = make();
-    for (const turn of conversation.turns) await provider.set(turn.dia_id, `${turn.speaker}: ${turn.text}`);
+    for (const turn of conversation.turns) await provider.set(turn.dia_id, `${turn.speaker}: ${turn.text}`, turn.time);
     const keys = new Set(conversation.turns.map((turn) => turn.dia_id));
     const perConversation = emptyTally();
     figures.byConversation.set(conversation.name, perConversation);
@@ -184,14 +210,14 @@ async function main(): Promise<void> {
     ],
     [
       "@contextblocks/fts5 (entries)",
-      () => new Fts5SearchProvider(new Database(":memory:"), { label: "turns" }),
+      () => entries(new Fts5SearchProvider(new Database(":memory:"), { label: "turns" })),
     ],
     [
       "agents/context (entries)",
       () => {
         const provider = new AgentSearchProvider(betterSqlite3Host(new Database(":memory:")));
         provider.init("turns");
-        return provider;
+        return entries(provider);
       },
     ],
   ];
