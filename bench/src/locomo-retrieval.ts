@@ -11,13 +11,16 @@
  *   cd bench && node --import tsx src/locomo-retrieval.ts --smoke    # one conversation, 30 questions
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { searchExcerpts } from "@contextblocks/ai";
+import { estimateTokens } from "@contextblocks/core";
 import { Fts5SearchProvider } from "@contextblocks/fts5";
-import { Session } from "@contextblocks/sessions";
+import { formatSearchResults, Session, SessionManager } from "@contextblocks/sessions";
 import { sqliteBackend } from "@contextblocks/sqlite";
 import { AgentSearchProvider } from "agents/context";
 import { Session as AnchorSession } from "agents-session/experimental/memory/session";
 import Database from "better-sqlite3";
 import { betterSqlite3Host } from "./agents-sql.js";
+import { locomoSessionTime } from "./locomo-time.js";
 import { markdownTable } from "./markdown.js";
 
 interface Turn {
@@ -73,6 +76,36 @@ function sessionSearcher(session: {
   };
 }
 
+/** Tokens of each `session_search` result, the tool's excerpts and the ten hits it returned before. */
+const toolTokens = { excerpts: [] as number[], tenHits: [] as number[] };
+
+/**
+ * The model's tool path: a `SessionManager` on SQLite, one session per conversation, searched as the
+ * `session_search` tool searches (`searchExcerpts`: hits with the turns around them, at most 300 tokens). A
+ * question is answered when an evidence turn is shown, as a hit or beside one.
+ */
+function toolSearcher(): Searcher {
+  const manager = new SessionManager(sqliteBackend(new Database(":memory:")));
+  const session = manager.create("locomo");
+  let turns = 0;
+  return {
+    async set(key, content, time) {
+      await manager.append((await session).id, {
+        id: key,
+        role: turns++ % 2 === 0 ? "user" : "assistant",
+        parts: [{ type: "text", text: content }],
+        ...(time === undefined ? {} : { createdAt: time }),
+      });
+    },
+    async search(query) {
+      const result = await searchExcerpts(manager, query);
+      toolTokens.excerpts.push(estimateTokens(result.text ?? ""));
+      toolTokens.tenHits.push(estimateTokens(formatSearchResults(await manager.search(query, { limit: 10 })) ?? ""));
+      return result.turns.map((turn) => `[${turn.id}]`).join("\n");
+    },
+  };
+}
+
 /** An entries provider as a searcher: every turn one entry (key, content); turn times are not entries'. */
 function entries(provider: {
   set(key: string, content: string): Promise<void>;
@@ -106,7 +139,7 @@ function readConversations(): Conversation[] {
     const data = JSON.parse(readFileSync(new URL(file, dataDirectory), "utf8")) as Record<string, unknown>;
     const turns: Turn[] = [];
     for (let session = 1; Array.isArray(data[`session_${session}`]); session++) {
-      const time = sessionTime(data[`session_${session}_date_time`]);
+      const time = locomoSessionTime(data[`session_${session}_date_time`]);
       for (const turn of data[`session_${session}`] as Turn[]) turns.push({ ...turn, time });
     }
     const questions = (data.qa as Question[]).filter(
@@ -118,18 +151,6 @@ function readConversations(): Conversation[] {
       questions: smoke ? questions.slice(0, smokeQuestions) : questions,
     };
   });
-}
-
-/** LoCoMo's session time ("1:56 pm on 8 May, 2023") as a `Date` (UTC), or undefined. */
-function sessionTime(value: unknown): Date | undefined {
-  if (typeof value !== "string") return undefined;
-  const match = /^(\d{1,2}):(\d{2}) ([ap])m on (\d{1,2}) (\p{L}+),? (\d{4})$/u.exec(value.trim());
-  if (match === null) return undefined;
-  const [, hour, minute, half, day, month, year] = match;
-  const date = new Date(`${month} ${day}, ${year} UTC`);
-  if (Number.isNaN(date.getTime())) return undefined;
-  date.setUTCHours((Number(hour) % 12) + (half === "p" ? 12 : 0), Number(minute));
-  return date;
 }
 
 /** The keys of a search result (`[key]` lines), in order. */
@@ -165,7 +186,8 @@ async function evaluate(make: () => Searcher, conversations: readonly Conversati
     const perConversation = emptyTally();
     figures.byConversation.set(conversation.name, perConversation);
     for (const question of conversation.questions) {
-      const found = resultKeys(await provider.search(question.question), keys).slice(0, 10);
+      // The tool's result is one budget, not ten hits: every turn it shows counts.
+      const found = resultKeys(await provider.search(question.question), keys).slice(0, make === toolSearcher ? undefined : 10);
       const evidence = new Set(question.evidence);
       const position = found.findIndex((key) => evidence.has(key));
       let perCategory = figures.byCategory.get(question.category);
@@ -199,6 +221,7 @@ async function main(): Promise<void> {
       "session.search (@contextblocks/sqlite)",
       () => sessionSearcher(Session.create(sqliteBackend(new Database(":memory:"))).forSession("locomo")),
     ],
+    ["session_search tool (@contextblocks/ai: hits and the turns around them, ≤ 300 tokens)", toolSearcher],
     [
       "session.search (agents@0.22.0 experimental/memory/session)",
       () =>
@@ -246,6 +269,12 @@ async function main(): Promise<void> {
       ]),
     ),
   );
+  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(values.length, 1);
+  if (toolTokens.excerpts.length > 0) {
+    console.log(
+      `\nsession_search result tokens per call (estimateTokens), mean: ${mean(toolTokens.excerpts).toFixed(0)} with the turns around each hit (max ${Math.max(...toolTokens.excerpts)}), ${mean(toolTokens.tenHits).toFixed(0)} for the ten hits alone (the tool's result before).`,
+    );
+  }
   console.log("\nhit@10 per conversation (questions in brackets):\n");
   console.log(
     markdownTable(
