@@ -100,7 +100,9 @@ function toolSearcher(): Searcher {
     async search(query) {
       const result = await searchExcerpts(manager, query);
       toolTokens.excerpts.push(estimateTokens(result.text ?? ""));
-      toolTokens.tenHits.push(estimateTokens(formatSearchResults(await manager.search(query, { limit: 10 })) ?? ""));
+      toolTokens.tenHits.push(
+        estimateTokens(formatSearchResults(await manager.search(query, { limit: 10 })) ?? ""),
+      );
       return result.turns.map((turn) => `[${turn.id}]`).join("\n");
     },
   };
@@ -181,13 +183,17 @@ async function evaluate(make: () => Searcher, conversations: readonly Conversati
   const figures: Figures = { all: emptyTally(), byCategory: new Map(), byConversation: new Map() };
   for (const conversation of conversations) {
     const provider = make();
-    for (const turn of conversation.turns) await provider.set(turn.dia_id, `${turn.speaker}: ${turn.text}`, turn.time);
+    for (const turn of conversation.turns)
+      await provider.set(turn.dia_id, `${turn.speaker}: ${turn.text}`, turn.time);
     const keys = new Set(conversation.turns.map((turn) => turn.dia_id));
     const perConversation = emptyTally();
     figures.byConversation.set(conversation.name, perConversation);
     for (const question of conversation.questions) {
       // The tool's result is one budget, not ten hits: every turn it shows counts.
-      const found = resultKeys(await provider.search(question.question), keys).slice(0, make === toolSearcher ? undefined : 10);
+      const found = resultKeys(await provider.search(question.question), keys).slice(
+        0,
+        make === toolSearcher ? undefined : 10,
+      );
       const evidence = new Set(question.evidence);
       const position = found.findIndex((key) => evidence.has(key));
       let perCategory = figures.byCategory.get(question.category);
@@ -269,7 +275,8 @@ async function main(): Promise<void> {
       ]),
     ),
   );
-  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(values.length, 1);
+  const mean = (values: number[]) =>
+    values.reduce((sum, value) => sum + value, 0) / Math.max(values.length, 1);
   if (toolTokens.excerpts.length > 0) {
     console.log(
       `\nsession_search result tokens per call (estimateTokens), mean: ${mean(toolTokens.excerpts).toFixed(0)} with the turns around each hit (max ${Math.max(...toolTokens.excerpts)}), ${mean(toolTokens.tenHits).toFixed(0)} for the ten hits alone (the tool's result before).`,

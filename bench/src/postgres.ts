@@ -322,7 +322,9 @@ async function retrieval(
     const { provider, close, timed } = await open(conversation);
     for (const turn of conversation.turns) {
       const content = `${turn.speaker}: ${turn.text}`;
-      await (timed === true ? provider.set(turn.dia_id, content, turn.time) : provider.set(turn.dia_id, content));
+      await (timed === true
+        ? provider.set(turn.dia_id, content, turn.time)
+        : provider.set(turn.dia_id, content));
     }
     for (const qa of conversation.questions) {
       const start = performance.now();
