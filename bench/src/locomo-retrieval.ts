@@ -11,19 +11,24 @@
  *   cd bench && node --import tsx src/locomo-retrieval.ts --smoke    # one conversation, 30 questions
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { searchExcerpts } from "@contextblocks/ai";
+import { estimateTokens } from "@contextblocks/core";
 import { Fts5SearchProvider } from "@contextblocks/fts5";
-import { Session } from "@contextblocks/sessions";
+import { formatSearchResults, Session, SessionManager } from "@contextblocks/sessions";
 import { sqliteBackend } from "@contextblocks/sqlite";
 import { AgentSearchProvider } from "agents/context";
 import { Session as AnchorSession } from "agents-session/experimental/memory/session";
 import Database from "better-sqlite3";
 import { betterSqlite3Host } from "./agents-sql.js";
+import { locomoSessionTime } from "./locomo-time.js";
 import { markdownTable } from "./markdown.js";
 
 interface Turn {
   speaker: string;
   dia_id: string;
   text: string;
+  /** When its session took place (LoCoMo's `session_N_date_time`, "1:56 pm on 8 May, 2023"). */
+  time?: Date | undefined;
 }
 interface Question {
   question: string;
@@ -36,29 +41,32 @@ interface Conversation {
   questions: Question[];
 }
 interface Searcher {
-  set(key: string, content: string): Promise<void>;
+  set(key: string, content: string, time?: Date): Promise<void>;
   search(query: string): Promise<string | null>;
 }
 
 /**
  * A session as a searcher: every turn one message appended in order (id = its `dia_id`, text =
- * `"<speaker>: <text>"`, roles alternating), `search(question, { limit: 10 })`, the ids as `[id]` lines.
+ * `"<speaker>: <text>"`, roles alternating, `createdAt` = its session's date and time, as a chat app stamps a
+ * message), `search(question, { limit: 10 })`, the ids as `[id]` lines.
  */
 function sessionSearcher(session: {
   appendMessage(message: {
     id: string;
     role: string;
     parts: { type: "text"; text: string }[];
+    createdAt?: Date;
   }): Promise<unknown>;
   search(query: string, options: { limit: number }): Promise<{ id: string }[]>;
 }): Searcher {
   let turns = 0;
   return {
-    async set(key, content) {
+    async set(key, content, time) {
       await session.appendMessage({
         id: key,
         role: turns++ % 2 === 0 ? "user" : "assistant",
         parts: [{ type: "text", text: content }],
+        ...(time === undefined ? {} : { createdAt: time }),
       });
     },
     async search(query) {
@@ -66,6 +74,46 @@ function sessionSearcher(session: {
       return hits.map((hit) => `[${hit.id}]`).join("\n");
     },
   };
+}
+
+/** Tokens of each `session_search` result, the tool's excerpts and the ten hits it returned before. */
+const toolTokens = { excerpts: [] as number[], tenHits: [] as number[] };
+
+/**
+ * The model's tool path: a `SessionManager` on SQLite, one session per conversation, searched as the
+ * `session_search` tool searches (`searchExcerpts`: hits with the turns around them, at most 300 tokens). A
+ * question is answered when an evidence turn is shown, as a hit or beside one.
+ */
+function toolSearcher(): Searcher {
+  const manager = new SessionManager(sqliteBackend(new Database(":memory:")));
+  const session = manager.create("locomo");
+  let turns = 0;
+  return {
+    async set(key, content, time) {
+      await manager.append((await session).id, {
+        id: key,
+        role: turns++ % 2 === 0 ? "user" : "assistant",
+        parts: [{ type: "text", text: content }],
+        ...(time === undefined ? {} : { createdAt: time }),
+      });
+    },
+    async search(query) {
+      const result = await searchExcerpts(manager, query);
+      toolTokens.excerpts.push(estimateTokens(result.text ?? ""));
+      toolTokens.tenHits.push(
+        estimateTokens(formatSearchResults(await manager.search(query, { limit: 10 })) ?? ""),
+      );
+      return result.turns.map((turn) => `[${turn.id}]`).join("\n");
+    },
+  };
+}
+
+/** An entries provider as a searcher: every turn one entry (key, content); turn times are not entries'. */
+function entries(provider: {
+  set(key: string, content: string): Promise<void>;
+  search(query: string): Promise<string | null>;
+}): Searcher {
+  return { set: (key, content) => provider.set(key, content), search: (query) => provider.search(query) };
 }
 
 const smoke = process.argv.includes("--smoke");
@@ -93,7 +141,8 @@ function readConversations(): Conversation[] {
     const data = JSON.parse(readFileSync(new URL(file, dataDirectory), "utf8")) as Record<string, unknown>;
     const turns: Turn[] = [];
     for (let session = 1; Array.isArray(data[`session_${session}`]); session++) {
-      turns.push(...(data[`session_${session}`] as Turn[]));
+      const time = locomoSessionTime(data[`session_${session}_date_time`]);
+      for (const turn of data[`session_${session}`] as Turn[]) turns.push({ ...turn, time });
     }
     const questions = (data.qa as Question[]).filter(
       (question) => Array.isArray(question.evidence) && question.evidence.length > 0,
@@ -134,12 +183,17 @@ async function evaluate(make: () => Searcher, conversations: readonly Conversati
   const figures: Figures = { all: emptyTally(), byCategory: new Map(), byConversation: new Map() };
   for (const conversation of conversations) {
     const provider = make();
-    for (const turn of conversation.turns) await provider.set(turn.dia_id, `${turn.speaker}: ${turn.text}`);
+    for (const turn of conversation.turns)
+      await provider.set(turn.dia_id, `${turn.speaker}: ${turn.text}`, turn.time);
     const keys = new Set(conversation.turns.map((turn) => turn.dia_id));
     const perConversation = emptyTally();
     figures.byConversation.set(conversation.name, perConversation);
     for (const question of conversation.questions) {
-      const found = resultKeys(await provider.search(question.question), keys).slice(0, 10);
+      // The tool's result is one budget, not ten hits: every turn it shows counts.
+      const found = resultKeys(await provider.search(question.question), keys).slice(
+        0,
+        make === toolSearcher ? undefined : 10,
+      );
       const evidence = new Set(question.evidence);
       const position = found.findIndex((key) => evidence.has(key));
       let perCategory = figures.byCategory.get(question.category);
@@ -173,6 +227,7 @@ async function main(): Promise<void> {
       "session.search (@contextblocks/sqlite)",
       () => sessionSearcher(Session.create(sqliteBackend(new Database(":memory:"))).forSession("locomo")),
     ],
+    ["session_search tool (@contextblocks/ai: hits and the turns around them, ≤ 300 tokens)", toolSearcher],
     [
       "session.search (agents@0.22.0 experimental/memory/session)",
       () =>
@@ -184,14 +239,14 @@ async function main(): Promise<void> {
     ],
     [
       "@contextblocks/fts5 (entries)",
-      () => new Fts5SearchProvider(new Database(":memory:"), { label: "turns" }),
+      () => entries(new Fts5SearchProvider(new Database(":memory:"), { label: "turns" })),
     ],
     [
       "agents/context (entries)",
       () => {
         const provider = new AgentSearchProvider(betterSqlite3Host(new Database(":memory:")));
         provider.init("turns");
-        return provider;
+        return entries(provider);
       },
     ],
   ];
@@ -220,6 +275,13 @@ async function main(): Promise<void> {
       ]),
     ),
   );
+  const mean = (values: number[]) =>
+    values.reduce((sum, value) => sum + value, 0) / Math.max(values.length, 1);
+  if (toolTokens.excerpts.length > 0) {
+    console.log(
+      `\nsession_search result tokens per call (estimateTokens), mean: ${mean(toolTokens.excerpts).toFixed(0)} with the turns around each hit (max ${Math.max(...toolTokens.excerpts)}), ${mean(toolTokens.tenHits).toFixed(0)} for the ten hits alone (the tool's result before).`,
+    );
+  }
   console.log("\nhit@10 per conversation (questions in brackets):\n");
   console.log(
     markdownTable(

@@ -34,6 +34,7 @@ import { fromBetterSqlite3, fromPg, type SqlClient } from "@contextblocks/sql";
 import { SqliteContextProvider, SqliteSessionStore } from "@contextblocks/sqlite";
 import Database from "better-sqlite3";
 import pg from "pg";
+import { locomoSessionTime } from "./locomo-time.js";
 import { median } from "./statistics.js";
 
 const smoke = process.argv.includes("--smoke");
@@ -257,6 +258,8 @@ interface Turn {
   speaker: string;
   dia_id: string;
   text: string;
+  /** Its session's date and time, given to session stores as the message's `createdAt`. */
+  time?: Date | undefined;
 }
 interface Qa {
   question: string;
@@ -277,7 +280,9 @@ function readConversations(): Conversation[] {
     const data = JSON.parse(readFileSync(new URL(file, locomoDirectory), "utf8")) as Record<string, unknown>;
     const turns: Turn[] = [];
     for (const [name, value] of Object.entries(data)) {
-      if (/^session_\d+$/.test(name) && Array.isArray(value)) turns.push(...(value as Turn[]));
+      if (!/^session_\d+$/.test(name) || !Array.isArray(value)) continue;
+      const time = locomoSessionTime(data[`${name}_date_time`]);
+      for (const turn of value as Turn[]) turns.push({ ...turn, time });
     }
     const questions = ((data.qa as Qa[] | undefined) ?? []).filter(
       (qa) => Array.isArray(qa.evidence) && qa.evidence.length > 0,
@@ -298,10 +303,12 @@ async function retrieval(
   conversations: readonly Conversation[],
   open: (conversation: Conversation) => Promise<{
     provider: {
-      set(key: string, content: string): Promise<void>;
+      set(key: string, content: string, time?: Date): Promise<void>;
       search(query: string): Promise<string | null>;
     };
     close(): Promise<void>;
+    /** A session store: each turn is appended with its session's time. */
+    timed?: boolean;
   }>,
 ): Promise<RetrievalFigures> {
   const figures: RetrievalFigures = {
@@ -312,8 +319,13 @@ async function retrieval(
     searchMilliseconds: [],
   };
   for (const conversation of conversations) {
-    const { provider, close } = await open(conversation);
-    for (const turn of conversation.turns) await provider.set(turn.dia_id, `${turn.speaker}: ${turn.text}`);
+    const { provider, close, timed } = await open(conversation);
+    for (const turn of conversation.turns) {
+      const content = `${turn.speaker}: ${turn.text}`;
+      await (timed === true
+        ? provider.set(turn.dia_id, content, turn.time)
+        : provider.set(turn.dia_id, content));
+    }
     for (const qa of conversation.questions) {
       const start = performance.now();
       const result = await provider.search(qa.question);
@@ -341,16 +353,17 @@ function sessionAsProvider(
   store: SessionStore,
   prefix: string,
 ): {
-  set(key: string, content: string): Promise<void>;
+  set(key: string, content: string, time?: Date): Promise<void>;
   search(query: string): Promise<string | null>;
 } {
   let turns = 0;
   return {
-    async set(key, content) {
+    async set(key, content, time) {
       await store.appendMessage({
         id: `${prefix}${key}`,
         role: turns++ % 2 === 0 ? "user" : "assistant",
         parts: [{ type: "text", text: content }],
+        ...(time === undefined ? {} : { createdAt: time }),
       });
     },
     async search(query) {
@@ -442,6 +455,7 @@ async function main(): Promise<void> {
         `${conversation.id}:`,
       ),
       close: async () => {},
+      timed: true,
     }));
     sqliteDatabase.close();
     const sessionConnection = new pg.Client({ connectionString: cluster.connectionString });
@@ -452,12 +466,13 @@ async function main(): Promise<void> {
         `${conversation.id}:`,
       ),
       close: async () => {},
+      timed: true,
     }));
     await sessionConnection.end();
     console.log(
       retrievalTable([
-        ["SqliteSessionStore.searchMessages (FTS5, context column)", sqliteSession],
-        ["PostgresSessionStore.searchMessages (tsvector, context column)", postgresSession],
+        ["SqliteSessionStore.searchMessages (FTS5: text, turns around, day, speaker)", sqliteSession],
+        ["PostgresSessionStore.searchMessages (tsvector: the same fields)", postgresSession],
         ["Fts5SearchProvider (better-sqlite3)", fts5],
         ["PostgresSearchProvider (tsvector, GIN)", postgresRetrieval],
       ]),

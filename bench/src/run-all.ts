@@ -207,6 +207,17 @@ function sections(): Section[] {
       },
     });
   }
+  if (hasScript("./search-speed.ts")) {
+    list.push({
+      id: "search-speed",
+      title: "Search speed against one bare FTS5 statement",
+      about:
+        "`Fts5SearchProvider.search` against one bare FTS5 statement on the same index (the query's terms ORed, " +
+        "bm25, top 10), at 20k and 100k entries, on a Zipf-like corpus and on random tokens (5,000 words " +
+        "w0…w4999, 30 words an entry, 3-word queries); goal: at most 1.5× (bench/src/search-speed.ts).",
+      run: async (smoke) => runScript("./search-speed.ts", smoke).markdown,
+    });
+  }
   if (hasScript("./locomo-retrieval.ts")) {
     list.push({
       id: "locomo-retrieval",

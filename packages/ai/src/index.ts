@@ -41,6 +41,12 @@ export { attachReminder, isReminderPart } from "./reminder-placement.js";
 export { runMessagesOf, verbatimPartType } from "./sessions/run-message-decoding.js";
 export { toSessionMessage, withToolResults } from "./sessions/run-message-encoding.js";
 export {
+  type ExcerptTurn,
+  type SearchExcerptOptions,
+  type SearchExcerpts,
+  searchExcerpts,
+} from "./sessions/search-excerpts.js";
+export {
   type SessionHistoryOptions,
   SessionHistoryPlugin,
   type SessionSource,

@@ -19,6 +19,16 @@ import type { QueryPlan } from "@contextblocks/text";
 /** The weight of a term found only in a message's context, against 1 in its own text. */
 export const contextWeight = 0.3;
 
+/** A message whose speaker the query names scores this much more (1.25×, as on SQLite). */
+export const speakerBoost = 0.25;
+
+/** Share of the best score of the same day added to each hit's own (as on SQLite: message-search.ts there). */
+export const dayShare = 0.4;
+
+/** BM25's term-frequency saturation and length normalisation, FTS5's defaults. */
+const k1 = 1.2;
+const b = 0.75;
+
 /**
  * The context text of a message whose parent is `parentId` (an SQL expression) in `sessionId`: the parent's
  * and grandparent's own text, read by primary key when the message is written (never rewritten by a later
@@ -60,7 +70,7 @@ export function messageSearchStatement(
   const exact =
     plan.phrase === null
       ? sql``
-      : sql`candidate.content_tsv @@ phraseto_tsquery('english', ${plan.phrase.join(" ")}) DESC, `;
+      : sql`scored.content_tsv @@ phraseto_tsquery('english', ${plan.phrase.join(" ")}) DESC, `;
   const pairRows = joined(
     plan.pairs.map(
       ([first, second]) => sql`(phraseto_tsquery('english', ${`${first.word} ${second.word}`}))`,
@@ -72,29 +82,54 @@ export function messageSearchStatement(
   const pairsPresent =
     plan.pairs.length === 0
       ? sql``
-      : sql`(SELECT count(*) FROM pair WHERE candidate.content_tsv @@ pair.query) DESC, `;
+      : sql`(SELECT count(*) FROM pair WHERE scored.content_tsv @@ pair.query) DESC, `;
 
+  const words = JSON.stringify(plan.terms.map((term) => term.word));
   return sql`WITH term (query) AS MATERIALIZED (VALUES ${termRows}),
 ${pairTable}candidate AS MATERIALIZED (
   SELECT message.id, message.session_id, message.role, message.content, message.created_at, message.position,
-    message.content_tsv, message.context_tsv
+    message.content_tsv, message.context_tsv, message.after_tsv, message.time_tsv, message.speaker,
+    message.time_text
   FROM assistant_messages message
-  WHERE ${inSession} AND (message.content_tsv @@ (${anyTerm}) OR message.context_tsv @@ (${anyTerm}))
+  WHERE ${inSession} AND (message.content_tsv @@ (${anyTerm}) OR message.context_tsv @@ (${anyTerm})
+    OR message.after_tsv @@ (${anyTerm}) OR message.time_tsv @@ (${anyTerm}))
 ),
 messages AS MATERIALIZED (SELECT count(*) AS total FROM assistant_messages message WHERE ${inSession}),
 weight AS MATERIALIZED (
   SELECT term.query, greatest(ln((messages.total - frequency.messages + 0.5) / (frequency.messages + 0.5)), 0.1) AS idf
   FROM term CROSS JOIN messages CROSS JOIN LATERAL (
     SELECT count(*) AS messages FROM candidate WHERE candidate.content_tsv @@ term.query
+      OR candidate.context_tsv @@ term.query OR candidate.after_tsv @@ term.query
+      OR candidate.time_tsv @@ term.query
   ) frequency
   WHERE numnode(term.query) > 0
+),
+sized AS (
+  SELECT candidate.*, length(candidate.content_tsv) + length(candidate.context_tsv) + length(candidate.after_tsv)
+    + length(candidate.time_tsv) AS size
+  FROM candidate
+),
+average AS MATERIALIZED (SELECT greatest(avg(sized.size), 1) AS size FROM sized),
+scored AS (
+  SELECT sized.*,
+    (SELECT coalesce(sum(weight.idf * matched.weight * ${raw(String(k1 + 1))}
+        / (matched.weight + ${raw(String(k1))} * (1 - ${raw(String(b))} + ${raw(String(b))} * sized.size / average.size))), 0)
+      FROM weight CROSS JOIN LATERAL (SELECT
+        CASE WHEN sized.content_tsv @@ weight.query THEN 1 ELSE 0 END
+        + CASE WHEN sized.time_tsv @@ weight.query THEN 1 ELSE 0 END
+        + CASE WHEN sized.context_tsv @@ weight.query OR sized.after_tsv @@ weight.query
+          THEN ${raw(String(contextWeight))} ELSE 0 END AS weight) matched
+      WHERE matched.weight > 0)
+      * CASE WHEN sized.speaker IN (SELECT json_array_elements_text(${words}::text::json))
+        THEN ${raw(String(1 + speakerBoost))} ELSE 1 END
+      AS score
+  FROM sized CROSS JOIN average
 )
-SELECT candidate.id, candidate.session_id, candidate.role, candidate.content, candidate.created_at
-FROM candidate
-ORDER BY ${exact}(SELECT coalesce(sum(weight.idf * CASE WHEN candidate.content_tsv @@ weight.query THEN 1
-    WHEN candidate.context_tsv @@ weight.query THEN ${raw(String(contextWeight))} ELSE 0 END), 0) FROM weight) DESC,
-  ${pairsPresent}ts_rank_cd(candidate.content_tsv, (${anyTerm})) DESC,
-  candidate.position DESC
+SELECT scored.id, scored.session_id, scored.role, scored.content, scored.created_at
+FROM scored
+ORDER BY ${exact}scored.score + ${raw(String(dayShare))} * max(scored.score) OVER (PARTITION BY scored.session_id, scored.time_text) DESC,
+  ${pairsPresent}ts_rank_cd(scored.content_tsv, (${anyTerm})) DESC,
+  scored.position DESC
 LIMIT ${limit}`;
 }
 

@@ -2,6 +2,7 @@ import { ContextError, describeValue } from "@contextblocks/core";
 import { parseStoredMessage, type SearchResult, textOfMessage } from "@contextblocks/sessions";
 import type { SqlStatement } from "@contextblocks/sql";
 import { planQuery } from "@contextblocks/text";
+import { catchUpSearchFields } from "./message-search-index.js";
 import { messageSearchStatement } from "./message-search-statement.js";
 import { timeText } from "./time-text.js";
 
@@ -18,7 +19,9 @@ interface Row {
 
 /**
  * Message search over `assistant_messages` (one session's, or every session's when `sessionId` is
- * undefined: then each hit names its `sessionId`). `read` runs the one statement.
+ * undefined: then each hit names its `sessionId`). `read` runs the statements: the search fields brought up
+ * to date (message-search-index.ts: one read, and one write when messages changed since the last search),
+ * then the one search statement.
  */
 export async function searchMessages(
   read: (statement: SqlStatement) => Promise<unknown[]>,
@@ -41,6 +44,7 @@ export async function searchMessages(
   }
   const plan = planQuery(query);
   if (plan === null) return [];
+  await catchUpSearchFields(read, sessionId);
   const rows = (await read(messageSearchStatement(sessionId, plan, count))) as Row[];
   const results: SearchResult[] = [];
   for (const row of rows) {

@@ -35,6 +35,7 @@ import {
 } from "@contextblocks/sql-stores";
 import { type PostgresSource, postgresClient } from "./client.js";
 import { searchMessages } from "./message-search.js";
+import { staleSearchFieldsStatement } from "./message-search-index.js";
 import { contextTextOf, refreshContextStatement } from "./message-search-statement.js";
 import { SESSION_TABLES } from "./schema.js";
 import { indexableText } from "./text-checks.js";
@@ -299,6 +300,7 @@ WHERE session_id = ${this.#sessionId} ORDER BY position LIMIT ${limit}`);
 SET content = ${content}, role = ${checked.role}, text_content = ${text}
 WHERE session_id = ${this.#sessionId} AND id = ${checked.id} RETURNING id`,
             refreshContextStatement(this.#sessionId, JSON.stringify([checked.id])),
+            staleSearchFieldsStatement(this.#sessionId, JSON.stringify([checked.id])),
           ])
         )[1] ?? [])
       : [];
@@ -319,6 +321,8 @@ WHERE session_id = ${this.#sessionId} AND id = ${checked.id} RETURNING id`,
     const list = JSON.stringify(ids);
     const session = this.#sessionId;
     await this.#transaction([
+      // Their parents and grandparents index the turns after them again at the next search.
+      staleSearchFieldsStatement(session, list),
       // Descendants keep their parent link (as in agents) but their depth no longer holds.
       sql`WITH RECURSIVE doomed (id) AS (SELECT json_array_elements_text(${list}::text::json)),
 below (id, step) AS (

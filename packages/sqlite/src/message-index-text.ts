@@ -1,4 +1,6 @@
 import { type SessionMessage, textOfMessage } from "@contextblocks/sessions";
+import { messageFieldsOf } from "@contextblocks/text";
+import type { IndexedMessage } from "./message-search.js";
 
 /**
  * The text the message search index holds for a message: its text parts, at most `maximumIndexedChars`
@@ -14,4 +16,10 @@ export function indexTextOf(message: SessionMessage): string {
     ? maximumIndexedChars - 1
     : maximumIndexedChars;
   return text.slice(0, end);
+}
+
+/** A message's search row fields: its indexed text, its speaker and its day (`messageFieldsOf`). */
+export function indexedMessageOf(message: SessionMessage): IndexedMessage {
+  const text = indexTextOf(message);
+  return { text, ...messageFieldsOf(message, text) };
 }

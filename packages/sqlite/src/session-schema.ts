@@ -1,4 +1,5 @@
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+import { createSearchTable, upgradeSearchTable } from "./message-index-schema.js";
 
 /**
  * The tables, named and shaped as `agents/experimental/memory/session` creates them, so a database written
@@ -10,8 +11,9 @@ import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
  *   session for it.
  * - An index on `assistant_compactions(session_id)`: overlays are read on every history read.
  *
- * - `assistant_fts.context`: the text of the message's parent and grandparent, searched at a lower weight and
- *   never returned (message-search.ts); a table `agents` created lacks it and is searched by text alone.
+ * - `assistant_fts.context`, `.time`, `.speaker`: the text of the turns around the message, its day and its
+ *   speaker, searched beside its text and never returned (message-search.ts, message-index-schema.ts); a
+ *   table `agents` created lacks them and is searched by text alone.
  * - `assistant_messages.content_chunks`: how many `assistant_message_chunks` rows continue a message too
  *   large for one Durable Object row (`NULL`/0: none; see `message-rows.ts`).
  * - `assistant_fts_state`: the search index's high-water mark; the index is built lazily, at search time
@@ -85,8 +87,7 @@ const createStatements: SqlStatement[] = [
     created_at DATETIME DEFAULT CURRENT_TIMESTAMP
   )`,
   sql`CREATE INDEX IF NOT EXISTS idx_assistant_compactions_session ON assistant_compactions(session_id)`,
-  sql`CREATE VIRTUAL TABLE IF NOT EXISTS assistant_fts
-    USING fts5(id UNINDEXED, session_id UNINDEXED, role UNINDEXED, content, context, tokenize='porter unicode61')`,
+  createSearchTable,
   sql`CREATE TABLE IF NOT EXISTS assistant_leaves (
     session_id TEXT PRIMARY KEY,
     leaf_id TEXT NOT NULL
@@ -122,6 +123,7 @@ export async function ensureSchema(client: SqlClient): Promise<SessionLayout> {
       OR (type = 'index' AND name = 'idx_assistant_msg_parent')`;
   const indexed = existing.some((row) => row.name === "idx_assistant_msg_parent");
   await client.batch([indexed ? indexedStatements : [createLeanTable], createStatements].flat());
+  await upgradeSearchTable(client);
   const columns = new Set(
     (await client.query<{ name: string }>`SELECT name FROM pragma_table_info('assistant_messages')`).map(
       (row) => row.name,

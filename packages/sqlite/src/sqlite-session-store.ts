@@ -30,7 +30,7 @@ import {
 import { readLeanPath } from "./lean-path.js";
 import { cachedTail, currentTail, readTail, rememberTail, tailStill } from "./lean-tail.js";
 import { catchUpMessageIndex, readContinuations } from "./message-index.js";
-import { indexTextOf } from "./message-index-text.js";
+import { indexedMessageOf } from "./message-index-text.js";
 import { sliceStoredMessage } from "./message-rows.js";
 import {
   hasContextColumn,
@@ -329,7 +329,8 @@ export class SqliteSessionStore implements SessionStore {
           AND ${parentStill}
         RETURNING id`);
       if (inserted.length > 0) {
-        const text = this.#indexOnAppend ? indexTextOf(message) : "";
+        const indexed = this.#indexOnAppend ? indexedMessageOf(message) : null;
+        const text = indexed?.text ?? "";
         const withContext = text.length > 0 && (await hasContextColumn(this.#client));
         await this.#client.batch([
           sql`INSERT INTO assistant_leaves (session_id, leaf_id) VALUES (${this.#sessionId}, ${message.id})
@@ -338,7 +339,14 @@ export class SqliteSessionStore implements SessionStore {
             ? [
                 // With its context from its ancestors' rows; when the index is behind (the mark does not
                 // move), the next search indexes the range again, context included.
-                indexMessageStatement(this.#sessionId, message.id, text, withContext),
+                indexMessageStatement(
+                  this.#sessionId,
+                  message.id,
+                  indexed ?? { text, speaker: "", time: null },
+                  withContext,
+                ),
+                // Its parent's and grandparent's rows gain it as the turn after them.
+                ...refreshContextStatements(this.#sessionId, message.id, parent?.id ?? null, withContext),
                 sql`UPDATE assistant_fts_state SET indexed_rowid = (SELECT rowid FROM assistant_messages
                   WHERE id = ${message.id}) WHERE key = 'messages' AND indexed_rowid = (SELECT rowid - 1
                   FROM assistant_messages WHERE id = ${message.id})`,
@@ -418,11 +426,12 @@ export class SqliteSessionStore implements SessionStore {
           leaf: { id: message.id, rowid: Number(rowid), depth },
           horizon: Number(rowid),
         });
-        const text = this.#indexOnAppend ? indexTextOf(message) : "";
-        if (text.length > 0) {
+        const indexed = this.#indexOnAppend ? indexedMessageOf(message) : null;
+        if (indexed !== null && indexed.text.length > 0) {
           const withContext = await hasContextColumn(this.#client);
           await this.#client.batch([
-            indexMessageStatement(this.#sessionId, message.id, text, withContext),
+            // With its context from its ancestors' rows; the next search refreshes what follows it.
+            indexMessageStatement(this.#sessionId, message.id, indexed, withContext),
             sql`UPDATE assistant_fts_state SET indexed_rowid = ${Number(rowid)}
               WHERE key = 'messages' AND indexed_rowid = ${Number(rowid) - 1}`,
           ]);
@@ -498,7 +507,8 @@ export class SqliteSessionStore implements SessionStore {
       if (row === null) {
         throw new ContextError("NOT_FOUND", `updateMessage: no message "${checked.id}" in this session`);
       }
-      const text = indexTextOf(checked);
+      const indexed = indexedMessageOf(checked);
+      const text = indexed.text;
       const chunks = slices.length - 1;
       const statements: SqlStatement[] = [
         ...slices.slice(1).map(
@@ -514,11 +524,18 @@ export class SqliteSessionStore implements SessionStore {
       const withContext = await hasContextColumn(this.#client);
       if (text.length > 0) {
         statements.push(
-          indexMessageStatement(this.#sessionId, checked.id, text, withContext, { indexedOnly: true }),
+          indexMessageStatement(this.#sessionId, checked.id, indexed, withContext, { indexedOnly: true }),
         );
       }
-      // Its children and grandchildren carry its text as context.
-      statements.push(...refreshContextStatements(this.#sessionId, checked.id, withContext));
+      // Its children, grandchildren, parent and grandparent carry its text as context.
+      statements.push(
+        ...refreshContextStatements(
+          this.#sessionId,
+          checked.id,
+          await this.#parentOf(checked.id),
+          withContext,
+        ),
+      );
       await this.#client.batch(statements);
     });
   }
@@ -538,6 +555,7 @@ export class SqliteSessionStore implements SessionStore {
         const row = await this.#rowid(id);
         if (row === null) continue;
         const lean = layout === "lean";
+        const parentId = await this.#parentOf(id);
         await this.#client.batch([
           ...(await this.#unindexStatements(id, row)),
           ...(lean
@@ -563,7 +581,7 @@ export class SqliteSessionStore implements SessionStore {
           sql`DELETE FROM assistant_messages WHERE id = ${id} AND session_id = ${this.#sessionId}`,
           sql`DELETE FROM assistant_message_chunks WHERE id = ${id}`,
           sql`DELETE FROM assistant_leaves WHERE session_id = ${this.#sessionId} AND leaf_id = ${id}`,
-          ...refreshContextStatements(this.#sessionId, id, await hasContextColumn(this.#client)),
+          ...refreshContextStatements(this.#sessionId, id, parentId, await hasContextColumn(this.#client)),
           // SQLite gives the next row the largest rowid + 1: the mark must stay below any new rowid.
           lowerIndexMark,
         ]);
@@ -780,6 +798,13 @@ export class SqliteSessionStore implements SessionStore {
       if (message !== null) messages.push(message);
     }
     return messages;
+  }
+
+  /** The parent id of a stored message (`null` for a root or an unknown id). */
+  async #parentOf(id: string): Promise<string | null> {
+    const rows = await this.#client.query<{ parent_id: string | null }>`
+      SELECT parent_id FROM assistant_messages WHERE id = ${id} AND session_id = ${this.#sessionId}`;
+    return rows[0]?.parent_id ?? null;
   }
 
   /** Statements that remove a message's FTS row: by rowid when we indexed it, else by id (a scan). */

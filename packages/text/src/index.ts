@@ -1,5 +1,11 @@
 export { fts5MatchExpression, fts5String, type MatchExpressionOptions } from "./fts5-match.js";
 export {
+  dayWords,
+  type MessageFieldSource,
+  type MessageFields,
+  messageFieldsOf,
+} from "./message-fields.js";
+export {
   maximumPhraseWords,
   maximumQueryCharacters,
   maximumTerms,

@@ -118,7 +118,9 @@ describe("the AI SDK parts of sessions, on the in-memory backend", () => {
       tools: sessionSearchTool(manager),
       stopWhen: stepCountIs(4),
     });
-    expect(resultText(model.doGenerateCalls[1], "call-0-0")).toMatch(/^\[user\] the deployment is on Friday/);
+    expect(resultText(model.doGenerateCalls[1], "call-0-0")).toMatch(
+      /^--- .*\n> user: the deployment is on Friday/,
+    );
     expect(resultText(model.doGenerateCalls[2], "call-1-0")).toBe("No results found.");
   });
 });

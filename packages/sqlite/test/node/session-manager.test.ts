@@ -131,7 +131,7 @@ describe("SessionManager", () => {
       stopWhen: stepCountIs(3),
     });
     expect(String(toolResult(model.doGenerateCalls[1], "s1"))).toMatch(
-      /^\[user\] the deployment is on Friday/,
+      /^--- .*\n> user: the deployment is on Friday/,
     );
 
     const session = manager.getSession(one.id);

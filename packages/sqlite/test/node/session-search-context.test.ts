@@ -18,7 +18,7 @@ async function found(store: SqliteSessionStore, query: string): Promise<string[]
   return (await store.searchMessages(query, 10)).map((hit) => hit.id).sort();
 }
 
-describe("SqliteSessionStore search: each message indexed with its branch's previous turns", () => {
+describe("SqliteSessionStore search: each message indexed with the turns around it on its branch", () => {
   it("finds the answer through the question before it, on its own branch only", async () => {
     const store = new SqliteSessionStore(temporary.database, "chat");
     await store.appendMessage(message("q", "What are you researching lately?"));
@@ -34,7 +34,9 @@ describe("SqliteSessionStore search: each message indexed with its branch's prev
     expect((await store.searchMessages("researching", 10)).find((hit) => hit.id === "a")?.content).toBe(
       "Adoption agencies, mostly.",
     );
-    expect(await found(store, "zebra")).toEqual(["z", "z-reply"]);
+    // "z" is the first answer to "a": "a" and "q" have it among the turns after them.
+    expect(await found(store, "zebra")).toEqual(["a", "q", "z", "z-reply"]);
+    // The second branch is no one's first answer: only its own turns and the one after it find it.
     expect(await found(store, "else")).toEqual(["other", "other-reply"]);
   });
 
@@ -66,7 +68,7 @@ describe("SqliteSessionStore search: each message indexed with its branch's prev
     await store.appendMessage(message("b", "Good luck."));
     await store.addCompaction("They talked about work.", "q", "a");
     expect(await found(store, "researching")).toEqual(["a", "b", "q"]);
-    expect(await found(store, "agencies")).toEqual(["a", "b"]);
+    expect(await found(store, "agencies")).toEqual(["a", "b", "q"]);
   });
 
   it("the lazy index writes the context too, across its batches", async () => {
@@ -78,8 +80,11 @@ describe("SqliteSessionStore search: each message indexed with its branch's prev
     await store.appendMessage(message("q", "What are you researching lately?"));
     await store.appendMessage(message("a", "Adoption agencies, mostly.", "assistant"));
     await store.appendMessage(message("b", "Good luck."));
-    expect(await found(store, "researching")).toEqual(["a", "b", "q"]);
-  });
+    // The two turns before the question were indexed by the first batch; they gain it as a turn after them.
+    expect(await found(store, "researching")).toEqual(["a", "b", "filler-197", "filler-198", "q"]);
+    // The question, in the first batch, gains its answer (from the second batch) as the turn after it.
+    expect(await found(store, "agencies")).toEqual(["a", "b", "filler-198", "q"]);
+  }, 30_000);
 
   it("an update before the next search is indexed by it, with its context", async () => {
     const store = new SqliteSessionStore(temporary.database, "chat");
@@ -88,7 +93,7 @@ describe("SqliteSessionStore search: each message indexed with its branch's prev
     await store.updateMessage(message("a", "Orchard soil, mostly.", "assistant"));
     await store.appendMessage(message("b", "Good luck."));
     expect(await found(store, "researching")).toEqual(["a", "b", "q"]);
-    expect(await found(store, "orchard")).toEqual(["a", "b"]);
+    expect(await found(store, "orchard")).toEqual(["a", "b", "q"]);
     expect(await found(store, "agencies")).toEqual([]);
   });
 
@@ -101,5 +106,7 @@ describe("SqliteSessionStore search: each message indexed with its branch's prev
     }[];
     expect(context.map((row) => row.context).join(" ")).toContain("researching");
     expect(await found(store, "researching")).toEqual(["a", "q"]);
+    // The question's row gained the answer as the turn after it when the answer was appended.
+    expect(await found(store, "agencies")).toEqual(["a", "q"]);
   });
 });

@@ -59,8 +59,10 @@ describe("messages over the 2 MB Durable Object row limit", () => {
       const recent = await store.getRecentHistory(null, 1024, 3);
       expect(ids(recent.messages)).toEqual(["tool", "shot", "a"]);
       expect(recent.totalContentBytes).toBeGreaterThan(5 * 1024 * 1024);
-      // "a" through its context (its parent "shot"'s words: message-search.ts).
-      expect(ids(await store.searchMessages("screenshot"))).toEqual(["shot", "a"]);
+      // "a", "tool" and "q" through their context (the turns around them: message-search.ts).
+      const screenshot = ids(await store.searchMessages("screenshot"));
+      expect(screenshot[0]).toBe("shot");
+      expect(screenshot.slice(1).sort()).toEqual(["a", "q", "tool"]);
 
       // A new store on the same object reads them too; an update shrinks one back to one row.
       const again = new SqliteSessionStore(state.storage, "chat");
@@ -177,14 +179,15 @@ describe("row costs on a Durable Object", () => {
       // The message row and its primary-key entry (the lean layout of a new database); no search row.
       expect(written).toBe(2);
       expect(reports.some((report) => /assistant_fts/.test(report.text))).toBe(false);
-      expect(ids(await store.searchMessages("deploy friday"))).toEqual(["m1"]);
+      // "m0" through its context: "m1" is the turn after it.
+      expect(ids(await store.searchMessages("deploy friday"))).toEqual(["m1", "m0"]);
       reports.length = 0;
-      expect(ids(await store.searchMessages("deploy friday"))).toEqual(["m1"]);
+      expect(ids(await store.searchMessages("deploy friday"))).toEqual(["m1", "m0"]);
       expect(reports.reduce((sum, report) => sum + (report.rowsWritten ?? 0), 0)).toBe(0);
       // A deleted newest message never lets a later one slip under the index's mark.
       await store.deleteMessages(["m1"]);
       await store.appendMessage(message("m2", "the deploy is on monday now"));
-      expect(ids(await store.searchMessages("deploy monday"))).toEqual(["m2"]);
+      expect(ids(await store.searchMessages("deploy monday"))[0]).toBe("m2");
     });
   });
 });

@@ -32,7 +32,8 @@ describe("sessions on Durable Object storage", () => {
       const history = await again.getHistory();
       expect(history.map((entry) => entry.parts[0]?.text)).toEqual(["the question", "on Monday"]);
       expect(await again.getPathLength("a1")).toBe(2);
-      expect((await again.search("Friday deploy")).map((hit) => hit.id)).toEqual(["a1", "q", "a2"]); // a2 through its parent's words (the context column)
+      // "q" has its own "deploy" and its first answer's "Friday" (the context column); a2 its parent's words.
+      expect((await again.search("Friday deploy")).map((hit) => hit.id)).toEqual(["q", "a1", "a2"]);
       expect(await again.freezeSystemPrompt()).toBe(prompt);
     });
   });

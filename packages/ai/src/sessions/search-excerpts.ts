@@ -1,0 +1,164 @@
+import { estimateTokens } from "@contextblocks/core";
+import { type SearchResult, type SessionManager, textOfMessage } from "@contextblocks/sessions";
+
+/**
+ * Search hits with the turns around them (as Mastra's `messageRange` returns a hit with its neighbours): an
+ * answer often sits in the turn after the one that matched, or the question in the turn before it. Each hit
+ * is shown with its parent and its first child on its branch, marked `>`, under its day; the whole result
+ * fits a token budget (default 300). Every hit gets its share of the budget first (its text cut around its
+ * first matching word), then the best hits get the turns around them with what is left.
+ */
+export interface SearchExcerptOptions {
+  /** Hits asked of the search. Default 10. */
+  limit?: number;
+  /** Tokens the whole result may cost (`estimateTokens`). Default 300. */
+  maxTokens?: number;
+  /** Characters of a hit's own text shown at most (around its first matching word). Default 240. */
+  hitCharacters?: number;
+  /** Characters of a neighbouring turn shown at most. Default 100. */
+  neighbourCharacters?: number;
+}
+
+/** One turn of the result, by session and message id (for callers that measure or link). */
+export interface ExcerptTurn {
+  sessionId: string | undefined;
+  id: string;
+  /** The search hit itself (true) or a turn beside it. */
+  hit: boolean;
+}
+
+export interface SearchExcerpts {
+  /** What the model reads; `null` when nothing was found. */
+  text: string | null;
+  /** The turns shown, hits and neighbours, in the order shown. */
+  turns: ExcerptTurn[];
+}
+
+interface Line {
+  turn: ExcerptTurn;
+  role: string;
+  text: string;
+}
+
+const minimumClip = 40;
+/** Share of the budget the hits' own texts may take; the turns around them get the rest. */
+const hitShare = 0.7;
+
+export async function searchExcerpts(
+  manager: SessionManager,
+  query: string,
+  options: SearchExcerptOptions = {},
+): Promise<SearchExcerpts> {
+  const limit = options.limit ?? 10;
+  const budget = options.maxTokens ?? 300;
+  const hitCharacters = options.hitCharacters ?? 240;
+  const neighbourCharacters = options.neighbourCharacters ?? 100;
+  const hits = await manager.search(query, { limit });
+  if (hits.length === 0) return { text: null, turns: [] };
+  const words = queryWords(query);
+  const keyOf = (sessionId: string | undefined, id: string) => `${sessionId ?? ""}\u0000${id}`;
+  const shown = new Set(hits.map((hit) => keyOf(hit.sessionId, hit.id)));
+  // First every hit, each its share of the budget (at most `hitCharacters`, around its first matching
+  // word); then, best hit first, the turns around it with what is left.
+  const headers = hits.map((hit) => (hit.createdAt === undefined ? "---" : `--- ${dayOf(hit.createdAt)}`));
+  const groups = hits.map((hit) => ({
+    hit,
+    before: [] as Line[],
+    own: { turn: { sessionId: hit.sessionId, id: hit.id, hit: true }, role: hit.role, text: "" } as Line,
+    after: [] as Line[],
+  }));
+  const cost = () =>
+    estimateTokens(groups.map((group, index) => render(headers[index] ?? "---", linesOf(group))).join("\n"));
+  // The hits take at most `hitShare` of the budget: their texts are cut shorter until they fit.
+  for (let share = hitCharacters; ; share = Math.floor(share * 0.85)) {
+    for (const group of groups) group.own.text = clip(group.hit.content, share, words);
+    if (cost() <= budget * hitShare || share <= minimumClip) break;
+  }
+  for (const group of groups) {
+    if (cost() >= budget - minimumClip / 4) break;
+    const around = await turnsAround(manager, group.hit);
+    for (const [side, lines] of [
+      ["before", around.before],
+      ["after", around.after],
+    ] as const) {
+      for (const line of lines) {
+        if (shown.has(keyOf(line.turn.sessionId, line.turn.id))) continue;
+        const left = (budget - cost()) * 4 - line.role.length - 4;
+        if (left < minimumClip) continue;
+        group[side].push({ ...line, text: clip(line.text, Math.min(neighbourCharacters, left), words) });
+        if (cost() > budget) group[side].pop();
+        else shown.add(keyOf(line.turn.sessionId, line.turn.id));
+      }
+    }
+  }
+  const turns = groups.flatMap((group) => linesOf(group).map((line) => line.turn));
+  const text = groups.map((group, index) => render(headers[index] ?? "---", linesOf(group))).join("\n");
+  return { text, turns };
+}
+
+function linesOf(group: { before: Line[]; own: Line; after: Line[] }): Line[] {
+  return [...group.before, group.own, ...group.after];
+}
+
+function render(header: string, lines: readonly Line[]): string {
+  return [header, ...lines.map((line) => `${line.turn.hit ? ">" : " "} ${line.role}: ${line.text}`)].join(
+    "\n",
+  );
+}
+
+/** The hit's parent and its first child on its branch (one read each), as lines. */
+async function turnsAround(
+  manager: SessionManager,
+  hit: SearchResult,
+): Promise<{ before: Line[]; after: Line[] }> {
+  if (hit.sessionId === undefined) return { before: [], after: [] };
+  try {
+    const store = manager.getSession(hit.sessionId).store;
+    const node = await store.getNode(hit.id);
+    const parent = node?.parentId ? await store.getMessage(node.parentId) : null;
+    const [child] = await store.getBranches(hit.id);
+    const line = (message: { id: string; role: string } & Parameters<typeof textOfMessage>[0]): Line => ({
+      turn: { sessionId: hit.sessionId, id: message.id, hit: false },
+      role: message.role,
+      text: textOfMessage(message),
+    });
+    const before = parent === null || textOfMessage(parent).length === 0 ? [] : [line(parent)];
+    const after = child === undefined || textOfMessage(child).length === 0 ? [] : [line(child)];
+    return { before, after };
+  } catch {
+    // A session the manager cannot open (deleted meanwhile): the hit alone.
+    return { before: [], after: [] };
+  }
+}
+
+/** Lowercased words of three letters or more, cut to five letters (a crude stem: "painting" finds "paint"). */
+function queryWords(query: string): string[] {
+  return [...new Set((query.toLowerCase().match(/\p{L}{3,}/gu) ?? []).map((word) => word.slice(0, 5)))];
+}
+
+/** At most `limit` characters of `text`, around the first query word it contains, with "…" where cut. */
+function clip(text: string, limit: number, words: readonly string[]): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  if (flat.length <= limit) return flat;
+  const lower = flat.toLowerCase();
+  let first = -1;
+  for (const word of words) {
+    const at = lower.indexOf(word);
+    if (at !== -1 && (first === -1 || at < first)) first = at;
+  }
+  const start = first <= limit / 3 ? 0 : Math.min(first - Math.floor(limit / 3), flat.length - limit);
+  const body = flat.slice(start, start + limit - 2);
+  return `${start > 0 ? "…" : ""}${body}${start + limit - 2 < flat.length ? "…" : ""}`;
+}
+
+/** "8 May 2023" for an ISO time or SQLite's "2023-05-08 13:56:00"; the text itself when it is neither. */
+function dayOf(time: string): string {
+  const date = new Date(/^\d{4}-\d{2}-\d{2} /.test(time) ? `${time.replace(" ", "T")}Z` : time);
+  if (Number.isNaN(date.getTime())) return time;
+  return date.toLocaleDateString("en-GB", {
+    day: "numeric",
+    month: "long",
+    year: "numeric",
+    timeZone: "UTC",
+  });
+}

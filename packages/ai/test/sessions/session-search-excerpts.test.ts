@@ -1,0 +1,65 @@
+import { estimateTokens } from "@contextblocks/core";
+import { SessionManager, type SessionMessage } from "@contextblocks/sessions";
+import { inMemoryBackend } from "@contextblocks/sessions/memory";
+import { generateText, stepCountIs } from "ai";
+import { describe, expect, it } from "vitest";
+import { searchExcerpts, sessionSearchTool } from "../../src/index.js";
+import { answer, callTools, resultText, scriptedModel } from "../helpers.js";
+
+function message(id: string, text: string, role = "user", createdAt?: Date): SessionMessage {
+  return { id, role, parts: [{ type: "text", text }], ...(createdAt === undefined ? {} : { createdAt }) };
+}
+
+describe("session_search: hits with the turns around them, within a token budget", () => {
+  it("shows the answer after the turn that matched, under its day, through a real tool call", async () => {
+    const manager = new SessionManager(inMemoryBackend());
+    const chat = await manager.create("Chat");
+    const day = new Date("2023-05-08T13:56:00Z");
+    await manager.append(chat.id, message("q", "What are you researching these days?", "user", day));
+    await manager.append(chat.id, message("a", "Adoption agencies, mostly.", "assistant", day));
+    await manager.append(chat.id, message("n", "Good luck with it.", "user", day));
+    const model = scriptedModel([
+      callTools(0, { toolName: "session_search", input: { query: "researching" } }),
+      answer("ok"),
+    ]);
+    await generateText({
+      model,
+      prompt: "what was I researching?",
+      tools: sessionSearchTool(manager),
+      stopWhen: stepCountIs(3),
+    });
+    const text = resultText(model.doGenerateCalls[1], "call-0-0");
+    // The hit is the question; the answer is the turn after it.
+    // The hit is the question, under the day the store gives it; the answer is the turn after it.
+    expect(text).toMatch(
+      /^--- \d{1,2} [A-Z][a-z]+ \d{4}\n> user: What are you researching these days\?\n {2}assistant: Adoption agencies, mostly\.$/,
+    );
+  });
+
+  it("keeps a call within maxTokens however long and many the hits are, every hit shown first", async () => {
+    const manager = new SessionManager(inMemoryBackend());
+    const chat = await manager.create("Chat");
+    const filler =
+      "and then we talked about the weather, the garden, the neighbours and the week ahead ".repeat(6);
+    for (let index = 0; index < 30; index++) {
+      await manager.append(
+        chat.id,
+        message(`m${index}`, `${index % 2 === 0 ? "Hiking" : filler} trip number ${index} ${filler}`),
+      );
+    }
+    const result = await searchExcerpts(manager, "hiking trip", { limit: 10 });
+    expect(estimateTokens(result.text ?? "")).toBeLessThanOrEqual(300);
+    expect(result.turns.filter((turn) => turn.hit)).toHaveLength(10);
+    // A long hit is cut around its matching word, not from its start only.
+    const small = await searchExcerpts(manager, "hiking", { limit: 1, maxTokens: 40 });
+    expect(small.text).toMatch(/Hiking trip number/);
+    expect(estimateTokens(small.text ?? "")).toBeLessThanOrEqual(40);
+  });
+
+  it("returns null text and no turns when nothing matches", async () => {
+    const manager = new SessionManager(inMemoryBackend());
+    const chat = await manager.create("Chat");
+    await manager.append(chat.id, message("a", "hello"));
+    expect(await searchExcerpts(manager, "zebra")).toEqual({ text: null, turns: [] });
+  });
+});

@@ -1,0 +1,59 @@
+import type { SessionMessage } from "@contextblocks/sessions";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { PostgresSessionStore } from "../src/index.js";
+import { createSchema, type TestSchema } from "./database.js";
+
+function message(id: string, text: string, extra: Partial<SessionMessage> = {}): SessionMessage {
+  return { id, role: "user", parts: [{ type: "text", text }], ...extra };
+}
+
+let schema: TestSchema;
+beforeEach(async () => {
+  schema = await createSchema();
+});
+afterEach(async () => {
+  await schema.drop();
+});
+
+async function found(store: PostgresSessionStore, query: string): Promise<string[]> {
+  return (await store.searchMessages(query, 10)).map((hit) => hit.id).sort();
+}
+
+describe("PostgresSessionStore search: the turns after a message, its day and its speaker", () => {
+  it("finds a message by the day it carries, and returns its own text only", async () => {
+    const store = new PostgresSessionStore(await schema.client(), "chat");
+    await store.appendMessage(
+      message("may", "We planted the tomatoes.", { createdAt: new Date("2023-05-08T13:56:00Z") }),
+    );
+    await store.appendMessage(
+      message("june", "We picked the tomatoes.", { createdAt: new Date("2023-06-20T09:00:00Z") }),
+    );
+    const hits = await store.searchMessages("tomatoes in May 2023", 1);
+    expect(hits.map((hit) => hit.id)).toEqual(["may"]);
+    expect(hits[0]?.content).toBe("We planted the tomatoes.");
+  });
+
+  it("ranks the turns of the speaker a query names first (a 'Name:' label, or metadata.speaker)", async () => {
+    const store = new PostgresSessionStore(await schema.client(), "chat");
+    await store.appendMessage(message("c", "Caroline: I went hiking last weekend."));
+    await store.appendMessage(message("m", "Melanie: I went hiking last weekend."));
+    await store.appendMessage(
+      message("x", "I went hiking last weekend.", { metadata: { speaker: "Xavier" } }),
+    );
+    expect((await store.searchMessages("Where did Melanie go hiking?", 3))[0]?.id).toBe("m");
+    expect((await store.searchMessages("Where did Xavier go hiking?", 3))[0]?.id).toBe("x");
+  });
+
+  it("a turn's later answer joins its context at the next search; an update or delete of the answer follows", async () => {
+    const store = new PostgresSessionStore(await schema.client(), "chat");
+    await store.appendMessage(message("q", "What are you researching lately?"));
+    expect(await found(store, "agencies")).toEqual([]);
+    await store.appendMessage(message("a", "Adoption agencies, mostly.", { role: "assistant" }));
+    expect(await found(store, "agencies")).toEqual(["a", "q"]);
+    await store.updateMessage(message("a", "Orchard soil, mostly.", { role: "assistant" }));
+    expect(await found(store, "agencies")).toEqual([]);
+    expect(await found(store, "orchard")).toEqual(["a", "q"]);
+    await store.deleteMessages(["a"]);
+    expect(await found(store, "orchard")).toEqual([]);
+  });
+});

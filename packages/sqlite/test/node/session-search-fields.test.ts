@@ -1,0 +1,88 @@
+import type { SessionMessage } from "@contextblocks/sessions";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SqliteSessionStore } from "../../src/index.js";
+import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
+
+function message(id: string, text: string, extra: Partial<SessionMessage> = {}): SessionMessage {
+  return { id, role: "user", parts: [{ type: "text", text }], ...extra };
+}
+
+let temporary: TemporaryDatabase;
+beforeEach(() => {
+  temporary = openTemporaryDatabase();
+});
+afterEach(() => temporary.remove());
+
+describe("SqliteSessionStore search: the day and the speaker of a message", () => {
+  it("finds a message by the day it carries, and returns its own text only", async () => {
+    const store = new SqliteSessionStore(temporary.database, "chat");
+    await store.appendMessage(
+      message("may", "We planted the tomatoes.", { createdAt: new Date("2023-05-08T13:56:00Z") }),
+    );
+    await store.appendMessage(
+      message("june", "We picked the tomatoes.", { createdAt: new Date("2023-06-20T09:00:00Z") }),
+    );
+    const hits = await store.searchMessages("tomatoes in May 2023", 1);
+    expect(hits.map((hit) => hit.id)).toEqual(["may"]);
+    expect(hits[0]?.content).toBe("We planted the tomatoes.");
+    const rows = temporary.database.prepare("SELECT id, time FROM assistant_fts ORDER BY rowid").all();
+    expect(rows).toEqual([
+      { id: "may", time: "8 May 2023" },
+      { id: "june", time: "20 June 2023" },
+    ]);
+  });
+
+  it("a message without a time of its own is indexed under the day its row was written", async () => {
+    const store = new SqliteSessionStore(temporary.database, "chat");
+    await store.appendMessage(message("a", "hello"));
+    await store.searchMessages("hello", 1);
+    const [row] = temporary.database
+      .prepare(
+        "SELECT time, date(m.created_at) AS day FROM assistant_fts f JOIN assistant_messages m ON m.rowid = f.rowid",
+      )
+      .all() as { time: string; day: string }[];
+    const [year, month, day] = (row?.day ?? "").split("-").map(Number);
+    expect(row?.time).toBe(
+      `${day} ${new Date(Date.UTC(year ?? 0, (month ?? 1) - 1, 1)).toLocaleString("en", { month: "long", timeZone: "UTC" })} ${year}`,
+    );
+  });
+
+  it("ranks the turns of the speaker a query names first (a 'Name:' label, or metadata.speaker)", async () => {
+    const store = new SqliteSessionStore(temporary.database, "chat");
+    await store.appendMessage(message("c", "Caroline: I went hiking last weekend."));
+    await store.appendMessage(message("m", "Melanie: I went hiking last weekend."));
+    await store.appendMessage(
+      message("x", "I went hiking last weekend.", { metadata: { speaker: "Xavier" } }),
+    );
+    expect((await store.searchMessages("Where did Melanie go hiking?", 3))[0]?.id).toBe("m");
+    expect((await store.searchMessages("Where did Caroline go hiking?", 3))[0]?.id).toBe("c");
+    expect((await store.searchMessages("Where did Xavier go hiking?", 3))[0]?.id).toBe("x");
+    const speakers = temporary.database.prepare("SELECT speaker FROM assistant_fts ORDER BY rowid").all();
+    expect(speakers).toEqual([{ speaker: "caroline" }, { speaker: "melanie" }, { speaker: "xavier" }]);
+  });
+
+  it("a search table of the earlier shape (context, no day) is created again and indexed from the start", async () => {
+    const database = temporary.database;
+    const store = new SqliteSessionStore(database, "chat");
+    await store.appendMessage(message("a", "the orchard needs water"));
+    await store.searchMessages("orchard", 1);
+    // The table as the previous release created it, with a row of its own.
+    database.exec(`DROP TABLE assistant_fts;
+      CREATE VIRTUAL TABLE assistant_fts USING fts5(id UNINDEXED, session_id UNINDEXED, role UNINDEXED, content,
+        context, tokenize='porter unicode61');
+      INSERT INTO assistant_fts (rowid, id, session_id, role, content, context)
+        SELECT rowid, id, session_id, role, 'the orchard needs water', '' FROM assistant_messages;`);
+    const reopened = new SqliteSessionStore(temporary.reopen(), "chat");
+    await reopened.appendMessage(message("b", "and the bees are back"));
+    expect((await reopened.searchMessages("orchard bees", 10)).map((hit) => hit.id).sort()).toEqual([
+      "a",
+      "b",
+    ]);
+    const columns = (
+      temporary.database.prepare("SELECT name FROM pragma_table_info('assistant_fts')").all() as {
+        name: string;
+      }[]
+    ).map((row) => row.name);
+    expect(columns).toEqual(["id", "session_id", "role", "speaker", "content", "context", "time"]);
+  });
+});

@@ -1,0 +1,67 @@
+import type { SessionMessage } from "@contextblocks/sessions";
+import { fromDurableObjectStorage, type StatementReport } from "@contextblocks/sql";
+import { describe, expect, it } from "vitest";
+import { SqliteSessionStore } from "../../src/index.js";
+import { inObject } from "./in-object.js";
+
+const message = (index: number): SessionMessage => ({
+  id: `m${index}`,
+  role: index % 2 === 0 ? "user" : "assistant",
+  parts: [
+    { type: "text", text: `Caroline: message ${index}, the deploy on friday moved to ${index % 7} pm` },
+  ],
+  createdAt: new Date(Date.UTC(2023, 4, 8 + Math.floor(index / 10))),
+});
+
+/**
+ * Rows a Durable Object bills for the search index (message-search.ts, message-index.ts): an append writes
+ * no search row; the lazy indexer writes each message's row once and refreshes at most the two rows before
+ * a batch (their "after" context), whatever the conversation's length. Printed for the bench figures.
+ */
+describe("search rows on a Durable Object", () => {
+  it("a search after every append writes a bounded number of rows, the same at 20 and at 200 messages", async () => {
+    await inObject("search-row-cost", async (state) => {
+      const reports: StatementReport[] = [];
+      const client = fromDurableObjectStorage(state.storage, {
+        onStatement: (report) => reports.push(report),
+      });
+      const store = new SqliteSessionStore(client, "chat");
+      const written = () => reports.reduce((sum, report) => sum + (report.rowsWritten ?? 0), 0);
+      const perStep: Record<string, { append: number; search: number }> = {};
+      let next = 0;
+      for (const length of [20, 200]) {
+        while (next < length) await store.appendMessage(message(next++));
+        await store.searchMessages("deploy friday", 10);
+        let append = 0;
+        let search = 0;
+        const steps = 5;
+        for (let step = 0; step < steps; step++) {
+          reports.length = 0;
+          await store.appendMessage(message(next++));
+          append += written();
+          reports.length = 0;
+          await store.searchMessages("deploy friday", 10);
+          search += written();
+          // The search index statements are the only writes of a search.
+          expect(
+            reports.every((report) => (report.rowsWritten ?? 0) === 0 || /assistant_fts/.test(report.text)),
+          ).toBe(true);
+        }
+        perStep[length] = { append: append / steps, search: search / steps };
+      }
+      // Ten appends, then one search: the batch writes ten rows and refreshes the two before it.
+      reports.length = 0;
+      for (let step = 0; step < 10; step++) await store.appendMessage(message(next++));
+      const appendOnly = written() / 10;
+      reports.length = 0;
+      await store.searchMessages("deploy friday", 10);
+      const batched = written() / 10;
+      console.log(
+        `search rows written on a Durable Object, per append: append ${perStep[20]?.append} (20 messages) / ${perStep[200]?.append} (200); search after each append ${perStep[20]?.search} / ${perStep[200]?.search}; ten appends then one search: append ${appendOnly}, search ${batched} per message`,
+      );
+      // Constant in the conversation's length: the same rows at 200 messages as at 20.
+      expect(perStep[200]?.search).toBe(perStep[20]?.search);
+      expect(batched).toBeLessThan(perStep[20]?.search ?? 0);
+    });
+  }, 60_000);
+});
