@@ -430,8 +430,9 @@ export class SqliteSessionStore implements SessionStore {
         if (indexed !== null && indexed.text.length > 0) {
           const withContext = await hasContextColumn(this.#client);
           await this.#client.batch([
-            // With its context from its ancestors' rows; the next search refreshes what follows it.
+            // With its context from its ancestors' rows; theirs gain it as the turn after them.
             indexMessageStatement(this.#sessionId, message.id, indexed, withContext),
+            ...refreshContextStatements(this.#sessionId, message.id, parent?.id ?? null, withContext),
             sql`UPDATE assistant_fts_state SET indexed_rowid = ${Number(rowid)}
               WHERE key = 'messages' AND indexed_rowid = ${Number(rowid) - 1}`,
           ]);
