@@ -32,6 +32,7 @@ export {
   type CompactedEvent,
   type CompactionAddedEvent,
   type ImportOptions,
+  isSessionMessageEvent,
   type MessageAppendedEvent,
   type MessagesClearedEvent,
   type MessagesDeletedEvent,

@@ -126,6 +126,19 @@ export type SessionMessageEvent =
   | MessagesClearedEvent
   | CompactionAddedEvent;
 
+const messageEventTypes: ReadonlySet<string> = new Set([
+  "message-appended",
+  "message-updated",
+  "messages-deleted",
+  "messages-cleared",
+  "compaction-added",
+]);
+
+/** True for an event of the message change feed (a listener that mirrors messages, or one that skips them). */
+export function isSessionMessageEvent(event: { type: string }): event is SessionMessageEvent {
+  return messageEventTypes.has(event?.type);
+}
+
 /**
  * What `Session.subscribe` listeners hear: the message change feed, compactions, and the events of the
  * session's `ContextBlocks`.

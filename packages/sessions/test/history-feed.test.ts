@@ -1,6 +1,7 @@
 import { isContextError } from "@contextblocks/core";
 import { describe, expect, it } from "vitest";
 import {
+  isSessionMessageEvent,
   Session,
   type SessionEvent,
   type SessionMessage,
@@ -166,16 +167,8 @@ async function replay(events: readonly SessionMessageEvent[], mirror: InMemorySe
   }
 }
 
-const feedTypes = new Set([
-  "message-appended",
-  "message-updated",
-  "messages-deleted",
-  "messages-cleared",
-  "compaction-added",
-]);
-
 function feedOf(events: readonly SessionEvent[]): SessionMessageEvent[] {
-  return events.filter((event): event is SessionMessageEvent => feedTypes.has(event.type));
+  return events.filter(isSessionMessageEvent);
 }
 
 describe("the change feed", () => {
