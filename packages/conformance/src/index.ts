@@ -18,6 +18,7 @@ export {
   describeSessionContent,
   describeSessionIsolation,
   describeSessionOverlays,
+  describeSessionPathReads,
   describeSessionStore,
   describeSessionTree,
 } from "./describe-session-store.js";
