@@ -1,7 +1,8 @@
+import { checkSessionHistoryAndFeed } from "@contextblocks/conformance";
 import { Session } from "@contextblocks/sessions";
+import { InMemorySessionStore } from "@contextblocks/sessions/memory";
 import { afterEach, describe, it } from "vitest";
 import { SqliteSessionStore } from "../../src/index.js";
-import { checkHistoryAndFeed } from "../history-feed-checks.js";
 import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 let temporary: TemporaryDatabase | undefined;
@@ -11,6 +12,6 @@ describe("Session.history / historyBatches / the change feed on SqliteSessionSto
   it("batched and budgeted reads equal getHistory; the feed mirrors; upsert and import keep the tree", async () => {
     temporary = openTemporaryDatabase();
     const session = new Session({ store: new SqliteSessionStore(temporary.database, "chat") });
-    await checkHistoryAndFeed(session, 300_000);
+    await checkSessionHistoryAndFeed(session, { mirror: new InMemorySessionStore({ sessionId: "chat" }) });
   });
 });
