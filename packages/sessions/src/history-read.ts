@@ -26,6 +26,10 @@ export interface HistoryBatchOptions {
   maxBatchBytes?: number | undefined;
   /** Stop once the messages yielded would pass this many bytes in all (default: no limit). */
   maxBytes?: number | undefined;
+  /** Leaf to root instead: content is still read one batch at a time, newest batch first. */
+  newestFirst?: boolean | undefined;
+  /** Stops the read between store reads (the signal's reason is thrown). */
+  signal?: AbortSignal | undefined;
 }
 
 /** Options of `Session.history`. */
@@ -35,11 +39,17 @@ export interface HistoryOptions {
   maxBytes?: number | undefined;
   /** Messages per store read. Default 50. */
   batchSize?: number | undefined;
+  /** Leaf to root: the newest messages that fit the budget, newest first. */
+  newestFirst?: boolean | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 /** What `Session.history` returns. */
 export interface HistoryResult {
-  /** Root-to-leaf order, overlays applied: the whole path, or its oldest part when `truncated`. */
+  /**
+   * Root-to-leaf order (leaf to root with `newestFirst`), overlays applied: the whole path, or its oldest
+   * part (newest with `newestFirst`) when `truncated`.
+   */
   messages: SessionMessage[];
   /** True when the byte budget stopped the read before the leaf. */
   truncated: boolean;
@@ -107,15 +117,20 @@ async function* streamPath(
   store: SessionStore,
   leafId: string | null | undefined,
   batchSize: number,
+  newestFirst: boolean,
+  signal: AbortSignal | undefined,
 ): AsyncGenerator<SessionMessage, void, undefined> {
+  signal?.throwIfAborted();
   const nodes = await readPathNodes(store, leafId);
   if (nodes.length === 0) return;
   // Plan the overlays on content-free stand-ins: `applyCompactions` keeps a stored message as the same
   // object and puts a summary message in place of a range, so the plan is exactly what `getHistory` reads.
   const standIns = nodes.map((node): SessionMessage => ({ id: node.id, role: node.role, parts: [] }));
-  const planned = applyCompactions(standIns, await store.getCompactions());
+  const inOrder = applyCompactions(standIns, await store.getCompactions());
+  const planned = newestFirst ? inOrder.reverse() : inOrder;
   const stored = new Set<SessionMessage>(standIns);
   for (let start = 0; start < planned.length; ) {
+    signal?.throwIfAborted();
     const ids: string[] = [];
     let end = start;
     while (end < planned.length && ids.length < batchSize) {
@@ -155,7 +170,8 @@ export async function* readHistoryBatches(
   let batch: SessionMessage[] = [];
   let batchBytes = 0;
   let total = 0;
-  for await (const message of streamPath(store, options.leafId, batchSize)) {
+  const newestFirst = options.newestFirst === true;
+  for await (const message of streamPath(store, options.leafId, batchSize, newestFirst, options.signal)) {
     const bytes = messageBytes(message);
     if (total + bytes > maxBytes) {
       if (batch.length > 0) yield batch;
@@ -193,6 +209,8 @@ export async function readHistory(store: SessionStore, options: HistoryOptions =
     maxBytes: options.maxBytes,
     batchSize: options.batchSize,
     maxBatchBytes: Number.MAX_SAFE_INTEGER,
+    newestFirst: options.newestFirst,
+    signal: options.signal,
   });
   const messages: SessionMessage[] = [];
   for (;;) {

@@ -112,6 +112,44 @@ describe("Session.historyBatches / history", () => {
     expect(store.contentReads).toBe(5);
   });
 
+  it("newestFirst reads leaf to root, the newest batch's content first; a budget keeps the newest", async () => {
+    const store = new CountingStore();
+    const session = new Session({ store });
+    await fill(session, 30);
+    await session.addCompaction("SUMMARY 1..3", "m1", "m3");
+    const batches = await collect(session.historyBatches({ batchSize: 4, newestFirst: true }));
+    expect(batches.flat()).toEqual((await store.getHistory()).reverse());
+    store.contentReads = 0;
+    for await (const batch of session.historyBatches({ batchSize: 4, newestFirst: true })) {
+      expect(ids(batch)).toEqual(["m29", "m28", "m27", "m26"]);
+      break;
+    }
+    expect(store.contentReads).toBe(4);
+    const sizes = (await store.getHistory()).map(
+      (entry) => new TextEncoder().encode(JSON.stringify(entry)).length,
+    );
+    const budget = (sizes.at(-1) ?? 0) + (sizes.at(-2) ?? 0);
+    const newest = await session.history({ newestFirst: true, maxBytes: budget });
+    expect(newest).toMatchObject({ truncated: true, bytes: budget });
+    expect(ids(newest.messages)).toEqual(["m29", "m28"]);
+  });
+
+  it("stops between store reads when the signal aborts, with the signal's reason", async () => {
+    const session = new Session({ store: new InMemorySessionStore() });
+    await fill(session, 10);
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const read = async () => {
+      for await (const batch of session.historyBatches({ batchSize: 3, signal: controller.signal })) {
+        seen.push(...ids(batch));
+        controller.abort(new Error("the client went away"));
+      }
+    };
+    await expect(read()).rejects.toThrow("the client went away");
+    expect(seen).toEqual(["m0", "m1", "m2"]);
+    await expect(session.history({ signal: AbortSignal.abort() })).rejects.toThrow();
+  });
+
   it("maxBatchBytes bounds a batch; a message larger than it comes alone", async () => {
     const session = new Session({ store: new InMemorySessionStore() });
     await session.appendMessage(message("a", "x".repeat(100)));
