@@ -12,6 +12,7 @@ import { createInspector, readTree } from "@contextblocks/inspector";
 import { createTables } from "@contextblocks/postgres";
 import {
   isCompactionMessage,
+  isSessionMessageEvent,
   type Session,
   type SessionEvent,
   type SessionInfo,
@@ -133,7 +134,10 @@ export class AgentObject extends DurableObject<Env> {
     // Everything the inspector page streams live: block writes, prompt freezes and refreshes, reminders
     // sent (the shared context), compactions (each conversation), conversations created and deleted.
     context.subscribe((event) => this.broadcast(event));
-    this.conversations.manager.subscribe((event) => this.broadcast(event));
+    // Not the message change feed: a message (a 3 MB tool output) is not sent to every page on each append.
+    this.conversations.manager.subscribe((event) => {
+      if (!isSessionMessageEvent(event)) this.broadcast(event);
+    });
     // First start: index the seed entries, then freeze. Cold start: the stored prompt, as it was.
     void ctx.blockConcurrencyWhile(async () => {
       await seedKnowledge(this.context, this.settings);

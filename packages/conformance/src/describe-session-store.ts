@@ -10,6 +10,7 @@ import type {
   SessionStoreUnderTest,
 } from "./session-options.js";
 import { sessionOverlaysGroup } from "./session-overlays.js";
+import { sessionPathReadsGroup } from "./session-path-reads.js";
 import { sessionSearchGroup } from "./session-search.js";
 import type { SessionSuite } from "./session-suite.js";
 import { sessionTreeGroup } from "./session-tree.js";
@@ -20,6 +21,7 @@ const ALL_SESSION_GROUPS: readonly SessionGroup[] = [
   sessionTreeGroup,
   sessionNodesGroup,
   sessionOverlaysGroup,
+  sessionPathReadsGroup,
   sessionIsolationGroup,
   sessionConcurrencyGroup,
   sessionContentGroup,
@@ -95,4 +97,16 @@ export function describeSessionContent<P extends SessionStoreUnderTest>(
   options: SessionConformanceOptions<P>,
 ): void {
   describeSessionGroups([sessionContentGroup], name, factory, options);
+}
+
+/**
+ * Only the path-reads group: parent links that give the path, a replay of appends that reproduces the tree
+ * (what mirroring a change feed does), and `getPathNodes`, `getMessages`, `importMessage` when present.
+ */
+export function describeSessionPathReads<P extends SessionStoreUnderTest>(
+  name: string,
+  factory: SessionStoreFactory<P>,
+  options: SessionConformanceOptions<P>,
+): void {
+  describeSessionGroups([sessionPathReadsGroup], name, factory, options);
 }

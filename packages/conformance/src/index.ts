@@ -19,12 +19,14 @@ export {
   describeSessionContent,
   describeSessionIsolation,
   describeSessionOverlays,
+  describeSessionPathReads,
   describeSessionStore,
   describeSessionTree,
 } from "./describe-session-store.js";
 export { HOSTILE_QUERIES, type HostileQuery } from "./hostile-queries.js";
 export type { ConformanceCapabilities, ConformanceOptions, ProviderFactory } from "./options.js";
 export { type CallRunner, routeProviderCalls } from "./route-calls.js";
+export { checkSessionHistoryAndFeed, type SessionUnderTest } from "./session-feed.js";
 export type {
   ConformanceMessage,
   ConformanceNode,

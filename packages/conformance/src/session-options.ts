@@ -16,6 +16,8 @@ export interface ConformanceNode {
   id: string;
   parentId: string | null;
   role: string;
+  /** When it was stored, where the store keeps it. */
+  createdAt?: string | null;
 }
 
 export interface SessionStoreUnderTest {
@@ -36,6 +38,12 @@ export interface SessionStoreUnderTest {
   getNode?(id: string): MaybePromise<ConformanceNode | null>;
   /** Every message's place in the tree, in storage order; checked when present. */
   getTree?(options?: { limit?: number }): MaybePromise<ConformanceNode[]>;
+  /** The path root..leaf without content; checked when present (optional in the `SessionStore` contract). */
+  getPathNodes?(leafId?: string | null): MaybePromise<ConformanceNode[]>;
+  /** Messages by id in the order asked, skipping ids not in the session; checked when present. */
+  getMessages?(ids: readonly string[]): MaybePromise<ConformanceMessage[]>;
+  /** Stores a message written elsewhere with its parent and time; checked when present. */
+  importMessage?(message: ConformanceMessage, parentId: string | null, createdAt: string): MaybePromise<void>;
   searchMessages?(
     query: string,
     limit?: number,

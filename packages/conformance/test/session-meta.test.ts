@@ -76,4 +76,16 @@ describe("broken session stores fail for their reason", () => {
       "hostile writes > two instances on one session appending at once never fork the path",
     ]);
   });
+
+  it("an importMessage that ignores the parent and time fails exactly the import check", () => {
+    expect(outcome("imports under the leaf").failed).toEqual([
+      "path reads and replay > importMessage (when present): keeps the parent and time; refuses a stored id, a missing parent and a cycle",
+    ]);
+  });
+
+  it("a getPathNodes that leaves out the root fails exactly the path-nodes check", () => {
+    expect(outcome("path without root").failed).toEqual([
+      "path reads and replay > getPathNodes (when present): the path root..leaf without content, overlays not applied",
+    ]);
+  });
 });

@@ -8,6 +8,13 @@ export type {
   SessionTokenCounterInput,
 } from "./compaction/types.js";
 export {
+  type HistoryBatchOptions,
+  type HistoryOptions,
+  type HistoryResult,
+  messageBytes,
+  readPathNodes,
+} from "./history-read.js";
+export {
   type AppendOptions,
   checkMessageId,
   checkSessionMessage,
@@ -23,13 +30,22 @@ export { applyCompactions, compactionPrefix, isCompactionMessage, sameOverlay } 
 export type { RunState, RunStateStore, RunStates } from "./run-state.js";
 export {
   type CompactedEvent,
+  type CompactionAddedEvent,
+  type ImportOptions,
+  isSessionMessageEvent,
+  type MessageAppendedEvent,
+  type MessagesClearedEvent,
+  type MessagesDeletedEvent,
+  type MessageUpdatedEvent,
   Session,
   type SessionBackendOptions,
   type SessionContextBlock,
   type SessionContextOptions,
   type SessionEvent,
   type SessionListener,
+  type SessionMessageEvent,
   type SessionOptions,
+  type UpsertOptions,
 } from "./session.js";
 export { isSessionBackend, type SessionBackend } from "./session-backend.js";
 export {

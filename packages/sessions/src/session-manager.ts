@@ -6,8 +6,15 @@ import {
   type WritableContextProvider,
 } from "@contextblocks/core";
 import type { CompactAfterOptions, CompactFunction, CompactionErrorHandler } from "./compaction/types.js";
+import type { HistoryBatchOptions, HistoryOptions, HistoryResult } from "./history-read.js";
 import type { SessionMessage } from "./message.js";
-import { Session, type SessionContextOptions, type SessionEvent, type SessionSettings } from "./session.js";
+import {
+  type ImportOptions,
+  Session,
+  type SessionContextOptions,
+  type SessionEvent,
+  type SessionSettings,
+} from "./session.js";
 import { isSessionBackend, type SessionBackend } from "./session-backend.js";
 import type { CreateSessionOptions, SessionInfo } from "./session-registry.js";
 import type { SearchResult, StoredCompaction } from "./session-store.js";
@@ -228,13 +235,38 @@ export class SessionManager {
     return message.id;
   }
 
-  /** Updates the message when its id exists in the session, appends it otherwise. */
+  /**
+   * Updates the message when its id exists in the session (its parent stays), appends it otherwise
+   * (`Session.upsertMessage`).
+   */
   async upsert(sessionId: string, message: SessionMessage, parentId?: string | null): Promise<string> {
-    const session = this.getSession(sessionId);
-    if ((await session.getMessage(message?.id)) !== null) await session.updateMessage(message);
-    else await session.appendMessage(message, parentId);
+    await this.getSession(sessionId).upsertMessage(message, { parentId });
     await this.#touch(sessionId);
     return message.id;
+  }
+
+  /** Stores a message written elsewhere with its id, parent and time (`Session.importMessage`). */
+  async importMessage(
+    sessionId: string,
+    message: SessionMessage,
+    parentId: string | null,
+    options: ImportOptions,
+  ): Promise<void> {
+    await this.getSession(sessionId).importMessage(message, parentId, options);
+    await this.#touch(sessionId);
+  }
+
+  /** The path read in bounded batches up to a byte budget (`Session.history`). */
+  history(sessionId: string, options: HistoryOptions = {}): Promise<HistoryResult> {
+    return this.getSession(sessionId).history(options);
+  }
+
+  /** The path in bounded batches (`Session.historyBatches`). */
+  historyBatches(
+    sessionId: string,
+    options: HistoryBatchOptions = {},
+  ): AsyncGenerator<SessionMessage[], { truncated: boolean; bytes: number }, undefined> {
+    return this.getSession(sessionId).historyBatches(options);
   }
 
   /** Appends in order, each under the previous one (the first under `parentId`, default the latest leaf). */

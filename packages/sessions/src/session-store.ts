@@ -76,6 +76,23 @@ export interface SessionStore {
   getCompactions(): Promise<StoredCompaction[]>;
   /** Full-text search over this session's messages. Optional: `Session.search` throws `UNSUPPORTED` without it. */
   searchMessages?(query: string, limit?: number): Promise<SearchResult[]>;
+  /**
+   * The path root..leaf (default: the latest leaf) without content, overlays not applied: what a streamed
+   * read plans on. Optional: `Session.history` / `historyBatches` walk `getNode` from the leaf without it.
+   */
+  getPathNodes?(leafId?: string | null): Promise<MessageNode[]>;
+  /**
+   * The stored messages with these ids, in the order asked; ids not in this session are skipped. Optional:
+   * streamed reads call `getMessage` per id without it.
+   */
+  getMessages?(ids: readonly string[]): Promise<SessionMessage[]>;
+  /**
+   * Stores a message as it was written elsewhere (a migration, another object, a mirrored change feed):
+   * under the explicit `parentId`, with `createdAt` as its stored time. The same refusals as
+   * `appendMessage`. Optional: `Session.importMessage` appends the message (its `createdAt` field set)
+   * without it, and the row's own time is then the time of the import.
+   */
+  importMessage?(message: SessionMessage, parentId: string | null, createdAt: string): Promise<void>;
   /** The newest messages of the path whose stored size fits `maxBytes` (at least `minMessages`). */
   getRecentHistory?(
     leafId: string | null | undefined,

@@ -19,7 +19,20 @@ import type {
   CompactResult,
   SessionTokenCounter,
 } from "./compaction/types.js";
-import { type AppendOptions, checkSessionMessage, type SessionMessage, untrustedMessage } from "./message.js";
+import {
+  type HistoryBatchOptions,
+  type HistoryOptions,
+  type HistoryResult,
+  readHistory,
+  readHistoryBatches,
+} from "./history-read.js";
+import {
+  type AppendOptions,
+  checkMessageId,
+  checkSessionMessage,
+  type SessionMessage,
+  untrustedMessage,
+} from "./message.js";
 import { estimateMessageTokens } from "./message-tokens.js";
 import type { RunStateStore } from "./run-state.js";
 import { isSessionBackend, type SessionBackend } from "./session-backend.js";
@@ -52,8 +65,97 @@ export interface CompactedEvent {
   tokensAfter: number;
 }
 
-/** What `Session.subscribe` listeners hear: compactions, and the events of the session's `ContextBlocks`. */
-export type SessionEvent = CompactedEvent | ContextEvent;
+/**
+ * A message was stored (`appendMessage`, `appendMessages`, `upsertMessage` of a new id, `importMessage`):
+ * emitted after the store write succeeded, with the parent it was stored under, so a host can mirror it.
+ */
+export interface MessageAppendedEvent {
+  type: "message-appended";
+  sessionId: string;
+  messageId: string;
+  /** The parent the store put it under (`null`: a root). */
+  parentId: string | null;
+  role: string;
+  /** The message as stored (client-written messages after `untrustedMessage`). */
+  message: SessionMessage;
+  /** The row's stored time where the store reports it (`getNode`), else `null`. */
+  createdAt: string | null;
+  /** True for `importMessage`: written elsewhere, stored with its own id, parent and time. */
+  imported: boolean;
+}
+
+/** A stored message's content was replaced (`updateMessage`, `upsertMessage` of a stored id); its parent stays. */
+export interface MessageUpdatedEvent {
+  type: "message-updated";
+  sessionId: string;
+  messageId: string;
+  role: string;
+  message: SessionMessage;
+}
+
+/** `deleteMessages` succeeded: the ids asked (ids the session did not hold were no-ops in the store). */
+export interface MessagesDeletedEvent {
+  type: "messages-deleted";
+  sessionId: string;
+  messageIds: string[];
+}
+
+/** `clearMessages` deleted every message and overlay of the session. */
+export interface MessagesClearedEvent {
+  type: "messages-cleared";
+  sessionId: string;
+}
+
+/** An overlay was stored (`addCompaction`, or `compact`, which also emits `compacted`). */
+export interface CompactionAddedEvent {
+  type: "compaction-added";
+  sessionId: string;
+  compaction: StoredCompaction;
+}
+
+/**
+ * The change feed of a session's messages, as the `subscribe()` feed of Cloudflare agents' Sessions API: one
+ * event per successful store write, never for a write that failed. Replaying it in order onto another store
+ * (`appendMessage(message, parentId)`, `updateMessage`, `deleteMessages`, `clearMessages`, `addCompaction`)
+ * reproduces the tree and its overlays.
+ */
+export type SessionMessageEvent =
+  | MessageAppendedEvent
+  | MessageUpdatedEvent
+  | MessagesDeletedEvent
+  | MessagesClearedEvent
+  | CompactionAddedEvent;
+
+const messageEventTypes: ReadonlySet<string> = new Set([
+  "message-appended",
+  "message-updated",
+  "messages-deleted",
+  "messages-cleared",
+  "compaction-added",
+]);
+
+/** True for an event of the message change feed (a listener that mirrors messages, or one that skips them). */
+export function isSessionMessageEvent(event: { type: string }): event is SessionMessageEvent {
+  return messageEventTypes.has(event?.type);
+}
+
+/**
+ * What `Session.subscribe` listeners hear: the message change feed, compactions, and the events of the
+ * session's `ContextBlocks`.
+ */
+export type SessionEvent = SessionMessageEvent | CompactedEvent | ContextEvent;
+
+/** `upsertMessage(message, options)`: where a new id goes, and who wrote it. */
+export interface UpsertOptions extends AppendOptions {
+  /** The parent of a new message (omitted: the latest leaf; `null`: a new root). A stored one keeps its own. */
+  parentId?: string | null | undefined;
+}
+
+/** `importMessage(message, parentId, options)`. */
+export interface ImportOptions {
+  /** When the message was written (a `Date`, ISO text or epoch milliseconds): kept as its stored time. */
+  createdAt: Date | string | number;
+}
 
 /** A session listener; what it throws is caught and never fails the operation that caused the event. */
 export type SessionListener = (event: SessionEvent) => void;
@@ -287,8 +389,9 @@ export class Session {
   }
 
   /**
-   * Hears `compacted` (after an overlay was stored), `prompt-refreshed` and `block-written` (from the
-   * session's `ContextBlocks`). Listeners run after the operation succeeded; what they throw is caught.
+   * Hears the message change feed (`message-appended`, `message-updated`, `messages-deleted`,
+   * `messages-cleared`, `compaction-added`, each after the store write succeeded), `compacted` (after an
+   * overlay was stored), `prompt-refreshed` and `block-written` (from the session's `ContextBlocks`). Listeners run after the operation succeeded; what they throw is caught.
    * Returns the function that unsubscribes.
    */
   subscribe(listener: SessionListener): () => void {
@@ -315,6 +418,35 @@ export class Session {
         const messages = await this.#use().store.getHistory(leafId);
         span?.setAttributes({ [GEN_AI.recordCount]: messages.length });
         return messages;
+      },
+    );
+  }
+
+  /**
+   * The path root..leaf (default: the active one) in batches of at most `batchSize` messages and
+   * `maxBatchBytes` serialized bytes, overlays applied as `getHistory` applies them, read from the store one
+   * batch at a time (peak memory is one batch; breaking out of the loop leaves the rest unread). With
+   * `maxBytes`, the read stops before the first message that would pass the budget; the generator's return
+   * value says `{ truncated, bytes }`. As `historyBatches()` of Cloudflare agents' Sessions API.
+   */
+  historyBatches(
+    options: HistoryBatchOptions = {},
+  ): AsyncGenerator<SessionMessage[], { truncated: boolean; bytes: number }, undefined> {
+    return readHistoryBatches(this.#use().store, options);
+  }
+
+  /**
+   * The path root..leaf read in bounded batches, stopping before the first message that would pass
+   * `maxBytes` (then `truncated: true`: the oldest messages that fit, never a silent cut).
+   */
+  history(options: HistoryOptions = {}): Promise<HistoryResult> {
+    return this.#trace(
+      "contextblocks.session.history",
+      () => ({}),
+      async (span) => {
+        const result = await readHistory(this.#use().store, options);
+        span?.setAttributes({ [GEN_AI.recordCount]: result.messages.length });
+        return result;
       },
     );
   }
@@ -409,21 +541,131 @@ export class Session {
   }
 
   async #store(message: SessionMessage, parentId: string | null | undefined): Promise<void> {
-    await this.#use().store.appendMessage(message, parentId);
+    const { store } = this.#use();
+    await store.appendMessage(message, parentId);
     if (this.#pathTokens !== null) {
       this.#pathTokens = parentId === undefined ? this.#pathTokens + estimateMessageTokens([message]) : null;
     }
+    if (this.#listeners.size === 0) return;
+    // The parent the store chose (the latest leaf when omitted): one node read, only with a listener.
+    const node = await store.getNode(message.id);
+    this.#emit({
+      type: "message-appended",
+      sessionId: this.#sessionId,
+      messageId: message.id,
+      parentId: node?.parentId ?? parentId ?? null,
+      role: message.role,
+      message,
+      createdAt: node?.createdAt ?? null,
+      imported: false,
+    });
   }
 
   async updateMessage(message: SessionMessage): Promise<void> {
-    const checked = checkSessionMessage(message, "updateMessage");
-    await this.#use().store.updateMessage(checked);
+    await this.#update(checkSessionMessage(message, "updateMessage"));
+  }
+
+  async #update(message: SessionMessage): Promise<void> {
+    await this.#use().store.updateMessage(message);
     this.#pathTokens = null;
+    this.#emit({
+      type: "message-updated",
+      sessionId: this.#sessionId,
+      messageId: message.id,
+      role: message.role,
+      message,
+    });
+  }
+
+  /**
+   * Replaces the content of the stored message with this id, or appends it when the id is new (under
+   * `options.parentId`, default the latest leaf). A stored message keeps its parent: `parentId` only places
+   * a new one. `{ source: "client" }` applies `untrustedMessage` either way. `inserted` says which it did.
+   * Two upserts of one new id at once store it once (the second becomes an update).
+   */
+  upsertMessage(message: SessionMessage, options: UpsertOptions = {}): Promise<{ inserted: boolean }> {
+    return this.#trace(
+      "create_memory",
+      () => ({
+        [GEN_AI.operation]: "create_memory",
+        [GEN_AI.storeId]: MESSAGES_STORE_ID,
+        [GEN_AI.recordId]: typeof message?.id === "string" ? message.id : undefined,
+        [GEN_AI.recordCount]: 1,
+      }),
+      async () => {
+        const checked = trusted(checkSessionMessage(message, "upsertMessage"), options, "upsertMessage");
+        const { store } = this.#use();
+        if ((await store.getMessage(checked.id)) !== null) {
+          await this.#update(checked);
+          return { inserted: false };
+        }
+        try {
+          await this.#store(checked, options.parentId);
+        } catch (error) {
+          // Stored meanwhile by another writer: update it instead (its parent stays).
+          if ((await store.getMessage(checked.id)) === null) throw error;
+          await this.#update(checked);
+          return { inserted: false };
+        }
+        await this.#compactIfOverThreshold();
+        return { inserted: true };
+      },
+    );
+  }
+
+  /**
+   * Stores a message as it was written elsewhere (a migration, another Durable Object, a mirrored feed):
+   * its id, under the explicit `parentId` (`null`: a root), with `createdAt` as its time (set on the
+   * message, and as the row's time where the store has `importMessage`). Server-side only: there is no
+   * client source (`{ source: "client" }` is refused) and the store's refusals hold: an id already stored,
+   * a parent not in the session, and an id that is still the parent of stored messages (a parent cycle).
+   * Emits `message-appended` with `imported: true`; never compacts.
+   */
+  async importMessage(
+    message: SessionMessage,
+    parentId: string | null,
+    options: ImportOptions & { source?: unknown },
+  ): Promise<void> {
+    const checked = checkSessionMessage(message, "importMessage");
+    if (parentId !== null) checkMessageId(parentId, "parentId", "importMessage");
+    if (typeof options !== "object" || options === null) {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `importMessage: expected options { createdAt }, got ${describeValue(options)}`,
+      );
+    }
+    if (options.source !== undefined && options.source !== "server") {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `importMessage: server-side only; a client-written message goes through appendMessage(message, parentId, { source: "client" }) (got source ${describeValue(options.source)})`,
+      );
+    }
+    const createdAt = isoTime(options.createdAt);
+    const stored: SessionMessage = { ...checked, createdAt };
+    const { store } = this.#use();
+    if (typeof store.importMessage === "function") await store.importMessage(stored, parentId, createdAt);
+    else await store.appendMessage(stored, parentId);
+    this.#pathTokens = null;
+    this.#emit({
+      type: "message-appended",
+      sessionId: this.#sessionId,
+      messageId: stored.id,
+      parentId,
+      role: stored.role,
+      message: stored,
+      createdAt,
+      imported: true,
+    });
   }
 
   async deleteMessages(messageIds: readonly string[]): Promise<void> {
     await this.#use().store.deleteMessages(messageIds);
     this.#pathTokens = null;
+    this.#emit({
+      type: "messages-deleted",
+      sessionId: this.#sessionId,
+      messageIds: [...new Set(messageIds.filter((id): id is string => typeof id === "string"))],
+    });
   }
 
   /** Deletes every message and overlay, and forgets loaded skills. */
@@ -432,13 +674,20 @@ export class Session {
     await store.clearMessages();
     for (const entry of context.loadedEntries()) context.unloadEntry(entry.label, entry.key);
     this.#pathTokens = null;
+    this.#emit({ type: "messages-cleared", sessionId: this.#sessionId });
   }
 
   // ── Compaction ──────────────────────────────────────────────────────────────────────────────────────
 
-  addCompaction(summary: string, fromMessageId: string, toMessageId: string): Promise<StoredCompaction> {
+  async addCompaction(
+    summary: string,
+    fromMessageId: string,
+    toMessageId: string,
+  ): Promise<StoredCompaction> {
     this.#pathTokens = null;
-    return this.#use().store.addCompaction(summary, fromMessageId, toMessageId);
+    const compaction = await this.#use().store.addCompaction(summary, fromMessageId, toMessageId);
+    this.#emit({ type: "compaction-added", sessionId: this.#sessionId, compaction: { ...compaction } });
+    return compaction;
   }
 
   getCompactions(): Promise<StoredCompaction[]> {
@@ -463,8 +712,9 @@ export class Session {
         const result = await compaction(history, { tokenCounter: this.#settings.tokenCounter });
         span?.setAttributes({ "contextblocks.compaction.compacted": result !== null });
         if (result === null) return null;
-        await store.addCompaction(result.summary, result.fromMessageId, result.toMessageId);
+        const overlay = await store.addCompaction(result.summary, result.fromMessageId, result.toMessageId);
         this.#pathTokens = null;
+        this.#emit({ type: "compaction-added", sessionId: this.#sessionId, compaction: { ...overlay } });
         if (span !== undefined || this.#listeners.size > 0) {
           const event = compactedEvent(this.#sessionId, history, result);
           span?.setAttributes({
@@ -734,6 +984,23 @@ function compactedEvent(
 /** `{ source: "client" }`: the message made safe (`untrustedMessage`); else as given. */
 function trusted(message: SessionMessage, options: AppendOptions, operation: string): SessionMessage {
   return options?.source === "client" ? untrustedMessage(message, operation) : message;
+}
+
+/** `importMessage`'s `createdAt` as ISO text; anything that is not a time is refused (`INVALID_INPUT`). */
+function isoTime(value: unknown): string {
+  const date =
+    value instanceof Date
+      ? value
+      : typeof value === "string" || typeof value === "number"
+        ? new Date(value)
+        : null;
+  if (date === null || Number.isNaN(date.getTime())) {
+    throw new ContextError(
+      "INVALID_INPUT",
+      `importMessage: createdAt must be a Date, ISO text or epoch milliseconds, got ${describeValue(value)}`,
+    );
+  }
+  return date.toISOString();
 }
 
 /** A message with a tool call whose result has not come yet: the turn it belongs to is not over. */

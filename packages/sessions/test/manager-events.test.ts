@@ -40,10 +40,20 @@ describe("SessionManager.subscribe", () => {
         origin: "rendered",
         sessionId: chat.id,
       },
+      {
+        type: "message-appended",
+        sessionId: chat.id,
+        messageId: "u1",
+        parentId: null,
+        role: "user",
+        message: message("u1", "hello"),
+        createdAt: expect.any(String),
+        imported: false,
+      },
       { type: "session-deleted", sessionId: child.id },
     ]);
     stop();
     await manager.create("Unheard");
-    expect(heard).toHaveLength(5);
+    expect(heard).toHaveLength(6);
   });
 });

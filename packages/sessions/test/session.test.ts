@@ -178,11 +178,22 @@ describe("compaction", () => {
         createCompactFunction({ summarize, protectHead: 2, tailTokenBudget: 150, minTailMessages: 2 }),
       );
     const events: SessionEvent[] = [];
-    session.subscribe((event) => events.push(event));
     for (const turn of turns(10)) await session.appendMessage(turn);
+    session.subscribe((event) => events.push(event));
     const first = await session.compact();
     expect(first).not.toBeNull();
     expect(events).toEqual([
+      {
+        type: "compaction-added",
+        sessionId: "chat",
+        compaction: {
+          id: expect.any(String),
+          summary: first?.summary,
+          fromMessageId: first?.fromMessageId,
+          toMessageId: first?.toMessageId,
+          createdAt: expect.any(String),
+        },
+      },
       {
         type: "compacted",
         sessionId: "chat",
@@ -192,7 +203,7 @@ describe("compaction", () => {
         tokensAfter: expect.any(Number),
       },
     ]);
-    const compacted = events[0];
+    const compacted = events[1];
     if (compacted?.type !== "compacted") throw new Error("no compacted event");
     // m2..the start of the tail: the range the overlay covers, and the history it shrank.
     expect(compacted.messages).toBeGreaterThan(1);

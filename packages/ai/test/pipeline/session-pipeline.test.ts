@@ -1,5 +1,10 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from "@ai-sdk/provider";
-import { Session, type SessionBackend, type SessionEvent } from "@contextblocks/sessions";
+import {
+  isSessionMessageEvent,
+  Session,
+  type SessionBackend,
+  type SessionEvent,
+} from "@contextblocks/sessions";
 import { createCompactFunction } from "@contextblocks/sessions/compaction";
 import { inMemoryBackend } from "@contextblocks/sessions/memory";
 import { generateText, stepCountIs, streamText } from "ai";
@@ -88,7 +93,10 @@ describe.each(backends)("contextPipeline({ model, session }) on %s", (_name, sto
     const summaries: string[] = [];
     const session = chatSession(backend, summaries);
     const events: SessionEvent[] = [];
-    session.subscribe((event) => events.push(event));
+    // The message change feed is checked in @contextblocks/sessions; here: blocks, prompt, compaction.
+    session.subscribe((event) => {
+      if (!isSessionMessageEvent(event)) events.push(event);
+    });
     const model = scripted([
       callTools(0, { toolName: "set_context", input: { label: "memory", content: "The user is Ada." } }),
       answer("Nice to meet you!"),
@@ -197,7 +205,10 @@ describe.each(backends)("contextPipeline({ model, session }) on %s", (_name, sto
     const { open, close } = storage();
     const session = chatSession(open(), []);
     const events: SessionEvent[] = [];
-    session.subscribe((event) => events.push(event));
+    // The message change feed is checked in @contextblocks/sessions; here: blocks, prompt, compaction.
+    session.subscribe((event) => {
+      if (!isSessionMessageEvent(event)) events.push(event);
+    });
     const model = scriptedStreamModel([
       callTools(0, { toolName: "set_context", input: { label: "memory", content: "Likes tea." } }),
       answer("Noted."),
@@ -376,7 +387,10 @@ describe("compaction and the tool loop", () => {
       )
       .compactAfter(150, { tokenCounter: hundredEach }); // past it once two messages are stored
     const events: SessionEvent[] = [];
-    session.subscribe((event) => events.push(event));
+    // The message change feed is checked in @contextblocks/sessions; here: blocks, prompt, compaction.
+    session.subscribe((event) => {
+      if (!isSessionMessageEvent(event)) events.push(event);
+    });
     const model = scripted([
       answer("Hi."),
       callTools(1, { toolName: "set_context", input: { label: "memory", content: "Ada." } }),

@@ -60,6 +60,20 @@ class RacesAppends extends WrappedStore {
   }
 }
 
+/** Has importMessage, but stores the message under the latest leaf with the time of the import. */
+class ImportsUnderLeaf extends WrappedStore {
+  importMessage(message: ConformanceMessage, _parentId: string | null, _createdAt: string): Promise<void> {
+    return this.inner.appendMessage(message);
+  }
+}
+
+/** Has getPathNodes, but leaves the root out of the path. */
+class PathWithoutRoot extends WrappedStore {
+  async getPathNodes(leafId?: string | null) {
+    return (await this.inner.getPathNodes(leafId)).slice(1);
+  }
+}
+
 const options = <P extends WrappedStore>(make: (sessions?: InMemorySessions, id?: string) => P) => ({
   capabilities: { search: true, tree: true },
   session: (store: P, sessionId: string) => make(store.sessions, sessionId),
@@ -96,4 +110,14 @@ describeSessionStore(
   "races appends",
   () => new RacesAppends(),
   options((sessions, id) => new RacesAppends(sessions, id)),
+);
+describeSessionStore(
+  "imports under the leaf",
+  () => new ImportsUnderLeaf(),
+  options((sessions, id) => new ImportsUnderLeaf(sessions, id)),
+);
+describeSessionStore(
+  "path without root",
+  () => new PathWithoutRoot(),
+  options((sessions, id) => new PathWithoutRoot(sessions, id)),
 );

@@ -179,13 +179,57 @@ export class InMemorySessionStore implements SessionStore {
     return this.#rows().slice(0, limit).map(nodeOf);
   }
 
+  async getPathNodes(leafId?: string | null): Promise<MessageNode[]> {
+    const rows = this.#pathRows(leafId);
+    checkWholePath(
+      rows.map((row) => ({ id: row.id, parent_id: row.parentId })),
+      "getPathNodes",
+    );
+    return rows.map(nodeOf);
+  }
+
+  async getMessages(ids: readonly string[]): Promise<SessionMessage[]> {
+    if (!Array.isArray(ids)) {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `getMessages: expected an array of ids, got ${describeValue(ids)}`,
+      );
+    }
+    const rows: StoredRow[] = [];
+    for (const id of ids) {
+      const row = typeof id === "string" ? this.#row(id) : null;
+      if (row !== null) rows.push(row);
+    }
+    return parseAll(rows);
+  }
+
   async appendMessage(message: SessionMessage, parentId?: string | null): Promise<void> {
-    const checked = checkSessionMessage(message, "appendMessage");
-    if (parentId !== undefined && parentId !== null) checkMessageId(parentId, "parentId", "appendMessage");
+    this.#insert(message, parentId, "appendMessage", new Date().toISOString());
+  }
+
+  async importMessage(message: SessionMessage, parentId: string | null, createdAt: string): Promise<void> {
+    if (parentId !== null) checkMessageId(parentId, "parentId", "importMessage");
+    if (typeof createdAt !== "string" || Number.isNaN(Date.parse(createdAt))) {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `importMessage: createdAt must be an ISO date string, got ${describeValue(createdAt)}`,
+      );
+    }
+    this.#insert(message, parentId, "importMessage", createdAt);
+  }
+
+  #insert(
+    message: SessionMessage,
+    parentId: string | null | undefined,
+    operation: string,
+    createdAt: string,
+  ): void {
+    const checked = checkSessionMessage(message, operation);
+    if (parentId !== undefined && parentId !== null) checkMessageId(parentId, "parentId", operation);
     if (parentId === checked.id) {
       throw new ContextError(
         "INVALID_INPUT",
-        `appendMessage: message "${checked.id}" cannot be its own parent`,
+        `${operation}: message "${checked.id}" cannot be its own parent`,
       );
     }
     const content = serializeMessage(checked);
@@ -194,7 +238,7 @@ export class InMemorySessionStore implements SessionStore {
       const where = existing.sessionId === this.sessionId ? "this session" : "another session";
       throw new ContextError(
         "INVALID_INPUT",
-        `appendMessage: a message with id "${checked.id}" already exists in ${where}; use updateMessage to change it`,
+        `${operation}: a message with id "${checked.id}" already exists in ${where}; use updateMessage to change it`,
       );
     }
     const orphans = [...this.sessions.messages.values()]
@@ -203,7 +247,7 @@ export class InMemorySessionStore implements SessionStore {
     if (orphans.length > 0) {
       throw new ContextError(
         "INVALID_INPUT",
-        `appendMessage: id "${checked.id}" is still the parent of stored messages (${orphans
+        `${operation}: id "${checked.id}" is still the parent of stored messages (${orphans
           .map((row) => `"${row.id}"`)
           .join(
             ", ",
@@ -217,7 +261,7 @@ export class InMemorySessionStore implements SessionStore {
       if (this.#row(parentId) === null) {
         throw new ContextError(
           "NOT_FOUND",
-          `appendMessage: parent "${parentId}" of message "${checked.id}" is not in this session`,
+          `${operation}: parent "${parentId}" of message "${checked.id}" is not in this session`,
         );
       }
       parent = parentId;
@@ -228,7 +272,7 @@ export class InMemorySessionStore implements SessionStore {
       parentId: parent,
       role: checked.role,
       content,
-      createdAt: new Date().toISOString(),
+      createdAt,
       order: this.sessions.nextOrder(),
     });
   }

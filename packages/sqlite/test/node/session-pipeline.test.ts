@@ -1,7 +1,7 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { type ContextPlugin, contextPipeline } from "@contextblocks/ai";
 import { assertStablePrefix, comparePrefix } from "@contextblocks/ai/test";
-import { Session, type SessionEvent } from "@contextblocks/sessions";
+import { isSessionMessageEvent, Session, type SessionEvent } from "@contextblocks/sessions";
 import { createCompactFunction } from "@contextblocks/sessions/compaction";
 import { generateText, stepCountIs, streamText } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
@@ -80,7 +80,10 @@ describe("contextPipeline({ model, session }) on sqliteBackend(better-sqlite3)",
     const summaries: string[] = [];
     const session = chatSession(file.database, summaries);
     const events: SessionEvent[] = [];
-    session.subscribe((event) => events.push(event));
+    // The message change feed is checked in @contextblocks/sessions; here: blocks, prompt, compaction.
+    session.subscribe((event) => {
+      if (!isSessionMessageEvent(event)) events.push(event);
+    });
     const model = scriptedModel([
       callTool("call-1", "set_context", { label: "memory", content: "The user is Ada." }),
       answer("Nice to meet you!"),

@@ -1,0 +1,18 @@
+import { checkSessionHistoryAndFeed } from "@contextblocks/conformance";
+import { Session } from "@contextblocks/sessions";
+import { InMemorySessionStore } from "@contextblocks/sessions/memory";
+import { describe, it } from "vitest";
+import { sqliteBackend } from "../../src/index.js";
+import { inObject } from "./in-object.js";
+
+describe("Session.history / historyBatches / the change feed in a Durable Object", () => {
+  it("batched and budgeted reads equal getHistory with a message over the 2 MB row; the feed mirrors", async () => {
+    await inObject("history-feed", async (state) => {
+      const session = Session.create(sqliteBackend(state.storage)).forSession("chat");
+      await checkSessionHistoryAndFeed(session, {
+        mirror: new InMemorySessionStore({ sessionId: "chat" }),
+        largeMessageBytes: 3 * 1024 * 1024,
+      });
+    });
+  });
+});
