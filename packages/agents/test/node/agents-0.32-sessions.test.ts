@@ -87,6 +87,7 @@ describe("a better-sqlite3 database agents@0.32.0's agents/sessions wrote", () =
     expect((await store.getBranches("m1")).map((message) => message.id)).toEqual(["m2", "m2b"]);
     expect((await store.searchMessages?.("lighthouse tour"))?.map((hit) => hit.id)).toContain("m3");
     await store.appendMessage(say("m5", "assistant", "The chandlery opens at eight."));
-    expect((await store.searchMessages?.("chandlery"))?.map((hit) => hit.id)).toEqual(["m5"]);
+    // The new turn first; m3 too, through the turns after it (its search row carries its neighbours).
+    expect((await store.searchMessages?.("chandlery"))?.map((hit) => hit.id)).toEqual(["m5", "m3"]);
   });
 });
