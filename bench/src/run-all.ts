@@ -256,7 +256,7 @@ function sections(): Section[] {
       title: "Sessions on a Durable Object: rows per operation",
       about:
         "Rows read / written per `appendMessage`, `getHistory`, `getLatestLeaf`, `searchMessages`, `addCompaction` " +
-        "at 100, 1,000 and 10,000 messages, `@contextblocks/sessions` (a new database: the lean layout) against agents@0.22.0 " +
+        "at 100 and 1,000 messages, `@contextblocks/sessions` (a new database: the lean layout) against agents@0.22.0 " +
         "and agents@0.32.0 (bench/src/sessions-row-cost.ts).",
       run: async (smoke) => runScript("./sessions-row-cost.ts", smoke).markdown,
     });

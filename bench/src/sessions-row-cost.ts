@@ -17,7 +17,9 @@ import { AgentSessionProvider } from "agents-session/experimental/memory/session
 import { withLocalWorker } from "./local-worker.js";
 import { markdownTable } from "./markdown.js";
 
-const LENGTHS = [100, 1_000, 10_000] as const;
+// 10,000 messages (`--lengths=100,1000,10000`) takes longer than run-all allows a script: building the session
+// on agents@0.22.0 reads every earlier row per append (quadratic). The per-row figures already show at 1,000.
+const LENGTHS = [100, 1_000] as const;
 const SMOKE_LENGTHS = [20, 60] as const;
 const SYSTEMS = ["contextblocks", "agents", "agents-0.32"] as const;
 const SYSTEM_NAMES: Record<SystemName, string> = {

@@ -47,14 +47,15 @@ export async function catchUpMessageIndex(client: SqlClient): Promise<void> {
       rows.filter((row) => Number(row.content_chunks ?? 0) > 0).map((row) => row.id),
     );
     const withContext = await hasContextColumn(client);
-    const statements: SqlStatement[] = [
-      withContext
-        ? sql`DELETE FROM assistant_fts WHERE rowid > ${mark} AND rowid <= ${last.rowid}`
-        : // A table Cloudflare agents' Sessions API created may hold, in this range, the row of a message it
+    const statements: SqlStatement[] = withContext
+      ? // By rowid, one statement each: FTS5 answers a rowid range by reading every row it holds.
+        rows.map((row) => sql`DELETE FROM assistant_fts WHERE rowid = ${row.rowid}`)
+      : [
+          // A table Cloudflare agents' Sessions API created may hold, in this range, the row of a message it
           // re-indexed under the next free rowid: only this batch's messages' rows are replaced.
           sql`DELETE FROM assistant_fts WHERE rowid > ${mark} AND rowid <= ${last.rowid}
             AND id IN (SELECT value FROM json_each(${JSON.stringify(rows.map((row) => row.id))}))`,
-    ];
+        ];
     const indexed = new Map<string, IndexedMessage | null>();
     /** The first child (lowest rowid) in this batch of each message, by session and id. */
     const firstChildren = new Map<string, string>();

@@ -86,10 +86,14 @@ function indexedText(rowid: string): string {
   return `coalesce((SELECT f.content FROM assistant_fts f WHERE f.rowid = ${rowid}), '')`;
 }
 
-/** The rowid of the first child (lowest rowid) of the message with id `id` (an SQL expression) in m's session. */
+/**
+ * The rowid of the first child (lowest rowid) of the message with id `id` (an SQL expression) in m's session.
+ * A child is stored after its parent, so the search walks forward from m's row: a new database keeps no
+ * parent index (an append writes 2 rows), and the next row of the session is usually the child.
+ */
 function firstChild(id: string, alias: string): string {
-  return `(SELECT ${alias}.rowid FROM assistant_messages ${alias} WHERE ${alias}.parent_id = ${id}
-    AND ${alias}.session_id = m.session_id ORDER BY ${alias}.rowid LIMIT 1)`;
+  return `(SELECT ${alias}.rowid FROM assistant_messages ${alias} WHERE ${alias}.rowid > m.rowid
+    AND ${alias}.parent_id = ${id} AND ${alias}.session_id = m.session_id ORDER BY ${alias}.rowid LIMIT 1)`;
 }
 
 /** The "before" context of the message `m` (an alias of `assistant_messages`): its parent's and grandparent's text. */
@@ -106,8 +110,9 @@ const beforeOfM = `coalesce((SELECT f.content FROM assistant_messages p JOIN ass
  * answered on) and of that child's first child, when they are indexed.
  */
 const afterOfM = `${indexedText(firstChild("m.id", "c"))} || char(10) ||
-  ${indexedText(`(SELECT d.rowid FROM assistant_messages d WHERE d.parent_id = (SELECT c.id FROM assistant_messages c
-    WHERE c.parent_id = m.id AND c.session_id = m.session_id ORDER BY c.rowid LIMIT 1)
+  ${indexedText(`(SELECT d.rowid FROM assistant_messages d WHERE d.rowid > m.rowid AND d.parent_id = (
+    SELECT c.id FROM assistant_messages c WHERE c.rowid > m.rowid AND c.parent_id = m.id
+      AND c.session_id = m.session_id ORDER BY c.rowid LIMIT 1)
     AND d.session_id = m.session_id ORDER BY d.rowid LIMIT 1)`)}`;
 
 /** The whole context of `m`: the turns before it and after it on its branch, as the index holds them. */

@@ -64,4 +64,31 @@ describe("search rows on a Durable Object", () => {
       expect(batched).toBeLessThan(perStep[20]?.search ?? 0);
     });
   }, 60_000);
+
+  it("indexing the newest message reads a bounded number of rows, the same at 20 and at 200 messages", async () => {
+    await inObject("search-read-cost", async (state) => {
+      const reports: StatementReport[] = [];
+      const client = fromDurableObjectStorage(state.storage, {
+        onStatement: (report) => reports.push(report),
+      });
+      const store = new SqliteSessionStore(client, "chat");
+      const read = () => reports.reduce((sum, report) => sum + (report.rowsRead ?? 0), 0);
+      const perLength: Record<number, number> = {};
+      let next = 0;
+      for (const length of [20, 200]) {
+        while (next < length) await store.appendMessage(message(next++));
+        // A query no message matches: what the search reads is the indexer catching up.
+        await store.searchMessages("zebra", 10);
+        await store.appendMessage(message(next++));
+        reports.length = 0;
+        await store.searchMessages("zebra", 10);
+        perLength[length] = read();
+      }
+      console.log(
+        `rows read indexing one new message: ${perLength[20]} (20 messages) / ${perLength[200]} (200)`,
+      );
+      // A new database keeps no parent index: finding a message's children must not scan the conversation.
+      expect(perLength[200]).toBeLessThanOrEqual((perLength[20] ?? 0) + 5);
+    });
+  }, 60_000);
 });
