@@ -5,7 +5,7 @@
  */
 
 export interface LocalWorker {
-  fetch(url: string): Promise<Response>;
+  fetch(url: string, init?: RequestInit): Promise<Response>;
 }
 
 export interface LocalWorkerOptions {
@@ -47,7 +47,9 @@ export async function withLocalWorker<Result>(
   });
   try {
     await worker.ready;
-    return await use({ fetch: (url) => worker.fetch(url) as unknown as Promise<Response> });
+    return await use({
+      fetch: (url, init) => worker.fetch(url, init as never) as unknown as Promise<Response>,
+    });
   } finally {
     await worker.dispose();
   }

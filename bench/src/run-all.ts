@@ -229,6 +229,18 @@ function sections(): Section[] {
       run: async (smoke) => runScript("./locomo-retrieval.ts", smoke).markdown,
     });
   }
+  if (hasScript("./agents-sessions-locomo.ts")) {
+    list.push({
+      id: "agents-sessions-locomo",
+      title: "Retrieval on real conversations (LoCoMo): agents@0.32.0's Sessions",
+      about:
+        "The same LoCoMo measure for agents@0.32.0's `session.search` (`agents/sessions`), which runs only on a " +
+        "Durable Object: each conversation appended to one session in workerd, each question searched with " +
+        "limit 10, plus a control query of words from the evidence turn (bench/src/agents-sessions-locomo.ts; " +
+        "skipped when the data is absent).",
+      run: async (smoke) => runScript("./agents-sessions-locomo.ts", smoke).markdown,
+    });
+  }
   if (hasScript("./sessions.ts")) {
     list.push({
       id: "sessions",
