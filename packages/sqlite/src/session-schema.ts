@@ -178,3 +178,20 @@ export function schemaReady(client: SqlClient): Promise<SessionLayout> {
   }
   return promise;
 }
+
+/**
+ * True while `assistant_messages` has no parent index, so the lean layout's rules still hold. agents@0.22.0
+ * (`agents/experimental/memory/session`) creates that index whenever it opens the database, and its writes
+ * keep none of the lean rules (no `parent_seq`, no tombstone for a deleted id that stored messages still
+ * name). A lean append puts this in its conditional insert: `pragma_index_info` of an index that does not
+ * exist returns no row, so on the lean layout it reads nothing (0 billed rows on a Durable Object).
+ */
+export const leanLayoutStill: SqlStatement = sql`NOT EXISTS (SELECT 1 FROM pragma_index_info('idx_assistant_msg_parent'))`;
+
+/**
+ * Forgets the layout read for this client, so its next use reads it again: after `leanLayoutStill` failed,
+ * a database that agents@0.22.0 wrote to is read as indexed from then on, as after a restart.
+ */
+export function forgetLayout(client: SqlClient): void {
+  ready.delete(client);
+}

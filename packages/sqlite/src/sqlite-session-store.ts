@@ -39,7 +39,7 @@ import {
   searchMessageIndex,
 } from "./message-search.js";
 import { SerialQueue } from "./serial-queue.js";
-import { type SessionLayout, schemaReady } from "./session-schema.js";
+import { forgetLayout, leanLayoutStill, type SessionLayout, schemaReady } from "./session-schema.js";
 
 /** Options of `SqliteSessionStore`. */
 export interface SqliteSessionStoreOptions {
@@ -418,7 +418,7 @@ export class SqliteSessionStore implements SessionStore {
           ${slices[0] ?? ""}, ${depth}, ${chunks > 0 ? chunks : null}
         WHERE NOT EXISTS (SELECT 1 FROM assistant_messages WHERE id = ${message.id})
           AND NOT EXISTS (SELECT 1 FROM assistant_message_tombstones WHERE id = ${message.id})
-          AND ${guard}
+          AND ${guard} AND ${leanLayoutStill}
         RETURNING rowid`);
       const rowid = inserted[0]?.rowid;
       if (rowid !== undefined) {
@@ -438,6 +438,13 @@ export class SqliteSessionStore implements SessionStore {
           ]);
         }
         return;
+      }
+      if ((await this.#one(sql`SELECT 1 AS lean WHERE ${leanLayoutStill}`)).length === 0) {
+        // agents@0.22.0 opened the database meanwhile (its parent index is there): from now on the
+        // indexed layout's rules, which find through that index the stored messages naming an id.
+        forgetLayout(this.#client);
+        rememberTail(this.#client, this.#sessionId, undefined);
+        return this.#append(message, content, slices, parentId);
       }
       if (await this.#storedAlready(message, content, parentId)) {
         rememberTail(this.#client, this.#sessionId, undefined);

@@ -1,0 +1,26 @@
+import { describe, it } from "vitest";
+import { SqliteSessionStore } from "../../src/index.js";
+import { type AgentsSqlHost, agentsDeletesThenWeReappend, agentsWritesAfterUs } from "../mixed-writer.js";
+import { inObject } from "./in-object.js";
+
+/** An agents `Agent`'s synchronous tagged-template `sql`, over this object's `ctx.storage.sql`. */
+function agentsHostOf(state: DurableObjectState): AgentsSqlHost {
+  return {
+    sql: ((strings: TemplateStringsArray, ...values: unknown[]) =>
+      state.storage.sql.exec(strings.join("?"), ...values).toArray()) as AgentsSqlHost["sql"],
+  };
+}
+
+describe("a lean database that agents@0.22.0 writes to after us (Durable Object)", () => {
+  it("keeps every message and the right paths on the store that was open all along", async () => {
+    await inObject("mixed-writer-paths", async (state) => {
+      await agentsWritesAfterUs(new SqliteSessionStore(state.storage, "chat"), agentsHostOf(state));
+    });
+  });
+
+  it("refuses to re-append an id agents deleted while a stored message still names it (no cycle)", async () => {
+    await inObject("mixed-writer-reappend", async (state) => {
+      await agentsDeletesThenWeReappend(new SqliteSessionStore(state.storage, "chat"), agentsHostOf(state));
+    });
+  });
+});
