@@ -7,8 +7,8 @@
  * (wrangler's `unstable_startWorker`, as the row-cost benches do) and posts each conversation to its own
  * object: every turn appended in order as agents users append (`session.appendMessage`, id = the turn's
  * `dia_id`, text = `"<speaker>: <text>"`, roles alternating), then every question with evidence asked as
- * `session.search(question, { limit: 10 })`. agents has no search tool for sessions; the method is what its
- * docs show (`session.search("deployment failed")`). The data is read at run time from the LoCoMo directory
+ * `session.search(question, { limit: 10 })`: `agents/sessions` gives the model no tool of its own for it (Think
+ * calls the same method), and its docs search this way (`session.search("deployment failed")`). The data is read at run time from the LoCoMo directory
  * (`LOCOMO_DIRECTORY`, else beside the repository; locomo-data.ts) and sent in the request body: nothing is
  * written to the repository. Without the data the bench prints a notice and exits 0.
  *
