@@ -112,6 +112,13 @@ ALTER TABLE assistant_leaves ADD COLUMN IF NOT EXISTS parent_id TEXT;
 
 ALTER TABLE assistant_leaves ADD COLUMN IF NOT EXISTS depth INTEGER;
 
+ALTER TABLE assistant_messages ADD COLUMN IF NOT EXISTS tokens INTEGER;
+
+CREATE TABLE IF NOT EXISTS assistant_token_calibration (
+  session_id TEXT PRIMARY KEY,
+  calibration DOUBLE PRECISION NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS contextblocks_skills (
   scope TEXT NOT NULL,
   key TEXT NOT NULL,

@@ -35,4 +35,9 @@ export type {
   SessionStoreFactory,
   SessionStoreUnderTest,
 } from "./session-options.js";
+export {
+  type CompactingSessionUnderTest,
+  type CompactionSettings,
+  checkCompactionAcrossSessions,
+} from "./session-token-stamps.js";
 export { ROUND_TRIP_TEXTS, type RoundTripText } from "./texts.js";

@@ -26,7 +26,8 @@ export interface SessionStoreUnderTest {
   getLatestLeaf(): MaybePromise<ConformanceMessage | null>;
   getBranches(messageId: string): MaybePromise<ConformanceMessage[]>;
   getPathLength(leafId?: string | null): MaybePromise<number>;
-  appendMessage(message: ConformanceMessage, parentId?: string | null): MaybePromise<void>;
+  /** May report where the message went (`{ parentId, createdAt }`): the change feed reads no node back. */
+  appendMessage(message: ConformanceMessage, parentId?: string | null): MaybePromise<unknown>;
   updateMessage(message: ConformanceMessage): MaybePromise<void>;
   deleteMessages(messageIds: string[]): MaybePromise<void>;
   clearMessages(): MaybePromise<void>;

@@ -104,7 +104,7 @@ export function postgresBackend(
         REGISTRY_TABLE,
       ]
         .map((table) => table.name)
-        .concat("assistant_compactions", "assistant_leaves");
+        .concat("assistant_compactions", "assistant_leaves", "assistant_token_calibration");
       const present = new Set(
         (
           await client.run<{
@@ -125,6 +125,10 @@ WHERE to_regclass(name) IS NOT NULL`)
       when("assistant_messages", sql`DELETE FROM assistant_messages WHERE session_id = ${sessionId}`);
       when("assistant_compactions", sql`DELETE FROM assistant_compactions WHERE session_id = ${sessionId}`);
       when("assistant_leaves", sql`DELETE FROM assistant_leaves WHERE session_id = ${sessionId}`);
+      when(
+        "assistant_token_calibration",
+        sql`DELETE FROM assistant_token_calibration WHERE session_id = ${sessionId}`,
+      );
       when(
         "cf_agents_context_blocks",
         sql`DELETE FROM cf_agents_context_blocks WHERE starts_with(label, ${prefix})`,

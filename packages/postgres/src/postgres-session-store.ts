@@ -1,15 +1,19 @@
 import { ContextError, describeValue } from "@contextblocks/core";
 import {
+  type AppendedMessage,
   applyCompactions,
+  checkCalibration,
   checkCompactionArguments,
   checkRecentHistoryBudget,
   checkSessionMessage,
   checkWholePath,
   type MessageNode,
   maximumPathLength,
+  messageTokenStamp,
   orderPath,
   parseStoredMessages as parseAll,
   parseStoredMessage as parseMessage,
+  pathTokensWithOverlays,
   type RecentHistoryResult,
   type SearchResult,
   type SessionMessage,
@@ -17,6 +21,7 @@ import {
   type StoredCompaction,
   sameOverlay,
   serializeMessage as serialize,
+  storedTokenStamp,
   textOfMessage,
 } from "@contextblocks/sessions";
 import {
@@ -215,7 +220,10 @@ WHERE session_id = ${this.#sessionId} AND id = ${leaf.id} AND depth IS NULL`);
     return depth + 1;
   }
 
-  async appendMessage(message: SessionMessage, parentId?: string | null): Promise<void> {
+  async appendMessage(
+    message: SessionMessage,
+    parentId?: string | null,
+  ): Promise<AppendedMessage | undefined> {
     const checked = checkSessionMessage(message, "appendMessage");
     checkText(checked.id, "message id", PROVIDER, "postgres", "INVALID_INPUT", undefined);
     checkText(checked.role, "role", PROVIDER, "postgres", "INVALID_INPUT", undefined);
@@ -250,8 +258,16 @@ WHERE session_id = ${this.#sessionId} AND id = ${leaf.id} AND depth IS NULL`);
       }
       throw error;
     }
-    const stored = Number((rows[0] as { stored?: unknown } | undefined)?.stored ?? 0);
-    if (stored > 0) return;
+    const result = rows[0] as { stored?: unknown; parent_id?: unknown; created_at?: unknown } | undefined;
+    if (Number(result?.stored ?? 0) > 0) {
+      return {
+        parentId: typeof result?.parent_id === "string" ? result.parent_id : null,
+        createdAt:
+          result?.created_at === null || result?.created_at === undefined
+            ? null
+            : timeText(result.created_at),
+      };
+    }
     const orphans = await this.#read<{ id: string }>(sql`SELECT id FROM assistant_messages
 WHERE session_id = ${this.#sessionId} AND parent_id = ${checked.id} LIMIT 3`);
     if (orphans.length > 0) {
@@ -265,6 +281,58 @@ WHERE session_id = ${this.#sessionId} AND parent_id = ${checked.id} LIMIT 3`);
       );
     }
     if (typeof parentId === "string") throw missingParent(parentId, checked.id);
+    return undefined;
+  }
+
+  /**
+   * The path's estimated tokens as `getHistory` returns it: the stamps along the path summed in one
+   * statement (content is read only for rows without a stamp, another writer's), overlays applied.
+   */
+  async getPathTokens(leafId?: string | null): Promise<number> {
+    if (leafId !== undefined && leafId !== null && !storableId(leafId)) return 0;
+    const session = this.#sessionId;
+    const step = (from: SqlStatement) => sql`SELECT id, parent_id, role, tokens,
+      CASE WHEN tokens IS NULL THEN content END AS content
+    FROM assistant_messages WHERE session_id = ${session} AND id = ${from} LIMIT 1`;
+    const [rows, compactions] = await Promise.all([
+      this.#read<{ id: string; role: string; tokens: number | null; content: string | null; step: number }>(
+        sql`WITH RECURSIVE ${this.#leaf(leafId)},
+path (id, parent_id, role, tokens, content, step) AS (
+  SELECT m.id, m.parent_id, m.role, m.tokens, m.content, 0 FROM leaf CROSS JOIN LATERAL (${step(sql`leaf.id`)}) m
+  UNION ALL
+  SELECT m.id, m.parent_id, m.role, m.tokens, m.content, p.step + 1 FROM path p
+    CROSS JOIN LATERAL (${step(sql`p.parent_id`)}) m
+  WHERE p.step < ${maximumPathLength}
+)
+SELECT id, role, tokens, content, step FROM path`,
+      ),
+      this.getCompactions(),
+    ]);
+    const steps = orderPath(rows).map((row) => {
+      let tokens = storedTokenStamp(row.tokens);
+      if (tokens === null) {
+        const message = parseMessage(row.content ?? "");
+        tokens = message === null ? 0 : messageTokenStamp(message);
+      }
+      return { id: row.id, role: row.role, tokens };
+    });
+    return pathTokensWithOverlays(steps, compactions);
+  }
+
+  async getTokenCalibration(): Promise<number | null> {
+    const rows = await this.#read<{ calibration: unknown }>(
+      sql`SELECT calibration FROM assistant_token_calibration WHERE session_id = ${this.#sessionId}`,
+    );
+    const value = rows[0] === undefined ? null : Number(rows[0].calibration);
+    return value !== null && Number.isFinite(value) && value > 0 ? value : null;
+  }
+
+  async setTokenCalibration(calibration: number): Promise<void> {
+    const checked = checkCalibration(calibration);
+    await this.#access.write([
+      sql`INSERT INTO assistant_token_calibration (session_id, calibration) VALUES (${this.#sessionId}, ${checked})
+ON CONFLICT (session_id) DO UPDATE SET calibration = excluded.calibration`,
+    ]);
   }
 
   async getNode(id: string): Promise<MessageNode | null> {
@@ -297,7 +365,7 @@ WHERE session_id = ${this.#sessionId} ORDER BY position LIMIT ${limit}`);
       ? ((
           await this.#transaction([
             sql`UPDATE assistant_messages
-SET content = ${content}, role = ${checked.role}, text_content = ${text}
+SET content = ${content}, role = ${checked.role}, text_content = ${text}, tokens = ${messageTokenStamp(checked)}
 WHERE session_id = ${this.#sessionId} AND id = ${checked.id} RETURNING id`,
             refreshContextStatement(this.#sessionId, JSON.stringify([checked.id])),
             staleSearchFieldsStatement(this.#sessionId, JSON.stringify([checked.id])),
@@ -358,6 +426,7 @@ ORDER BY m.position DESC LIMIT 1`,
       sql`DELETE FROM assistant_messages WHERE session_id = ${session}`,
       sql`DELETE FROM assistant_compactions WHERE session_id = ${session}`,
       sql`DELETE FROM assistant_leaves WHERE session_id = ${session}`,
+      sql`DELETE FROM assistant_token_calibration WHERE session_id = ${session}`,
     ]);
   }
 
@@ -514,13 +583,14 @@ leaf AS (
     const orphanFree = sql`NOT EXISTS (SELECT 1 FROM assistant_messages o
   WHERE o.session_id = ${session} AND o.parent_id = ${message.id})`;
     const inserted = sql`inserted AS (
-  INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content, depth, context_text)
+  INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content, depth, context_text,
+    tokens)
   SELECT ${message.id}, ${session}, claimed.parent_id, ${message.role}, ${content}, ${text}, claimed.depth,
-    ${contextTextOf(session, sql`claimed.parent_id`)}
+    ${contextTextOf(session, sql`claimed.parent_id`)}, ${messageTokenStamp(message)}
   FROM claimed
-  RETURNING id
+  RETURNING id, parent_id, created_at
 )
-SELECT count(*)::int AS stored FROM inserted`;
+SELECT count(*)::int AS stored, max(parent_id) AS parent_id, max(created_at) AS created_at FROM inserted`;
     if (parentId === null) {
       return sql`WITH claimed AS (
   INSERT INTO assistant_leaves AS l (session_id, leaf_id, parent_id, depth)

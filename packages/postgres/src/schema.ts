@@ -51,6 +51,10 @@ CREATE INDEX IF NOT EXISTS idx_search_entries_key_fts
  * - `after_text` / `after_tsv` (GIN), `time_text` / `time_tsv` (GIN), `speaker`, `search_state` (partial
  *   index on the rows below 2): the turns after the message, its day and its speaker, written at search time
  *   (message-search-index.ts);
+ * - `assistant_messages.tokens`: the message's token stamp (`messageTokenStamp`), written on append and
+ *   update, summed along a path by `getPathTokens` (`NULL` on rows another writer made: estimated from
+ *   their content); `assistant_token_calibration`: each session's provider-reported tokens over the
+ *   estimate (`Session.reportUsage`), so a new `Session` per request starts calibrated;
  * - `idx_assistant_msg_session_parent` (children of one message in one session, in order) and
  *   `idx_assistant_compactions_session` (overlays are read on every history read).
  * A missing column (`42703`: a table `agents` created, before our columns were added) also counts as missing.
@@ -139,6 +143,13 @@ CREATE TABLE IF NOT EXISTS assistant_leaves (
 ALTER TABLE assistant_leaves ADD COLUMN IF NOT EXISTS parent_id TEXT;
 
 ALTER TABLE assistant_leaves ADD COLUMN IF NOT EXISTS depth INTEGER;
+
+ALTER TABLE assistant_messages ADD COLUMN IF NOT EXISTS tokens INTEGER;
+
+CREATE TABLE IF NOT EXISTS assistant_token_calibration (
+  session_id TEXT PRIMARY KEY,
+  calibration DOUBLE PRECISION NOT NULL
+);
 `,
   },
 };

@@ -204,6 +204,19 @@ export async function readHistory(store: SessionStore, options: HistoryOptions =
       `history: expected options { leafId?, maxBytes?, batchSize? }, got ${describeValue(options)}`,
     );
   }
+  if (options.maxBytes === undefined) {
+    // No budget: the whole path is the result, so it is read as `getHistory` reads it, through the store's
+    // own path read (on SQLite's lean layout about one row per message, one statement on Postgres) rather
+    // than a node walk and a content read per batch (about two).
+    positiveWhole(options.batchSize, defaultBatchSize, "batchSize");
+    options.signal?.throwIfAborted();
+    const messages = await store.getHistory(options.leafId);
+    options.signal?.throwIfAborted();
+    if (options.newestFirst === true) messages.reverse();
+    let bytes = 0;
+    for (const message of messages) bytes += messageBytes(message);
+    return { messages, truncated: false, bytes };
+  }
   const batches = readHistoryBatches(store, {
     leafId: options.leafId,
     maxBytes: options.maxBytes,

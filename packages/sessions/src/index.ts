@@ -25,7 +25,14 @@ export {
   textOfMessage,
   untrustedMessage,
 } from "./message.js";
-export { estimateMessageTokens, tokensPerMessage } from "./message-tokens.js";
+export {
+  estimateMessageTokens,
+  messageTokenStamp,
+  type PathTokenRow,
+  pathTokensWithOverlays,
+  storedTokenStamp,
+  tokensPerMessage,
+} from "./message-tokens.js";
 export { applyCompactions, compactionPrefix, isCompactionMessage, sameOverlay } from "./overlays.js";
 export type { RunState, RunStateStore, RunStates } from "./run-state.js";
 export {
@@ -64,6 +71,7 @@ export type {
   SessionRegistry,
 } from "./session-registry.js";
 export {
+  type AppendedMessage,
   isSessionStore,
   type MessageNode,
   type RecentHistoryResult,
@@ -72,6 +80,7 @@ export {
   type StoredCompaction,
 } from "./session-store.js";
 export {
+  checkCalibration,
   checkCompactionArguments,
   checkRecentHistoryBudget,
   checkUsageArguments,

@@ -39,6 +39,14 @@ export interface MessageNode {
   createdAt: string | null;
 }
 
+/** What a store reports of an append: the place it chose (the change feed's `message-appended`). */
+export interface AppendedMessage {
+  /** The parent the message was stored under (`null`: a root). */
+  parentId: string | null;
+  /** The row's stored time where the store keeps it, else `null`. */
+  createdAt: string | null;
+}
+
 /**
  * Storage of one session's messages as a tree (each message points to its parent): the message-tree
  * contract of Cloudflare agents' Sessions API, plus the parent links and the whole tree for inspectors.
@@ -63,9 +71,12 @@ export interface SessionStore {
   getTree(options?: { limit?: number }): Promise<MessageNode[]>;
   /**
    * Stores a message under `parentId`: omitted means the latest leaf, `null` a new root. Refuses (throws)
-   * an id that exists, a parent that does not, and anything that is not a `SessionMessage`.
+   * an id that exists, a parent that does not, and anything that is not a `SessionMessage`. A store may
+   * return where it put the message (`AppendedMessage`), so `Session`'s change feed needs no read back
+   * (without it, `Session` reads the node with `getNode` when it has a listener).
    */
-  appendMessage(message: SessionMessage, parentId?: string | null): Promise<void>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: stores written before AppendedMessage return Promise<void>
+  appendMessage(message: SessionMessage, parentId?: string | null): Promise<void | AppendedMessage>;
   /** Replaces the stored message with the same id (content only; its place in the tree stays). */
   updateMessage(message: SessionMessage): Promise<void>;
   deleteMessages(messageIds: readonly string[]): Promise<void>;
@@ -93,6 +104,20 @@ export interface SessionStore {
    * without it, and the row's own time is then the time of the import.
    */
   importMessage?(message: SessionMessage, parentId: string | null, createdAt: string): Promise<void>;
+  /**
+   * Estimated tokens of the path root..leaf (default: the latest leaf) as `getHistory` returns it (overlays
+   * applied), from the token stamps the store keeps per message (`messageTokenStamp`, written on append;
+   * rows without one, from an older writer, are estimated from their content). What `compactAfter`
+   * decides from without reading the history. Optional: `Session` estimates `getHistory()` without it.
+   */
+  getPathTokens?(leafId?: string | null): Promise<number>;
+  /**
+   * The session's token calibration (provider-reported input tokens over the estimate of the same prompt,
+   * from `Session.reportUsage`), kept in storage so a new `Session` on the same database uses it; `null`
+   * before any report. Optional, with `setTokenCalibration`: without them it lives in the `Session` object.
+   */
+  getTokenCalibration?(): Promise<number | null>;
+  setTokenCalibration?(calibration: number): Promise<void>;
   /** The newest messages of the path whose stored size fits `maxBytes` (at least `minMessages`). */
   getRecentHistory?(
     leafId: string | null | undefined,

@@ -37,6 +37,7 @@ import { estimateMessageTokens } from "./message-tokens.js";
 import type { RunStateStore } from "./run-state.js";
 import { isSessionBackend, type SessionBackend } from "./session-backend.js";
 import {
+  type AppendedMessage,
   isSessionStore,
   type RecentHistoryResult,
   type SearchResult,
@@ -235,9 +236,10 @@ export class Session {
   #pathTokens: number | null = null;
   /**
    * Provider-reported tokens over the estimate of the same prompt, from the last `reportUsage`: the default
-   * counter's estimate is multiplied by it (`null`: no report yet, the estimate as is).
+   * counter's estimate is multiplied by it (`null`: no report yet, the estimate as is; `undefined`: not
+   * read yet from a store that keeps it, `getTokenCalibration`).
    */
-  #calibration: number | null = null;
+  #calibration: number | null | undefined = undefined;
 
   /**
    * A session on the collaborators it is given (`{ store, context?, runState? }`), or on a backend it
@@ -542,21 +544,22 @@ export class Session {
 
   async #store(message: SessionMessage, parentId: string | null | undefined): Promise<void> {
     const { store } = this.#use();
-    await store.appendMessage(message, parentId);
+    const appended = await store.appendMessage(message, parentId);
     if (this.#pathTokens !== null) {
       this.#pathTokens = parentId === undefined ? this.#pathTokens + estimateMessageTokens([message]) : null;
     }
     if (this.#listeners.size === 0) return;
-    // The parent the store chose (the latest leaf when omitted): one node read, only with a listener.
-    const node = await store.getNode(message.id);
+    // The parent the store chose (the latest leaf when omitted): reported by the append where the store
+    // does (every store of this project), else one node read, only with a listener.
+    const placed = isAppendedMessage(appended) ? appended : await store.getNode(message.id);
     this.#emit({
       type: "message-appended",
       sessionId: this.#sessionId,
       messageId: message.id,
-      parentId: node?.parentId ?? parentId ?? null,
+      parentId: placed?.parentId ?? parentId ?? null,
       role: message.role,
       message,
-      createdAt: node?.createdAt ?? null,
+      createdAt: placed?.createdAt ?? null,
       imported: false,
     });
   }
@@ -674,6 +677,8 @@ export class Session {
     await store.clearMessages();
     for (const entry of context.loadedEntries()) context.unloadEntry(entry.label, entry.key);
     this.#pathTokens = null;
+    // The store forgot the session's calibration with its messages.
+    this.#calibration = undefined;
     this.#emit({ type: "messages-cleared", sessionId: this.#sessionId });
   }
 
@@ -758,7 +763,12 @@ export class Session {
     }
     if (inputTokens === 0 || this.#settings.tokenCounter !== undefined) return;
     const estimated = (await this.#estimateTokens({ calibrated: false })) + pendingTokens;
-    if (estimated > 0) this.#calibration = inputTokens / estimated;
+    if (estimated <= 0) return;
+    const calibration = inputTokens / estimated;
+    this.#calibration = calibration;
+    // Kept per session where the store can (one row), so a new Session per request starts calibrated.
+    const { store } = this.#use();
+    if (typeof store.setTokenCalibration === "function") await store.setTokenCalibration(calibration);
   }
 
   /** The estimate `compactAfter` compares with its threshold (calibrated by the last `reportUsage`). */
@@ -798,10 +808,27 @@ export class Session {
       // A counter's NaN or Infinity must not trigger (or block) compaction on every append: count it as 0.
       return Number.isFinite(counted) ? Math.max(0, Math.ceil(counted)) : 0;
     }
-    if (this.#pathTokens === null) this.#pathTokens = estimateMessageTokens(await store.getHistory());
+    // From the stamps the store keeps per message where it can (no content read), else the history.
+    if (this.#pathTokens === null) {
+      this.#pathTokens =
+        typeof store.getPathTokens === "function"
+          ? await store.getPathTokens()
+          : estimateMessageTokens(await store.getHistory());
+    }
     const estimate = this.#pathTokens + context.estimateTokens(systemPrompt);
-    const calibration = options.calibrated === false ? null : this.#calibration;
+    const calibration = options.calibrated === false ? null : await this.#storedCalibration(store);
     return calibration === null ? estimate : Math.ceil(estimate * calibration);
+  }
+
+  /** The calibration of the last `reportUsage`, read once from a store that keeps it. */
+  async #storedCalibration(store: SessionStore): Promise<number | null> {
+    if (this.#calibration === undefined) {
+      const stored =
+        typeof store.getTokenCalibration === "function" ? await store.getTokenCalibration() : null;
+      // A stored value that is not a positive finite ratio (hand-edited) is ignored.
+      this.#calibration = typeof stored === "number" && Number.isFinite(stored) && stored > 0 ? stored : null;
+    }
+    return this.#calibration;
   }
 
   // ── Context blocks ──────────────────────────────────────────────────────────────────────────────────
@@ -979,6 +1006,13 @@ function compactedEvent(
     tokensBefore,
     tokensAfter,
   };
+}
+
+/** An append's report of where it stored the message (`AppendedMessage`), from a store that gives one. */
+function isAppendedMessage(value: unknown): value is AppendedMessage {
+  if (typeof value !== "object" || value === null) return false;
+  const parentId = (value as { parentId?: unknown }).parentId;
+  return parentId === null || typeof parentId === "string";
 }
 
 /** `{ source: "client" }`: the message made safe (`untrustedMessage`); else as given. */

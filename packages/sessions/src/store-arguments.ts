@@ -54,3 +54,14 @@ export function checkUsageArguments(
     }
   }
 }
+
+/** `setTokenCalibration(calibration)`: a positive finite ratio (provider-reported tokens over the estimate). */
+export function checkCalibration(calibration: unknown): number {
+  if (typeof calibration !== "number" || !Number.isFinite(calibration) || calibration <= 0) {
+    throw new ContextError(
+      "INVALID_INPUT",
+      `setTokenCalibration: the calibration must be a positive finite number, got ${describeValue(calibration)}`,
+    );
+  }
+  return calibration;
+}

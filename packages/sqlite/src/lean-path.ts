@@ -6,8 +6,11 @@ import type { SqlClient } from "@contextblocks/sql";
 export interface LeanPathRow {
   rowid: number;
   id: string;
+  role: string;
   parent_id: string | null;
   parent_seq: number | null;
+  /** The message's token stamp, `null` on a row another writer made. */
+  tokens: number | null;
   content: string;
   content_chunks: number | null;
   /** UTF-8 bytes of the stored message, continuation rows included. */
@@ -41,7 +44,7 @@ export async function readLeanPath(
   let range = firstRange;
   while (next !== null) {
     const read: (LeanPathRow & { session_id: string })[] = await client.query`
-      SELECT rowid, id, session_id, parent_id, parent_seq, content, content_chunks,
+      SELECT rowid, id, session_id, role, parent_id, parent_seq, tokens, content, content_chunks,
         length(CAST(content AS BLOB)) + (CASE WHEN COALESCE(content_chunks, 0) = 0 THEN 0 ELSE (
           SELECT SUM(length(CAST(c.content AS BLOB))) FROM assistant_message_chunks c
           WHERE c.id = assistant_messages.id) END) AS bytes

@@ -10,7 +10,7 @@ import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
  */
 export interface Tail {
   /** The newest message of the session, or `null` when it has none. */
-  leaf: { id: string; rowid: number; depth: number | null } | null;
+  leaf: { id: string; rowid: number; depth: number | null; pathTokens: number | null } | null;
   /** The largest `rowid` of the table when the tail was read: no message of the session lies above it. */
   horizon: number;
 }
@@ -59,11 +59,12 @@ export async function readTail(client: SqlClient, sessionId: string): Promise<Ta
     rowid: number | null;
     id: string | null;
     depth: number | null;
+    path_tokens: number | null;
   }>`
     SELECT (SELECT COALESCE(MAX(rowid), 0) FROM assistant_messages) AS horizon,
-      m.rowid AS rowid, m.id AS id, m.depth AS depth
+      m.rowid AS rowid, m.id AS id, m.depth AS depth, m.path_tokens AS path_tokens
     FROM (SELECT 1) AS one LEFT JOIN (
-      SELECT rowid, id, depth FROM assistant_messages WHERE session_id = ${sessionId}
+      SELECT rowid, id, depth, path_tokens FROM assistant_messages WHERE session_id = ${sessionId}
       ORDER BY rowid DESC LIMIT 1) AS m ON 1`;
   const row = rows[0];
   const tail: Tail = {
@@ -71,7 +72,12 @@ export async function readTail(client: SqlClient, sessionId: string): Promise<Ta
     leaf:
       row?.id === null || row?.id === undefined
         ? null
-        : { id: row.id, rowid: Number(row.rowid), depth: row.depth === null ? null : Number(row.depth) },
+        : {
+            id: row.id,
+            rowid: Number(row.rowid),
+            depth: row.depth === null ? null : Number(row.depth),
+            pathTokens: row.path_tokens === null ? null : Number(row.path_tokens),
+          },
   };
   rememberTail(client, sessionId, tail);
   return tail;

@@ -21,6 +21,12 @@ import { createSearchTable, upgradeSearchTable } from "./message-index-schema.js
  *
  * - `assistant_messages.parent_seq`: the parent's `rowid`, so a path is walked one row per message (a
  *   rowid seek) instead of an index probe and a row.
+ * - `assistant_messages.tokens`: the message's token stamp (`messageTokenStamp`), written with the row;
+ *   `path_tokens`: the stamps of its path root..it summed, so the path's estimate is one row
+ *   (`getPathTokens`). `NULL` on rows another writer made, and `path_tokens` set back to `NULL` where an
+ *   update or a delete above a row changed it (then summed along the path when read).
+ * - `assistant_token_calibration`: each session's provider-reported tokens over the estimate
+ *   (`Session.reportUsage`), so a new `Session` per request starts calibrated.
  * - `assistant_message_tombstones`: ids deleted while stored messages still named them as their parent
  *   (only on the lean layout, which has no parent index to ask): such an id is refused on append.
  *
@@ -41,6 +47,7 @@ export const chunksTable = "assistant_message_chunks";
 export const searchStateTable = "assistant_fts_state";
 
 export const tombstonesTable = "assistant_message_tombstones";
+export const calibrationTable = "assistant_token_calibration";
 
 /**
  * - `"lean"`: `assistant_messages` has only its primary key. The latest leaf is the session's newest row
@@ -61,7 +68,9 @@ const createLeanTable = sql`CREATE TABLE IF NOT EXISTS assistant_messages (
     created_at DATETIME DEFAULT CURRENT_TIMESTAMP,
     depth INTEGER,
     content_chunks INTEGER,
-    parent_seq INTEGER
+    parent_seq INTEGER,
+    tokens INTEGER,
+    path_tokens INTEGER
   )`;
 
 const indexedStatements: SqlStatement[] = [
@@ -103,6 +112,10 @@ const createStatements: SqlStatement[] = [
     id TEXT NOT NULL,
     PRIMARY KEY (id, session_id)
   ) WITHOUT ROWID`,
+  sql`CREATE TABLE IF NOT EXISTS assistant_token_calibration (
+    session_id TEXT PRIMARY KEY,
+    calibration REAL NOT NULL
+  ) WITHOUT ROWID`,
   sql`CREATE TABLE IF NOT EXISTS assistant_fts_state (
     key TEXT PRIMARY KEY,
     indexed_rowid INTEGER NOT NULL
@@ -136,6 +149,10 @@ export async function ensureSchema(client: SqlClient): Promise<SessionLayout> {
   }
   if (!columns.has("parent_seq"))
     await addColumn(client, sql`ALTER TABLE assistant_messages ADD COLUMN parent_seq INTEGER`);
+  if (!columns.has("tokens"))
+    await addColumn(client, sql`ALTER TABLE assistant_messages ADD COLUMN tokens INTEGER`);
+  if (!columns.has("path_tokens"))
+    await addColumn(client, sql`ALTER TABLE assistant_messages ADD COLUMN path_tokens INTEGER`);
   await secureDelete(client);
   // agents@0.22.0 opening a lean database adds the indexes: it is read as indexed from then on, since that
   // writer neither fills `parent_seq` nor knows the lean rules.

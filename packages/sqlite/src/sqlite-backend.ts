@@ -87,6 +87,7 @@ const ownedTables = [
   "assistant_leaves",
   "assistant_message_chunks",
   "assistant_message_tombstones",
+  "assistant_token_calibration",
   "cf_agents_context_blocks",
   "contextblocks_block_history",
   "contextblocks_run_state",
@@ -127,6 +128,8 @@ async function deleteSession(client: SqlClient, sessionId: string): Promise<void
     statements.push(sql`DELETE FROM assistant_leaves WHERE session_id = ${sessionId}`);
   if (has("assistant_message_tombstones"))
     statements.push(sql`DELETE FROM assistant_message_tombstones WHERE session_id = ${sessionId}`);
+  if (has("assistant_token_calibration"))
+    statements.push(sql`DELETE FROM assistant_token_calibration WHERE session_id = ${sessionId}`);
   if (has("cf_agents_context_blocks")) {
     if (sessionId === "") {
       // The default session's blocks are plain labels, shared with anything else on the database: only

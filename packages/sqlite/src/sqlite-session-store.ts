@@ -1,6 +1,8 @@
 import { ContextError, describeValue } from "@contextblocks/core";
 import {
+  type AppendedMessage,
   applyCompactions,
+  checkCalibration,
   checkCompactionArguments,
   checkMessageId,
   checkRecentHistoryBudget,
@@ -8,8 +10,11 @@ import {
   checkWholePath,
   type MessageNode,
   maximumPathLength,
+  messageTokenStamp,
   orderPath,
+  type PathTokenRow,
   parseStoredMessage as parseMessage,
+  pathTokensWithOverlays,
   type RecentHistoryResult,
   type SearchResult,
   type SessionMessage,
@@ -17,6 +22,7 @@ import {
   type StoredCompaction,
   sameOverlay,
   serializeMessage as serialize,
+  storedTokenStamp,
 } from "@contextblocks/sessions";
 import {
   raw,
@@ -87,6 +93,8 @@ function nodeOf(row: NodeRow): MessageNode {
 interface LeafRow {
   id: string;
   depth: number | null;
+  /** The stamps of the path root..this row summed (`NULL`: not known, summed along the path when needed). */
+  path_tokens?: number | null | undefined;
   /** Read on the lean layout, where a path is walked by rowid. */
   rowid?: number | undefined;
 }
@@ -254,7 +262,10 @@ export class SqliteSessionStore implements SessionStore {
     return (await this.#depthOf(leaf)) + 1;
   }
 
-  async appendMessage(message: SessionMessage, parentId?: string | null): Promise<void> {
+  async appendMessage(
+    message: SessionMessage,
+    parentId?: string | null,
+  ): Promise<AppendedMessage | undefined> {
     const checked = checkSessionMessage(message, "appendMessage");
     if (parentId !== undefined && parentId !== null) checkMessageId(parentId, "parentId", "appendMessage");
     if (parentId === checked.id) {
@@ -265,7 +276,8 @@ export class SqliteSessionStore implements SessionStore {
     }
     const content = serialize(checked);
     const slices = sliceStoredMessage(content, checked.id);
-    return this.#queue.run(() => this.#append(checked, content, slices, parentId));
+    const stamp = messageTokenStamp(checked);
+    return this.#queue.run(() => this.#append(checked, content, slices, stamp, parentId));
   }
 
   /**
@@ -281,11 +293,12 @@ export class SqliteSessionStore implements SessionStore {
     message: SessionMessage,
     content: string,
     slices: string[],
+    stamp: number,
     parentId: string | null | undefined,
-  ): Promise<void> {
-    if ((await this.#ready()) === "lean") return this.#appendLean(message, content, slices, parentId);
+  ): Promise<AppendedMessage | undefined> {
+    if ((await this.#ready()) === "lean") return this.#appendLean(message, content, slices, stamp, parentId);
     for (let attempt = 0; attempt < appendAttempts; attempt++) {
-      if (await this.#storedAlready(message, content, parentId)) return;
+      if (await this.#storedAlready(message, content, parentId)) return undefined;
       let parent: LeafRow | null;
       if (parentId === undefined) {
         parent = await this.#latestLeaf();
@@ -301,6 +314,7 @@ export class SqliteSessionStore implements SessionStore {
         }
       }
       const depth = parent === null ? 0 : (await this.#depthOf(parent)) + 1;
+      const pathTokens = parent === null ? stamp : (await this.#pathTokensOf(parent)) + stamp;
       const chunks = slices.length - 1;
       if (chunks > 0) {
         await this.#client.batch(
@@ -320,15 +334,20 @@ export class SqliteSessionStore implements SessionStore {
             : sql`NOT EXISTS (SELECT 1 FROM assistant_messages INDEXED BY idx_assistant_msg_parent
                 WHERE parent_id = ${parent.id} AND session_id = ${this.#sessionId})`;
       const inserted = await this.#one(sql`
-        INSERT INTO assistant_messages (id, session_id, parent_id, role, content, depth, content_chunks)
+        INSERT INTO assistant_messages (id, session_id, parent_id, role, content, depth, content_chunks,
+          tokens, path_tokens)
         SELECT ${message.id}, ${this.#sessionId}, ${parent?.id ?? null}, ${message.role}, ${slices[0] ?? ""},
-          ${depth}, ${chunks > 0 ? chunks : null}
+          ${depth}, ${chunks > 0 ? chunks : null}, ${stamp}, ${pathTokens}
         WHERE NOT EXISTS (SELECT 1 FROM assistant_messages WHERE id = ${message.id})
           AND NOT EXISTS (SELECT 1 FROM assistant_messages INDEXED BY idx_assistant_msg_parent
             WHERE parent_id = ${message.id})
           AND ${parentStill}
-        RETURNING id`);
+        RETURNING id, created_at`);
       if (inserted.length > 0) {
+        const appended: AppendedMessage = {
+          parentId: parent?.id ?? null,
+          createdAt: (inserted[0]?.created_at as string | null | undefined) ?? null,
+        };
         const indexed = this.#indexOnAppend ? indexedMessageOf(message) : null;
         const text = indexed?.text ?? "";
         const withContext = text.length > 0 && (await hasContextColumn(this.#client));
@@ -353,7 +372,7 @@ export class SqliteSessionStore implements SessionStore {
               ]
             : []),
         ]);
-        return;
+        return appended;
       }
       const orphans = await this.#client.query<{ id: string }>`
         SELECT id FROM assistant_messages INDEXED BY idx_assistant_msg_parent WHERE parent_id = ${message.id} LIMIT 3`;
@@ -378,31 +397,45 @@ export class SqliteSessionStore implements SessionStore {
     message: SessionMessage,
     content: string,
     slices: string[],
+    stamp: number,
     parentId: string | null | undefined,
-  ): Promise<void> {
+  ): Promise<AppendedMessage | undefined> {
     for (let attempt = 0; attempt < appendAttempts; attempt++) {
       let parent: LeafRow | null;
+      // Besides the parent's row (read as the source of the insert): what must still hold.
       let guard: SqlStatement;
       if (parentId === undefined) {
         const tail =
           cachedTail(this.#client, this.#sessionId) ?? (await readTail(this.#client, this.#sessionId));
-        parent = tail.leaf;
-        guard = tailStill(tail, this.#sessionId);
+        parent =
+          tail.leaf === null
+            ? null
+            : {
+                id: tail.leaf.id,
+                rowid: tail.leaf.rowid,
+                depth: tail.leaf.depth,
+                path_tokens: tail.leaf.pathTokens,
+              };
+        guard = tailStill({ ...tail, leaf: null }, this.#sessionId);
       } else if (parentId === null) {
         parent = null;
         guard = sql`1`;
       } else {
         parent = await this.#row(parentId);
         if (parent === null) {
-          if (await this.#storedAlready(message, content, parentId)) return;
+          if (await this.#storedAlready(message, content, parentId)) return undefined;
           throw new ContextError(
             "NOT_FOUND",
             `appendMessage: parent "${parentId}" of message "${message.id}" is not in this session`,
           );
         }
-        guard = sql`EXISTS (SELECT 1 FROM assistant_messages WHERE rowid = ${parent.rowid ?? -1} AND id = ${parent.id})`;
+        guard = sql`1`;
       }
       const depth = parent === null ? 0 : (await this.#depthOf(parent)) + 1;
+      // The parent's path total as stored when the insert reads its row (another writer's update may have
+      // cleared it); summed along the path here only when this client knows it is missing.
+      const knownTokens =
+        parent === null || parent.path_tokens !== null ? null : await this.#pathTokensOf(parent);
       const chunks = slices.length - 1;
       if (chunks > 0) {
         await this.#client.batch(
@@ -412,20 +445,45 @@ export class SqliteSessionStore implements SessionStore {
           ),
         );
       }
-      const inserted = await this.#one(sql`
-        INSERT INTO assistant_messages (id, session_id, parent_id, parent_seq, role, content, depth, content_chunks)
+      // The parent's row is the insert's source (no row: it was deleted, nothing is inserted), so the
+      // check that it still exists and its path total cost one row read between them. The outcome is read
+      // with `changes()` and `last_insert_rowid()` in the same group (no row read; `RETURNING` reads one),
+      // and the row's time is given, so the change feed needs nothing read back.
+      const createdAt = sqliteTimestamp();
+      const parentTokens = parent === null ? 0 : (storedTokenStamp(parent.path_tokens) ?? knownTokens);
+      const insert = sql`
+        INSERT INTO assistant_messages (id, session_id, parent_id, parent_seq, role, content, depth, content_chunks,
+          tokens, path_tokens, created_at)
         SELECT ${message.id}, ${this.#sessionId}, ${parent?.id ?? null}, ${parent?.rowid ?? null}, ${message.role},
-          ${slices[0] ?? ""}, ${depth}, ${chunks > 0 ? chunks : null}
-        WHERE NOT EXISTS (SELECT 1 FROM assistant_messages WHERE id = ${message.id})
+          ${slices[0] ?? ""}, ${depth}, ${chunks > 0 ? chunks : null}, ${stamp},
+          ${parent === null ? sql`${stamp}` : sql`COALESCE(p.path_tokens, ${knownTokens}) + ${stamp}`}, ${createdAt}
+        FROM ${parent === null ? sql`(SELECT 1) AS p` : sql`assistant_messages AS p`}
+        WHERE ${parent === null ? sql`1` : sql`p.rowid = ${parent.rowid ?? -1} AND p.id = ${parent.id}`}
+          AND NOT EXISTS (SELECT 1 FROM assistant_messages WHERE id = ${message.id})
           AND NOT EXISTS (SELECT 1 FROM assistant_message_tombstones WHERE id = ${message.id})
-          AND ${guard} AND ${leanLayoutStill}
-        RETURNING rowid`);
-      const rowid = inserted[0]?.rowid;
+          AND ${guard} AND ${leanLayoutStill}`;
+      // On a client whose batch is not one transaction (a tagged-template `sql` without `ctx.storage`)
+      // another statement could run between the two: the insert reports its own row instead.
+      const result = (
+        this.#client.atomic
+          ? (
+              await this.#client.batch([
+                insert,
+                sql`SELECT changes() AS stored, last_insert_rowid() AS rowid`,
+              ])
+            )[1]
+          : await this.#client.run(sql`${insert} RETURNING 1 AS stored, rowid`)
+      )?.[0] as { stored?: unknown; rowid?: unknown } | undefined;
+      const rowid = Number(result?.stored ?? 0) > 0 ? Number(result?.rowid) : undefined;
       if (rowid !== undefined) {
+        // What the insert stored unless another writer cleared the parent's total meanwhile (then the
+        // row's total is NULL and a read sums the path; this cache only feeds the next append's fallback).
+        const pathTokens = parentTokens === null ? null : parentTokens + stamp;
         rememberTail(this.#client, this.#sessionId, {
-          leaf: { id: message.id, rowid: Number(rowid), depth },
-          horizon: Number(rowid),
+          leaf: { id: message.id, rowid, depth, pathTokens },
+          horizon: rowid,
         });
+        const appended: AppendedMessage = { parentId: parent?.id ?? null, createdAt };
         const indexed = this.#indexOnAppend ? indexedMessageOf(message) : null;
         if (indexed !== null && indexed.text.length > 0) {
           const withContext = await hasContextColumn(this.#client);
@@ -437,18 +495,18 @@ export class SqliteSessionStore implements SessionStore {
               WHERE key = 'messages' AND indexed_rowid = ${Number(rowid) - 1}`,
           ]);
         }
-        return;
+        return appended;
       }
       if ((await this.#one(sql`SELECT 1 AS lean WHERE ${leanLayoutStill}`)).length === 0) {
         // agents@0.22.0 opened the database meanwhile (its parent index is there): from now on the
         // indexed layout's rules, which find through that index the stored messages naming an id.
         forgetLayout(this.#client);
         rememberTail(this.#client, this.#sessionId, undefined);
-        return this.#append(message, content, slices, parentId);
+        return this.#append(message, content, slices, stamp, parentId);
       }
       if (await this.#storedAlready(message, content, parentId)) {
         rememberTail(this.#client, this.#sessionId, undefined);
-        return;
+        return undefined;
       }
       const tombstone = await this.#client.query<{ id: string }>`
         SELECT id FROM assistant_message_tombstones WHERE id = ${message.id}`;
@@ -509,12 +567,19 @@ export class SqliteSessionStore implements SessionStore {
     const checked = checkSessionMessage(message, "updateMessage");
     const content = serialize(checked);
     const slices = sliceStoredMessage(content, checked.id);
+    const stamp = messageTokenStamp(checked);
     return this.#queue.run(async () => {
-      await this.#ready();
-      const row = await this.#rowid(checked.id);
+      const layout = await this.#ready();
+      const stored = await this.#client.query<{ rowid: number; tokens: number | null }>`
+        SELECT rowid, tokens FROM assistant_messages WHERE id = ${checked.id} AND session_id = ${this.#sessionId}`;
+      const row = stored[0] === undefined ? null : Number(stored[0].rowid);
       if (row === null) {
         throw new ContextError("NOT_FOUND", `updateMessage: no message "${checked.id}" in this session`);
       }
+      // A changed token stamp changes the path totals of the rows below it: cleared, summed again when
+      // read (the remembered tail's total too). Updating the newest message (a streamed one) clears none.
+      const restamped = storedTokenStamp(stored[0]?.tokens) !== stamp;
+      if (restamped) rememberTail(this.#client, this.#sessionId, undefined);
       const indexed = indexedMessageOf(checked);
       const text = indexed.text;
       const chunks = slices.length - 1;
@@ -525,8 +590,11 @@ export class SqliteSessionStore implements SessionStore {
         ),
         sql`DELETE FROM assistant_message_chunks WHERE id = ${checked.id} AND idx > ${chunks}`,
         sql`UPDATE assistant_messages SET content = ${slices[0] ?? ""}, role = ${checked.role},
-          content_chunks = ${chunks > 0 ? chunks : null}
+          content_chunks = ${chunks > 0 ? chunks : null}, tokens = ${stamp},
+          path_tokens = CASE WHEN tokens IS NULL OR path_tokens IS NULL THEN NULL
+            ELSE path_tokens - tokens + ${stamp} END
           WHERE id = ${checked.id} AND session_id = ${this.#sessionId}`,
+        ...(restamped ? clearPathTokensBelow(layout, this.#sessionId, checked.id, row) : []),
         ...(await this.#unindexStatements(checked.id, row)),
       ];
       const withContext = await hasContextColumn(this.#client);
@@ -571,15 +639,16 @@ export class SqliteSessionStore implements SessionStore {
                 // No parent index: every later row of the session has its depth counted again when used
                 // (descendants are inserted after their ancestors), and an id that stays a parent is
                 // remembered so that it is refused on append.
-                sql`UPDATE assistant_messages SET depth = NULL
-                  WHERE rowid > ${row} AND session_id = ${this.#sessionId} AND depth IS NOT NULL`,
+                sql`UPDATE assistant_messages SET depth = NULL, path_tokens = NULL
+                  WHERE rowid > ${row} AND session_id = ${this.#sessionId}
+                    AND (depth IS NOT NULL OR path_tokens IS NOT NULL)`,
                 sql`INSERT OR IGNORE INTO assistant_message_tombstones (session_id, id)
                   SELECT ${this.#sessionId}, ${id}
                   WHERE EXISTS (SELECT 1 FROM assistant_messages WHERE parent_id = ${id})`,
               ]
             : []),
           // Descendants keep their parent link (as in agents) but their depth no longer holds.
-          sql`UPDATE assistant_messages SET depth = NULL WHERE ${lean ? raw("0 AND") : raw("")} id IN (
+          sql`UPDATE assistant_messages SET depth = NULL, path_tokens = NULL WHERE ${lean ? raw("0 AND") : raw("")} id IN (
             WITH RECURSIVE below(id) AS (
               SELECT id FROM assistant_messages WHERE parent_id = ${id} AND session_id = ${this.#sessionId}
               UNION ALL
@@ -609,9 +678,58 @@ export class SqliteSessionStore implements SessionStore {
         sql`DELETE FROM assistant_compactions WHERE session_id = ${this.#sessionId}`,
         sql`DELETE FROM assistant_fts WHERE session_id = ${this.#sessionId}`,
         sql`DELETE FROM assistant_leaves WHERE session_id = ${this.#sessionId}`,
+        sql`DELETE FROM assistant_token_calibration WHERE session_id = ${this.#sessionId}`,
         lowerIndexMark,
       ]);
     });
+  }
+
+  /**
+   * The path's estimated tokens as `getHistory` returns it, from the stamps on the rows: the leaf's
+   * `path_tokens` (one row; on the lean layout the remembered tail's row, read with the check that it is
+   * still the tail) when the session has no overlay, else the stamps along the path (content-free where
+   * stamped) with the overlays applied as a history read applies them.
+   */
+  async getPathTokens(leafId?: string | null): Promise<number> {
+    const layout = await this.#ready();
+    let leaf: LeafRow | null;
+    if ((leafId === undefined || leafId === null) && layout === "lean") {
+      const cached = cachedTail(this.#client, this.#sessionId);
+      const rows =
+        cached?.leaf === null || cached?.leaf === undefined
+          ? []
+          : ((await this.#one(sql`
+          SELECT id, depth, rowid, path_tokens FROM assistant_messages
+          WHERE rowid = ${cached.leaf.rowid} AND id = ${cached.leaf.id} AND ${tailStill({ ...cached, leaf: null }, this.#sessionId)}`)) as unknown as LeafRow[]);
+      leaf = rows[0] ?? (await readTail(this.#client, this.#sessionId)).leaf;
+      if (leaf !== null && rows[0] === undefined) {
+        const tailLeaf = leaf as unknown as { pathTokens: number | null };
+        leaf = { ...leaf, path_tokens: tailLeaf.pathTokens };
+      }
+    } else {
+      leaf = await this.#resolveLeaf(leafId, layout);
+    }
+    if (leaf === null) return 0;
+    const compactions = await this.getCompactions();
+    const stamped = storedTokenStamp(leaf.path_tokens);
+    if (compactions.length === 0 && stamped !== null) return stamped;
+    return pathTokensWithOverlays(await this.#pathTokenRows(leaf, layout), compactions);
+  }
+
+  async getTokenCalibration(): Promise<number | null> {
+    await this.#ready();
+    const rows = await this.#client.query<{ calibration: number }>`
+      SELECT calibration FROM assistant_token_calibration WHERE session_id = ${this.#sessionId}`;
+    const value = rows[0] === undefined ? null : Number(rows[0].calibration);
+    return value !== null && Number.isFinite(value) && value > 0 ? value : null;
+  }
+
+  async setTokenCalibration(calibration: number): Promise<void> {
+    const checked = checkCalibration(calibration);
+    await this.#ready();
+    await this.#client.query`
+      INSERT INTO assistant_token_calibration (session_id, calibration) VALUES (${this.#sessionId}, ${checked})
+      ON CONFLICT(session_id) DO UPDATE SET calibration = excluded.calibration`;
   }
 
   async addCompaction(
@@ -627,17 +745,12 @@ export class SqliteSessionStore implements SessionStore {
       const newest = (await this.getCompactions()).at(-1);
       if (sameOverlay(newest, summary, fromMessageId, toMessageId)) return newest;
       const id = crypto.randomUUID();
-      const rows = await this.#client.query<{ created_at: string }>`
-        INSERT INTO assistant_compactions (id, session_id, summary, from_message_id, to_message_id)
-        VALUES (${id}, ${this.#sessionId}, ${summary}, ${fromMessageId}, ${toMessageId})
-        RETURNING created_at`;
-      return {
-        id,
-        summary,
-        fromMessageId,
-        toMessageId,
-        createdAt: rows[0]?.created_at ?? new Date().toISOString(),
-      };
+      // The time is given (as `CURRENT_TIMESTAMP` writes it), so nothing is read back (`RETURNING` reads a row).
+      const createdAt = sqliteTimestamp();
+      await this.#client.query`
+        INSERT INTO assistant_compactions (id, session_id, summary, from_message_id, to_message_id, created_at)
+        VALUES (${id}, ${this.#sessionId}, ${summary}, ${fromMessageId}, ${toMessageId}, ${createdAt})`;
+      return { id, summary, fromMessageId, toMessageId, createdAt };
     });
   }
 
@@ -668,8 +781,9 @@ export class SqliteSessionStore implements SessionStore {
 
   // ── Internals ──────────────────────────────────────────────────────────────────────────────────────
 
+  /** One statement on its own (atomic by itself: no transaction around it, as a batch would add). */
   async #one(statement: SqlStatement): Promise<Record<string, unknown>[]> {
-    return ((await this.#client.batch([statement]))[0] ?? []) as Record<string, unknown>[];
+    return this.#client.run<Record<string, unknown>>(statement);
   }
 
   #ready(): Promise<SessionLayout> {
@@ -685,7 +799,7 @@ export class SqliteSessionStore implements SessionStore {
 
   async #row(id: string): Promise<LeafRow | null> {
     const rows = await this.#client.query<LeafRow>`
-      SELECT id, depth, rowid FROM assistant_messages WHERE id = ${id} AND session_id = ${this.#sessionId}`;
+      SELECT id, depth, rowid, path_tokens FROM assistant_messages WHERE id = ${id} AND session_id = ${this.#sessionId}`;
     return rows[0] ?? null;
   }
 
@@ -706,14 +820,14 @@ export class SqliteSessionStore implements SessionStore {
    */
   async #latestLeaf(): Promise<LeafRow | null> {
     const pointed = await this.#client.query<LeafRow>`
-      SELECT m.id AS id, m.depth AS depth FROM assistant_leaves l
+      SELECT m.id AS id, m.depth AS depth, m.path_tokens AS path_tokens FROM assistant_leaves l
       JOIN assistant_messages m ON m.id = l.leaf_id AND m.session_id = l.session_id
       WHERE l.session_id = ${this.#sessionId}
         AND NOT EXISTS (SELECT 1 FROM assistant_messages c INDEXED BY idx_assistant_msg_parent
           WHERE c.parent_id = m.id AND c.session_id = m.session_id)`;
     if (pointed[0] !== undefined) return pointed[0];
     const found = await this.#client.query<LeafRow>`
-      SELECT m.id AS id, m.depth AS depth FROM assistant_messages m
+      SELECT m.id AS id, m.depth AS depth, m.path_tokens AS path_tokens FROM assistant_messages m
       WHERE m.session_id = ${this.#sessionId}
         AND NOT EXISTS (SELECT 1 FROM assistant_messages c INDEXED BY idx_assistant_msg_parent
           WHERE c.parent_id = m.id AND c.session_id = m.session_id)
@@ -742,6 +856,51 @@ export class SqliteSessionStore implements SessionStore {
     await this.#client.query`
       UPDATE assistant_messages SET depth = ${depth} WHERE id = ${row.id} AND session_id = ${this.#sessionId}`;
     return depth;
+  }
+
+  /** The path total of a row: stored, or summed along its path (rows another writer made, or cleared). */
+  async #pathTokensOf(row: LeafRow): Promise<number> {
+    const stored = storedTokenStamp(row.path_tokens);
+    if (stored !== null) return stored;
+    const layout = await this.#ready();
+    let total = 0;
+    for (const step of await this.#pathTokenRows(row, layout)) total += step.tokens;
+    return total;
+  }
+
+  /**
+   * The path root..leaf as token stamps: content is read only for rows without a stamp (another writer's),
+   * which are estimated from it.
+   */
+  async #pathTokenRows(leaf: LeafRow, layout: SessionLayout): Promise<PathTokenRow[]> {
+    let rows: (ContentRow & { role: string; tokens: number | null })[];
+    if (layout === "lean") {
+      const start = await this.#leafWithRowid(leaf);
+      rows = start === null ? [] : (await readLeanPath(this.#client, this.#sessionId, start)).rows.reverse();
+    } else {
+      rows = orderPath(
+        await this.#client.query<ContentRow & { role: string; tokens: number | null; step: number }>`
+        WITH RECURSIVE path(id, parent_id, step) AS (
+          SELECT id, parent_id, 0 FROM assistant_messages WHERE id = ${leaf.id} AND session_id = ${this.#sessionId}
+          UNION ALL
+          SELECT m.id, m.parent_id, p.step + 1 FROM assistant_messages m JOIN path p ON m.id = p.parent_id
+            WHERE +m.session_id = ${this.#sessionId} AND p.step < ${maximumPathLength}
+        )
+        SELECT m.id AS id, m.role AS role, m.tokens AS tokens, path.step AS step,
+          CASE WHEN m.tokens IS NULL THEN m.content ELSE '' END AS content,
+          CASE WHEN m.tokens IS NULL THEN m.content_chunks END AS content_chunks
+        FROM path CROSS JOIN assistant_messages m ON m.id = path.id`,
+      );
+    }
+    const unstamped = rows.filter((row) => storedTokenStamp(row.tokens) === null);
+    const estimated = new Map(
+      (await this.#parseRows(unstamped)).map((message) => [message.id, messageTokenStamp(message)]),
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      role: row.role,
+      tokens: storedTokenStamp(row.tokens) ?? estimated.get(row.id) ?? 0,
+    }));
   }
 
   /** The path root..leaf, content included, in one statement; ordered here, not by an SQL sorter. */
@@ -834,6 +993,39 @@ function stillAParent(id: string, orphans: readonly { id: string }[]): ContextEr
         ", ",
       )}; it was deleted without them); storing a new message under it could make a cycle: use another id`,
   );
+}
+
+/** Now as SQLite's `CURRENT_TIMESTAMP` writes it (UTC, `YYYY-MM-DD HH:MM:SS`), for rows whose time is given. */
+function sqliteTimestamp(): string {
+  return new Date().toISOString().slice(0, 19).replace("T", " ");
+}
+
+/**
+ * After a message's token stamp changed: the path totals of the rows below it are cleared (summed again
+ * when read). The lean layout has no parent index: the later rows of the session (descendants are
+ * inserted after their ancestors); the indexed one walks the children.
+ */
+function clearPathTokensBelow(
+  layout: SessionLayout,
+  sessionId: string,
+  id: string,
+  rowid: number,
+): SqlStatement[] {
+  if (layout === "lean") {
+    return [
+      sql`UPDATE assistant_messages SET path_tokens = NULL
+        WHERE rowid > ${rowid} AND session_id = ${sessionId} AND path_tokens IS NOT NULL`,
+    ];
+  }
+  return [
+    sql`UPDATE assistant_messages SET path_tokens = NULL WHERE id IN (
+      WITH RECURSIVE below(id) AS (
+        SELECT id FROM assistant_messages WHERE parent_id = ${id} AND session_id = ${sessionId}
+        UNION ALL
+        SELECT m.id FROM assistant_messages m JOIN below b ON m.parent_id = b.id
+          WHERE +m.session_id = ${sessionId}
+      ) SELECT id FROM below) AND path_tokens IS NOT NULL`,
+  ];
 }
 
 /** After a delete: the search index's mark never above the largest rowid left. */

@@ -6,7 +6,7 @@ import { WrappedStore } from "./wrapped-store.js";
 
 /** Ignores parentId: every message goes under the latest leaf, so no branch is ever made. */
 class IgnoresParent extends WrappedStore {
-  override appendMessage(message: ConformanceMessage): Promise<void> {
+  override appendMessage(message: ConformanceMessage): Promise<unknown> {
     return super.appendMessage(message);
   }
 }
@@ -43,7 +43,7 @@ class OverwritesIds extends WrappedStore {
 
 /** Stores text parts cut to 65,535 characters. */
 class TruncatesParts extends WrappedStore {
-  override appendMessage(message: ConformanceMessage, parentId?: string | null): Promise<void> {
+  override appendMessage(message: ConformanceMessage, parentId?: string | null): Promise<unknown> {
     const parts = message.parts.map((part) =>
       part.text ? { ...part, text: part.text.slice(0, 65_535) } : part,
     );
@@ -62,8 +62,12 @@ class RacesAppends extends WrappedStore {
 
 /** Has importMessage, but stores the message under the latest leaf with the time of the import. */
 class ImportsUnderLeaf extends WrappedStore {
-  importMessage(message: ConformanceMessage, _parentId: string | null, _createdAt: string): Promise<void> {
-    return this.inner.appendMessage(message);
+  async importMessage(
+    message: ConformanceMessage,
+    _parentId: string | null,
+    _createdAt: string,
+  ): Promise<void> {
+    await this.inner.appendMessage(message);
   }
 }
 

@@ -37,7 +37,7 @@ export class WrappedStore implements SessionStoreUnderTest {
   getTree(options?: { limit?: number }): Promise<MessageNode[]> {
     return this.inner.getTree(options);
   }
-  appendMessage(message: ConformanceMessage, parentId?: string | null): Promise<void> {
+  appendMessage(message: ConformanceMessage, parentId?: string | null): Promise<unknown> {
     return this.inner.appendMessage(message, parentId);
   }
   updateMessage(message: ConformanceMessage) {

@@ -1,14 +1,16 @@
 import { ContextError, describeValue } from "@contextblocks/core";
 import { checkMessageId, checkSessionMessage, type SessionMessage, textOfMessage } from "../message.js";
+import { messageTokenStamp, pathTokensWithOverlays } from "../message-tokens.js";
 import { applyCompactions, sameOverlay } from "../overlays.js";
 import type {
+  AppendedMessage,
   MessageNode,
   RecentHistoryResult,
   SearchResult,
   SessionStore,
   StoredCompaction,
 } from "../session-store.js";
-import { checkCompactionArguments, checkRecentHistoryBudget } from "../store-arguments.js";
+import { checkCalibration, checkCompactionArguments, checkRecentHistoryBudget } from "../store-arguments.js";
 import {
   checkWholePath,
   maximumPathLength,
@@ -26,6 +28,8 @@ interface StoredRow {
   content: string;
   createdAt: string;
   order: number;
+  /** The message's token stamp (`messageTokenStamp`), set on append and update. */
+  tokens: number;
 }
 
 /** Most hits a search returns, as the SQL stores cap it. */
@@ -39,6 +43,8 @@ export class InMemorySessions {
   /** Messages by id: ids are unique across sessions, as in the SQL tables. */
   readonly messages = new Map<string, StoredRow>();
   readonly compactions = new Map<string, StoredCompaction[]>();
+  /** Each session's token calibration (`Session.reportUsage`). */
+  readonly calibrations = new Map<string, number>();
   #order = 0;
 
   /** @internal The next insertion number (the order of `getTree` and the latest leaf). */
@@ -85,6 +91,7 @@ export class InMemorySessions {
   clear(sessionId: string): void {
     for (const [id, row] of this.messages) if (row.sessionId === sessionId) this.messages.delete(id);
     this.compactions.delete(sessionId);
+    this.calibrations.delete(sessionId);
   }
 }
 
@@ -203,8 +210,21 @@ export class InMemorySessionStore implements SessionStore {
     return parseAll(rows);
   }
 
-  async appendMessage(message: SessionMessage, parentId?: string | null): Promise<void> {
-    this.#insert(message, parentId, "appendMessage", new Date().toISOString());
+  async appendMessage(message: SessionMessage, parentId?: string | null): Promise<AppendedMessage> {
+    const row = this.#insert(message, parentId, "appendMessage", new Date().toISOString());
+    return { parentId: row.parentId, createdAt: row.createdAt };
+  }
+
+  async getPathTokens(leafId?: string | null): Promise<number> {
+    return pathTokensWithOverlays(this.#pathRows(leafId), this.#compactions());
+  }
+
+  async getTokenCalibration(): Promise<number | null> {
+    return this.sessions.calibrations.get(this.sessionId) ?? null;
+  }
+
+  async setTokenCalibration(calibration: number): Promise<void> {
+    this.sessions.calibrations.set(this.sessionId, checkCalibration(calibration));
   }
 
   async importMessage(message: SessionMessage, parentId: string | null, createdAt: string): Promise<void> {
@@ -223,7 +243,7 @@ export class InMemorySessionStore implements SessionStore {
     parentId: string | null | undefined,
     operation: string,
     createdAt: string,
-  ): void {
+  ): StoredRow {
     const checked = checkSessionMessage(message, operation);
     if (parentId !== undefined && parentId !== null) checkMessageId(parentId, "parentId", operation);
     if (parentId === checked.id) {
@@ -266,7 +286,7 @@ export class InMemorySessionStore implements SessionStore {
       }
       parent = parentId;
     }
-    this.sessions.messages.set(checked.id, {
+    const row: StoredRow = {
       id: checked.id,
       sessionId: this.sessionId,
       parentId: parent,
@@ -274,7 +294,10 @@ export class InMemorySessionStore implements SessionStore {
       content,
       createdAt,
       order: this.sessions.nextOrder(),
-    });
+      tokens: messageTokenStamp(checked),
+    };
+    this.sessions.messages.set(checked.id, row);
+    return row;
   }
 
   async updateMessage(message: SessionMessage): Promise<void> {
@@ -285,6 +308,7 @@ export class InMemorySessionStore implements SessionStore {
       throw new ContextError("NOT_FOUND", `updateMessage: no message "${checked.id}" in this session`);
     row.content = content;
     row.role = checked.role;
+    row.tokens = messageTokenStamp(checked);
   }
 
   async deleteMessages(messageIds: readonly string[]): Promise<void> {

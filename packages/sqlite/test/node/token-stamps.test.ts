@@ -1,0 +1,84 @@
+import { checkCompactionAcrossSessions } from "@contextblocks/conformance";
+import { estimateMessageTokens, Session, type SessionMessage } from "@contextblocks/sessions";
+import { afterEach, describe, expect, it } from "vitest";
+import { SqliteSessionStore } from "../../src/index.js";
+import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
+
+let temporary: TemporaryDatabase | undefined;
+afterEach(() => temporary?.remove());
+
+function text(id: string, words: string): SessionMessage {
+  return { id, role: "user", parts: [{ type: "text", text: words }] };
+}
+
+/** The tables as agents@0.22.0 created them: rows it writes carry no token stamp. */
+const agentsTables = `CREATE TABLE assistant_messages (id TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL DEFAULT '', parent_id TEXT, role TEXT NOT NULL, content TEXT NOT NULL,
+  created_at DATETIME DEFAULT CURRENT_TIMESTAMP);
+CREATE INDEX idx_assistant_msg_parent ON assistant_messages(parent_id);
+CREATE INDEX idx_assistant_msg_session ON assistant_messages(session_id);`;
+
+describe("per-message token stamps on SqliteSessionStore (better-sqlite3)", () => {
+  it("a new Session per turn compacts a tool-heavy history at the same turns as one long-lived Session", async () => {
+    temporary = openTemporaryDatabase();
+    const database = temporary.database;
+    const result = await checkCompactionAcrossSessions(
+      (sessionId, settings) =>
+        new Session({
+          store: new SqliteSessionStore(database, sessionId),
+          compaction: settings.compaction as never,
+          threshold: settings.threshold,
+        }),
+    );
+    expect(result.perRequest.length).toBeGreaterThan(0);
+  });
+
+  it("rows an older writer made (no stamp) are estimated from their content, on both layouts", async () => {
+    for (const layout of ["indexed", "lean"] as const) {
+      temporary?.remove();
+      temporary = openTemporaryDatabase();
+      const database = temporary.database;
+      if (layout === "indexed") database.exec(agentsTables);
+      const store = new SqliteSessionStore(database, "chat");
+      await store.appendMessage(text("a", "the first message, stamped"));
+      // An older writer (agents@0.22.0) adds two rows under it without a stamp.
+      const insert = database.prepare(
+        "INSERT INTO assistant_messages (id, session_id, parent_id, role, content) VALUES (?, 'chat', ?, 'user', ?)",
+      );
+      insert.run("b", "a", JSON.stringify(text("b", "written by another writer, with no stamp at all")));
+      insert.run("c", "b", JSON.stringify(text("c", "and one more of those")));
+      const fresh = new SqliteSessionStore(database, "chat");
+      const history = await fresh.getHistory();
+      expect(history.map((message) => message.id)).toEqual(["a", "b", "c"]);
+      expect(await fresh.getPathTokens()).toBe(estimateMessageTokens(history));
+      // Our next append under them sums the path once and stamps its row.
+      await fresh.appendMessage(text("d", "stamped again"));
+      const stamped = database
+        .prepare("SELECT tokens, path_tokens FROM assistant_messages WHERE id = 'd'")
+        .get() as {
+        tokens: number;
+        path_tokens: number;
+      };
+      expect(stamped.tokens).toBe(estimateMessageTokens([text("d", "stamped again")]));
+      expect(stamped.path_tokens).toBe(estimateMessageTokens(await fresh.getHistory()));
+      expect(await new SqliteSessionStore(database, "chat").getPathTokens()).toBe(
+        estimateMessageTokens(await fresh.getHistory()),
+      );
+    }
+  });
+
+  it("an update or a delete above the leaf keeps the path total right (cleared below, summed again)", async () => {
+    temporary = openTemporaryDatabase();
+    const store = new SqliteSessionStore(temporary.database, "chat");
+    for (const id of ["a", "b", "c", "d"]) await store.appendMessage(text(id, `message ${id}`));
+    await store.updateMessage(text("b", "message b, now much longer than it was before the update"));
+    const other = new SqliteSessionStore(temporary.database, "chat");
+    expect(await other.getPathTokens()).toBe(estimateMessageTokens(await other.getHistory()));
+    await store.appendMessage(text("e", "after the update"));
+    expect(await other.getPathTokens()).toBe(estimateMessageTokens(await other.getHistory()));
+    await store.addCompaction("a and b", "a", "b");
+    expect(await other.getPathTokens()).toBe(estimateMessageTokens(await other.getHistory()));
+    await store.deleteMessages(["c"]);
+    expect(await other.getPathTokens()).toBe(estimateMessageTokens(await other.getHistory()));
+  });
+});
