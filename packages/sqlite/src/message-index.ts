@@ -1,12 +1,7 @@
 import { parseStoredMessage } from "@contextblocks/sessions";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { indexedMessageOf } from "./message-index-text.js";
-import {
-  hasContextColumn,
-  type IndexedMessage,
-  indexRowStatement,
-  refreshAncestorsStatement,
-} from "./message-search.js";
+import { hasContextColumn, indexRowStatement } from "./message-search.js";
 
 /**
  * The message search index (`assistant_fts`) is built lazily: an append writes no search row (on a Durable
@@ -16,9 +11,9 @@ import {
  * mark; a batch cut short is redone whole by the next search, so the index never holds a message twice or
  * misses one, even on a client without transactions.
  *
- * A row's context holds the two turns after it as well (message-search.ts): within a batch they are read
- * from the batch; the rows of a batch's parents and grandparents written by an earlier batch are refreshed in
- * the same transaction (at most two older rows per message indexed, never the rest of the conversation).
+ * Each message's row is written once: its context is the turns before it, read from its ancestors' rows
+ * (indexed before it, in rowid order); the turns after it are counted at query time (message-search.ts), so
+ * no older row is rewritten when its replies arrive.
  */
 export const indexBatchSize = 200;
 
@@ -26,7 +21,6 @@ interface PendingRow {
   rowid: number;
   id: string;
   session_id: string;
-  parent_id: string | null;
   role: string;
   content: string;
   content_chunks: number | null;
@@ -38,7 +32,7 @@ export async function catchUpMessageIndex(client: SqlClient): Promise<void> {
       SELECT indexed_rowid FROM assistant_fts_state WHERE key = 'messages'`;
     const mark = Number(state[0]?.indexed_rowid ?? 0);
     const rows = await client.query<PendingRow>`
-      SELECT rowid, id, session_id, parent_id, role, content, content_chunks FROM assistant_messages
+      SELECT rowid, id, session_id, role, content, content_chunks FROM assistant_messages
       WHERE rowid > ${mark} ORDER BY rowid ASC LIMIT ${indexBatchSize}`;
     const last = rows.at(-1);
     if (last === undefined) return;
@@ -56,29 +50,12 @@ export async function catchUpMessageIndex(client: SqlClient): Promise<void> {
           sql`DELETE FROM assistant_fts WHERE rowid > ${mark} AND rowid <= ${last.rowid}
             AND id IN (SELECT value FROM json_each(${JSON.stringify(rows.map((row) => row.id))}))`,
         ];
-    const indexed = new Map<string, IndexedMessage | null>();
-    /** The first child (lowest rowid) in this batch of each message, by session and id. */
-    const firstChildren = new Map<string, string>();
-    const key = (sessionId: string, id: string) => `${sessionId.length}:${sessionId}${id}`;
     for (const row of rows) {
       const message = parseStoredMessage(row.content + (continued.get(row.id) ?? ""));
-      indexed.set(key(row.session_id, row.id), message === null ? null : indexedMessageOf(message));
-      if (row.parent_id !== null && !firstChildren.has(key(row.session_id, row.parent_id))) {
-        firstChildren.set(key(row.session_id, row.parent_id), row.id);
-      }
+      const indexed = message === null ? null : indexedMessageOf(message);
+      if (indexed === null || indexed.text.length === 0) continue;
+      statements.push(indexRowStatement(Number(row.rowid), indexed, withContext));
     }
-    for (const row of rows) {
-      const message = indexed.get(key(row.session_id, row.id));
-      if (message === null || message === undefined || message.text.length === 0) continue;
-      // Rowid order: its ancestors are indexed already; the turns after it come from this batch.
-      const child = firstChildren.get(key(row.session_id, row.id));
-      const grandchild = child === undefined ? undefined : firstChildren.get(key(row.session_id, child));
-      const after = [child, grandchild]
-        .map((id) => (id === undefined ? "" : (indexed.get(key(row.session_id, id))?.text ?? "")))
-        .join("\n");
-      statements.push(indexRowStatement(Number(row.rowid), message, after, withContext));
-    }
-    if (withContext) statements.push(refreshAncestorsStatement(mark, Number(last.rowid)));
     statements.push(sql`UPDATE assistant_fts_state SET indexed_rowid = ${last.rowid}
       WHERE key = 'messages' AND indexed_rowid = ${mark}`);
     await client.batch(statements);
