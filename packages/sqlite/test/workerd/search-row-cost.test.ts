@@ -2,6 +2,7 @@ import type { SessionMessage } from "@contextblocks/sessions";
 import { fromDurableObjectStorage, type StatementReport } from "@contextblocks/sql";
 import { describe, expect, it } from "vitest";
 import { SqliteSessionStore } from "../../src/index.js";
+import { markStride } from "../../src/message-index.js";
 import { inObject } from "./in-object.js";
 
 const message = (index: number): SessionMessage => ({
@@ -66,9 +67,20 @@ describe("search rows on a Durable Object", () => {
       );
       // Constant in the conversation's length: the same rows at 200 messages as at 20.
       expect(perStep[200]?.search).toBe(perStep[20]?.search);
-      // One search row per message, plus the indexer's mark once per search.
-      expect(perStep[20]?.search).toBeLessThanOrEqual(2);
-      expect(batched).toBeLessThanOrEqual(1.1);
+      // One search row per message; the indexer's mark moves once every `markStride` messages.
+      expect(perStep[20]?.search).toBeLessThanOrEqual(1 + 1 / 5);
+      expect(batched).toBeLessThanOrEqual(1 + 1 / 10);
+      // A search after each of 150 appends: 150 search rows, and the mark at most once every 64 messages.
+      reports.length = 0;
+      let searchRows = 0;
+      for (let step = 0; step < 150; step++) {
+        await store.appendMessage(message(next++));
+        reports.length = 0;
+        await store.searchMessages("deploy friday", 10);
+        searchRows += written();
+      }
+      expect(searchRows).toBeLessThanOrEqual(150 + Math.ceil(150 / markStride));
+      expect(searchRows).toBeGreaterThanOrEqual(150);
     });
   }, 60_000);
 
