@@ -471,8 +471,11 @@ async function main(): Promise<void> {
     await sessionConnection.end();
     console.log(
       retrievalTable([
-        ["SqliteSessionStore.searchMessages (FTS5: text, turns around, day, speaker)", sqliteSession],
-        ["PostgresSessionStore.searchMessages (tsvector: the same fields)", postgresSession],
+        [
+          "SqliteSessionStore.searchMessages (FTS5: text, turns before, turns after at query time, day, speaker)",
+          sqliteSession,
+        ],
+        ["PostgresSessionStore.searchMessages (tsvector: the same fields and ranking)", postgresSession],
         ["Fts5SearchProvider (better-sqlite3)", fts5],
         ["PostgresSearchProvider (tsvector, GIN)", postgresRetrieval],
       ]),

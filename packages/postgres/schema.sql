@@ -59,13 +59,14 @@ ALTER TABLE assistant_messages ADD COLUMN IF NOT EXISTS speaker TEXT NOT NULL DE
 
 ALTER TABLE assistant_messages ADD COLUMN IF NOT EXISTS time_text TEXT NOT NULL DEFAULT '';
 
-ALTER TABLE assistant_messages ADD COLUMN IF NOT EXISTS after_text TEXT NOT NULL DEFAULT '';
-
 ALTER TABLE assistant_messages ADD COLUMN IF NOT EXISTS time_tsv TSVECTOR
   GENERATED ALWAYS AS (to_tsvector('english', time_text)) STORED;
 
-ALTER TABLE assistant_messages ADD COLUMN IF NOT EXISTS after_tsv TSVECTOR
-  GENERATED ALWAYS AS (to_tsvector('english', after_text)) STORED;
+DROP INDEX IF EXISTS idx_assistant_msg_after_fts;
+
+ALTER TABLE assistant_messages DROP COLUMN IF EXISTS after_tsv;
+
+ALTER TABLE assistant_messages DROP COLUMN IF EXISTS after_text;
 
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_parent
   ON assistant_messages (parent_id);
@@ -78,9 +79,6 @@ CREATE INDEX IF NOT EXISTS idx_assistant_msg_fts
 
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_context_fts
   ON assistant_messages USING GIN (context_tsv);
-
-CREATE INDEX IF NOT EXISTS idx_assistant_msg_after_fts
-  ON assistant_messages USING GIN (after_tsv);
 
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_time_fts
   ON assistant_messages USING GIN (time_tsv);

@@ -3,24 +3,29 @@ import type { QueryPlan } from "@contextblocks/text";
 
 /**
  * The one statement of a message search in one session (or, with `sessionId` undefined, in every session),
- * ranked as `PostgresSearchProvider` ranks entries
- * (see search-statement.ts): every planned term is a bound value of `plainto_tsquery`, terms ORed in SQL we
- * write, never `tsquery` syntax from the query. Order: the whole query as a phrase first, then coverage
- * (sum of the inverse document frequencies, counted in the session, of the terms a message contains), then
- * adjacent query pairs present, then `ts_rank_cd`, then the newest message first.
+ * ranked as SQLite's session store ranks (message-search.ts there): every planned term and adjacent pair is a
+ * bound value of `plainto_tsquery` / `phraseto_tsquery`, ORed in SQL we write, never `tsquery` syntax from the
+ * query. Each is scored by BM25 (inverse document frequency counted in the session; FTS5's k1 and b), with
+ * fields weighed apart as in BM25F: the message's own text (`content_tsv`) 1, its day (`time_tsv`) 1, the
+ * turns before it (`context_tsv`: parent and grandparent) `contextWeight`.
  *
- * A term found only in a message's context (`context_tsv`: its parent's and grandparent's text) counts at
- * `contextWeight` of its inverse document frequency, as the SQLite store weights its context column in bm25.
+ * The turns after a message count at query time, as on SQLite: every candidate lends `afterShare` of its
+ * own-text score to its parent and `afterShare²` to its grandparent, so no row is rewritten when its replies
+ * arrive. Then a speaker the query names multiplies a message's score (`speakerBoost`), and `dayShare` of the
+ * best score of its day is added. Ties: the newest message first.
  *
- * Candidates come from the GIN indexes on `content_tsv` and `context_tsv`, filtered to the session; term
- * frequencies are counted over the candidates only (a message without any term adds nothing to any term's
- * count).
+ * Candidates come from the GIN indexes on the three fields, filtered to the session; a candidate is scored
+ * against the terms it contains only (one join, grouped by message), and term frequencies are counted over
+ * the candidates.
  */
-/** The weight of a term found only in a message's context, against 1 in its own text. */
+/** The weight of a term found in a message's context (the turns before it), against 1 in its own text. */
 export const contextWeight = 0.3;
 
-/** A message whose speaker the query names scores this much more (1.25×, as on SQLite). */
-export const speakerBoost = 0.25;
+/** Share of a message's own-text score lent to its parent (squared: to its grandparent), as on SQLite. */
+export const afterShare = 0.3;
+
+/** A message whose speaker the query names scores this much more (1.5×, as on SQLite). */
+export const speakerBoost = 0.5;
 
 /** Share of the best score of the same day added to each hit's own (as on SQLite: message-search.ts there). */
 export const dayShare = 0.4;
@@ -61,76 +66,82 @@ export function messageSearchStatement(
   limit: number,
 ): SqlStatement {
   const inSession = sessionId === undefined ? sql`true` : sql`message.session_id = ${sessionId}`;
-  const termQueries = plan.terms.map((term) => sql`plainto_tsquery('english', ${term.word})`);
+  const termQueries = [
+    ...plan.terms.map((term) => sql`plainto_tsquery('english', ${term.word})`),
+    ...plan.pairs.map(
+      ([first, second]) => sql`phraseto_tsquery('english', ${`${first.word} ${second.word}`})`,
+    ),
+  ];
   const anyTerm = joined(termQueries, " || ");
   const termRows = joined(
-    termQueries.map((query) => sql`(${query})`),
+    termQueries.map((query, index) => sql`(${raw(String(index))}, ${query})`),
     ", ",
   );
-  const exact =
-    plan.phrase === null
-      ? sql``
-      : sql`scored.content_tsv @@ phraseto_tsquery('english', ${plan.phrase.join(" ")}) DESC, `;
-  const pairRows = joined(
-    plan.pairs.map(
-      ([first, second]) => sql`(phraseto_tsquery('english', ${`${first.word} ${second.word}`}))`,
-    ),
-    ", ",
-  );
-  const pairTable =
-    plan.pairs.length === 0 ? sql`` : sql`pair (query) AS MATERIALIZED (VALUES ${pairRows}),\n`;
-  const pairsPresent =
-    plan.pairs.length === 0
-      ? sql``
-      : sql`(SELECT count(*) FROM pair WHERE scored.content_tsv @@ pair.query) DESC, `;
-
   const words = JSON.stringify(plan.terms.map((term) => term.word));
-  return sql`WITH term (query) AS MATERIALIZED (VALUES ${termRows}),
-${pairTable}candidate AS MATERIALIZED (
-  SELECT message.id, message.session_id, message.role, message.content, message.created_at, message.position,
-    message.content_tsv, message.context_tsv, message.after_tsv, message.time_tsv, message.speaker,
-    message.time_text
+  const saturation = (tf: string) =>
+    `${tf} * ${k1 + 1} / (${tf} + ${k1} * (1 - ${b} + ${b} * matched.size / average.size))`;
+  return sql`WITH term (n, query) AS MATERIALIZED (
+  SELECT n, query FROM (VALUES ${termRows}) AS given (n, query) WHERE numnode(query) > 0
+),
+candidate AS MATERIALIZED (
+  SELECT message.id, message.session_id, message.parent_id, message.content_tsv, message.context_tsv,
+    message.time_tsv,
+    (length(message.content_tsv) + length(message.context_tsv) + length(message.time_tsv))::float8 AS size
   FROM assistant_messages message
   WHERE ${inSession} AND (message.content_tsv @@ (${anyTerm}) OR message.context_tsv @@ (${anyTerm})
-    OR message.after_tsv @@ (${anyTerm}) OR message.time_tsv @@ (${anyTerm}))
+    OR message.time_tsv @@ (${anyTerm}))
 ),
-messages AS MATERIALIZED (SELECT count(*) AS total FROM assistant_messages message WHERE ${inSession}),
-weight AS MATERIALIZED (
-  SELECT term.query, greatest(ln((messages.total - frequency.messages + 0.5) / (frequency.messages + 0.5)), 0.1) AS idf
-  FROM term CROSS JOIN messages CROSS JOIN LATERAL (
-    SELECT count(*) AS messages FROM candidate WHERE candidate.content_tsv @@ term.query
-      OR candidate.context_tsv @@ term.query OR candidate.after_tsv @@ term.query
-      OR candidate.time_tsv @@ term.query
-  ) frequency
-  WHERE numnode(term.query) > 0
+messages AS MATERIALIZED (SELECT count(*)::float8 AS total FROM assistant_messages message WHERE ${inSession}),
+average AS MATERIALIZED (SELECT greatest(avg(candidate.size)::float8, 1.0::float8) AS size FROM candidate),
+matched AS MATERIALIZED (
+  SELECT candidate.session_id, candidate.id, candidate.parent_id, candidate.size,
+    CASE WHEN candidate.content_tsv @@ term.query THEN 1.0::float8 ELSE 0.0::float8 END AS own,
+    CASE WHEN candidate.content_tsv @@ term.query THEN 1.0::float8 ELSE 0.0::float8 END
+      + CASE WHEN candidate.time_tsv @@ term.query THEN 1.0::float8 ELSE 0.0::float8 END
+      + CASE WHEN candidate.context_tsv @@ term.query THEN ${raw(String(contextWeight))}::float8 ELSE 0.0::float8 END
+      AS weight,
+    term.n
+  FROM candidate JOIN term ON candidate.content_tsv @@ term.query OR candidate.context_tsv @@ term.query
+    OR candidate.time_tsv @@ term.query
 ),
-sized AS (
-  SELECT candidate.*, length(candidate.content_tsv) + length(candidate.context_tsv) + length(candidate.after_tsv)
-    + length(candidate.time_tsv) AS size
-  FROM candidate
+frequency AS MATERIALIZED (SELECT matched.n, count(*)::float8 AS messages FROM matched GROUP BY matched.n),
+scored AS MATERIALIZED (
+  SELECT matched.session_id, matched.id, matched.parent_id,
+    sum(greatest(ln((messages.total - frequency.messages + 0.5) / (frequency.messages + 0.5)), 0.1::float8)
+      * ${raw(saturation("matched.weight"))}) AS score,
+    sum(greatest(ln((messages.total - frequency.messages + 0.5) / (frequency.messages + 0.5)), 0.1::float8)
+      * ${raw(saturation("matched.own"))}) AS own
+  FROM matched JOIN frequency ON frequency.n = matched.n CROSS JOIN messages CROSS JOIN average
+  GROUP BY matched.session_id, matched.id, matched.parent_id
 ),
-average AS MATERIALIZED (SELECT greatest(avg(sized.size), 1) AS size FROM sized),
-scored AS (
-  SELECT sized.*,
-    (SELECT coalesce(sum(weight.idf * matched.weight * ${raw(String(k1 + 1))}
-        / (matched.weight + ${raw(String(k1))} * (1 - ${raw(String(b))} + ${raw(String(b))} * sized.size / average.size))), 0)
-      FROM weight CROSS JOIN LATERAL (SELECT
-        CASE WHEN sized.content_tsv @@ weight.query THEN 1 ELSE 0 END
-        + CASE WHEN sized.time_tsv @@ weight.query THEN 1 ELSE 0 END
-        + CASE WHEN sized.context_tsv @@ weight.query OR sized.after_tsv @@ weight.query
-          THEN ${raw(String(contextWeight))} ELSE 0 END AS weight) matched
-      WHERE matched.weight > 0)
-      * CASE WHEN sized.speaker IN (SELECT json_array_elements_text(${words}::text::json))
-        THEN ${raw(String(1 + speakerBoost))} ELSE 1 END
-      AS score
-  FROM sized CROSS JOIN average
+lent (session_id, id, score) AS (
+  SELECT scored.session_id, scored.id, scored.score FROM scored
+  UNION ALL
+  SELECT scored.session_id, scored.parent_id, ${raw(String(afterShare))}::float8 * scored.own FROM scored
+    WHERE scored.parent_id IS NOT NULL AND scored.own > 0
+  UNION ALL
+  SELECT scored.session_id, parent.parent_id, ${raw(String(afterShare * afterShare))}::float8 * scored.own
+  FROM scored JOIN assistant_messages parent
+    ON parent.session_id = scored.session_id AND parent.id = scored.parent_id
+  WHERE parent.parent_id IS NOT NULL AND scored.own > 0
+),
+ranked AS (
+  SELECT message.id, message.session_id, message.position, message.time_text,
+    total.score * CASE WHEN message.speaker IN (SELECT json_array_elements_text(${words}::text::json))
+      THEN ${raw(String(1 + speakerBoost))}::float8 ELSE 1.0::float8 END AS score
+  FROM (SELECT lent.session_id, lent.id, sum(lent.score) AS score FROM lent GROUP BY lent.session_id, lent.id) total
+  JOIN assistant_messages message ON message.session_id = total.session_id AND message.id = total.id
+),
+best AS (
+  SELECT ranked.session_id, ranked.id, ranked.position,
+    ranked.score + ${raw(String(dayShare))}::float8 * max(ranked.score) OVER (PARTITION BY ranked.session_id, ranked.time_text) AS score
+  FROM ranked
+  ORDER BY 4 DESC, ranked.position DESC
+  LIMIT ${limit}
 )
-SELECT scored.id, scored.session_id, scored.role, scored.content, scored.created_at
-FROM scored
-ORDER BY ${exact}scored.score + ${raw(String(dayShare))} * max(scored.score) OVER (PARTITION BY scored.session_id, scored.time_text) DESC,
-  ${pairsPresent}ts_rank_cd(scored.content_tsv, (${anyTerm})) DESC,
-  scored.position DESC
-LIMIT ${limit}`;
+SELECT message.id, message.session_id, message.role, message.content, message.created_at
+FROM best JOIN assistant_messages message ON message.session_id = best.session_id AND message.id = best.id
+ORDER BY best.score DESC, best.position DESC`;
 }
 
 /** Fragments joined by a separator we write (never user text). */

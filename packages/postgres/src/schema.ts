@@ -48,9 +48,9 @@ CREATE INDEX IF NOT EXISTS idx_search_entries_key_fts
  *   locks and moves it in the same statement that inserts the message, never searching the session;
  * - `context_text` / `context_tsv` (GIN): the text of the message's parent and grandparent on its branch,
  *   searched at a lower weight and never returned (message-search-statement.ts);
- * - `after_text` / `after_tsv` (GIN), `time_text` / `time_tsv` (GIN), `speaker`, `search_state` (partial
- *   index on the rows below 2): the turns after the message, its day and its speaker, written at search time
- *   (message-search-index.ts);
+ * - `time_text` / `time_tsv` (GIN), `speaker`, `search_state` (partial index on the rows below 2): the
+ *   message's day and its speaker, written once at search time (message-search-index.ts); the turns after a
+ *   message count at query time (an earlier release's `after_text` / `after_tsv` are dropped);
  * - `assistant_messages.tokens`: the message's token stamp (`messageTokenStamp`), written on append and
  *   update, summed along a path by `getPathTokens` (`NULL` on rows another writer made: estimated from
  *   their content); `assistant_token_calibration`: each session's provider-reported tokens over the
@@ -91,13 +91,14 @@ ALTER TABLE assistant_messages ADD COLUMN IF NOT EXISTS speaker TEXT NOT NULL DE
 
 ALTER TABLE assistant_messages ADD COLUMN IF NOT EXISTS time_text TEXT NOT NULL DEFAULT '';
 
-ALTER TABLE assistant_messages ADD COLUMN IF NOT EXISTS after_text TEXT NOT NULL DEFAULT '';
-
 ALTER TABLE assistant_messages ADD COLUMN IF NOT EXISTS time_tsv TSVECTOR
   GENERATED ALWAYS AS (to_tsvector('english', time_text)) STORED;
 
-ALTER TABLE assistant_messages ADD COLUMN IF NOT EXISTS after_tsv TSVECTOR
-  GENERATED ALWAYS AS (to_tsvector('english', after_text)) STORED;
+DROP INDEX IF EXISTS idx_assistant_msg_after_fts;
+
+ALTER TABLE assistant_messages DROP COLUMN IF EXISTS after_tsv;
+
+ALTER TABLE assistant_messages DROP COLUMN IF EXISTS after_text;
 
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_parent
   ON assistant_messages (parent_id);
@@ -110,9 +111,6 @@ CREATE INDEX IF NOT EXISTS idx_assistant_msg_fts
 
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_context_fts
   ON assistant_messages USING GIN (context_tsv);
-
-CREATE INDEX IF NOT EXISTS idx_assistant_msg_after_fts
-  ON assistant_messages USING GIN (after_tsv);
 
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_time_fts
   ON assistant_messages USING GIN (time_tsv);

@@ -45,7 +45,6 @@ describe("schema", () => {
       [schema.name],
     );
     expect(rows.map((row) => row.name)).toEqual([
-      "idx_assistant_msg_after_fts",
       "idx_assistant_msg_context_fts",
       "idx_assistant_msg_fts",
       "idx_assistant_msg_time_fts",

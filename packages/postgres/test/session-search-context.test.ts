@@ -37,7 +37,9 @@ describe("PostgresSessionStore search: each message indexed with the turns aroun
     );
     // "z" is the first answer to "a": "a" and "q" have it among the turns after them (as on SQLite).
     expect(await found(store, "zebra")).toEqual(["a", "q", "z", "z-reply"]);
-    expect(await found(store, "else")).toEqual(["other", "other-reply"]);
+    // The second branch: its own turns and the one after it find it, and so do the turns it answers ("a",
+    // "q": on its path), never the sibling branch's "z" and "z-reply" (as on SQLite).
+    expect(await found(store, "else")).toEqual(["a", "other", "other-reply", "q"]);
   });
 
   it("an updated message's children and grandchildren are found by its new text, not its old one", async () => {
@@ -69,5 +71,29 @@ describe("PostgresSessionStore search: each message indexed with the turns aroun
     await store.addCompaction("They talked about work.", "q", "a");
     expect(await found(store, "researching")).toEqual(["a", "b", "q"]);
     expect(await found(store, "agencies")).toEqual(["a", "b", "q"]);
+  });
+});
+
+describe("PostgresSessionStore search: a message's row is written once", () => {
+  it("appending replies never rewrites an older message's row; the turns after it still find it", async () => {
+    const client = await schema.client();
+    const store = new PostgresSessionStore(client, "chat");
+    await store.appendMessage(message("q", "What are you researching lately?"));
+    await store.appendMessage(message("a", "Orchard soil, mostly.", "assistant"));
+    await store.searchMessages("orchard", 10);
+    // A row's version (xmin) changes whenever the row is written.
+    const versions = async () =>
+      (
+        await client.query<{ id: string; xmin: string }>(
+          "SELECT id, xmin::text AS xmin FROM assistant_messages WHERE session_id = 'chat' ORDER BY id",
+        )
+      ).rows;
+    const before = await versions();
+    await store.appendMessage(message("b", "Pruning the pear trees comes next."));
+    await store.appendMessage(message("c", "Good luck with the pears.", "assistant"));
+    // "q" is found through the reply two turns after it ("b": its grandchild), lent at query time.
+    expect(await found(store, "pruning")).toEqual(["a", "b", "c", "q"]);
+    const after = await versions();
+    expect(after.filter((row) => row.id === "q" || row.id === "a")).toEqual(before);
   });
 });

@@ -1,16 +1,16 @@
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 
 /**
- * The shape of the message search table (`assistant_fts`) we create: the message's text, its context, its
- * day, and its speaker (message-search.ts). FTS5 tables cannot be altered: a table of an earlier shape of
- * ours (a `context` column, no `time`) is dropped and created again, and the lazy indexer's mark goes back to
- * 0, so the next search indexes every message again (the index is derived from `assistant_messages` alone).
- * A table Cloudflare agents' Sessions API created (no `context` column) is left as it is and searched by
- * message text alone.
+ * The shape of the message search table (`assistant_fts`) we create: the message's text, its context (the
+ * turns before it), its day, its speaker and the rowids of its parent and grandparent (message-search.ts).
+ * FTS5 tables cannot be altered: a table of an earlier shape of ours (a `context` column, no `parent_row`) is
+ * dropped and created again, and the lazy indexer's mark goes back to 0, so the next search indexes every
+ * message again (the index is derived from `assistant_messages` alone). A table Cloudflare agents' Sessions
+ * API created (no `context` column) is left as it is and searched by message text alone.
  */
 export const createSearchTable: SqlStatement = sql`CREATE VIRTUAL TABLE IF NOT EXISTS assistant_fts
-  USING fts5(id UNINDEXED, session_id UNINDEXED, role UNINDEXED, speaker UNINDEXED, content, context, time,
-    tokenize='porter unicode61')`;
+  USING fts5(id UNINDEXED, session_id UNINDEXED, role UNINDEXED, speaker UNINDEXED, parent_row UNINDEXED,
+    grandparent_row UNINDEXED, content, context, time, tokenize='porter unicode61')`;
 
 export async function upgradeSearchTable(client: SqlClient): Promise<void> {
   const columns = new Set(
@@ -18,7 +18,7 @@ export async function upgradeSearchTable(client: SqlClient): Promise<void> {
       (row) => row.name,
     ),
   );
-  if (!columns.has("context") || columns.has("time")) return;
+  if (!columns.has("context") || columns.has("parent_row")) return;
   await client.batch([
     sql`DROP TABLE assistant_fts`,
     createSearchTable,

@@ -1,86 +1,85 @@
 import { parseStoredMessage } from "@contextblocks/sessions";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { indexedMessageOf } from "./message-index-text.js";
-import {
-  hasContextColumn,
-  type IndexedMessage,
-  indexRowStatement,
-  refreshAncestorsStatement,
-} from "./message-search.js";
+import { hasContextColumn, indexRowStatement } from "./message-search.js";
 
 /**
  * The message search index (`assistant_fts`) is built lazily: an append writes no search row (on a Durable
  * Object each one is billed, and rows written cost 1,000× rows read). A search first indexes the messages
  * past the high-water mark (`assistant_fts_state.indexed_rowid`: every message with a lower `rowid` is
- * indexed), in batches, each batch one transaction that replaces the FTS rows of its range and moves the
- * mark; a batch cut short is redone whole by the next search, so the index never holds a message twice or
- * misses one, even on a client without transactions.
+ * indexed) that have no search row yet, in batches, each batch one transaction that replaces the FTS rows of
+ * its messages (and moves the mark every `markStride` messages); a batch cut short is finished by the next
+ * search, so the index never holds a message twice or misses one, even on a client without transactions.
  *
- * A row's context holds the two turns after it as well (message-search.ts): within a batch they are read
- * from the batch; the rows of a batch's parents and grandparents written by an earlier batch are refreshed in
- * the same transaction (at most two older rows per message indexed, never the rest of the conversation).
+ * Each message's row is written once: its context is the turns before it, read from its ancestors' rows
+ * (indexed before it, in rowid order); the turns after it are counted at query time (message-search.ts), so
+ * no older row is rewritten when its replies arrive.
  */
 export const indexBatchSize = 200;
+
+/**
+ * The mark moves once this many messages past it are indexed: a search after every append then writes one
+ * row per message (its search row) and the mark once every `markStride` messages. A search reads the rows
+ * past the mark (at most `markStride` more than the new ones) to find the ones without a search row.
+ */
+export const markStride = 64;
 
 interface PendingRow {
   rowid: number;
   id: string;
   session_id: string;
-  parent_id: string | null;
   role: string;
   content: string;
   content_chunks: number | null;
 }
 
 export async function catchUpMessageIndex(client: SqlClient): Promise<void> {
+  const state = await client.query<{ indexed_rowid: number }>`
+    SELECT indexed_rowid FROM assistant_fts_state WHERE key = 'messages'`;
+  let mark = Number(state[0]?.indexed_rowid ?? 0);
+  const withContext = await hasContextColumn(client);
+  let cursor = mark;
   for (;;) {
-    const state = await client.query<{ indexed_rowid: number }>`
-      SELECT indexed_rowid FROM assistant_fts_state WHERE key = 'messages'`;
-    const mark = Number(state[0]?.indexed_rowid ?? 0);
-    const rows = await client.query<PendingRow>`
-      SELECT rowid, id, session_id, parent_id, role, content, content_chunks FROM assistant_messages
-      WHERE rowid > ${mark} ORDER BY rowid ASC LIMIT ${indexBatchSize}`;
+    // Our table keeps a message's row under the message's rowid: the messages past the mark that have a row
+    // already are indexed (the mark moves every `markStride` messages, not on every search).
+    const rows = withContext
+      ? await client.query<PendingRow>`
+      SELECT m.rowid, m.id, m.session_id, m.role, m.content, m.content_chunks FROM assistant_messages m
+      WHERE m.rowid > ${cursor} AND NOT EXISTS (SELECT 1 FROM assistant_fts f WHERE f.rowid = m.rowid)
+      ORDER BY m.rowid ASC LIMIT ${indexBatchSize}`
+      : await client.query<PendingRow>`
+      SELECT rowid, id, session_id, role, content, content_chunks FROM assistant_messages
+      WHERE rowid > ${cursor} ORDER BY rowid ASC LIMIT ${indexBatchSize}`;
     const last = rows.at(-1);
     if (last === undefined) return;
     const continued = await readContinuations(
       client,
       rows.filter((row) => Number(row.content_chunks ?? 0) > 0).map((row) => row.id),
     );
-    const withContext = await hasContextColumn(client);
     const statements: SqlStatement[] = withContext
-      ? // By rowid, one statement each: FTS5 answers a rowid range by reading every row it holds.
+      ? // By rowid, one statement each (FTS5 answers a rowid range by reading every row it holds): a row
+        // another search wrote meanwhile is replaced, never doubled.
         rows.map((row) => sql`DELETE FROM assistant_fts WHERE rowid = ${row.rowid}`)
       : [
           // A table Cloudflare agents' Sessions API created may hold, in this range, the row of a message it
           // re-indexed under the next free rowid: only this batch's messages' rows are replaced.
-          sql`DELETE FROM assistant_fts WHERE rowid > ${mark} AND rowid <= ${last.rowid}
+          sql`DELETE FROM assistant_fts WHERE rowid > ${cursor} AND rowid <= ${last.rowid}
             AND id IN (SELECT value FROM json_each(${JSON.stringify(rows.map((row) => row.id))}))`,
         ];
-    const indexed = new Map<string, IndexedMessage | null>();
-    /** The first child (lowest rowid) in this batch of each message, by session and id. */
-    const firstChildren = new Map<string, string>();
-    const key = (sessionId: string, id: string) => `${sessionId.length}:${sessionId}${id}`;
     for (const row of rows) {
       const message = parseStoredMessage(row.content + (continued.get(row.id) ?? ""));
-      indexed.set(key(row.session_id, row.id), message === null ? null : indexedMessageOf(message));
-      if (row.parent_id !== null && !firstChildren.has(key(row.session_id, row.parent_id))) {
-        firstChildren.set(key(row.session_id, row.parent_id), row.id);
-      }
+      const indexed = message === null ? null : indexedMessageOf(message);
+      if (indexed === null || indexed.text.length === 0) continue;
+      statements.push(indexRowStatement(Number(row.rowid), indexed, withContext));
     }
-    for (const row of rows) {
-      const message = indexed.get(key(row.session_id, row.id));
-      if (message === null || message === undefined || message.text.length === 0) continue;
-      // Rowid order: its ancestors are indexed already; the turns after it come from this batch.
-      const child = firstChildren.get(key(row.session_id, row.id));
-      const grandchild = child === undefined ? undefined : firstChildren.get(key(row.session_id, child));
-      const after = [child, grandchild]
-        .map((id) => (id === undefined ? "" : (indexed.get(key(row.session_id, id))?.text ?? "")))
-        .join("\n");
-      statements.push(indexRowStatement(Number(row.rowid), message, after, withContext));
+    cursor = Number(last.rowid);
+    // Every message up to `cursor` is indexed now. The mark is one more billed row: it moves when it is
+    // `markStride` behind (or always, on a table of agents' shape, whose rows cannot be found by rowid).
+    if (!withContext || cursor - mark >= markStride || rows.length === indexBatchSize) {
+      statements.push(sql`UPDATE assistant_fts_state SET indexed_rowid = ${cursor}
+        WHERE key = 'messages' AND indexed_rowid = ${mark}`);
+      mark = cursor;
     }
-    if (withContext) statements.push(refreshAncestorsStatement(mark, Number(last.rowid)));
-    statements.push(sql`UPDATE assistant_fts_state SET indexed_rowid = ${last.rowid}
-      WHERE key = 'messages' AND indexed_rowid = ${mark}`);
     await client.batch(statements);
     if (rows.length < indexBatchSize) return;
   }

@@ -1,7 +1,7 @@
 import { ContextError } from "@contextblocks/core";
 import type { SearchResult } from "@contextblocks/sessions";
 import { raw, type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
-import { fts5MatchExpression, planQuery } from "@contextblocks/text";
+import { fts5MatchExpression, monthNames, planQuery } from "@contextblocks/text";
 
 /**
  * Message search over `assistant_fts`: what each message's row holds, and how a search ranks them.
@@ -9,21 +9,23 @@ import { fts5MatchExpression, planQuery } from "@contextblocks/text";
  * Contextual indexing (as in Anthropic's "contextual retrieval" and MemMachine's contextualized retrieval),
  * with fields weighed apart as in BM25F:
  * - `content`: the message's own text (weight 1), the only column returned;
- * - `context`: the text of the two turns before it on its own branch (parent, grandparent) and of the two
- *   after it (its first child and that child's first child: the branch it was first answered on), weight
- *   `contextWeight`. A question's words often sit in the turn that asked or in the reply, while the answer is
- *   the turn between;
+ * - `context`: the text of the two turns before it on its own branch (parent, grandparent), weight
+ *   `contextWeight`. A question's words often sit in the turn that asked, while the answer is the turn after;
  * - `time`: the day the message carries, in words ("8 May 2023"), so "what happened in May 2023" matches;
- * - `speaker` (not a searched column): a hit whose speaker the query names scores `speakerBoost` more.
- * Hits of a day in which the query's words cluster rank higher (`dayShare`).
+ * - `speaker` (not a searched column): a hit whose speaker the query names scores `speakerBoost` more;
+ * - `parent_row`, `grandparent_row` (not searched): the rowids of those two turns.
+ *
+ * The turns after a message (its replies) count too, but they are not written into its row: when a
+ * message's own text matches, it lends `afterShare` of that score to its parent and `afterShare²` to its
+ * grandparent, at query time, in the same statement. So a turn whose own words miss but whose replies match
+ * still ranks, and a row is written once, when its message is indexed: a later append never rewrites an
+ * older row. Hits of a day in which the query's words cluster rank higher (`dayShare`).
  *
  * When rows are written: the lazy indexer (message-index.ts) writes a batch of new messages in rowid order,
- * ancestors first, each row's "after" context taken from the batch; then the rows of the batch's parents and
- * grandparents written before it read their context again (`refreshAncestorsStatement`): at most two older
- * rows per message indexed, never the rest of the conversation. An append writes no search row (unless
- * `indexOnAppend`). Updating or deleting a message re-reads the context of its children, grandchildren,
- * parent and grandparent (`refreshContextStatements`); branches stay apart (a row's context is its own
- * path); compaction overlays change no row, so the turns under them stay searchable.
+ * ancestors first, one row each. An append writes no search row (unless `indexOnAppend`). Updating or
+ * deleting a message re-reads the context of its children and grandchildren (`refreshContextStatements`);
+ * branches stay apart (a row's context and the rows it lends to are its own path); compaction overlays change
+ * no row, so the turns under them stay searchable.
  *
  * The query is words, never FTS5 syntax (`planQuery`): every word and adjacent pair is ORed, ranked by
  * bm25 with the weights above, in one statement.
@@ -36,7 +38,7 @@ export interface MessageSearchOptions {
 
 export const maximumSearchLimit = 1_000;
 
-/** Turns on each side whose text a message's row carries as context. */
+/** Turns before a message whose text its row carries as context. */
 export const contextTurns = 2;
 
 /** bm25 weight of the context column against 1 for the message's own text. */
@@ -45,8 +47,14 @@ export const contextWeight = 0.3;
 /** bm25 weight of the time column (the message's day in words: "8 May 2023"). */
 export const timeWeight = 1;
 
-/** A message whose speaker the query names scores this much more (1.25×). */
-export const speakerBoost = 0.25;
+/**
+ * Share of a message's own-text score lent to its parent (and, squared, to its grandparent) at query time:
+ * the turns after a message, weighed as its context column weighs the turns before it.
+ */
+export const afterShare = 0.3;
+
+/** A message whose speaker the query names scores this much more (1.5×), the turns after it included. */
+export const speakerBoost = 0.5;
 
 /**
  * Share of the best score of the same day (in the same session) added to each hit's own: a conversation
@@ -81,21 +89,6 @@ export function hasContextColumn(client: SqlClient): Promise<boolean> {
   return shape;
 }
 
-/** The text of the FTS row at `rowid` (an SQL expression), or '' when the message has none. */
-function indexedText(rowid: string): string {
-  return `coalesce((SELECT f.content FROM assistant_fts f WHERE f.rowid = ${rowid}), '')`;
-}
-
-/**
- * The rowid of the first child (lowest rowid) of the message with id `id` (an SQL expression) in m's session.
- * A child is stored after its parent, so the search walks forward from m's row: a new database keeps no
- * parent index (an append writes 2 rows), and the next row of the session is usually the child.
- */
-function firstChild(id: string, alias: string): string {
-  return `(SELECT ${alias}.rowid FROM assistant_messages ${alias} WHERE ${alias}.rowid > m.rowid
-    AND ${alias}.parent_id = ${id} AND ${alias}.session_id = m.session_id ORDER BY ${alias}.rowid LIMIT 1)`;
-}
-
 /** The "before" context of the message `m` (an alias of `assistant_messages`): its parent's and grandparent's text. */
 const beforeOfM = `coalesce((SELECT f.content FROM assistant_messages p JOIN assistant_fts f ON f.rowid = p.rowid
     WHERE p.id = m.parent_id AND p.session_id = m.session_id), '')
@@ -105,33 +98,15 @@ const beforeOfM = `coalesce((SELECT f.content FROM assistant_messages p JOIN ass
     JOIN assistant_fts f ON f.rowid = g.rowid
     WHERE p.id = m.parent_id AND p.session_id = m.session_id), '')`;
 
-/**
- * The "after" context of `m`, read from the index: the text of its first child (the branch it was first
- * answered on) and of that child's first child, when they are indexed.
- */
-const afterOfM = `${indexedText(firstChild("m.id", "c"))} || char(10) ||
-  ${indexedText(`(SELECT d.rowid FROM assistant_messages d WHERE d.rowid > m.rowid AND d.parent_id = (
-    SELECT c.id FROM assistant_messages c WHERE c.rowid > m.rowid AND c.parent_id = m.id
-      AND c.session_id = m.session_id ORDER BY c.rowid LIMIT 1)
-    AND d.session_id = m.session_id ORDER BY d.rowid LIMIT 1)`)}`;
+/** The rowid of `m`'s parent on its branch (NULL for a root). */
+const parentRowOfM = `(SELECT p.rowid FROM assistant_messages p WHERE p.id = m.parent_id AND p.session_id = m.session_id)`;
 
-/** The whole context of `m`: the turns before it and after it on its branch, as the index holds them. */
-const contextOfM = `${beforeOfM} || char(10) || ${afterOfM}`;
+/** The rowid of `m`'s grandparent on its branch (NULL when it has none). */
+const grandparentRowOfM = `(SELECT g.rowid FROM assistant_messages p
+    JOIN assistant_messages g ON g.id = p.parent_id AND g.session_id = p.session_id
+    WHERE p.id = m.parent_id AND p.session_id = m.session_id)`;
 
-const monthCases = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December",
-]
+const monthCases = monthNames
   .map((month, index) => `WHEN '${String(index + 1).padStart(2, "0")}' THEN '${month}'`)
   .join(" ");
 
@@ -153,10 +128,17 @@ export interface IndexedMessage {
   time: string | null;
 }
 
+/** The search row of the message `m`, with its context and its ancestors' rowids read from their rows. */
+function rowOfM(message: IndexedMessage): SqlStatement {
+  return sql`INSERT INTO assistant_fts
+      (rowid, id, session_id, role, speaker, parent_row, grandparent_row, content, context, time)
+    SELECT m.rowid, m.id, m.session_id, m.role, ${message.speaker}, ${raw(parentRowOfM)},
+      ${raw(grandparentRowOfM)}, ${message.text}, ${raw(beforeOfM)}, ${timeOfM(message.time)}`;
+}
+
 /**
- * The FTS row of a message, under the message's own rowid, its context read from its neighbours' rows.
- * Run it after the message row is written; an appended message has no child yet, so only the turns before
- * it are in its context until the lazy indexer's next batch refreshes it (`refreshAncestorsStatement`).
+ * The FTS row of a message, under the message's own rowid, its context read from its ancestors' rows. Run
+ * it after the message row is written.
  */
 export function indexMessageStatement(
   sessionId: string,
@@ -179,22 +161,17 @@ export function indexMessageStatement(
       m.id, m.session_id, m.role, ${message.text}
     FROM assistant_messages m WHERE m.id = ${id} AND m.session_id = ${sessionId} ${covered}`;
   }
-  return sql`INSERT INTO assistant_fts (rowid, id, session_id, role, speaker, content, context, time)
-    SELECT m.rowid, m.id, m.session_id, m.role, ${message.speaker}, ${message.text}, ${raw(contextOfM)},
-      ${timeOfM(message.time)}
+  return sql`${rowOfM(message)}
     FROM assistant_messages m WHERE m.id = ${id} AND m.session_id = ${sessionId} ${covered}`;
 }
 
 /**
  * The FTS row of the message at `rowid`, written by the lazy indexer (message-index.ts) in rowid order: its
- * ancestors have lower rowids, so they were indexed by an earlier batch or earlier in this one, and the turns
- * before it are read from their rows. The turns after it in the same batch are not indexed yet: the indexer
- * passes their text (`after`), read from the batch itself.
+ * ancestors have lower rowids, so they were indexed by an earlier batch or earlier in this one.
  */
 export function indexRowStatement(
   rowid: number,
   message: IndexedMessage,
-  after: string,
   withContext: boolean,
 ): SqlStatement {
   if (!withContext) {
@@ -204,59 +181,33 @@ export function indexRowStatement(
       m.id, m.session_id, m.role, ${message.text}
     FROM assistant_messages m WHERE m.rowid = ${rowid}`;
   }
-  return sql`INSERT INTO assistant_fts (rowid, id, session_id, role, speaker, content, context, time)
-    SELECT m.rowid, m.id, m.session_id, m.role, ${message.speaker}, ${message.text},
-      ${raw(beforeOfM)} || char(10) || ${after}, ${timeOfM(message.time)}
-    FROM assistant_messages m WHERE m.rowid = ${rowid}`;
-}
-
-/**
- * After the lazy indexer wrote the rows of the messages with rowids in (`from`, `to`]: the parents and
- * grandparents of those messages that were indexed before (rowid ≤ `from`) read their context again, so the
- * turns after them are in it. At most two older rows per message indexed, whatever the conversation's length;
- * in a conversation appended in order, the two rows before the batch.
- */
-export function refreshAncestorsStatement(from: number, to: number): SqlStatement {
-  return sql`UPDATE assistant_fts SET context = (
-      SELECT ${raw(contextOfM)} FROM assistant_messages m WHERE m.rowid = assistant_fts.rowid)
-    WHERE rowid IN (
-      SELECT p.rowid FROM assistant_messages b
-        JOIN assistant_messages p ON p.id = b.parent_id AND p.session_id = b.session_id
-        WHERE b.rowid > ${from} AND b.rowid <= ${to} AND p.rowid <= ${from}
-      UNION
-      SELECT g.rowid FROM assistant_messages b
-        JOIN assistant_messages p ON p.id = b.parent_id AND p.session_id = b.session_id
-        JOIN assistant_messages g ON g.id = p.parent_id AND g.session_id = p.session_id
-        WHERE b.rowid > ${from} AND b.rowid <= ${to} AND g.rowid <= ${from})`;
+  return sql`${rowOfM(message)} FROM assistant_messages m WHERE m.rowid = ${rowid}`;
 }
 
 /**
  * After message `id` changed (its text updated, or it was deleted): the context of its children and
- * grandchildren on every branch (the turns before them) and of its parent and grandparent (the turns after
- * them) is read again from the index. Bounded by the branching around the message; an append never needs it.
+ * grandchildren on every branch (the turns before them) and the ancestors they lend to (a deleted parent
+ * is no one's) are read again. Its parent and
+ * grandparent keep their rows: the turns after a message are counted at query time. Bounded by the
+ * branching below the message; an append never needs it.
  */
 export function refreshContextStatements(
   sessionId: string,
   id: string,
-  parentId: string | null,
+  _parentId: string | null,
   withContext: boolean,
 ): SqlStatement[] {
   if (!withContext) return [];
   return [
-    sql`UPDATE assistant_fts SET context = (
-      SELECT ${raw(contextOfM)} FROM assistant_messages m WHERE m.rowid = assistant_fts.rowid)
+    sql`UPDATE assistant_fts SET (context, parent_row, grandparent_row) = (
+      SELECT ${raw(beforeOfM)}, ${raw(parentRowOfM)}, ${raw(grandparentRowOfM)}
+      FROM assistant_messages m WHERE m.rowid = assistant_fts.rowid)
     WHERE rowid IN (
       SELECT c.rowid FROM assistant_messages c WHERE c.parent_id = ${id} AND c.session_id = ${sessionId}
       UNION ALL
       SELECT g.rowid FROM assistant_messages c
         JOIN assistant_messages g ON g.parent_id = c.id AND g.session_id = c.session_id
-        WHERE c.parent_id = ${id} AND c.session_id = ${sessionId}
-      UNION ALL
-      SELECT p.rowid FROM assistant_messages p WHERE p.id = ${parentId} AND p.session_id = ${sessionId}
-      UNION ALL
-      SELECT g.rowid FROM assistant_messages p
-        JOIN assistant_messages g ON g.id = p.parent_id AND g.session_id = p.session_id
-        WHERE p.id = ${parentId} AND p.session_id = ${sessionId})`,
+        WHERE c.parent_id = ${id} AND c.session_id = ${sessionId})`,
   ];
 }
 
@@ -292,21 +243,37 @@ export async function searchMessageIndex(
   }
   const expression = fts5MatchExpression(plan, { column: ["content", "context", "time"] });
   const words = JSON.stringify(plan.terms.map((term) => term.word));
-  // bm25 weights follow the column order: id, session_id, role, speaker (unindexed), content, context, time.
-  // bm25 is negative (lower ranks first): the speaker's factor and the day's share make a score lower.
+  const share = afterShare;
+  // bm25 weights follow the column order: id, session_id, role, speaker, parent_row, grandparent_row
+  // (unindexed), content, context, time. bm25 is negative (lower ranks first): the shares lent by the turns
+  // after, the speaker's factor and the day's share make a score lower.
   const rows = await client.run<Row>(sql`
-    WITH hit AS (
-      SELECT f.id AS id, f.session_id AS session_id, f.role AS role, f.content AS content, f.time AS time,
-        bm25(assistant_fts, 0, 0, 0, 0, 1, ${raw(String(contextWeight))}, ${raw(String(timeWeight))})
-          * CASE WHEN f.speaker IN (SELECT value FROM json_each(${words}))
-            THEN ${raw(String(1 + speakerBoost))} ELSE 1 END AS score
+    WITH hit AS MATERIALIZED (
+      SELECT f.rowid AS target, f.parent_row AS parent_row, f.grandparent_row AS grandparent_row,
+        bm25(assistant_fts, 0, 0, 0, 0, 0, 0, 1, ${raw(String(contextWeight))}, ${raw(String(timeWeight))}) AS score,
+        bm25(assistant_fts, 0, 0, 0, 0, 0, 0, 1, 0, 0) AS own
       FROM assistant_fts f
       WHERE assistant_fts MATCH ${expression} ${inSession}
+    ),
+    lent (target, score) AS (
+      SELECT target, score FROM hit
+      UNION ALL
+      SELECT parent_row, ${raw(String(share))} * own FROM hit WHERE parent_row IS NOT NULL AND own < 0
+      UNION ALL
+      SELECT grandparent_row, ${raw(String(share * share))} * own FROM hit
+        WHERE grandparent_row IS NOT NULL AND own < 0
+    ),
+    scored AS (
+      SELECT f.id AS id, f.session_id AS session_id, f.role AS role, f.content AS content, f.time AS time,
+        total.score * CASE WHEN f.speaker IN (SELECT value FROM json_each(${words}))
+          THEN ${raw(String(1 + speakerBoost))} ELSE 1 END AS score
+      FROM (SELECT target, sum(score) AS score FROM lent GROUP BY target) total
+      JOIN assistant_fts f ON f.rowid = total.target
     )
-    SELECT hit.id AS id, hit.session_id AS session_id, hit.role AS role, hit.content AS content,
+    SELECT scored.id AS id, scored.session_id AS session_id, scored.role AS role, scored.content AS content,
       m.created_at AS created_at
-    FROM hit JOIN assistant_messages m ON m.id = hit.id AND m.session_id = hit.session_id
-    ORDER BY hit.score + ${raw(String(dayShare))} * min(hit.score) OVER (PARTITION BY hit.session_id, hit.time)
+    FROM scored JOIN assistant_messages m ON m.id = scored.id AND m.session_id = scored.session_id
+    ORDER BY scored.score + ${raw(String(dayShare))} * min(scored.score) OVER (PARTITION BY scored.session_id, scored.time)
     LIMIT ${limit}`);
   return rows.map((row) => resultOf(row, sessionId));
 }

@@ -4,6 +4,7 @@ export {
   type MessageFieldSource,
   type MessageFields,
   messageFieldsOf,
+  monthNames,
 } from "./message-fields.js";
 export {
   maximumPhraseWords,

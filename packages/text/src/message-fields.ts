@@ -23,7 +23,8 @@ export interface MessageFieldSource {
   readonly createdAt?: unknown;
 }
 
-const monthNames = [
+/** The English month names, January first: the words `dayWords` writes (SQLite's day expression reads them too). */
+export const monthNames = [
   "January",
   "February",
   "March",

@@ -4,7 +4,8 @@ import { type SearchResult, type SessionManager, textOfMessage } from "@contextb
 /**
  * Search hits with the turns around them (as Mastra's `messageRange` returns a hit with its neighbours): an
  * answer often sits in the turn after the one that matched, or the question in the turn before it. Each hit
- * is shown with its parent and its first child on its branch, marked `>`, under its day; the whole result
+ * is shown with its parent and its first child on its branch, marked `>`, under its day (the `createdAt` its
+ * message carries, else the day it was stored); the whole result
  * fits a token budget (default 300). Every hit gets its share of the budget first (its text cut around its
  * first matching word), then the best hits get the turns around them with what is left.
  */
@@ -60,7 +61,9 @@ export async function searchExcerpts(
   const shown = new Set(hits.map((hit) => keyOf(hit.sessionId, hit.id)));
   // First every hit, each its share of the budget (at most `hitCharacters`, around its first matching
   // word); then, best hit first, the turns around it with what is left.
-  const headers = hits.map((hit) => (hit.createdAt === undefined ? "---" : `--- ${dayOf(hit.createdAt)}`));
+  // The day a hit's message carries (its `createdAt`), else the day the store wrote it.
+  const days = await Promise.all(hits.map((hit) => dayOfHit(manager, hit)));
+  const headers = days.map((day) => (day === undefined ? "---" : `--- ${day}`));
   const groups = hits.map((hit) => ({
     hit,
     before: [] as Line[],
@@ -129,6 +132,24 @@ async function turnsAround(
     // A session the manager cannot open (deleted meanwhile): the hit alone.
     return { before: [], after: [] };
   }
+}
+
+/**
+ * The day of a hit, as words: the `createdAt` its message carries (a chat client stamps a message when it is
+ * written, an import keeps the original time), else the time the store gave the hit (when its row was written).
+ */
+async function dayOfHit(manager: SessionManager, hit: SearchResult): Promise<string | undefined> {
+  if (hit.sessionId !== undefined) {
+    try {
+      const message = await manager.getSession(hit.sessionId).store.getMessage(hit.id);
+      const own = message?.createdAt as unknown;
+      const time = own instanceof Date ? own.toISOString() : typeof own === "string" ? own : undefined;
+      if (time !== undefined && !Number.isNaN(Date.parse(time))) return dayOf(time);
+    } catch {
+      // A session the manager cannot open (deleted meanwhile): the store's time.
+    }
+  }
+  return hit.createdAt === undefined ? undefined : dayOf(hit.createdAt);
 }
 
 /** Lowercased words of three letters or more, cut to five letters (a crude stem: "painting" finds "paint"). */

@@ -29,10 +29,10 @@ describe("session_search: hits with the turns around them, within a token budget
       stopWhen: stepCountIs(3),
     });
     const text = resultText(model.doGenerateCalls[1], "call-0-0");
-    // The hit is the question; the answer is the turn after it.
-    // The hit is the question, under the day the store gives it; the answer is the turn after it.
+    // The hit is the question, under the day its message carries (not the day it was stored); the answer
+    // is the turn after it.
     expect(text).toMatch(
-      /^--- \d{1,2} [A-Z][a-z]+ \d{4}\n> user: What are you researching these days\?\n {2}assistant: Adoption agencies, mostly\.$/,
+      /^--- 8 May 2023\n> user: What are you researching these days\?\n {2}assistant: Adoption agencies, mostly\.$/,
     );
   });
 

@@ -36,8 +36,9 @@ describe("SqliteSessionStore search: each message indexed with the turns around 
     );
     // "z" is the first answer to "a": "a" and "q" have it among the turns after them.
     expect(await found(store, "zebra")).toEqual(["a", "q", "z", "z-reply"]);
-    // The second branch is no one's first answer: only its own turns and the one after it find it.
-    expect(await found(store, "else")).toEqual(["other", "other-reply"]);
+    // The second branch: its own turns and the one after it find it, and so do the turns it answers ("a",
+    // "q": on its path), never the sibling branch's "z" and "z-reply".
+    expect(await found(store, "else")).toEqual(["a", "other", "other-reply", "q"]);
   });
 
   it("an updated message's children and grandchildren are found by its new text, not its old one", async () => {

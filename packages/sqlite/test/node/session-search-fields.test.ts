@@ -83,6 +83,16 @@ describe("SqliteSessionStore search: the day and the speaker of a message", () =
         name: string;
       }[]
     ).map((row) => row.name);
-    expect(columns).toEqual(["id", "session_id", "role", "speaker", "content", "context", "time"]);
+    expect(columns).toEqual([
+      "id",
+      "session_id",
+      "role",
+      "speaker",
+      "parent_row",
+      "grandparent_row",
+      "content",
+      "context",
+      "time",
+    ]);
   });
 });

@@ -2,6 +2,7 @@ import type { SessionMessage } from "@contextblocks/sessions";
 import { fromDurableObjectStorage, type StatementReport } from "@contextblocks/sql";
 import { describe, expect, it } from "vitest";
 import { SqliteSessionStore } from "../../src/index.js";
+import { markStride } from "../../src/message-index.js";
 import { inObject } from "./in-object.js";
 
 const message = (index: number): SessionMessage => ({
@@ -15,8 +16,8 @@ const message = (index: number): SessionMessage => ({
 
 /**
  * Rows a Durable Object bills for the search index (message-search.ts, message-index.ts): an append writes
- * no search row; the lazy indexer writes each message's row once and refreshes at most the two rows before
- * a batch (their "after" context), whatever the conversation's length. Printed for the bench figures.
+ * no search row; the lazy indexer writes each message's row once, and never rewrites an older row (the turns
+ * after a message count at query time), whatever the conversation's length. Printed for the bench figures.
  */
 describe("search rows on a Durable Object", () => {
   it("a search after every append writes a bounded number of rows, the same at 20 and at 200 messages", async () => {
@@ -42,14 +43,19 @@ describe("search rows on a Durable Object", () => {
           reports.length = 0;
           await store.searchMessages("deploy friday", 10);
           search += written();
-          // The search index statements are the only writes of a search.
+          // The search index statements are the only writes of a search, and no older row is rewritten.
           expect(
             reports.every((report) => (report.rowsWritten ?? 0) === 0 || /assistant_fts/.test(report.text)),
           ).toBe(true);
+          expect(
+            reports.filter(
+              (report) => (report.rowsWritten ?? 0) > 0 && /UPDATE assistant_fts\b/.test(report.text),
+            ),
+          ).toEqual([]);
         }
         perStep[length] = { append: append / steps, search: search / steps };
       }
-      // Ten appends, then one search: the batch writes ten rows and refreshes the two before it.
+      // Ten appends, then one search: the batch writes ten rows and moves the indexer's mark.
       reports.length = 0;
       for (let step = 0; step < 10; step++) await store.appendMessage(message(next++));
       const appendOnly = written() / 10;
@@ -61,7 +67,20 @@ describe("search rows on a Durable Object", () => {
       );
       // Constant in the conversation's length: the same rows at 200 messages as at 20.
       expect(perStep[200]?.search).toBe(perStep[20]?.search);
-      expect(batched).toBeLessThan(perStep[20]?.search ?? 0);
+      // One search row per message; the indexer's mark moves once every `markStride` messages.
+      expect(perStep[20]?.search).toBeLessThanOrEqual(1 + 1 / 5);
+      expect(batched).toBeLessThanOrEqual(1 + 1 / 10);
+      // A search after each of 150 appends: 150 search rows, and the mark at most once every 64 messages.
+      reports.length = 0;
+      let searchRows = 0;
+      for (let step = 0; step < 150; step++) {
+        await store.appendMessage(message(next++));
+        reports.length = 0;
+        await store.searchMessages("deploy friday", 10);
+        searchRows += written();
+      }
+      expect(searchRows).toBeLessThanOrEqual(150 + Math.ceil(150 / markStride));
+      expect(searchRows).toBeGreaterThanOrEqual(150);
     });
   }, 60_000);
 
