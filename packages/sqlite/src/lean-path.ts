@@ -1,6 +1,6 @@
 import { ContextError } from "@contextblocks/core";
 import { maximumPathLength } from "@contextblocks/sessions";
-import type { SqlClient } from "@contextblocks/sql";
+import { type SqlClient, sql } from "@contextblocks/sql";
 
 /** A row of the path, as the store parses it. */
 export interface LeanPathRow {
@@ -13,7 +13,7 @@ export interface LeanPathRow {
   tokens: number | null;
   content: string;
   content_chunks: number | null;
-  /** UTF-8 bytes of the stored message, continuation rows included. */
+  /** UTF-8 bytes of the stored message, continuation rows included (0 unless the read has `until`). */
   bytes: number;
 }
 
@@ -43,12 +43,11 @@ export async function readLeanPath(
   let next: { id: string; rowid: number } | null = leaf;
   let range = firstRange;
   while (next !== null) {
-    const read: (LeanPathRow & { session_id: string })[] = await client.query`
+    // Sizes only for a budgeted read (`until`): measuring copies each row's text into a blob.
+    const read: (LeanPathRow & { session_id: string })[] = await client.run(sql`
       SELECT rowid, id, session_id, role, parent_id, parent_seq, tokens, content, content_chunks,
-        length(CAST(content AS BLOB)) + (CASE WHEN COALESCE(content_chunks, 0) = 0 THEN 0 ELSE (
-          SELECT SUM(length(CAST(c.content AS BLOB))) FROM assistant_message_chunks c
-          WHERE c.id = assistant_messages.id) END) AS bytes
-      FROM assistant_messages WHERE rowid <= ${next.rowid} ORDER BY rowid DESC LIMIT ${range}`;
+        ${until === undefined ? sql`0` : rowBytes} AS bytes
+      FROM assistant_messages WHERE rowid <= ${next.rowid} ORDER BY rowid DESC LIMIT ${range}`);
     let skipped = 0;
     let found = false;
     for (const row of read) {
@@ -66,7 +65,8 @@ export async function readLeanPath(
       if (rows.length > maximumPathLength) return { rows, more: true };
       if (until?.(row, rows.length) === true) return { rows, more: true };
       rows.push(row);
-      next = await parentOf(client, sessionId, row);
+      // By `parent_seq` without a statement (no await per message); by id for another writer's row.
+      next = parentBySeq(row) ?? (await parentOf(client, sessionId, row));
     }
     if (!found && next !== null) {
       // The expected row is gone (deleted meanwhile) or moved: find the parent by id, or stop.
@@ -80,6 +80,24 @@ export async function readLeanPath(
     range = skipped > 0 ? Math.max(1, range >> 1) : Math.min(largestRange, range * 2);
   }
   return { rows, more: false };
+}
+
+/** UTF-8 bytes of a row's message, its continuation rows included. */
+const rowBytes = sql`length(CAST(content AS BLOB)) + (CASE WHEN COALESCE(content_chunks, 0) = 0 THEN 0 ELSE (
+  SELECT SUM(length(CAST(c.content AS BLOB))) FROM assistant_message_chunks c
+  WHERE c.id = assistant_messages.id) END)`;
+
+/** The parent named by `parent_seq`, `null` for a root; `undefined` when the row has no `parent_seq`. */
+function parentBySeq(row: LeanPathRow): { id: string; rowid: number } | null | undefined {
+  if (row.parent_id === null) return null;
+  if (row.parent_seq === null || row.parent_seq === undefined) return undefined;
+  if (Number(row.parent_seq) >= Number(row.rowid)) {
+    throw new ContextError(
+      "PROVIDER_FAILED",
+      `getHistory: message "${row.id}" names a parent stored after it (rowid ${row.parent_seq}); the table was edited outside the store`,
+    );
+  }
+  return { id: row.parent_id, rowid: Number(row.parent_seq) };
 }
 
 /** The parent of a row: by `parent_seq`, or by id for a row written without it (another writer's). */
