@@ -506,7 +506,7 @@ export class ContextBlocks {
    * the model has not seen yet.
    */
   async previewSystemPrompt(): Promise<string> {
-    const stored = await this.frozen.stored(this.registry.all());
+    const stored = await this.frozen.stored(this.registry.expectedHeaders());
     if (stored.state === "current") return stored.prompt;
     const unread = this.registry.all().filter((config) => this.cache.get(config.label) === undefined);
     await Promise.all(unread.map((config) => this.io.readQueued(config)));
@@ -557,7 +557,7 @@ export class ContextBlocks {
       "contextblocks.reminder",
       () => ({ "contextblocks.reminder.sending": sending }),
       async (span) => {
-        const stored = await this.frozen.stored(this.registry.all());
+        const stored = await this.frozen.stored(this.registry.expectedHeaders());
         if (stored.state !== "current") return null;
         const remind = this.registry.all().filter((config) => config.whenChanged === "remind");
         const blocks = await Promise.all(remind.map((config) => this.io.readQueued(config)));
@@ -613,7 +613,7 @@ export class ContextBlocks {
       "contextblocks.freeze",
       () => ({}),
       async (span) => {
-        const stored = await this.frozen.stored(this.registry.all());
+        const stored = await this.frozen.stored(this.registry.expectedHeaders());
         if (stored.state === "current") {
           const prompt = stored.prompt;
           span?.setAttributes({ "contextblocks.prompt.origin": "stored" });
