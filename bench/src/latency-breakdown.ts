@@ -11,7 +11,7 @@ import { SqliteContextProvider } from "@contextblocks/sqlite";
 import { AgentContextProvider } from "agents/context";
 import Database from "better-sqlite3";
 // Internals, read from core's build: they are not exported, and are measured here only.
-import { detectDrift } from "../../packages/core/dist/drift.js";
+import { detectDrift, expectedHeader, findDrift } from "../../packages/core/dist/drift.js";
 import { parseHeaders, renderPrompt } from "../../packages/core/dist/prompt-format.js";
 import { betterSqlite3Host } from "./agents-sql.js";
 import { knowledgeEntry } from "./corpus.js";
@@ -55,6 +55,7 @@ async function stepsFor(count: number, runs: number): Promise<Array<[string, num
     await seed.setBlock(`block_${index}`, knowledgeEntry(index).content);
   const prompt = await seed.freezeSystemPrompt();
   const resolved = seed.getConfigs();
+  const expected = resolved.map((config) => expectedHeader(config));
   const blocks = seed.getBlocks();
   const contents = blocks.map((block) => block.content);
   const calls = count > 50 ? 20 : 400;
@@ -76,8 +77,12 @@ async function stepsFor(count: number, runs: number): Promise<Array<[string, num
       await cost(runs, calls, () => parseHeaders(prompt)),
     ],
     [
-      "drift check: whole (`detectDrift`, headers against the configuration)",
+      "drift check: whole, headers worked out per call (`detectDrift`)",
       await cost(runs, calls, () => detectDrift(prompt, resolved)),
+    ],
+    [
+      "drift check: whole, as a cold start runs it (`findDrift`, the registry's headers, compared in place)",
+      await cost(runs, calls, () => findDrift(prompt, expected)),
     ],
     [
       "construct `ContextBlocks` (validate every config, clash checks)",

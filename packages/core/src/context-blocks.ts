@@ -25,6 +25,7 @@ import {
   GEN_AI,
   sha256Hex,
   type TraceAttributes,
+  type TraceSpan,
   traced,
 } from "./tracing.js";
 import type {
@@ -410,15 +411,12 @@ export class ContextBlocks {
 
   /** Ranked matches from a searchable block, or `null` when nothing matches. */
   search(label: string, query: string): Promise<string | null> {
-    return traced(
-      this.options.tracer,
+    const queryText = () =>
+      capturesContent(this.options.tracer) && typeof query === "string" ? query : undefined;
+    return this.traceMemory(
       "search_memory",
-      () => ({
-        [GEN_AI.operation]: "search_memory",
-        [GEN_AI.storeId]: label,
-        [GEN_AI.queryText]:
-          capturesContent(this.options.tracer) && typeof query === "string" ? query : undefined,
-      }),
+      label,
+      () => ({ [GEN_AI.queryText]: queryText() }),
       async (span) => {
         const config = this.registry.require(label);
         if (config.kind !== "searchable") {
@@ -435,14 +433,10 @@ export class ContextBlocks {
 
   /** One entry of a loadable block in full, or `null` for an unknown key. Marks it loaded. */
   loadEntry(label: string, key: string): Promise<string | null> {
-    return traced(
-      this.options.tracer,
+    return this.traceMemory(
       "search_memory",
-      () => ({
-        [GEN_AI.operation]: "search_memory",
-        [GEN_AI.storeId]: label,
-        [GEN_AI.recordId]: typeof key === "string" ? key : undefined,
-      }),
+      label,
+      () => ({ [GEN_AI.recordId]: typeof key === "string" ? key : undefined }),
       async (span) => {
         const config = this.registry.require(label);
         if (config.kind !== "loadable") {
@@ -506,7 +500,7 @@ export class ContextBlocks {
    * the model has not seen yet.
    */
   async previewSystemPrompt(): Promise<string> {
-    const stored = await this.frozen.stored(this.registry.all());
+    const stored = await this.frozen.stored(this.registry.expectedHeaders());
     if (stored.state === "current") return stored.prompt;
     const unread = this.registry.all().filter((config) => this.cache.get(config.label) === undefined);
     await Promise.all(unread.map((config) => this.io.readQueued(config)));
@@ -557,7 +551,7 @@ export class ContextBlocks {
       "contextblocks.reminder",
       () => ({ "contextblocks.reminder.sending": sending }),
       async (span) => {
-        const stored = await this.frozen.stored(this.registry.all());
+        const stored = await this.frozen.stored(this.registry.expectedHeaders());
         if (stored.state !== "current") return null;
         const remind = this.registry.all().filter((config) => config.whenChanged === "remind");
         const blocks = await Promise.all(remind.map((config) => this.io.readQueued(config)));
@@ -613,7 +607,7 @@ export class ContextBlocks {
       "contextblocks.freeze",
       () => ({}),
       async (span) => {
-        const stored = await this.frozen.stored(this.registry.all());
+        const stored = await this.frozen.stored(this.registry.expectedHeaders());
         if (stored.state === "current") {
           const prompt = stored.prompt;
           span?.setAttributes({ "contextblocks.prompt.origin": "stored" });
@@ -692,12 +686,10 @@ export class ContextBlocks {
     content: string | undefined,
     write: () => Promise<T>,
   ): Promise<T> {
-    return traced(
-      this.options.tracer,
+    return this.traceMemory(
       operation,
+      label,
       () => ({
-        [GEN_AI.operation]: operation,
-        [GEN_AI.storeId]: label,
         [GEN_AI.recordId]: typeof key === "string" ? key : undefined,
         [GEN_AI.recordCount]: 1,
         [GEN_AI.records]:
@@ -705,7 +697,25 @@ export class ContextBlocks {
             ? JSON.stringify([{ ...(key !== undefined ? { id: key } : {}), content }])
             : undefined,
       }),
-      () => write(),
+      write,
+    );
+  }
+
+  /**
+   * An operation in a GenAI memory span (`gen_ai.operation.name`, the block as `gen_ai.memory.store.id`,
+   * and the operation's own attributes, built only when something traces).
+   */
+  private traceMemory<T>(
+    operation: "search_memory" | "update_memory" | "upsert_memory" | "delete_memory",
+    label: string,
+    attributes: () => TraceAttributes,
+    run: (span: TraceSpan | undefined) => Promise<T>,
+  ): Promise<T> {
+    return traced(
+      this.options.tracer,
+      operation,
+      () => ({ [GEN_AI.operation]: operation, [GEN_AI.storeId]: label, ...attributes() }),
+      run,
     );
   }
 

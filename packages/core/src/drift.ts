@@ -1,9 +1,9 @@
 import {
-  headerHasShape,
+  HeaderScan,
+  headerHasShapeAt,
   headerShape,
   headerTitle,
   type ParsedHeader,
-  parseHeaders,
 } from "./prompt-format.js";
 import type { BlockKind, WhenChanged } from "./types.js";
 
@@ -19,12 +19,38 @@ export interface ExpectedSection {
   whenChanged: WhenChanged;
 }
 
-/** The header a configured block renders, whatever its content, as `parseHeader` reads it back. */
-function expectedHeader(block: ExpectedSection): ParsedHeader {
+/**
+ * A configured block's header as drift detection compares it, worked out once per configuration (the block
+ * registry keeps one per block), so a cold start builds no title or shape.
+ */
+export interface ExpectedHeader {
+  readonly label: string;
+  /** The header the block renders, whatever its content, as `parseHeader` reads it back. */
+  readonly shape: ParsedHeader;
+  /** An empty read-only block is not rendered, so its header may be absent. */
+  readonly optional: boolean;
+}
+
+/** The header `block` renders, whatever its content (`title` when the caller has it already). */
+export function expectedHeader(block: ExpectedSection, title = headerTitle(block)): ExpectedHeader {
   // No object spread here: it is slow in V8 (Node 20), and a cold start checks every block.
-  const header: ParsedHeader = { title: headerTitle(block), kind: block.kind };
-  if (block.maxTokens) header.maxTokens = block.maxTokens;
-  return header;
+  const shape: ParsedHeader = { title: asTwoByte(title), kind: block.kind };
+  if (block.maxTokens) shape.maxTokens = block.maxTokens;
+  return {
+    label: block.label,
+    shape,
+    optional: block.kind === "readonly" && block.whenChanged !== "remind",
+  };
+}
+
+/**
+ * The same text, held the way V8 holds a string with characters past U+00FF. A stored prompt with sections
+ * always holds `═`, so V8 keeps it so too; a title kept the same way is compared with it as a block of
+ * memory instead of character by character (`startsWith` about 4× faster on Node 20). Only the speed
+ * differs: the characters, and so every comparison's answer, are the same.
+ */
+function asTwoByte(text: string): string {
+  return `${text}\u2550`.slice(0, -1);
 }
 
 /**
@@ -35,22 +61,30 @@ function expectedHeader(block: ExpectedSection): ParsedHeader {
  * now has a block that always renders.
  */
 export function detectDrift(stored: string, expected: readonly ExpectedSection[]): string | null {
-  const sections = parseHeaders(stored);
-  if (sections.length === 0 && stored.trim().length > 0) return null;
-  let position = 0;
+  return findDrift(
+    stored,
+    expected.map((block) => expectedHeader(block)),
+  );
+}
+
+/**
+ * `detectDrift` with the configuration's headers worked out beforehand. Walks the stored prompt's headers
+ * in place (`HeaderScan`) and compares each where it lies (`headerHasShapeAt`): nothing is split or sliced
+ * unless a header differs.
+ */
+export function findDrift(stored: string, expected: readonly ExpectedHeader[]): string | null {
+  const scan = new HeaderScan(stored);
+  let header = scan.next();
+  if (!header && stored.trim().length > 0) return null;
   for (const block of expected) {
-    const shape = expectedHeader(block);
-    const header = sections[position];
-    if (header !== undefined && headerHasShape(header, shape)) {
-      position += 1;
+    if (header && headerHasShapeAt(stored, scan.start, scan.end, block.shape)) {
+      header = scan.next();
       continue;
     }
-    const optional = block.kind === "readonly" && block.whenChanged !== "remind";
-    if (!optional)
-      return `block "${block.label}" is configured as "${headerShape(shape)}" but the stored prompt does not have it`;
+    if (!block.optional)
+      return `block "${block.label}" is configured as "${headerShape(block.shape)}" but the stored prompt does not have it`;
   }
-  const extra = sections[position];
-  if (extra !== undefined)
-    return `the stored prompt has a section "${extra}" that the configuration does not`;
+  if (header)
+    return `the stored prompt has a section "${stored.slice(scan.start, scan.end)}" that the configuration does not`;
   return null;
 }

@@ -1,5 +1,5 @@
 import { describeValue } from "./describe-value.js";
-import { type DriftPolicy, detectDrift, type ExpectedSection } from "./drift.js";
+import { type DriftPolicy, type ExpectedHeader, findDrift } from "./drift.js";
 import { ContextError } from "./errors.js";
 import type { ProviderCalls } from "./provider-calls.js";
 import type { WritableContextProvider } from "./types.js";
@@ -40,7 +40,7 @@ export class FrozenPrompt {
    * prompt is adopted as the frozen one (in memory only); a drifted one is reported through `onDrift`
    * and left for the caller to re-render (policy `"rerender"`) or adopted (policy `"keep"`).
    */
-  async stored(expected: readonly ExpectedSection[]): Promise<StoredPrompt> {
+  async stored(expected: readonly ExpectedHeader[]): Promise<StoredPrompt> {
     if (this.snapshot !== null) return { state: "current", prompt: this.snapshot };
     const store = this.store_;
     if (!store) return { state: "none" };
@@ -53,7 +53,7 @@ export class FrozenPrompt {
         `The prompt store returned ${describeValue(value)}, not a string`,
       );
     }
-    const reason = detectDrift(value, expected);
+    const reason = findDrift(value, expected);
     if (reason !== null) {
       this.onDrift(`stored prompt does not match the block configuration: ${reason}`);
       if (this.drift === "rerender") return { state: "drifted", prompt: value };

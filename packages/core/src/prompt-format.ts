@@ -96,32 +96,38 @@ export function headerShape(header: ParsedHeader): string {
  * compares in place, without slicing the header or building either shape (a cold start checks every block).
  */
 export function headerHasShape(header: string, expected: ParsedHeader): boolean {
+  return headerHasShapeAt(header, 0, header.length, expected);
+}
+
+/** `headerHasShape` for the header line `text` holds from `start` to `end` (compared where it lies). */
+export function headerHasShapeAt(text: string, start: number, end: number, expected: ParsedHeader): boolean {
   const { title, kind, maxTokens } = expected;
+  const titleEnd = start + title.length;
   const suffixLength = kind.length + 3; // " [" + kind + "]"
-  const middleEnd = header.length - suffixLength;
+  const middleEnd = end - suffixLength;
   if (
-    middleEnd >= title.length &&
-    header.startsWith(title) &&
-    header.charCodeAt(middleEnd) === 32 &&
-    header.startsWith(kind, middleEnd + 2) &&
-    header.charCodeAt(middleEnd + 1) === 91 &&
-    header.charCodeAt(header.length - 1) === 93
+    middleEnd >= titleEnd &&
+    text.startsWith(title, start) &&
+    text.charCodeAt(middleEnd) === 32 &&
+    text.charCodeAt(middleEnd + 1) === 91 &&
+    text.startsWith(kind, middleEnd + 2) &&
+    text.charCodeAt(end - 1) === 93
   ) {
     if (maxTokens) {
       // Only the usage may sit between title and kind, and it must name this limit.
-      if (isUsageOf(header, title.length, middleEnd, maxTokens)) return true;
-    } else if (middleEnd === title.length && !title.includes(" [")) {
+      if (isUsageOf(text, titleEnd, middleEnd, maxTokens)) return true;
+    } else if (middleEnd === titleEnd && !title.includes(" [")) {
       // Nothing between title and kind, and no bracket in the title that parsing could take for usage.
       return true;
     }
   }
   // Anything else (a foreign or unusual header): read it back and compare the shapes.
-  const parsed = parseHeader(header);
+  const parsed = parseHeader(start === 0 && end === text.length ? text : text.slice(start, end));
   return parsed !== null && headerShape(parsed) === headerShape(expected);
 }
 
 /**
- * Whether `header` from `start` to `end` is exactly ` [P% — T/M tokens]` with M written as `maxTokens` is
+ * Whether `header` from `start` to `end` (which may lie inside a longer text) is exactly ` [P% — T/M tokens]` with M written as `maxTokens` is
  * (what `renderUsage` writes). Compared in place; `USAGE` accepts more (leading zeros), which callers check
  * the slow way.
  */
@@ -133,7 +139,7 @@ function isUsageOf(header: string, start: number, end: number, maxTokens: number
   at = skipDigits(header, tokensAt, end);
   if (at === tokensAt || header.charCodeAt(at) !== 47) return false;
   const limit = String(maxTokens);
-  if (!header.startsWith(limit, at + 1)) return false;
+  if (at + 1 + limit.length > end || !header.startsWith(limit, at + 1)) return false;
   at += 1 + limit.length;
   return end - at === 8 && header.startsWith(" tokens]", at);
 }
@@ -218,34 +224,61 @@ export function parseSections(prompt: string): ParsedSection[] {
 
 /**
  * The header lines of a rendered prompt, in order: exactly the `header` of each of `parseSections`'s
- * sections, found by scanning for rule lines instead of splitting the prompt into lines and sections (a
- * cold start checks the stored prompt's headers for configuration drift, and needs nothing else).
+ * sections, found by scanning for rule lines instead of splitting the prompt into lines and sections.
  */
 export function parseHeaders(prompt: string): string[] {
   const headers: string[] = [];
-  const rule = SECTION_RULE.length;
-  const isLineEnd = (at: number) => at === prompt.length || prompt.charCodeAt(at) === 10;
-  let at = prompt.indexOf(SECTION_RULE);
-  while (at !== -1) {
-    let next = at + 1;
-    const opens = (at === 0 || prompt.charCodeAt(at - 1) === 10) && prompt.charCodeAt(at + rule) === 10;
-    if (opens) {
-      const headerStart = at + rule + 1;
-      const headerEnd = prompt.indexOf("\n", headerStart);
-      if (headerEnd === -1) break;
-      const header = prompt.slice(headerStart, headerEnd);
-      if (
-        header !== SECTION_RULE &&
-        prompt.startsWith(SECTION_RULE, headerEnd + 1) &&
-        isLineEnd(headerEnd + 1 + rule)
-      ) {
-        headers.push(header);
-        next = headerEnd + 1 + rule;
-      }
-    }
-    at = prompt.indexOf(SECTION_RULE, next);
-  }
+  const scan = new HeaderScan(prompt);
+  while (scan.next()) headers.push(prompt.slice(scan.start, scan.end));
   return headers;
+}
+
+/**
+ * Walks the header lines of a rendered prompt in place, in order (the ones `parseHeaders` lists): after
+ * `next()` answers true, the header line runs from `start` to `end`. Nothing is sliced or split, so a cold
+ * start checks a stored prompt's headers against the configuration without copying them.
+ */
+export class HeaderScan {
+  /** Where the current header line starts. */
+  start = 0;
+  /** Where the current header line ends (its line break). */
+  end = 0;
+  /** Where to look for the next rule; -1 when there is none. */
+  private at: number;
+
+  constructor(private readonly prompt: string) {
+    this.at = prompt.indexOf(SECTION_RULE);
+  }
+
+  /** Moves to the next header line; false when there is none. */
+  next(): boolean {
+    const prompt = this.prompt;
+    const rule = SECTION_RULE.length;
+    let at = this.at;
+    while (at !== -1) {
+      const opens = (at === 0 || prompt.charCodeAt(at - 1) === 10) && prompt.charCodeAt(at + rule) === 10;
+      if (opens) {
+        const headerStart = at + rule + 1;
+        const headerEnd = prompt.indexOf("\n", headerStart);
+        if (headerEnd === -1) break;
+        const closing = headerEnd + 1;
+        const isRule = headerEnd - headerStart === rule && prompt.startsWith(SECTION_RULE, headerStart);
+        if (
+          !isRule &&
+          prompt.startsWith(SECTION_RULE, closing) &&
+          (closing + rule === prompt.length || prompt.charCodeAt(closing + rule) === 10)
+        ) {
+          this.start = headerStart;
+          this.end = headerEnd;
+          this.at = prompt.indexOf(SECTION_RULE, closing + rule);
+          return true;
+        }
+      }
+      at = prompt.indexOf(SECTION_RULE, at + 1);
+    }
+    this.at = -1;
+    return false;
+  }
 }
 
 // ── The reminder ────────────────────────────────────────────────────────────────────────────────────────

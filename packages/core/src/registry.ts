@@ -1,4 +1,5 @@
 import { type ResolvedConfig, resolveConfig } from "./config.js";
+import { type ExpectedHeader, expectedHeader } from "./drift.js";
 import { ContextError } from "./errors.js";
 import { headerTitle } from "./prompt-format.js";
 import type { AnyContextProvider, ContextConfig } from "./types.js";
@@ -11,6 +12,8 @@ import type { AnyContextProvider, ContextConfig } from "./types.js";
  */
 export class BlockRegistry {
   private readonly configs: ResolvedConfig[] = [];
+  /** Each block's header as drift detection compares it, in the same order as `configs`. */
+  private readonly headers: ExpectedHeader[] = [];
   private readonly byLabel = new Map<string, ResolvedConfig>();
   private readonly byUpperLabel = new Map<string, ResolvedConfig>();
   private readonly byTitle = new Map<string, ResolvedConfig>();
@@ -41,6 +44,7 @@ export class BlockRegistry {
     const byTitle = this.byTitle.get(title);
     if (byTitle !== undefined) this.refuseClash(resolved, byTitle);
     this.configs.push(resolved);
+    this.headers.push(expectedHeader(resolved, title));
     this.byUpperLabel.set(upper, resolved);
     this.byLabel.set(resolved.label, resolved);
     this.byTitle.set(title, resolved);
@@ -51,6 +55,7 @@ export class BlockRegistry {
     const index = this.configs.findIndex((config) => config.label === label);
     if (index === -1) return undefined;
     const [removed] = this.configs.splice(index, 1);
+    this.headers.splice(index, 1);
     if (removed !== undefined) {
       this.byUpperLabel.delete(removed.label.toUpperCase());
       this.byLabel.delete(removed.label);
@@ -70,6 +75,11 @@ export class BlockRegistry {
 
   all(): readonly ResolvedConfig[] {
     return this.configs;
+  }
+
+  /** The headers the blocks render, in prompt order, for drift detection (`findDrift`). */
+  expectedHeaders(): readonly ExpectedHeader[] {
+    return this.headers;
   }
 
   /** The config of `label`, or `NOT_FOUND` listing the labels there are. */
