@@ -6,6 +6,7 @@ import {
   describeValue,
   type HistoryQuery,
   rowLabel,
+  SYSTEM_PROMPT_LABEL,
 } from "@contextblocks/core";
 import { type SqlClient, type SqlRow, type SqlStatement, sql } from "@contextblocks/sql";
 import {
@@ -63,6 +64,7 @@ export class SqlContextProvider implements ConditionalContextProvider {
   readonly #namespace: string | undefined;
   readonly #owner: string;
   readonly #retention: number | undefined;
+  readonly #historyChosen: boolean;
   #label: string | undefined;
   #selectStatement: SqlStatement | undefined;
 
@@ -78,6 +80,7 @@ export class SqlContextProvider implements ConditionalContextProvider {
     this.#access = new TableAccess(client, BLOCKS_TABLE, options.createTables ?? true, this.#owner);
     this.#namespace = checkNamespace(options.namespace, this.#owner, client.dialect);
     this.#retention = historyRetention(options.history, this.#owner);
+    this.#historyChosen = options.history !== undefined;
     this.history = this.#retention === undefined ? undefined : (query) => this.#versions(query ?? {});
     this.#label =
       options.label === undefined
@@ -132,13 +135,22 @@ export class SqlContextProvider implements ConditionalContextProvider {
     const key = this.#key();
     this.#checkContent(content, "content");
     const dialect = this.#access.client.dialect;
-    if (this.#retention === undefined) {
+    const retention = this.#keptVersions();
+    if (retention === undefined) {
       await this.#access.write([UPSERT[dialect](key, content)]);
       return;
     }
-    await this.#writeWithHistory(
-      upsertWithVersion(dialect, key, content, sourceText(write), this.#retention),
-    );
+    await this.#writeWithHistory(upsertWithVersion(dialect, key, content, sourceText(write), retention));
+  }
+
+  /**
+   * The versions a write keeps. The frozen prompt is not a block: a store holding it (`"_system_prompt"`,
+   * given or passed to `init` by `ContextBlocks`) keeps none unless `history` was asked for, so a freeze
+   * writes one row, as `agents/context`'s prompt store does.
+   */
+  #keptVersions(): number | undefined {
+    if (this.#label === SYSTEM_PROMPT_LABEL && !this.#historyChosen) return undefined;
+    return this.#retention;
   }
 
   /**
@@ -152,7 +164,7 @@ export class SqlContextProvider implements ConditionalContextProvider {
     this.#checkContent(content, "content");
     if (expected === content) return ((await this.get()) ?? "") === expected;
     const dialect = this.#access.client.dialect;
-    const retention = this.#retention;
+    const retention = this.#keptVersions();
     const history = retention === undefined ? undefined : { source: sourceText(write), retention };
     const { statements, applied } = conditionalWrite(dialect, key, expected, content, history);
     const results =

@@ -45,6 +45,33 @@ describe("SqlContextProvider history on better-sqlite3", () => {
     ).toThrow(/history must be/);
   });
 
+  it("keeps no versions of the frozen prompt unless asked: its store writes one row per freeze", async () => {
+    const database = new Database(":memory:");
+    const client = fromBetterSqlite3(database);
+    const versionsOf = (label: string) =>
+      database
+        .prepare("SELECT COUNT(*) AS n FROM contextblocks_block_history WHERE label = ?")
+        .get(label) as { n: number };
+    const memory = new SqlContextProvider(client, "memory");
+    const context = new ContextBlocks(
+      [{ label: "memory", maxTokens: 200, provider: memory }],
+      new SqlContextProvider(client), // labelled "_system_prompt" by ContextBlocks' init
+    );
+    await context.setBlock("memory", "Likes tea");
+    await context.freezeSystemPrompt();
+    await context.setBlock("memory", "Likes coffee");
+    await context.refreshSystemPrompt();
+    expect(versionsOf("memory")).toEqual({ n: 2 });
+    expect(versionsOf("_system_prompt")).toEqual({ n: 0 });
+    expect(
+      database.prepare("SELECT content FROM cf_agents_context_blocks WHERE label = '_system_prompt'").get(),
+    ).toEqual({ content: await context.freezeSystemPrompt() });
+
+    const asked = new SqlContextProvider(client, { label: "_system_prompt", history: true });
+    await asked.set("kept on purpose");
+    expect(versionsOf("_system_prompt")).toEqual({ n: 1 });
+  });
+
   it("keeps versions with their source across a restart, restores as a new version, keeps only the retention", async () => {
     const file = databaseFile();
     let database = new Database(file);
