@@ -17,8 +17,9 @@ import {
   toSqlClient,
 } from "@contextblocks/sql";
 import { keyHandle } from "./handle.js";
+import { openLayout } from "./layout.js";
 import { importLegacyEntries, storedKey } from "./migrate.js";
-import { schemaStatements, scopesTable, writesView } from "./schema.js";
+import { layoutVersion, layoutView, scopesTable, writesView } from "./schema.js";
 import { ScopeShare } from "./scope-share.js";
 import { runSearch } from "./search.js";
 
@@ -50,6 +51,16 @@ export interface Fts5SearchProviderOptions {
   searchTokens?: number;
 }
 
+/** The third argument of `Fts5SearchProvider.set`. */
+export interface Fts5EntryOptions {
+  /**
+   * Text a reader would find the entry by that is not part of it: for a chunk of a longer document, the
+   * document's title and the chunk's section headings (the idea of Anthropic's "contextual retrieval").
+   * Searched at 0.3 the weight of the content, never returned, and not counted by `resultTokens`.
+   */
+  context?: string | undefined;
+}
+
 const defaultLimit = 10;
 const defaultResultTokens = 40;
 const defaultSearchTokens = 400;
@@ -64,7 +75,8 @@ const defaultSearchTokens = 400;
  * - `search(query)`: the best matches as `[key]` + newline + content (an excerpt around the matched words
  *   when the entry is longer than `resultTokens`), separated by blank lines, or `null`. A query that is
  *   exactly a key (`c-tips` or `[c-tips]`) brings that entry first and whole.
- * - `set(key, content)`: adds or replaces one entry. `delete(key)`: removes one.
+ * - `set(key, content, { context })`: adds or replaces one entry; its optional context (a document chunk's
+ *   title and section) is searched at a lower weight and never returned. `delete(key)`: removes one.
  */
 export class Fts5SearchProvider implements SearchProvider {
   readonly #client: SqlClient;
@@ -161,18 +173,40 @@ export class Fts5SearchProvider implements SearchProvider {
     return matches.map((match) => `[${match.key}]\n${match.text}`).join("\n\n");
   }
 
-  async set(key: string, content: string): Promise<void> {
+  /**
+   * Adds or replaces the entry of `key`. `options.context`: text a reader would find the entry by that is not
+   * part of it (for a chunk of a longer document: its title and section headings). It is searched at a lower
+   * weight than the content and never returned; a later `set` of the key without it removes it.
+   */
+  async set(key: string, content: string, options?: Fts5EntryOptions | string): Promise<void> {
     if (typeof key !== "string")
       throw this.#invalidInput(`set: key must be a string, got ${describeValue(key)}`);
     if (typeof content !== "string") {
       throw this.#invalidInput(`set: content must be a string, got ${describeValue(content)}`);
     }
+    if (
+      options !== undefined &&
+      typeof options !== "string" &&
+      (typeof options !== "object" || options === null)
+    ) {
+      throw this.#invalidInput(`set: options must be an object, got ${describeValue(options)}`);
+    }
+    // A string is the description \`ContextBlocks.setEntry\` passes to every keyed provider: not kept here.
+    const context = typeof options === "object" ? options.context : undefined;
+    if (context !== undefined && typeof context !== "string") {
+      throw this.#invalidInput(`set: options.context must be a string, got ${describeValue(context)}`);
+    }
     checkStorable(key, "set: key", (message) => this.#invalidInput(message));
     checkStorable(content, "set: content", (message) => this.#invalidInput(message));
+    if (context !== undefined) {
+      checkStorable(context, "set: options.context", (message) => this.#invalidInput(message));
+    }
     const scope = await this.#openScope();
     const stored = await storedKey(this.#client, scope, key);
-    await this.#client.run(sql`INSERT INTO ${raw(writesView)} (operation, scope, handle, key, content)
-      VALUES ('set', ${scope}, ${keyHandle(scope, stored)}, ${stored}, ${content})`);
+    // An empty context is stored as none: it would match nothing and only make two equal entries differ.
+    const indexed = context === undefined || context.length === 0 ? null : context;
+    await this.#client.run(sql`INSERT INTO ${raw(writesView)} (operation, scope, handle, key, content, context)
+      VALUES ('set', ${scope}, ${keyHandle(scope, stored)}, ${stored}, ${content}, ${indexed})`);
   }
 
   async delete(key: string): Promise<void> {
@@ -182,8 +216,8 @@ export class Fts5SearchProvider implements SearchProvider {
     checkStorable(key, "delete: key", (message) => this.#invalidInput(message));
     const scope = await this.#openScope();
     const stored = await storedKey(this.#client, scope, key);
-    await this.#client.run(sql`INSERT INTO ${raw(writesView)} (operation, scope, handle, key, content)
-      VALUES ('delete', ${scope}, ${keyHandle(scope, stored)}, ${stored}, NULL)`);
+    await this.#client.run(sql`INSERT INTO ${raw(writesView)} (operation, scope, handle, key, content, context)
+      VALUES ('delete', ${scope}, ${keyHandle(scope, stored)}, ${stored}, NULL, NULL)`);
   }
 
   #openScope(): Promise<number> {
@@ -233,14 +267,17 @@ async function findScope(
   namespace: string,
   label: string,
 ): Promise<{ id: number; imported: boolean } | undefined> {
-  const select = sql`SELECT id, legacy_imported FROM ${raw(scopesTable)}
-    WHERE namespace = ${namespace} AND label = ${label}`;
+  // The layout view holds no rows to read: naming it makes the statement fail until the layout exists.
+  const select = sql`SELECT scope.id, scope.legacy_imported
+    FROM ${raw(scopesTable)} AS scope, ${raw(layoutView)} AS layout
+    WHERE layout.version = ${layoutVersion} AND scope.namespace = ${namespace} AND scope.label = ${label}`;
   let rows: { id: number; legacy_imported: number }[];
   try {
     rows = await client.run(select);
   } catch (error) {
+    // No layout view: a new database, or one of an earlier layout (layout.ts).
     if (!isMissingTableError(error)) throw error;
-    await client.batch(schemaStatements());
+    await openLayout(client);
     rows = await client.run(select);
   }
   const row = rows[0];

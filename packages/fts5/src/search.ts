@@ -54,7 +54,11 @@ export async function runSearch(
   if (plan === null && key === null) return [];
   const clauses: string[] = [];
   if (plan !== null) {
-    clauses.push(fts5MatchExpression(plan, { column: searchKeys ? ["key", "content"] : "content" }));
+    clauses.push(
+      fts5MatchExpression(plan, {
+        column: searchKeys ? ["key", "content", "context"] : ["content", "context"],
+      }),
+    );
   }
   if (key !== null) clauses.push(`handle : ${keyHandle(scope, key)}`);
   const words = clauses.join(" OR ");
