@@ -53,7 +53,12 @@ export const legacyKeysSchema = `CREATE TABLE IF NOT EXISTS ${legacyKeysTable} (
  * matched only when the query is exactly a key (search.ts), and that entry then ranks first.
  */
 export function rankFunction(searchKeys: boolean): string {
-  return searchKeys ? "bm25(0.0, 1000.0, 2.0, 1.0, 0.3)" : "bm25(0.0, 1000.0, 0.0, 1.0, 0.3)";
+  return `bm25(${bm25Weights(searchKeys)})`;
+}
+
+/** The column weights of `rankFunction`, as the arguments after the table of a `bm25()` call. */
+export function bm25Weights(searchKeys: boolean): string {
+  return searchKeys ? "0.0, 1000.0, 2.0, 1.0, 0.3" : "0.0, 1000.0, 0.0, 1.0, 0.3";
 }
 
 /** The FTS5 table of this layout, under `name` (the index, or the copy an upgrade fills first). */
