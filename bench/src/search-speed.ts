@@ -1,6 +1,6 @@
 /**
- * Search speed against the floor: `Fts5SearchProvider.search` (planning, the scope, key and pair clauses,
- * formatting) against one bare FTS5 statement on the same index (the query's terms ORed, bm25, top 10), at 20k
+ * Search speed against the floor: `Fts5SearchProvider.search` (planning, the scope check, key, context and
+ * pair clauses, excerpts, formatting) against one bare FTS5 statement on the same index (the query's terms ORed, bm25, top 10), at 20k
  * and 100k entries, on two corpora:
  * - "zipf": about 30 words an entry drawn from a Zipf-like vocabulary of 6,000 words plus common English
  *   (the kind of corpus bench/src/fts5-scale.ts uses), queries of 3 words of the same vocabulary;
