@@ -37,8 +37,14 @@ const SETTINGS: readonly Setting[] = [
   { name: "10 results, 40-token excerpts, key only below 0.9", options: { keyOnlyBelow: 0.9 } },
   { name: "10 results, 16-token excerpts, key only below 0.5", options: { resultTokens: 16 } },
   { name: "10 results, 40-token excerpts, left out below 0.5", options: { keyOnlyBelow: 0, dropBelow: 0.5 } },
-  { name: "10 results, 16-token excerpts, every result with text", options: { resultTokens: 16, keyOnlyBelow: 0 } },
-  { name: "5 results, 24-token excerpts, every result with text", options: { limit: 5, resultTokens: 24, keyOnlyBelow: 0 } },
+  {
+    name: "10 results, 16-token excerpts, every result with text",
+    options: { resultTokens: 16, keyOnlyBelow: 0 },
+  },
+  {
+    name: "5 results, 24-token excerpts, every result with text",
+    options: { limit: 5, resultTokens: 24, keyOnlyBelow: 0 },
+  },
 ];
 
 /** Input cost with the prefix cache, in uncached-token units. */
