@@ -428,8 +428,12 @@ async function main(): Promise<void> {
     const conversations = readConversations();
     const fts5 = await retrieval(conversations, async () => {
       const database = new Database(":memory:");
+      const provider = new Fts5SearchProvider(database, { label: "locomo" });
       return {
-        provider: new Fts5SearchProvider(database, { label: "locomo" }),
+        provider: {
+          set: (key: string, content: string) => provider.set(key, content),
+          search: (query: string) => provider.search(query),
+        },
         close: async () => {
           database.close();
         },

@@ -154,7 +154,8 @@ function sections(): Section[] {
       title: "Tool-result cost against recall: the knowledge search's settings",
       about:
         "The prefix-cache session's input cost (contextblocks ÷ agents/context) and LoCoMo hit@10 through the " +
-        "search tool's path, for several result counts and excerpt lengths of the knowledge block's search provider.",
+        "search tool's path, for several result counts, excerpt lengths and weak-match settings (key only, or " +
+        "left out, below a share of the best bm25) of the knowledge block's search provider.",
       run: async (smoke) => (await toolResultCurve.run({ smoke })).markdown,
     },
     {

@@ -2,8 +2,10 @@
  * What `search_context` results cost against what they find: the prefix-cache session's input cost
  * (contextblocks ÷ agents/context, cached input at 0.1×) and LoCoMo hit@10 through the same tool path, for
  * several settings of the search provider behind the knowledge block (`Fts5SearchProvider`'s `limit`: results
- * per search, and `resultTokens`: the excerpt budget of one result). `search_context` returns the provider's
- * text as it is, so the provider's ranked keys are what the model reads.
+ * per search; `resultTokens`: the excerpt budget of one result; `keyOnlyBelow`: results scoring below that
+ * share of the best result's bm25 come back as their key alone; `dropBelow`: such results are left out).
+ * `search_context` returns the provider's text as it is, so the provider's ranked keys are what the model
+ * reads. "With text" counts a hit only when the answering turn came back with its text, not as a key alone.
  *
  * Run alone: `node --import tsx src/tool-result-curve.ts [--smoke]`.
  */
@@ -22,14 +24,27 @@ interface Setting {
   options: KnowledgeOptions;
 }
 
-/** The provider's defaults first (10 results, 40-token excerpts), then fewer and shorter results. */
+/**
+ * The provider's defaults first (10 results, 40-token excerpts, weak matches below half the best score as
+ * keys), then every result with text (the earlier default), other key-only and drop thresholds, and fewer
+ * and shorter results.
+ */
 const SETTINGS: readonly Setting[] = [
-  { name: "10 results, 40-token excerpts (default)", options: {} },
-  { name: "10 results, 24-token excerpts", options: { resultTokens: 24 } },
-  { name: "10 results, 16-token excerpts", options: { resultTokens: 16 } },
-  { name: "5 results, 40-token excerpts", options: { limit: 5 } },
-  { name: "5 results, 24-token excerpts", options: { limit: 5, resultTokens: 24 } },
-  { name: "3 results, 24-token excerpts", options: { limit: 3, resultTokens: 24 } },
+  { name: "10 results, 40-token excerpts, key only below 0.5 of the best (default)", options: {} },
+  { name: "10 results, 40-token excerpts, every result with text", options: { keyOnlyBelow: 0 } },
+  { name: "10 results, 40-token excerpts, key only below 0.3", options: { keyOnlyBelow: 0.3 } },
+  { name: "10 results, 40-token excerpts, key only below 0.7", options: { keyOnlyBelow: 0.7 } },
+  { name: "10 results, 40-token excerpts, key only below 0.9", options: { keyOnlyBelow: 0.9 } },
+  { name: "10 results, 16-token excerpts, key only below 0.5", options: { resultTokens: 16 } },
+  { name: "10 results, 40-token excerpts, left out below 0.5", options: { keyOnlyBelow: 0, dropBelow: 0.5 } },
+  {
+    name: "10 results, 16-token excerpts, every result with text",
+    options: { resultTokens: 16, keyOnlyBelow: 0 },
+  },
+  {
+    name: "5 results, 24-token excerpts, every result with text",
+    options: { limit: 5, resultTokens: 24, keyOnlyBelow: 0 },
+  },
 ];
 
 /** Input cost with the prefix cache, in uncached-token units. */
@@ -40,17 +55,30 @@ function cachedCost(figures: SystemFigures): number {
 async function hitAt10(conversations: readonly LocomoConversation[], options: KnowledgeOptions) {
   let questions = 0;
   let hits = 0;
+  let withText = 0;
   for (const conversation of conversations) {
     const provider = new Fts5SearchProvider(new Database(":memory:"), { label: "turns", ...options });
     for (const turn of conversation.turns) await provider.set(turn.dia_id, `${turn.speaker}: ${turn.text}`);
     const keys = new Set(conversation.turns.map((turn) => turn.dia_id));
     for (const question of conversation.questions) {
-      const found = resultKeys(await provider.search(question.question), keys).slice(0, 10);
+      const result = await provider.search(question.question);
+      const found = resultKeys(result, keys).slice(0, 10);
       questions += 1;
-      if (found.some((key) => question.evidence.includes(key))) hits += 1;
+      const hit = found.find((key) => question.evidence.includes(key));
+      if (hit === undefined) continue;
+      hits += 1;
+      if (result !== null && !keyAlone(result, hit)) withText += 1;
     }
   }
-  return questions === 0 ? Number.NaN : hits / questions;
+  return questions === 0
+    ? { hit: Number.NaN, withText: Number.NaN }
+    : { hit: hits / questions, withText: withText / questions };
+}
+
+/** Whether `key` came back as a key alone: its "[key]" line ends the result or a blank line follows it. */
+function keyAlone(result: string, key: string): boolean {
+  const end = result.indexOf(`[${key}]`) + key.length + 2;
+  return end === result.length || result.startsWith("\n\n", end);
 }
 
 export async function run(options: { smoke?: boolean } = {}): Promise<{ markdown: string }> {
@@ -60,13 +88,14 @@ export async function run(options: { smoke?: boolean } = {}): Promise<{ markdown
   const rows: string[][] = [];
   for (const setting of options.smoke ? SETTINGS.slice(0, 2) : SETTINGS) {
     const ours = await playSession(session, (world) => contextblocksSystem(world, setting.options));
-    const hit = conversations === null ? "n/a" : (await hitAt10(conversations, setting.options)).toFixed(3);
+    const figures = conversations === null ? null : await hitAt10(conversations, setting.options);
     rows.push([
       setting.name,
       formatInteger(ours.toolResultTokens),
       formatInteger(ours.inputTokens),
       formatRatio(cachedCost(ours), cachedCost(agents)),
-      hit,
+      figures === null ? "n/a" : figures.hit.toFixed(3),
+      figures === null ? "n/a" : figures.withText.toFixed(3),
     ]);
   }
   const table = markdownTable(
@@ -76,6 +105,7 @@ export async function run(options: { smoke?: boolean } = {}): Promise<{ markdown
       "input tokens",
       "input cost ÷ agents/context",
       "LoCoMo hit@10 (tool path)",
+      "hit@10 with text",
     ],
     rows,
     1,

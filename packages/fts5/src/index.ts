@@ -1,4 +1,5 @@
 export {
+  type Fts5EntryOptions,
   Fts5SearchProvider,
   Fts5SearchProvider as AgentSearchProvider,
   type Fts5SearchProviderOptions,

@@ -17,8 +17,9 @@ import {
   toSqlClient,
 } from "@contextblocks/sql";
 import { keyHandle } from "./handle.js";
+import { openLayout } from "./layout.js";
 import { importLegacyEntries, storedKey } from "./migrate.js";
-import { schemaStatements, scopesTable, writesView } from "./schema.js";
+import { layoutVersion, layoutView, scopesTable, writesView } from "./schema.js";
 import { ScopeShare } from "./scope-share.js";
 import { runSearch } from "./search.js";
 
@@ -48,11 +49,34 @@ export interface Fts5SearchProviderOptions {
   resultTokens?: number;
   /** Estimated tokens all results of one `search` may take together (the best one always comes back). Default 400. */
   searchTokens?: number;
+  /**
+   * A result whose bm25 score is below this share of the best result's (0 to 1) comes back as its key alone,
+   * `[key]` without text: the reader sees that it exists, and searching the key returns it whole. A question
+   * then costs the text of its strong matches only, and no match is dropped. 0 shows every result's text.
+   * Default 0.5.
+   */
+  keyOnlyBelow?: number;
+  /**
+   * A result whose bm25 score is below this share of the best result's (0 to 1) is left out. Default 0 (none:
+   * on LoCoMo every cut-off tried lost answers, 0.02 to 0.12 of hit@10).
+   */
+  dropBelow?: number;
+}
+
+/** The third argument of `Fts5SearchProvider.set`. */
+export interface Fts5EntryOptions {
+  /**
+   * Text a reader would find the entry by that is not part of it: for a chunk of a longer document, the
+   * document's title and the chunk's section headings (the idea of Anthropic's "contextual retrieval").
+   * Searched at 0.3 the weight of the content, never returned, and not counted by `resultTokens`.
+   */
+  context?: string | undefined;
 }
 
 const defaultLimit = 10;
 const defaultResultTokens = 40;
 const defaultSearchTokens = 400;
+const defaultKeyOnlyBelow = 0.5;
 
 /**
  * A searchable context block on SQLite FTS5: keyed entries, natural-language queries, and writes and counts
@@ -64,7 +88,8 @@ const defaultSearchTokens = 400;
  * - `search(query)`: the best matches as `[key]` + newline + content (an excerpt around the matched words
  *   when the entry is longer than `resultTokens`), separated by blank lines, or `null`. A query that is
  *   exactly a key (`c-tips` or `[c-tips]`) brings that entry first and whole.
- * - `set(key, content)`: adds or replaces one entry. `delete(key)`: removes one.
+ * - `set(key, content, { context })`: adds or replaces one entry; its optional context (a document chunk's
+ *   title and section) is searched at a lower weight and never returned. `delete(key)`: removes one.
  */
 export class Fts5SearchProvider implements SearchProvider {
   readonly #client: SqlClient;
@@ -73,6 +98,8 @@ export class Fts5SearchProvider implements SearchProvider {
   readonly #searchKeys: boolean;
   readonly #resultTokens: number;
   readonly #searchTokens: number;
+  readonly #keyOnlyBelow: number;
+  readonly #dropBelow: number;
   #label: string | undefined;
   /** The label's scope id, resolved once per label (schema, scope row and legacy import on first use). */
   #scope: Promise<number> | undefined;
@@ -90,6 +117,8 @@ export class Fts5SearchProvider implements SearchProvider {
       searchKeys = true,
       resultTokens = defaultResultTokens,
       searchTokens = defaultSearchTokens,
+      keyOnlyBelow = defaultKeyOnlyBelow,
+      dropBelow = 0,
       onStatement,
     } = settings;
     if (label !== undefined) checkLabel(label);
@@ -108,6 +137,16 @@ export class Fts5SearchProvider implements SearchProvider {
         throw invalidConfig(`${name} must be an integer of at least 16, got ${describeValue(value)}`);
       }
     }
+    for (const [name, value] of [
+      ["keyOnlyBelow", keyOnlyBelow],
+      ["dropBelow", dropBelow],
+    ] as const) {
+      if (typeof value !== "number" || !(value >= 0 && value <= 1)) {
+        throw invalidConfig(`${name} must be a number from 0 to 1, got ${describeValue(value)}`);
+      }
+    }
+    this.#keyOnlyBelow = keyOnlyBelow;
+    this.#dropBelow = dropBelow;
     this.#resultTokens = resultTokens;
     this.#searchTokens = searchTokens;
     this.#client = toSqlClient(source, { onStatement });
@@ -150,29 +189,57 @@ export class Fts5SearchProvider implements SearchProvider {
     }
     const scope = await this.#openScope();
     if (this.#scopeShare?.scope !== scope) this.#scopeShare = new ScopeShare(this.#client, scope);
+    const share = this.#scopeShare;
     const matches = await runSearch(this.#client, scope, query, {
-      scopeInMatch: await this.#scopeShare.inMatch(),
+      placement: await share.placement(),
+      notAlone: () => share.notAlone(),
       limit: this.#limit,
       searchKeys: this.#searchKeys,
       resultTokens: this.#resultTokens,
       searchTokens: this.#searchTokens,
+      keyOnlyBelow: this.#keyOnlyBelow,
+      dropBelow: this.#dropBelow,
     });
     if (matches.length === 0) return null;
-    return matches.map((match) => `[${match.key}]\n${match.text}`).join("\n\n");
+    return matches
+      .map((match) => (match.text === null ? `[${match.key}]` : `[${match.key}]\n${match.text}`))
+      .join("\n\n");
   }
 
-  async set(key: string, content: string): Promise<void> {
+  /**
+   * Adds or replaces the entry of `key`. `options.context`: text a reader would find the entry by that is not
+   * part of it (for a chunk of a longer document: its title and section headings). It is searched at a lower
+   * weight than the content and never returned; a later `set` of the key without it removes it.
+   */
+  async set(key: string, content: string, options?: Fts5EntryOptions | string): Promise<void> {
     if (typeof key !== "string")
       throw this.#invalidInput(`set: key must be a string, got ${describeValue(key)}`);
     if (typeof content !== "string") {
       throw this.#invalidInput(`set: content must be a string, got ${describeValue(content)}`);
     }
+    if (
+      options !== undefined &&
+      typeof options !== "string" &&
+      (typeof options !== "object" || options === null)
+    ) {
+      throw this.#invalidInput(`set: options must be an object, got ${describeValue(options)}`);
+    }
+    // A string is the description \`ContextBlocks.setEntry\` passes to every keyed provider: not kept here.
+    const context = typeof options === "object" ? options.context : undefined;
+    if (context !== undefined && typeof context !== "string") {
+      throw this.#invalidInput(`set: options.context must be a string, got ${describeValue(context)}`);
+    }
     checkStorable(key, "set: key", (message) => this.#invalidInput(message));
     checkStorable(content, "set: content", (message) => this.#invalidInput(message));
+    if (context !== undefined) {
+      checkStorable(context, "set: options.context", (message) => this.#invalidInput(message));
+    }
     const scope = await this.#openScope();
     const stored = await storedKey(this.#client, scope, key);
-    await this.#client.run(sql`INSERT INTO ${raw(writesView)} (operation, scope, handle, key, content)
-      VALUES ('set', ${scope}, ${keyHandle(scope, stored)}, ${stored}, ${content})`);
+    // An empty context is stored as none: it would match nothing and only make two equal entries differ.
+    const indexed = context === undefined || context.length === 0 ? null : context;
+    await this.#client.run(sql`INSERT INTO ${raw(writesView)} (operation, scope, handle, key, content, context)
+      VALUES ('set', ${scope}, ${keyHandle(scope, stored)}, ${stored}, ${content}, ${indexed})`);
   }
 
   async delete(key: string): Promise<void> {
@@ -182,8 +249,8 @@ export class Fts5SearchProvider implements SearchProvider {
     checkStorable(key, "delete: key", (message) => this.#invalidInput(message));
     const scope = await this.#openScope();
     const stored = await storedKey(this.#client, scope, key);
-    await this.#client.run(sql`INSERT INTO ${raw(writesView)} (operation, scope, handle, key, content)
-      VALUES ('delete', ${scope}, ${keyHandle(scope, stored)}, ${stored}, NULL)`);
+    await this.#client.run(sql`INSERT INTO ${raw(writesView)} (operation, scope, handle, key, content, context)
+      VALUES ('delete', ${scope}, ${keyHandle(scope, stored)}, ${stored}, NULL, NULL)`);
   }
 
   #openScope(): Promise<number> {
@@ -233,14 +300,17 @@ async function findScope(
   namespace: string,
   label: string,
 ): Promise<{ id: number; imported: boolean } | undefined> {
-  const select = sql`SELECT id, legacy_imported FROM ${raw(scopesTable)}
-    WHERE namespace = ${namespace} AND label = ${label}`;
+  // The layout view holds no rows to read: naming it makes the statement fail until the layout exists.
+  const select = sql`SELECT scope.id, scope.legacy_imported
+    FROM ${raw(scopesTable)} AS scope, ${raw(layoutView)} AS layout
+    WHERE layout.version = ${layoutVersion} AND scope.namespace = ${namespace} AND scope.label = ${label}`;
   let rows: { id: number; legacy_imported: number }[];
   try {
     rows = await client.run(select);
   } catch (error) {
+    // No layout view: a new database, or one of an earlier layout (layout.ts).
     if (!isMissingTableError(error)) throw error;
-    await client.batch(schemaStatements());
+    await openLayout(client);
     rows = await client.run(select);
   }
   const row = rows[0];

@@ -1,15 +1,21 @@
 import { raw, type SqlClient, sql } from "@contextblocks/sql";
 import { indexDataTable, scopesTable } from "./schema.js";
 
+export type ScopePlacement = "alone" | "most" | "small";
+
 /**
- * Whether a search restricts FTS5 to its scope inside the MATCH (`scope : 17 AND (...)`) or filters the ranked
- * rows (`scope = 17`). Both give the same results; the cost differs:
+ * Where a search restricts FTS5 to its scope (search.ts). All give the same results; the cost differs:
  *
- * - When the scope holds most of the index (one knowledge base per database, the usual case), intersecting
- *   with its posting list, which lists nearly every entry, made a search ten times slower at 20k entries,
- *   while the filter skips the few rows of other scopes.
- * - When the scope is a small part of the index (a session's label beside a large knowledge base), the
- *   filter would rank and read the other scopes' matches; in the MATCH, FTS5 reads only the scope's.
+ * - `"alone"`: the scope held every entry of the index when last read (one knowledge base per database, the
+ *   usual case). FTS5 ranks the matches and keeps the best `limit` without reading any row's columns, and
+ *   only those rows are read and checked to be the scope's; if one is not (another label wrote since), the
+ *   search runs again as `"most"`.
+ * - `"most"`: the scope holds at least half the index. FTS5 sorts the matches (`ORDER BY rank`) and the
+ *   rows are filtered in that order (`scope = 17`) until `limit` are the scope's. (Intersecting with the
+ *   scope's posting list, which lists nearly every entry, made a search ten times slower at 20k entries.)
+ * - `"small"`: the scope is a small part of the index (a session's label beside a large knowledge base): the
+ *   filter would rank and read the other scopes' matches, so its token is part of the MATCH
+ *   (`scope : 17 AND (...)`) and FTS5 reads only the scope's.
  *
  * The share is read with one statement of two rows (the scope's count, and FTS5's own entry count: row 1 of
  * its `_data` table starts with it as a varint) on the first search and again every `refreshEvery` searches,
@@ -17,7 +23,7 @@ import { indexDataTable, scopesTable } from "./schema.js";
  * instance, as a Durable Object has per wake-up, reads it on its first search).
  */
 export class ScopeShare {
-  #small: boolean | undefined;
+  #placement: ScopePlacement | undefined;
   #searches = 0;
 
   constructor(
@@ -26,19 +32,29 @@ export class ScopeShare {
     private readonly refreshEvery = 16,
   ) {}
 
-  /** True when the scope's token should be part of the MATCH. */
-  async inMatch(): Promise<boolean> {
-    if (this.#small === undefined || this.#searches >= this.refreshEvery) {
+  /** How the next search restricts FTS5 to the scope. */
+  async placement(): Promise<ScopePlacement> {
+    if (this.#placement === undefined || this.#searches >= this.refreshEvery) {
       this.#searches = 0;
       const [row] = await this.client.run<{ entries: unknown; averages: unknown }>(sql`
         SELECT (SELECT entries FROM ${raw(scopesTable)} WHERE id = ${this.scope}) AS entries,
           (SELECT block FROM ${raw(indexDataTable)} WHERE id = 1) AS averages`);
       const entries = Number(row?.entries ?? 0);
       const documents = leadingVarint(row?.averages) ?? 0;
-      this.#small = documents >= minimumDocuments && entries * 2 < documents;
+      this.#placement =
+        entries === documents
+          ? "alone"
+          : documents >= minimumDocuments && entries * 2 < documents
+            ? "small"
+            : "most";
     }
     this.#searches++;
-    return this.#small;
+    return this.#placement;
+  }
+
+  /** The scope was found not to be alone: read the share again before the next search. */
+  notAlone(): void {
+    this.#placement = undefined;
   }
 }
 

@@ -2,7 +2,8 @@ import { raw, type SqlClient, sql } from "@contextblocks/sql";
 import { fts5MatchExpression, planQuery } from "@contextblocks/text";
 import { excerpt } from "./excerpt.js";
 import { keyHandle } from "./handle.js";
-import { indexTable, rankFunction } from "./schema.js";
+import { bm25Weights, indexTable, rankFunction } from "./schema.js";
+import type { ScopePlacement } from "./scope-share.js";
 
 /**
  * A search in one scope: one statement.
@@ -22,8 +23,8 @@ import { indexTable, rankFunction } from "./schema.js";
 
 export interface Match {
   readonly key: string;
-  /** The entry's content, or an excerpt of it (cut where `…` stands). */
-  readonly text: string;
+  /** The entry's content, or an excerpt of it (cut where `…` stands); `null` for a weak match (key only). */
+  readonly text: string | null;
 }
 
 export interface SearchSettings {
@@ -35,8 +36,14 @@ export interface SearchSettings {
   readonly resultTokens: number;
   /** Estimated tokens all results of one call may take (the first result is always returned). */
   readonly searchTokens: number;
-  /** Whether the scope's token is part of the MATCH (scope-share.ts) rather than a filter on ranked rows. */
-  readonly scopeInMatch: boolean;
+  /** How FTS5 is restricted to the scope (scope-share.ts). */
+  readonly placement: ScopePlacement;
+  /** Results scoring below this share of the best result's bm25 come back as their key alone. */
+  readonly keyOnlyBelow: number;
+  /** Results scoring below this share of the best result's bm25 are left out. */
+  readonly dropBelow: number;
+  /** Told when a scope searched as `"alone"` was found to share the index. */
+  readonly notAlone?: () => void;
 }
 
 /** Characters of an excerpt per token of budget: English takes about 4 a token; the estimate then checks. */
@@ -48,39 +55,94 @@ export async function runSearch(
   query: string,
   settings: SearchSettings,
 ): Promise<Match[]> {
-  const { limit, searchKeys, resultTokens, searchTokens, scopeInMatch } = settings;
+  const { limit, searchKeys, resultTokens, searchTokens, placement, keyOnlyBelow, dropBelow } = settings;
   const key = keyOf(query);
   const plan = planQuery(query);
   if (plan === null && key === null) return [];
   const clauses: string[] = [];
   if (plan !== null) {
-    clauses.push(fts5MatchExpression(plan, { column: searchKeys ? ["key", "content"] : "content" }));
+    clauses.push(
+      fts5MatchExpression(plan, {
+        column: searchKeys ? ["key", "content", "context"] : ["content", "context"],
+      }),
+    );
   }
   if (key !== null) clauses.push(`handle : ${keyHandle(scope, key)}`);
   const words = clauses.join(" OR ");
-  const expression = scopeInMatch ? `scope : ${scope} AND (${words})` : words;
-  const rows = await client.run<{ key: unknown; content: unknown }>(sql`
-    SELECT key, content FROM ${raw(indexTable)}
-    WHERE ${raw(indexTable)} MATCH ${expression} AND rank MATCH ${rankFunction(searchKeys)}
-      AND scope = ${scope}
-    ORDER BY rank LIMIT ${limit}`);
+  let rows: RankedRow[] | undefined;
+  if (placement === "alone") {
+    rows = await bestRows(client, words, searchKeys, limit);
+    if (rows.some((row) => Number(row.scope) !== scope)) {
+      // Another label wrote since the share was read: search again with the filter.
+      rows = undefined;
+      settings.notAlone?.();
+    }
+  }
+  if (rows === undefined) {
+    const expression = placement === "small" ? `scope : ${scope} AND (${words})` : words;
+    rows = await client.run<RankedRow>(sql`
+      SELECT key, content, scope, rank AS score FROM ${raw(indexTable)}
+      WHERE ${raw(indexTable)} MATCH ${expression} AND rank MATCH ${rankFunction(searchKeys)}
+        AND scope = ${scope}
+      ORDER BY rank LIMIT ${raw(String(limit))}`);
+  }
   const terms = plan?.terms ?? [];
   const matches: Match[] = [];
+  // bm25 as FTS5 gives it is negative (lower is better); a share of the best is score / best. The entry a
+  // query names by its key is left out of the best: its handle's weight puts it far above any other.
+  const best = Number(rows.find((row) => String(row.key) !== key)?.score);
+  const relative = best < 0 ? (row: RankedRow) => Number(row.score) / best : () => 1;
   let spent = 0;
   for (const row of rows) {
     const entryKey = String(row.key);
     const requested = entryKey === key;
-    const content = String(row.content);
-    let text = requested ? content : excerpt(content, terms, resultTokens * charactersPerToken);
-    // A word of `unicode61` can be long (a CJK sentence has no spaces): the estimate has the last word.
-    const budget = requested ? searchTokens : resultTokens;
-    if (approximateTokens(text) > budget) text = cutToTokens(text, budget);
-    const cost = approximateTokens(entryKey) + approximateTokens(text) + 2;
+    const share = relative(row);
+    if (!requested && share < dropBelow) break;
+    let text: string | null = null;
+    if (requested || share >= keyOnlyBelow) {
+      const content = String(row.content);
+      text = requested ? content : excerpt(content, terms, resultTokens * charactersPerToken);
+      // A word of `unicode61` can be long (a CJK sentence has no spaces): the estimate has the last word.
+      const budget = requested ? searchTokens : resultTokens;
+      if (approximateTokens(text) > budget) text = cutToTokens(text, budget);
+    }
+    const cost = approximateTokens(entryKey) + (text === null ? 0 : approximateTokens(text)) + 2;
     if (matches.length > 0 && spent + cost > searchTokens) break;
     spent += cost;
     matches.push({ key: entryKey, text });
   }
   return matches;
+}
+
+interface RankedRow {
+  key: unknown;
+  content: unknown;
+  scope: unknown;
+  /** bm25 as FTS5 gives it: negative, lower is better. */
+  score: unknown;
+}
+
+/**
+ * The best `limit` matches of the whole index, for a scope that holds all of it. FTS5 scores every match
+ * and SQLite keeps the best `limit` by rowid and score alone; only those rows' columns are read. (`ORDER BY
+ * rank` makes FTS5 sort every match itself, and a `scope = ?` filter reads each match's row before the limit:
+ * each cost as much as the bare statement again at 20k entries.) The caller checks each row's scope. The
+ * limit is written into the statement (a validated integer): bound as a parameter, it cost 10% more.
+ */
+function bestRows(
+  client: SqlClient,
+  expression: string,
+  searchKeys: boolean,
+  limit: number,
+): Promise<RankedRow[]> {
+  const table = raw(indexTable);
+  return client.run<RankedRow>(sql`
+    WITH best AS (
+      SELECT rowid AS id, bm25(${table}, ${raw(bm25Weights(searchKeys))}) AS score FROM ${table}
+      WHERE ${table} MATCH ${expression} ORDER BY score LIMIT ${raw(String(limit))})
+    SELECT entry.key, entry.content, entry.scope, best.score FROM best
+      JOIN ${table} AS entry ON entry.rowid = best.id
+    ORDER BY best.score`);
 }
 
 /**

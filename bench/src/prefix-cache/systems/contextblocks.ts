@@ -9,10 +9,15 @@ import { KNOWLEDGE_PRELOAD, MEMORY_START } from "../session.js";
 import { sessionBlocks } from "./blocks.js";
 import type { PromptSystem, SessionWorld } from "./system.js";
 
-/** Settings of the knowledge block's search provider (its defaults when left out): results and excerpt length. */
+/**
+ * Settings of the knowledge block's search provider (its defaults when left out): results, excerpt length,
+ * and how weak matches are shown (key only) or left out.
+ */
 export interface KnowledgeOptions {
   limit?: number;
   resultTokens?: number;
+  keyOnlyBelow?: number;
+  dropBelow?: number;
 }
 
 /** The session's blocks in contextblocks on better-sqlite3, with the prompt store, memory and knowledge filled. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Fts5SearchProvider } from "../../src/index.js";
+import type { Fts5SearchProvider, Fts5SearchProviderOptions } from "../../src/index.js";
 import { keysOf, openProvider } from "../support/databases.js";
 
 /**
@@ -20,8 +20,8 @@ const entries: [string, string][] = [
   ["alphabet", "An alphabetical list of lighthouses."],
 ];
 
-async function withEntries(): Promise<Fts5SearchProvider> {
-  const { provider } = openProvider();
+async function withEntries(options: Fts5SearchProviderOptions = {}): Promise<Fts5SearchProvider> {
+  const { provider } = openProvider(options);
   for (const [key, content] of entries) await provider.set(key, content);
   return provider;
 }
@@ -115,7 +115,9 @@ describe("hostile queries", () => {
   });
 
   it("operator characters are separators: the result equals that of the bare words", async () => {
-    const provider = await withEntries();
+    // Every result with its text: a bare word that is also a key ("alpha") looks that entry up, which ranks it
+    // far above the rest and would show the others as keys only.
+    const provider = await withEntries({ keyOnlyBelow: 0 });
     const pairs: [string, string][] = [
       ["NEAR(alpha, omega)", "near alpha omega"],
       ["content:omega", "content omega"],

@@ -35,7 +35,7 @@ describe("get, set, delete and the result format", () => {
   });
 
   it("search returns [key], newline, content, matches separated by a blank line, best first", async () => {
-    const { provider } = openProvider();
+    const { provider } = openProvider({ keyOnlyBelow: 0 });
     await provider.set("ferry", "The ferry to the island leaves at nine.");
     await provider.set("winter", "In winter the ferry runs twice a day.\nThe office closes early.");
     await provider.set("tides", "Tides do not concern this query.");

@@ -1,9 +1,16 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { keyHandle } from "../../src/handle.js";
 import { AgentSearchProvider, Fts5SearchProvider } from "../../src/index.js";
 import { legacyTable } from "../../src/schema.js";
 import { leadingVarint } from "../../src/scope-share.js";
+import {
+  earlierSchema,
+  earlierScopeInsert,
+  earlierScopeSelect,
+  earlierSet,
+} from "../support/earlier-layout-schema.js";
 
 /** Runs `callback` inside a fresh Durable Object, with its SQLite storage. */
 async function inDurableObject<T>(callback: (state: DurableObjectState) => Promise<T>): Promise<T> {
@@ -153,6 +160,36 @@ describe("on a Durable Object", () => {
         { label: "knowledge", key: "crane" },
         { label: "docs", key: "deploys" },
       ]);
+    });
+  });
+});
+
+describe("a Durable Object database of the earlier layout (no per-entry context)", () => {
+  it("is copied over on first use: every entry kept byte for byte, searchable, and context works after", async () => {
+    await inDurableObject(async (state) => {
+      const sql = state.storage.sql;
+      for (const statement of earlierSchema) sql.exec(statement);
+      const written: [string, string][] = [
+        ["ferry", "The ferry to the island leaves at nine."],
+        ["emoji", "Tides 🌊 and\nnew lines\tkept as they are."],
+      ];
+      sql.exec(earlierScopeInsert, "", "knowledge");
+      const scope = Number(sql.exec(earlierScopeSelect, "", "knowledge").one().id);
+      for (const [key, content] of written) sql.exec(earlierSet, scope, keyHandle(scope, key), key, content);
+      const rows = () =>
+        sql
+          .exec("SELECT rowid, scope, handle, key, content FROM contextblocks_search_index ORDER BY rowid")
+          .toArray();
+      const before = rows();
+      const provider = new Fts5SearchProvider(state.storage, { label: "knowledge" });
+      expect(await provider.get()).toBe("2 entries indexed.");
+      expect(rows()).toEqual(before);
+      expect(await provider.search("emoji")).toBe(`[emoji]\n${written[1]?.[1]}`);
+      await provider.set("chunk", "Sixteen weeks, ten of them paid in full.", { context: "Parental leave" });
+      expect(keysOf(await provider.search("parental leave"))[0]).toBe("chunk");
+      expect(
+        sql.exec("SELECT name FROM sqlite_master WHERE name = 'contextblocks_search_index_copy'").toArray(),
+      ).toEqual([]);
     });
   });
 });
