@@ -26,11 +26,13 @@ export interface SessionUnderTest {
   history(options?: {
     leafId?: string | null;
     maxBytes?: number;
-  }): Promise<{ messages: ConformanceMessage[]; truncated: boolean }>;
+    newestFirst?: boolean;
+  }): Promise<{ messages: ConformanceMessage[]; truncated: boolean; bytes: number }>;
   historyBatches(options?: {
     leafId?: string | null;
     batchSize?: number;
     maxBatchBytes?: number;
+    maxBytes?: number;
   }): AsyncIterable<ConformanceMessage[]>;
   subscribe(listener: (event: { type: string }) => void): () => void;
 }
@@ -81,6 +83,44 @@ export async function checkSessionHistoryAndFeed(
   await session.appendMessage(message("q", "question"));
   await session.appendMessages([message("a1", "answer", "assistant"), message("u2", "more")]);
   await session.appendMessage(message("big", "x".repeat(largeBytes), "assistant"));
+  // Budgets without overlays (a store may bound its path read by them): the read stops before the first
+  // message over the budget, a budget of exactly the prefix's bytes keeps it, leaf first keeps the newest.
+  const sizes = new Map<string, number>();
+  for (const id of ["q", "a1", "u2", "big"]) {
+    sizes.set(id, new TextEncoder().encode(JSON.stringify(await session.getMessage(id))).length);
+  }
+  const prefixBytes = (sizes.get("q") ?? 0) + (sizes.get("a1") ?? 0) + (sizes.get("u2") ?? 0);
+  const exact = await session.history({ maxBytes: prefixBytes });
+  expect({ ids: ids(exact.messages), truncated: exact.truncated, bytes: exact.bytes }).toEqual({
+    ids: ["q", "a1", "u2"],
+    truncated: true,
+    bytes: prefixBytes,
+  });
+  const short = await session.history({ maxBytes: prefixBytes - 1 });
+  expect({ ids: ids(short.messages), truncated: short.truncated }).toEqual({
+    ids: ["q", "a1"],
+    truncated: true,
+  });
+  const newest = await session.history({ maxBytes: (sizes.get("big") ?? 0) + (sizes.get("u2") ?? 0) });
+  expect({ ids: ids(newest.messages), truncated: newest.truncated }).toEqual({
+    ids: ["q", "a1", "u2"],
+    truncated: true,
+  });
+  const leafFirst = await session.history({
+    maxBytes: (sizes.get("big") ?? 0) + (sizes.get("u2") ?? 0),
+    newestFirst: true,
+  });
+  expect({ ids: ids(leafFirst.messages), truncated: leafFirst.truncated }).toEqual({
+    ids: ["big", "u2"],
+    truncated: true,
+  });
+  const budgetBatches: string[][] = [];
+  for await (const batch of session.historyBatches({ batchSize: 2, maxBytes: prefixBytes + 1 })) {
+    budgetBatches.push(ids(batch));
+  }
+  expect(budgetBatches).toEqual([["q", "a1"], ["u2"]]);
+  expect(ids((await session.history({ maxBytes: 0 })).messages)).toEqual([]);
+
   await session.appendMessage(message("b1", "a branch", "assistant"), "q");
   await session.upsertMessage(message("u3", "after the big one"), { parentId: "big" });
   expect(await session.upsertMessage(message("u2", "more, edited"), { parentId: null })).toEqual({

@@ -43,6 +43,14 @@ export interface SessionStoreUnderTest {
   getPathNodes?(leafId?: string | null): MaybePromise<ConformanceNode[]>;
   /** Messages by id in the order asked, skipping ids not in the session; checked when present. */
   getMessages?(ids: readonly string[]): MaybePromise<ConformanceMessage[]>;
+  /**
+   * The stored path root..leaf, overlays not applied, in one read; with `maxBytes` it may stop after the
+   * first message whose running stored size passes the budget. Checked when present.
+   */
+  getPathMessages?(
+    leafId?: string | null,
+    options?: { maxBytes?: number },
+  ): MaybePromise<{ messages: ConformanceMessage[]; truncated: boolean }>;
   /** Stores a message written elsewhere with its parent and time; checked when present. */
   importMessage?(message: ConformanceMessage, parentId: string | null, createdAt: string): MaybePromise<void>;
   searchMessages?(

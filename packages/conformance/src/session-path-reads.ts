@@ -36,7 +36,7 @@ async function walk(store: Node, leafId: string): Promise<string[]> {
  * What streamed history reads and a mirrored change feed rely on (Cloudflare agents' Sessions API's
  * `history()`, `historyBatches()`, `subscribe()` and `importMessage()`): parent links that give the path
  * `getHistory` reads, a replay of appends with explicit parents that reproduces the tree, and, when the store
- * has them, `getPathNodes`, `getMessages` and `importMessage`.
+ * has them, `getPathNodes`, `getPathMessages`, `getMessages` and `importMessage`.
  */
 export function sessionPathReadsGroup<P extends SessionStoreUnderTest>(suite: SessionSuite<P>): void {
   const missing = suite.options.capabilities.tree ? null : "capabilities.tree not declared";
@@ -79,6 +79,28 @@ export function sessionPathReadsGroup<P extends SessionStoreUnderTest>(suite: Se
       ]);
       expect(idsOf(await store.getPathNodes("b1"))).toEqual(["q", "b1"]);
       expect(await store.getPathNodes("missing")).toEqual([]);
+    });
+
+    test("getPathMessages (when present): the stored path root..leaf, overlays not applied; a budget keeps a prefix", async () => {
+      const store = await fixture.create();
+      if (typeof store.getPathMessages !== "function") return;
+      expect(await store.getPathMessages()).toEqual({ messages: [], truncated: false });
+      await buildTree(store);
+      await store.addCompaction("SUMMARY", "a1", "u2");
+      const whole = await store.getPathMessages();
+      expect(whole.truncated).toBe(false);
+      expect(idsOf(whole.messages)).toEqual(["q", "a1", "u2", "a3"]);
+      expect(whole.messages[2]).toEqual(await store.getMessage("u2"));
+      expect(idsOf((await store.getPathMessages("b1")).messages)).toEqual(["q", "b1"]);
+      expect(await store.getPathMessages("missing")).toEqual({ messages: [], truncated: false });
+      // A budget under the first message: the store may stop after it (at least the first message is
+      // there, and only a prefix of the path); `truncated` says whether messages were left out.
+      const budgeted = await store.getPathMessages("a3", { maxBytes: 1 });
+      expect(budgeted.messages.length).toBeGreaterThanOrEqual(1);
+      expect(idsOf(budgeted.messages)).toEqual(["q", "a1", "u2", "a3"].slice(0, budgeted.messages.length));
+      expect(budgeted.truncated).toBe(budgeted.messages.length < 4);
+      // A budget over the whole path keeps the whole path.
+      expect(await store.getPathMessages("a3", { maxBytes: 1_000_000 })).toEqual(whole);
     });
 
     test("getMessages (when present): messages in the order asked, unknown and other sessions' ids skipped", async () => {

@@ -11,6 +11,7 @@ import {
   maximumPathLength,
   messageTokenStamp,
   orderPath,
+  type PathMessagesResult,
   parseStoredMessages as parseAll,
   parseStoredMessage as parseMessage,
   pathTokensWithOverlays,
@@ -140,6 +141,41 @@ SELECT id, parent_id, step, content FROM path`),
     const ordered = orderPath(rows);
     checkWholePath(ordered, "getHistory");
     return applyCompactions(parseAll(ordered), compactions);
+  }
+
+  /**
+   * The stored path root..leaf, overlays not applied, in one recursive statement. With `maxBytes`, the
+   * budget is applied in SQL on the stored sizes (`octet_length`), root first: rows after the first one
+   * whose running total passes it are left out (their content is not returned), and `truncated` says so.
+   */
+  async getPathMessages(
+    leafId?: string | null,
+    options?: { maxBytes?: number },
+  ): Promise<PathMessagesResult> {
+    if (leafId !== undefined && leafId !== null && !storableId(leafId))
+      return { messages: [], truncated: false };
+    const maxBytes = options?.maxBytes;
+    const bounded = typeof maxBytes === "number" && Number.isFinite(maxBytes) && maxBytes >= 0;
+    const rows = await this.#read<
+      PathRow & { path_length: string | number }
+    >(sql`WITH RECURSIVE ${this.#leaf(leafId)},
+${this.#path(sql`m.content`)},
+sized AS (
+  SELECT id, parent_id, step, content, count(*) OVER () AS path_length,
+    sum(octet_length(content)) OVER (ORDER BY step DESC) - octet_length(content) AS before
+  FROM path
+)
+SELECT id, parent_id, step, content, path_length FROM sized
+${bounded ? sql`WHERE before <= ${maxBytes}::float8` : sql``}`);
+    const ordered = orderPath(rows);
+    const pathLength = Number(rows[0]?.path_length ?? 0);
+    if (pathLength > maximumPathLength && (ordered[0]?.parent_id ?? null) !== null) {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `getHistory: the path to "${leafId ?? "the latest leaf"}" is longer than ${maximumPathLength} messages (or its parent links loop); read it with getRecentHistory, which says when it is truncated`,
+      );
+    }
+    return { messages: parseAll(ordered), truncated: ordered.length < pathLength };
   }
 
   async getRecentHistory(

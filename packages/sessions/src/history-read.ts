@@ -7,7 +7,9 @@ import { maximumPathLength, serializeMessage } from "./stored-message.js";
 /**
  * Streamed and byte-budgeted reads of a path (`Session.historyBatches`, `Session.history`), written once
  * over the `SessionStore` contract, as `history()` / `historyBatches()` of Cloudflare agents' Sessions API
- * (`agents/sessions`, agents@0.32.0) read one bounded window at a time. The path is read without content
+ * (`agents/sessions`, agents@0.32.0) read one bounded window at a time. A store with `getPathMessages`
+ * (SQLite, Postgres) is read once, about one row per message, bounded by the byte budget where overlays
+ * allow. Otherwise the path is read without content
  * first (`getPathNodes`, or a `getNode` walk from the leaf), overlays are planned on it as `getHistory`
  * applies them, and content is read one batch at a time (`getMessages`, or `getMessage` per id): peak memory
  * is one batch, and a reader that stops early never reads the rest.
@@ -111,16 +113,30 @@ async function readMessages(store: SessionStore, ids: readonly string[]): Promis
 
 /**
  * The path root..leaf with overlays applied, one store read of at most `batchSize` messages at a time.
- * Overlay summaries are yielded in their place without a read.
+ * Overlay summaries are yielded in their place without a read. A store with `getPathMessages` is read once
+ * instead (about one row per message rather than two), bounded by `maxBytes` when no overlay could change
+ * the sizes along the path.
  */
 async function* streamPath(
   store: SessionStore,
   leafId: string | null | undefined,
   batchSize: number,
   newestFirst: boolean,
+  maxBytes: number,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<SessionMessage, void, undefined> {
   signal?.throwIfAborted();
+  if (typeof store.getPathMessages === "function") {
+    const compactions = await store.getCompactions();
+    // Root first, the budget cuts the oldest part: the store may stop one message past it. Leaf first, or
+    // with overlays (a summary's size is not its range's), the whole path is read.
+    const bounded = !newestFirst && compactions.length === 0 && Number.isFinite(maxBytes);
+    const { messages } = await store.getPathMessages(leafId, bounded ? { maxBytes } : undefined);
+    signal?.throwIfAborted();
+    const inOrder = applyCompactions(messages, compactions);
+    yield* newestFirst ? inOrder.reverse() : inOrder;
+    return;
+  }
   const nodes = await readPathNodes(store, leafId);
   if (nodes.length === 0) return;
   // Plan the overlays on content-free stand-ins: `applyCompactions` keeps a stored message as the same
@@ -171,7 +187,14 @@ export async function* readHistoryBatches(
   let batchBytes = 0;
   let total = 0;
   const newestFirst = options.newestFirst === true;
-  for await (const message of streamPath(store, options.leafId, batchSize, newestFirst, options.signal)) {
+  for await (const message of streamPath(
+    store,
+    options.leafId,
+    batchSize,
+    newestFirst,
+    maxBytes,
+    options.signal,
+  )) {
     const bytes = messageBytes(message);
     if (total + bytes > maxBytes) {
       if (batch.length > 0) yield batch;

@@ -74,6 +74,7 @@ export {
   type AppendedMessage,
   isSessionStore,
   type MessageNode,
+  type PathMessagesResult,
   type RecentHistoryResult,
   type SearchResult,
   type SessionStore,

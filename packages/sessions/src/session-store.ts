@@ -29,6 +29,14 @@ export interface RecentHistoryResult {
   totalContentBytes: number;
 }
 
+/** What `SessionStore.getPathMessages` returns. */
+export interface PathMessagesResult {
+  /** Stored messages of the path, root first, overlays not applied. */
+  messages: SessionMessage[];
+  /** True when `maxBytes` stopped the read before the leaf (messages nearer the leaf were left out). */
+  truncated: boolean;
+}
+
 /** A message's place in the tree, without its content (what an inspector draws). */
 export interface MessageNode {
   id: string;
@@ -97,6 +105,16 @@ export interface SessionStore {
    * streamed reads call `getMessage` per id without it.
    */
   getMessages?(ids: readonly string[]): Promise<SessionMessage[]>;
+  /**
+   * The stored messages of the path root..leaf (default: the latest leaf), overlays not applied, in one
+   * bounded read (about one row read per message): what `Session.history` / `historyBatches` read when the
+   * store has it, applying overlays as `getHistory` does. With `maxBytes`, the store may stop after the
+   * first message (root first) at which the running total of stored bytes (UTF-8 of the stored JSON, what
+   * `messageBytes` measures) passes `maxBytes`, and says so with `truncated`; the caller cuts exactly. A
+   * path longer than `maximumPathLength` fails with `INVALID_INPUT`, as `getHistory` does. Optional:
+   * without it the streamed reads use `getPathNodes` / `getMessages` (or a `getNode` walk).
+   */
+  getPathMessages?(leafId?: string | null, options?: { maxBytes?: number }): Promise<PathMessagesResult>;
   /**
    * Stores a message as it was written elsewhere (a migration, another object, a mirrored change feed):
    * under the explicit `parentId`, with `createdAt` as its stored time. The same refusals as

@@ -12,6 +12,7 @@ import {
   maximumPathLength,
   messageTokenStamp,
   orderPath,
+  type PathMessagesResult,
   type PathTokenRow,
   parseStoredMessage as parseMessage,
   pathTokensWithOverlays,
@@ -163,6 +164,22 @@ export class SqliteSessionStore implements SessionStore {
     const messages = layout === "lean" ? await this.#readLeanPath(leaf) : await this.#readPath(leaf.id);
     const compactions = await this.getCompactions();
     return applyCompactions(messages, compactions);
+  }
+
+  /**
+   * The stored path root..leaf, overlays not applied, in the read `getHistory` makes (on the lean layout
+   * `readLeanPath`: about one row read per message). `maxBytes` is not pushed down: the walk runs leaf
+   * first, so a root-first budget is known only at the root; the caller cuts (`truncated` is false).
+   */
+  async getPathMessages(
+    leafId?: string | null,
+    _options?: { maxBytes?: number },
+  ): Promise<PathMessagesResult> {
+    const layout = await this.#ready();
+    const leaf = await this.#resolveLeaf(leafId, layout);
+    if (leaf === null) return { messages: [], truncated: false };
+    const messages = layout === "lean" ? await this.#readLeanPath(leaf) : await this.#readPath(leaf.id);
+    return { messages, truncated: false };
   }
 
   async getRecentHistory(

@@ -10,13 +10,12 @@ interface Cost {
   rowsRead: number;
 }
 
-// Rows read by the history reads on a Durable Object. history() without a byte budget reads the path as
-// getHistory does (the lean layout's range reads, about one row per message). historyBatches and a budgeted
-// history() take the generic path (SqliteSessionStore has no getPathNodes or getMessages: a getNode walk,
-// then getMessage per id): about two rows read per message, for one batch in memory at a time and a read
-// that stops early (the first batch reads its own content only).
+// Rows read by the history reads on a Durable Object. history(), a budgeted history() and historyBatches()
+// read the path through SqliteSessionStore.getPathMessages, the read getHistory makes (the lean layout's
+// range reads): about one row per message, a few statements, where the generic path (a getNode walk, then
+// getMessage per id) read about two rows and made a statement per message.
 describe("rows read by streamed history reads on a Durable Object", () => {
-  it("stopping after the first batch reads fewer rows than getHistory; the whole path costs more", async () => {
+  it("history(), history({ maxBytes }) and historyBatches() read about one row per message", async () => {
     const costs = await inObject("history-read-cost", async (state) => {
       let reports: StatementReport[] = [];
       const store = new SqliteSessionStore(state.storage, {
@@ -43,6 +42,16 @@ describe("rows read by streamed history reads on a Durable Object", () => {
       return [
         await measure("getHistory(), 200 messages", () => session.getHistory()),
         await measure("history(), 200 messages", () => session.history()),
+        await measure("history({ maxBytes: 5_000 }), 200 messages", () =>
+          session.history({ maxBytes: 5_000 }),
+        ),
+        await measure("historyBatches({ batchSize: 20, maxBatchBytes: 1_000 }), 200 messages", async () => {
+          let count = 0;
+          for await (const batch of session.historyBatches({ batchSize: 20, maxBatchBytes: 1_000 })) {
+            count += batch.length;
+          }
+          expect(count).toBe(200);
+        }),
         await measure("historyBatches({ batchSize: 20 }), first batch only", async () => {
           for await (const _batch of session.historyBatches({ batchSize: 20 })) break;
         }),
@@ -59,13 +68,21 @@ describe("rows read by streamed history reads on a Durable Object", () => {
     const byName = new Map(costs.map((cost) => [cost.operation, cost]));
     const whole = byName.get("getHistory(), 200 messages") as Cost;
     const read = byName.get("history(), 200 messages") as Cost;
+    const budgeted = byName.get("history({ maxBytes: 5_000 }), 200 messages") as Cost;
+    const batches = byName.get(
+      "historyBatches({ batchSize: 20, maxBatchBytes: 1_000 }), 200 messages",
+    ) as Cost;
     const first = byName.get("historyBatches({ batchSize: 20 }), first batch only") as Cost;
     expect(whole.rowsRead).toBeGreaterThan(0);
     // history() reads the path as getHistory does: about one row per message, a few statements.
     expect(read.rowsRead).toBe(whole.rowsRead);
     expect(read.rowsRead).toBeLessThanOrEqual(200 + 10);
     expect(read.statements).toBeLessThan(20);
-    // The generic batched path walks the parents one getNode at a time: one statement per message at least.
-    expect(first.statements).toBeGreaterThanOrEqual(200);
+    // The budgeted and batched reads make the same path read (plus the overlays' read): the generic path
+    // walked the parents one getNode at a time, a statement and about two rows per message.
+    for (const cost of [budgeted, batches, first]) {
+      expect(cost.rowsRead).toBeLessThanOrEqual(whole.rowsRead + 2);
+      expect(cost.statements).toBeLessThan(20);
+    }
   });
 });
