@@ -268,7 +268,7 @@ function sections(): Section[] {
       id: "sessions-row-cost",
       title: "Sessions on a Durable Object: rows per operation",
       about:
-        "Rows read / written per `appendMessage` (also with a change-feed listener), `getHistory`, `history()`, " +
+        "Rows read / written per `appendMessage` (also with a change-feed listener), `getHistory`, `history()`, `historyBatches()`, " +
         "`compactAfter`'s token estimate in a new Session, `getLatestLeaf`, `searchMessages`, `addCompaction` " +
         "at 100 and 1,000 messages, `@contextblocks/sessions` (a new database: the lean layout) against agents@0.22.0 " +
         "and agents@0.32.0 (bench/src/sessions-row-cost.ts).",

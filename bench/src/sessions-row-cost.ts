@@ -54,6 +54,8 @@ interface MeasuredProvider {
   addCompaction(summary: string, from: string, to: string): unknown;
   /** The streamed/budgeted whole-path read (`history()`), where the system has one. */
   history?(): Promise<unknown[]>;
+  /** The batched whole-path read (`historyBatches({ batchSize: 50 })`), where the system has one. */
+  historyBatches?(): Promise<unknown[]>;
   /**
    * What the `compactAfter` check reads on a new request: a new `Session` on the same storage (ours), or
    * agents@0.32.0's memo miss (its content-free path read of stamps).
@@ -170,6 +172,11 @@ async function agents032(state: DurableObjectStateLike, counter: RowCounter): Pr
       for await (const message of session.history()) messages.push(message);
       return messages;
     }),
+    historyBatches: counting(async () => {
+      const messages: unknown[] = [];
+      for await (const batch of session.historyBatches({ batchSize: 50 })) messages.push(...batch);
+      return messages;
+    }),
     coldTokenEstimate: counting(() => session.getHistoryRowStats()),
   };
 }
@@ -191,6 +198,13 @@ async function scenario(
     listened.subscribe(() => undefined);
     provider = Object.assign(store, {
       history: async () => (await new Session({ store }).history()).messages,
+      historyBatches: async () => {
+        const messages: unknown[] = [];
+        for await (const batch of new Session({ store }).historyBatches({ batchSize: 50 })) {
+          messages.push(...batch);
+        }
+        return messages;
+      },
       coldTokenEstimate: () =>
         new Session({ store: new SqliteSessionStore(client, "bench") }).estimateTokens(),
       appendMessageListened: (message: SessionMessage) => listened.appendMessage(message),
@@ -208,11 +222,15 @@ async function scenario(
     const result = await run();
     return { operation, ...counter.take(), returned: Array.isArray(result) ? result.length : null };
   };
-  const { history, coldTokenEstimate, appendMessageListened } = provider;
+  const { history, historyBatches, coldTokenEstimate, appendMessageListened } = provider;
   return [
     await measure("appendMessage", () => provider.appendMessage(messageOf(length))),
     await measure("getHistory (whole path)", () => provider.getHistory()),
     await measure("history() (whole path)", history && (() => history.call(provider))),
+    await measure(
+      "historyBatches({ batchSize: 50 }) (whole path)",
+      historyBatches && (() => historyBatches.call(provider)),
+    ),
     await measure(
       "compactAfter's token estimate, a new Session (cold)",
       coldTokenEstimate && (() => coldTokenEstimate.call(provider)),
@@ -327,7 +345,8 @@ export async function runSessionsRowCost(
         "- `getLatestLeaf` reads 2 rows to its 1: the leaf's row and the check that nothing newer was stored.",
         "- `addCompaction` writes 3 rows (the overlay, its `id` primary-key and session index entries) to its 1;",
         "  it reads the session's overlays first (1 row per overlay) so a retried call adds no second one.",
-        "- Ahead of agents@0.32.0 now: `history()` reads about 1 row per message (its recursive walk about 9),",
+        "- Ahead of agents@0.32.0 now: `history()` and `historyBatches()` read about 1 row per message (its",
+        "  recursive walk about 9; ours reads the path once, so peak memory is the path, not one window),",
         "  and `compactAfter`'s estimate in a new Session reads 3 rows at any length (its memo miss reads the",
         "  path's content-free row stats, about 6 per message; per request its memo lives as long as its",
         "  `Sessions` object). With a change-feed listener our append reads what it reads without.",
