@@ -49,7 +49,7 @@ export interface SessionStoreUnderTest {
    */
   getPathMessages?(
     leafId?: string | null,
-    options?: { maxBytes?: number },
+    options?: { maxBytes?: number; newestFirst?: boolean },
   ): MaybePromise<{ messages: ConformanceMessage[]; truncated: boolean }>;
   /** Stores a message written elsewhere with its parent and time; checked when present. */
   importMessage?(message: ConformanceMessage, parentId: string | null, createdAt: string): MaybePromise<void>;

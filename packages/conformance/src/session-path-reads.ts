@@ -99,6 +99,11 @@ export function sessionPathReadsGroup<P extends SessionStoreUnderTest>(suite: Se
       expect(budgeted.messages.length).toBeGreaterThanOrEqual(1);
       expect(idsOf(budgeted.messages)).toEqual(["q", "a1", "u2", "a3"].slice(0, budgeted.messages.length));
       expect(budgeted.truncated).toBe(budgeted.messages.length < 4);
+      // Leaf first, a budget keeps the newest part (still root first), at least the leaf.
+      const newest = await store.getPathMessages("a3", { maxBytes: 1, newestFirst: true });
+      expect(newest.messages.length).toBeGreaterThanOrEqual(1);
+      expect(idsOf(newest.messages)).toEqual(["q", "a1", "u2", "a3"].slice(4 - newest.messages.length));
+      expect(newest.truncated).toBe(newest.messages.length < 4);
       // A budget over the whole path keeps the whole path.
       expect(await store.getPathMessages("a3", { maxBytes: 1_000_000 })).toEqual(whole);
     });

@@ -145,12 +145,13 @@ SELECT id, parent_id, step, content FROM path`),
 
   /**
    * The stored path root..leaf, overlays not applied, in one recursive statement. With `maxBytes`, the
-   * budget is applied in SQL on the stored sizes (`octet_length`), root first: rows after the first one
-   * whose running total passes it are left out (their content is not returned), and `truncated` says so.
+   * budget is applied in SQL on the stored sizes (`octet_length`), root first (leaf first with
+   * `newestFirst`): rows after the first one whose running total passes it are left out (their content is
+   * not returned), and `truncated` says so.
    */
   async getPathMessages(
     leafId?: string | null,
-    options?: { maxBytes?: number },
+    options?: { maxBytes?: number; newestFirst?: boolean },
   ): Promise<PathMessagesResult> {
     if (leafId !== undefined && leafId !== null && !storableId(leafId))
       return { messages: [], truncated: false };
@@ -162,7 +163,8 @@ SELECT id, parent_id, step, content FROM path`),
 ${this.#path(sql`m.content`)},
 sized AS (
   SELECT id, parent_id, step, content, count(*) OVER () AS path_length,
-    sum(octet_length(content)) OVER (ORDER BY step DESC) - octet_length(content) AS before
+    sum(octet_length(content)) OVER (ORDER BY step ${options?.newestFirst === true ? sql`ASC` : sql`DESC`})
+      - octet_length(content) AS before
   FROM path
 )
 SELECT id, parent_id, step, content, path_length FROM sized

@@ -128,10 +128,10 @@ async function* streamPath(
   signal?.throwIfAborted();
   if (typeof store.getPathMessages === "function") {
     const compactions = await store.getCompactions();
-    // Root first, the budget cuts the oldest part: the store may stop one message past it. Leaf first, or
-    // with overlays (a summary's size is not its range's), the whole path is read.
-    const bounded = !newestFirst && compactions.length === 0 && Number.isFinite(maxBytes);
-    const { messages } = await store.getPathMessages(leafId, bounded ? { maxBytes } : undefined);
+    // The store may stop one message past the budget (root first, or leaf first with `newestFirst`); with
+    // overlays (a summary's size is not its range's) the whole path is read.
+    const bounded = compactions.length === 0 && Number.isFinite(maxBytes);
+    const { messages } = await store.getPathMessages(leafId, bounded ? { maxBytes, newestFirst } : undefined);
     signal?.throwIfAborted();
     const inOrder = applyCompactions(messages, compactions);
     yield* newestFirst ? inOrder.reverse() : inOrder;

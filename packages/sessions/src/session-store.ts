@@ -109,12 +109,17 @@ export interface SessionStore {
    * The stored messages of the path root..leaf (default: the latest leaf), overlays not applied, in one
    * bounded read (about one row read per message): what `Session.history` / `historyBatches` read when the
    * store has it, applying overlays as `getHistory` does. With `maxBytes`, the store may stop after the
-   * first message (root first) at which the running total of stored bytes (UTF-8 of the stored JSON, what
-   * `messageBytes` measures) passes `maxBytes`, and says so with `truncated`; the caller cuts exactly. A
-   * path longer than `maximumPathLength` fails with `INVALID_INPUT`, as `getHistory` does. Optional:
-   * without it the streamed reads use `getPathNodes` / `getMessages` (or a `getNode` walk).
+   * first message (root first; leaf first with `newestFirst`) at which the running total of stored bytes
+   * (UTF-8 of the stored JSON, what `messageBytes` measures) passes `maxBytes`, and says so with
+   * `truncated`; the caller cuts exactly. The messages are root first either way (with `newestFirst` and a
+   * budget, the newest part of the path). A path longer than `maximumPathLength` fails with
+   * `INVALID_INPUT`, as `getHistory` does (a read the budget stopped first need not). Optional: without it
+   * the streamed reads use `getPathNodes` / `getMessages` (or a `getNode` walk).
    */
-  getPathMessages?(leafId?: string | null, options?: { maxBytes?: number }): Promise<PathMessagesResult>;
+  getPathMessages?(
+    leafId?: string | null,
+    options?: { maxBytes?: number; newestFirst?: boolean },
+  ): Promise<PathMessagesResult>;
   /**
    * Stores a message as it was written elsewhere (a migration, another object, a mirrored change feed):
    * under the explicit `parentId`, with `createdAt` as its stored time. The same refusals as

@@ -168,16 +168,40 @@ export class SqliteSessionStore implements SessionStore {
 
   /**
    * The stored path root..leaf, overlays not applied, in the read `getHistory` makes (on the lean layout
-   * `readLeanPath`: about one row read per message). `maxBytes` is not pushed down: the walk runs leaf
-   * first, so a root-first budget is known only at the root; the caller cuts (`truncated` is false).
+   * `readLeanPath`: about one row read per message). A leaf-first budget (`newestFirst` with `maxBytes`)
+   * stops the lean layout's walk one message past it, so only the newest rows are read; a root-first
+   * budget is known only at the root (the walk runs leaf first), so the caller cuts.
    */
   async getPathMessages(
     leafId?: string | null,
-    _options?: { maxBytes?: number },
+    options?: { maxBytes?: number; newestFirst?: boolean },
   ): Promise<PathMessagesResult> {
     const layout = await this.#ready();
     const leaf = await this.#resolveLeaf(leafId, layout);
     if (leaf === null) return { messages: [], truncated: false };
+    const maxBytes = options?.maxBytes;
+    if (
+      layout === "lean" &&
+      options?.newestFirst === true &&
+      typeof maxBytes === "number" &&
+      Number.isFinite(maxBytes)
+    ) {
+      const start = await this.#leafWithRowid(leaf);
+      if (start === null) return { messages: [], truncated: false };
+      let total = 0;
+      let budgetStopped = false;
+      const { rows, more } = await readLeanPath(this.#client, this.#sessionId, start, (row) => {
+        if (total > maxBytes) {
+          budgetStopped = true;
+          return true;
+        }
+        total += Number(row.bytes);
+        return false;
+      });
+      const ordered = rows.reverse();
+      if (!budgetStopped) checkWholePath(ordered, "getHistory");
+      return { messages: await this.#parseRows(ordered), truncated: budgetStopped && more };
+    }
     const messages = layout === "lean" ? await this.#readLeanPath(leaf) : await this.#readPath(leaf.id);
     return { messages, truncated: false };
   }

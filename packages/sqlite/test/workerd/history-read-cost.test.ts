@@ -13,7 +13,8 @@ interface Cost {
 // Rows read by the history reads on a Durable Object. history(), a budgeted history() and historyBatches()
 // read the path through SqliteSessionStore.getPathMessages, the read getHistory makes (the lean layout's
 // range reads): about one row per message, a few statements, where the generic path (a getNode walk, then
-// getMessage per id) read about two rows and made a statement per message.
+// getMessage per id) read about two rows and made a statement per message. Leaf first with a budget, the
+// walk stops one message past it: only the newest rows are read.
 describe("rows read by streamed history reads on a Durable Object", () => {
   it("history(), history({ maxBytes }) and historyBatches() read about one row per message", async () => {
     const costs = await inObject("history-read-cost", async (state) => {
@@ -52,6 +53,9 @@ describe("rows read by streamed history reads on a Durable Object", () => {
           }
           expect(count).toBe(200);
         }),
+        await measure("history({ maxBytes: 2_000, newestFirst: true }), 200 messages", () =>
+          session.history({ maxBytes: 2_000, newestFirst: true }),
+        ),
         await measure("historyBatches({ batchSize: 20 }), first batch only", async () => {
           for await (const _batch of session.historyBatches({ batchSize: 20 })) break;
         }),
@@ -73,6 +77,7 @@ describe("rows read by streamed history reads on a Durable Object", () => {
       "historyBatches({ batchSize: 20, maxBatchBytes: 1_000 }), 200 messages",
     ) as Cost;
     const first = byName.get("historyBatches({ batchSize: 20 }), first batch only") as Cost;
+    const newest = byName.get("history({ maxBytes: 2_000, newestFirst: true }), 200 messages") as Cost;
     expect(whole.rowsRead).toBeGreaterThan(0);
     // history() reads the path as getHistory does: about one row per message, a few statements.
     expect(read.rowsRead).toBe(whole.rowsRead);
@@ -84,5 +89,7 @@ describe("rows read by streamed history reads on a Durable Object", () => {
       expect(cost.rowsRead).toBeLessThanOrEqual(whole.rowsRead + 2);
       expect(cost.statements).toBeLessThan(20);
     }
+    // Leaf first, the budget stops the walk: only the newest rows are read (about 2,000 bytes of them).
+    expect(newest.rowsRead).toBeLessThan(whole.rowsRead / 3);
   });
 });
