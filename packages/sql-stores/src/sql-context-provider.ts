@@ -67,12 +67,8 @@ export class SqlContextProvider implements ConditionalContextProvider {
   readonly #historyChosen: boolean;
   #label: string | undefined;
   #selectStatement: SqlStatement | undefined;
-
-  /**
-   * The kept versions, newest first (`ContextBlocks.blockHistory`); present only when history is on, so
-   * `ContextBlocks` recognises the capability by shape.
-   */
-  readonly history: ((query?: HistoryQuery) => Promise<BlockVersion[]>) | undefined;
+  /** `history`'s function, made on first read (a provider whose history is never read allocates none). */
+  #history: ((query?: HistoryQuery) => Promise<BlockVersion[]>) | undefined;
 
   constructor(client: SqlClient, labelOrOptions?: string | SqlContextProviderOptions) {
     this.#owner = ownerOf(labelOrOptions, "SqlContextProvider");
@@ -81,11 +77,21 @@ export class SqlContextProvider implements ConditionalContextProvider {
     this.#namespace = checkNamespace(options.namespace, this.#owner, client.dialect);
     this.#retention = historyRetention(options.history, this.#owner);
     this.#historyChosen = options.history !== undefined;
-    this.history = this.#retention === undefined ? undefined : (query) => this.#versions(query ?? {});
     this.#label =
       options.label === undefined
         ? undefined
         : checkLabel(options.label, this.#namespace, this.#owner, client.dialect);
+  }
+
+  /**
+   * The kept versions, newest first (`ContextBlocks.blockHistory`); a function only when history is on, so
+   * `ContextBlocks` (`isHistoryProvider`) and the conformance suite recognise the capability by shape. The
+   * same function on every read.
+   */
+  get history(): ((query?: HistoryQuery) => Promise<BlockVersion[]>) | undefined {
+    if (this.#retention === undefined) return undefined;
+    this.#history ??= (query) => this.#versions(query ?? {});
+    return this.#history;
   }
 
   /** The block's label: given to the constructor, or filled in by `init`. */
