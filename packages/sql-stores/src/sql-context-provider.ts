@@ -38,6 +38,9 @@ export interface SqlContextProviderOptions extends BlockStoreOptions {
   history?: boolean | { retention?: number } | undefined;
 }
 
+/** The rows of a read that found no table. */
+const NO_ROWS: readonly { content: unknown }[] = Object.freeze([]);
+
 /** The upsert of a block's row; unchanged content writes nothing (and leaves `updated_at` as it was). */
 const UPSERT = {
   sqlite: (label: string, content: string) =>
@@ -119,8 +122,13 @@ export class SqlContextProvider implements ConditionalContextProvider {
   /** The block's content, or `null` when it has none (no row, or no table yet). One row read on a hit. */
   async get(): Promise<string | null> {
     const select = this.#select();
-    const client = this.#access.client;
-    const rows = await this.#access.read(() => client.run<{ content: unknown }>(select), []);
+    // `TableAccess.read` written out: no closure per read on the prompt path (a cold freeze is one `get`).
+    let rows: readonly { content: unknown }[];
+    try {
+      rows = await this.#access.client.run<{ content: unknown }>(select);
+    } catch (error) {
+      rows = this.#access.readFailed(error, NO_ROWS);
+    }
     const content = rows[0]?.content;
     if (content === undefined || content === null) return null;
     if (typeof content !== "string") {
