@@ -21,6 +21,7 @@ import {
 } from "agents/context";
 import Database from "better-sqlite3";
 import { betterSqlite3Host } from "./agents-sql.js";
+import { collectGarbage } from "./collect-garbage.js";
 import { knowledgeEntry } from "./corpus.js";
 import { formatDuration, formatRatio, markdownTable } from "./markdown.js";
 import { median } from "./statistics.js";
@@ -118,6 +119,7 @@ async function timeBatch<T>(
 ): Promise<number> {
   const prepared: T[] = [];
   for (let call = 0; call < calls; call += 1) prepared.push(await prepare());
+  collectGarbage();
   const start = cpuClock();
   for (const value of prepared) await operation(value);
   return (cpuClock() - start) / calls;
@@ -132,6 +134,7 @@ async function timeEach<T>(
   let total = 0;
   for (let call = 0; call < calls; call += 1) {
     const value = await prepare();
+    if (call === 0) collectGarbage();
     const start = cpuClock();
     await operation(value);
     total += cpuClock() - start;

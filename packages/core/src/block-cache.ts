@@ -8,8 +8,8 @@ import type { ContextBlock } from "./types.js";
  */
 export class BlockCache {
   private readonly blocks = new Map<string, ContextBlock>();
-  /** Blocks whose content comes from this instance's own write, not from a read. */
-  private readonly written = new Set<string>();
+  /** Blocks whose content comes from this instance's own write, not from a read (made on the first write). */
+  private written: Set<string> | undefined;
 
   constructor(private readonly countTokens: TokenCounter) {}
 
@@ -39,16 +39,18 @@ export class BlockCache {
   /** Keeps a block; `fromWrite` marks content this instance wrote itself (it needs no re-read to freeze). */
   keep(block: ContextBlock, fromWrite: boolean): void {
     this.blocks.set(block.label, block);
-    if (fromWrite) this.written.add(block.label);
-    else this.written.delete(block.label);
+    if (fromWrite) {
+      this.written ??= new Set();
+      this.written.add(block.label);
+    } else this.written?.delete(block.label);
   }
 
   wroteItself(label: string): boolean {
-    return this.written.has(label);
+    return this.written?.has(label) ?? false;
   }
 
   forget(label: string): void {
     this.blocks.delete(label);
-    this.written.delete(label);
+    this.written?.delete(label);
   }
 }

@@ -5,16 +5,19 @@
  * later append would build on it), whatever order a slow provider answers in.
  */
 export class BlockQueue {
-  private readonly tails = new Map<string, Promise<unknown>>();
+  /** Made on the first task: an instance that only serves its stored prompt never allocates it. */
+  private tails: Map<string, Promise<unknown>> | undefined;
 
   run<T>(label: string, task: () => Promise<T>): Promise<T> {
-    const previous = this.tails.get(label) ?? Promise.resolve();
+    this.tails ??= new Map();
+    const tails = this.tails;
+    const previous = tails.get(label) ?? Promise.resolve();
     const result = previous.then(task, task);
     const tail = result.catch(() => undefined);
-    this.tails.set(label, tail);
+    tails.set(label, tail);
     // Forget the label once its last task settles, so labels no longer used cost nothing.
     void tail.then(() => {
-      if (this.tails.get(label) === tail) this.tails.delete(label);
+      if (tails.get(label) === tail) tails.delete(label);
     });
     return result;
   }

@@ -44,6 +44,14 @@ function sourceOf(options: WriteOptions, method: string): WriteSource {
   return options.source === undefined ? { kind: "api", name: method } : { ...options.source };
 }
 
+/** No reserved labels: one empty set shared by every instance given none. */
+const NO_LABELS: ReadonlySet<string> = new Set();
+
+/** The default `onDrift`: a warning on the console. */
+function warnDrift(message: string): void {
+  console.warn(`contextblocks: ${message}`);
+}
+
 /** Extras after the three constructor arguments (configs, prompt store, default provider). */
 export interface ContextBlocksOptions extends ToolOptions {
   /** Counts tokens for usage and `maxTokens`. Default: `estimateTokens`, a heuristic (see its docs). */
@@ -119,7 +127,11 @@ export class ContextBlocks {
     }
     this.options = options;
     this.countTokens = options.tokenCounter ?? estimateTokens;
-    this.registry = new BlockRegistry(defaultProvider ?? undefined, new Set(options.reservedLabels ?? []));
+    const reserved = options.reservedLabels;
+    this.registry = new BlockRegistry(
+      defaultProvider ?? undefined,
+      reserved === undefined || reserved.length === 0 ? NO_LABELS : new Set(reserved),
+    );
     this.cache = new BlockCache(this.countTokens);
     this.calls = new ProviderCalls(timeout);
     this.io = new BlockIO(this.registry, this.cache, new BlockQueue(), this.calls, this.countTokens);
@@ -127,7 +139,7 @@ export class ContextBlocks {
       promptStore ?? undefined,
       this.calls,
       options.drift ?? "rerender",
-      options.onDrift ?? ((message: string) => console.warn(`contextblocks: ${message}`)),
+      options.onDrift ?? warnDrift,
     );
     for (const config of configs) this.registry.add(config);
   }

@@ -56,7 +56,8 @@ export type ContextListener = (event: ContextEvent) => void;
  * does not stop the others, and a returned promise is not awaited (its rejection is swallowed).
  */
 export class Listeners<Event> {
-  readonly #listeners = new Set<(event: Event) => void>();
+  /** Made on the first subscription: an instance nobody subscribes to never allocates it. */
+  #listeners: Set<(event: Event) => void> | undefined;
 
   add(listener: (event: Event) => void): () => void {
     if (typeof listener !== "function") {
@@ -67,14 +68,18 @@ export class Listeners<Event> {
     }
     // A wrapper per subscription: the same function subscribed twice is called twice and unsubscribed once.
     const wrapped = (event: Event) => listener(event);
-    this.#listeners.add(wrapped);
+    this.#listeners ??= new Set();
+    const listeners = this.#listeners;
+    listeners.add(wrapped);
     return () => {
-      this.#listeners.delete(wrapped);
+      listeners.delete(wrapped);
     };
   }
 
   emit(event: Event): void {
-    for (const listener of [...this.#listeners]) {
+    const listeners = this.#listeners;
+    if (listeners === undefined) return;
+    for (const listener of [...listeners]) {
       try {
         const result = listener(event) as unknown;
         if (result instanceof Promise) result.catch(() => undefined);
@@ -85,6 +90,6 @@ export class Listeners<Event> {
   }
 
   get size(): number {
-    return this.#listeners.size;
+    return this.#listeners?.size ?? 0;
   }
 }

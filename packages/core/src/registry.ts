@@ -4,6 +4,22 @@ import { ContextError } from "./errors.js";
 import { headerTitle } from "./prompt-format.js";
 import type { AnyContextProvider, ContextConfig } from "./types.js";
 
+/** Up to this many blocks, look-ups scan arrays; past it, `RegistryIndex`'s maps answer them. */
+const SCAN_LIMIT = 16;
+
+/** The registry's look-ups by label, upper-cased label and header title, for many blocks. */
+class RegistryIndex {
+  readonly byLabel = new Map<string, ResolvedConfig>();
+  readonly byUpperLabel = new Map<string, ResolvedConfig>();
+  readonly byTitle = new Map<string, ResolvedConfig>();
+
+  put(config: ResolvedConfig, upper: string, title: string): void {
+    this.byUpperLabel.set(upper, config);
+    this.byLabel.set(config.label, config);
+    this.byTitle.set(title, config);
+  }
+}
+
 /**
  * The configured blocks, in prompt order. Refuses a config whose header could be taken for another
  * block's: the same label, the same upper-cased label (headers are upper-cased), or the same header title
@@ -14,9 +30,15 @@ export class BlockRegistry {
   private readonly configs: ResolvedConfig[] = [];
   /** Each block's header as drift detection compares it, in the same order as `configs`. */
   private readonly headers: ExpectedHeader[] = [];
-  private readonly byLabel = new Map<string, ResolvedConfig>();
-  private readonly byUpperLabel = new Map<string, ResolvedConfig>();
-  private readonly byTitle = new Map<string, ResolvedConfig>();
+  /** Each block's upper-cased label and header title, in the same order as `configs`. */
+  private readonly uppers: string[] = [];
+  private readonly titles: string[] = [];
+  /**
+   * Look-ups by label, upper-cased label and header title, built only once there are more than
+   * `SCAN_LIMIT` blocks: below that a scan of the arrays above is faster than hashing, and a cold start
+   * allocates no maps (see bench/src/latency.ts).
+   */
+  private index: RegistryIndex | undefined;
 
   constructor(
     private readonly defaultProvider: ((label: string) => AnyContextProvider) | undefined,
@@ -38,16 +60,15 @@ export class BlockRegistry {
     // Each block's upper-cased label and header title are kept, so a clash is found in one look-up each
     // (a cold start with many blocks would otherwise compare every pair).
     const upper = resolved.label.toUpperCase();
-    const title = headerTitle(resolved);
-    const byUpper = this.byUpperLabel.get(upper);
-    if (byUpper !== undefined) this.refuseClash(resolved, byUpper);
-    const byTitle = this.byTitle.get(title);
-    if (byTitle !== undefined) this.refuseClash(resolved, byTitle);
+    const title = resolved.description ? `${upper} (${resolved.description})` : upper;
+    const clash = this.clashing(upper, title);
+    if (clash !== undefined) this.refuseClash(resolved, clash);
     this.configs.push(resolved);
     this.headers.push(expectedHeader(resolved, title));
-    this.byUpperLabel.set(upper, resolved);
-    this.byLabel.set(resolved.label, resolved);
-    this.byTitle.set(title, resolved);
+    this.uppers.push(upper);
+    this.titles.push(title);
+    const index = this.indexed();
+    if (index !== undefined) index.put(resolved, upper, title);
     return resolved;
   }
 
@@ -56,21 +77,51 @@ export class BlockRegistry {
     if (index === -1) return undefined;
     const [removed] = this.configs.splice(index, 1);
     this.headers.splice(index, 1);
-    if (removed !== undefined) {
-      this.byUpperLabel.delete(removed.label.toUpperCase());
-      this.byLabel.delete(removed.label);
-      this.byTitle.delete(headerTitle(removed));
+    const [upper] = this.uppers.splice(index, 1);
+    const [title] = this.titles.splice(index, 1);
+    if (removed !== undefined && this.index !== undefined) {
+      this.index.byUpperLabel.delete(upper as string);
+      this.index.byLabel.delete(removed.label);
+      this.index.byTitle.delete(title as string);
     }
     return removed;
   }
 
   find(label: string): ResolvedConfig | undefined {
-    return this.byLabel.get(label);
+    const index = this.indexed();
+    if (index !== undefined) return index.byLabel.get(label);
+    for (const config of this.configs) if (config.label === label) return config;
+    return undefined;
   }
 
   /** Whether this very config is still registered (a block removed while a call was in flight is not). */
   has(config: ResolvedConfig): boolean {
-    return this.byLabel.get(config.label) === config;
+    return this.find(config.label) === config;
+  }
+
+  /** The block whose upper-cased label or header title is `upper` or `title`, if any. */
+  private clashing(upper: string, title: string): ResolvedConfig | undefined {
+    const index = this.indexed();
+    if (index !== undefined) return index.byUpperLabel.get(upper) ?? index.byTitle.get(title);
+    const { uppers, titles } = this;
+    for (let at = 0; at < uppers.length; at += 1) {
+      if (uppers[at] === upper) return this.configs[at];
+    }
+    for (let at = 0; at < titles.length; at += 1) {
+      if (titles[at] === title) return this.configs[at];
+    }
+    return undefined;
+  }
+
+  /** The look-up maps once there are more than `SCAN_LIMIT` blocks (built then, from the arrays). */
+  private indexed(): RegistryIndex | undefined {
+    if (this.index !== undefined || this.configs.length <= SCAN_LIMIT) return this.index;
+    const index = new RegistryIndex();
+    for (let at = 0; at < this.configs.length; at += 1) {
+      index.put(this.configs[at] as ResolvedConfig, this.uppers[at] as string, this.titles[at] as string);
+    }
+    this.index = index;
+    return index;
   }
 
   all(): readonly ResolvedConfig[] {

@@ -104,6 +104,54 @@ describe("construction: invalid configuration is refused with INVALID_CONFIG", (
   });
 
   it.each([
+    ["a few blocks (scanned)", 3],
+    ["many blocks (looked up in maps)", 40],
+  ])("with %s, finds every clash and keeps look-ups right through removals", async (_name, count) => {
+    const blocks = (extra: ContextConfig[] = []): ContextConfig[] => [
+      ...Array.from(
+        { length: count },
+        (_, index): ContextConfig => ({
+          label: `block_${index}`,
+          ...(index === 1 ? { description: "LIVE" } : {}),
+          provider: new RecordingProvider(`content ${index}`),
+        }),
+      ),
+      ...extra,
+    ];
+    const last = `block_${count - 1}`;
+    expect(invalidConfig(blocks([{ label: last, provider: new RecordingProvider() }])).message).toMatch(
+      /twice/,
+    );
+    expect(
+      invalidConfig(blocks([{ label: last.toUpperCase(), provider: new RecordingProvider() }])).message,
+    ).toMatch(/same header/);
+    expect(
+      invalidConfig(blocks([{ label: "block_1 (live)", provider: new RecordingProvider() }])).message,
+    ).toMatch(/same header title/);
+
+    const context = new ContextBlocks(blocks());
+    await context.load();
+    expect((await context.setBlock(last, "x")).content).toBe("x");
+    await expect(context.setBlock("block_missing", "x")).rejects.toThrow(/not found/);
+    expect(context.removeBlock("block_0")).toBe(true);
+    expect(context.removeBlock("block_0")).toBe(false);
+    expect(
+      (await context.addBlock({ label: "BLOCK_0", provider: new RecordingProvider("again") })).content,
+    ).toBe("again");
+    await expect(context.addBlock({ label: "Block_0", provider: new RecordingProvider() })).rejects.toThrow(
+      /same header/,
+    );
+    await expect(context.addBlock({ label: last, provider: new RecordingProvider() })).rejects.toThrow(
+      /twice/,
+    );
+    expect(context.getBlock(last)?.content).toBe("x");
+    expect(context.getConfigs().map((config) => config.label)).toEqual([
+      ...Array.from({ length: count - 1 }, (_, index) => `block_${index + 1}`),
+      "BLOCK_0",
+    ]);
+  });
+
+  it.each([
     ["an empty label", ""],
     ["a blank label", "   "],
     ["a missing label", undefined],

@@ -38,6 +38,9 @@ export interface SqlContextProviderOptions extends BlockStoreOptions {
   history?: boolean | { retention?: number } | undefined;
 }
 
+/** The rows of a read that found no table. */
+const NO_ROWS: readonly { content: unknown }[] = Object.freeze([]);
+
 /** The upsert of a block's row; unchanged content writes nothing (and leaves `updated_at` as it was). */
 const UPSERT = {
   sqlite: (label: string, content: string) =>
@@ -67,12 +70,8 @@ export class SqlContextProvider implements ConditionalContextProvider {
   readonly #historyChosen: boolean;
   #label: string | undefined;
   #selectStatement: SqlStatement | undefined;
-
-  /**
-   * The kept versions, newest first (`ContextBlocks.blockHistory`); present only when history is on, so
-   * `ContextBlocks` recognises the capability by shape.
-   */
-  readonly history: ((query?: HistoryQuery) => Promise<BlockVersion[]>) | undefined;
+  /** `history`'s function, made on first read (a provider whose history is never read allocates none). */
+  #history: ((query?: HistoryQuery) => Promise<BlockVersion[]>) | undefined;
 
   constructor(client: SqlClient, labelOrOptions?: string | SqlContextProviderOptions) {
     this.#owner = ownerOf(labelOrOptions, "SqlContextProvider");
@@ -81,11 +80,21 @@ export class SqlContextProvider implements ConditionalContextProvider {
     this.#namespace = checkNamespace(options.namespace, this.#owner, client.dialect);
     this.#retention = historyRetention(options.history, this.#owner);
     this.#historyChosen = options.history !== undefined;
-    this.history = this.#retention === undefined ? undefined : (query) => this.#versions(query ?? {});
     this.#label =
       options.label === undefined
         ? undefined
         : checkLabel(options.label, this.#namespace, this.#owner, client.dialect);
+  }
+
+  /**
+   * The kept versions, newest first (`ContextBlocks.blockHistory`); a function only when history is on, so
+   * `ContextBlocks` (`isHistoryProvider`) and the conformance suite recognise the capability by shape. The
+   * same function on every read.
+   */
+  get history(): ((query?: HistoryQuery) => Promise<BlockVersion[]>) | undefined {
+    if (this.#retention === undefined) return undefined;
+    this.#history ??= (query) => this.#versions(query ?? {});
+    return this.#history;
   }
 
   /** The block's label: given to the constructor, or filled in by `init`. */
@@ -113,8 +122,13 @@ export class SqlContextProvider implements ConditionalContextProvider {
   /** The block's content, or `null` when it has none (no row, or no table yet). One row read on a hit. */
   async get(): Promise<string | null> {
     const select = this.#select();
-    const client = this.#access.client;
-    const rows = await this.#access.read(() => client.run<{ content: unknown }>(select), []);
+    // `TableAccess.read` written out: no closure per read on the prompt path (a cold freeze is one `get`).
+    let rows: readonly { content: unknown }[];
+    try {
+      rows = await this.#access.client.run<{ content: unknown }>(select);
+    } catch (error) {
+      rows = this.#access.readFailed(error, NO_ROWS);
+    }
     const content = rows[0]?.content;
     if (content === undefined || content === null) return null;
     if (typeof content !== "string") {

@@ -107,10 +107,15 @@ export class TableAccess {
     try {
       return await work();
     } catch (error) {
-      if (!isMissingTable(error, this.table, this.client.dialect)) throw error;
-      if (!this.createTables) throw missingTableError(this.owner, this.table, error);
-      return absent;
+      return this.readFailed(error, absent);
     }
+  }
+
+  /** What a read that threw `error` gives: `absent` for a missing table; anything else is thrown again. */
+  readFailed<T>(error: unknown, absent: T): T {
+    if (!isMissingTable(error, this.table, this.client.dialect)) throw error;
+    if (!this.createTables) throw missingTableError(this.owner, this.table, error);
+    return absent;
   }
 
   /**

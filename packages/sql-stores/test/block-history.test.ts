@@ -34,8 +34,13 @@ describe("SqlContextProvider history on better-sqlite3", () => {
     await kept.set("one");
     await kept.set("two");
     expect((await kept.history?.())?.map((version) => version.content)).toEqual(["two", "one"]);
+    // A getter on the class, made once: the same function on every read, and usable detached.
+    expect(kept.history).toBe(kept.history);
+    const detached = kept.history;
+    expect((await detached?.({ limit: 1 }))?.map((version) => version.content)).toEqual(["two"]);
     const plain = new SqlContextProvider(fromBetterSqlite3(database), { label: "plain", history: false });
     expect(isHistoryProvider(plain)).toBe(false);
+    expect(plain.history).toBeUndefined();
     await plain.set("no version");
     expect(
       database.prepare("SELECT COUNT(*) AS n FROM contextblocks_block_history WHERE label = 'plain'").get(),
