@@ -171,6 +171,8 @@ function cutToTokens(text: string, tokens: number): string {
  * `estimateTokens` is closer but cost more than the SQL statement itself at 10 results a search.
  */
 export function approximateTokens(text: string): number {
+  // Most text is all ASCII: one native scan says so.
+  if (!nonAscii.test(text)) return Math.ceil(text.length / 4);
   let ascii = 0;
   let other = 0;
   for (let index = 0; index < text.length; index++) {
@@ -179,3 +181,5 @@ export function approximateTokens(text: string): number {
   }
   return Math.ceil(ascii / 4) + other;
 }
+
+const nonAscii = /[^\x00-\x7f]/;
