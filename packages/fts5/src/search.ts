@@ -1,4 +1,4 @@
-import { raw, type SqlClient, sql } from "@contextblocks/sql";
+import { raw, type SqlClient, type SqlStatement, type SqlValue, sql } from "@contextblocks/sql";
 import { fts5MatchExpression, planQuery } from "@contextblocks/text";
 import { excerpt } from "./excerpt.js";
 import { keyHandle } from "./handle.js";
@@ -80,11 +80,9 @@ export async function runSearch(
   }
   if (rows === undefined) {
     const expression = placement === "small" ? `scope : ${scope} AND (${words})` : words;
-    rows = await client.run<RankedRow>(sql`
-      SELECT key, content, scope, rank AS score FROM ${raw(indexTable)}
-      WHERE ${raw(indexTable)} MATCH ${expression} AND rank MATCH ${rankFunction(searchKeys)}
-        AND scope = ${scope}
-      ORDER BY rank LIMIT ${raw(String(limit))}`);
+    rows = await client.run<RankedRow>(
+      withValues(scopedStatement(limit), [expression, rankFunction(searchKeys), scope]),
+    );
   }
   const terms = plan?.terms ?? [];
   const matches: Match[] = [];
@@ -135,14 +133,58 @@ function bestRows(
   searchKeys: boolean,
   limit: number,
 ): Promise<RankedRow[]> {
-  const table = raw(indexTable);
-  return client.run<RankedRow>(sql`
+  return client.run<RankedRow>(withValues(bestStatement(searchKeys, limit), [expression]));
+}
+
+/*
+ * The two search statements are built once per shape (limit, column weights) and then given each search's
+ * values: a statement spliced from fragments gets new parts each time, so its text would be joined again and
+ * looked up by content on every search; kept parts let the client find the text (and the prepared statement)
+ * by identity. At most a few shapes exist per process (one per provider's settings); the caches are bounded
+ * all the same.
+ */
+const bestStatements = new Map<string, SqlStatement>();
+const scopedStatements = new Map<number, SqlStatement>();
+const maximumShapes = 64;
+
+function bestStatement(searchKeys: boolean, limit: number): SqlStatement {
+  const shape = `${searchKeys}:${limit}`;
+  let statement = bestStatements.get(shape);
+  if (statement === undefined) {
+    const table = raw(indexTable);
+    statement = sql`
     WITH best AS (
       SELECT rowid AS id, bm25(${table}, ${raw(bm25Weights(searchKeys))}) AS score FROM ${table}
-      WHERE ${table} MATCH ${expression} ORDER BY score LIMIT ${raw(String(limit))})
+      WHERE ${table} MATCH ${""} ORDER BY score LIMIT ${raw(String(limit))})
     SELECT entry.key, entry.content, entry.scope, best.score FROM best
       JOIN ${table} AS entry ON entry.rowid = best.id
-    ORDER BY best.score`);
+    ORDER BY best.score`;
+    if (bestStatements.size >= maximumShapes) bestStatements.clear();
+    bestStatements.set(shape, statement);
+  }
+  return statement;
+}
+
+function scopedStatement(limit: number): SqlStatement {
+  let statement = scopedStatements.get(limit);
+  if (statement === undefined) {
+    statement = sql`
+      SELECT key, content, scope, rank AS score FROM ${raw(indexTable)}
+      WHERE ${raw(indexTable)} MATCH ${""} AND rank MATCH ${""}
+        AND scope = ${0}
+      ORDER BY rank LIMIT ${raw(String(limit))}`;
+    if (scopedStatements.size >= maximumShapes) scopedStatements.clear();
+    scopedStatements.set(limit, statement);
+  }
+  return statement;
+}
+
+/** A built statement's parts with other values in the same places. */
+function withValues(statement: SqlStatement, values: readonly SqlValue[]): SqlStatement {
+  if (values.length !== statement.values.length) {
+    throw new TypeError(`search: expected ${statement.values.length} values, got ${values.length}`);
+  }
+  return Object.freeze({ strings: statement.strings, values: Object.freeze([...values]) });
 }
 
 /**
