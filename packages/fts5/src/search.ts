@@ -23,7 +23,10 @@ import type { ScopePlacement } from "./scope-share.js";
 
 export interface Match {
   readonly key: string;
-  /** The entry's content, or an excerpt of it (cut where `…` stands); `null` for a weak match (key only). */
+  /**
+   * The entry's content, or an excerpt of it (cut where `…` stands); `null` for a weak match returned as its
+   * key alone (`weakResultTokens` 0).
+   */
   readonly text: string | null;
 }
 
@@ -40,6 +43,8 @@ export interface SearchSettings {
   readonly placement: ScopePlacement;
   /** Results scoring below this share of the best result's bm25 come back as their key alone. */
   readonly keyOnlyBelow: number;
+  /** Estimated tokens of excerpt a result below `keyOnlyBelow` keeps; 0: its key alone. */
+  readonly weakResultTokens: number;
   /** Results scoring below this share of the best result's bm25 are left out. */
   readonly dropBelow: number;
   /** Told when a scope searched as `"alone"` was found to share the index. */
@@ -55,7 +60,16 @@ export async function runSearch(
   query: string,
   settings: SearchSettings,
 ): Promise<Match[]> {
-  const { limit, searchKeys, resultTokens, searchTokens, placement, keyOnlyBelow, dropBelow } = settings;
+  const {
+    limit,
+    searchKeys,
+    resultTokens,
+    searchTokens,
+    placement,
+    keyOnlyBelow,
+    weakResultTokens,
+    dropBelow,
+  } = settings;
   const key = keyOf(query);
   const plan = planQuery(query);
   if (plan === null && key === null) return [];
@@ -103,6 +117,9 @@ export async function runSearch(
       // A word of `unicode61` can be long (a CJK sentence has no spaces): the estimate has the last word.
       const budget = requested ? searchTokens : resultTokens;
       if (approximateTokens(text) > budget) text = cutToTokens(text, budget);
+    } else if (weakResultTokens > 0) {
+      text = excerpt(String(row.content), terms, weakResultTokens * charactersPerToken);
+      if (approximateTokens(text) > weakResultTokens) text = cutToTokens(text, weakResultTokens);
     }
     const cost = approximateTokens(entryKey) + (text === null ? 0 : approximateTokens(text)) + 2;
     if (matches.length > 0 && spent + cost > searchTokens) break;

@@ -42,6 +42,25 @@ describe("weak matches (scores far below the best)", () => {
     expect((await provider.search("invoices"))?.match(/Billing invoices/g)).toHaveLength(6);
   });
 
+  it("weakResultTokens gives each weak match a short excerpt around its matched word", async () => {
+    const provider = await runbooks({ weakResultTokens: 8 });
+    const result = await provider.search("rotate billing database");
+    expect(keysOf(result)).toHaveLength(7);
+    expect(result).toContain("[rotate-billing-db]\nTo rotate the billing database credentials");
+    // About 8 tokens (28 characters) around "billing", cut at spaces, `…` where text was left out.
+    expect(result).toContain("[billing-0]\nBilling invoices for region…\n\n");
+    expect(result).not.toContain("first Monday");
+    // 0 keeps the key alone; more than resultTokens, or not an integer, is refused.
+    expect(await (await runbooks({ weakResultTokens: 0 })).search("rotate billing database")).toContain(
+      "[billing-0]\n\n",
+    );
+    for (const weakResultTokens of [-1, 41, 2.5]) {
+      expect(() => new Fts5SearchProvider(memoryDatabase(), { label: "x", weakResultTokens })).toThrow(
+        /weakResultTokens must be an integer from 0 to resultTokens \(40\)/,
+      );
+    }
+  });
+
   it("dropBelow leaves weak matches out", async () => {
     const provider = await runbooks({ dropBelow: 0.5 });
     expect(keysOf(await provider.search("rotate billing database"))).toEqual(["rotate-billing-db"]);
