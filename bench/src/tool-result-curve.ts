@@ -26,28 +26,43 @@ interface Setting {
 }
 
 /**
- * The provider's defaults first (10 results, 40-token excerpts, weak matches below half the best score as
- * keys), then every result with text (the earlier default), other key-only and drop thresholds, weak matches
- * as short excerpts (`weakResultTokens`) instead of keys, and fewer and shorter results.
+ * The provider's defaults first (10 results, 40-token excerpts, weak matches below 0.9 of the best score with
+ * 8-token excerpts), then the earlier defaults (weak matches below half the best as keys alone; every result
+ * with text), other key-only and drop thresholds, other weak-match excerpts, and fewer and shorter results.
  */
 const SETTINGS: readonly Setting[] = [
-  { name: "10 results, 40-token excerpts, key only below 0.5 of the best (default)", options: {} },
+  {
+    name: "10 results, 40-token excerpts, 8-token excerpts below 0.9 of the best (default)",
+    options: {},
+  },
+  {
+    name: "10 results, 40-token excerpts, key only below 0.5 (the earlier default)",
+    options: { keyOnlyBelow: 0.5, weakResultTokens: 0 },
+  },
   { name: "10 results, 40-token excerpts, every result with text", options: { keyOnlyBelow: 0 } },
-  { name: "10 results, 40-token excerpts, key only below 0.3", options: { keyOnlyBelow: 0.3 } },
-  { name: "10 results, 40-token excerpts, key only below 0.7", options: { keyOnlyBelow: 0.7 } },
-  { name: "10 results, 40-token excerpts, key only below 0.9", options: { keyOnlyBelow: 0.9 } },
-  { name: "10 results, 16-token excerpts, key only below 0.5", options: { resultTokens: 16 } },
+  {
+    name: "10 results, 40-token excerpts, key only below 0.3",
+    options: { keyOnlyBelow: 0.3, weakResultTokens: 0 },
+  },
+  {
+    name: "10 results, 40-token excerpts, key only below 0.7",
+    options: { keyOnlyBelow: 0.7, weakResultTokens: 0 },
+  },
+  {
+    name: "10 results, 40-token excerpts, key only below 0.9",
+    options: { keyOnlyBelow: 0.9, weakResultTokens: 0 },
+  },
+  {
+    name: "10 results, 16-token excerpts, key only below 0.5",
+    options: { resultTokens: 16, keyOnlyBelow: 0.5, weakResultTokens: 0 },
+  },
   {
     name: "10 results, 40-token excerpts, 8-token excerpts below 0.5",
-    options: { weakResultTokens: 8 },
+    options: { keyOnlyBelow: 0.5 },
   },
   {
     name: "10 results, 40-token excerpts, 8-token excerpts below 0.7",
     options: { keyOnlyBelow: 0.7, weakResultTokens: 8 },
-  },
-  {
-    name: "10 results, 40-token excerpts, 8-token excerpts below 0.9",
-    options: { keyOnlyBelow: 0.9, weakResultTokens: 8 },
   },
   {
     name: "10 results, 32-token excerpts, 8-token excerpts below 0.7",
@@ -55,7 +70,7 @@ const SETTINGS: readonly Setting[] = [
   },
   {
     name: "10 results, 24-token excerpts, 8-token excerpts below 0.5",
-    options: { resultTokens: 24, weakResultTokens: 8 },
+    options: { resultTokens: 24, keyOnlyBelow: 0.5 },
   },
   {
     name: "10 results, 24-token excerpts, 8-token excerpts below 0.7",
