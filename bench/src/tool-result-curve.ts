@@ -3,7 +3,8 @@
  * (contextblocks ÷ agents/context, cached input at 0.1×) and LoCoMo hit@10 through the same tool path, for
  * several settings of the search provider behind the knowledge block (`Fts5SearchProvider`'s `limit`: results
  * per search; `resultTokens`: the excerpt budget of one result; `keyOnlyBelow`: results scoring below that
- * share of the best result's bm25 come back as their key alone; `dropBelow`: such results are left out).
+ * share of the best result's bm25 come back as their key alone, or with `weakResultTokens` of excerpt;
+ * `dropBelow`: such results are left out).
  * `search_context` returns the provider's text as it is, so the provider's ranked keys are what the model
  * reads. "With text" counts a hit only when the answering turn came back with its text, not as a key alone.
  *
@@ -25,17 +26,64 @@ interface Setting {
 }
 
 /**
- * The provider's defaults first (10 results, 40-token excerpts, weak matches below half the best score as
- * keys), then every result with text (the earlier default), other key-only and drop thresholds, and fewer
- * and shorter results.
+ * The provider's defaults first (10 results, 40-token excerpts, weak matches below 0.9 of the best score with
+ * 8-token excerpts), then the earlier defaults (weak matches below half the best as keys alone; every result
+ * with text), other key-only and drop thresholds, other weak-match excerpts, and fewer and shorter results.
  */
 const SETTINGS: readonly Setting[] = [
-  { name: "10 results, 40-token excerpts, key only below 0.5 of the best (default)", options: {} },
+  {
+    name: "10 results, 40-token excerpts, 8-token excerpts below 0.9 of the best (default)",
+    options: {},
+  },
+  {
+    name: "10 results, 40-token excerpts, key only below 0.5 (the earlier default)",
+    options: { keyOnlyBelow: 0.5, weakResultTokens: 0 },
+  },
   { name: "10 results, 40-token excerpts, every result with text", options: { keyOnlyBelow: 0 } },
-  { name: "10 results, 40-token excerpts, key only below 0.3", options: { keyOnlyBelow: 0.3 } },
-  { name: "10 results, 40-token excerpts, key only below 0.7", options: { keyOnlyBelow: 0.7 } },
-  { name: "10 results, 40-token excerpts, key only below 0.9", options: { keyOnlyBelow: 0.9 } },
-  { name: "10 results, 16-token excerpts, key only below 0.5", options: { resultTokens: 16 } },
+  {
+    name: "10 results, 40-token excerpts, key only below 0.3",
+    options: { keyOnlyBelow: 0.3, weakResultTokens: 0 },
+  },
+  {
+    name: "10 results, 40-token excerpts, key only below 0.7",
+    options: { keyOnlyBelow: 0.7, weakResultTokens: 0 },
+  },
+  {
+    name: "10 results, 40-token excerpts, key only below 0.9",
+    options: { keyOnlyBelow: 0.9, weakResultTokens: 0 },
+  },
+  {
+    name: "10 results, 16-token excerpts, key only below 0.5",
+    options: { resultTokens: 16, keyOnlyBelow: 0.5, weakResultTokens: 0 },
+  },
+  {
+    name: "10 results, 40-token excerpts, 8-token excerpts below 0.5",
+    options: { keyOnlyBelow: 0.5 },
+  },
+  {
+    name: "10 results, 40-token excerpts, 8-token excerpts below 0.7",
+    options: { keyOnlyBelow: 0.7, weakResultTokens: 8 },
+  },
+  {
+    name: "10 results, 32-token excerpts, 8-token excerpts below 0.7",
+    options: { resultTokens: 32, keyOnlyBelow: 0.7, weakResultTokens: 8 },
+  },
+  {
+    name: "10 results, 24-token excerpts, 8-token excerpts below 0.5",
+    options: { resultTokens: 24, keyOnlyBelow: 0.5 },
+  },
+  {
+    name: "10 results, 24-token excerpts, 8-token excerpts below 0.7",
+    options: { resultTokens: 24, keyOnlyBelow: 0.7, weakResultTokens: 8 },
+  },
+  {
+    name: "10 results, 40-token excerpts, 10-token excerpts below 0.9",
+    options: { keyOnlyBelow: 0.9, weakResultTokens: 10 },
+  },
+  {
+    name: "10 results, 40-token excerpts, 10-token excerpts below 1",
+    options: { keyOnlyBelow: 1, weakResultTokens: 10 },
+  },
   { name: "10 results, 40-token excerpts, left out below 0.5", options: { keyOnlyBelow: 0, dropBelow: 0.5 } },
   {
     name: "10 results, 16-token excerpts, every result with text",

@@ -1,4 +1,4 @@
-import type { QueryTerm } from "@contextblocks/text";
+import { maximumTerms, type QueryTerm } from "@contextblocks/text";
 
 /**
  * A bounded window of an entry around the words a query matched, cut at spaces, with `…` where text was left
@@ -11,41 +11,41 @@ import type { QueryTerm } from "@contextblocks/text";
 export function excerpt(content: string, terms: readonly QueryTerm[], maximumCharacters: number): string {
   if (content.length <= maximumCharacters) return content;
   const lower = content.toLowerCase();
-  const hits: { position: number; term: number }[] = [];
-  terms.forEach((term, index) => {
-    for (const needle of new Set([term.word, term.stem])) {
-      if (needle.length === 0) continue;
-      let found = 0;
-      for (
-        let at = lower.indexOf(needle);
-        at >= 0 && found < hitsPerTerm;
-        at = lower.indexOf(needle, at + 1)
-      ) {
-        if (at > 0 && isWordCharacter(lower.charCodeAt(at - 1))) continue;
-        hits.push({ position: at, term: index });
-        found++;
-      }
-    }
-  });
+  // Each hit is one number, position × 64 + term index (planQuery keeps at most 32 terms): sorted as numbers
+  // without an object a hit.
+  const hits: number[] = [];
+  for (let index = 0; index < terms.length && index < maximumTerms; index++) {
+    const term = terms[index] as QueryTerm;
+    findHits(lower, term.word, index, hits);
+    if (term.stem !== term.word) findHits(lower, term.stem, index, hits);
+  }
   let start = 0;
   if (hits.length > 0) {
-    hits.sort((left, right) => left.position - right.position);
+    hits.sort(byNumber);
     // The window (of the excerpt's length) that starts at a hit and covers the most distinct terms.
-    let best = { position: hits[0]?.position ?? 0, covered: 0 };
+    let bestPosition = Math.floor((hits[0] as number) / termSlots);
+    let bestCovered = 0;
+    // seenAt[term] = the window (its first hit + 1) that last counted the term.
+    const seenAt = new Array<number>(Math.min(terms.length, maximumTerms)).fill(0);
     for (let first = 0; first < hits.length; first++) {
-      const from = hits[first]?.position ?? 0;
-      const covered = new Set<number>();
-      for (
-        let next = first;
-        next < hits.length && (hits[next]?.position ?? 0) < from + maximumCharacters;
-        next++
-      ) {
-        covered.add(hits[next]?.term ?? 0);
+      const from = Math.floor((hits[first] as number) / termSlots);
+      let covered = 0;
+      for (let next = first; next < hits.length; next++) {
+        const hit = hits[next] as number;
+        if (Math.floor(hit / termSlots) >= from + maximumCharacters) break;
+        const term = hit % termSlots;
+        if (seenAt[term] !== first + 1) {
+          seenAt[term] = first + 1;
+          covered++;
+        }
       }
-      if (covered.size > best.covered) best = { position: from, covered: covered.size };
+      if (covered > bestCovered) {
+        bestPosition = from;
+        bestCovered = covered;
+      }
     }
     // A little text before the first hit, so the excerpt reads as a sentence about it.
-    start = Math.max(0, best.position - Math.floor(maximumCharacters / 5));
+    start = Math.max(0, bestPosition - Math.floor(maximumCharacters / 5));
     start = Math.min(start, content.length - maximumCharacters);
   }
   let end = Math.min(content.length, start + maximumCharacters);
@@ -62,6 +62,23 @@ export function excerpt(content: string, terms: readonly QueryTerm[], maximumCha
 
 /** Occurrences of one query word looked at, at most: bounds the work on a long entry. */
 const hitsPerTerm = 64;
+/** The slots of a hit's number kept for its term: more than planQuery's `maximumTerms`. */
+const termSlots = 64;
+
+function byNumber(left: number, right: number): number {
+  return left - right;
+}
+
+/** Pushes the positions of `needle` at the start of a word of `lower` (at most `hitsPerTerm`) as hits of `term`. */
+function findHits(lower: string, needle: string, term: number, hits: number[]): void {
+  if (needle.length === 0) return;
+  let found = 0;
+  for (let at = lower.indexOf(needle); at >= 0 && found < hitsPerTerm; at = lower.indexOf(needle, at + 1)) {
+    if (at > 0 && isWordCharacter(lower.charCodeAt(at - 1))) continue;
+    hits.push(at * termSlots + term);
+    found++;
+  }
+}
 
 /** ASCII letters and digits, and anything beyond ASCII (a letter of another script, most likely). */
 function isWordCharacter(code: number): boolean {

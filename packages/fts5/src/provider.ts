@@ -50,12 +50,20 @@ export interface Fts5SearchProviderOptions {
   /** Estimated tokens all results of one `search` may take together (the best one always comes back). Default 400. */
   searchTokens?: number;
   /**
-   * A result whose bm25 score is below this share of the best result's (0 to 1) comes back as its key alone,
-   * `[key]` without text: the reader sees that it exists, and searching the key returns it whole. A question
-   * then costs the text of its strong matches only, and no match is dropped. 0 shows every result's text.
-   * Default 0.5.
+   * A result whose bm25 score is below this share of the best result's (0 to 1) is a weak match: it comes
+   * back as its key and a short excerpt (`weakResultTokens`), or as its key alone, `[key]` without text. The
+   * reader sees that it exists, and searching the key returns it whole. A question then costs the full
+   * excerpts of its strong matches only, and no match is dropped. 0 treats every result as strong.
+   * Default 0.9 (with `weakResultTokens` 8: on LoCoMo, the same hit@10 as full excerpts for every result, the
+   * answering turn always with some of its text, at fewer tokens than 0.5 with keys alone).
    */
   keyOnlyBelow?: number;
+  /**
+   * Estimated tokens of text a weak match (below `keyOnlyBelow`) keeps: a short excerpt around its matched
+   * words after its key, so the reader can tell whether the entry is worth searching its key. 0 returns its
+   * key alone. An integer from 0 to `resultTokens`. Default 8 (about five words).
+   */
+  weakResultTokens?: number;
   /**
    * A result whose bm25 score is below this share of the best result's (0 to 1) is left out. Default 0 (none:
    * on LoCoMo every cut-off tried lost answers, 0.02 to 0.12 of hit@10).
@@ -76,7 +84,8 @@ export interface Fts5EntryOptions {
 const defaultLimit = 10;
 const defaultResultTokens = 40;
 const defaultSearchTokens = 400;
-const defaultKeyOnlyBelow = 0.5;
+const defaultKeyOnlyBelow = 0.9;
+const defaultWeakResultTokens = 8;
 
 /**
  * A searchable context block on SQLite FTS5: keyed entries, natural-language queries, and writes and counts
@@ -99,6 +108,7 @@ export class Fts5SearchProvider implements SearchProvider {
   readonly #resultTokens: number;
   readonly #searchTokens: number;
   readonly #keyOnlyBelow: number;
+  readonly #weakResultTokens: number;
   readonly #dropBelow: number;
   #label: string | undefined;
   /** The label's scope id, resolved once per label (schema, scope row and legacy import on first use). */
@@ -118,6 +128,7 @@ export class Fts5SearchProvider implements SearchProvider {
       resultTokens = defaultResultTokens,
       searchTokens = defaultSearchTokens,
       keyOnlyBelow = defaultKeyOnlyBelow,
+      weakResultTokens = defaultWeakResultTokens,
       dropBelow = 0,
       onStatement,
     } = settings;
@@ -145,7 +156,13 @@ export class Fts5SearchProvider implements SearchProvider {
         throw invalidConfig(`${name} must be a number from 0 to 1, got ${describeValue(value)}`);
       }
     }
+    if (!Number.isInteger(weakResultTokens) || weakResultTokens < 0 || weakResultTokens > resultTokens) {
+      throw invalidConfig(
+        `weakResultTokens must be an integer from 0 to resultTokens (${resultTokens}), got ${describeValue(weakResultTokens)}`,
+      );
+    }
     this.#keyOnlyBelow = keyOnlyBelow;
+    this.#weakResultTokens = weakResultTokens;
     this.#dropBelow = dropBelow;
     this.#resultTokens = resultTokens;
     this.#searchTokens = searchTokens;
@@ -198,6 +215,7 @@ export class Fts5SearchProvider implements SearchProvider {
       resultTokens: this.#resultTokens,
       searchTokens: this.#searchTokens,
       keyOnlyBelow: this.#keyOnlyBelow,
+      weakResultTokens: this.#weakResultTokens,
       dropBelow: this.#dropBelow,
     });
     if (matches.length === 0) return null;

@@ -1,4 +1,4 @@
-import { raw, type SqlClient, sql } from "@contextblocks/sql";
+import { raw, type SqlClient, type SqlStatement, type SqlValue, sql } from "@contextblocks/sql";
 import { fts5MatchExpression, planQuery } from "@contextblocks/text";
 import { excerpt } from "./excerpt.js";
 import { keyHandle } from "./handle.js";
@@ -23,7 +23,10 @@ import type { ScopePlacement } from "./scope-share.js";
 
 export interface Match {
   readonly key: string;
-  /** The entry's content, or an excerpt of it (cut where `…` stands); `null` for a weak match (key only). */
+  /**
+   * The entry's content, or an excerpt of it (cut where `…` stands); `null` for a weak match returned as its
+   * key alone (`weakResultTokens` 0).
+   */
   readonly text: string | null;
 }
 
@@ -40,6 +43,8 @@ export interface SearchSettings {
   readonly placement: ScopePlacement;
   /** Results scoring below this share of the best result's bm25 come back as their key alone. */
   readonly keyOnlyBelow: number;
+  /** Estimated tokens of excerpt a result below `keyOnlyBelow` keeps; 0: its key alone. */
+  readonly weakResultTokens: number;
   /** Results scoring below this share of the best result's bm25 are left out. */
   readonly dropBelow: number;
   /** Told when a scope searched as `"alone"` was found to share the index. */
@@ -55,7 +60,16 @@ export async function runSearch(
   query: string,
   settings: SearchSettings,
 ): Promise<Match[]> {
-  const { limit, searchKeys, resultTokens, searchTokens, placement, keyOnlyBelow, dropBelow } = settings;
+  const {
+    limit,
+    searchKeys,
+    resultTokens,
+    searchTokens,
+    placement,
+    keyOnlyBelow,
+    weakResultTokens,
+    dropBelow,
+  } = settings;
   const key = keyOf(query);
   const plan = planQuery(query);
   if (plan === null && key === null) return [];
@@ -80,11 +94,9 @@ export async function runSearch(
   }
   if (rows === undefined) {
     const expression = placement === "small" ? `scope : ${scope} AND (${words})` : words;
-    rows = await client.run<RankedRow>(sql`
-      SELECT key, content, scope, rank AS score FROM ${raw(indexTable)}
-      WHERE ${raw(indexTable)} MATCH ${expression} AND rank MATCH ${rankFunction(searchKeys)}
-        AND scope = ${scope}
-      ORDER BY rank LIMIT ${raw(String(limit))}`);
+    rows = await client.run<RankedRow>(
+      withValues(scopedStatement(limit), [expression, rankFunction(searchKeys), scope]),
+    );
   }
   const terms = plan?.terms ?? [];
   const matches: Match[] = [];
@@ -105,6 +117,9 @@ export async function runSearch(
       // A word of `unicode61` can be long (a CJK sentence has no spaces): the estimate has the last word.
       const budget = requested ? searchTokens : resultTokens;
       if (approximateTokens(text) > budget) text = cutToTokens(text, budget);
+    } else if (weakResultTokens > 0) {
+      text = excerpt(String(row.content), terms, weakResultTokens * charactersPerToken);
+      if (approximateTokens(text) > weakResultTokens) text = cutToTokens(text, weakResultTokens);
     }
     const cost = approximateTokens(entryKey) + (text === null ? 0 : approximateTokens(text)) + 2;
     if (matches.length > 0 && spent + cost > searchTokens) break;
@@ -135,14 +150,58 @@ function bestRows(
   searchKeys: boolean,
   limit: number,
 ): Promise<RankedRow[]> {
-  const table = raw(indexTable);
-  return client.run<RankedRow>(sql`
+  return client.run<RankedRow>(withValues(bestStatement(searchKeys, limit), [expression]));
+}
+
+/*
+ * The two search statements are built once per shape (limit, column weights) and then given each search's
+ * values: a statement spliced from fragments gets new parts each time, so its text would be joined again and
+ * looked up by content on every search; kept parts let the client find the text (and the prepared statement)
+ * by identity. At most a few shapes exist per process (one per provider's settings); the caches are bounded
+ * all the same.
+ */
+const bestStatements = new Map<string, SqlStatement>();
+const scopedStatements = new Map<number, SqlStatement>();
+const maximumShapes = 64;
+
+function bestStatement(searchKeys: boolean, limit: number): SqlStatement {
+  const shape = `${searchKeys}:${limit}`;
+  let statement = bestStatements.get(shape);
+  if (statement === undefined) {
+    const table = raw(indexTable);
+    statement = sql`
     WITH best AS (
       SELECT rowid AS id, bm25(${table}, ${raw(bm25Weights(searchKeys))}) AS score FROM ${table}
-      WHERE ${table} MATCH ${expression} ORDER BY score LIMIT ${raw(String(limit))})
+      WHERE ${table} MATCH ${""} ORDER BY score LIMIT ${raw(String(limit))})
     SELECT entry.key, entry.content, entry.scope, best.score FROM best
       JOIN ${table} AS entry ON entry.rowid = best.id
-    ORDER BY best.score`);
+    ORDER BY best.score`;
+    if (bestStatements.size >= maximumShapes) bestStatements.clear();
+    bestStatements.set(shape, statement);
+  }
+  return statement;
+}
+
+function scopedStatement(limit: number): SqlStatement {
+  let statement = scopedStatements.get(limit);
+  if (statement === undefined) {
+    statement = sql`
+      SELECT key, content, scope, rank AS score FROM ${raw(indexTable)}
+      WHERE ${raw(indexTable)} MATCH ${""} AND rank MATCH ${""}
+        AND scope = ${0}
+      ORDER BY rank LIMIT ${raw(String(limit))}`;
+    if (scopedStatements.size >= maximumShapes) scopedStatements.clear();
+    scopedStatements.set(limit, statement);
+  }
+  return statement;
+}
+
+/** A built statement's parts with other values in the same places. */
+function withValues(statement: SqlStatement, values: readonly SqlValue[]): SqlStatement {
+  if (values.length !== statement.values.length) {
+    throw new TypeError(`search: expected ${statement.values.length} values, got ${values.length}`);
+  }
+  return Object.freeze({ strings: statement.strings, values: Object.freeze([...values]) });
 }
 
 /**
@@ -171,6 +230,8 @@ function cutToTokens(text: string, tokens: number): string {
  * `estimateTokens` is closer but cost more than the SQL statement itself at 10 results a search.
  */
 export function approximateTokens(text: string): number {
+  // Most text is all ASCII: one native scan says so.
+  if (!nonAscii.test(text)) return Math.ceil(text.length / 4);
   let ascii = 0;
   let other = 0;
   for (let index = 0; index < text.length; index++) {
@@ -179,3 +240,5 @@ export function approximateTokens(text: string): number {
   }
   return Math.ceil(ascii / 4) + other;
 }
+
+const nonAscii = /[^\x00-\x7f]/;

@@ -17,6 +17,7 @@ export interface KnowledgeOptions {
   limit?: number;
   resultTokens?: number;
   keyOnlyBelow?: number;
+  weakResultTokens?: number;
   dropBelow?: number;
 }
 

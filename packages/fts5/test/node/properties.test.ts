@@ -76,6 +76,7 @@ describe("Fts5SearchProvider against an in-memory model", () => {
       fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 25 }), async (operations) => {
         // Budgets wide enough that every match comes back whole (excerpts have their own tests).
         const { provider, database } = openProvider({
+          keyOnlyBelow: 0,
           limit: 100,
           resultTokens: 1_000_000,
           searchTokens: 100_000_000,

@@ -20,14 +20,18 @@ async function runbooks(options = {}) {
 }
 
 describe("weak matches (scores far below the best)", () => {
-  it("come back as their key alone by default: every key is listed, only strong matches cost their text", async () => {
+  it("come back as their key and a few words by default: every key is listed, only strong matches cost a full excerpt", async () => {
     const provider = await runbooks();
     const result = await provider.search("rotate billing database");
     expect(keysOf(result)).toHaveLength(7);
     expect(keysOf(result)[0]).toBe("rotate-billing-db");
     expect(result).toContain("[rotate-billing-db]\nTo rotate the billing database credentials");
-    expect(result).toContain("[billing-0]\n\n");
-    expect(result).not.toContain("invoices");
+    expect(result).toContain("[billing-0]\nBilling invoices for region…\n\n");
+    expect(result).not.toContain("first Monday");
+    // weakResultTokens: 0 leaves such a match its key alone.
+    const keysAlone = await (await runbooks({ weakResultTokens: 0 })).search("rotate billing database");
+    expect(keysAlone).toContain("[billing-0]\n\n");
+    expect(keysAlone).not.toContain("invoices");
     // Searching such a key returns it whole.
     expect(
       (await provider.search("[billing-3]"))?.startsWith("[billing-3]\nBilling invoices for region 3"),
@@ -40,6 +44,25 @@ describe("weak matches (scores far below the best)", () => {
     const provider = await runbooks();
     // "invoices" matches the six alike: none is weak.
     expect((await provider.search("invoices"))?.match(/Billing invoices/g)).toHaveLength(6);
+  });
+
+  it("weakResultTokens gives each weak match a short excerpt around its matched word", async () => {
+    const provider = await runbooks({ weakResultTokens: 8 });
+    const result = await provider.search("rotate billing database");
+    expect(keysOf(result)).toHaveLength(7);
+    expect(result).toContain("[rotate-billing-db]\nTo rotate the billing database credentials");
+    // About 8 tokens (28 characters) around "billing", cut at spaces, `…` where text was left out.
+    expect(result).toContain("[billing-0]\nBilling invoices for region…\n\n");
+    expect(result).not.toContain("first Monday");
+    // 0 keeps the key alone; more than resultTokens, or not an integer, is refused.
+    expect(await (await runbooks({ weakResultTokens: 0 })).search("rotate billing database")).toContain(
+      "[billing-0]\n\n",
+    );
+    for (const weakResultTokens of [-1, 41, 2.5]) {
+      expect(() => new Fts5SearchProvider(memoryDatabase(), { label: "x", weakResultTokens })).toThrow(
+        /weakResultTokens must be an integer from 0 to resultTokens \(40\)/,
+      );
+    }
   });
 
   it("dropBelow leaves weak matches out", async () => {
