@@ -2,7 +2,7 @@ import { raw, type SqlClient, type SqlStatement, type SqlValue, sql } from "@con
 import { fts5MatchExpression, planQuery } from "@contextblocks/text";
 import { excerpt } from "./excerpt.js";
 import { keyHandle } from "./handle.js";
-import { bm25Weights, indexTable, rankFunction } from "./schema.js";
+import { indexTable, rankFunction } from "./schema.js";
 import type { ScopePlacement } from "./scope-share.js";
 
 /**
@@ -138,11 +138,12 @@ interface RankedRow {
 }
 
 /**
- * The best `limit` matches of the whole index, for a scope that holds all of it. FTS5 scores every match
- * and SQLite keeps the best `limit` by rowid and score alone; only those rows' columns are read. (`ORDER BY
- * rank` makes FTS5 sort every match itself, and a `scope = ?` filter reads each match's row before the limit:
- * each cost as much as the bare statement again at 20k entries.) The caller checks each row's scope. The
- * limit is written into the statement (a validated integer): bound as a parameter, it cost 10% more.
+ * The best `limit` matches of the whole index, for a scope that holds all of it: FTS5 scores every match and
+ * sorts them itself (`ORDER BY rank`), and only the rows returned are read. A `scope = ?` filter would read
+ * each match's row before the limit (as much again as the bare statement at 20k entries), and sorting by a
+ * `bm25()` expression leaves the order to SQLite, whose plan may read every match (each billed on a Durable
+ * Object). The caller checks each row's scope. The limit is written into the statement (a validated
+ * integer): bound as a parameter, it cost 10% more.
  */
 function bestRows(
   client: SqlClient,
@@ -169,13 +170,12 @@ function bestStatement(searchKeys: boolean, limit: number): SqlStatement {
   let statement = bestStatements.get(shape);
   if (statement === undefined) {
     const table = raw(indexTable);
+    // `ORDER BY rank` lets FTS5 sort the matches itself and hand over only the first `limit`: sorted by an
+    // expression, SQLite would read every matching row (each one billed on a Durable Object).
     statement = sql`
-    WITH best AS (
-      SELECT rowid AS id, bm25(${table}, ${raw(bm25Weights(searchKeys))}) AS score FROM ${table}
-      WHERE ${table} MATCH ${""} ORDER BY score LIMIT ${raw(String(limit))})
-    SELECT entry.key, entry.content, entry.scope, best.score FROM best
-      JOIN ${table} AS entry ON entry.rowid = best.id
-    ORDER BY best.score`;
+    SELECT key, content, scope, rank AS score FROM ${table}
+    WHERE ${table} MATCH ${""} AND rank MATCH ${raw(`'${rankFunction(searchKeys)}'`)}
+    ORDER BY rank LIMIT ${raw(String(limit))}`;
     if (bestStatements.size >= maximumShapes) bestStatements.clear();
     bestStatements.set(shape, statement);
   }
