@@ -85,7 +85,9 @@ export async function runSearch(
   const words = clauses.join(" OR ");
   let rows: RankedRow[] | undefined;
   if (placement === "alone") {
-    rows = await bestRows(client, words, searchKeys, limit);
+    rows = await client.run<RankedRow>(
+      withValues(rankedStatement(limit, false), [words, rankFunction(searchKeys)]),
+    );
     if (rows.some((row) => Number(row.scope) !== scope)) {
       // Another label wrote since the share was read: search again with the filter.
       rows = undefined;
@@ -95,7 +97,7 @@ export async function runSearch(
   if (rows === undefined) {
     const expression = placement === "small" ? `scope : ${scope} AND (${words})` : words;
     rows = await client.run<RankedRow>(
-      withValues(scopedStatement(limit), [expression, rankFunction(searchKeys), scope]),
+      withValues(rankedStatement(limit, true), [expression, rankFunction(searchKeys), scope]),
     );
   }
   const terms = plan?.terms ?? [];
@@ -138,63 +140,36 @@ interface RankedRow {
 }
 
 /**
- * The best `limit` matches of the whole index, for a scope that holds all of it: FTS5 scores every match and
- * sorts them itself (`ORDER BY rank`), and only the rows returned are read. A `scope = ?` filter would read
- * each match's row before the limit (as much again as the bare statement at 20k entries), and sorting by a
- * `bm25()` expression leaves the order to SQLite, whose plan may read every match (each billed on a Durable
- * Object). The caller checks each row's scope. The limit is written into the statement (a validated
- * integer): bound as a parameter, it cost 10% more.
+ * The best `limit` matches, by the weighted bm25 (`rankFunction`): FTS5 scores every match and sorts them
+ * itself (`ORDER BY rank`), so only the rows returned are read. `scoped` adds the `scope = ?` filter, which
+ * reads each match's row before the limit (as much again as the bare statement at 20k entries): a scope that
+ * holds the whole index searches without it and the caller checks each row's scope. Sorting by a `bm25()`
+ * expression instead leaves the order to SQLite, whose plan may read every match (each billed on a Durable
+ * Object). The limit is written into the statement (a validated integer): bound, it cost 10% more.
  */
-function bestRows(
-  client: SqlClient,
-  expression: string,
-  searchKeys: boolean,
-  limit: number,
-): Promise<RankedRow[]> {
-  return client.run<RankedRow>(withValues(bestStatement(searchKeys, limit), [expression]));
+function rankedStatement(limit: number, scoped: boolean): SqlStatement {
+  const shape = `${scoped}:${limit}`;
+  let statement = rankedStatements.get(shape);
+  if (statement === undefined) {
+    const table = raw(indexTable);
+    statement = sql`
+      SELECT key, content, scope, rank AS score FROM ${table}
+      WHERE ${table} MATCH ${""} AND rank MATCH ${""}${scoped ? sql` AND scope = ${0}` : sql``}
+      ORDER BY rank LIMIT ${raw(String(limit))}`;
+    if (rankedStatements.size >= maximumShapes) rankedStatements.clear();
+    rankedStatements.set(shape, statement);
+  }
+  return statement;
 }
 
 /*
- * The two search statements are built once per shape (limit, column weights) and then given each search's
- * values: a statement spliced from fragments gets new parts each time, so its text would be joined again and
- * looked up by content on every search; kept parts let the client find the text (and the prepared statement)
- * by identity. At most a few shapes exist per process (one per provider's settings); the caches are bounded
- * all the same.
+ * Search statements are built once per shape (limit, filter) and then given each search's values: a
+ * statement spliced from fragments gets new parts each time, so its text would be joined again and looked up
+ * by content on every search; kept parts let the client find the text (and the prepared statement) by
+ * identity. At most a few shapes exist per process; the cache is bounded all the same.
  */
-const bestStatements = new Map<string, SqlStatement>();
-const scopedStatements = new Map<number, SqlStatement>();
+const rankedStatements = new Map<string, SqlStatement>();
 const maximumShapes = 64;
-
-function bestStatement(searchKeys: boolean, limit: number): SqlStatement {
-  const shape = `${searchKeys}:${limit}`;
-  let statement = bestStatements.get(shape);
-  if (statement === undefined) {
-    const table = raw(indexTable);
-    // `ORDER BY rank` lets FTS5 sort the matches itself and hand over only the first `limit`: sorted by an
-    // expression, SQLite would read every matching row (each one billed on a Durable Object).
-    statement = sql`
-    SELECT key, content, scope, rank AS score FROM ${table}
-    WHERE ${table} MATCH ${""} AND rank MATCH ${raw(`'${rankFunction(searchKeys)}'`)}
-    ORDER BY rank LIMIT ${raw(String(limit))}`;
-    if (bestStatements.size >= maximumShapes) bestStatements.clear();
-    bestStatements.set(shape, statement);
-  }
-  return statement;
-}
-
-function scopedStatement(limit: number): SqlStatement {
-  let statement = scopedStatements.get(limit);
-  if (statement === undefined) {
-    statement = sql`
-      SELECT key, content, scope, rank AS score FROM ${raw(indexTable)}
-      WHERE ${raw(indexTable)} MATCH ${""} AND rank MATCH ${""}
-        AND scope = ${0}
-      ORDER BY rank LIMIT ${raw(String(limit))}`;
-    if (scopedStatements.size >= maximumShapes) scopedStatements.clear();
-    scopedStatements.set(limit, statement);
-  }
-  return statement;
-}
 
 /** A built statement's parts with other values in the same places. */
 function withValues(statement: SqlStatement, values: readonly SqlValue[]): SqlStatement {
