@@ -10,6 +10,7 @@ import {
 import {
   isMissingTableError,
   raw,
+  rowTooLarge,
   type SqlClient,
   type SqlSource,
   type StatementObserver,
@@ -251,6 +252,14 @@ export class Fts5SearchProvider implements SearchProvider {
     checkStorable(content, "set: content", (message) => this.#invalidInput(message));
     if (context !== undefined) {
       checkStorable(context, "set: options.context", (message) => this.#invalidInput(message));
+    }
+    // Refused on every SQLite, so an index built on Node also fits in a Durable Object (which refuses such
+    // a row with a bare SQLITE_TOOBIG).
+    const tooLarge = rowTooLarge([key, content, context ?? ""]);
+    if (tooLarge !== undefined) {
+      throw this.#invalidInput(
+        `set: entry "${key.slice(0, 80)}" (key, content and context) ${tooLarge}: split it into several entries, e.g. by section`,
+      );
     }
     const scope = await this.#openScope();
     const stored = await storedKey(this.#client, scope, key);

@@ -23,7 +23,7 @@ import {
 import { checkLabel, checkNamespace } from "./names.js";
 import { type BlockStoreOptions, blockStoreOptions, ownerOf } from "./provider-options.js";
 import { BLOCKS_TABLE, TableAccess } from "./tables.js";
-import { checkStorable } from "./text-checks.js";
+import { checkRowSize, checkStorable } from "./text-checks.js";
 
 /** Options of `SqlContextProvider`: those of every block store, and the name its errors begin with. */
 export interface SqlContextProviderOptions extends BlockStoreOptions {
@@ -148,6 +148,7 @@ export class SqlContextProvider implements ConditionalContextProvider {
   async set(content: string, write?: BlockWrite): Promise<void> {
     const key = this.#key();
     this.#checkContent(content, "content");
+    checkRowSize([key, content], `content of "${this.#label}"`, this.#owner, this.#label);
     const dialect = this.#access.client.dialect;
     const retention = this.#keptVersions();
     if (retention === undefined) {
@@ -176,6 +177,7 @@ export class SqlContextProvider implements ConditionalContextProvider {
     const key = this.#key();
     this.#checkContent(expected, "expected");
     this.#checkContent(content, "content");
+    checkRowSize([key, content], `content of "${this.#label}"`, this.#owner, this.#label);
     if (expected === content) return ((await this.get()) ?? "") === expected;
     const dialect = this.#access.client.dialect;
     const retention = this.#keptVersions();

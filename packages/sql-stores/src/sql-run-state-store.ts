@@ -2,7 +2,7 @@ import { ContextError, describeValue } from "@contextblocks/core";
 import type { RunStateStore, RunStates } from "@contextblocks/sessions";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { RUN_STATE_TABLE, TableAccess } from "./tables.js";
-import { checkStorable } from "./text-checks.js";
+import { checkRowSize, checkStorable } from "./text-checks.js";
 
 /** Options of `SqlRunStateStore`. */
 export interface SqlRunStateStoreOptions {
@@ -92,7 +92,9 @@ FROM contextblocks_run_state WHERE session_id = ${sessionId}`,
     // Serialized before anything is written: a state JSON cannot hold fails the save, not half of it.
     const rows = Object.entries(states).map(([sourceId, state]) => {
       checkStorable(sourceId, "source id", this.#owner, dialect, "INVALID_INPUT", undefined);
-      return { sourceId, json: this.#json(state, sourceId) };
+      const json = this.#json(state, sourceId);
+      checkRowSize([sessionId, sourceId, json], `state of "${sourceId}" (as JSON)`, this.#owner, undefined);
+      return { sourceId, json };
     });
     const kept = JSON.stringify(rows.map((row) => row.sourceId));
     await this.#access.write([

@@ -8,7 +8,7 @@ import type {
 import { checkUsageArguments } from "@contextblocks/sessions";
 import { join, raw, type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { REGISTRY_TABLE, TableAccess } from "./tables.js";
-import { checkStorable } from "./text-checks.js";
+import { checkRowSize, checkStorable } from "./text-checks.js";
 
 /** Options of `SqlSessionRegistry`. */
 export interface SqlSessionRegistryOptions {
@@ -67,6 +67,12 @@ export class SqlSessionRegistry implements SessionRegistry {
     const parent = this.#optional(options.parentSessionId, "parentSessionId");
     const model = this.#optional(options.model, "model");
     const source = this.#optional(options.source, "source");
+    checkRowSize(
+      [id, name, parent ?? "", model ?? "", source ?? ""],
+      "session",
+      `${this.#owner}.create`,
+      undefined,
+    );
     const { now, columns } = this.#dialect();
     const [rows] = await this.#access.write([
       sql`INSERT INTO assistant_sessions (id, name, parent_session_id, model, source, created_at, updated_at)
@@ -114,6 +120,12 @@ RETURNING ${columns}`,
       if (changes.endReason !== null) this.#text(changes.endReason, "endReason", "update", true);
       sets.push(sql`end_reason = ${changes.endReason}`);
     }
+    checkRowSize(
+      [String(id), changes.name ?? "", changes.endReason ?? ""],
+      "name and end reason",
+      `${this.#owner}.update`,
+      undefined,
+    );
     const [rows] = await this.#access.write([
       sql`UPDATE assistant_sessions SET ${join(sets)} WHERE id = ${String(id)} RETURNING id`,
     ]);

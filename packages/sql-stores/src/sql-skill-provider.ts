@@ -3,7 +3,7 @@ import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { checkLabel, checkNamespace } from "./names.js";
 import { type BlockStoreOptions, blockStoreOptions, ownerOf } from "./provider-options.js";
 import { SKILLS_TABLE, TableAccess } from "./tables.js";
-import { checkStorable } from "./text-checks.js";
+import { checkRowSize, checkStorable } from "./text-checks.js";
 
 /** Options of `SqlSkillProvider`: those of every block store, and the name its errors begin with. */
 export interface SqlSkillProviderOptions extends BlockStoreOptions {
@@ -142,6 +142,7 @@ WHERE scope = ${scope} AND key = ${key}`,
     const dialect = this.#access.client.dialect;
     checkStorable(content, `content of skill "${key}"`, this.#owner, dialect, "INVALID_INPUT", this.#label);
     const kept = this.#checkDescription(key, description);
+    checkRowSize([scope, key, kept ?? "", content], `skill "${key}"`, this.#owner, this.#label);
     await this.#access.write([UPSERT[dialect](scope, key, kept, content)]);
   }
 

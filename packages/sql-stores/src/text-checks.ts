@@ -1,5 +1,5 @@
 import { ContextError, loneSurrogateIndex } from "@contextblocks/core";
-import type { SqlDialect } from "@contextblocks/sql";
+import { rowTooLarge, type SqlDialect } from "@contextblocks/sql";
 
 /**
  * What keeps `text` from being stored unchanged in `dialect`, with its index, or `null`. Both store text as
@@ -30,6 +30,26 @@ export function checkStorable(
   throw new ContextError(
     code,
     `${owner}: the ${what} has ${found.problem} at index ${found.index}, which ${DATABASE_NAME[dialect]} cannot store unchanged`,
+    label === undefined ? undefined : { label },
+  );
+}
+
+/**
+ * Refuses a row whose text passes `maxRowBytes` before anything is written, naming the field and the store:
+ * a Durable Object's SQLite would refuse it with a bare `SQLITE_TOOBIG`, and the same value is refused on
+ * every backend so what is stored on Node is storable in a Durable Object.
+ */
+export function checkRowSize(
+  texts: readonly string[],
+  what: string,
+  owner: string,
+  label: string | undefined,
+): void {
+  const problem = rowTooLarge(texts);
+  if (problem === undefined) return;
+  throw new ContextError(
+    "INVALID_INPUT",
+    `${owner}: the ${what} with its row's other text ${problem}: shorten it or split it`,
     label === undefined ? undefined : { label },
   );
 }

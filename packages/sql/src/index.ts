@@ -27,6 +27,7 @@ export {
   type PostgresJsSql,
   type PostgresJsSqlLike,
 } from "./postgres-js.js";
+export { maxRowBytes, rowBytesOver, rowTooLarge, utf8Bytes } from "./row-bytes.js";
 export { buildStatement, isSqlStatement, join, raw, type SqlTemplateValue, sql } from "./statement.js";
 export { fromTaggedTemplate, type TaggedTemplateSqlSource } from "./tagged-template.js";
 export { isMissingTableError } from "./text.js";

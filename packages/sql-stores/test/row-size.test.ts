@@ -1,0 +1,54 @@
+import { isContextError } from "@contextblocks/core";
+import { fromBetterSqlite3, maxRowBytes, type SqlClient } from "@contextblocks/sql";
+import Database from "better-sqlite3";
+import { beforeEach, describe, expect, it } from "vitest";
+import { SqlContextProvider, SqlRunStateStore, SqlSessionRegistry, SqlSkillProvider } from "../src/index.js";
+
+let client: SqlClient;
+beforeEach(() => {
+  client = fromBetterSqlite3(new Database(":memory:"));
+});
+
+/** What `call` threw: an `INVALID_INPUT` ContextError whose message names the size and the limit. */
+async function refusal(call: () => Promise<unknown>): Promise<string> {
+  const error = await call().then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(isContextError(error) && error.code === "INVALID_INPUT").toBe(true);
+  const message = (error as Error).message;
+  expect(message).toContain("2,000,000");
+  return message;
+}
+
+// Two bytes a character: under the limit in UTF-16 units, over it in the bytes SQLite stores.
+const oversized = "é".repeat(maxRowBytes / 2 + 1);
+
+describe("rows over 2 MB (what a Durable Object's SQLite refuses) are refused on every SQLite", () => {
+  it("a block: set and setIf refuse, and the stored content stays", async () => {
+    const memory = new SqlContextProvider(client, "memory");
+    await memory.set("Ada likes tea.");
+    expect(await refusal(() => memory.set(oversized))).toMatch(
+      /content of "memory" with its row's other text is 2,000,00\d bytes/,
+    );
+    await refusal(() => memory.setIf("Ada likes tea.", oversized));
+    expect(await memory.get()).toBe("Ada likes tea.");
+    // Just under the limit is stored whole.
+    const large = "x".repeat(maxRowBytes - "memory".length);
+    await memory.set(large);
+    expect(await memory.get()).toBe(large);
+  });
+
+  it("a skill, a run state and a session's name are refused the same way, nothing written", async () => {
+    const skills = new SqlSkillProvider(client, "skills");
+    await refusal(() => skills.set("deploy", oversized));
+    expect(await skills.get()).toBeNull();
+    const states = new SqlRunStateStore(client);
+    await states.save("s", { plugin: { note: "small" } });
+    await refusal(() => states.save("s", { plugin: { note: oversized } }));
+    expect(await states.load("s")).toEqual({ plugin: { note: "small" } });
+    const registry = new SqlSessionRegistry(client);
+    await refusal(() => registry.create("s", oversized));
+    expect(await registry.get("s")).toBeNull();
+  });
+});
