@@ -93,7 +93,7 @@ describe("which sort a provider uses", () => {
     expect(provider.sort).toBe("bm25");
     await provider.set("tide", "High tide at the harbour is at 14:10.");
     await provider.search("when is high tide?");
-    const search = statements.filter((text) => text.includes("SELECT key, content"));
+    const search = statements.filter((text) => text.includes("ORDER BY"));
     expect(search.at(-1)).toMatch(/ORDER BY score/);
     expect(search.some((text) => text.includes("ORDER BY rank"))).toBe(false);
   });
@@ -113,7 +113,7 @@ describe("which sort a provider uses", () => {
     expect(provider.sort).toBe("rank");
     await provider.set("tide", "High tide at the harbour is at 14:10.");
     await provider.search("when is high tide?");
-    expect(statements.filter((text) => text.includes("SELECT key, content")).at(-1)).toMatch(/ORDER BY rank/);
+    expect(statements.filter((text) => text.includes("ORDER BY")).at(-1)).toMatch(/ORDER BY rank/);
   });
 
   it("takes the sort option over the client's default, and refuses any other value", () => {

@@ -214,7 +214,7 @@ describe("row cost on a Durable Object", () => {
       const client = fromDurableObjectStorage(state.storage, {
         onStatement: (report) => {
           read += report.rowsRead ?? 0;
-          if (report.text.includes("SELECT key, content")) searches.push(report.text);
+          if (report.text.includes("ORDER BY")) searches.push(report.text);
         },
       });
       const provider = new Fts5SearchProvider(client, { label: "knowledge" });
