@@ -22,7 +22,7 @@ import { openLayout } from "./layout.js";
 import { importLegacyEntries, storedKey } from "./migrate.js";
 import { layoutVersion, layoutView, scopesTable, writesView } from "./schema.js";
 import { ScopeShare } from "./scope-share.js";
-import { runSearch } from "./search.js";
+import { runSearch, type SearchSort } from "./search.js";
 
 /** Options of `Fts5SearchProvider`. */
 export interface Fts5SearchProviderOptions {
@@ -38,6 +38,15 @@ export interface Fts5SearchProviderOptions {
   onStatement?: StatementObserver | undefined;
   /** How many matches `search` returns at most. Default 10. */
   limit?: number;
+  /**
+   * Who sorts a search's matches; both return the same results in the same order. `"rank"`: FTS5 sorts them
+   * (`ORDER BY rank`) and hands over only the first `limit`, so a search reads about `limit` rows at any
+   * index size (a Durable Object bills rows read). `"bm25"`: SQLite sorts them by a `bm25()` expression,
+   * about a quarter faster at 20k entries, but every match is a row read. Default: `"bm25"` where the client
+   * says rows read are not billed (`billsRowsRead: false`, as better-sqlite3's client does), `"rank"`
+   * otherwise (a Durable Object, an Agent, or a client that does not say).
+   */
+  sort?: "rank" | "bm25" | undefined;
   /**
    * Whether a query also matches words of the keys (weighted twice a content word). Default `true`: keys made
    * by `set_context` are slugs of the entry's title, and a title is the best summary of an entry.
@@ -105,6 +114,7 @@ export class Fts5SearchProvider implements SearchProvider {
   readonly #client: SqlClient;
   readonly #namespace: string;
   readonly #limit: number;
+  readonly #sort: SearchSort;
   readonly #searchKeys: boolean;
   readonly #resultTokens: number;
   readonly #searchTokens: number;
@@ -131,12 +141,16 @@ export class Fts5SearchProvider implements SearchProvider {
       keyOnlyBelow = defaultKeyOnlyBelow,
       weakResultTokens = defaultWeakResultTokens,
       dropBelow = 0,
+      sort,
       onStatement,
     } = settings;
     if (label !== undefined) checkLabel(label);
     checkNamespace(namespace, checks);
     if (!Number.isInteger(limit) || limit < 1) {
       throw invalidConfig(`limit must be a positive integer, got ${describeValue(limit)}`);
+    }
+    if (sort !== undefined && sort !== "rank" && sort !== "bm25") {
+      throw invalidConfig(`sort must be "rank" or "bm25", got ${describeValue(sort)}`);
     }
     if (typeof searchKeys !== "boolean") {
       throw invalidConfig(`searchKeys must be a boolean, got ${describeValue(searchKeys)}`);
@@ -168,6 +182,7 @@ export class Fts5SearchProvider implements SearchProvider {
     this.#resultTokens = resultTokens;
     this.#searchTokens = searchTokens;
     this.#client = toSqlClient(source, { onStatement });
+    this.#sort = sort ?? (this.#client.billsRowsRead === false ? "bm25" : "rank");
     this.#searchKeys = searchKeys;
     // Stored scopes keep "no namespace" as the empty string, which no caller can pass.
     this.#namespace = namespace ?? "";
@@ -183,6 +198,11 @@ export class Fts5SearchProvider implements SearchProvider {
   /** The namespace entries are kept in, or `undefined` when none was given (as `SqliteContextProvider`). */
   get namespace(): string | undefined {
     return this.#namespace === "" ? undefined : this.#namespace;
+  }
+
+  /** Who sorts this provider's search matches (the `sort` option, or its default for the client). */
+  get sort(): "rank" | "bm25" {
+    return this.#sort;
   }
 
   /** Called by `ContextBlocks` with the block's label before first use. */
@@ -212,6 +232,7 @@ export class Fts5SearchProvider implements SearchProvider {
       placement: await share.placement(),
       notAlone: () => share.notAlone(),
       limit: this.#limit,
+      sort: this.#sort,
       searchKeys: this.#searchKeys,
       resultTokens: this.#resultTokens,
       searchTokens: this.#searchTokens,

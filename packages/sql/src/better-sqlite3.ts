@@ -74,5 +74,5 @@ export function fromBetterSqlite3(
     statements.map(execute),
   ) as (statements: readonly SqlStatement[]) => SqlRow[][];
 
-  return synchronousSqliteClient(execute, executeAll);
+  return synchronousSqliteClient(execute, executeAll, false);
 }

@@ -46,7 +46,9 @@ export function fromDurableObjectStorage(
     return rows;
   };
 
-  return synchronousSqliteClient(execute, (statements) =>
-    storage.transactionSync(() => statements.map(execute)),
+  return synchronousSqliteClient(
+    execute,
+    (statements) => storage.transactionSync(() => statements.map(execute)),
+    true,
   );
 }

@@ -62,4 +62,10 @@ export interface SqlClient {
   batch(statements: readonly SqlStatement[]): Promise<SqlRow[][]>;
   /** True when `batch` is all-or-nothing on this backend. */
   readonly atomic: boolean;
+  /**
+   * True when the backend bills every row a statement reads (a Durable Object's SQLite storage: Cloudflare
+   * bills `rowsRead`), false when rows read cost nothing but time (better-sqlite3). A provider with two ways
+   * to answer (fewer rows read, or less time) chooses by it; omitted means not known, and is taken as billed.
+   */
+  readonly billsRowsRead?: boolean;
 }

@@ -210,12 +210,19 @@ describe("row cost on a Durable Object", () => {
   it("a label alone in its database reads only the rows a search returns, however many entries match", async () => {
     await inDurableObject("alone", async (state) => {
       let read = 0;
+      const searches: string[] = [];
       const client = fromDurableObjectStorage(state.storage, {
         onStatement: (report) => {
           read += report.rowsRead ?? 0;
+          if (report.text.includes("ORDER BY")) searches.push(report.text);
         },
       });
       const provider = new Fts5SearchProvider(client, { label: "knowledge" });
+      // A Durable Object bills rows read: FTS5 sorts by rank, whatever the way the storage was passed.
+      expect(client.billsRowsRead).toBe(true);
+      expect(provider.sort).toBe("rank");
+      expect(new Fts5SearchProvider(state, "knowledge").sort).toBe("rank");
+      expect(new Fts5SearchProvider(state.storage, "knowledge").sort).toBe("rank");
       const searchReads = async () => {
         read = 0;
         await provider.search("which crane handled topic 42 at the harbour?");
@@ -229,6 +236,8 @@ describe("row cost on a Durable Object", () => {
       // query planner picks reads (and a Durable Object bills) every match.
       expect(await searchReads()).toBe(atFifty);
       expect(atFifty).toBeLessThanOrEqual(15);
+      expect(searches.length).toBeGreaterThan(0);
+      expect(searches.every((text) => text.includes("ORDER BY rank"))).toBe(true);
     });
   });
 });

@@ -21,6 +21,8 @@ describe("fromDurableObjectStorage", () => {
       const client = fromDurableObjectStorage(state.storage);
       expect(client.dialect).toBe("sqlite");
       expect(client.atomic).toBe(true);
+      // Cloudflare bills each row read.
+      expect(client.billsRowsRead).toBe(true);
       expect(await client.query`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)`).toEqual([]);
       await client.run(sql`INSERT INTO notes (body) VALUES (${"first"}), (${"second"})`);
       expect(await client.query`SELECT id, body FROM notes ORDER BY id`).toEqual([
