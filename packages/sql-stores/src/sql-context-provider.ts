@@ -7,6 +7,7 @@ import {
   type HistoryQuery,
   rowLabel,
   SYSTEM_PROMPT_LABEL,
+  type SyncReadableProvider,
 } from "@contextblocks/core";
 import { type SqlClient, type SqlRow, type SqlStatement, sql } from "@contextblocks/sql";
 import {
@@ -62,7 +63,7 @@ WHERE block.content IS DISTINCT FROM excluded.content`,
  * is one upsert that writes nothing when the content is unchanged; the first write creates the table (only
  * this one).
  */
-export class SqlContextProvider implements ConditionalContextProvider {
+export class SqlContextProvider implements ConditionalContextProvider, SyncReadableProvider {
   readonly #access: TableAccess;
   readonly #namespace: string | undefined;
   readonly #owner: string;
@@ -129,6 +130,28 @@ export class SqlContextProvider implements ConditionalContextProvider {
     } catch (error) {
       rows = this.#access.readFailed(error, NO_ROWS);
     }
+    return this.#contentOf(rows);
+  }
+
+  /**
+   * `get`, answered synchronously when the client runs statements synchronously (better-sqlite3, a Durable
+   * Object's `ctx.storage.sql`: `SqlClient.runSync`); `undefined` on other clients. `ContextBlocks` reads
+   * through it when it can, so a cold start serves the stored prompt without a chain of promises.
+   */
+  getSync(): string | null | undefined {
+    const client = this.#access.client;
+    if (client.runSync === undefined) return undefined;
+    const select = this.#select();
+    let rows: readonly { content: unknown }[];
+    try {
+      rows = client.runSync<{ content: unknown }>(select);
+    } catch (error) {
+      rows = this.#access.readFailed(error, NO_ROWS);
+    }
+    return this.#contentOf(rows);
+  }
+
+  #contentOf(rows: readonly { content: unknown }[]): string | null {
     const content = rows[0]?.content;
     if (content === undefined || content === null) return null;
     if (typeof content !== "string") {

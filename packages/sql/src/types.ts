@@ -62,4 +62,10 @@ export interface SqlClient {
   batch(statements: readonly SqlStatement[]): Promise<SqlRow[][]>;
   /** True when `batch` is all-or-nothing on this backend. */
   readonly atomic: boolean;
+  /**
+   * `run`, answered synchronously, on backends that are synchronous underneath (better-sqlite3, a Durable
+   * Object's `ctx.storage.sql`); absent elsewhere (Postgres). Lets a caller on a hot path skip the promise
+   * `run` wraps the same rows in.
+   */
+  readonly runSync?: (<Row = SqlRow>(statement: SqlStatement) => Row[]) | undefined;
 }
