@@ -42,6 +42,9 @@ export interface SqlContextProviderOptions extends BlockStoreOptions {
 /** The rows of a read that found no table. */
 const NO_ROWS: readonly { content: unknown }[] = Object.freeze([]);
 
+/** The template parts of `get`'s statement, `SELECT content … WHERE label = ?`. */
+const SELECT_PARTS = sql`SELECT content FROM cf_agents_context_blocks WHERE label = ${""}`.strings;
+
 /** The upsert of a block's row; unchanged content writes nothing (and leaves `updated_at` as it was). */
 const UPSERT = {
   sqlite: (label: string, content: string) =>
@@ -259,7 +262,9 @@ export class SqlContextProvider implements ConditionalContextProvider, SyncReada
     const key = this.#key();
     let select = this.#selectStatement;
     if (select === undefined || select.values[0] !== key) {
-      select = sql`SELECT content FROM cf_agents_context_blocks WHERE label = ${key}`;
+      // Written out rather than through the `sql` tag (which checks and freezes): a cold start builds one
+      // per store. The template's own parts, so clients find the statement text they cached for it.
+      select = { strings: SELECT_PARTS, values: [key] };
       this.#selectStatement = select;
     }
     return select;
