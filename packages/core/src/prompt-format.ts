@@ -243,29 +243,21 @@ export function parseHeaders(prompt: string): string[] {
   return headers;
 }
 
-/** The character rule lines are drawn with. */
-const RULE_CHARACTER = SECTION_RULE.charAt(0);
-
 /**
  * Walks the header lines of a rendered prompt in place, in order (the ones `parseHeaders` lists): after
  * `next()` answers true, the header line runs from `start` to `end`. Nothing is sliced or split, so a cold
  * start checks a stored prompt's headers against the configuration without copying them.
- *
- * A rule line is found by its first character, `═`, at the start of a line, then compared whole where it
- * lies. Searching for the one character is far cheaper than searching for the 46-character rule: V8 builds
- * a Boyer-Moore table for every search of a long pattern, and block content (which cannot start a line with
- * `═`, see `neutralizeContent`) seldom holds the character at all.
  */
 export class HeaderScan {
   /** Where the current header line starts. */
   start = 0;
   /** Where the current header line ends (its line break). */
   end = 0;
-  /** Where to look for the next rule character; -1 when there is none. */
+  /** Where to look for the next rule; -1 when there is none. */
   private at: number;
 
   constructor(private readonly prompt: string) {
-    this.at = prompt.indexOf(RULE_CHARACTER);
+    this.at = prompt.indexOf(SECTION_RULE);
   }
 
   /** Moves to the next header line; false when there is none. */
@@ -274,10 +266,7 @@ export class HeaderScan {
     const rule = SECTION_RULE.length;
     let at = this.at;
     while (at !== -1) {
-      const opens =
-        (at === 0 || prompt.charCodeAt(at - 1) === 10) &&
-        prompt.charCodeAt(at + rule) === 10 &&
-        prompt.startsWith(SECTION_RULE, at);
+      const opens = (at === 0 || prompt.charCodeAt(at - 1) === 10) && prompt.charCodeAt(at + rule) === 10;
       if (opens) {
         const headerStart = at + rule + 1;
         const headerEnd = prompt.indexOf("\n", headerStart);
@@ -291,11 +280,11 @@ export class HeaderScan {
         ) {
           this.start = headerStart;
           this.end = headerEnd;
-          this.at = prompt.indexOf(RULE_CHARACTER, closing + rule);
+          this.at = prompt.indexOf(SECTION_RULE, closing + rule);
           return true;
         }
       }
-      at = prompt.indexOf(RULE_CHARACTER, at + 1);
+      at = prompt.indexOf(SECTION_RULE, at + 1);
     }
     this.at = -1;
     return false;
