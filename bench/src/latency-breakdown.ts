@@ -69,6 +69,10 @@ async function stepsFor(count: number, runs: number): Promise<Array<[string, num
     ],
     ["read the stored prompt: `SqliteContextProvider.get`", await cost(runs, calls, () => promptStore.get())],
     [
+      "read the stored prompt: `SqliteContextProvider.getSync` (what a cold start calls)",
+      await cost(runs, calls, () => promptStore.getSync()),
+    ],
+    [
       "read the stored prompt: agents' `AgentContextProvider.get`",
       await cost(runs, calls, () => agentsPromptStore.get()),
     ],
@@ -118,8 +122,8 @@ export async function run(
     1,
   );
   const markdown = [
-    `CPU time per call, median of ${runs} batch(es). A cold freeze is the prompt read plus the drift check ` +
-      "(plus the event-loop turns between them); a first freeze and a refresh read every block, count tokens " +
+    `CPU time per call, median of ${runs} batch(es). A cold freeze is the prompt read (synchronous, ` +
+      "`getSync`) plus the drift check; a first freeze and a refresh read every block, count tokens " +
       "where the content changed, render, check and store.",
     "",
     table,

@@ -5,7 +5,7 @@ import type { ResolvedConfig } from "./config.js";
 import { describeValue } from "./describe-value.js";
 import { ContextError } from "./errors.js";
 import { checkTokenLimit } from "./limits.js";
-import type { ProviderCalls } from "./provider-calls.js";
+import { isPromiseLike, type ProviderCalls } from "./provider-calls.js";
 import type { BlockRegistry } from "./registry.js";
 import type { TokenCounter } from "./tokens.js";
 import type { BlockWrite, ContextBlock } from "./types.js";
@@ -30,18 +30,42 @@ export class BlockIO {
     private readonly countTokens: TokenCounter,
   ) {}
 
-  /** Reads a block in its turn after the reads and writes called before it. */
+  /**
+   * Reads a block in its turn after the reads and writes called before it. With nothing of the block
+   * queued, the read starts now (its turn is now), and a provider that answers synchronously (`getSync`)
+   * gives the block without a turn of the queue.
+   */
   readQueued(config: ResolvedConfig): Promise<ContextBlock> {
-    return this.queue.run(config.label, () => this.readNow(config));
+    if (!this.queue.idle(config.label)) return this.queue.run(config.label, () => this.readNow(config));
+    let read: ContextBlock | Promise<ContextBlock>;
+    try {
+      read = this.read(config);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (!isPromiseLike(read)) return Promise.resolve(read);
+    const pending = read;
+    return this.queue.run(config.label, () => pending);
   }
 
   /** Reads a block from its provider now and keeps the result. Only from inside the block's queue. */
   async readNow(config: ResolvedConfig): Promise<ContextBlock> {
+    return this.read(config);
+  }
+
+  /** Reads a block now: the block itself when the provider answered synchronously, else a promise of it. */
+  private read(config: ResolvedConfig): ContextBlock | Promise<ContextBlock> {
     const provider = config.provider;
+    if (provider === undefined) return this.keepRead(config, null);
+    const value = this.calls.read(config.label, provider);
+    if (isPromiseLike(value)) return Promise.resolve(value).then((read) => this.keepRead(config, read));
+    return this.keepRead(config, value);
+  }
+
+  /** The block `config` has with the value its provider gave, kept unless the block was removed meanwhile. */
+  private keepRead(config: ResolvedConfig, read: unknown): ContextBlock {
     // `undefined` reads as "no content", as agents/context reads it: a JS provider may forget the `null`.
-    const value = provider
-      ? ((await this.calls.run(config.label, provider, () => provider.get())) ?? null)
-      : null;
+    const value = read ?? null;
     if (value !== null && typeof value !== "string") {
       throw new ContextError(
         "PROVIDER_FAILED",

@@ -35,9 +35,14 @@ export function isWritableProvider(provider: unknown): provider is WritableConte
 
 /** The block kind a provider's shape gives, in marker precedence: searchable > loadable > writable > readonly. */
 export function blockKindOf(provider: unknown): BlockKind {
-  if (isSearchProvider(provider)) return "searchable";
-  if (isSkillProvider(provider)) return "loadable";
-  if (isWritableProvider(provider)) return "writable";
+  if (typeof provider !== "object" || provider === null) return "readonly";
+  // The same tests as `isSearchProvider` and the others, read by name: every block's config is resolved on
+  // construction, and a lookup by a fixed name is cheaper than `hasMethod`'s lookup by a variable one.
+  const methods = provider as { get?: unknown; search?: unknown; load?: unknown; set?: unknown };
+  if (typeof methods.get !== "function") return "readonly";
+  if (typeof methods.search === "function") return "searchable";
+  if (typeof methods.load === "function") return "loadable";
+  if (typeof methods.set === "function") return "writable";
   return "readonly";
 }
 

@@ -78,17 +78,17 @@ export function resolveConfig(
     );
   }
   const provider = config.provider ?? defaultProvider?.(label);
-  if (provider !== undefined && !isReadableProvider(provider)) {
-    throw new ContextError("INVALID_CONFIG", `Block "${label}": its provider has no get() method`, { label });
-  }
   // `blockKindOf` checked the methods each kind needs, so the provider has that kind's shape. The object is
   // written out field by field: object spread is slow in V8 (Node 20), and a cold start resolves every block.
   const kind = blockKindOf(provider);
+  if (provider !== undefined && kind === "readonly" && !isReadableProvider(provider)) {
+    throw new ContextError("INVALID_CONFIG", `Block "${label}": its provider has no get() method`, { label });
+  }
   const resolved: Record<string, unknown> = { label };
   if (description) resolved.description = description;
   if (maxTokens !== undefined) resolved.maxTokens = maxTokens;
   resolved.whenChanged = whenChanged ?? "wait";
-  resolved.writable = acceptsWrites(provider);
+  resolved.writable = kind === "writable" || (kind !== "readonly" && acceptsWrites(provider));
   resolved.kind = kind;
   if (provider !== undefined) resolved.provider = provider;
   return resolved as unknown as ResolvedConfig;

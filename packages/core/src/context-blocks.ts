@@ -9,10 +9,10 @@ import { applyEdit } from "./edits.js";
 import { LoadedEntries, type LoadedEntry } from "./entries.js";
 import { ContextError } from "./errors.js";
 import { type BlockWriteAction, type ContextEvent, type ContextListener, Listeners } from "./events.js";
-import { FrozenPrompt, SYSTEM_PROMPT_LABEL } from "./frozen-prompt.js";
+import { FrozenPrompt, type StoredPrompt, SYSTEM_PROMPT_LABEL } from "./frozen-prompt.js";
 import { checkTokenLimit, requireString } from "./limits.js";
 import { renderPrompt, toOneLine } from "./prompt-format.js";
-import { ProviderCalls } from "./provider-calls.js";
+import { isPromiseLike, ProviderCalls } from "./provider-calls.js";
 import { BlockRegistry } from "./registry.js";
 import { changedLabels, renderReminder } from "./reminder.js";
 import { estimateTokens, type TokenCounter } from "./tokens.js";
@@ -27,6 +27,7 @@ import {
   type TraceAttributes,
   type TraceSpan,
   traced,
+  tracerInForce,
 } from "./tracing.js";
 import type {
   AnyContextProvider,
@@ -496,6 +497,8 @@ export class ContextBlocks {
     if (current !== null) return Promise.resolve(current);
     if (this.freezing === undefined) {
       const freezing = this.freeze();
+      // Adopted from a store that read synchronously: frozen already, nothing in flight.
+      if (typeof freezing === "string") return Promise.resolve(freezing);
       this.freezing = freezing;
       const clear = () => {
         if (this.freezing === freezing) this.freezing = undefined;
@@ -613,43 +616,65 @@ export class ContextBlocks {
     return { config, provider };
   }
 
-  private freeze(): Promise<string> {
+  /**
+   * A freeze: the stored prompt adopted or rendered and stored. When nothing traces it or hears its event
+   * and the prompt store reads synchronously (`getSync`), a current stored prompt is adopted in this very
+   * call and returned as the string itself.
+   */
+  private freeze(): string | Promise<string> {
+    const tracer = tracerInForce(this.options.tracer);
+    const expected = this.registry.expectedHeaders();
+    if (tracer === undefined && this.listeners.size === 0) {
+      let stored: StoredPrompt | Promise<StoredPrompt>;
+      try {
+        stored = this.frozen.stored(expected);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      if (!isPromiseLike(stored) && stored.state === "current") return stored.prompt;
+      return this.freezeFrom(stored, undefined);
+    }
     return traced(
-      this.options.tracer,
+      tracer,
       "contextblocks.freeze",
       () => ({}),
-      async (span) => {
-        const stored = await this.frozen.stored(this.registry.expectedHeaders());
-        if (stored.state === "current") {
-          const prompt = stored.prompt;
-          span?.setAttributes({ "contextblocks.prompt.origin": "stored" });
-          const heard = this.promptEvent(
-            span,
-            () => ({ type: "prompt-frozen", prompt, origin: "stored" }),
-            prompt,
-          );
-          if (heard !== undefined) await heard;
-          return prompt;
-        }
-        if (stored.state === "drifted") return this.refreshSystemPrompt();
-        // Nothing frozen yet: read every block, except those whose content this instance wrote itself since
-        // it last read them (it knows that content), so a first freeze after setBlock costs no second read.
-        const stale = this.registry.all().filter((config) => !this.cache.wroteItself(config.label));
-        await Promise.all(stale.map((config) => this.io.readQueued(config)));
-        const prompt = await this.frozen.store(this.render());
-        span?.setAttributes({
-          "contextblocks.prompt.origin": "rendered",
-          "contextblocks.blocks.read": stale.length,
-        });
-        const heard = this.promptEvent(
-          span,
-          () => ({ type: "prompt-frozen", prompt, origin: "rendered" }),
-          prompt,
-        );
-        if (heard !== undefined) await heard;
-        return prompt;
-      },
+      (span) => this.freezeFrom(this.frozen.stored(expected), span),
     );
+  }
+
+  private async freezeFrom(
+    pending: StoredPrompt | Promise<StoredPrompt>,
+    span: TraceSpan | undefined,
+  ): Promise<string> {
+    const stored = await pending;
+    if (stored.state === "current") {
+      const prompt = stored.prompt;
+      span?.setAttributes({ "contextblocks.prompt.origin": "stored" });
+      const heard = this.promptEvent(
+        span,
+        () => ({ type: "prompt-frozen", prompt, origin: "stored" }),
+        prompt,
+      );
+      if (heard !== undefined) await heard;
+      return prompt;
+    }
+    if (stored.state === "drifted") return this.refreshSystemPrompt();
+    // Nothing frozen yet: read every block, except those whose content this instance wrote itself since
+    // it last read them (it knows that content), so a first freeze after setBlock costs no second read.
+    const stale = this.registry.all().filter((config) => !this.cache.wroteItself(config.label));
+    await Promise.all(stale.map((config) => this.io.readQueued(config)));
+    const prompt = await this.frozen.store(this.render());
+    span?.setAttributes({
+      "contextblocks.prompt.origin": "rendered",
+      "contextblocks.blocks.read": stale.length,
+    });
+    const heard = this.promptEvent(
+      span,
+      () => ({ type: "prompt-frozen", prompt, origin: "rendered" }),
+      prompt,
+    );
+    if (heard !== undefined) await heard;
+    return prompt;
   }
 
   /**

@@ -1,7 +1,7 @@
 import { describeValue } from "./describe-value.js";
 import { type DriftPolicy, type ExpectedHeader, findDrift } from "./drift.js";
 import { ContextError } from "./errors.js";
-import type { ProviderCalls } from "./provider-calls.js";
+import { isPromiseLike, type ProviderCalls } from "./provider-calls.js";
 import type { WritableContextProvider } from "./types.js";
 
 /** The label the prompt store is initialised with. */
@@ -14,6 +14,8 @@ export type StoredPrompt =
   | { state: "current"; prompt: string }
   /** The stored prompt drifted from the configuration and the policy is to render it again. */
   | { state: "drifted"; prompt: string };
+
+const NONE: StoredPrompt = Object.freeze({ state: "none" });
 
 /**
  * The frozen prompt: kept in memory once rendered or adopted, persisted in the prompt store (when there is
@@ -38,15 +40,23 @@ export class FrozenPrompt {
   /**
    * Reads the prompt store on a cold start and checks it against the configuration. A current stored
    * prompt is adopted as the frozen one (in memory only); a drifted one is reported through `onDrift`
-   * and left for the caller to re-render (policy `"rerender"`) or adopted (policy `"keep"`).
+   * and left for the caller to re-render (policy `"rerender"`) or adopted (policy `"keep"`). Answers
+   * synchronously when the store reads synchronously (`getSync`), else with a promise.
    */
-  async stored(expected: readonly ExpectedHeader[]): Promise<StoredPrompt> {
+  stored(expected: readonly ExpectedHeader[]): StoredPrompt | Promise<StoredPrompt> {
     if (this.snapshot !== null) return { state: "current", prompt: this.snapshot };
     const store = this.store_;
-    if (!store) return { state: "none" };
-    const value = (await this.calls.run(SYSTEM_PROMPT_LABEL, store, () => store.get())) ?? null;
+    if (!store) return NONE;
+    const value = this.calls.read(SYSTEM_PROMPT_LABEL, store);
+    if (isPromiseLike(value)) return Promise.resolve(value).then((read) => this.check(read, expected));
+    return this.check(value, expected);
+  }
+
+  private check(read: unknown, expected: readonly ExpectedHeader[]): StoredPrompt {
+    // Another call may have frozen a prompt while this read was in flight.
     if (this.snapshot !== null) return { state: "current", prompt: this.snapshot };
-    if (value === null) return { state: "none" };
+    const value = read ?? null;
+    if (value === null) return NONE;
     if (typeof value !== "string") {
       throw new ContextError(
         "PROVIDER_FAILED",

@@ -90,6 +90,7 @@ export type {
   HistoryQuery,
   SearchProvider,
   SkillProvider,
+  SyncReadableProvider,
   WhenChanged,
   WritableContextProvider,
   WriteSource,

@@ -23,9 +23,19 @@ const KINDS: readonly BlockKind[] = ["readonly", "writable", "loadable", "search
 const NOT_ONE_LINE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 const NOT_ONE_LINE_RUNS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
 
+/** Up to this length `isOneLine` checks character by character; longer text goes to the expression. */
+const SCAN_LENGTH = 64;
+
 /** True when `text` renders on one line: no line break of any kind and no other control character. */
 export function isOneLine(text: string): boolean {
-  return !NOT_ONE_LINE.test(text);
+  // Labels and descriptions are short, and every config checks them: a loop over the character codes is
+  // several times cheaper than a call into the regular expression. Both test the same characters.
+  if (text.length > SCAN_LENGTH) return !NOT_ONE_LINE.test(text);
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029) return false;
+  }
+  return true;
 }
 
 /** `text` on one line: each run of line breaks or control characters becomes one space. */

@@ -1,6 +1,6 @@
 import { ContextError, isContextError } from "./errors.js";
 import { rememberUntilFailure } from "./remember.js";
-import type { ContextProvider } from "./types.js";
+import type { ContextProvider, SyncReadableProvider } from "./types.js";
 
 /**
  * Every call into a provider goes through here: `init(label)` once per provider and label before first
@@ -73,6 +73,29 @@ export class ProviderCalls {
     return initializing.then(() => this.call(label, call));
   }
 
+  /**
+   * Reads `provider` for `label` (init first): the value itself when the provider answers synchronously
+   * (`getSync`, once its init has succeeded), else a promise of what `get()` resolves to, as `run` gives it.
+   * A synchronous read finishes before any deadline could pass, so it needs none; its failure is wrapped
+   * as `run` wraps one (a rejected promise).
+   */
+  read(label: string, provider: ContextProvider): unknown {
+    const initializing = this.initNow(label, provider);
+    if (initializing === undefined && hasGetSync(provider)) {
+      let value: unknown;
+      try {
+        value = provider.getSync();
+      } catch (error) {
+        return Promise.reject(this.failure(label, error));
+      }
+      if (value !== undefined) return value;
+    }
+    const get = () => provider.get();
+    return initializing === undefined
+      ? this.call(label, get)
+      : initializing.then(() => this.call(label, get));
+  }
+
   /** Runs a call with error wrapping and the deadline, without init. */
   call<T>(label: string, call: () => Promise<T> | T): Promise<T> {
     let result: Promise<T> | T;
@@ -119,7 +142,12 @@ export class ProviderCalls {
   }
 }
 
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+function hasGetSync(provider: ContextProvider): provider is SyncReadableProvider {
+  return typeof (provider as Partial<SyncReadableProvider>).getSync === "function";
+}
+
+/** True for a promise or any other thenable. */
+export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return (
     (typeof value === "object" || typeof value === "function") &&
     value !== null &&

@@ -60,11 +60,16 @@ export class BlockRegistry {
     // Each block's upper-cased label and header title are kept, so a clash is found in one look-up each
     // (a cold start with many blocks would otherwise compare every pair).
     const upper = resolved.label.toUpperCase();
-    const title = resolved.description ? `${upper} (${resolved.description})` : upper;
+    const header = expectedHeader(
+      resolved,
+      resolved.description ? `${upper} (${resolved.description})` : upper,
+    );
+    // The header's title is the same text, held flat: the clash scan compares it with every other title.
+    const title = header.shape.title;
     const clash = this.clashing(upper, title);
     if (clash !== undefined) this.refuseClash(resolved, clash);
     this.configs.push(resolved);
-    this.headers.push(expectedHeader(resolved, title));
+    this.headers.push(header);
     this.uppers.push(upper);
     this.titles.push(title);
     const index = this.indexed();

@@ -69,6 +69,11 @@ export function traced<T>(
   return active.span(name, attributes(), operation);
 }
 
+/** The tracer in force: `tracer`, else the one registered with `setContextTracer`, else none. */
+export function tracerInForce(tracer: ContextTracer | undefined): ContextTracer | undefined {
+  return tracer ?? (globalThis as TracerHolder)[GLOBAL_KEY];
+}
+
 /** Whether the tracer in force opted in to query and record text. */
 export function capturesContent(tracer: ContextTracer | undefined): boolean {
   return (tracer ?? (globalThis as TracerHolder)[GLOBAL_KEY])?.captureContent === true;

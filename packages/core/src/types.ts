@@ -10,6 +10,16 @@ export interface ContextProvider {
   init?(label: string): void | Promise<void>;
 }
 
+/**
+ * A provider whose storage can answer a read without waiting (SQLite through better-sqlite3 or a Durable
+ * Object's `ctx.storage.sql`). `getSync()` returns what `get()` would resolve to, or `undefined` when it
+ * cannot answer now (its storage is asynchronous after all); `ContextBlocks` then awaits `get()`. Reads
+ * through `getSync` skip the promises a `get()` makes: a cold start serves the stored prompt in one step.
+ */
+export interface SyncReadableProvider extends ContextProvider {
+  getSync(): string | null | undefined;
+}
+
 /** Writable block: the model replaces or appends to it through `set_context`. */
 export interface WritableContextProvider extends ContextProvider {
   /** `write` says where the write came from; providers that keep history store it (others may ignore it). */

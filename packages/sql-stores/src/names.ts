@@ -1,6 +1,7 @@
 import {
   checkNamespace as checkCoreNamespace,
   checkRowLabel,
+  type LabelCheckOptions,
   type UnstorableText,
 } from "@contextblocks/core";
 import type { SqlDialect } from "@contextblocks/sql";
@@ -17,6 +18,26 @@ function unstorableIn(dialect: SqlDialect): UnstorableText {
   };
 }
 
+/**
+ * The check options of each store class, per dialect, made once: every block store checks its label and
+ * namespace when it is constructed, and a cold start constructs one per block.
+ */
+const CHECKS: Record<SqlDialect, Map<string, LabelCheckOptions>> = { sqlite: new Map(), postgres: new Map() };
+const UNSTORABLE: Record<SqlDialect, UnstorableText> = {
+  sqlite: unstorableIn("sqlite"),
+  postgres: unstorableIn("postgres"),
+};
+
+function checkOptions(owner: string, dialect: SqlDialect): LabelCheckOptions {
+  const byOwner = CHECKS[dialect];
+  let options = byOwner.get(owner);
+  if (options === undefined) {
+    options = { owner, unstorable: UNSTORABLE[dialect] };
+    byOwner.set(owner, options);
+  }
+  return options;
+}
+
 /** Checks a block label (core's `checkRowLabel`) against what `dialect` can store. */
 export function checkLabel(
   label: unknown,
@@ -24,10 +45,10 @@ export function checkLabel(
   owner: string,
   dialect: SqlDialect,
 ): string {
-  return checkRowLabel(label, namespace, { owner, unstorable: unstorableIn(dialect) });
+  return checkRowLabel(label, namespace, checkOptions(owner, dialect));
 }
 
 /** Checks a namespace (core's `checkNamespace`); `undefined` means none. */
 export function checkNamespace(namespace: unknown, owner: string, dialect: SqlDialect): string | undefined {
-  return checkCoreNamespace(namespace, { owner, unstorable: unstorableIn(dialect) });
+  return checkCoreNamespace(namespace, checkOptions(owner, dialect));
 }

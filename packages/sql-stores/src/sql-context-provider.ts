@@ -7,6 +7,7 @@ import {
   type HistoryQuery,
   rowLabel,
   SYSTEM_PROMPT_LABEL,
+  type SyncReadableProvider,
 } from "@contextblocks/core";
 import { type SqlClient, type SqlRow, type SqlStatement, sql } from "@contextblocks/sql";
 import {
@@ -41,6 +42,9 @@ export interface SqlContextProviderOptions extends BlockStoreOptions {
 /** The rows of a read that found no table. */
 const NO_ROWS: readonly { content: unknown }[] = Object.freeze([]);
 
+/** The template parts of `get`'s statement, `SELECT content … WHERE label = ?`. */
+const SELECT_PARTS = sql`SELECT content FROM cf_agents_context_blocks WHERE label = ${""}`.strings;
+
 /** The upsert of a block's row; unchanged content writes nothing (and leaves `updated_at` as it was). */
 const UPSERT = {
   sqlite: (label: string, content: string) =>
@@ -62,7 +66,7 @@ WHERE block.content IS DISTINCT FROM excluded.content`,
  * is one upsert that writes nothing when the content is unchanged; the first write creates the table (only
  * this one).
  */
-export class SqlContextProvider implements ConditionalContextProvider {
+export class SqlContextProvider implements ConditionalContextProvider, SyncReadableProvider {
   readonly #access: TableAccess;
   readonly #namespace: string | undefined;
   readonly #owner: string;
@@ -129,6 +133,28 @@ export class SqlContextProvider implements ConditionalContextProvider {
     } catch (error) {
       rows = this.#access.readFailed(error, NO_ROWS);
     }
+    return this.#contentOf(rows);
+  }
+
+  /**
+   * `get`, answered synchronously when the client runs statements synchronously (better-sqlite3, a Durable
+   * Object's `ctx.storage.sql`: `SqlClient.runSync`); `undefined` on other clients. `ContextBlocks` reads
+   * through it when it can, so a cold start serves the stored prompt without a chain of promises.
+   */
+  getSync(): string | null | undefined {
+    const client = this.#access.client;
+    if (client.runSync === undefined) return undefined;
+    const select = this.#select();
+    let rows: readonly { content: unknown }[];
+    try {
+      rows = client.runSync<{ content: unknown }>(select);
+    } catch (error) {
+      rows = this.#access.readFailed(error, NO_ROWS);
+    }
+    return this.#contentOf(rows);
+  }
+
+  #contentOf(rows: readonly { content: unknown }[]): string | null {
     const content = rows[0]?.content;
     if (content === undefined || content === null) return null;
     if (typeof content !== "string") {
@@ -238,7 +264,9 @@ export class SqlContextProvider implements ConditionalContextProvider {
     const key = this.#key();
     let select = this.#selectStatement;
     if (select === undefined || select.values[0] !== key) {
-      select = sql`SELECT content FROM cf_agents_context_blocks WHERE label = ${key}`;
+      // Written out rather than through the `sql` tag (which checks and freezes): a cold start builds one
+      // per store. The template's own parts, so clients find the statement text they cached for it.
+      select = { strings: SELECT_PARTS, values: [key] };
       this.#selectStatement = select;
     }
     return select;

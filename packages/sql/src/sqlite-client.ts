@@ -25,5 +25,8 @@ export function synchronousSqliteClient(
       if (statements.length === 0) return [];
       return executeAtomically(statements);
     },
+    runSync<Row = SqlRow>(statement: SqlStatement): Row[] {
+      return execute(statement) as Row[];
+    },
   };
 }

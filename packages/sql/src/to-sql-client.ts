@@ -49,7 +49,7 @@ const ACCEPTED =
  * Anything else is a `TypeError` naming what is accepted. (A `pg` client has `query(text, values)` but no
  * `batch` or `dialect`, so it cannot be mistaken for a `SqlClient`.)
  */
-export function toSqlClient(source: SqlSource, options: BetterSqlite3Options = {}): SqlClient {
+export function toSqlClient(source: SqlSource, options: BetterSqlite3Options = NO_OPTIONS): SqlClient {
   // Many providers are handed the same database: without options they share one client (and so one
   // statement cache) per handle instead of building one each.
   const shareable = options.onStatement === undefined && options.statementCacheSize === undefined;
@@ -61,6 +61,9 @@ export function toSqlClient(source: SqlSource, options: BetterSqlite3Options = {
 }
 
 const sharedClients = new WeakMap<object, SqlClient>();
+
+/** The options of a call that passed none: shared, so the common call allocates nothing. */
+const NO_OPTIONS: BetterSqlite3Options = Object.freeze({});
 
 function adapt(source: SqlSource, options: BetterSqlite3Options): SqlClient {
   if (isSqlClient(source)) {

@@ -9,7 +9,7 @@ export function sqliteClient(
 ): SqlClient {
   let client: SqlClient;
   try {
-    client = toSqlClient(source, { onStatement });
+    client = onStatement === undefined ? toSqlClient(source) : toSqlClient(source, { onStatement });
   } catch (error) {
     throw new ContextError(
       "INVALID_CONFIG",

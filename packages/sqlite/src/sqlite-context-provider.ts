@@ -32,6 +32,11 @@ export interface SqliteContextProviderOptions extends BlockStoreOptions {
  */
 export class SqliteContextProvider extends SqlContextProvider {
   constructor(source: SqlSource, labelOrOptions?: string | SqliteContextProviderOptions) {
+    // A label alone (agents/context's form, one provider per block) builds no options object of its own.
+    if (typeof labelOrOptions === "string" || labelOrOptions === undefined) {
+      super(sqliteClient(source, undefined, OWNER), { label: labelOrOptions, owner: OWNER });
+      return;
+    }
     const options = blockStoreOptions(labelOrOptions, OWNER);
     const { label, namespace, history } = options;
     super(sqliteClient(source, options.onStatement, OWNER), { label, namespace, history, owner: OWNER });
