@@ -695,12 +695,23 @@ export class SqliteSessionStore implements SessionStore {
         )[2]?.[0] as { stored?: unknown; seq?: unknown } | undefined;
         if (Number(result?.stored ?? 0) > 0) seq = Number(result?.seq);
       } else {
+        // Another writer may run between the two statements and take the same `seq` (its guard read the
+        // same largest rowid): the one whose search row is written keeps it, the other takes its row back
+        // and reads the tail again, so the two never fork.
         const stored = (await this.#client.run(sql`${insert} RETURNING seq`))[0] as
           | { seq?: unknown }
           | undefined;
         if (stored !== undefined) {
-          seq = Number(stored.seq);
           await this.#client.run(searchRow);
+          const ordered = await this.#client.run(sql`
+            SELECT 1 FROM assistant_fts WHERE rowid = ${Number(stored.seq)} AND id = ${message.id}`);
+          if (ordered.length > 0) seq = Number(stored.seq);
+          else {
+            await this.#client.run(sql`
+              DELETE FROM assistant_messages WHERE id = ${message.id} AND seq = ${Number(stored.seq)}`);
+            rememberKeyedTail(this.#client, this.#sessionId, undefined);
+            continue;
+          }
         }
       }
       if (seq !== undefined) {
@@ -743,6 +754,7 @@ export class SqliteSessionStore implements SessionStore {
     content: string,
     parentId: string | null | undefined,
   ): Promise<boolean> {
+    if ((await this.#ready()) === "keyed" && (await this.#dropUnordered(message.id))) return false;
     const existing = await this.#client.query<ContentRow & { session_id: string; parent_id: string | null }>`
       SELECT id, session_id, parent_id, content, content_chunks FROM assistant_messages WHERE id = ${message.id}`;
     const row = existing[0];
@@ -754,10 +766,8 @@ export class SqliteSessionStore implements SessionStore {
           ? row.content + ((await readContinuations(this.#client, [row.id])).get(row.id) ?? "")
           : row.content;
       if (stored === content) {
-        const layout = await this.#ready();
-        if (layout === "keyed") await this.#keepKeyedSearchRow(message);
         // The lean and keyed layouts keep no pointer: their tail is read again.
-        if (layout === "indexed") {
+        if ((await this.#ready()) === "indexed") {
           await this.#client.query`
             INSERT INTO assistant_leaves (session_id, leaf_id) VALUES (${this.#sessionId}, ${message.id})
             ON CONFLICT(session_id) DO UPDATE SET leaf_id = excluded.leaf_id`;
@@ -773,18 +783,15 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   /**
-   * On the keyed layout, a stored message without its search row (its append failed between the two
-   * statements, on a client without transactions) is outside the order: it gets the next `seq` and its row.
+   * On the keyed layout, a message row without its search row was never appended (its append failed
+   * between the two statements on a client without transactions, or lost its `seq` to another writer): it
+   * is removed, so the retry appends it under the tail as it is now. `true` when a row was removed.
    */
-  async #keepKeyedSearchRow(message: SessionMessage): Promise<void> {
-    const found = await this.#client.query<{ seq: number }>`
-      SELECT m.seq AS seq FROM assistant_messages m
-      WHERE m.id = ${message.id} AND NOT EXISTS (SELECT 1 FROM assistant_fts f WHERE f.rowid = m.seq AND f.id = m.id)`;
-    if (found.length === 0) return;
-    await this.#client.batch([
-      sql`UPDATE assistant_messages SET seq = ${largestSeq} + 1 WHERE id = ${message.id}`,
-      keyedRowStatement(this.#sessionId, message.id, indexedMessageOf(message)),
-    ]);
+  async #dropUnordered(id: string): Promise<boolean> {
+    const removed = await this.#client.run(sql`
+      DELETE FROM assistant_messages WHERE id = ${id} AND NOT EXISTS (SELECT 1 FROM assistant_fts f
+        WHERE f.rowid = assistant_messages.seq AND f.id = assistant_messages.id) RETURNING id`);
+    return removed.length > 0;
   }
 
   async updateMessage(message: SessionMessage): Promise<void> {
