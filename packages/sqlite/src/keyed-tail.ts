@@ -19,6 +19,12 @@ export interface KeyedTail {
   leaf: { id: string; seq: number; depth: number | null; pathTokens: number | null } | null;
   /** The largest search rowid (`seq`) when the tail was read. */
   horizon: number;
+  /**
+   * The message id of the search row at `horizon` when it is not the leaf's (another session's newest
+   * message): that row could be deleted and the rowid given again to a message of this session, so the
+   * check compares the id too. When the leaf holds `horizon`, its row holds the rowid while it is stored.
+   */
+  top?: string | null;
 }
 
 const tails = new WeakMap<SqlClient, Map<string, KeyedTail>>();
@@ -46,7 +52,9 @@ export const largestSeq: SqlStatement = sql`(SELECT COALESCE(MAX(rowid), 0) FROM
 
 /** True while nothing was appended (to any session) or removed at the top since `tail` was read. */
 export function keyedTailStill(tail: KeyedTail): SqlStatement {
-  return sql`${largestSeq} = ${tail.horizon}`;
+  if (tail.horizon === 0 || tail.leaf?.seq === tail.horizon) return sql`${largestSeq} = ${tail.horizon}`;
+  return sql`${largestSeq} = ${tail.horizon} AND EXISTS (SELECT 1 FROM assistant_fts
+    WHERE rowid = ${tail.horizon} AND id IS ${tail.top ?? null})`;
 }
 
 /**
@@ -56,12 +64,14 @@ export function keyedTailStill(tail: KeyedTail): SqlStatement {
 export async function readKeyedTail(client: SqlClient, sessionId: string): Promise<KeyedTail> {
   const rows = await client.run<{
     horizon: number | null;
+    top: string | null;
     seq: number | null;
     id: string | null;
     depth: number | null;
     path_tokens: number | null;
   }>(sql`
-    SELECT ${largestSeq} AS horizon, f.rowid AS seq, m.id AS id, m.depth AS depth, m.path_tokens AS path_tokens
+    SELECT ${largestSeq} AS horizon,
+      (SELECT id FROM assistant_fts ORDER BY rowid DESC LIMIT 1) AS top, f.rowid AS seq, m.id AS id, m.depth AS depth, m.path_tokens AS path_tokens
     FROM (SELECT 1) AS one
     LEFT JOIN (SELECT rowid, id FROM assistant_fts WHERE session_id = ${sessionId}
       ORDER BY rowid DESC LIMIT 1) AS f ON 1
@@ -69,6 +79,7 @@ export async function readKeyedTail(client: SqlClient, sessionId: string): Promi
   const row = rows[0];
   const tail: KeyedTail = {
     horizon: Number(row?.horizon ?? 0),
+    top: row?.top ?? null,
     leaf:
       row?.id === null || row?.id === undefined
         ? null

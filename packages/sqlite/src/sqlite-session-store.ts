@@ -791,7 +791,10 @@ export class SqliteSessionStore implements SessionStore {
     const removed = await this.#client.run(sql`
       DELETE FROM assistant_messages WHERE id = ${id} AND NOT EXISTS (SELECT 1 FROM assistant_fts f
         WHERE f.rowid = assistant_messages.seq AND f.id = assistant_messages.id) RETURNING id`);
-    return removed.length > 0;
+    if (removed.length === 0) return false;
+    // Its continuation rows too: the retry writes its own (a shorter message would leave some behind).
+    await this.#client.query`DELETE FROM assistant_message_chunks WHERE id = ${id}`;
+    return true;
   }
 
   async updateMessage(message: SessionMessage): Promise<void> {

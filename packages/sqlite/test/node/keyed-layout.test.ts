@@ -104,3 +104,24 @@ describe("the keyed layout (a new database)", () => {
     database.close();
   });
 });
+
+describe("the keyed layout's tail check", () => {
+  it("another session's newest message deleted and its seq given to this session's next message: no fork", async () => {
+    const database = new Database(":memory:");
+    // Separate clients (each host is its own client), so each store remembers its own tail.
+    const writer = new SqliteSessionStore(agentsHost(database), "one");
+    const other = new SqliteSessionStore(agentsHost(database), "two");
+    await writer.appendMessage(message("l", "the leaf"));
+    await other.appendMessage(message("y", "in the other session"));
+    const stale = new SqliteSessionStore(agentsHost(database), "one");
+    // Reads the tail: leaf "l", the largest seq that of "y".
+    expect((await stale.getLatestLeaf())?.id).toBe("l");
+    await other.deleteMessages(["y"]);
+    // "z" takes the seq "y" had: the largest seq is what `stale` saw.
+    await writer.appendMessage(message("z", "after the leaf"));
+    await stale.appendMessage(message("w", "after z"));
+    expect(ids(await stale.getHistory())).toEqual(["l", "z", "w"]);
+    expect(await forks(stale)).toEqual([]);
+    database.close();
+  });
+});
