@@ -310,6 +310,9 @@ export async function searchMessageIndex(
           THEN ${raw(String(1 + speakerBoost))} ELSE 1 END AS score
       FROM (SELECT target, sum(score) AS score FROM lent GROUP BY target) total
       JOIN assistant_fts f ON f.rowid = total.target
+      -- A message without text (the keyed layout gives it an empty row, which holds its place in the
+      -- order) is never a hit, as on the layouts that write it no row.
+      WHERE f.content <> ''
     )
     SELECT scored.id AS id, scored.session_id AS session_id, scored.role AS role, scored.content AS content,
       m.created_at AS created_at

@@ -125,3 +125,20 @@ describe("the keyed layout's tail check", () => {
     database.close();
   });
 });
+
+describe("the keyed layout's empty search rows", () => {
+  it("a message without text is never a search hit, not even through the turns after it", async () => {
+    const database = new Database(":memory:");
+    const store = new SqliteSessionStore(database, "chat");
+    await store.appendMessage(message("a", "where is the chandlery"));
+    await store.appendMessage({
+      id: "image",
+      role: "user",
+      parts: [{ type: "file", mediaType: "image/png", url: "data:image/png;base64,AA==" }],
+    } as unknown as SessionMessage);
+    await store.appendMessage(message("b", "the chandlery opens at eight"));
+    // "image" has an (empty) search row and is the parent of "b": it is lent a share, yet never returned.
+    expect(ids(await store.searchMessages("chandlery")).sort()).toEqual(["a", "b"]);
+    database.close();
+  });
+});
