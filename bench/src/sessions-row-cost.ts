@@ -1,6 +1,6 @@
 /**
  * Rows read and written on a Durable Object per session operation, by session length: `SqliteSessionStore`
- * (`@contextblocks/sqlite`, on a new database: the lean layout) against `AgentSessionProvider` of
+ * (`@contextblocks/sqlite`, on a new database: the keyed layout; and a lean database, asked for) against `AgentSessionProvider` of
  * `agents/experimental/memory/session` (agents@0.22.0) and `Sessions` of `agents/sessions` (agents@0.32.0),
  * each on its own object, all through the SQL cursor's `rowsRead` / `rowsWritten` (what Cloudflare bills).
  *
@@ -21,9 +21,10 @@ import { markdownTable } from "./markdown.js";
 // on agents@0.22.0 reads every earlier row per append (quadratic). The per-row figures already show at 1,000.
 const LENGTHS = [100, 1_000] as const;
 const SMOKE_LENGTHS = [20, 60] as const;
-const SYSTEMS = ["contextblocks", "agents", "agents-0.32"] as const;
+const SYSTEMS = ["contextblocks", "contextblocks-lean", "agents", "agents-0.32"] as const;
 const SYSTEM_NAMES: Record<SystemName, string> = {
   contextblocks: "@contextblocks/sessions",
+  "contextblocks-lean": "@contextblocks/sessions, lean layout",
   agents: "agents@0.22.0",
   "agents-0.32": "agents@0.32.0",
 };
@@ -188,12 +189,16 @@ async function scenario(
 ): Promise<OperationCost[]> {
   const counter = new RowCounter(state);
   let provider: MeasuredProvider;
-  if (system === "contextblocks") {
+  if (system === "contextblocks" || system === "contextblocks-lean") {
+    const options = {
+      sessionId: "bench",
+      newDatabaseLayout: system === "contextblocks-lean" ? ("lean" as const) : ("keyed" as const),
+    };
     // The adapter reports each statement's cursor counts, the same numbers the counter adds up.
     const client = fromDurableObjectStorage(state.storage, {
       onStatement: (report) => counter.add(report.rowsRead ?? 0, report.rowsWritten ?? 0),
     });
-    const store = new SqliteSessionStore(client, "bench");
+    const store = new SqliteSessionStore(client, options);
     const listened = new Session({ store });
     listened.subscribe(() => undefined);
     provider = Object.assign(store, {
@@ -206,7 +211,7 @@ async function scenario(
         return messages;
       },
       coldTokenEstimate: () =>
-        new Session({ store: new SqliteSessionStore(client, "bench") }).estimateTokens(),
+        new Session({ store: new SqliteSessionStore(client, options) }).estimateTokens(),
       appendMessageListened: (message: SessionMessage) => listened.appendMessage(message),
     });
   } else if (system === "agents-0.32") {
@@ -336,23 +341,23 @@ export async function runSessionsRowCost(
         ),
         "",
         "Where agents@0.32.0 is still ahead (from the rows above):",
-        "- `appendMessage` reads 3 rows to its 0: our one conditional insert reads the parent's row (it must",
-        "  still exist; its path token total is carried on), checks that no other writer stored a message in",
-        "  the session since (so two writers never fork the path), and the insert itself reads one; the id's and",
-        "  a deleted id's tombstone probes read nothing when they find nothing. agents@0.32.0 reads its tail",
-        "  from memory, kept per instance and not checked against other writers. Both write 2 rows once",
-        "  agents@0.32.0's search index is built (ours: the row and its `id` primary-key entry).",
-        "- `getLatestLeaf` reads 2 rows to its 1: the leaf's row and the check that nothing newer was stored.",
+        "- `appendMessage` reads 10 rows to its 0 (the lean layout: 3). Both write 2 rows once agents@0.32.0's",
+        "  search index is built: the message and its search row, in one transaction (agents@0.32.0 writes 1",
+        "  before its first search). Our insert reads the parent's row (it must still exist; its path token",
+        "  total is carried on), and the search row reads its parent's and grandparent's rows and search rows",
+        "  (its context). The check that no other writer appended since (so two writers never fork the path) is",
+        "  FTS5's largest rowid: 0 rows. agents@0.32.0 reads its tail from memory, not checked against other",
+        "  writers. The lean layout writes the row and its `id` key entry, and 1 search row per message later.",
         "- `addCompaction` writes 3 rows (the overlay, its `id` primary-key and session index entries) to its 1;",
         "  it reads the session's overlays first (1 row per overlay) so a retried call adds no second one.",
         "- Ahead of agents@0.32.0 now: `history()` and `historyBatches()` read about 1 row per message (its",
         "  recursive walk about 9; ours reads the path once, so peak memory is the path, not one window),",
-        "  and `compactAfter`'s estimate in a new Session reads 3 rows at any length (its memo miss reads the",
+        "  and `compactAfter`'s estimate in a new Session reads 2 rows at any length (its memo miss reads the",
         "  path's content-free row stats, about 6 per message; per request its memo lives as long as its",
         "  `Sessions` object). With a change-feed listener our append reads what it reads without.",
-        "- Search: our rows are written by the first search after an append; agents@0.32.0's index, once built,",
-        "  is written on append (2 rows). Its first search found nothing for this query (0 returned), so the",
-        "  search rows are not comparable.",
+        "- Search: our search rows are written by the append, so a search writes nothing; agents@0.32.0's first",
+        "  search builds its index, then its appends write the search row (2 rows). Its searches found nothing",
+        "  for this query (0 returned), so the rows read by search are not comparable.",
       ].join("\n");
     },
   );

@@ -89,22 +89,34 @@ export function hasContextColumn(client: SqlClient): Promise<boolean> {
   return shape;
 }
 
+/**
+ * Which column of `assistant_messages` holds a message's search rowid: `rowid` on the lean and indexed
+ * layouts, `seq` on the keyed one (which has no rowid).
+ */
+export type SearchKey = "rowid" | "seq";
+
 /** The "before" context of the message `m` (an alias of `assistant_messages`): its parent's and grandparent's text. */
-const beforeOfM = `coalesce((SELECT f.content FROM assistant_messages p JOIN assistant_fts f ON f.rowid = p.rowid
+function beforeOfM(key: SearchKey): string {
+  return `coalesce((SELECT f.content FROM assistant_messages p JOIN assistant_fts f ON f.rowid = p.${key}
     WHERE p.id = m.parent_id AND p.session_id = m.session_id), '')
   || char(10) ||
   coalesce((SELECT f.content FROM assistant_messages p
     JOIN assistant_messages g ON g.id = p.parent_id AND g.session_id = p.session_id
-    JOIN assistant_fts f ON f.rowid = g.rowid
+    JOIN assistant_fts f ON f.rowid = g.${key}
     WHERE p.id = m.parent_id AND p.session_id = m.session_id), '')`;
+}
 
-/** The rowid of `m`'s parent on its branch (NULL for a root). */
-const parentRowOfM = `(SELECT p.rowid FROM assistant_messages p WHERE p.id = m.parent_id AND p.session_id = m.session_id)`;
+/** The search rowid of `m`'s parent on its branch (NULL for a root). */
+function parentRowOfM(key: SearchKey): string {
+  return `(SELECT p.${key} FROM assistant_messages p WHERE p.id = m.parent_id AND p.session_id = m.session_id)`;
+}
 
-/** The rowid of `m`'s grandparent on its branch (NULL when it has none). */
-const grandparentRowOfM = `(SELECT g.rowid FROM assistant_messages p
+/** The search rowid of `m`'s grandparent on its branch (NULL when it has none). */
+function grandparentRowOfM(key: SearchKey): string {
+  return `(SELECT g.${key} FROM assistant_messages p
     JOIN assistant_messages g ON g.id = p.parent_id AND g.session_id = p.session_id
     WHERE p.id = m.parent_id AND p.session_id = m.session_id)`;
+}
 
 const monthCases = monthNames
   .map((month, index) => `WHEN '${String(index + 1).padStart(2, "0")}' THEN '${month}'`)
@@ -129,11 +141,35 @@ export interface IndexedMessage {
 }
 
 /** The search row of the message `m`, with its context and its ancestors' rowids read from their rows. */
-function rowOfM(message: IndexedMessage): SqlStatement {
+function rowOfM(message: IndexedMessage, key: SearchKey = "rowid"): SqlStatement {
   return sql`INSERT INTO assistant_fts
       (rowid, id, session_id, role, speaker, parent_row, grandparent_row, content, context, time)
-    SELECT m.rowid, m.id, m.session_id, m.role, ${message.speaker}, ${raw(parentRowOfM)},
-      ${raw(grandparentRowOfM)}, ${message.text}, ${raw(beforeOfM)}, ${timeOfM(message.time)}`;
+    SELECT m.${raw(key)}, m.id, m.session_id, m.role, ${message.speaker}, ${raw(parentRowOfM(key))},
+      ${raw(grandparentRowOfM(key))}, ${message.text}, ${raw(beforeOfM(key))}, ${timeOfM(message.time)}`;
+}
+
+/**
+ * The search row of a message on the keyed layout, under its `seq`, written in its append's transaction
+ * (for every message: a message without text gets a row with empty text, since the search table holds the
+ * order). Writes nothing when the message row is not there with that `seq` (its insert was refused) or the
+ * rowid is taken.
+ */
+export function keyedRowStatement(sessionId: string, id: string, message: IndexedMessage): SqlStatement {
+  return sql`${rowOfM(message, "seq")}
+    FROM assistant_messages m WHERE m.id = ${id} AND m.session_id = ${sessionId}
+      AND NOT EXISTS (SELECT 1 FROM assistant_fts f WHERE f.rowid = m.seq)`;
+}
+
+/** A keyed message's search row after its text changed: updated in place, so it never leaves the order. */
+export function keyedRowUpdateStatement(
+  seq: number,
+  id: string,
+  message: IndexedMessage,
+  role: string,
+): SqlStatement {
+  return sql`UPDATE assistant_fts SET content = ${message.text}, speaker = ${message.speaker}, role = ${role},
+    time = (SELECT ${timeOfM(message.time)} FROM assistant_messages m WHERE m.id = ${id})
+    WHERE rowid = ${seq} AND id = ${id}`;
 }
 
 /**
@@ -196,16 +232,21 @@ export function refreshContextStatements(
   id: string,
   _parentId: string | null,
   withContext: boolean,
+  key: SearchKey = "rowid",
 ): SqlStatement[] {
   if (!withContext) return [];
+  const own =
+    key === "rowid"
+      ? raw("m.rowid = assistant_fts.rowid")
+      : raw("m.id = assistant_fts.id AND m.session_id = assistant_fts.session_id");
   return [
     sql`UPDATE assistant_fts SET (context, parent_row, grandparent_row) = (
-      SELECT ${raw(beforeOfM)}, ${raw(parentRowOfM)}, ${raw(grandparentRowOfM)}
-      FROM assistant_messages m WHERE m.rowid = assistant_fts.rowid)
+      SELECT ${raw(beforeOfM(key))}, ${raw(parentRowOfM(key))}, ${raw(grandparentRowOfM(key))}
+      FROM assistant_messages m WHERE ${own})
     WHERE rowid IN (
-      SELECT c.rowid FROM assistant_messages c WHERE c.parent_id = ${id} AND c.session_id = ${sessionId}
+      SELECT c.${raw(key)} FROM assistant_messages c WHERE c.parent_id = ${id} AND c.session_id = ${sessionId}
       UNION ALL
-      SELECT g.rowid FROM assistant_messages c
+      SELECT g.${raw(key)} FROM assistant_messages c
         JOIN assistant_messages g ON g.parent_id = c.id AND g.session_id = c.session_id
         WHERE c.parent_id = ${id} AND c.session_id = ${sessionId})`,
   ];
@@ -269,6 +310,9 @@ export async function searchMessageIndex(
           THEN ${raw(String(1 + speakerBoost))} ELSE 1 END AS score
       FROM (SELECT target, sum(score) AS score FROM lent GROUP BY target) total
       JOIN assistant_fts f ON f.rowid = total.target
+      -- A message without text (the keyed layout gives it an empty row, which holds its place in the
+      -- order) is never a hit, as on the layouts that write it no row.
+      WHERE f.content <> ''
     )
     SELECT scored.id AS id, scored.session_id AS session_id, scored.role AS role, scored.content AS content,
       m.created_at AS created_at

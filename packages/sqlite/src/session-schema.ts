@@ -56,7 +56,29 @@ export const calibrationTable = "assistant_token_calibration";
  *   deleting scans the table.
  * - `"indexed"`: the parent and session indexes of agents@0.22.0's tables and the `assistant_leaves` pointer.
  */
-export type SessionLayout = "lean" | "indexed";
+export type SessionLayout = "keyed" | "lean" | "indexed";
+
+/**
+ * The keyed table (the default for a new database): one b-tree keyed by `id` (`WITHOUT ROWID`, no secondary
+ * index), so a message's row is one billed row written on a Durable Object. It has no `rowid`: the order of
+ * messages is `seq`, which is also the rowid of the message's search row (`assistant_fts`), written in the
+ * same transaction for every message (keyed-tail.ts). `seq` is `NOT NULL`: a writer that does not know this
+ * layout (agents@0.22.0, whose `getLatestLeaf` also reads `rowid`) fails on it instead of storing a message
+ * outside the order.
+ */
+const createKeyedTable = sql`CREATE TABLE IF NOT EXISTS assistant_messages (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL DEFAULT '',
+    parent_id TEXT,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL,
+    created_at DATETIME DEFAULT CURRENT_TIMESTAMP,
+    depth INTEGER,
+    content_chunks INTEGER,
+    seq INTEGER NOT NULL,
+    tokens INTEGER,
+    path_tokens INTEGER
+  ) WITHOUT ROWID`;
 
 /** The lean table: the columns of agents@0.22.0's table and ours, with no secondary index. */
 const createLeanTable = sql`CREATE TABLE IF NOT EXISTS assistant_messages (
@@ -116,6 +138,10 @@ const createStatements: SqlStatement[] = [
     session_id TEXT PRIMARY KEY,
     calibration REAL NOT NULL
   ) WITHOUT ROWID`,
+];
+
+/** The lazy search indexer's mark (lean and indexed layouts; the keyed one writes each search row on append). */
+const indexMarkStatements: SqlStatement[] = [
   sql`CREATE TABLE IF NOT EXISTS assistant_fts_state (
     key TEXT PRIMARY KEY,
     indexed_rowid INTEGER NOT NULL
@@ -125,17 +151,35 @@ const createStatements: SqlStatement[] = [
     SELECT 'messages', COALESCE(MAX(rowid), 0) FROM assistant_messages`,
 ];
 
+/** The layout a store gives a database that has no `assistant_messages` table yet. */
+export type NewSessionLayout = "keyed" | "lean";
+
 /**
  * Creates what is missing; safe to run on a database `agents` wrote (and on every first use). A database
- * without `assistant_messages` gets the lean layout; one that has it keeps its indexes.
+ * without `assistant_messages` gets `newLayout` (keyed unless asked); one that has it keeps its layout.
  */
-export async function ensureSchema(client: SqlClient): Promise<SessionLayout> {
-  // A table without the parent index is lean (agents@0.22.0 and older contextblocks create both together).
+export async function ensureSchema(
+  client: SqlClient,
+  newLayout: NewSessionLayout = "keyed",
+): Promise<SessionLayout> {
+  // A table with `seq` is keyed; one without the parent index is lean (agents@0.22.0 and older
+  // contextblocks create both together).
   const existing = await client.query<{ name: string }>`
     SELECT name FROM sqlite_master WHERE (type = 'table' AND name = 'assistant_messages')
-      OR (type = 'index' AND name = 'idx_assistant_msg_parent')`;
+      OR (type = 'index' AND name = 'idx_assistant_msg_parent')
+    UNION ALL SELECT 'seq' FROM pragma_table_info('assistant_messages') WHERE name = 'seq'`;
+  const keyed =
+    existing.some((row) => row.name === "seq") ||
+    (newLayout === "keyed" && !existing.some((row) => row.name === "assistant_messages"));
+  if (keyed) {
+    await client.batch([createKeyedTable, ...createStatements]);
+    await secureDelete(client);
+    return "keyed";
+  }
   const indexed = existing.some((row) => row.name === "idx_assistant_msg_parent");
-  await client.batch([indexed ? indexedStatements : [createLeanTable], createStatements].flat());
+  await client.batch(
+    [indexed ? indexedStatements : [createLeanTable], createStatements, indexMarkStatements].flat(),
+  );
   await upgradeSearchTable(client);
   const columns = new Set(
     (await client.query<{ name: string }>`SELECT name FROM pragma_table_info('assistant_messages')`).map(
@@ -186,10 +230,10 @@ async function addColumn(client: SqlClient, statement: SqlStatement): Promise<vo
 /** One schema check per client and process: every provider on the same database shares it. */
 const ready = new WeakMap<SqlClient, Promise<SessionLayout>>();
 
-export function schemaReady(client: SqlClient): Promise<SessionLayout> {
+export function schemaReady(client: SqlClient, newLayout?: NewSessionLayout): Promise<SessionLayout> {
   let promise = ready.get(client);
   if (promise === undefined) {
-    promise = ensureSchema(client);
+    promise = ensureSchema(client, newLayout);
     promise.catch(() => ready.delete(client));
     ready.set(client, promise);
   }

@@ -72,8 +72,8 @@ export function sqliteBackend(source: SqlSource, options: SqliteBackendOptions =
         history: false,
       }),
     async searchMessages(query: string, limit: number): Promise<SearchResult[]> {
-      await schemaReady(client);
-      await catchUpMessageIndex(client);
+      // The keyed layout writes each search row on append: nothing to catch up.
+      if ((await schemaReady(client)) !== "keyed") await catchUpMessageIndex(client);
       return searchMessageIndex(client, query, { limit });
     },
     deleteSession: (sessionId) => deleteSession(client, sessionId),

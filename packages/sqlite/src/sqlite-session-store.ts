@@ -34,7 +34,16 @@ import {
   sql,
   toSqlClient,
 } from "@contextblocks/sql";
-import { readLeanPath } from "./lean-path.js";
+import { readKeyedPath } from "./keyed-path.js";
+import {
+  cachedKeyedTail,
+  currentKeyedTail,
+  keyedTailStill,
+  largestSeq,
+  readKeyedTail,
+  rememberKeyedTail,
+} from "./keyed-tail.js";
+import { type LeanPathRow, readLeanPath } from "./lean-path.js";
 import { cachedTail, currentTail, readTail, rememberTail, tailStill } from "./lean-tail.js";
 import { catchUpMessageIndex, readContinuations } from "./message-index.js";
 import { indexedMessageOf } from "./message-index-text.js";
@@ -42,11 +51,19 @@ import { sliceStoredMessage } from "./message-rows.js";
 import {
   hasContextColumn,
   indexMessageStatement,
+  keyedRowStatement,
+  keyedRowUpdateStatement,
   refreshContextStatements,
   searchMessageIndex,
 } from "./message-search.js";
 import { SerialQueue } from "./serial-queue.js";
-import { forgetLayout, leanLayoutStill, type SessionLayout, schemaReady } from "./session-schema.js";
+import {
+  forgetLayout,
+  leanLayoutStill,
+  type NewSessionLayout,
+  type SessionLayout,
+  schemaReady,
+} from "./session-schema.js";
 
 /** Options of `SqliteSessionStore`. */
 export interface SqliteSessionStoreOptions {
@@ -61,6 +78,12 @@ export interface SqliteSessionStoreOptions {
    * Durable Object).
    */
   indexOnAppend?: boolean | undefined;
+  /**
+   * The layout given to a database that has no session tables yet (a database that has them keeps its
+   * own): `"keyed"` (default; an append writes 2 billed rows on a Durable Object, search row included) or
+   * `"lean"` (the layout of contextblocks before it, which agents@0.22.0 can still read and write).
+   */
+  newDatabaseLayout?: NewSessionLayout | undefined;
 }
 
 interface PathRow {
@@ -96,7 +119,7 @@ interface LeafRow {
   depth: number | null;
   /** The stamps of the path root..this row summed (`NULL`: not known, summed along the path when needed). */
   path_tokens?: number | null | undefined;
-  /** Read on the lean layout, where a path is walked by rowid. */
+  /** Read on the lean layout, where a path is walked by rowid; on the keyed layout, the row's `seq`. */
   rowid?: number | undefined;
 }
 
@@ -113,6 +136,7 @@ export class SqliteSessionStore implements SessionStore {
   readonly #sessionId: string;
   readonly #queue = new SerialQueue();
   readonly #indexOnAppend: boolean;
+  readonly #newLayout: NewSessionLayout | undefined;
 
   constructor(source: SqlSource, sessionIdOrOptions?: string | SqliteSessionStoreOptions) {
     const options: SqliteSessionStoreOptions =
@@ -138,6 +162,17 @@ export class SqliteSessionStore implements SessionStore {
     }
     this.#sessionId = options.sessionId ?? "";
     this.#indexOnAppend = options.indexOnAppend === true;
+    if (
+      options.newDatabaseLayout !== undefined &&
+      options.newDatabaseLayout !== "keyed" &&
+      options.newDatabaseLayout !== "lean"
+    ) {
+      throw new ContextError(
+        "INVALID_CONFIG",
+        `SqliteSessionStore: newDatabaseLayout must be "keyed" or "lean", got ${describeValue(options.newDatabaseLayout)}`,
+      );
+    }
+    this.#newLayout = options.newDatabaseLayout;
   }
 
   /** The session this store reads and writes. */
@@ -161,7 +196,7 @@ export class SqliteSessionStore implements SessionStore {
     const layout = await this.#ready();
     const leaf = await this.#resolveLeaf(leafId, layout);
     if (leaf === null) return [];
-    const messages = layout === "lean" ? await this.#readLeanPath(leaf) : await this.#readPath(leaf.id);
+    const messages = layout === "indexed" ? await this.#readPath(leaf.id) : await this.#readWalkedPath(leaf);
     const compactions = await this.getCompactions();
     return applyCompactions(messages, compactions);
   }
@@ -181,16 +216,14 @@ export class SqliteSessionStore implements SessionStore {
     if (leaf === null) return { messages: [], truncated: false };
     const maxBytes = options?.maxBytes;
     if (
-      layout === "lean" &&
+      layout !== "indexed" &&
       options?.newestFirst === true &&
       typeof maxBytes === "number" &&
       Number.isFinite(maxBytes)
     ) {
-      const start = await this.#leafWithRowid(leaf);
-      if (start === null) return { messages: [], truncated: false };
       let total = 0;
       let budgetStopped = false;
-      const { rows, more } = await readLeanPath(this.#client, this.#sessionId, start, (row) => {
+      const walked = await this.#walk(leaf, layout, (row) => {
         if (total > maxBytes) {
           budgetStopped = true;
           return true;
@@ -198,11 +231,13 @@ export class SqliteSessionStore implements SessionStore {
         total += Number(row.bytes);
         return false;
       });
+      if (walked === null) return { messages: [], truncated: false };
+      const { rows, more } = walked;
       const ordered = rows.reverse();
       if (!budgetStopped) checkWholePath(ordered, "getHistory");
       return { messages: await this.#parseRows(ordered), truncated: budgetStopped && more };
     }
-    const messages = layout === "lean" ? await this.#readLeanPath(leaf) : await this.#readPath(leaf.id);
+    const messages = layout === "indexed" ? await this.#readPath(leaf.id) : await this.#readWalkedPath(leaf);
     return { messages, truncated: false };
   }
 
@@ -218,7 +253,7 @@ export class SqliteSessionStore implements SessionStore {
     const floor = Math.max(1, Math.floor(minMessages));
     // Walks up from the leaf while the window is under its floor or the next message still fits: only
     // the window's rows are read, never the rest of the path.
-    if (layout === "lean") return this.#leanRecentHistory(leaf, floor, maxBytes);
+    if (layout !== "indexed") return this.#walkedRecentHistory(leaf, layout, floor, maxBytes);
     const rows = (await this.#one(sql`
       WITH RECURSIVE path(id, parent_id, step, total) AS (
         SELECT id, parent_id, 0, length(CAST(content AS BLOB)) + ${chunkBytes("assistant_messages")}
@@ -247,6 +282,18 @@ export class SqliteSessionStore implements SessionStore {
 
   async getLatestLeaf(): Promise<SessionMessage | null> {
     const layout = await this.#ready();
+    if (layout === "keyed") {
+      // The remembered tail's row, read only while it is still the tail (one statement, one row).
+      const cached = cachedKeyedTail(this.#client, this.#sessionId);
+      if (cached?.leaf !== null && cached?.leaf !== undefined) {
+        const rows = (await this.#one(sql`
+          SELECT id, content, content_chunks FROM assistant_messages
+          WHERE id = ${cached.leaf.id} AND session_id = ${this.#sessionId} AND ${keyedTailStill(cached)}`)) as unknown as ContentRow[];
+        if (rows.length > 0) return (await this.#parseRows(rows))[0] ?? null;
+      }
+      const leaf = (await readKeyedTail(this.#client, this.#sessionId)).leaf;
+      return leaf === null ? null : this.getMessage(leaf.id);
+    }
     if (layout === "lean") {
       // The remembered tail's row, read only while it is still the tail (one statement, one row).
       const cached = cachedTail(this.#client, this.#sessionId);
@@ -279,10 +326,10 @@ export class SqliteSessionStore implements SessionStore {
     if (typeof limit !== "number" || Number.isNaN(limit) || (limit < 0 && options.limit !== undefined)) {
       throw new ContextError("INVALID_INPUT", `getTree: limit must be a number ≥ 0, got ${String(limit)}`);
     }
-    await this.#ready();
-    const rows = await this.#client.query<NodeRow>`
+    const order = (await this.#ready()) === "keyed" ? raw("seq") : raw("rowid");
+    const rows = await this.#client.run<NodeRow>(sql`
       SELECT id, parent_id, role, created_at FROM assistant_messages
-      WHERE session_id = ${this.#sessionId} ORDER BY rowid ASC LIMIT ${Number.isFinite(limit) ? Math.floor(limit) : -1}`;
+      WHERE session_id = ${this.#sessionId} ORDER BY ${order} ASC LIMIT ${Number.isFinite(limit) ? Math.floor(limit) : -1}`);
     return rows.map(nodeOf);
   }
 
@@ -290,9 +337,9 @@ export class SqliteSessionStore implements SessionStore {
     const layout = await this.#ready();
     // The lean layout has no parent index: a scan of the table (branches are read rarely).
     const rows = (await this.#one(sql`
-      SELECT id, content, content_chunks FROM assistant_messages ${layout === "lean" ? raw("") : raw("INDEXED BY idx_assistant_msg_parent")}
+      SELECT id, content, content_chunks FROM assistant_messages ${layout === "indexed" ? raw("INDEXED BY idx_assistant_msg_parent") : raw("")}
       WHERE parent_id = ${messageId} AND session_id = ${this.#sessionId}
-      ORDER BY created_at ASC, rowid ASC`)) as unknown as ContentRow[];
+      ORDER BY created_at ASC, ${layout === "keyed" ? raw("seq") : raw("rowid")} ASC`)) as unknown as ContentRow[];
     return this.#parseRows(rows);
   }
 
@@ -337,7 +384,9 @@ export class SqliteSessionStore implements SessionStore {
     stamp: number,
     parentId: string | null | undefined,
   ): Promise<AppendedMessage | undefined> {
-    if ((await this.#ready()) === "lean") return this.#appendLean(message, content, slices, stamp, parentId);
+    const layout = await this.#ready();
+    if (layout === "keyed") return this.#appendKeyed(message, content, slices, stamp, parentId);
+    if (layout === "lean") return this.#appendLean(message, content, slices, stamp, parentId);
     for (let attempt = 0; attempt < appendAttempts; attempt++) {
       if (await this.#storedAlready(message, content, parentId)) return undefined;
       let parent: LeafRow | null;
@@ -569,6 +618,134 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   /**
+   * The append on the keyed layout: the message's row and its search row, in one transaction (2 rows
+   * written on a Durable Object). The row takes `seq` = the largest search rowid + 1 and its search row
+   * that rowid (keyed-tail.ts). Appended to the remembered tail, the insert also checks that the largest
+   * search rowid is still the tail's horizon (0 rows read), so a second writer makes it read the tail again
+   * instead of forking; an explicit parent is read by id. On a client whose batch is not one transaction, a
+   * failure between the two statements leaves a message without its search row: its retry finds it stored
+   * and writes the search row (`#storedAlready`).
+   */
+  async #appendKeyed(
+    message: SessionMessage,
+    content: string,
+    slices: string[],
+    stamp: number,
+    parentId: string | null | undefined,
+  ): Promise<AppendedMessage | undefined> {
+    const indexed = indexedMessageOf(message);
+    for (let attempt = 0; attempt < appendAttempts; attempt++) {
+      let parent: LeafRow | null;
+      let guard: SqlStatement;
+      if (parentId === undefined) {
+        const tail =
+          cachedKeyedTail(this.#client, this.#sessionId) ??
+          (await readKeyedTail(this.#client, this.#sessionId));
+        parent =
+          tail.leaf === null
+            ? null
+            : { id: tail.leaf.id, depth: tail.leaf.depth, path_tokens: tail.leaf.pathTokens };
+        guard = keyedTailStill(tail);
+      } else if (parentId === null) {
+        parent = null;
+        guard = sql`1`;
+      } else {
+        parent = await this.#row(parentId);
+        if (parent === null) {
+          if (await this.#storedAlready(message, content, parentId)) return undefined;
+          throw new ContextError(
+            "NOT_FOUND",
+            `appendMessage: parent "${parentId}" of message "${message.id}" is not in this session`,
+          );
+        }
+        guard = sql`1`;
+      }
+      const depth = parent === null ? 0 : (await this.#depthOf(parent)) + 1;
+      const knownTokens =
+        parent === null || parent.path_tokens !== null ? null : await this.#pathTokensOf(parent);
+      const chunks = slices.length - 1;
+      if (chunks > 0) {
+        await this.#client.batch(
+          slices.slice(1).map(
+            (slice, index) => sql`INSERT OR REPLACE INTO assistant_message_chunks (id, idx, content)
+              VALUES (${message.id}, ${index + 1}, ${slice})`,
+          ),
+        );
+      }
+      const createdAt = sqliteTimestamp();
+      const parentTokens = parent === null ? 0 : (storedTokenStamp(parent.path_tokens) ?? knownTokens);
+      // The parent's row is the insert's source (deleted meanwhile: nothing is inserted).
+      const insert = sql`
+        INSERT INTO assistant_messages (id, session_id, parent_id, seq, role, content, depth, content_chunks,
+          tokens, path_tokens, created_at)
+        SELECT ${message.id}, ${this.#sessionId}, ${parent?.id ?? null}, ${largestSeq} + 1, ${message.role},
+          ${slices[0] ?? ""}, ${depth}, ${chunks > 0 ? chunks : null}, ${stamp},
+          ${parent === null ? sql`${stamp}` : sql`COALESCE(p.path_tokens, ${knownTokens}) + ${stamp}`}, ${createdAt}
+        FROM ${parent === null ? sql`(SELECT 1) AS p` : sql`assistant_messages AS p`}
+        WHERE ${parent === null ? sql`1` : sql`p.id = ${parent.id} AND p.session_id = ${this.#sessionId}`}
+          AND NOT EXISTS (SELECT 1 FROM assistant_messages WHERE id = ${message.id})
+          AND NOT EXISTS (SELECT 1 FROM assistant_message_tombstones WHERE id = ${message.id})
+          AND ${guard}`;
+      const searchRow = keyedRowStatement(this.#sessionId, message.id, indexed);
+      let seq: number | undefined;
+      if (this.#client.atomic) {
+        // Both rows or neither; the outcome from `changes()` and the largest rowid (no row read).
+        const result = (
+          await this.#client.batch([insert, searchRow, sql`SELECT changes() AS stored, ${largestSeq} AS seq`])
+        )[2]?.[0] as { stored?: unknown; seq?: unknown } | undefined;
+        if (Number(result?.stored ?? 0) > 0) seq = Number(result?.seq);
+      } else {
+        // Another writer may run between the two statements and take the same `seq` (its guard read the
+        // same largest rowid): the one whose search row is written keeps it, the other takes its row back
+        // and reads the tail again, so the two never fork.
+        const stored = (await this.#client.run(sql`${insert} RETURNING seq`))[0] as
+          | { seq?: unknown }
+          | undefined;
+        if (stored !== undefined) {
+          await this.#client.run(searchRow);
+          const ordered = await this.#client.run(sql`
+            SELECT 1 FROM assistant_fts WHERE rowid = ${Number(stored.seq)} AND id = ${message.id}`);
+          if (ordered.length > 0) seq = Number(stored.seq);
+          else {
+            await this.#client.run(sql`
+              DELETE FROM assistant_messages WHERE id = ${message.id} AND seq = ${Number(stored.seq)}`);
+            rememberKeyedTail(this.#client, this.#sessionId, undefined);
+            continue;
+          }
+        }
+      }
+      if (seq !== undefined) {
+        const pathTokens = parentTokens === null ? null : parentTokens + stamp;
+        rememberKeyedTail(this.#client, this.#sessionId, {
+          leaf: { id: message.id, seq, depth, pathTokens },
+          horizon: seq,
+        });
+        return { parentId: parent?.id ?? null, createdAt };
+      }
+      if (await this.#storedAlready(message, content, parentId)) {
+        rememberKeyedTail(this.#client, this.#sessionId, undefined);
+        return undefined;
+      }
+      const tombstone = await this.#client.query<{ id: string }>`
+        SELECT id FROM assistant_message_tombstones WHERE id = ${message.id}`;
+      if (tombstone.length > 0) {
+        // A scan (no parent index): only when a deleted id comes back.
+        const orphans = await this.#client.query<{ id: string }>`
+          SELECT id FROM assistant_messages WHERE parent_id = ${message.id} LIMIT 3`;
+        if (orphans.length > 0) throw stillAParent(message.id, orphans);
+        await this.#client.query`DELETE FROM assistant_message_tombstones WHERE id = ${message.id}`;
+        continue;
+      }
+      // Another writer appended (to any session) or removed the newest message: read the tail again.
+      rememberKeyedTail(this.#client, this.#sessionId, undefined);
+    }
+    throw new ContextError(
+      "PROVIDER_FAILED",
+      `appendMessage: the latest leaf of session "${this.#sessionId}" kept moving under other writers; message "${message.id}" was not stored`,
+    );
+  }
+
+  /**
    * `true` when this very message is already stored (a retried append whose insert committed): the retry
    * succeeds, re-pointing the leaf. The same id with other content or elsewhere fails as a duplicate.
    */
@@ -577,6 +754,7 @@ export class SqliteSessionStore implements SessionStore {
     content: string,
     parentId: string | null | undefined,
   ): Promise<boolean> {
+    if ((await this.#ready()) === "keyed" && (await this.#dropUnordered(message.id))) return false;
     const existing = await this.#client.query<ContentRow & { session_id: string; parent_id: string | null }>`
       SELECT id, session_id, parent_id, content, content_chunks FROM assistant_messages WHERE id = ${message.id}`;
     const row = existing[0];
@@ -588,7 +766,7 @@ export class SqliteSessionStore implements SessionStore {
           ? row.content + ((await readContinuations(this.#client, [row.id])).get(row.id) ?? "")
           : row.content;
       if (stored === content) {
-        // The lean layout keeps no pointer: its tail is read again.
+        // The lean and keyed layouts keep no pointer: their tail is read again.
         if ((await this.#ready()) === "indexed") {
           await this.#client.query`
             INSERT INTO assistant_leaves (session_id, leaf_id) VALUES (${this.#sessionId}, ${message.id})
@@ -604,6 +782,21 @@ export class SqliteSessionStore implements SessionStore {
     );
   }
 
+  /**
+   * On the keyed layout, a message row without its search row was never appended (its append failed
+   * between the two statements on a client without transactions, or lost its `seq` to another writer): it
+   * is removed, so the retry appends it under the tail as it is now. `true` when a row was removed.
+   */
+  async #dropUnordered(id: string): Promise<boolean> {
+    const removed = await this.#client.run(sql`
+      DELETE FROM assistant_messages WHERE id = ${id} AND NOT EXISTS (SELECT 1 FROM assistant_fts f
+        WHERE f.rowid = assistant_messages.seq AND f.id = assistant_messages.id) RETURNING id`);
+    if (removed.length === 0) return false;
+    // Its continuation rows too: the retry writes its own (a shorter message would leave some behind).
+    await this.#client.query`DELETE FROM assistant_message_chunks WHERE id = ${id}`;
+    return true;
+  }
+
   async updateMessage(message: SessionMessage): Promise<void> {
     const checked = checkSessionMessage(message, "updateMessage");
     const content = serialize(checked);
@@ -611,8 +804,10 @@ export class SqliteSessionStore implements SessionStore {
     const stamp = messageTokenStamp(checked);
     return this.#queue.run(async () => {
       const layout = await this.#ready();
-      const stored = await this.#client.query<{ rowid: number; tokens: number | null }>`
-        SELECT rowid, tokens FROM assistant_messages WHERE id = ${checked.id} AND session_id = ${this.#sessionId}`;
+      const keyed = layout === "keyed";
+      const stored = await this.#client.run<{ rowid: number; tokens: number | null }>(sql`
+        SELECT ${keyed ? raw("seq") : raw("rowid")} AS rowid, tokens FROM assistant_messages
+        WHERE id = ${checked.id} AND session_id = ${this.#sessionId}`);
       const row = stored[0] === undefined ? null : Number(stored[0].rowid);
       if (row === null) {
         throw new ContextError("NOT_FOUND", `updateMessage: no message "${checked.id}" in this session`);
@@ -620,7 +815,10 @@ export class SqliteSessionStore implements SessionStore {
       // A changed token stamp changes the path totals of the rows below it: cleared, summed again when
       // read (the remembered tail's total too). Updating the newest message (a streamed one) clears none.
       const restamped = storedTokenStamp(stored[0]?.tokens) !== stamp;
-      if (restamped) rememberTail(this.#client, this.#sessionId, undefined);
+      if (restamped) {
+        rememberTail(this.#client, this.#sessionId, undefined);
+        rememberKeyedTail(this.#client, this.#sessionId, undefined);
+      }
       const indexed = indexedMessageOf(checked);
       const text = indexed.text;
       const chunks = slices.length - 1;
@@ -635,11 +833,15 @@ export class SqliteSessionStore implements SessionStore {
           path_tokens = CASE WHEN tokens IS NULL OR path_tokens IS NULL THEN NULL
             ELSE path_tokens - tokens + ${stamp} END
           WHERE id = ${checked.id} AND session_id = ${this.#sessionId}`,
-        ...(restamped ? clearPathTokensBelow(layout, this.#sessionId, checked.id, row) : []),
-        ...(await this.#unindexStatements(checked.id, row)),
+        ...(restamped && !(keyed && (await this.#newest(row)))
+          ? clearPathTokensBelow(layout, this.#sessionId, checked.id, row)
+          : []),
+        ...(keyed
+          ? [keyedRowUpdateStatement(row, checked.id, indexed, checked.role)]
+          : await this.#unindexStatements(checked.id, row)),
       ];
       const withContext = await hasContextColumn(this.#client);
-      if (text.length > 0) {
+      if (text.length > 0 && !keyed) {
         statements.push(
           indexMessageStatement(this.#sessionId, checked.id, indexed, withContext, { indexedOnly: true }),
         );
@@ -651,6 +853,7 @@ export class SqliteSessionStore implements SessionStore {
           checked.id,
           await this.#parentOf(checked.id),
           withContext,
+          keyed ? "seq" : "rowid",
         ),
       );
       await this.#client.batch(statements);
@@ -667,21 +870,26 @@ export class SqliteSessionStore implements SessionStore {
     return this.#queue.run(async () => {
       const layout = await this.#ready();
       rememberTail(this.#client, this.#sessionId, undefined);
+      rememberKeyedTail(this.#client, this.#sessionId, undefined);
       for (const id of messageIds) {
         if (typeof id !== "string") continue;
         const row = await this.#rowid(id);
         if (row === null) continue;
-        const lean = layout === "lean";
+        const keyed = layout === "keyed";
+        const lean = layout === "lean" || keyed;
+        const order = keyed ? raw("seq") : raw("rowid");
         const parentId = await this.#parentOf(id);
         await this.#client.batch([
-          ...(await this.#unindexStatements(id, row)),
+          ...(keyed
+            ? [sql`DELETE FROM assistant_fts WHERE rowid = ${row} AND id = ${id}`]
+            : await this.#unindexStatements(id, row)),
           ...(lean
             ? [
                 // No parent index: every later row of the session has its depth counted again when used
                 // (descendants are inserted after their ancestors), and an id that stays a parent is
                 // remembered so that it is refused on append.
                 sql`UPDATE assistant_messages SET depth = NULL, path_tokens = NULL
-                  WHERE rowid > ${row} AND session_id = ${this.#sessionId}
+                  WHERE ${order} > ${row} AND session_id = ${this.#sessionId}
                     AND (depth IS NOT NULL OR path_tokens IS NOT NULL)`,
                 sql`INSERT OR IGNORE INTO assistant_message_tombstones (session_id, id)
                   SELECT ${this.#sessionId}, ${id}
@@ -699,9 +907,15 @@ export class SqliteSessionStore implements SessionStore {
           sql`DELETE FROM assistant_messages WHERE id = ${id} AND session_id = ${this.#sessionId}`,
           sql`DELETE FROM assistant_message_chunks WHERE id = ${id}`,
           sql`DELETE FROM assistant_leaves WHERE session_id = ${this.#sessionId} AND leaf_id = ${id}`,
-          ...refreshContextStatements(this.#sessionId, id, parentId, await hasContextColumn(this.#client)),
+          ...refreshContextStatements(
+            this.#sessionId,
+            id,
+            parentId,
+            await hasContextColumn(this.#client),
+            keyed ? "seq" : "rowid",
+          ),
           // SQLite gives the next row the largest rowid + 1: the mark must stay below any new rowid.
-          lowerIndexMark,
+          ...(keyed ? [] : [lowerIndexMark]),
         ]);
       }
     });
@@ -709,8 +923,9 @@ export class SqliteSessionStore implements SessionStore {
 
   clearMessages(): Promise<void> {
     return this.#queue.run(async () => {
-      await this.#ready();
+      const layout = await this.#ready();
       rememberTail(this.#client, this.#sessionId, undefined);
+      rememberKeyedTail(this.#client, this.#sessionId, undefined);
       await this.#client.batch([
         sql`DELETE FROM assistant_message_tombstones WHERE session_id = ${this.#sessionId}`,
         sql`DELETE FROM assistant_message_chunks WHERE id IN (
@@ -720,7 +935,7 @@ export class SqliteSessionStore implements SessionStore {
         sql`DELETE FROM assistant_fts WHERE session_id = ${this.#sessionId}`,
         sql`DELETE FROM assistant_leaves WHERE session_id = ${this.#sessionId}`,
         sql`DELETE FROM assistant_token_calibration WHERE session_id = ${this.#sessionId}`,
-        lowerIndexMark,
+        ...(layout === "keyed" ? [] : [lowerIndexMark]),
       ]);
     });
   }
@@ -734,7 +949,16 @@ export class SqliteSessionStore implements SessionStore {
   async getPathTokens(leafId?: string | null): Promise<number> {
     const layout = await this.#ready();
     let leaf: LeafRow | null;
-    if ((leafId === undefined || leafId === null) && layout === "lean") {
+    if ((leafId === undefined || leafId === null) && layout === "keyed") {
+      const cached = cachedKeyedTail(this.#client, this.#sessionId);
+      const rows =
+        cached?.leaf === null || cached?.leaf === undefined
+          ? []
+          : ((await this.#one(sql`
+          SELECT id, depth, seq AS rowid, path_tokens FROM assistant_messages
+          WHERE id = ${cached.leaf.id} AND session_id = ${this.#sessionId} AND ${keyedTailStill(cached)}`)) as unknown as LeafRow[]);
+      leaf = rows[0] ?? keyedLeafRow((await readKeyedTail(this.#client, this.#sessionId)).leaf);
+    } else if ((leafId === undefined || leafId === null) && layout === "lean") {
       const cached = cachedTail(this.#client, this.#sessionId);
       const rows =
         cached?.leaf === null || cached?.leaf === undefined
@@ -815,8 +1039,8 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async searchMessages(query: string, limit = 20): Promise<SearchResult[]> {
-    await this.#ready();
-    await catchUpMessageIndex(this.#client);
+    // The keyed layout writes each search row on append: nothing to catch up.
+    if ((await this.#ready()) !== "keyed") await catchUpMessageIndex(this.#client);
     return searchMessageIndex(this.#client, query, { limit, sessionId: this.#sessionId });
   }
 
@@ -828,26 +1052,40 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   #ready(): Promise<SessionLayout> {
-    return schemaReady(this.#client);
+    return schemaReady(this.#client, this.#newLayout);
   }
 
   async #resolveLeaf(leafId: string | null | undefined, layout: SessionLayout): Promise<LeafRow | null> {
     if (leafId === undefined || leafId === null) {
+      if (layout === "keyed") {
+        return keyedLeafRow((await currentKeyedTail(this.#client, this.#sessionId)).leaf);
+      }
       return layout === "lean" ? (await currentTail(this.#client, this.#sessionId)).leaf : this.#latestLeaf();
     }
     return this.#row(leafId);
   }
 
+  /** The column that orders messages: `rowid`, or `seq` on the keyed layout (which has no rowid). */
+  async #order(): Promise<SqlStatement> {
+    return (await this.#ready()) === "keyed" ? raw("seq") : raw("rowid");
+  }
+
   async #row(id: string): Promise<LeafRow | null> {
-    const rows = await this.#client.query<LeafRow>`
-      SELECT id, depth, rowid, path_tokens FROM assistant_messages WHERE id = ${id} AND session_id = ${this.#sessionId}`;
+    const rows = await this.#client.run<LeafRow>(sql`
+      SELECT id, depth, ${await this.#order()} AS rowid, path_tokens FROM assistant_messages WHERE id = ${id} AND session_id = ${this.#sessionId}`);
     return rows[0] ?? null;
   }
 
   async #rowid(id: string): Promise<number | null> {
-    const rows = await this.#client.query<{ rowid: number }>`
-      SELECT rowid FROM assistant_messages WHERE id = ${id} AND session_id = ${this.#sessionId}`;
+    const rows = await this.#client.run<{ rowid: number }>(sql`
+      SELECT ${await this.#order()} AS rowid FROM assistant_messages WHERE id = ${id} AND session_id = ${this.#sessionId}`);
     return rows[0]?.rowid ?? null;
+  }
+
+  /** True when `seq` is the largest given (the newest message of the table: no row lies after it). */
+  async #newest(seq: number): Promise<boolean> {
+    const rows = await this.#client.run<{ top: number }>(sql`SELECT ${largestSeq} AS top`);
+    return Number(rows[0]?.top) === seq;
   }
 
   async #exists(id: string): Promise<boolean> {
@@ -915,9 +1153,8 @@ export class SqliteSessionStore implements SessionStore {
    */
   async #pathTokenRows(leaf: LeafRow, layout: SessionLayout): Promise<PathTokenRow[]> {
     let rows: (ContentRow & { role: string; tokens: number | null })[];
-    if (layout === "lean") {
-      const start = await this.#leafWithRowid(leaf);
-      rows = start === null ? [] : (await readLeanPath(this.#client, this.#sessionId, start)).rows.reverse();
+    if (layout !== "indexed") {
+      rows = ((await this.#walk(leaf, layout))?.rows ?? []).reverse();
     } else {
       rows = orderPath(
         await this.#client.query<ContentRow & { role: string; tokens: number | null; step: number }>`
@@ -961,12 +1198,26 @@ export class SqliteSessionStore implements SessionStore {
     return this.#parseRows(ordered);
   }
 
-  /** The path on the lean layout, root first (`readLeanPath`: about one row read per message). */
-  async #readLeanPath(leaf: LeafRow): Promise<SessionMessage[]> {
+  /**
+   * The path leaf first on the lean layout (`readLeanPath`) or the keyed one (`readKeyedPath`): about one row
+   * read per message. `null` when the leaf is gone.
+   */
+  async #walk(
+    leaf: LeafRow,
+    layout: SessionLayout,
+    until?: (row: LeanPathRow, taken: number) => boolean,
+  ): Promise<{ rows: LeanPathRow[]; more: boolean } | null> {
+    if (layout === "keyed") return readKeyedPath(this.#client, this.#sessionId, leaf.id, until);
     const start = await this.#leafWithRowid(leaf);
-    if (start === null) return [];
-    const { rows } = await readLeanPath(this.#client, this.#sessionId, start);
-    const ordered = rows.reverse();
+    if (start === null) return null;
+    return readLeanPath(this.#client, this.#sessionId, start, until);
+  }
+
+  /** The path on the lean or keyed layout, root first (`#walk`). */
+  async #readWalkedPath(leaf: LeafRow): Promise<SessionMessage[]> {
+    const walked = await this.#walk(leaf, await this.#ready());
+    if (walked === null) return [];
+    const ordered = walked.rows.reverse();
     checkWholePath(ordered, "getHistory");
     return this.#parseRows(ordered);
   }
@@ -977,18 +1228,23 @@ export class SqliteSessionStore implements SessionStore {
     return row?.rowid === undefined ? null : { id: row.id, rowid: Number(row.rowid) };
   }
 
-  /** `getRecentHistory` on the lean layout: the same range reads, stopped by the byte budget. */
-  async #leanRecentHistory(leaf: LeafRow, floor: number, maxBytes: number): Promise<RecentHistoryResult> {
-    const start = await this.#leafWithRowid(leaf);
-    if (start === null) return { messages: [], truncated: false, totalContentBytes: 0 };
+  /** `getRecentHistory` on the lean and keyed layouts: the path's walk, stopped by the byte budget. */
+  async #walkedRecentHistory(
+    leaf: LeafRow,
+    layout: SessionLayout,
+    floor: number,
+    maxBytes: number,
+  ): Promise<RecentHistoryResult> {
     let total = 0;
-    const { rows, more } = await readLeanPath(this.#client, this.#sessionId, start, (row, taken) => {
+    const walked = await this.#walk(leaf, layout, (row, taken) => {
       if (taken >= maximumPathLength) return true;
       const bytes = Number(row.bytes);
       if (taken + 1 > floor && total + bytes > maxBytes) return true;
       total += bytes;
       return false;
     });
+    if (walked === null) return { messages: [], truncated: false, totalContentBytes: 0 };
+    const { rows, more } = walked;
     const messages = await this.#parseRows(rows.reverse());
     const compactions = await this.getCompactions();
     return { messages: applyCompactions(messages, compactions), truncated: more, totalContentBytes: total };
@@ -1025,6 +1281,15 @@ export class SqliteSessionStore implements SessionStore {
   }
 }
 
+/** The keyed tail's leaf as the store's leaf row. */
+function keyedLeafRow(
+  leaf: { id: string; seq: number; depth: number | null; pathTokens: number | null } | null,
+): LeafRow | null {
+  return leaf === null
+    ? null
+    : { id: leaf.id, rowid: leaf.seq, depth: leaf.depth, path_tokens: leaf.pathTokens };
+}
+
 function stillAParent(id: string, orphans: readonly { id: string }[]): ContextError {
   return new ContextError(
     "INVALID_INPUT",
@@ -1052,10 +1317,11 @@ function clearPathTokensBelow(
   id: string,
   rowid: number,
 ): SqlStatement[] {
-  if (layout === "lean") {
+  if (layout !== "indexed") {
     return [
       sql`UPDATE assistant_messages SET path_tokens = NULL
-        WHERE rowid > ${rowid} AND session_id = ${sessionId} AND path_tokens IS NOT NULL`,
+        WHERE ${layout === "keyed" ? raw("seq") : raw("rowid")} > ${rowid} AND session_id = ${sessionId}
+          AND path_tokens IS NOT NULL`,
     ];
   }
   return [

@@ -66,7 +66,8 @@ describe("a chat turn", () => {
     await chat(agent, "Remember that I live in Lisbon.");
     const rows = await runInDurableObject(stub(agent), (_instance, state) =>
       state.storage.sql
-        .exec<{ content: string }>(`SELECT content FROM ${messagesTable} ORDER BY rowid`)
+        // A new database gets @contextblocks/sqlite's keyed layout: messages in `seq` order (it has no rowid).
+        .exec<{ content: string }>(`SELECT content FROM ${messagesTable} ORDER BY seq`)
         .toArray()
         .map((row) => JSON.parse(row.content) as { role: string; parts: { type: string }[] }),
     );

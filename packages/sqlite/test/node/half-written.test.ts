@@ -42,14 +42,18 @@ function indexedDatabase(): Database.Database {
 }
 
 describe.each([
+  ["keyed", () => new Database(":memory:")],
   ["lean", () => new Database(":memory:")],
   ["indexed", indexedDatabase],
-] as const)("half-written appends on a client without transactions (%s layout)", (_layout, open) => {
+] as const)("half-written appends on a client without transactions (%s layout)", (layout, open) => {
   for (const step of [/INSERT INTO assistant_messages/, /assistant_leaves/, /INSERT INTO assistant_fts/]) {
     it(`an append failing after ${step.source} is retried: stored once, on the path, found by search`, async () => {
       const database = open();
       const host = faultyHost(database);
-      const store = new SqliteSessionStore(host, "chat");
+      const store = new SqliteSessionStore(host, {
+        sessionId: "chat",
+        newDatabaseLayout: layout === "lean" ? "lean" : "keyed",
+      });
       await store.appendMessage(message("a", "hello"));
       host.failAfter(step);
       await store.appendMessage(message("b", "the deploy moved to friday")).catch(() => undefined);

@@ -11,14 +11,17 @@ describe("limits say so", () => {
     await store.appendMessage({ id: "m0", role: "user", parts: [{ type: "text", text: "first" }] });
     const length = maximumPathLength + 5;
     // A long chain written in one statement (the API would take minutes for 100,005 appends).
+    // On the keyed layout each message has its `seq` and a search row under it (the order).
     database
       .prepare(
         `WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < ?)
-         INSERT INTO assistant_messages (id, session_id, parent_id, role, content, depth)
+         INSERT INTO assistant_messages (id, session_id, parent_id, role, content, depth, seq)
          SELECT 'm' || n, 'chat', 'm' || (n - 1), 'user',
-           json_object('id', 'm' || n, 'role', 'user', 'parts', json_array()), n FROM seq`,
+           json_object('id', 'm' || n, 'role', 'user', 'parts', json_array()), n, n + 1 FROM seq`,
       )
       .run(length - 1);
+    database.exec(`INSERT INTO assistant_fts (rowid, id, session_id, role, content)
+      SELECT seq, id, session_id, role, '' FROM assistant_messages WHERE id <> 'm0'`);
     database
       .prepare("UPDATE assistant_leaves SET leaf_id = ? WHERE session_id = 'chat'")
       .run(`m${length - 1}`);

@@ -15,7 +15,7 @@ describe("a lean database that agents@0.22.0 writes to after us (better-sqlite3)
   it("keeps every message and the right paths, on the store open all along and after a reopen", async () => {
     opened = openTemporaryDatabase();
     const { overlayId } = await agentsWritesAfterUs(
-      new SqliteSessionStore(opened.database, "chat"),
+      new SqliteSessionStore(opened.database, { sessionId: "chat", newDatabaseLayout: "lean" }),
       agentsHost(opened.database),
     );
 
@@ -32,7 +32,7 @@ describe("a lean database that agents@0.22.0 writes to after us (better-sqlite3)
   it("refuses to re-append an id agents deleted while a stored message still names it (no cycle)", async () => {
     opened = openTemporaryDatabase();
     await agentsDeletesThenWeReappend(
-      new SqliteSessionStore(opened.database, "chat"),
+      new SqliteSessionStore(opened.database, { sessionId: "chat", newDatabaseLayout: "lean" }),
       agentsHost(opened.database),
     );
 

@@ -38,7 +38,7 @@ describe("SqliteSessionStore search: the day and the speaker of a message", () =
     await store.searchMessages("hello", 1);
     const [row] = temporary.database
       .prepare(
-        "SELECT time, date(m.created_at) AS day FROM assistant_fts f JOIN assistant_messages m ON m.rowid = f.rowid",
+        "SELECT time, date(m.created_at) AS day FROM assistant_fts f JOIN assistant_messages m ON m.id = f.id",
       )
       .all() as { time: string; day: string }[];
     const [year, month, day] = (row?.day ?? "").split("-").map(Number);
@@ -61,9 +61,10 @@ describe("SqliteSessionStore search: the day and the speaker of a message", () =
     expect(speakers).toEqual([{ speaker: "caroline" }, { speaker: "melanie" }, { speaker: "xavier" }]);
   });
 
-  it("a search table of the earlier shape (context, no day) is created again and indexed from the start", async () => {
+  it("a search table of the earlier shape (context, no day) is created again and indexed from the start (lean layout)", async () => {
     const database = temporary.database;
-    const store = new SqliteSessionStore(database, "chat");
+    // The keyed layout was created with today's search table; a lean one may hold the earlier shape.
+    const store = new SqliteSessionStore(database, { sessionId: "chat", newDatabaseLayout: "lean" });
     await store.appendMessage(message("a", "the orchard needs water"));
     await store.searchMessages("orchard", 1);
     // The table as the previous release created it, with a row of its own.

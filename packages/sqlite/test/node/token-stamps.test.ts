@@ -33,13 +33,14 @@ describe("per-message token stamps on SqliteSessionStore (better-sqlite3)", () =
     expect(result.perRequest.length).toBeGreaterThan(0);
   });
 
-  it("rows an older writer made (no stamp) are estimated from their content, on both layouts", async () => {
+  it("rows an older writer made (no stamp) are estimated from their content, on the indexed and lean layouts", async () => {
     for (const layout of ["indexed", "lean"] as const) {
       temporary?.remove();
       temporary = openTemporaryDatabase();
       const database = temporary.database;
       if (layout === "indexed") database.exec(agentsTables);
-      const store = new SqliteSessionStore(database, "chat");
+      // agents@0.22.0 cannot write to a keyed table (its insert has no `seq`): a lean one is made explicitly.
+      const store = new SqliteSessionStore(database, { sessionId: "chat", newDatabaseLayout: "lean" });
       await store.appendMessage(text("a", "the first message, stamped"));
       // An older writer (agents@0.22.0) adds two rows under it without a stamp.
       const insert = database.prepare(

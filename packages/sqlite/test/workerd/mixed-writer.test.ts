@@ -14,13 +14,19 @@ function agentsHostOf(state: DurableObjectState): AgentsSqlHost {
 describe("a lean database that agents@0.22.0 writes to after us (Durable Object)", () => {
   it("keeps every message and the right paths on the store that was open all along", async () => {
     await inObject("mixed-writer-paths", async (state) => {
-      await agentsWritesAfterUs(new SqliteSessionStore(state.storage, "chat"), agentsHostOf(state));
+      await agentsWritesAfterUs(
+        new SqliteSessionStore(state.storage, { sessionId: "chat", newDatabaseLayout: "lean" }),
+        agentsHostOf(state),
+      );
     });
   });
 
   it("refuses to re-append an id agents deleted while a stored message still names it (no cycle)", async () => {
     await inObject("mixed-writer-reappend", async (state) => {
-      await agentsDeletesThenWeReappend(new SqliteSessionStore(state.storage, "chat"), agentsHostOf(state));
+      await agentsDeletesThenWeReappend(
+        new SqliteSessionStore(state.storage, { sessionId: "chat", newDatabaseLayout: "lean" }),
+        agentsHostOf(state),
+      );
     });
   });
 });

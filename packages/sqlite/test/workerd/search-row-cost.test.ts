@@ -26,7 +26,8 @@ describe("search rows on a Durable Object", () => {
       const client = fromDurableObjectStorage(state.storage, {
         onStatement: (report) => reports.push(report),
       });
-      const store = new SqliteSessionStore(client, "chat");
+      // The lazy indexer of the lean layout (the keyed one writes each search row on append).
+      const store = new SqliteSessionStore(client, { sessionId: "chat", newDatabaseLayout: "lean" });
       const written = () => reports.reduce((sum, report) => sum + (report.rowsWritten ?? 0), 0);
       const perStep: Record<string, { append: number; search: number }> = {};
       let next = 0;
@@ -90,7 +91,8 @@ describe("search rows on a Durable Object", () => {
       const client = fromDurableObjectStorage(state.storage, {
         onStatement: (report) => reports.push(report),
       });
-      const store = new SqliteSessionStore(client, "chat");
+      // The lazy indexer of the lean layout (the keyed one writes each search row on append).
+      const store = new SqliteSessionStore(client, { sessionId: "chat", newDatabaseLayout: "lean" });
       const read = () => reports.reduce((sum, report) => sum + (report.rowsRead ?? 0), 0);
       const perLength: Record<number, number> = {};
       let next = 0;

@@ -171,7 +171,8 @@ describe("row costs on a Durable Object", () => {
       const client = fromDurableObjectStorage(state.storage, {
         onStatement: (report) => reports.push(report),
       });
-      const store = new SqliteSessionStore(client, "chat");
+      // The lazy indexer of the lean layout (the keyed one writes each search row on append).
+      const store = new SqliteSessionStore(client, { sessionId: "chat", newDatabaseLayout: "lean" });
       await store.appendMessage(message("m0", "warm up the schema"));
       reports.length = 0;
       await store.appendMessage(message("m1", "the deploy moved to friday"));

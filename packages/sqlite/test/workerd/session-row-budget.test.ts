@@ -14,7 +14,7 @@ const ids = (messages: readonly { id: string }[]) => messages.map((entry) => ent
 function counted(state: DurableObjectState, sessionId = "chat") {
   const reports: StatementReport[] = [];
   const client = fromDurableObjectStorage(state.storage, { onStatement: (report) => reports.push(report) });
-  const store = new SqliteSessionStore(client, sessionId);
+  const store = new SqliteSessionStore(client, { sessionId, newDatabaseLayout: "lean" });
   const measure = async (run: () => Promise<unknown>) => {
     reports.length = 0;
     await run();
@@ -36,7 +36,7 @@ function createIndexedTables(state: DurableObjectState): void {
   state.storage.sql.exec("CREATE INDEX idx_assistant_msg_session ON assistant_messages(session_id)");
 }
 
-describe("the row budget of a new database (lean layout) on a Durable Object", () => {
+describe("the row budget of a lean database (created explicitly) on a Durable Object", () => {
   it("an append writes 2 rows and reads the same few at 10 and 300 messages; a path read is 1 row per message", async () => {
     await inObject("row-budget", async (state) => {
       const { store, measure } = counted(state);
@@ -84,8 +84,8 @@ describe("the row budget of a new database (lean layout) on a Durable Object", (
 
   it("two stores on one object never fork the path, and a deleted leaf is noticed", async () => {
     await inObject("row-budget-writers", async (state) => {
-      const first = new SqliteSessionStore(state.storage, "chat");
-      const second = new SqliteSessionStore(state.storage, "chat");
+      const first = new SqliteSessionStore(state.storage, { sessionId: "chat", newDatabaseLayout: "lean" });
+      const second = new SqliteSessionStore(state.storage, { sessionId: "chat", newDatabaseLayout: "lean" });
       await first.appendMessage(message("a", "a"));
       await second.appendMessage(message("b", "b"));
       await first.appendMessage(message("c", "c"));
@@ -103,7 +103,7 @@ describe("the row budget of a new database (lean layout) on a Durable Object", (
 
   it("an id deleted while a stored message names it as parent is refused; with no child left it is taken", async () => {
     await inObject("row-budget-tombstone", async (state) => {
-      const store = new SqliteSessionStore(state.storage, "chat");
+      const store = new SqliteSessionStore(state.storage, { sessionId: "chat", newDatabaseLayout: "lean" });
       await store.appendMessage(message("a", "a"));
       await store.appendMessage(message("b", "b"));
       await store.appendMessage(message("c", "c"));

@@ -1,0 +1,105 @@
+import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+
+/**
+ * The latest leaf of a session on the keyed layout (session-schema.ts). Its message table is one b-tree keyed
+ * by id, with no order of its own: each message's `seq` is the rowid of its search row (`assistant_fts`),
+ * written in the same transaction, and a new message takes the largest one + 1. So the session's newest
+ * search row names its latest leaf (children are appended after their parents), and the largest search
+ * rowid (`horizon`) moves with every append to any session.
+ *
+ * The tail is read once per client and session, then kept here; an append checks in its conditional insert
+ * that the largest search rowid is still `horizon` (FTS5 answers it from its own structure: 0 billed rows),
+ * so a second writer on the database (another store, a new `Session` per request) makes the append read the
+ * tail again instead of forking the path, and two writers that pick the same `seq` collide on the search
+ * row's rowid instead of both storing. (Cloudflare agents' `agents/sessions` keeps its tail in memory with
+ * no such check.) A rowid range of an FTS5 table would not do: on a Durable Object it reads every row.
+ */
+export interface KeyedTail {
+  /** The newest message of the session, or `null` when it has none. */
+  leaf: { id: string; seq: number; depth: number | null; pathTokens: number | null } | null;
+  /** The largest search rowid (`seq`) when the tail was read. */
+  horizon: number;
+  /**
+   * The message id of the search row at `horizon` when it is not the leaf's (another session's newest
+   * message): that row could be deleted and the rowid given again to a message of this session, so the
+   * check compares the id too. When the leaf holds `horizon`, its row holds the rowid while it is stored.
+   */
+  top?: string | null;
+}
+
+const tails = new WeakMap<SqlClient, Map<string, KeyedTail>>();
+
+function tailsOf(client: SqlClient): Map<string, KeyedTail> {
+  let map = tails.get(client);
+  if (map === undefined) {
+    map = new Map();
+    tails.set(client, map);
+  }
+  return map;
+}
+
+export function cachedKeyedTail(client: SqlClient, sessionId: string): KeyedTail | undefined {
+  return tailsOf(client).get(sessionId);
+}
+
+export function rememberKeyedTail(client: SqlClient, sessionId: string, tail: KeyedTail | undefined): void {
+  if (tail === undefined) tailsOf(client).delete(sessionId);
+  else tailsOf(client).set(sessionId, tail);
+}
+
+/** The largest `seq` given so far (0 on an empty table). */
+export const largestSeq: SqlStatement = sql`(SELECT COALESCE(MAX(rowid), 0) FROM assistant_fts)`;
+
+/** True while nothing was appended (to any session) or removed at the top since `tail` was read. */
+export function keyedTailStill(tail: KeyedTail): SqlStatement {
+  if (tail.horizon === 0 || tail.leaf?.seq === tail.horizon) return sql`${largestSeq} = ${tail.horizon}`;
+  return sql`${largestSeq} = ${tail.horizon} AND EXISTS (SELECT 1 FROM assistant_fts
+    WHERE rowid = ${tail.horizon} AND id IS ${tail.top ?? null})`;
+}
+
+/**
+ * Reads the tail in one statement: the session's newest search row, read backwards from the end of the
+ * search table (rows of other sessions above it are read and skipped), and its message's row.
+ */
+export async function readKeyedTail(client: SqlClient, sessionId: string): Promise<KeyedTail> {
+  const rows = await client.run<{
+    horizon: number | null;
+    top: string | null;
+    seq: number | null;
+    id: string | null;
+    depth: number | null;
+    path_tokens: number | null;
+  }>(sql`
+    SELECT ${largestSeq} AS horizon,
+      (SELECT id FROM assistant_fts ORDER BY rowid DESC LIMIT 1) AS top, f.rowid AS seq, m.id AS id, m.depth AS depth, m.path_tokens AS path_tokens
+    FROM (SELECT 1) AS one
+    LEFT JOIN (SELECT rowid, id FROM assistant_fts WHERE session_id = ${sessionId}
+      ORDER BY rowid DESC LIMIT 1) AS f ON 1
+    LEFT JOIN assistant_messages AS m ON m.id = f.id AND m.session_id = ${sessionId} AND m.seq = f.rowid`);
+  const row = rows[0];
+  const tail: KeyedTail = {
+    horizon: Number(row?.horizon ?? 0),
+    top: row?.top ?? null,
+    leaf:
+      row?.id === null || row?.id === undefined
+        ? null
+        : {
+            id: row.id,
+            seq: Number(row.seq),
+            depth: row.depth === null ? null : Number(row.depth),
+            pathTokens: row.path_tokens === null ? null : Number(row.path_tokens),
+          },
+  };
+  rememberKeyedTail(client, sessionId, tail);
+  return tail;
+}
+
+/** The remembered tail if it still holds (one statement, no row read), else the tail read again. */
+export async function currentKeyedTail(client: SqlClient, sessionId: string): Promise<KeyedTail> {
+  const cached = cachedKeyedTail(client, sessionId);
+  if (cached !== undefined) {
+    const rows = await client.run<{ still: unknown }>(sql`SELECT ${keyedTailStill(cached)} AS still`);
+    if (Number(rows[0]?.still) === 1) return cached;
+  }
+  return readKeyedTail(client, sessionId);
+}
