@@ -43,7 +43,7 @@ export interface Fts5SearchProviderOptions {
    * (`ORDER BY rank`) and hands over only the first `limit`, so a search reads about `limit` rows at any
    * index size (a Durable Object bills rows read). `"bm25"`: SQLite sorts them by a `bm25()` expression,
    * about a quarter faster at 20k entries, but every match is a row read. Default: `"bm25"` where the client
-   * says rows read are not billed (`billsRowsRead: false`, as better-sqlite3's client does), `"rank"`
+   * says rows read are not billed (`billsRows: false`, as better-sqlite3's client does), `"rank"`
    * otherwise (a Durable Object, an Agent, or a client that does not say).
    */
   sort?: "rank" | "bm25" | undefined;
@@ -182,7 +182,7 @@ export class Fts5SearchProvider implements SearchProvider {
     this.#resultTokens = resultTokens;
     this.#searchTokens = searchTokens;
     this.#client = toSqlClient(source, { onStatement });
-    this.#sort = sort ?? (this.#client.billsRowsRead === false ? "bm25" : "rank");
+    this.#sort = sort ?? (this.#client.billsRows === false ? "bm25" : "rank");
     this.#searchKeys = searchKeys;
     // Stored scopes keep "no namespace" as the empty string, which no caller can pass.
     this.#namespace = namespace ?? "";

@@ -3,18 +3,18 @@ import type { SqlClient, SqlRow, SqlStatement, SqlValue } from "./types.js";
 
 /**
  * A `SqlClient` over a synchronous SQLite backend (better-sqlite3, Durable Object storage): `execute` runs one
- * statement and returns its rows, `executeAtomically` runs a group all-or-nothing; `billsRowsRead` as
- * `SqlClient.billsRowsRead`.
+ * statement and returns its rows, `executeAtomically` runs a group all-or-nothing; `billsRows` as
+ * `SqlClient.billsRows`.
  */
 export function synchronousSqliteClient(
   execute: (statement: SqlStatement) => SqlRow[],
   executeAtomically: (statements: readonly SqlStatement[]) => SqlRow[][],
-  billsRowsRead: boolean,
+  billsRows: boolean,
 ): SqlClient {
   return {
     dialect: "sqlite",
     atomic: true,
-    billsRowsRead,
+    billsRows,
     async query<Row = SqlRow>(strings: TemplateStringsArray, ...values: SqlValue[]): Promise<Row[]> {
       return execute(buildStatement(strings, values)) as Row[];
     },

@@ -52,7 +52,7 @@ export function fromTaggedTemplate(
     dialect: "sqlite",
     atomic: storage !== undefined,
     // An agents Agent's `sql` runs on its Durable Object's storage, which bills rows read.
-    billsRowsRead: true,
+    billsRows: true,
     async query<Row = SqlRow>(strings: TemplateStringsArray, ...values: SqlValue[]): Promise<Row[]> {
       return (await execute(buildStatement(strings, values))) as Row[];
     },

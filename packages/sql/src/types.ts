@@ -63,11 +63,12 @@ export interface SqlClient {
   /** True when `batch` is all-or-nothing on this backend. */
   readonly atomic: boolean;
   /**
-   * True when the backend bills every row a statement reads (a Durable Object's SQLite storage: Cloudflare
-   * bills `rowsRead`), false when rows read cost nothing but time (better-sqlite3). A provider with two ways
-   * to answer (fewer rows read, or less time) chooses by it; omitted means not known, and is taken as billed.
+   * True when the backend bills every row a statement reads and writes (a Durable Object's SQLite storage:
+   * Cloudflare bills `rowsRead` and `rowsWritten`), false when rows cost nothing but time (better-sqlite3). A
+   * provider with two ways to do a thing (fewer rows, or less time) chooses by it; omitted means not known,
+   * and is taken as billed.
    */
-  readonly billsRowsRead?: boolean;
+  readonly billsRows?: boolean;
   /**
    * `run`, answered synchronously, on backends that are synchronous underneath (better-sqlite3, a Durable
    * Object's `ctx.storage.sql`); absent elsewhere (Postgres). Lets a caller on a hot path skip the promise

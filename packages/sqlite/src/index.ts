@@ -1,4 +1,5 @@
 export { createDurableContext, type DurableContextOptions } from "./durable-context.js";
+export { defaultNewLayout, type NewSessionLayout } from "./session-schema.js";
 export { type SqliteBackend, type SqliteBackendOptions, sqliteBackend } from "./sqlite-backend.js";
 export {
   /** The name `agents/context` uses; the same class. */

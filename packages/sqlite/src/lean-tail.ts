@@ -13,6 +13,12 @@ export interface Tail {
   leaf: { id: string; rowid: number; depth: number | null; pathTokens: number | null } | null;
   /** The largest `rowid` of the table when the tail was read: no message of the session lies above it. */
   horizon: number;
+  /**
+   * The id of the row at `horizon` when it is not the leaf's (another session's newest message). Were that
+   * row deleted, SQLite would give its rowid to the next insert, perhaps another writer's message in this
+   * session, which `rowid > horizon` would not see: the check compares the id too.
+   */
+  top?: string | null | undefined;
 }
 
 const tails = new WeakMap<SqlClient, Map<string, Tail>>();
@@ -41,8 +47,12 @@ export function rememberTail(client: SqlClient, sessionId: string, tail: Tail | 
  * client wrote last).
  */
 export function tailStill(tail: Tail, sessionId: string): SqlStatement {
-  const newer = sql`NOT EXISTS (SELECT 1 FROM assistant_messages
+  let newer = sql`NOT EXISTS (SELECT 1 FROM assistant_messages
     WHERE rowid > ${tail.horizon} AND session_id = ${sessionId})`;
+  if (tail.horizon > 0 && tail.leaf?.rowid !== tail.horizon) {
+    newer = sql`${newer} AND EXISTS (SELECT 1 FROM assistant_messages
+      WHERE rowid = ${tail.horizon} AND id IS ${tail.top ?? null})`;
+  }
   if (tail.leaf === null) return newer;
   return sql`${newer} AND EXISTS (SELECT 1 FROM assistant_messages
     WHERE rowid = ${tail.leaf.rowid} AND id = ${tail.leaf.id})`;
@@ -56,12 +66,14 @@ export function tailStill(tail: Tail, sessionId: string): SqlStatement {
 export async function readTail(client: SqlClient, sessionId: string): Promise<Tail> {
   const rows = await client.query<{
     horizon: number | null;
+    top: string | null;
     rowid: number | null;
     id: string | null;
     depth: number | null;
     path_tokens: number | null;
   }>`
     SELECT (SELECT COALESCE(MAX(rowid), 0) FROM assistant_messages) AS horizon,
+      (SELECT id FROM assistant_messages ORDER BY rowid DESC LIMIT 1) AS top,
       m.rowid AS rowid, m.id AS id, m.depth AS depth, m.path_tokens AS path_tokens
     FROM (SELECT 1) AS one LEFT JOIN (
       SELECT rowid, id, depth, path_tokens FROM assistant_messages WHERE session_id = ${sessionId}
@@ -69,6 +81,7 @@ export async function readTail(client: SqlClient, sessionId: string): Promise<Ta
   const row = rows[0];
   const tail: Tail = {
     horizon: Number(row?.horizon ?? 0),
+    top: row?.top ?? null,
     leaf:
       row?.id === null || row?.id === undefined
         ? null

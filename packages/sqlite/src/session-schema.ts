@@ -155,12 +155,23 @@ const indexMarkStatements: SqlStatement[] = [
 export type NewSessionLayout = "keyed" | "lean";
 
 /**
+ * The layout a new database gets unless one is asked for. Keyed where rows are billed (a Durable Object;
+ * a client that does not say): an append writes 2 billed rows, search row included. Lean where rows cost
+ * only time (better-sqlite3: `billsRows: false`): an append writes no search row, so it is several times
+ * faster, and the search index is built lazily at search time.
+ */
+export function defaultNewLayout(client: SqlClient): NewSessionLayout {
+  return client.billsRows === false ? "lean" : "keyed";
+}
+
+/**
  * Creates what is missing; safe to run on a database `agents` wrote (and on every first use). A database
- * without `assistant_messages` gets `newLayout` (keyed unless asked); one that has it keeps its layout.
+ * without `assistant_messages` gets `newLayout` (`defaultNewLayout` unless asked); one that has it keeps
+ * its layout.
  */
 export async function ensureSchema(
   client: SqlClient,
-  newLayout: NewSessionLayout = "keyed",
+  newLayout: NewSessionLayout = defaultNewLayout(client),
 ): Promise<SessionLayout> {
   // A table with `seq` is keyed; one without the parent index is lean (agents@0.22.0 and older
   // contextblocks create both together).

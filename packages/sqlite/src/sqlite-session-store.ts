@@ -80,8 +80,10 @@ export interface SqliteSessionStoreOptions {
   indexOnAppend?: boolean | undefined;
   /**
    * The layout given to a database that has no session tables yet (a database that has them keeps its
-   * own): `"keyed"` (default; an append writes 2 billed rows on a Durable Object, search row included) or
-   * `"lean"` (the layout of contextblocks before it, which agents@0.22.0 can still read and write).
+   * own): `"keyed"` (an append writes 2 billed rows on a Durable Object, search row included) or `"lean"`
+   * (no search row on append: faster where rows are not billed; agents@0.22.0 can still read and write it).
+   * Default: keyed where the client bills rows (a Durable Object, or a client that does not say), lean
+   * where it says it does not (better-sqlite3).
    */
   newDatabaseLayout?: NewSessionLayout | undefined;
 }

@@ -101,7 +101,7 @@ describe("which sort a provider uses", () => {
   it("lets FTS5 sort by rank on a client that does not say whether rows read are billed", async () => {
     const statements: string[] = [];
     const inner = fromBetterSqlite3(memoryDatabase(), { onStatement: ({ text }) => statements.push(text) });
-    // A client of its own making (over node:sqlite, D1, …) without `billsRowsRead`: taken as billed.
+    // A client of its own making (over node:sqlite, D1, …) without `billsRows`: taken as billed.
     const client: SqlClient = {
       dialect: inner.dialect,
       atomic: inner.atomic,

@@ -219,7 +219,7 @@ describe("row cost on a Durable Object", () => {
       });
       const provider = new Fts5SearchProvider(client, { label: "knowledge" });
       // A Durable Object bills rows read: FTS5 sorts by rank, whatever the way the storage was passed.
-      expect(client.billsRowsRead).toBe(true);
+      expect(client.billsRows).toBe(true);
       expect(provider.sort).toBe("rank");
       expect(new Fts5SearchProvider(state, "knowledge").sort).toBe("rank");
       expect(new Fts5SearchProvider(state.storage, "knowledge").sort).toBe("rank");

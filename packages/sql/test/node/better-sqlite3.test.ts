@@ -22,7 +22,7 @@ describe("fromBetterSqlite3", () => {
     expect(client.dialect).toBe("sqlite");
     expect(client.atomic).toBe(true);
     // Rows read cost only time here: providers may pick their faster statements.
-    expect(client.billsRowsRead).toBe(false);
+    expect(client.billsRows).toBe(false);
     expect(await client.query`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)`).toEqual([]);
     expect(await client.run(sql`INSERT INTO notes (body) VALUES (${"first"})`)).toEqual([]);
     await client.query`INSERT INTO notes (body) VALUES (${"second"})`;

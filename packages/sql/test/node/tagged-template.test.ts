@@ -60,7 +60,7 @@ describe("fromTaggedTemplate", () => {
     const client = fromTaggedTemplate(taggedTemplateOver(temporary));
     expect(client.atomic).toBe(false);
     // An agents Agent's sql runs on a Durable Object: its rows read are billed.
-    expect(client.billsRowsRead).toBe(true);
+    expect(client.billsRows).toBe(true);
     await client.query`CREATE TABLE notes (body TEXT NOT NULL)`;
     await expect(
       client.batch([sql`INSERT INTO notes VALUES (${"applied"})`, sql`INSERT INTO notes VALUES (${null})`]),

@@ -22,7 +22,7 @@ describe("fromDurableObjectStorage", () => {
       expect(client.dialect).toBe("sqlite");
       expect(client.atomic).toBe(true);
       // Cloudflare bills each row read.
-      expect(client.billsRowsRead).toBe(true);
+      expect(client.billsRows).toBe(true);
       expect(await client.query`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)`).toEqual([]);
       await client.run(sql`INSERT INTO notes (body) VALUES (${"first"}), (${"second"})`);
       expect(await client.query`SELECT id, body FROM notes ORDER BY id`).toEqual([

@@ -24,7 +24,7 @@ async function forks(store: SqliteSessionStore): Promise<string[]> {
 describe("the keyed layout (a new database)", () => {
   it("keys messages by id alone and orders them by their search rows", () => {
     const database = new Database(":memory:");
-    const store = new SqliteSessionStore(database, "chat");
+    const store = new SqliteSessionStore(database, { sessionId: "chat", newDatabaseLayout: "keyed" });
     return (async () => {
       await store.appendMessage(message("a", "hello"));
       const table = database
@@ -93,7 +93,7 @@ describe("the keyed layout (a new database)", () => {
 
   it("agents@0.22.0 opening a keyed database fails loudly and stores nothing", async () => {
     const database = new Database(":memory:");
-    const store = new SqliteSessionStore(database, "chat");
+    const store = new SqliteSessionStore(database, { sessionId: "chat", newDatabaseLayout: "keyed" });
     await store.appendMessage(message("a", "hello"));
     const agents = new AgentSessionProvider(agentsHost(database), "chat");
     expect(() => agents.appendMessage(say("x", "from agents"))).toThrow(/seq|rowid/);
@@ -105,31 +105,35 @@ describe("the keyed layout (a new database)", () => {
   });
 });
 
-describe("the keyed layout's tail check", () => {
-  it("another session's newest message deleted and its seq given to this session's next message: no fork", async () => {
-    const database = new Database(":memory:");
-    // Separate clients (each host is its own client), so each store remembers its own tail.
-    const writer = new SqliteSessionStore(agentsHost(database), "one");
-    const other = new SqliteSessionStore(agentsHost(database), "two");
-    await writer.appendMessage(message("l", "the leaf"));
-    await other.appendMessage(message("y", "in the other session"));
-    const stale = new SqliteSessionStore(agentsHost(database), "one");
-    // Reads the tail: leaf "l", the largest seq that of "y".
-    expect((await stale.getLatestLeaf())?.id).toBe("l");
-    await other.deleteMessages(["y"]);
-    // "z" takes the seq "y" had: the largest seq is what `stale` saw.
-    await writer.appendMessage(message("z", "after the leaf"));
-    await stale.appendMessage(message("w", "after z"));
-    expect(ids(await stale.getHistory())).toEqual(["l", "z", "w"]);
-    expect(await forks(stale)).toEqual([]);
-    database.close();
-  });
+describe("the tail check, keyed and lean", () => {
+  for (const layout of ["keyed", "lean"] as const) {
+    it(`${layout}: another session's newest message deleted and its rowid given to this session's next message: no fork`, async () => {
+      const database = new Database(":memory:");
+      // Separate clients (each host is its own client), so each store remembers its own tail.
+      const open = (sessionId: string) =>
+        new SqliteSessionStore(agentsHost(database), { sessionId, newDatabaseLayout: layout });
+      const writer = open("one");
+      const other = open("two");
+      await writer.appendMessage(message("l", "the leaf"));
+      await other.appendMessage(message("y", "in the other session"));
+      const stale = open("one");
+      // Reads the tail: leaf "l", the table's (or search table's) largest rowid that of "y".
+      expect((await stale.getLatestLeaf())?.id).toBe("l");
+      await other.deleteMessages(["y"]);
+      // "z" takes the rowid "y" had: the largest rowid is what `stale` saw.
+      await writer.appendMessage(message("z", "after the leaf"));
+      await stale.appendMessage(message("w", "after z"));
+      expect(ids(await stale.getHistory())).toEqual(["l", "z", "w"]);
+      expect(await forks(stale)).toEqual([]);
+      database.close();
+    });
+  }
 });
 
 describe("the keyed layout's empty search rows", () => {
   it("a message without text is never a search hit, not even through the turns after it", async () => {
     const database = new Database(":memory:");
-    const store = new SqliteSessionStore(database, "chat");
+    const store = new SqliteSessionStore(database, { sessionId: "chat", newDatabaseLayout: "keyed" });
     await store.appendMessage(message("a", "where is the chandlery"));
     await store.appendMessage({
       id: "image",
