@@ -14,11 +14,11 @@ export interface Tail {
   /** The largest `rowid` of the table when the tail was read: no message of the session lies above it. */
   horizon: number;
   /**
-   * The id of the row at `horizon` when it is not the leaf's (another session's newest message). Were that
-   * row deleted, SQLite would give its rowid to the next insert, perhaps another writer's message in this
-   * session, which `rowid > horizon` would not see: the check compares the id too.
+   * The id of the row at `horizon` when it is not the leaf's (another session's newest message), else
+   * `undefined`. Were that row deleted, SQLite would give its rowid to the next insert, perhaps another
+   * writer's message in this session, which `rowid > horizon` would not see: the check compares the id too.
    */
-  top?: string | null | undefined;
+  top?: string | undefined;
 }
 
 const tails = new WeakMap<SqlClient, Map<string, Tail>>();
@@ -49,9 +49,9 @@ export function rememberTail(client: SqlClient, sessionId: string, tail: Tail | 
 export function tailStill(tail: Tail, sessionId: string): SqlStatement {
   let newer = sql`NOT EXISTS (SELECT 1 FROM assistant_messages
     WHERE rowid > ${tail.horizon} AND session_id = ${sessionId})`;
-  if (tail.horizon > 0 && tail.leaf?.rowid !== tail.horizon) {
+  if (tail.top !== undefined) {
     newer = sql`${newer} AND EXISTS (SELECT 1 FROM assistant_messages
-      WHERE rowid = ${tail.horizon} AND id IS ${tail.top ?? null})`;
+      WHERE rowid = ${tail.horizon} AND id = ${tail.top})`;
   }
   if (tail.leaf === null) return newer;
   return sql`${newer} AND EXISTS (SELECT 1 FROM assistant_messages
@@ -81,7 +81,11 @@ export async function readTail(client: SqlClient, sessionId: string): Promise<Ta
   const row = rows[0];
   const tail: Tail = {
     horizon: Number(row?.horizon ?? 0),
-    top: row?.top ?? null,
+    // The leaf's own row is checked by every caller; another session's is checked by `tailStill`.
+    top:
+      row?.top === null || row?.top === undefined || Number(row.horizon) === Number(row.rowid)
+        ? undefined
+        : row.top,
     leaf:
       row?.id === null || row?.id === undefined
         ? null

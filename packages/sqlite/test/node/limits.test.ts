@@ -7,7 +7,7 @@ import { SqliteSessionStore } from "../../src/index.js";
 describe("limits say so", () => {
   it("getHistory of a path longer than the maximum refuses instead of dropping the oldest messages", async () => {
     const database = new Database(":memory:");
-    const store = new SqliteSessionStore(database, "chat");
+    const store = new SqliteSessionStore(database, { sessionId: "chat", newDatabaseLayout: "keyed" });
     await store.appendMessage({ id: "m0", role: "user", parts: [{ type: "text", text: "first" }] });
     const length = maximumPathLength + 5;
     // A long chain written in one statement (the API would take minutes for 100,005 appends).
