@@ -6,7 +6,7 @@
  * 1. `appendMessage` and `getHistory` time by session length (median per operation; ratio theirs/ours),
  *    all three systems (agents@0.32.0 on a `ctx.storage`-shaped host over better-sqlite3).
  * 2. Heap growth reading a bounded window (`getRecentHistory`) of a 10,000-message session.
- * 3. `session.search` hit@10 and MRR on LoCoMo dev (`../shared/bench-data/locomo-dev`; skipped with a
+ * 3. `session.search` hit@10 and MRR on LoCoMo dev (`LOCOMO_DIRECTORY`, else `../shared/bench-data/locomo-dev`; skipped with a
  *    notice when absent).
  *
  *   cd bench && node --import tsx src/sessions.ts [--smoke]
@@ -22,6 +22,7 @@ import { Session as AnchorSession } from "agents-session/experimental/memory/ses
 import Database from "better-sqlite3";
 import { agentsSessionsOn } from "./agents-sessions-host.js";
 import { betterSqlite3Host } from "./agents-sql.js";
+import { locomoDirectory } from "./locomo-data.js";
 
 const smoke = process.argv.includes("--smoke");
 const sizes = smoke ? [50, 200] : [100, 1_000, 5_000];
@@ -208,9 +209,9 @@ interface Question {
 }
 
 async function retrieval(): Promise<string> {
-  const directory = fileURLToPath(new URL("../../../shared/bench-data/locomo-dev/", import.meta.url));
+  const directory = fileURLToPath(locomoDirectory);
   if (!existsSync(directory)) {
-    return "### Search on LoCoMo dev\n\nSkipped: ../shared/bench-data/locomo-dev is not present.";
+    return "### Search on LoCoMo dev\n\nSkipped: ../shared/bench-data/locomo-dev (or LOCOMO_DIRECTORY) is not present.";
   }
   const files = readdirSync(directory)
     .filter((file) => file.endsWith(".json"))
