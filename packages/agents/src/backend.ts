@@ -28,10 +28,12 @@ export function agentsPromptKey(sessionId: string): string {
  * `sqliteBackend(source)` with the block and prompt keys of agents@0.22.0 (plain rows of
  * `cf_agents_context_blocks` named `memory_chat-1`, `_system_prompt_chat-1`) instead of contextblocks'
  * namespaced row labels, so a database agents wrote reads as it was and agents can still read what is
- * written back. Messages, overlays and search are the same tables either way.
+ * written back. Messages, overlays and search are the same tables either way; a database without them gets
+ * the lean layout, which agents@0.22.0 reads and writes too (not the keyed one a Durable Object gets from
+ * `sqliteBackend`), so an agent moved here can be moved back.
  */
 export function agentsSqliteBackend(source: SqlSource): SessionBackend {
-  const backend = sqliteBackend(source);
+  const backend = sqliteBackend(source, { newDatabaseLayout: "lean" });
   return {
     ...backend,
     name: "sqlite (agents keys)",

@@ -26,7 +26,8 @@ export type {
   SessionStore as SessionProvider,
   StoredCompaction,
 } from "@contextblocks/sessions";
-export { AgentContextProvider, AgentSessionProvider } from "@contextblocks/sqlite";
+export { AgentContextProvider } from "@contextblocks/sqlite";
+export { AgentSessionProvider } from "./agent-session-provider.js";
 export {
   type AgentsSessionsCompaction,
   type AgentsSessionsMessage,

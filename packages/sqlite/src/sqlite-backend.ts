@@ -10,7 +10,7 @@ import {
 } from "@contextblocks/sql";
 import { catchUpMessageIndex } from "./message-index.js";
 import { searchMessageIndex } from "./message-search.js";
-import { schemaReady } from "./session-schema.js";
+import { type NewSessionLayout, schemaReady } from "./session-schema.js";
 import { SqliteContextProvider } from "./sqlite-context-provider.js";
 import { SqliteRunStateStore } from "./sqlite-run-state-store.js";
 import { SqliteSessionRegistry } from "./sqlite-session-registry.js";
@@ -20,6 +20,11 @@ import { SqliteSessionStore } from "./sqlite-session-store.js";
 export interface SqliteBackendOptions {
   /** Per-statement report (rows read and written on Durable Objects). Not for a ready `SqlClient`. */
   onStatement?: StatementObserver | undefined;
+  /**
+   * The layout a database without session tables gets (`SqliteSessionStore`'s `newDatabaseLayout`). Default:
+   * keyed where the client bills rows (a Durable Object), lean where it does not (better-sqlite3).
+   */
+  newDatabaseLayout?: NewSessionLayout | undefined;
 }
 
 /** Every session store of one SQLite database, as `sqliteBackend` returns it. */
@@ -53,6 +58,7 @@ export function sqliteBackend(source: SqlSource, options: SqliteBackendOptions =
       `sqliteBackend needs a SQLite database; this client's dialect is "${client.dialect}"`,
     );
   }
+  const { newDatabaseLayout } = options;
   const namespaceOf = (sessionId: string) => (sessionId === "" ? undefined : sessionId);
   const runState = new SqliteRunStateStore(client);
   const registry = new SqliteSessionRegistry(client);
@@ -61,7 +67,7 @@ export function sqliteBackend(source: SqlSource, options: SqliteBackendOptions =
     client,
     runState,
     registry,
-    messages: (sessionId) => new SqliteSessionStore(client, sessionId),
+    messages: (sessionId) => new SqliteSessionStore(client, { sessionId, newDatabaseLayout }),
     block: (label, sessionId) =>
       new SqliteContextProvider(client, { label, namespace: namespaceOf(sessionId) }),
     prompt: (sessionId) =>
@@ -73,7 +79,7 @@ export function sqliteBackend(source: SqlSource, options: SqliteBackendOptions =
       }),
     async searchMessages(query: string, limit: number): Promise<SearchResult[]> {
       // The keyed layout writes each search row on append: nothing to catch up.
-      if ((await schemaReady(client)) !== "keyed") await catchUpMessageIndex(client);
+      if ((await schemaReady(client, newDatabaseLayout)) !== "keyed") await catchUpMessageIndex(client);
       return searchMessageIndex(client, query, { limit });
     },
     deleteSession: (sessionId) => deleteSession(client, sessionId),

@@ -1,5 +1,9 @@
 import { env, runInDurableObject } from "cloudflare:test";
-import { AgentSearchProvider, Session } from "@contextblocks/agents/experimental/memory/session";
+import {
+  AgentSearchProvider,
+  AgentSessionProvider,
+  Session,
+} from "@contextblocks/agents/experimental/memory/session";
 import {
   AgentSearchProvider as AgentsSearchProvider,
   Session as AgentsSession,
@@ -73,6 +77,39 @@ describe("a Durable Object database agents@0.22.0 wrote", () => {
       // agents still reads what contextblocks appended.
       const back = AgentsSession.create(agent).forSession("chat-1");
       expect((await back.getHistory()).map((m) => m.id)).toContain("m5");
+    });
+  });
+});
+
+describe("a new Durable Object database the compatibility entry wrote first", () => {
+  it("agents@0.22.0 reads it and appends to it, then contextblocks reads on (an agent moved back)", async () => {
+    await runInDurableObject(env.AGENT_OBJECT.getByName("moved-back"), async (agent, state) => {
+      const session = Session.create(state.storage).forSession("chat-1");
+      await session.appendMessage(say("m1", "user", "When does the ferry leave?"));
+      await session.appendMessage(say("m2", "assistant", "At nine, from pier four."));
+      // The lean layout: agents@0.22.0 orders by rowid, which the keyed layout has not.
+      const back = AgentsSession.create(agent).forSession("chat-1");
+      expect((await back.getLatestLeaf())?.id).toBe("m2");
+      await back.appendMessage(say("m3", "user", "And on Sunday?"));
+      expect((await back.getHistory()).map((m) => m.id)).toEqual(["m1", "m2", "m3"]);
+      expect((await session.getHistory()).map((m) => m.id)).toEqual(["m1", "m2", "m3"]);
+      // The store alone, as agents' `new AgentSessionProvider(this)`, gives a new database the same layout.
+      const store = new AgentSessionProvider(state.storage, "other");
+      await store.appendMessage(say("o1", "user", "A second session."));
+      const columns = state.storage.sql
+        .exec<{ name: string }>("SELECT name FROM pragma_table_info('assistant_messages')")
+        .toArray()
+        .map((row) => row.name);
+      expect(columns).not.toContain("seq");
+    });
+  });
+
+  it("AgentSessionProvider alone on a new database takes the lean layout too", async () => {
+    await runInDurableObject(env.AGENT_OBJECT.getByName("store-alone"), async (agent, state) => {
+      const store = new AgentSessionProvider(state.storage, "chat-1");
+      await store.appendMessage(say("m1", "user", "Hello."));
+      const back = AgentsSession.create(agent).forSession("chat-1");
+      expect((await back.getLatestLeaf())?.id).toBe("m1");
     });
   });
 });
