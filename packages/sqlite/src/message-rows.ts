@@ -1,4 +1,5 @@
 import { ContextError } from "@contextblocks/core";
+import { type SqlStatement, sql } from "@contextblocks/sql";
 
 /**
  * Durable Object SQLite refuses a string, BLOB or row over 2 MB (`SQLITE_TOOBIG`). A message whose stored
@@ -50,4 +51,12 @@ export function sliceStoredMessage(json: string, messageId: string, budget = inl
   }
   slices.push(json.slice(start));
   return slices;
+}
+
+/** The `assistant_message_chunks` rows of a message's slices after the first (its row holds the first). */
+export function continuationRows(messageId: string, slices: readonly string[]): SqlStatement[] {
+  return slices.slice(1).map(
+    (slice, index) => sql`INSERT OR REPLACE INTO assistant_message_chunks (id, idx, content)
+      VALUES (${messageId}, ${index + 1}, ${slice})`,
+  );
 }

@@ -47,7 +47,7 @@ import { type LeanPathRow, readLeanPath } from "./lean-path.js";
 import { cachedTail, currentTail, readTail, rememberTail, tailStill } from "./lean-tail.js";
 import { catchUpMessageIndex, readContinuations } from "./message-index.js";
 import { indexedMessageOf } from "./message-index-text.js";
-import { sliceStoredMessage } from "./message-rows.js";
+import { continuationRows, sliceStoredMessage } from "./message-rows.js";
 import {
   hasContextColumn,
   indexMessageStatement,
@@ -408,14 +408,7 @@ export class SqliteSessionStore implements SessionStore {
       const depth = parent === null ? 0 : (await this.#depthOf(parent)) + 1;
       const pathTokens = parent === null ? stamp : (await this.#pathTokensOf(parent)) + stamp;
       const chunks = slices.length - 1;
-      if (chunks > 0) {
-        await this.#client.batch(
-          slices.slice(1).map(
-            (slice, index) => sql`INSERT OR REPLACE INTO assistant_message_chunks (id, idx, content)
-              VALUES (${message.id}, ${index + 1}, ${slice})`,
-          ),
-        );
-      }
+      if (chunks > 0) await this.#client.batch(continuationRows(message.id, slices));
       const parentStill =
         parentId !== undefined
           ? parent === null
@@ -513,14 +506,9 @@ export class SqliteSessionStore implements SessionStore {
         parent = null;
         guard = sql`1`;
       } else {
-        parent = await this.#row(parentId);
-        if (parent === null) {
-          if (await this.#storedAlready(message, content, parentId)) return undefined;
-          throw new ContextError(
-            "NOT_FOUND",
-            `appendMessage: parent "${parentId}" of message "${message.id}" is not in this session`,
-          );
-        }
+        const named = await this.#namedParent(message, content, parentId);
+        if (named === undefined) return undefined;
+        parent = named;
         guard = sql`1`;
       }
       const depth = parent === null ? 0 : (await this.#depthOf(parent)) + 1;
@@ -529,14 +517,7 @@ export class SqliteSessionStore implements SessionStore {
       const knownTokens =
         parent === null || parent.path_tokens !== null ? null : await this.#pathTokensOf(parent);
       const chunks = slices.length - 1;
-      if (chunks > 0) {
-        await this.#client.batch(
-          slices.slice(1).map(
-            (slice, index) => sql`INSERT OR REPLACE INTO assistant_message_chunks (id, idx, content)
-              VALUES (${message.id}, ${index + 1}, ${slice})`,
-          ),
-        );
-      }
+      if (chunks > 0) await this.#client.batch(continuationRows(message.id, slices));
       // The parent's row is the insert's source (no row: it was deleted, nothing is inserted), so the
       // check that it still exists and its path total cost one row read between them. The outcome is read
       // with `changes()` and `last_insert_rowid()` in the same group (no row read; `RETURNING` reads one),
@@ -652,28 +633,16 @@ export class SqliteSessionStore implements SessionStore {
         parent = null;
         guard = sql`1`;
       } else {
-        parent = await this.#row(parentId);
-        if (parent === null) {
-          if (await this.#storedAlready(message, content, parentId)) return undefined;
-          throw new ContextError(
-            "NOT_FOUND",
-            `appendMessage: parent "${parentId}" of message "${message.id}" is not in this session`,
-          );
-        }
+        const named = await this.#namedParent(message, content, parentId);
+        if (named === undefined) return undefined;
+        parent = named;
         guard = sql`1`;
       }
       const depth = parent === null ? 0 : (await this.#depthOf(parent)) + 1;
       const knownTokens =
         parent === null || parent.path_tokens !== null ? null : await this.#pathTokensOf(parent);
       const chunks = slices.length - 1;
-      if (chunks > 0) {
-        await this.#client.batch(
-          slices.slice(1).map(
-            (slice, index) => sql`INSERT OR REPLACE INTO assistant_message_chunks (id, idx, content)
-              VALUES (${message.id}, ${index + 1}, ${slice})`,
-          ),
-        );
-      }
+      if (chunks > 0) await this.#client.batch(continuationRows(message.id, slices));
       const createdAt = sqliteTimestamp();
       const parentTokens = parent === null ? 0 : (storedTokenStamp(parent.path_tokens) ?? knownTokens);
       // The parent's row is the insert's source (deleted meanwhile: nothing is inserted).
@@ -825,10 +794,7 @@ export class SqliteSessionStore implements SessionStore {
       const text = indexed.text;
       const chunks = slices.length - 1;
       const statements: SqlStatement[] = [
-        ...slices.slice(1).map(
-          (slice, index) => sql`INSERT OR REPLACE INTO assistant_message_chunks (id, idx, content)
-            VALUES (${checked.id}, ${index + 1}, ${slice})`,
-        ),
+        ...continuationRows(checked.id, slices),
         sql`DELETE FROM assistant_message_chunks WHERE id = ${checked.id} AND idx > ${chunks}`,
         sql`UPDATE assistant_messages SET content = ${slices[0] ?? ""}, role = ${checked.role},
           content_chunks = ${chunks > 0 ? chunks : null}, tokens = ${stamp},
@@ -1065,6 +1031,24 @@ export class SqliteSessionStore implements SessionStore {
       return layout === "lean" ? (await currentTail(this.#client, this.#sessionId)).leaf : this.#latestLeaf();
     }
     return this.#row(leafId);
+  }
+
+  /**
+   * The row of the parent an append names; `undefined` when it is gone but the message is stored under it
+   * already (a retry of an append that landed), else `NOT_FOUND`.
+   */
+  async #namedParent(
+    message: SessionMessage,
+    content: string,
+    parentId: string,
+  ): Promise<LeafRow | undefined> {
+    const parent = await this.#row(parentId);
+    if (parent !== null) return parent;
+    if (await this.#storedAlready(message, content, parentId)) return undefined;
+    throw new ContextError(
+      "NOT_FOUND",
+      `appendMessage: parent "${parentId}" of message "${message.id}" is not in this session`,
+    );
   }
 
   /** The column that orders messages: `rowid`, or `seq` on the keyed layout (which has no rowid). */
