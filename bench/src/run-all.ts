@@ -215,7 +215,9 @@ function sections(): Section[] {
       about:
         "`Fts5SearchProvider.search` against one bare FTS5 statement on the same index (the query's terms ORed, " +
         "bm25, top 10), at 20k and 100k entries, on a Zipf-like corpus and on random tokens (5,000 words " +
-        "w0…w4999, 30 words an entry, 3-word queries); goal: at most 1.5× (bench/src/search-speed.ts).",
+        "w0…w4999, 30 words an entry, 3-word queries); goal: at most 1.5× (bench/src/search-speed.ts). The " +
+        "5-word rows, on the same index, show longer questions (more terms and more adjacent pairs, which " +
+        "re-rank twice the candidates; the bare statement has neither).",
       run: async (smoke) => runScript("./search-speed.ts", smoke).markdown,
     });
   }

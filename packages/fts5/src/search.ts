@@ -2,6 +2,7 @@ import { raw, type SqlClient, type SqlStatement, type SqlValue, sql } from "@con
 import { fts5MatchExpression, planQuery } from "@contextblocks/text";
 import { excerpt } from "./excerpt.js";
 import { keyHandle } from "./handle.js";
+import { planPairs, rankWithPairs } from "./pair-bonus.js";
 import { bm25Weights, indexTable, rankFunction } from "./schema.js";
 import type { ScopePlacement } from "./scope-share.js";
 
@@ -9,12 +10,13 @@ import type { ScopePlacement } from "./scope-share.js";
  * A search in one scope: one statement.
  *
  * 1. Plan the query (`planQuery` of `@contextblocks/text`): words, stopwords left out, every word quoted.
- * 2. One SELECT: FTS5 ranks the matches by bm25 with column weights (key 2, content 1; rankFunction in
- *    schema.ts), sorted by FTS5 itself (`ORDER BY rank`) or by SQLite (`ORDER BY bm25(...)`; see `SearchSort`
- *    for which and why); a plain `scope = ?` on the ranked rows skips other
- *    labels' and namespaces' entries, or, when the label is a small part of the index, its token is part of
- *    the MATCH (scope-share.ts, read once per 16 searches). No statistics statement, no candidates fetched
- *    for a second ranking in JavaScript: bm25 sees every entry whole and counts each term and pair.
+ * 2. One SELECT: FTS5 ranks the matches by bm25 over the query's words with column weights (key 2,
+ *    content 1, context 0.3; rankFunction in schema.ts), sorted by FTS5 itself (`ORDER BY rank`) or by SQLite
+ *    (`ORDER BY bm25(...)`; see `SearchSort` for which and why); a plain `scope = ?` on the ranked rows skips
+ *    other labels' and namespaces' entries, or, when the label is a small part of the index, its token is
+ *    part of the MATCH (scope-share.ts, read once per 16 searches). No statistics statement. When the query
+ *    has adjacent pairs (three terms or more), twice `limit` candidates come back and the pairs found as
+ *    written in them re-rank them (pair-bonus.ts): cheaper than FTS5 scoring the pairs as phrases.
  * 3. Each result is the entry whole when it is short, else a window around the matched words (excerpt.ts),
  *    with `…` where it was cut. The query that is exactly a key without spaces (`c-tips`, or
  *    `[c-tips]` as a result shows it) also matches that entry's handle, which ranks first and comes back whole: how a model
@@ -91,7 +93,8 @@ export async function runSearch(
   const clauses: string[] = [];
   if (plan !== null) {
     clauses.push(
-      fts5MatchExpression(plan, {
+      // The pairs are looked for in the candidates (pair-bonus.ts), not sent to FTS5.
+      fts5MatchExpression(plan.pairs.length === 0 ? plan : { ...plan, pairs: [] }, {
         column: searchKeys ? ["key", "content", "context"] : ["content", "context"],
       }),
     );
@@ -99,10 +102,12 @@ export async function runSearch(
   if (key !== null) clauses.push(`handle : ${keyHandle(scope, key)}`);
   const words = clauses.join(" OR ");
   const rankValues = sort === "rank" ? [rankFunction(searchKeys)] : [];
+  const pairs = planPairs(plan);
+  const candidates = pairs.length > 0 ? limit * 2 : limit;
   let rows: RankedRow[] | undefined;
   if (placement === "alone") {
     rows = await client.run<RankedRow>(
-      withValues(rankedStatement(limit, false, sort, searchKeys), [words, ...rankValues]),
+      withValues(rankedStatement(candidates, false, sort, searchKeys), [words, ...rankValues]),
     );
     if (rows.some((row) => Number(row.scope) !== scope)) {
       // Another label wrote since the share was read: search again with the filter.
@@ -113,10 +118,11 @@ export async function runSearch(
   if (rows === undefined) {
     const expression = placement === "small" ? `scope : ${scope} AND (${words})` : words;
     rows = await client.run<RankedRow>(
-      withValues(rankedStatement(limit, true, sort, searchKeys), [expression, ...rankValues, scope]),
+      withValues(rankedStatement(candidates, true, sort, searchKeys), [expression, ...rankValues, scope]),
     );
   }
   const terms = plan?.terms ?? [];
+  if (pairs.length > 0) rows = rankWithPairs(rows, pairs, terms.length, searchKeys, limit);
   const matches: Match[] = [];
   // bm25 as FTS5 gives it is negative (lower is better); a share of the best is score / best. The entry a
   // query names by its key is left out of the best: its handle's weight puts it far above any other.
@@ -150,6 +156,8 @@ export async function runSearch(
 interface RankedRow {
   key: unknown;
   content: unknown;
+  /** Never returned; read for the pairs (pair-bonus.ts). */
+  context: unknown;
   scope: unknown;
   /** bm25 as FTS5 gives it: negative, lower is better. */
   score: unknown;
@@ -178,14 +186,14 @@ function rankedStatement(
     statement =
       sort === "rank"
         ? sql`
-      SELECT key, content, scope, rank AS score FROM ${table}
+      SELECT key, content, context, scope, rank AS score FROM ${table}
       WHERE ${table} MATCH ${""} AND rank MATCH ${""}${filter}
       ORDER BY rank LIMIT ${raw(String(limit))}`
         : sql`
       WITH best AS (
         SELECT rowid AS id, bm25(${table}, ${raw(bm25Weights(searchKeys))}) AS score FROM ${table}
         WHERE ${table} MATCH ${""}${filter} ORDER BY score, rowid LIMIT ${raw(String(limit))})
-      SELECT entry.key, entry.content, entry.scope, best.score FROM best
+      SELECT entry.key, entry.content, entry.context, entry.scope, best.score FROM best
         JOIN ${table} AS entry ON entry.rowid = best.id
       ORDER BY best.score, best.id`;
     if (rankedStatements.size >= maximumShapes) rankedStatements.clear();

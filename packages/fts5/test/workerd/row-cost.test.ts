@@ -235,7 +235,8 @@ describe("row cost on a Durable Object", () => {
       // Every entry matches: FTS5 sorts by rank itself and hands over the first ten, so no plan the
       // query planner picks reads (and a Durable Object bills) every match.
       expect(await searchReads()).toBe(atFifty);
-      expect(atFifty).toBeLessThanOrEqual(15);
+      // The question has adjacent pairs, so twice the ten results are read as candidates (pair-bonus.ts).
+      expect(atFifty).toBeLessThanOrEqual(22);
       expect(searches.length).toBeGreaterThan(0);
       expect(searches.every((text) => text.includes("ORDER BY rank"))).toBe(true);
     });
