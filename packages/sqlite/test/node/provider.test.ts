@@ -143,7 +143,8 @@ describe("SqliteContextProvider on better-sqlite3 (file database)", () => {
     }
     const count = temporary.database.prepare("SELECT count(*) AS n FROM cf_agents_context_blocks").get();
     expect(count).toEqual({ n: HOSTILE_LABELS.length });
-  });
+    // One committed write to a file database per pair: seconds on a loaded two-core machine.
+  }, 30_000);
 
   it("reads data written by agents/context's own statements, and agents reads ours", async () => {
     temporary.database.exec(AGENTS_CREATE);
