@@ -1,4 +1,5 @@
 import { maximumTerms, type QueryTerm } from "@contextblocks/text";
+import { isWordCharacter } from "./word-character.js";
 
 /**
  * A bounded window of an entry around the words a query matched, cut at spaces, with `…` where text was left
@@ -78,9 +79,4 @@ function findHits(lower: string, needle: string, term: number, hits: number[]): 
     hits.push(at * termSlots + term);
     found++;
   }
-}
-
-/** ASCII letters and digits, and anything beyond ASCII (a letter of another script, most likely). */
-function isWordCharacter(code: number): boolean {
-  return (code >= 48 && code <= 57) || (code >= 97 && code <= 122) || code >= 128;
 }

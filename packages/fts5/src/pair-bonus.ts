@@ -1,4 +1,5 @@
 import type { QueryPlan, QueryTerm } from "@contextblocks/text";
+import { isWordCharacter } from "./word-character.js";
 
 /**
  * Adjacent query words found as written ("new york pizza" in "the new york pizza on the corner") lift an entry
@@ -57,10 +58,6 @@ export function holdsPair(lower: string, pair: Pair): boolean {
     }
   }
   return false;
-}
-
-function isWordCharacter(code: number): boolean {
-  return (code >= 48 && code <= 57) || (code >= 97 && code <= 122) || code >= 128;
 }
 
 /** The fields of a candidate row the re-ranking reads. */
