@@ -8,7 +8,13 @@ import type { DriftPolicy } from "./drift.js";
 import { applyEdit } from "./edits.js";
 import { LoadedEntries, type LoadedEntry } from "./entries.js";
 import { ContextError } from "./errors.js";
-import { type BlockWriteAction, type ContextEvent, type ContextListener, Listeners } from "./events.js";
+import {
+  type BlockWriteAction,
+  type ContextEvent,
+  type ContextListener,
+  Listeners,
+  type PromptFrozenEvent,
+} from "./events.js";
 import { FrozenPrompt, type StoredPrompt, SYSTEM_PROMPT_LABEL } from "./frozen-prompt.js";
 import { checkTokenLimit, requireString } from "./limits.js";
 import { renderPrompt, toOneLine } from "./prompt-format.js";
@@ -648,15 +654,8 @@ export class ContextBlocks {
   ): Promise<string> {
     const stored = await pending;
     if (stored.state === "current") {
-      const prompt = stored.prompt;
       span?.setAttributes({ "contextblocks.prompt.origin": "stored" });
-      const heard = this.promptEvent(
-        span,
-        () => ({ type: "prompt-frozen", prompt, origin: "stored" }),
-        prompt,
-      );
-      if (heard !== undefined) await heard;
-      return prompt;
+      return this.announceFrozen(span, stored.prompt, "stored");
     }
     if (stored.state === "drifted") return this.refreshSystemPrompt();
     // Nothing frozen yet: read every block, except those whose content this instance wrote itself since
@@ -668,11 +667,16 @@ export class ContextBlocks {
       "contextblocks.prompt.origin": "rendered",
       "contextblocks.blocks.read": stale.length,
     });
-    const heard = this.promptEvent(
-      span,
-      () => ({ type: "prompt-frozen", prompt, origin: "rendered" }),
-      prompt,
-    );
+    return this.announceFrozen(span, prompt, "rendered");
+  }
+
+  /** Tells the span and the listeners that `prompt` is now the frozen one, then returns it. */
+  private async announceFrozen(
+    span: TraceSpan | undefined,
+    prompt: string,
+    origin: PromptFrozenEvent["origin"],
+  ): Promise<string> {
+    const heard = this.promptEvent(span, () => ({ type: "prompt-frozen", prompt, origin }), prompt);
     if (heard !== undefined) await heard;
     return prompt;
   }
