@@ -62,10 +62,19 @@ async function stepsFor(count: number, runs: number): Promise<Array<[string, num
   const select = database.prepare("SELECT content FROM cf_agents_context_blocks WHERE label = ?");
   const agentsPromptStore = new AgentContextProvider(betterSqlite3Host(database), "_system_prompt");
   const built = configs();
+  // The same prompt with every character past ASCII (the rules' `═`, the usage's `—`) as `=`: the read's
+  // cost without turning UTF-8 with such characters into a JavaScript string, which both systems pay.
+  database
+    .prepare("INSERT INTO cf_agents_context_blocks (label, content) VALUES (?, ?)")
+    .run("_ascii_prompt", prompt.replace(/[^\u0000-\u007f]/g, "="));
   return [
     [
       "read the stored prompt: better-sqlite3 alone (both systems pay it)",
       await cost(runs, calls, () => select.all("_system_prompt")),
+    ],
+    [
+      "read the same prompt with its non-ASCII characters as `=` (the read without decoding them)",
+      await cost(runs, calls, () => select.all("_ascii_prompt")),
     ],
     ["read the stored prompt: `SqliteContextProvider.get`", await cost(runs, calls, () => promptStore.get())],
     [

@@ -27,16 +27,25 @@ interface Setting {
 
 /**
  * The provider's defaults first (10 results, 40-token excerpts, weak matches below 0.9 of the best score with
- * 8-token excerpts), then the earlier defaults (weak matches below half the best as keys alone; every result
- * with text), other key-only and drop thresholds, other weak-match excerpts, and fewer and shorter results.
+ * 6-token excerpts), then the earlier defaults (8-token weak excerpts; weak matches below half the best as keys
+ * alone; every result with text), other key-only and drop thresholds, other weak-match and result excerpts,
+ * and fewer and shorter results.
  */
 const SETTINGS: readonly Setting[] = [
   {
-    name: "10 results, 40-token excerpts, 8-token excerpts below 0.9 of the best (default)",
+    name: "10 results, 40-token excerpts, 6-token excerpts below 0.9 of the best (default)",
     options: {},
   },
   {
-    name: "10 results, 40-token excerpts, key only below 0.5 (the earlier default)",
+    name: "10 results, 40-token excerpts, 8-token excerpts below 0.9 (the previous default)",
+    options: { weakResultTokens: 8 },
+  },
+  {
+    name: "10 results, 32-token excerpts, 8-token excerpts below 0.9",
+    options: { resultTokens: 32, weakResultTokens: 8 },
+  },
+  {
+    name: "10 results, 40-token excerpts, key only below 0.5 (the first default)",
     options: { keyOnlyBelow: 0.5, weakResultTokens: 0 },
   },
   { name: "10 results, 40-token excerpts, every result with text", options: { keyOnlyBelow: 0 } },
@@ -58,7 +67,7 @@ const SETTINGS: readonly Setting[] = [
   },
   {
     name: "10 results, 40-token excerpts, 8-token excerpts below 0.5",
-    options: { keyOnlyBelow: 0.5 },
+    options: { keyOnlyBelow: 0.5, weakResultTokens: 8 },
   },
   {
     name: "10 results, 40-token excerpts, 8-token excerpts below 0.7",
@@ -70,7 +79,7 @@ const SETTINGS: readonly Setting[] = [
   },
   {
     name: "10 results, 24-token excerpts, 8-token excerpts below 0.5",
-    options: { resultTokens: 24, keyOnlyBelow: 0.5 },
+    options: { resultTokens: 24, keyOnlyBelow: 0.5, weakResultTokens: 8 },
   },
   {
     name: "10 results, 24-token excerpts, 8-token excerpts below 0.7",

@@ -64,14 +64,14 @@ export interface Fts5SearchProviderOptions {
    * back as its key and a short excerpt (`weakResultTokens`), or as its key alone, `[key]` without text. The
    * reader sees that it exists, and searching the key returns it whole. A question then costs the full
    * excerpts of its strong matches only, and no match is dropped. 0 treats every result as strong.
-   * Default 0.9 (with `weakResultTokens` 8: on LoCoMo, the same hit@10 as full excerpts for every result, the
+   * Default 0.9 (with `weakResultTokens` 6: on LoCoMo, the same hit@10 as full excerpts for every result, the
    * answering turn always with some of its text, at fewer tokens than 0.5 with keys alone).
    */
   keyOnlyBelow?: number;
   /**
    * Estimated tokens of text a weak match (below `keyOnlyBelow`) keeps: a short excerpt around its matched
    * words after its key, so the reader can tell whether the entry is worth searching its key. 0 returns its
-   * key alone. An integer from 0 to `resultTokens`. Default 8 (about five words).
+   * key alone. An integer from 0 to `resultTokens`. Default 6 (about four words).
    */
   weakResultTokens?: number;
   /**
@@ -95,7 +95,7 @@ const defaultLimit = 10;
 const defaultResultTokens = 40;
 const defaultSearchTokens = 400;
 const defaultKeyOnlyBelow = 0.9;
-const defaultWeakResultTokens = 8;
+const defaultWeakResultTokens = 6;
 
 /**
  * A searchable context block on SQLite FTS5: keyed entries, natural-language queries, and writes and counts
