@@ -1,4 +1,4 @@
-import type { QueryPlan, QueryTerm } from "@contextblocks/text";
+import { foldToken, type QueryPlan, type QueryTerm } from "@contextblocks/text";
 import { isWordCharacter } from "./word-character.js";
 
 /**
@@ -39,22 +39,21 @@ function wordStarts(term: QueryTerm): string[] {
 }
 
 /**
- * Whether `lower` (lower-cased text) holds the pair as written: a word starting with the first, then
- * separators, then a word starting with the second. Found with `indexOf` and character codes: a
- * case-insensitive Unicode regular expression cost a third of a search. Word characters are ASCII letters and
- * digits and anything beyond ASCII, as excerpts read them; a diacritic the index folds away is not folded here
- * (a pair written "cafe creme" is not found in "café crème").
+ * Whether `folded` (text folded as the index folds it, see `foldedText`) holds the pair as written: a word
+ * starting with the first, then separators, then a word starting with the second. Found with `indexOf` and
+ * character codes: a case-insensitive Unicode regular expression cost a third of a search. Word characters
+ * are ASCII letters and digits and anything beyond ASCII, as excerpts read them.
  */
-export function holdsPair(lower: string, pair: Pair): boolean {
+export function holdsPair(folded: string, pair: Pair): boolean {
   for (const first of pair[0]) {
-    for (let at = lower.indexOf(first); at >= 0; at = lower.indexOf(first, at + 1)) {
-      if (at > 0 && isWordCharacter(lower.charCodeAt(at - 1))) continue;
+    for (let at = folded.indexOf(first); at >= 0; at = folded.indexOf(first, at + 1)) {
+      if (at > 0 && isWordCharacter(folded.charCodeAt(at - 1))) continue;
       let next = at + first.length;
-      while (next < lower.length && isWordCharacter(lower.charCodeAt(next))) next++;
+      while (next < folded.length && isWordCharacter(folded.charCodeAt(next))) next++;
       const separators = next;
-      while (next < lower.length && !isWordCharacter(lower.charCodeAt(next))) next++;
+      while (next < folded.length && !isWordCharacter(folded.charCodeAt(next))) next++;
       if (next === separators) continue;
-      for (const second of pair[1]) if (lower.startsWith(second, next)) return true;
+      for (const second of pair[1]) if (folded.startsWith(second, next)) return true;
     }
   }
   return false;
@@ -81,9 +80,9 @@ export function rankWithPairs<Row extends PairCandidate>(
   limit: number,
 ): Row[] {
   const ranked = rows.map((row, index) => {
-    const content = lowered(row.content);
-    const context = typeof row.context === "string" ? lowered(row.context) : "";
-    const key = searchKeys ? lowered(row.key) : "";
+    const content = foldedText(row.content);
+    const context = typeof row.context === "string" ? foldedText(row.context) : "";
+    const key = searchKeys ? foldedText(row.key) : "";
     let found = 0;
     for (const pair of pairs) {
       if (holdsPair(content, pair) || holdsPair(context, pair) || holdsPair(key, pair)) found++;
@@ -95,7 +94,16 @@ export function rankWithPairs<Row extends PairCandidate>(
   return ranked.slice(0, limit).map((entry) => entry.row);
 }
 
-function lowered(value: unknown): string {
+/** Latin letters with diacritics (precomposed, or the combining marks of decomposed ones). */
+const latinDiacritics = /[\u00c0-\u024f\u1e00-\u1eff]|[\u0300-\u036f]/;
+
+/**
+ * A field's first `scannedCharacters`, lower-cased and without the Latin diacritics the index drops, as the
+ * query's words are: "Café Crème" holds the pair of "cafe creme" and of "café crème". Text without such
+ * letters (most of it, and every other script) skips the Unicode normalisation folding needs.
+ */
+export function foldedText(value: unknown): string {
   const text = String(value);
-  return (text.length > scannedCharacters ? text.slice(0, scannedCharacters) : text).toLowerCase();
+  const lower = (text.length > scannedCharacters ? text.slice(0, scannedCharacters) : text).toLowerCase();
+  return latinDiacritics.test(lower) ? foldToken(lower) : lower;
 }

@@ -1,6 +1,6 @@
 import { planQuery } from "@contextblocks/text";
 import { describe, expect, it } from "vitest";
-import { holdsPair, planPairs, rankWithPairs } from "../../src/pair-bonus.js";
+import { foldedText, holdsPair, planPairs, rankWithPairs } from "../../src/pair-bonus.js";
 import { keysOf, openProvider } from "../support/databases.js";
 
 function pairsOf(query: string) {
@@ -8,7 +8,7 @@ function pairsOf(query: string) {
 }
 
 function holds(text: string, query: string): boolean[] {
-  return pairsOf(query).map((pair) => holdsPair(text.toLowerCase(), pair));
+  return pairsOf(query).map((pair) => holdsPair(foldedText(text), pair));
 }
 
 describe("holdsPair", () => {
@@ -27,6 +27,16 @@ describe("holdsPair", () => {
     expect(holds("the parents' leaves", "how long is parental leave?")).toEqual([true]);
     // "happy" stems to "happi": both spellings begin a word that stems the same.
     expect(holds("a happier dog barked", "happy dog barks loudly")[0]).toBe(true);
+  });
+
+  it("finds words written with or without the diacritics the index folds away", () => {
+    expect(holds("Un café crème, s'il vous plaît", "café crème brûlée")).toEqual([true, false]);
+    expect(holds("UNE CRÈME BRÛLÉE", "cafe creme brulee")).toEqual([false, true]);
+    // Decomposed accents (e + U+0301) fold the same as composed ones.
+    expect(holds("cafe\u0301 cre\u0300me", "café crème brûlée")).toEqual([true, false]);
+    // Cyrillic keeps its diacritics in the index, so "й" is not "и".
+    expect(holds("мой дом", "мой дом стоит")[0]).toBe(true);
+    expect(holds("мои дом", "мой дом стоит")[0]).toBe(false);
   });
 
   it("plans no pairs for queries of fewer than three terms or across a stopword", () => {
@@ -76,5 +86,21 @@ describe("search with pairs", () => {
     await provider.set("pair", "We put a solar panel on the shed roof last week.");
     const keys = keysOf(await provider.search("solar panel installation"));
     expect(keys[0]).toBe("pair");
+  });
+
+  it("finds the pair in accented text, whether the query has the accents or not", async () => {
+    const { provider } = openProvider();
+    for (let index = 0; index < 30; index++) {
+      await provider.set(`other-${index}`, `Notes du jardin, semaine ${index} : désherbage et arrosage.`);
+    }
+    for (let index = 0; index < 5; index++) {
+      await provider.set(
+        `apart-${index}`,
+        `Crème, notes ${index} : la recette de la tarte ; une pâte brûlée au four.`,
+      );
+    }
+    await provider.set("pair", "Une crème brûlée maison pour dimanche.");
+    expect(keysOf(await provider.search("recette crème brûlée"))[0]).toBe("pair");
+    expect(keysOf(await provider.search("recette creme brulee"))[0]).toBe("pair");
   });
 });
