@@ -2,10 +2,9 @@ import type { BlockCache } from "./block-cache.js";
 import type { BlockQueue } from "./block-queue.js";
 import { isConditionalProvider } from "./capabilities.js";
 import type { ResolvedConfig } from "./config.js";
-import { describeValue } from "./describe-value.js";
 import { ContextError } from "./errors.js";
 import { checkTokenLimit } from "./limits.js";
-import { isPromiseLike, type ProviderCalls } from "./provider-calls.js";
+import { isPromiseLike, type ProviderCalls, providerText } from "./provider-calls.js";
 import type { BlockRegistry } from "./registry.js";
 import type { TokenCounter } from "./tokens.js";
 import type { BlockWrite, ContextBlock } from "./types.js";
@@ -64,15 +63,7 @@ export class BlockIO {
 
   /** The block `config` has with the value its provider gave, kept unless the block was removed meanwhile. */
   private keepRead(config: ResolvedConfig, read: unknown): ContextBlock {
-    // `undefined` reads as "no content", as agents/context reads it: a JS provider may forget the `null`.
-    const value = read ?? null;
-    if (value !== null && typeof value !== "string") {
-      throw new ContextError(
-        "PROVIDER_FAILED",
-        `Block "${config.label}": its provider's get() returned ${describeValue(value)}, not a string or null`,
-        { label: config.label },
-      );
-    }
+    const value = providerText(config.label, "get()", read);
     const block = this.cache.build(config, value ?? "");
     // A block removed while its read was in flight stays removed.
     if (this.registry.has(config)) this.cache.keep(block, false);
@@ -128,7 +119,10 @@ export class BlockIO {
     });
   }
 
-  /** Runs a keyed change (set or delete one entry) in queue order, then re-reads the block. */
+  /**
+   * Runs a keyed change (set, delete or edit one entry) in queue order, then re-reads the block. A
+   * `ContextError` the change throws (an edit that does not apply) passes through unchanged.
+   */
   changeEntry(config: KeyedConfig, change: () => Promise<void>): Promise<ContextBlock> {
     return this.queue.run(config.label, async () => {
       await this.calls.run(config.label, config.provider, change);

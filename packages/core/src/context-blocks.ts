@@ -18,7 +18,7 @@ import {
 import { FrozenPrompt, type StoredPrompt, SYSTEM_PROMPT_LABEL } from "./frozen-prompt.js";
 import { checkTokenLimit, requireString } from "./limits.js";
 import { renderPrompt, toOneLine } from "./prompt-format.js";
-import { isPromiseLike, ProviderCalls } from "./provider-calls.js";
+import { isPromiseLike, ProviderCalls, providerText } from "./provider-calls.js";
 import { BlockRegistry } from "./registry.js";
 import { changedLabels, renderReminder } from "./reminder.js";
 import { estimateTokens, type TokenCounter } from "./tokens.js";
@@ -367,7 +367,8 @@ export class ContextBlocks {
    * (a skill collection: `load(key)` and `set(key, …)`), keeping its description. The same rules as
    * `editBlock`: `NO_MATCH`, `MULTIPLE_MATCHES` with the count, `maxTokens` per entry; `NOT_FOUND` for an
    * unknown key, `UNSUPPORTED` for a keyed block whose provider cannot load an entry (a search provider).
-   * Keyed providers have no conditional write: the entry is read and written again (last writer wins).
+   * Keyed providers have no conditional write: the entry is read and written again in the block's queue,
+   * so edits made here in parallel each apply to the one before (another writer's change may be lost).
    */
   editEntry(
     label: string,
@@ -390,16 +391,34 @@ export class ContextBlocks {
         );
       }
       const load = provider.load;
-      const current = await this.calls.run(label, provider, () => load.call(provider, key));
-      if (current === null) {
-        throw new ContextError(
-          "NOT_FOUND",
-          `Block "${label}" has no entry "${key}"; nothing was changed. Use a key the block lists.`,
-          { label },
-        );
+      const set = provider.set;
+      if (typeof set !== "function") {
+        throw new ContextError("READONLY", `Block "${label}" is readonly: its provider has no set()`, {
+          label,
+        });
       }
-      const edited = applyEdit(label, current, oldStr, newStr, `${label} entry "${key}"`);
-      return this.writeEntryNow(label, key, edited, undefined, sourceOf(options, "editEntry"));
+      if (key.length === 0)
+        throw new ContextError("INVALID_INPUT", `Block "${label}": an entry key must not be empty`, {
+          label,
+        });
+      // Read, edit and write in the block's queue: the AI SDK runs a step's tool calls in parallel, and two
+      // edits of one entry that both read it first would each write back the text without the other's edit.
+      const block = await this.io.changeEntry(config, async () => {
+        const current = providerText(label, "load()", await load.call(provider, key));
+        if (current === null) {
+          throw new ContextError(
+            "NOT_FOUND",
+            `Block "${label}" has no entry "${key}"; nothing was changed. Use a key the block lists.`,
+            { label },
+          );
+        }
+        const edited = applyEdit(label, current, oldStr, newStr, `${label} entry "${key}"`);
+        checkTokenLimit(config, this.countTokens, "entry", edited);
+        // No description: the provider keeps the entry's own.
+        await set.call(provider, key, edited);
+      });
+      this.written(label, "set-entry", sourceOf(options, "editEntry"), key);
+      return block;
     });
   }
 
@@ -442,7 +461,11 @@ export class ContextBlocks {
           throw new ContextError("UNSUPPORTED", `Block "${label}" is not searchable`, { label });
         }
         requireString(label, "query", query);
-        const found = await this.calls.run(label, config.provider, () => config.provider.search(query));
+        const found = providerText(
+          label,
+          "search()",
+          await this.calls.run(label, config.provider, () => config.provider.search(query)),
+        );
         // A searchable block answers with one text of ranked matches: one record, or none.
         span?.setAttributes({ [GEN_AI.recordCount]: found === null ? 0 : 1 });
         return found;
@@ -462,7 +485,11 @@ export class ContextBlocks {
           throw new ContextError("UNSUPPORTED", `Block "${label}" is not loadable`, { label });
         }
         requireString(label, "key", key);
-        const content = await this.calls.run(label, config.provider, () => config.provider.load(key));
+        const content = providerText(
+          label,
+          "load()",
+          await this.calls.run(label, config.provider, () => config.provider.load(key)),
+        );
         if (content !== null) this.loaded.add({ label, key });
         span?.setAttributes({ [GEN_AI.recordCount]: content === null ? 0 : 1 });
         return content;

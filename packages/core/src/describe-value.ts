@@ -10,3 +10,16 @@ export function describeValue(value: unknown): string {
   if (typeof value === "symbol") return "a symbol";
   return typeof value === "object" ? "an object" : `${typeof value} ${String(value)}`;
 }
+
+/**
+ * What a thrown value says, for an error message: an `Error`'s message, else its string form, else its
+ * `describeValue` (a null-prototype object, or one whose `toString` throws, has no string form).
+ */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  try {
+    return String(error);
+  } catch {
+    return describeValue(error);
+  }
+}

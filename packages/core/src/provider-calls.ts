@@ -1,3 +1,4 @@
+import { describeValue, errorMessage } from "./describe-value.js";
 import { ContextError, isContextError } from "./errors.js";
 import { rememberUntilFailure } from "./remember.js";
 import type { ContextProvider, SyncReadableProvider } from "./types.js";
@@ -112,8 +113,7 @@ export class ProviderCalls {
   /** A provider's failure as `PROVIDER_FAILED` naming the block; core's own errors pass unchanged. */
   private failure(label: string, error: unknown): ContextError {
     if (isContextError(error)) return error;
-    const message = error instanceof Error ? error.message : String(error);
-    return new ContextError("PROVIDER_FAILED", `Block "${label}": provider failed: ${message}`, {
+    return new ContextError("PROVIDER_FAILED", `Block "${label}": provider failed: ${errorMessage(error)}`, {
       label,
       cause: error,
     });
@@ -144,6 +144,21 @@ export class ProviderCalls {
 
 function hasGetSync(provider: ContextProvider): provider is SyncReadableProvider {
   return typeof (provider as Partial<SyncReadableProvider>).getSync === "function";
+}
+
+/**
+ * A provider's text answer (`get()`, `search(query)`, `load(key)`): the text, or `null` for none. `undefined`
+ * reads as none, as agents/context reads it (a JavaScript provider may forget the `null`); any other value
+ * fails with `PROVIDER_FAILED` naming the block and the method, so it never reaches the model as its answer.
+ */
+export function providerText(label: string, method: string, value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === "string") return value;
+  throw new ContextError(
+    "PROVIDER_FAILED",
+    `Block "${label}": its provider's ${method} returned ${describeValue(value)}, not a string or null`,
+    { label },
+  );
 }
 
 /** True for a promise or any other thenable. */

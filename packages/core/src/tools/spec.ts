@@ -1,3 +1,4 @@
+import { errorMessage } from "../describe-value.js";
 import { ContextError } from "../errors.js";
 import { usagePercent } from "../prompt-format.js";
 import type { ContextBlock, WriteSource } from "../types.js";
@@ -54,7 +55,7 @@ export async function toolOutcome(body: () => Promise<string>): Promise<ToolOutc
   try {
     return { isError: false, text: await body() };
   } catch (error) {
-    return { isError: true, text: `Error: ${error instanceof Error ? error.message : String(error)}` };
+    return { isError: true, text: `Error: ${errorMessage(error)}` };
   }
 }
 
