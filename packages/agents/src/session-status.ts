@@ -1,3 +1,4 @@
+import { errorMessage } from "@contextblocks/core";
 import type { SessionMessage } from "@contextblocks/sessions";
 
 /** Something that reaches the connected clients: an agents `Agent` (`this.broadcast`). */
@@ -63,7 +64,7 @@ export class SessionStatus {
   }
 
   error(error: unknown): void {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     this.broadcaster?.broadcast(JSON.stringify({ type: SESSION_ERROR_FRAME, error: message }));
   }
 

@@ -13,7 +13,7 @@ export {
   type ContextBlocksOptions,
   DEFAULT_HISTORY_LIMIT,
 } from "./context-blocks.js";
-export { describeValue } from "./describe-value.js";
+export { describeValue, errorMessage } from "./describe-value.js";
 export type { DriftPolicy } from "./drift.js";
 export { applyEdit, countOccurrences } from "./edits.js";
 export { entryId, type LoadedEntry } from "./entries.js";

@@ -1,4 +1,10 @@
-import { type ContextBlocks, ContextError, describeValue, isContextError } from "@contextblocks/core";
+import {
+  type ContextBlocks,
+  ContextError,
+  describeValue,
+  errorMessage,
+  isContextError,
+} from "@contextblocks/core";
 import type { Session, SessionManager } from "@contextblocks/sessions";
 import { CLIENT_SCRIPT } from "./client.js";
 import { canRestore } from "./history.js";
@@ -138,7 +144,7 @@ export function createInspector(options: InspectorOptions): (request: Request) =
           return text(404, `No inspector route ${path}`);
       }
     } catch (error) {
-      return text(500, `The inspector failed: ${error instanceof Error ? error.message : String(error)}`);
+      return text(500, `The inspector failed: ${errorMessage(error)}`);
     }
   };
 }
@@ -166,7 +172,7 @@ async function restore(
   try {
     await context.restoreBlock(label, version);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     // A block whose provider keeps no history (core's `UNSUPPORTED`) cannot be restored at all.
     return text(isContextError(error) && error.code === "UNSUPPORTED" ? 501 : 400, message);
   }

@@ -1,6 +1,7 @@
 import {
   type BlockKind,
   type ContextBlocks,
+  errorMessage,
   isContextError,
   parseSections,
   renderSection,
@@ -111,7 +112,7 @@ export async function buildSnapshot(
     try {
       search = { query: options.query, results: await source.sessions.search(options.query), error: null };
     } catch (error) {
-      const message = isContextError(error) || error instanceof Error ? error.message : String(error);
+      const message = isContextError(error) ? error.message : errorMessage(error);
       search = { query: options.query, results: [], error: message };
     }
   }

@@ -1,5 +1,6 @@
 import {
   type ContextTracer,
+  errorMessage,
   setContextTracer,
   type TraceAttributes,
   type TraceAttributeValue,
@@ -92,10 +93,6 @@ function errorType(error: unknown): string {
     if (error instanceof Error && error.name.length > 0) return error.name;
   }
   return "_OTHER";
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function contentOptInFromEnv(): boolean {

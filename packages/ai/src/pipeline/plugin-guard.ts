@@ -1,4 +1,4 @@
-import { ContextError } from "@contextblocks/core";
+import { ContextError, errorMessage } from "@contextblocks/core";
 import type { ContextPlugin } from "./plugin.js";
 
 /** Runs a plugin's code; a throw becomes a `PROVIDER_FAILED` error naming the plugin and the step. */
@@ -10,7 +10,7 @@ export async function guard<T>(
   try {
     return await action();
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     throw new ContextError("PROVIDER_FAILED", `Plugin "${plugin.sourceId}" failed in ${step}: ${reason}`, {
       cause: error,
     });

@@ -137,6 +137,31 @@ describe("a provider that throws", () => {
     });
   }
 
+  it("names the plugin when it throws a value with no string form", async () => {
+    const stateStore = new InMemoryRunStateStore();
+    const model = scriptedModel([answer("never kept")]);
+    const pipeline = contextPipeline({
+      model,
+      stateStore,
+      plugins: [
+        {
+          sourceId: "odd",
+          beforeCall: () => {
+            // String() of an object without a prototype throws: the guard must not.
+            throw Object.create(null);
+          },
+        },
+      ],
+    });
+    const error = await generateText({ model: pipeline.model, prompt: "hello" }).catch((caught) => caught);
+    expect(error).toBeInstanceOf(ContextError);
+    expect(error).toMatchObject({
+      code: "PROVIDER_FAILED",
+      message: 'Plugin "odd" failed in beforeCall: an object',
+    });
+    expect(model.doGenerateCalls).toHaveLength(0);
+  });
+
   it("reports a failing afterCall in a stream as an error part, and stores nothing", async () => {
     const stateStore = new InMemoryRunStateStore();
     const history = new InMemoryHistoryPlugin("memory");

@@ -103,24 +103,28 @@ describe("the AI SDK parts of sessions, on the in-memory backend", () => {
     expect([...(await loadedSkillKeys(session))]).toEqual([]);
   });
 
-  it("sessionSearchTool searches every session of the manager; an error reads as Error text", async () => {
+  it("sessionSearchTool searches every session of the manager; an empty query reads as Error text", async () => {
     const manager = new SessionManager(inMemoryBackend());
     const one = await manager.create("One");
     await manager.append(one.id, message("o1", "the deployment is on Friday"));
     const model = scriptedModel([
       callTools(0, { toolName: "session_search", input: { query: "Friday deployment" } }),
       callTools(1, { toolName: "session_search", input: { query: "x".repeat(10) } }),
+      callTools(2, { toolName: "session_search", input: { query: " \n " } }),
       answer("ok"),
     ]);
     await generateText({
       model,
       prompt: "when?",
       tools: sessionSearchTool(manager),
-      stopWhen: stepCountIs(4),
+      stopWhen: stepCountIs(5),
     });
     expect(resultText(model.doGenerateCalls[1], "call-0-0")).toMatch(
       /^--- .*\n> user: the deployment is on Friday/,
     );
     expect(resultText(model.doGenerateCalls[2], "call-1-0")).toBe("No results found.");
+    expect(resultText(model.doGenerateCalls[3], "call-2-0")).toBe(
+      'Error: session_search: "query" is empty; say what to look for',
+    );
   });
 });
