@@ -32,6 +32,12 @@ export interface SessionMessage {
 export const maximumMessageIdLength = 1_024;
 
 /**
+ * Longest role accepted: a role is a short word, and it is stored in its row beside the first 1.5 MiB of
+ * the message (a Durable Object row holds at most 2 MB).
+ */
+const maximumRoleLength = 1_024;
+
+/**
  * Checks that `value` is a `SessionMessage` (non-empty string id and role, an array of parts that each
  * have a string `type`) and returns it; otherwise a `ContextError` (`INVALID_INPUT`) naming the problem.
  */
@@ -55,14 +61,22 @@ export function checkSessionMessage(value: unknown, operation: string): SessionM
       `role of message "${message.id}" must be a non-empty string, got ${describeValue(message.role)}`,
     );
   }
+  if (message.role.length > maximumRoleLength) {
+    return fail(
+      `role of message "${message.id}" is ${message.role.length} characters long; the limit is ${maximumRoleLength}`,
+    );
+  }
+  checkWellFormed(message.role, `role of message "${message.id}"`, fail);
   if (!Array.isArray(message.parts)) {
     return fail(`parts of message "${message.id}" must be an array, got ${describeValue(message.parts)}`);
   }
-  message.parts.forEach((part, index) => {
+  // By index, not `forEach`: a hole in a sparse array is a missing part too (JSON would store it as null).
+  for (let index = 0; index < message.parts.length; index++) {
+    const part: unknown = message.parts[index];
     if (typeof part !== "object" || part === null || typeof (part as { type?: unknown }).type !== "string") {
       fail(`part ${index} of message "${message.id}" must be an object with a string type`);
     }
-  });
+  }
   return value as SessionMessage;
 }
 
@@ -86,7 +100,10 @@ export function textOfMessage(message: SessionMessage): string {
   return texts.join(" ");
 }
 
-/** Stores keep UTF-8: an id with a lone surrogate would be stored changed, and two ids could alias. */
+/**
+ * Stores keep UTF-8: an id with a lone surrogate would be stored changed, and two ids could alias; a role
+ * would read back changed from its column (`getNode`, `getTree`, search hits).
+ */
 function checkWellFormed(text: string, what: string, fail: (problem: string) => never): void {
   const index = loneSurrogateIndex(text);
   if (index !== -1) fail(`${what} has a lone UTF-16 surrogate at index ${index}`);

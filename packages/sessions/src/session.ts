@@ -528,7 +528,14 @@ export class Session {
         [GEN_AI.recordCount]: Array.isArray(messages) ? messages.length : undefined,
       }),
       async () => {
-        const checked = messages.map((message) =>
+        if (!Array.isArray(messages)) {
+          throw new ContextError(
+            "INVALID_INPUT",
+            `appendMessages: expected an array of messages, got ${describeValue(messages)}`,
+          );
+        }
+        // `Array.from` visits a sparse array's holes (as `undefined`, refused), which `map` would skip.
+        const checked = Array.from(messages, (message: unknown) =>
           trusted(checkSessionMessage(message, "appendMessages"), options, "appendMessages"),
         );
         let parent = parentId;

@@ -393,6 +393,28 @@ describe("clearMessages", () => {
   });
 });
 
+describe("appendMessages", () => {
+  it("refuses what is not an array of messages (a hole included) by name, storing nothing", async () => {
+    const session = Session.create(inMemoryBackend()).forSession("chat");
+    await session.appendMessage(message("a", "kept"));
+    const refusals: [unknown, RegExp][] = [
+      ["a", /appendMessages: expected an array of messages, got "a"/],
+      [null, /appendMessages: expected an array of messages, got null/],
+      [message("b", "one"), /appendMessages: expected an array of messages/],
+      // biome-ignore lint/suspicious/noSparseArray: a client's array with a hole
+      [[, message("c", "after a hole")], /appendMessages: not a SessionMessage: expected an object/],
+    ];
+    for (const [value, reason] of refusals) {
+      const error = await session
+        .appendMessages(value as SessionMessage[], undefined, { source: "client" })
+        .catch((caught: unknown) => caught);
+      expect(isContextError(error) && error.code, String(error)).toBe("INVALID_INPUT");
+      expect((error as Error).message).toMatch(reason);
+    }
+    expect(ids(await session.getHistory())).toEqual(["a"]);
+  });
+});
+
 describe("forged compaction messages", () => {
   it("a stored message with a summary's id and metadata is never taken for an overlay", async () => {
     const prompts: string[] = [];
