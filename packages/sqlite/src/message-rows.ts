@@ -53,10 +53,39 @@ export function sliceStoredMessage(json: string, messageId: string, budget = inl
   return slices;
 }
 
-/** The `assistant_message_chunks` rows of a message's slices after the first (its row holds the first). */
+/**
+ * The `assistant_message_chunks` rows of a message's slices after the first (its row holds the first), as
+ * an update writes them; an append writes `appendedContinuationRows`.
+ */
 export function continuationRows(messageId: string, slices: readonly string[]): SqlStatement[] {
   return slices.slice(1).map(
     (slice, index) => sql`INSERT OR REPLACE INTO assistant_message_chunks (id, idx, content)
       VALUES (${messageId}, ${index + 1}, ${slice})`,
   );
+}
+
+/** No stored message has this id (ids are unique across sessions). */
+function unstored(messageId: string): SqlStatement {
+  return sql`NOT EXISTS (SELECT 1 FROM assistant_messages WHERE id = ${messageId})`;
+}
+
+/**
+ * The continuation rows an append writes before its insert, written only while no message with the id is
+ * stored: an append refused as a duplicate (in this session or another) must not replace the stored
+ * message's rows. Rows an earlier refused or interrupted append of the id left are removed first, so they
+ * are never read back as part of this message.
+ */
+export function appendedContinuationRows(messageId: string, slices: readonly string[]): SqlStatement[] {
+  return [
+    unstoredChunksDeletion(messageId),
+    ...slices.slice(1).map(
+      (slice, index) => sql`INSERT OR REPLACE INTO assistant_message_chunks (id, idx, content)
+        SELECT ${messageId}, ${index + 1}, ${slice} WHERE ${unstored(messageId)}`,
+    ),
+  ];
+}
+
+/** Removes the continuation rows of an id no stored message has (what a refused append wrote). */
+export function unstoredChunksDeletion(messageId: string): SqlStatement {
+  return sql`DELETE FROM assistant_message_chunks WHERE id = ${messageId} AND ${unstored(messageId)}`;
 }

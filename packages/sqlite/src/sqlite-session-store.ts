@@ -47,7 +47,12 @@ import { type LeanPathRow, readLeanPath } from "./lean-path.js";
 import { cachedTail, currentTail, readTail, rememberTail, tailStill } from "./lean-tail.js";
 import { catchUpMessageIndex, readContinuations } from "./message-index.js";
 import { indexedMessageOf } from "./message-index-text.js";
-import { continuationRows, sliceStoredMessage } from "./message-rows.js";
+import {
+  appendedContinuationRows,
+  continuationRows,
+  sliceStoredMessage,
+  unstoredChunksDeletion,
+} from "./message-rows.js";
 import {
   hasContextColumn,
   indexMessageStatement,
@@ -367,7 +372,17 @@ export class SqliteSessionStore implements SessionStore {
     const content = serialize(checked);
     const slices = sliceStoredMessage(content, checked.id);
     const stamp = messageTokenStamp(checked);
-    return this.#queue.run(() => this.#append(checked, content, slices, stamp, parentId));
+    return this.#queue.run(async () => {
+      try {
+        return await this.#append(checked, content, slices, stamp, parentId);
+      } catch (error) {
+        // A refused append leaves none of its continuation rows: they hold its text and no row reads them.
+        if (slices.length > 1) {
+          await this.#client.run(unstoredChunksDeletion(checked.id)).catch(() => undefined);
+        }
+        throw error;
+      }
+    });
   }
 
   /**
@@ -408,7 +423,7 @@ export class SqliteSessionStore implements SessionStore {
       const depth = parent === null ? 0 : (await this.#depthOf(parent)) + 1;
       const pathTokens = parent === null ? stamp : (await this.#pathTokensOf(parent)) + stamp;
       const chunks = slices.length - 1;
-      if (chunks > 0) await this.#client.batch(continuationRows(message.id, slices));
+      if (chunks > 0) await this.#client.batch(appendedContinuationRows(message.id, slices));
       const parentStill =
         parentId !== undefined
           ? parent === null
@@ -517,7 +532,7 @@ export class SqliteSessionStore implements SessionStore {
       const knownTokens =
         parent === null || parent.path_tokens !== null ? null : await this.#pathTokensOf(parent);
       const chunks = slices.length - 1;
-      if (chunks > 0) await this.#client.batch(continuationRows(message.id, slices));
+      if (chunks > 0) await this.#client.batch(appendedContinuationRows(message.id, slices));
       // The parent's row is the insert's source (no row: it was deleted, nothing is inserted), so the
       // check that it still exists and its path total cost one row read between them. The outcome is read
       // with `changes()` and `last_insert_rowid()` in the same group (no row read; `RETURNING` reads one),
@@ -642,7 +657,7 @@ export class SqliteSessionStore implements SessionStore {
       const knownTokens =
         parent === null || parent.path_tokens !== null ? null : await this.#pathTokensOf(parent);
       const chunks = slices.length - 1;
-      if (chunks > 0) await this.#client.batch(continuationRows(message.id, slices));
+      if (chunks > 0) await this.#client.batch(appendedContinuationRows(message.id, slices));
       const createdAt = sqliteTimestamp();
       const parentTokens = parent === null ? 0 : (storedTokenStamp(parent.path_tokens) ?? knownTokens);
       // The parent's row is the insert's source (deleted meanwhile: nothing is inserted).
