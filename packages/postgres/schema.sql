@@ -74,6 +74,9 @@ CREATE INDEX IF NOT EXISTS idx_assistant_msg_parent
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_session
   ON assistant_messages (session_id);
 
+CREATE INDEX IF NOT EXISTS idx_assistant_msg_id
+  ON assistant_messages (id);
+
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_fts
   ON assistant_messages USING GIN (content_tsv);
 

@@ -12,6 +12,7 @@ import type {
 import { sessionOverlaysGroup } from "./session-overlays.js";
 import { sessionPathReadsGroup } from "./session-path-reads.js";
 import { sessionSearchGroup } from "./session-search.js";
+import { sessionStoredIdsGroup } from "./session-stored-ids.js";
 import type { SessionSuite } from "./session-suite.js";
 import { sessionTreeGroup } from "./session-tree.js";
 
@@ -26,6 +27,7 @@ const ALL_SESSION_GROUPS: readonly SessionGroup[] = [
   sessionConcurrencyGroup,
   sessionContentGroup,
   sessionHostileGroup,
+  sessionStoredIdsGroup,
   sessionSearchGroup,
 ];
 
@@ -52,8 +54,8 @@ function describeSessionGroups<P extends SessionStoreUnderTest>(
 /**
  * Registers the session storage suite: the message tree and branches, parent links (`getNode`, `getTree`,
  * when `capabilities.tree` is declared), overlays, isolation between
- * sessions, durability across `reopen`, concurrent appends, exact content (hostile and large parts) and,
- * when declared, search. Groups without the options they need are listed as skipped.
+ * sessions, durability across `reopen`, concurrent appends, exact content (hostile and large parts), what an
+ * append does with a stored id and, when declared, search. Groups without the options they need are listed as skipped.
  */
 export function describeSessionStore<P extends SessionStoreUnderTest>(
   name: string,
@@ -70,6 +72,18 @@ export function describeSessionTree<P extends SessionStoreUnderTest>(
   options: SessionConformanceOptions<P>,
 ): void {
   describeSessionGroups([sessionTreeGroup], name, factory, options);
+}
+
+/**
+ * Only the stored-ids groups: an identical retry succeeds without a second row; any other append of an id
+ * stored in this session or (with the `session` option) another is refused with `INVALID_INPUT`.
+ */
+export function describeSessionStoredIds<P extends SessionStoreUnderTest>(
+  name: string,
+  factory: SessionStoreFactory<P>,
+  options: SessionConformanceOptions<P>,
+): void {
+  describeSessionGroups([sessionStoredIdsGroup], name, factory, options);
 }
 
 /** Only the overlays group. */

@@ -21,6 +21,7 @@ export {
   describeSessionOverlays,
   describeSessionPathReads,
   describeSessionStore,
+  describeSessionStoredIds,
   describeSessionTree,
 } from "./describe-session-store.js";
 export { HOSTILE_QUERIES, type HostileQuery } from "./hostile-queries.js";

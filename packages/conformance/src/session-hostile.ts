@@ -8,8 +8,8 @@ export const DEFAULT_OVERSIZE_MESSAGE_BYTES = 3 * 1024 * 1024;
 /**
  * Hostile writes a store meets in production: a tool output or screenshot over the 2 MB row limit of
  * Durable Object SQLite, two instances (a second store, a new session object per request) appending to
- * one session at once, an id deleted and appended again, a deleted latest leaf, a retried append, bad
- * `addCompaction` arguments, and a client message dressed as a compaction summary.
+ * one session at once, an id deleted and appended again, a deleted latest leaf, bad `addCompaction`
+ * arguments, and a client message dressed as a compaction summary (a retried append: `session-stored-ids.ts`).
  */
 export function sessionHostileGroup<P extends SessionStoreUnderTest>(suite: SessionSuite<P>): void {
   const bytes = suite.options.oversizeMessageBytes ?? DEFAULT_OVERSIZE_MESSAGE_BYTES;
@@ -76,14 +76,6 @@ export function sessionHostileGroup<P extends SessionStoreUnderTest>(suite: Sess
       await Promise.all([write(first, "x"), write(second, "y")]);
       expect(await first.getPathLength()).toBe(16);
       expect(idsOf(await second.getHistory())).toHaveLength(16);
-    });
-
-    test("a retried append of the same message stores it once", async () => {
-      const store = await fixture.create();
-      await store.appendMessage(textMessage("a", "hello"));
-      await Promise.resolve(store.appendMessage(textMessage("a", "hello"))).catch(() => undefined);
-      await store.appendMessage(textMessage("b", "next"));
-      expect(idsOf(await store.getHistory())).toEqual(["a", "b"]);
     });
 
     test("a retried addCompaction (same summary and range, still the newest) stores one overlay", async () => {

@@ -58,9 +58,26 @@ describe("broken session stores fail for their reason", () => {
     expect(failed).toContain("search > does not return another session's messages");
   });
 
-  it("overwriting an existing id fails the refusal check", () => {
+  it("overwriting an existing id fails the refusal checks", () => {
     expect(outcome("overwrites ids").failed).toEqual([
       "tree > refuses an existing id and a missing parent, and stores nothing",
+      "stored ids > an identical retry (same id, parent and content) succeeds and stores no second row",
+      "stored ids > an id stored in this session with other content is refused (INVALID_INPUT naming it); nothing changes",
+      "stored ids > a retry under another parent is refused (INVALID_INPUT naming the id); nothing changes",
+    ]);
+  });
+
+  it("refusing an identical retry fails exactly the retry checks", () => {
+    expect(outcome("refuses retries").failed).toEqual([
+      "stored ids > an identical retry (same id, parent and content) succeeds and stores no second row",
+      // Its last step retries the message in the session that holds it.
+      "stored ids across sessions > an id stored in another session is refused, even with the same content, naming the id and that session; neither session changes",
+    ]);
+  });
+
+  it("ids unique per session only fail exactly the cross-session check", () => {
+    expect(outcome("repeats ids across sessions").failed).toEqual([
+      "stored ids across sessions > an id stored in another session is refused, even with the same content, naming the id and that session; neither session changes",
     ]);
   });
 
@@ -74,6 +91,9 @@ describe("broken session stores fail for their reason", () => {
     expect(outcome("races appends").failed).toEqual([
       "concurrency > 16 appends started at once form one path of 16 messages",
       "hostile writes > two instances on one session appending at once never fork the path",
+      // A retry with the parent omitted is sent with the latest leaf (the message itself) as its parent.
+      "stored ids > an identical retry (same id, parent and content) succeeds and stores no second row",
+      "stored ids across sessions > an id stored in another session is refused, even with the same content, naming the id and that session; neither session changes",
     ]);
   });
 

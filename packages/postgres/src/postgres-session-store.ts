@@ -7,6 +7,7 @@ import {
   checkRecentHistoryBudget,
   checkSessionMessage,
   checkWholePath,
+  isIdenticalRetry,
   type MessageNode,
   maximumPathLength,
   messageTokenStamp,
@@ -20,8 +21,10 @@ import {
   type SessionMessage,
   type SessionStore,
   type StoredCompaction,
+  type StoredIdHolder,
   sameOverlay,
   serializeMessage as serialize,
+  storedIdError,
   storedTokenStamp,
   textOfMessage,
 } from "@contextblocks/sessions";
@@ -58,6 +61,12 @@ export interface PostgresSessionStoreOptions {
   /** Per-statement report (`changes` for writes). Not for a ready `SqlClient`. */
   onStatement?: StatementObserver | undefined;
 }
+
+/**
+ * How many times an append runs its insert again when what stopped it (a message with its id, or one naming
+ * it as parent) was gone when read back.
+ */
+const appendAttempts = 5;
 
 /** Most nodes `getTree` returns when no limit is given. */
 const defaultTreeLimit = 10_000;
@@ -283,43 +292,73 @@ WHERE session_id = ${this.#sessionId} AND id = ${leaf.id} AND depth IS NULL`);
     const content = serialize(checked);
     const text = indexableText(textOfMessage(checked));
     const insert = this.#insertStatement(checked, content, text, parentId);
-    let rows: SqlRow[];
-    try {
-      [rows = []] = await this.#access.write([insert]);
-    } catch (error) {
-      if (sqlState(error) === "23505") {
+    for (let attempt = 0; attempt < appendAttempts; attempt++) {
+      let rows: SqlRow[];
+      try {
+        [rows = []] = await this.#access.write([insert]);
+      } catch (error) {
+        // Another writer stored the id in this session after this statement's snapshot was taken (it waited
+        // on the pointer row's lock): the primary key refused it, and the row holding the id decides below.
+        if (sqlState(error) !== "23505") throw error;
+        rows = [];
+      }
+      const result = rows[0] as { stored?: unknown; parent_id?: unknown; created_at?: unknown } | undefined;
+      if (Number(result?.stored ?? 0) > 0) {
+        return {
+          parentId: typeof result?.parent_id === "string" ? result.parent_id : null,
+          createdAt:
+            result?.created_at === null || result?.created_at === undefined
+              ? null
+              : timeText(result.created_at),
+        };
+      }
+      const holder = await this.#holderOf(checked.id);
+      if (holder !== null) {
+        const appended = { sessionId: this.#sessionId, parentId, content };
+        if (!isIdenticalRetry(holder, appended)) {
+          throw storedIdError("appendMessage", checked.id, holder, appended);
+        }
+        return { parentId: holder.parentId, createdAt: holder.createdAt };
+      }
+      const orphans = await this.#read<{ id: string }>(sql`SELECT id FROM assistant_messages
+WHERE session_id = ${this.#sessionId} AND parent_id = ${checked.id} LIMIT 3`);
+      if (orphans.length > 0) {
         throw new ContextError(
           "INVALID_INPUT",
-          `appendMessage: a message with id "${checked.id}" already exists in this session; use updateMessage to change it`,
-          { cause: error },
+          `appendMessage: id "${checked.id}" is still the parent of stored messages (${orphans
+            .map((row) => `"${row.id}"`)
+            .join(
+              ", ",
+            )}; it was deleted without them); storing a new message under it could make a cycle: use another id`,
         );
       }
-      throw error;
+      if (typeof parentId === "string") throw missingParent(parentId, checked.id);
+      // What stopped the insert (a message holding the id, or one naming it as parent) was deleted since:
+      // the insert is tried again.
     }
-    const result = rows[0] as { stored?: unknown; parent_id?: unknown; created_at?: unknown } | undefined;
-    if (Number(result?.stored ?? 0) > 0) {
-      return {
-        parentId: typeof result?.parent_id === "string" ? result.parent_id : null,
-        createdAt:
-          result?.created_at === null || result?.created_at === undefined
-            ? null
-            : timeText(result.created_at),
-      };
-    }
-    const orphans = await this.#read<{ id: string }>(sql`SELECT id FROM assistant_messages
-WHERE session_id = ${this.#sessionId} AND parent_id = ${checked.id} LIMIT 3`);
-    if (orphans.length > 0) {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `appendMessage: id "${checked.id}" is still the parent of stored messages (${orphans
-          .map((row) => `"${row.id}"`)
-          .join(
-            ", ",
-          )}; it was deleted without them); storing a new message under it could make a cycle: use another id`,
-      );
-    }
-    if (typeof parentId === "string") throw missingParent(parentId, checked.id);
-    return undefined;
+    throw new ContextError(
+      "PROVIDER_FAILED",
+      `appendMessage: message "${checked.id}" was not stored: the rows that stopped its insert (a message with its id, or one naming it as parent) kept being deleted by other writers`,
+    );
+  }
+
+  /** The stored row that holds `id`, this session's first (a database may hold an id twice, see README). */
+  async #holderOf(id: string): Promise<(StoredIdHolder & { createdAt: string | null }) | null> {
+    const rows = await this.#read<{
+      session_id: string;
+      parent_id: string | null;
+      content: string;
+      created_at: unknown;
+    }>(sql`SELECT session_id, parent_id, content, created_at FROM assistant_messages WHERE id = ${id}
+ORDER BY session_id = ${this.#sessionId} DESC LIMIT 1`);
+    const row = rows[0];
+    if (row === undefined) return null;
+    return {
+      sessionId: row.session_id,
+      parentId: row.parent_id,
+      content: row.content,
+      createdAt: row.created_at === null || row.created_at === undefined ? null : timeText(row.created_at),
+    };
   }
 
   /**
@@ -596,7 +635,8 @@ leaf AS (
 
   /**
    * Inserts the message under its parent and moves the pointer, in ONE statement; returns `stored` (0 when
-   * the given parent is not in this session).
+   * the given parent is not in this session, the id is stored in any session, or a message names it as its
+   * parent).
    *
    * The pointer row is written first (`INSERT … ON CONFLICT DO UPDATE`), which takes its row lock; a
    * concurrent append of the same session waits there and then works on the row's newest version. So the
@@ -616,10 +656,11 @@ leaf AS (
     parentId: string | null | undefined,
   ): SqlStatement {
     const session = this.#sessionId;
-    // No stored message may name the new id as its parent (a deleted id re-appended would close a cycle):
-    // then nothing is claimed and nothing inserted.
-    const orphanFree = sql`NOT EXISTS (SELECT 1 FROM assistant_messages o
-  WHERE o.session_id = ${session} AND o.parent_id = ${message.id})`;
+    // No stored message may have the new id (in any session: ids are unique per database) or name it as
+    // its parent (a deleted id re-appended would close a cycle): then nothing is claimed and nothing
+    // inserted. The id is looked up through `idx_assistant_msg_id`.
+    const idFree = sql`NOT EXISTS (SELECT 1 FROM assistant_messages h WHERE h.id = ${message.id})
+  AND NOT EXISTS (SELECT 1 FROM assistant_messages o WHERE o.session_id = ${session} AND o.parent_id = ${message.id})`;
     const inserted = sql`inserted AS (
   INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content, depth, context_text,
     tokens)
@@ -632,7 +673,7 @@ SELECT count(*)::int AS stored, max(parent_id) AS parent_id, max(created_at) AS 
     if (parentId === null) {
       return sql`WITH claimed AS (
   INSERT INTO assistant_leaves AS l (session_id, leaf_id, parent_id, depth)
-  SELECT ${session}, ${message.id}, NULL, 0 WHERE ${orphanFree}
+  SELECT ${session}, ${message.id}, NULL, 0 WHERE ${idFree}
   ON CONFLICT (session_id) DO UPDATE SET leaf_id = excluded.leaf_id, parent_id = NULL, depth = 0
   RETURNING l.parent_id, l.depth
 ),
@@ -646,7 +687,7 @@ ${this.#counted()},
 claimed AS (
   INSERT INTO assistant_leaves AS l (session_id, leaf_id, parent_id, depth)
   SELECT ${session}, ${message.id}, parent.id, coalesce(parent.depth, (SELECT max(step) FROM counted)) + 1
-  FROM parent WHERE ${orphanFree}
+  FROM parent WHERE ${idFree}
   ON CONFLICT (session_id) DO UPDATE
     SET leaf_id = excluded.leaf_id, parent_id = excluded.parent_id, depth = excluded.depth
   RETURNING l.parent_id, l.depth
@@ -671,7 +712,7 @@ fallback AS (
 ),
 claimed AS (
   INSERT INTO assistant_leaves AS l (session_id, leaf_id, parent_id, depth)
-  SELECT ${session}, ${message.id}, fallback.id, fallback.depth FROM fallback WHERE ${orphanFree}
+  SELECT ${session}, ${message.id}, fallback.id, fallback.depth FROM fallback WHERE ${idFree}
   ON CONFLICT (session_id) DO UPDATE SET
     leaf_id = excluded.leaf_id,
     parent_id = CASE WHEN ${pointerHolds} THEN l.leaf_id ELSE excluded.parent_id END,

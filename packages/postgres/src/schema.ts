@@ -55,8 +55,10 @@ CREATE INDEX IF NOT EXISTS idx_search_entries_key_fts
  *   update, summed along a path by `getPathTokens` (`NULL` on rows another writer made: estimated from
  *   their content); `assistant_token_calibration`: each session's provider-reported tokens over the
  *   estimate (`Session.reportUsage`), so a new `Session` per request starts calibrated;
- * - `idx_assistant_msg_session_parent` (children of one message in one session, in order) and
- *   `idx_assistant_compactions_session` (overlays are read on every history read).
+ * - `idx_assistant_msg_session_parent` (children of one message in one session, in order),
+ *   `idx_assistant_msg_id` (an id in any session: an append refuses an id stored anywhere; not unique, since
+ *   a table an earlier release filled may hold an id in two sessions) and `idx_assistant_compactions_session`
+ *   (overlays are read on every history read).
  * A missing column (`42703`: a table `agents` created, before our columns were added) also counts as missing.
  */
 export const SESSION_TABLES: StoreTable = {
@@ -105,6 +107,9 @@ CREATE INDEX IF NOT EXISTS idx_assistant_msg_parent
 
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_session
   ON assistant_messages (session_id);
+
+CREATE INDEX IF NOT EXISTS idx_assistant_msg_id
+  ON assistant_messages (id);
 
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_fts
   ON assistant_messages USING GIN (content_tsv);

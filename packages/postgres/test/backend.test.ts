@@ -76,6 +76,46 @@ describe("PostgresSessionStore appends", () => {
     expect(ids(await store.getHistory())).toEqual(["a", "c"]);
   });
 
+  it("identical appends racing on two connections store one row, and both succeed (the retry rule)", async () => {
+    const [one, two] = await Promise.all(
+      [1, 2].map(async () => new PostgresSessionStore(await schema.client(), "retry-race")),
+    );
+    await (one as PostgresSessionStore).appendMessage(text("root", "first"));
+    for (let round = 0; round < 5; round++) {
+      const message = text(`same${round}`, "sent twice at once");
+      // Under an explicit parent: the second waits on the pointer row, then meets the first's row.
+      await Promise.all([
+        (one as PostgresSessionStore).appendMessage(message, "root"),
+        (two as PostgresSessionStore).appendMessage(message, "root"),
+      ]);
+    }
+    const tree = await (one as PostgresSessionStore).getTree();
+    expect(tree).toHaveLength(6);
+    expect(new Set(ids(tree)).size).toBe(6);
+  });
+
+  it("an id a table already holds in two sessions (written before the rule) is refused elsewhere, retried in either", async () => {
+    const client = await schema.client();
+    const first = new PostgresSessionStore(client, "first");
+    const second = new PostgresSessionStore(client, "second");
+    await first.appendMessage(text("twice", "same text"));
+    // As an earlier release (primary key (session_id, id)) could store it: the row copied to another session.
+    await client.query(
+      "INSERT INTO assistant_messages (id, session_id, parent_id, role, content) SELECT id, 'second', NULL, role, content FROM assistant_messages WHERE id = 'twice'",
+    );
+    await expect(first.appendMessage(text("twice", "same text"))).resolves.toMatchObject({ parentId: null });
+    await expect(second.appendMessage(text("twice", "same text"), null)).resolves.toMatchObject({
+      parentId: null,
+    });
+    const third = new PostgresSessionStore(client, "third");
+    const refused = await third.appendMessage(text("twice", "same text")).catch((error: unknown) => error);
+    expect(isContextError(refused) && refused.code).toBe("INVALID_INPUT");
+    expect((refused as Error).message).toMatch(
+      /"twice" already exists in another session \("(first|second)"\)/,
+    );
+    expect(await third.getTree()).toEqual([]);
+  });
+
   it("first appends racing on eight connections into an empty session chain into one path", async () => {
     const stores = await Promise.all(
       Array.from({ length: 8 }, async () => new PostgresSessionStore(await schema.client(), "first-race")),

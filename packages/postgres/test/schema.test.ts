@@ -51,6 +51,15 @@ describe("schema", () => {
       "idx_search_entries_fts",
       "idx_search_entries_key_fts",
     ]);
+    // The lookup of an id in any session (an append's check) has its own index, not unique: a table an
+    // earlier release filled may hold an id in two sessions.
+    const { rows: byId } = await client.query<{ definition: string }>(
+      "SELECT indexdef AS definition FROM pg_indexes WHERE schemaname = $1 AND indexname = 'idx_assistant_msg_id'",
+      [schema.name],
+    );
+    expect(byId.map((row) => row.definition)).toEqual([
+      `CREATE INDEX idx_assistant_msg_id ON ${schema.name}.assistant_messages USING btree (id)`,
+    ]);
     const memory = new PostgresContextProvider(client, { label: "memory", createTables: false });
     await memory.set("kept");
     expect(await memory.get()).toBe("kept");

@@ -87,6 +87,12 @@ export {
   checkUsageArguments,
 } from "./store-arguments.js";
 export {
+  type AppendAttempt,
+  isIdenticalRetry,
+  type StoredIdHolder,
+  storedIdError,
+} from "./stored-id.js";
+export {
   checkWholePath,
   maximumPathLength,
   orderPath,

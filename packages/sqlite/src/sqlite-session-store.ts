@@ -8,6 +8,7 @@ import {
   checkRecentHistoryBudget,
   checkSessionMessage,
   checkWholePath,
+  isIdenticalRetry,
   type MessageNode,
   maximumPathLength,
   messageTokenStamp,
@@ -23,6 +24,7 @@ import {
   type StoredCompaction,
   sameOverlay,
   serializeMessage as serialize,
+  storedIdError,
   storedTokenStamp,
 } from "@contextblocks/sessions";
 import {
@@ -745,27 +747,20 @@ export class SqliteSessionStore implements SessionStore {
       SELECT id, session_id, parent_id, content, content_chunks FROM assistant_messages WHERE id = ${message.id}`;
     const row = existing[0];
     if (row === undefined) return false;
-    if (row.session_id === this.#sessionId && (parentId === undefined || parentId === row.parent_id)) {
-      const chunks = Number(row.content_chunks ?? 0);
-      const stored =
-        chunks > 0
-          ? row.content + ((await readContinuations(this.#client, [row.id])).get(row.id) ?? "")
-          : row.content;
-      if (stored === content) {
-        // The lean and keyed layouts keep no pointer: their tail is read again.
-        if ((await this.#ready()) === "indexed") {
-          await this.#client.query`
-            INSERT INTO assistant_leaves (session_id, leaf_id) VALUES (${this.#sessionId}, ${message.id})
-            ON CONFLICT(session_id) DO UPDATE SET leaf_id = excluded.leaf_id`;
-        }
-        return true;
-      }
+    const attempt = { sessionId: this.#sessionId, parentId, content };
+    const holder = { sessionId: row.session_id, parentId: row.parent_id, content: row.content };
+    // Continuation rows are read only when all but the content matches (a retry of a large message).
+    if (Number(row.content_chunks ?? 0) > 0 && isIdenticalRetry({ ...holder, content }, attempt)) {
+      holder.content += (await readContinuations(this.#client, [row.id])).get(row.id) ?? "";
     }
-    const where = row.session_id === this.#sessionId ? "this session" : "another session";
-    throw new ContextError(
-      "INVALID_INPUT",
-      `appendMessage: a message with id "${message.id}" already exists in ${where}; use updateMessage to change it`,
-    );
+    if (!isIdenticalRetry(holder, attempt)) throw storedIdError("appendMessage", message.id, holder, attempt);
+    // The lean and keyed layouts keep no pointer: their tail is read again.
+    if ((await this.#ready()) === "indexed") {
+      await this.#client.query`
+        INSERT INTO assistant_leaves (session_id, leaf_id) VALUES (${this.#sessionId}, ${message.id})
+        ON CONFLICT(session_id) DO UPDATE SET leaf_id = excluded.leaf_id`;
+    }
+    return true;
   }
 
   /**

@@ -1,5 +1,5 @@
 // Session stores broken in one way each: the suite must fail them for that reason.
-import type { InMemorySessions } from "@contextblocks/sessions/memory";
+import { InMemorySessions } from "@contextblocks/sessions/memory";
 import type { ConformanceMessage } from "../../src/index.js";
 import { describeSessionStore } from "../../src/index.js";
 import { WrappedStore } from "./wrapped-store.js";
@@ -38,6 +38,31 @@ class OverwritesIds extends WrappedStore {
   override async appendMessage(message: ConformanceMessage, parentId?: string | null): Promise<void> {
     await this.inner.deleteMessages([message.id]);
     await super.appendMessage(message, parentId);
+  }
+}
+
+/** Refuses every stored id, even an identical retry of an append whose write landed. */
+class RefusesRetries extends WrappedStore {
+  override async appendMessage(message: ConformanceMessage, parentId?: string | null): Promise<unknown> {
+    if ((await this.inner.getMessage(message.id)) !== null) {
+      throw Object.assign(new Error(`"${message.id}" is stored`), { code: "INVALID_INPUT" });
+    }
+    return super.appendMessage(message, parentId);
+  }
+}
+
+/** Keeps ids apart per session (one `InMemorySessions` each): an id may be stored in two sessions. */
+class RepeatsIdsAcrossSessions extends WrappedStore {
+  static readonly #apart = new WeakMap<InMemorySessions, Map<string, InMemorySessions>>();
+
+  constructor(sessions = new InMemorySessions(), sessionId = "") {
+    const bySession = RepeatsIdsAcrossSessions.#apart.get(sessions) ?? new Map<string, InMemorySessions>();
+    RepeatsIdsAcrossSessions.#apart.set(sessions, bySession);
+    const own = bySession.get(sessionId) ?? new InMemorySessions();
+    bySession.set(sessionId, own);
+    super(own, sessionId);
+    // Other sessions and restarts are made from the shared data, not this session's own.
+    Object.defineProperty(this, "sessions", { value: sessions });
   }
 }
 
@@ -104,6 +129,16 @@ describeSessionStore(
   "overwrites ids",
   () => new OverwritesIds(),
   options((sessions, id) => new OverwritesIds(sessions, id)),
+);
+describeSessionStore(
+  "refuses retries",
+  () => new RefusesRetries(),
+  options((sessions, id) => new RefusesRetries(sessions, id)),
+);
+describeSessionStore(
+  "repeats ids across sessions",
+  () => new RepeatsIdsAcrossSessions(),
+  options((sessions, id) => new RepeatsIdsAcrossSessions(sessions, id)),
 );
 describeSessionStore(
   "truncates parts",

@@ -11,6 +11,7 @@ import type {
   StoredCompaction,
 } from "../session-store.js";
 import { checkCalibration, checkCompactionArguments, checkRecentHistoryBudget } from "../store-arguments.js";
+import { isIdenticalRetry, storedIdError } from "../stored-id.js";
 import {
   checkWholePath,
   maximumPathLength,
@@ -255,11 +256,10 @@ export class InMemorySessionStore implements SessionStore {
     const content = serializeMessage(checked);
     const existing = this.sessions.messages.get(checked.id);
     if (existing !== undefined) {
-      const where = existing.sessionId === this.sessionId ? "this session" : "another session";
-      throw new ContextError(
-        "INVALID_INPUT",
-        `${operation}: a message with id "${checked.id}" already exists in ${where}; use updateMessage to change it`,
-      );
+      // An identical retry (its first attempt stored it) gets the stored row back; anything else is refused.
+      const attempt = { sessionId: this.sessionId, parentId, content };
+      if (isIdenticalRetry(existing, attempt)) return existing;
+      throw storedIdError(operation, checked.id, existing, attempt);
     }
     const orphans = [...this.sessions.messages.values()]
       .filter((row) => row.sessionId === this.sessionId && row.parentId === checked.id)
