@@ -71,13 +71,13 @@ describe("broken session stores fail for their reason", () => {
     expect(outcome("refuses retries").failed).toEqual([
       "stored ids > an identical retry (same id, parent and content) succeeds and stores no second row",
       // Its last step retries the message in the session that holds it.
-      "stored ids across sessions > an id stored in another session is refused, even with the same content, naming the id and that session; neither session changes",
+      "stored ids across sessions > an id stored in another session is refused, even with the same content, naming the id but not that session; neither session changes",
     ]);
   });
 
   it("ids unique per session only fail exactly the cross-session check", () => {
     expect(outcome("repeats ids across sessions").failed).toEqual([
-      "stored ids across sessions > an id stored in another session is refused, even with the same content, naming the id and that session; neither session changes",
+      "stored ids across sessions > an id stored in another session is refused, even with the same content, naming the id but not that session; neither session changes",
     ]);
   });
 
@@ -93,7 +93,7 @@ describe("broken session stores fail for their reason", () => {
       "hostile writes > two instances on one session appending at once never fork the path",
       // A retry with the parent omitted is sent with the latest leaf (the message itself) as its parent.
       "stored ids > an identical retry (same id, parent and content) succeeds and stores no second row",
-      "stored ids across sessions > an id stored in another session is refused, even with the same content, naming the id and that session; neither session changes",
+      "stored ids across sessions > an id stored in another session is refused, even with the same content, naming the id but not that session; neither session changes",
     ]);
   });
 

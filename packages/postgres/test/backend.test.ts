@@ -111,7 +111,7 @@ describe("PostgresSessionStore appends", () => {
     const refused = await third.appendMessage(text("twice", "same text")).catch((error: unknown) => error);
     expect(isContextError(refused) && refused.code).toBe("INVALID_INPUT");
     expect((refused as Error).message).toMatch(
-      /"twice" already exists in another session \("(first|second)"\)/,
+      /"twice" already exists in another session;/,
     );
     expect(await third.getTree()).toEqual([]);
   });

@@ -35,7 +35,10 @@ export function isIdenticalRetry(holder: StoredIdHolder, attempt: AppendAttempt)
   );
 }
 
-/** The refusal of an append whose id `holder` has (not an identical retry). */
+/**
+ * The refusal of an append whose id `holder` has (not an identical retry). Another session is not named:
+ * message ids may come from a client, and the refusal must not tell it which sessions exist.
+ */
 export function storedIdError(
   operation: string,
   id: string,
@@ -45,7 +48,7 @@ export function storedIdError(
   const where =
     holder.sessionId === attempt.sessionId
       ? `this session ("${holder.sessionId}") with other content or another parent`
-      : `another session ("${holder.sessionId}"); ids are unique across the sessions of a database`;
+      : "another session; ids are unique across the sessions of a database";
   return new ContextError(
     "INVALID_INPUT",
     `${operation}: a message with id "${id}" already exists in ${where}; nothing was stored (use updateMessage to change it, or another id)`,
