@@ -110,9 +110,7 @@ describe("PostgresSessionStore appends", () => {
     const third = new PostgresSessionStore(client, "third");
     const refused = await third.appendMessage(text("twice", "same text")).catch((error: unknown) => error);
     expect(isContextError(refused) && refused.code).toBe("INVALID_INPUT");
-    expect((refused as Error).message).toMatch(
-      /"twice" already exists in another session;/,
-    );
+    expect((refused as Error).message).toMatch(/"twice" already exists in another session;/);
     expect(await third.getTree()).toEqual([]);
   });
 
