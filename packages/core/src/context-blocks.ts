@@ -55,6 +55,23 @@ function sourceOf(options: WriteOptions, method: string): WriteSource {
 const NO_LABELS: ReadonlySet<string> = new Set();
 
 /** The default `onDrift`: a warning on the console. */
+/** A keyed block's provider, whose `set` writes one entry. */
+type KeyedProvider = Extract<ResolvedConfig, { kind: "searchable" | "loadable" }>["provider"];
+
+/**
+ * The `set` that writes entry `key` of a keyed block (`setEntry` and `editEntry` alike): an empty key is
+ * `INVALID_INPUT`, a provider without `set` is `READONLY`.
+ */
+function entrySetter(label: string, provider: KeyedProvider, key: string): NonNullable<KeyedProvider["set"]> {
+  if (key.length === 0)
+    throw new ContextError("INVALID_INPUT", `Block "${label}": an entry key must not be empty`, { label });
+  const set = provider.set;
+  if (typeof set !== "function") {
+    throw new ContextError("READONLY", `Block "${label}" is readonly: its provider has no set()`, { label });
+  }
+  return set;
+}
+
 function warnDrift(message: string): void {
   console.warn(`contextblocks: ${message}`);
 }
@@ -343,16 +360,9 @@ export class ContextBlocks {
     const config = this.registry.requireKeyed(label);
     requireString(label, "key", key);
     requireString(label, "content", content);
-    if (key.length === 0)
-      throw new ContextError("INVALID_INPUT", `Block "${label}": an entry key must not be empty`, { label });
+    const set = entrySetter(label, config.provider, key);
     if (description !== undefined) requireString(label, "description", description);
     const provider = config.provider;
-    const set = provider.set;
-    if (typeof set !== "function") {
-      throw new ContextError("READONLY", `Block "${label}" is readonly: its provider has no set()`, {
-        label,
-      });
-    }
     const listed = description === undefined ? undefined : toOneLine(description);
     checkTokenLimit(config, this.countTokens, "entry", content, listed);
     const block = await this.io.changeEntry(config, () =>
@@ -391,16 +401,7 @@ export class ContextBlocks {
         );
       }
       const load = provider.load;
-      const set = provider.set;
-      if (typeof set !== "function") {
-        throw new ContextError("READONLY", `Block "${label}" is readonly: its provider has no set()`, {
-          label,
-        });
-      }
-      if (key.length === 0)
-        throw new ContextError("INVALID_INPUT", `Block "${label}": an entry key must not be empty`, {
-          label,
-        });
+      const set = entrySetter(label, provider, key);
       // Read, edit and write in the block's queue: the AI SDK runs a step's tool calls in parallel, and two
       // edits of one entry that both read it first would each write back the text without the other's edit.
       const block = await this.io.changeEntry(config, async () => {
