@@ -7,7 +7,7 @@ import { idsOf, type SessionSuite, sessionGroup, textMessage } from "./session-s
  * sessions of one store (as `assistant_messages.id` is the primary key in Cloudflare agents' Sessions API).
  * An identical retry (same session, id, parent and content: an append whose write landed but whose answer
  * was lost) succeeds without a second row; any other append of a stored id is refused with `INVALID_INPUT`
- * naming the id (and the session that holds it), and changes nothing.
+ * naming the id (never another session that holds it: ids may come from a client), and changes nothing.
  */
 export function sessionStoredIdsGroup<P extends SessionStoreUnderTest>(suite: SessionSuite<P>): void {
   sessionGroup("stored ids", suite, null, (fixture, test) => {

@@ -80,9 +80,10 @@ export interface SessionStore {
   /**
    * Stores a message under `parentId`: omitted means the latest leaf, `null` a new root. Refuses (throws)
    * a parent that does not exist and anything that is not a `SessionMessage`. Ids are unique across the
-   * sessions of a database: an id already stored is refused with `INVALID_INPUT` naming it and the session
-   * that holds it, and nothing is stored, except an identical retry (same session, id and content, and the
-   * same parent when one is given), which succeeds without a second row (`isIdenticalRetry`). A store may
+   * sessions of a database: an id already stored is refused with `INVALID_INPUT` naming it (never another
+   * session that holds it: ids may come from a client), and nothing is stored, except an identical retry
+   * (same session, id and content, and the same parent when one is given), which succeeds without a second
+   * row (`isIdenticalRetry`). A store may
    * return where it put the message (`AppendedMessage`), so `Session`'s change feed needs no read back
    * (without it, `Session` reads the node with `getNode` when it has a listener).
    */
