@@ -1,5 +1,6 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { patientTimeouts } from "../../vitest.timeouts.js";
 
 // The Worker and its Durable Object in workerd, configured from wrangler.jsonc. The offline scripted model
 // is forced, whatever OPENAI_API_KEY says. The inspector's browser check is vitest.browser.config.ts.
@@ -11,6 +12,7 @@ export default defineConfig({
     }),
   ],
   test: {
+    ...patientTimeouts,
     name: "workerd",
     include: ["test/worker/**/*.test.ts"],
   },

@@ -1,11 +1,13 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { patientTimeouts } from "../../vitest.timeouts.js";
 
 export default defineConfig({
   test: {
     projects: [
       {
         test: {
+          ...patientTimeouts,
           name: "node",
           include: ["test/node/**/*.test.ts"],
           environment: "node",
@@ -25,6 +27,7 @@ export default defineConfig({
           }),
         ],
         test: {
+          ...patientTimeouts,
           name: "workerd",
           include: ["test/workerd/**/*.test.ts"],
         },

@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { patientTimeouts } from "../../vitest.timeouts.js";
 
 // One throwaway PostgreSQL cluster for the whole run (test/global-setup.ts); each test file works in its
 // own schemas on it (test/database.ts).
@@ -7,7 +8,6 @@ export default defineConfig({
     environment: "node",
     include: ["test/**/*.test.ts"],
     globalSetup: ["./test/global-setup.ts"],
-    testTimeout: 20_000,
-    hookTimeout: 60_000,
+    ...patientTimeouts,
   },
 });

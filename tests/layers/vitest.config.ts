@@ -1,3 +1,4 @@
 import { defineConfig } from "vitest/config";
+import { patientTimeouts } from "../../vitest.timeouts.js";
 
-export default defineConfig({ test: { include: ["test/**/*.test.ts"] } });
+export default defineConfig({ test: { include: ["test/**/*.test.ts"], ...patientTimeouts } });
