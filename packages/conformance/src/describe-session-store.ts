@@ -1,3 +1,4 @@
+import { MessageTree, type SessionStoreV1 } from "@contextblocks/sessions";
 import { describe } from "vitest";
 import { sessionConcurrencyGroup } from "./session-concurrency.js";
 import { sessionContentGroup } from "./session-content.js";
@@ -12,6 +13,7 @@ import type {
 import { sessionOverlaysGroup } from "./session-overlays.js";
 import { sessionPathReadsGroup } from "./session-path-reads.js";
 import { sessionSearchGroup } from "./session-search.js";
+import { type SessionStorageOptions, sessionStorageGroup } from "./session-storage.js";
 import { sessionStoredIdsGroup } from "./session-stored-ids.js";
 import type { SessionSuite } from "./session-suite.js";
 import { sessionTreeGroup } from "./session-tree.js";
@@ -123,4 +125,43 @@ export function describeSessionPathReads<P extends SessionStoreUnderTest>(
   options: SessionConformanceOptions<P>,
 ): void {
   describeSessionGroups([sessionPathReadsGroup], name, factory, options);
+}
+
+/**
+ * Registers the whole suite for a store on the storage contract `SessionStoreV1`: the contract itself
+ * (records, paths, the atomic append and its conflicts, two writers, declared optional members), then every
+ * group of `describeSessionStore` through the message tree of `@contextblocks/sessions`, as a `Session`
+ * reads the store. An optional member the store does not declare is listed as skipped with its reason.
+ */
+export function describeSessionStoreV1<S extends SessionStoreV1>(
+  name: string,
+  factory: () => S | Promise<S>,
+  options: SessionStorageOptions<S>,
+): void {
+  if (typeof factory !== "function") {
+    throw new TypeError(
+      "conformance: the second argument must be a factory function returning a session store",
+    );
+  }
+  if (typeof options !== "object" || options === null || typeof options.capabilities !== "object") {
+    throw new TypeError("conformance: the third argument must be options with a `capabilities` object");
+  }
+  const storageOf = (tree: MessageTree) => tree.storage as S;
+  const treeOptions: SessionConformanceOptions<MessageTree> = {
+    capabilities: { search: options.capabilities.search === true, tree: true },
+    cleanup: async (tree) => options.cleanup?.(storageOf(tree)),
+  };
+  const { session, reopen } = options;
+  if (session)
+    treeOptions.session = async (tree, sessionId) =>
+      new MessageTree(await session(storageOf(tree), sessionId));
+  if (reopen) treeOptions.reopen = async (tree) => new MessageTree(await reopen(storageOf(tree)));
+  if (options.timeout !== undefined) treeOptions.timeout = options.timeout;
+  if (options.largePartSize !== undefined) treeOptions.largePartSize = options.largePartSize;
+  describe(name, () => {
+    sessionStorageGroup(factory, options);
+    for (const register of ALL_SESSION_GROUPS) {
+      register({ factory: async () => new MessageTree(await factory()), options: treeOptions });
+    }
+  });
 }

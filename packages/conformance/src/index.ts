@@ -22,6 +22,7 @@ export {
   describeSessionPathReads,
   describeSessionStore,
   describeSessionStoredIds,
+  describeSessionStoreV1,
   describeSessionTree,
 } from "./describe-session-store.js";
 export { HOSTILE_QUERIES, type HostileQuery } from "./hostile-queries.js";
@@ -36,6 +37,7 @@ export type {
   SessionStoreFactory,
   SessionStoreUnderTest,
 } from "./session-options.js";
+export { conformanceRecord, type SessionStorageOptions } from "./session-storage.js";
 export {
   type CompactingSessionUnderTest,
   type CompactionSettings,

@@ -1,4 +1,4 @@
-import { Session } from "@contextblocks/sessions";
+import { MessageTree, Session } from "@contextblocks/sessions";
 import { InMemorySessionStore } from "@contextblocks/sessions/memory";
 import { expect, it } from "vitest";
 import { checkSessionHistoryAndFeed } from "../src/index.js";
@@ -8,7 +8,7 @@ import { checkSessionHistoryAndFeed } from "../src/index.js";
 
 it("a Session on InMemorySessionStore passes", async () => {
   await checkSessionHistoryAndFeed(new Session({ store: new InMemorySessionStore({ sessionId: "chat" }) }), {
-    mirror: new InMemorySessionStore({ sessionId: "chat" }),
+    mirror: new MessageTree(new InMemorySessionStore({ sessionId: "chat" })),
   });
 });
 
@@ -27,6 +27,8 @@ it("a session whose feed misses updates fails: the mirror reads the old content"
     },
   });
   await expect(
-    checkSessionHistoryAndFeed(silent, { mirror: new InMemorySessionStore({ sessionId: "chat" }) }),
+    checkSessionHistoryAndFeed(silent, {
+      mirror: new MessageTree(new InMemorySessionStore({ sessionId: "chat" })),
+    }),
   ).rejects.toThrow();
 });

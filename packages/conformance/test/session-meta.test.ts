@@ -109,3 +109,37 @@ describe("broken session stores fail for their reason", () => {
     ]);
   });
 });
+
+describe("describeSessionStoreV1 on itself", () => {
+  it("the reference store passes every group, the contract's and the message tree's, with none skipped", () => {
+    const { failed, passed, skipped } = outcome("good storage-contract store");
+    expect(failed).toEqual([]);
+    expect(skipped).toEqual([]);
+    expect(passed.filter((name) => name.startsWith("storage contract")).length).toBeGreaterThan(15);
+    expect(passed.length).toBeGreaterThan(60);
+  });
+
+  it("a store that reads the leaf and writes in two steps fails the two-writer checks", () => {
+    const { failed } = outcome("reads then writes");
+    expect(failed).toEqual(
+      expect.arrayContaining([
+        "storage contract: two writers > 8 appends under the latest leaf at once form one chain (no fork)",
+        "storage contract: two writers > 8 appends expecting the same leaf at once: exactly one is stored, the rest are stale",
+      ]),
+    );
+  });
+
+  it("optional members a store leaves out are skipped with the reason, never passed", () => {
+    const { failed, passed, skipped } = outcome("no optional members");
+    expect(failed).toEqual([]);
+    expect(passed.some((name) => /search|calibration/.test(name.split(" > ")[0] ?? ""))).toBe(false);
+    expect(skipped).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining("storage contract: search (skipped: capabilities.search not declared)"),
+        expect.stringContaining(
+          "storage contract: calibration (skipped: capabilities.calibration not declared)",
+        ),
+      ]),
+    );
+  });
+});

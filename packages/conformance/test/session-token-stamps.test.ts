@@ -1,4 +1,4 @@
-import { Session, type SessionStore } from "@contextblocks/sessions";
+import { Session, type SessionStoreV1 } from "@contextblocks/sessions";
 import { InMemorySessionStore, InMemorySessions } from "@contextblocks/sessions/memory";
 import { expect, it } from "vitest";
 import { type CompactionSettings, checkCompactionAcrossSessions } from "../src/index.js";
@@ -8,7 +8,7 @@ import { type CompactionSettings, checkCompactionAcrossSessions } from "../src/i
 // starts uncalibrated and compacts later than one long-lived Session.
 
 const sessionOn =
-  (makeStore: (sessionId: string) => SessionStore) => (sessionId: string, settings: CompactionSettings) =>
+  (makeStore: (sessionId: string) => SessionStoreV1) => (sessionId: string, settings: CompactionSettings) =>
     new Session({
       store: makeStore(sessionId),
       compaction: settings.compaction as never,
@@ -25,11 +25,11 @@ it("Sessions on InMemorySessionStore compact at the same turns, per turn or long
 
 it("a store that keeps no calibration fails: a new Session per turn compacts later", async () => {
   const sessions = new InMemorySessions();
-  const forgetful = (sessionId: string): SessionStore => {
+  const forgetful = (sessionId: string): SessionStoreV1 => {
     const store = new InMemorySessionStore({ sessionId, sessions });
     return new Proxy(store, {
       get(target, property) {
-        if (property === "getTokenCalibration" || property === "setTokenCalibration") return undefined;
+        if (property === "readCalibration" || property === "writeCalibration") return undefined;
         const value = Reflect.get(target, property, target) as unknown;
         return typeof value === "function" ? value.bind(target) : value;
       },

@@ -1,5 +1,5 @@
 import { checkSessionHistoryAndFeed } from "@contextblocks/conformance";
-import { Session } from "@contextblocks/sessions";
+import { MessageTree, Session } from "@contextblocks/sessions";
 import { InMemorySessionStore } from "@contextblocks/sessions/memory";
 import { describe, it } from "vitest";
 import { PostgresSessionStore } from "../src/index.js";
@@ -17,7 +17,7 @@ for (const connection of ["client", "pool"] as Connection[]) {
       );
       try {
         await checkSessionHistoryAndFeed(new Session({ store }), {
-          mirror: new InMemorySessionStore({ sessionId: "chat" }),
+          mirror: new MessageTree(new InMemorySessionStore({ sessionId: "chat" })),
         });
       } finally {
         await release(store);

@@ -33,6 +33,7 @@ export {
   storedTokenStamp,
   tokensPerMessage,
 } from "./message-tokens.js";
+export { type AppendChainOptions, MessageTree } from "./message-tree.js";
 export { applyCompactions, compactionPrefix, isCompactionMessage, sameOverlay } from "./overlays.js";
 export type { RunState, RunStateStore, RunStates } from "./run-state.js";
 export {
@@ -80,6 +81,15 @@ export {
   type SessionStore,
   type StoredCompaction,
 } from "./session-store.js";
+export {
+  type AppendPlacement,
+  type AppendResult,
+  type IdHolder,
+  isSessionStoreV1,
+  type MessageRecord,
+  type SessionStoreV1,
+  type StoredSearchHit,
+} from "./session-store-v1.js";
 export {
   checkCalibration,
   checkCompactionArguments,

@@ -34,6 +34,7 @@ import {
   untrustedMessage,
 } from "./message.js";
 import { estimateMessageTokens } from "./message-tokens.js";
+import { MessageTree } from "./message-tree.js";
 import type { RunStateStore } from "./run-state.js";
 import { isSessionBackend, type SessionBackend } from "./session-backend.js";
 import {
@@ -44,6 +45,7 @@ import {
   type SessionStore,
   type StoredCompaction,
 } from "./session-store.js";
+import { isSessionStoreV1, type SessionStoreV1 } from "./session-store-v1.js";
 
 /** A block as the session reports it: core's block plus `isSkill` (the Sessions API's name for loadable). */
 export type SessionContextBlock = ContextBlock & { isSkill: boolean };
@@ -163,8 +165,12 @@ export type SessionListener = (event: SessionEvent) => void;
 
 /** The collaborators of `new Session(options)`. */
 export interface SessionOptions {
-  /** Where the messages live (`SqliteSessionStore`, `PostgresSessionStore`, `InMemorySessionStore`…). */
-  store: SessionStore;
+  /**
+   * Where the messages live: a store on the storage contract `SessionStoreV1` (`InMemorySessionStore`, your
+   * own), which the session reads through its message tree, or a `SessionStore` that applies the rules itself
+   * (`SqliteSessionStore`, `PostgresSessionStore`).
+   */
+  store: SessionStore | SessionStoreV1;
   /** The session's blocks and frozen prompt. Default: a `ContextBlocks` with no blocks. */
   context?: ContextBlocks | undefined;
   /** Where pipeline plugin state persists, per session (read by `contextPipeline({ session })`). */
@@ -265,7 +271,7 @@ export class Session {
       if (options.sessionId !== undefined) this.forSession(options.sessionId);
       return;
     }
-    if (!isSessionStore(options.store)) {
+    if (!isSessionStore(options.store) && !isSessionStoreV1(options.store)) {
       throw new ContextError(
         "INVALID_CONFIG",
         `new Session: store must be a SessionStore, got ${describeValue(options.store)} (use Session.create(backend) for the builder)`,
@@ -292,7 +298,7 @@ export class Session {
     this.#settings.onCompactionError = options.onCompactionError;
     this.#settings.tracer = options.tracer;
     this.#resolved = {
-      store: options.store,
+      store: messageTreeOf(options.store),
       context: options.context ?? new ContextBlocks([]),
       runState: options.runState,
     };
@@ -538,10 +544,14 @@ export class Session {
         const checked = Array.from(messages, (message: unknown) =>
           trusted(checkSessionMessage(message, "appendMessages"), options, "appendMessages"),
         );
-        let parent = parentId;
-        for (const message of checked) {
-          await this.#store(message, parent);
-          if (parent !== undefined) parent = message.id;
+        const { store } = this.#use();
+        if (store instanceof MessageTree) await this.#storeChain(store, checked, parentId);
+        else {
+          let parent = parentId;
+          for (const message of checked) {
+            await this.#store(message, parent);
+            if (parent !== undefined) parent = message.id;
+          }
         }
         const last = checked.at(-1);
         if (last !== undefined && !awaitsToolResults(last)) await this.#compactIfOverThreshold();
@@ -569,6 +579,33 @@ export class Session {
       createdAt: placed?.createdAt ?? null,
       imported: false,
     });
+  }
+
+  /** A turn stored whole or not at all (one store append), then one event per message. */
+  async #storeChain(
+    tree: MessageTree,
+    messages: readonly SessionMessage[],
+    parentId: string | null | undefined,
+  ): Promise<void> {
+    if (messages.length === 0) return;
+    const placed = await tree.appendChain(messages, parentId, { operation: "appendMessages" });
+    if (this.#pathTokens !== null) {
+      this.#pathTokens = parentId === undefined ? this.#pathTokens + estimateMessageTokens(messages) : null;
+    }
+    let parent = placed.parentId;
+    for (const message of messages) {
+      this.#emit({
+        type: "message-appended",
+        sessionId: this.#sessionId,
+        messageId: message.id,
+        parentId: parent,
+        role: message.role,
+        message,
+        createdAt: placed.createdAt,
+        imported: false,
+      });
+      parent = message.id;
+    }
   }
 
   async updateMessage(message: SessionMessage): Promise<void> {
@@ -940,7 +977,11 @@ export class Session {
         (label) => backend.block(label, sessionId),
         tracer !== undefined ? { tracer } : {},
       );
-      this.#resolved = { store: backend.messages(sessionId), context, runState: backend.runState };
+      this.#resolved = {
+        store: messageTreeOf(backend.messages(sessionId)),
+        context,
+        runState: backend.runState,
+      };
       this.#forwardEvents(context);
     }
     return this.#resolved;
@@ -1016,6 +1057,11 @@ function compactedEvent(
 }
 
 /** An append's report of where it stored the message (`AppendedMessage`), from a store that gives one. */
+/** The store a session reads: a storage-contract store through its message tree, any other as it is. */
+function messageTreeOf(store: SessionStore | SessionStoreV1): SessionStore {
+  return isSessionStoreV1(store) ? new MessageTree(store) : store;
+}
+
 function isAppendedMessage(value: unknown): value is AppendedMessage {
   if (typeof value !== "object" || value === null) return false;
   const parentId = (value as { parentId?: unknown }).parentId;

@@ -8,7 +8,8 @@ import {
   type SessionMessageEvent,
   type SessionStore,
 } from "../src/index.js";
-import { InMemorySessionStore, InMemorySessions } from "../src/memory/index.js";
+import { InMemorySessions } from "../src/memory/index.js";
+import { MemoryTree } from "./memory-tree.js";
 
 function message(id: string, text: string, role = "user"): SessionMessage {
   return { id, role, parts: [{ type: "text", text }] };
@@ -17,7 +18,7 @@ function message(id: string, text: string, role = "user"): SessionMessage {
 const ids = (messages: readonly { id: string }[]) => messages.map((entry) => entry.id);
 
 /** The in-memory store counting the messages its content reads return (a real store, not a fake). */
-class CountingStore extends InMemorySessionStore {
+class CountingStore extends MemoryTree {
   contentReads = 0;
   override async getMessages(messageIds: readonly string[]): Promise<SessionMessage[]> {
     const messages = await super.getMessages(messageIds);
@@ -32,7 +33,7 @@ class CountingStore extends InMemorySessionStore {
 }
 
 /** The same real store seen through the required contract only (no optional methods): the generic path. */
-function requiredOnly(store: InMemorySessionStore): SessionStore {
+function requiredOnly(store: MemoryTree): SessionStore {
   return {
     sessionId: store.sessionId,
     getMessage: (id) => store.getMessage(id),
@@ -67,11 +68,11 @@ async function fill(session: Session, count: number): Promise<void> {
 
 describe("Session.historyBatches / history", () => {
   for (const [name, wrap] of [
-    ["a store with getPathNodes and getMessages", (store: InMemorySessionStore): SessionStore => store],
+    ["a store with getPathNodes and getMessages", (store: MemoryTree): SessionStore => store],
     ["the required contract only (getNode walk, getMessage per id)", requiredOnly],
   ] as const) {
     it(`yields the path in bounded batches with overlays applied, as getHistory reads it (${name})`, async () => {
-      const store = new InMemorySessionStore();
+      const store = new MemoryTree();
       const session = new Session({ store: wrap(store) });
       await fill(session, 12);
       await session.appendMessage(message("side", "a branch"), "m3");
@@ -135,7 +136,7 @@ describe("Session.historyBatches / history", () => {
   });
 
   it("stops between store reads when the signal aborts, with the signal's reason", async () => {
-    const session = new Session({ store: new InMemorySessionStore() });
+    const session = new Session({ store: new MemoryTree() });
     await fill(session, 10);
     const controller = new AbortController();
     const seen: string[] = [];
@@ -151,7 +152,7 @@ describe("Session.historyBatches / history", () => {
   });
 
   it("maxBatchBytes bounds a batch; a message larger than it comes alone", async () => {
-    const session = new Session({ store: new InMemorySessionStore() });
+    const session = new Session({ store: new MemoryTree() });
     await session.appendMessage(message("a", "x".repeat(100)));
     await session.appendMessage(message("b", "y".repeat(5_000)));
     await session.appendMessage(message("c", "z".repeat(100)));
@@ -161,7 +162,7 @@ describe("Session.historyBatches / history", () => {
   });
 
   it("history({ maxBytes }) stops at the budget and says truncated; the generator returns the same", async () => {
-    const session = new Session({ store: new InMemorySessionStore() });
+    const session = new Session({ store: new MemoryTree() });
     await fill(session, 10);
     const whole = await session.history();
     const sizes = whole.messages.map((entry) => new TextEncoder().encode(JSON.stringify(entry)).length);
@@ -187,7 +188,7 @@ describe("Session.historyBatches / history", () => {
 });
 
 /** Replays the change feed onto another store, in order. */
-async function replay(events: readonly SessionMessageEvent[], mirror: InMemorySessionStore): Promise<void> {
+async function replay(events: readonly SessionMessageEvent[], mirror: MemoryTree): Promise<void> {
   for (const event of events) {
     if (event.type === "message-appended") {
       if (event.createdAt !== null)
@@ -211,7 +212,7 @@ function feedOf(events: readonly SessionEvent[]): SessionMessageEvent[] {
 
 describe("the change feed", () => {
   it("mirrored into a second in-memory store, reproduces the paths, parents and overlays", async () => {
-    const store = new InMemorySessionStore({ sessionId: "chat" });
+    const store = new MemoryTree({ sessionId: "chat" });
     const session = new Session({ store });
     const heard: SessionEvent[] = [];
     session.subscribe((event) => heard.push(event));
@@ -258,7 +259,7 @@ describe("the change feed", () => {
     expect(feed[2]).toMatchObject({ messageId: "u2", parentId: "a1" });
     expect(feed[10]).toEqual({ type: "messages-deleted", sessionId: "chat", messageIds: ["gone"] });
 
-    const mirror = new InMemorySessionStore({ sessionId: "chat", sessions: new InMemorySessions() });
+    const mirror = new MemoryTree({ sessionId: "chat", sessions: new InMemorySessions() });
     await replay(feed, mirror);
     // Overlay ids are the mirror's own: summaries compare by their text.
     const comparable = (messages: SessionMessage[]) =>
@@ -280,7 +281,7 @@ describe("the change feed", () => {
   });
 
   it("never emits for a failed write", async () => {
-    const session = new Session({ store: new InMemorySessionStore() });
+    const session = new Session({ store: new MemoryTree() });
     await session.appendMessage(message("a", "one"));
     const heard: SessionEvent[] = [];
     session.subscribe((event) => heard.push(event));
@@ -298,7 +299,7 @@ describe("the change feed", () => {
 
 describe("upsertMessage / importMessage", () => {
   it("upsert appends a new id and replaces a stored one's content without moving it", async () => {
-    const store = new InMemorySessionStore();
+    const store = new MemoryTree();
     const session = new Session({ store });
     expect(await session.upsertMessage(message("q", "question"))).toEqual({ inserted: true });
     expect(await session.upsertMessage(message("a", "answer", "assistant"))).toEqual({ inserted: true });
@@ -334,7 +335,7 @@ describe("upsertMessage / importMessage", () => {
   });
 
   it("two upserts of one new id at once store it once", async () => {
-    const session = new Session({ store: requiredOnly(new InMemorySessionStore()) });
+    const session = new Session({ store: requiredOnly(new MemoryTree()) });
     await session.appendMessage(message("root", "r"));
     const results = await Promise.all([
       session.upsertMessage(message("x", "first")),
@@ -345,11 +346,11 @@ describe("upsertMessage / importMessage", () => {
   });
 
   for (const [name, wrap] of [
-    ["a store with importMessage", (store: InMemorySessionStore): SessionStore => store],
+    ["a store with importMessage", (store: MemoryTree): SessionStore => store],
     ["a store without it (append fallback)", requiredOnly],
   ] as const) {
     it(`import keeps id, parent and time, and keeps the trust rules (${name})`, async () => {
-      const store = new InMemorySessionStore();
+      const store = new MemoryTree();
       const session = new Session({ store: wrap(store) });
       const when = new Date("2024-05-06T07:08:09.000Z");
       await session.importMessage(message("x1", "first"), null, { createdAt: when });

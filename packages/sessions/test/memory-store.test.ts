@@ -1,15 +1,16 @@
 import { isContextError } from "@contextblocks/core";
 import { describe, expect, it } from "vitest";
 import type { SessionMessage } from "../src/index.js";
-import { InMemorySessionStore, InMemorySessions } from "../src/memory/index.js";
+import { InMemorySessions } from "../src/memory/index.js";
+import { MemoryTree } from "./memory-tree.js";
 
 function message(id: string, text = `text of ${id}`, role = "user"): SessionMessage {
   return { id, role, parts: [{ type: "text", text }] };
 }
 
-describe("InMemorySessionStore", () => {
+describe("MemoryTree", () => {
   it("returns a message's parent and the tree in storage order", async () => {
-    const store = new InMemorySessionStore({ sessionId: "chat" });
+    const store = new MemoryTree({ sessionId: "chat" });
     for (const id of ["q", "a1"]) await store.appendMessage(message(id));
     await store.appendMessage(message("a2", "other", "assistant"), "q");
     expect(await store.getNode("a2")).toMatchObject({ id: "a2", parentId: "q", role: "assistant" });
@@ -25,8 +26,8 @@ describe("InMemorySessionStore", () => {
 
   it("refuses an id stored in another session, and reads copies", async () => {
     const sessions = new InMemorySessions();
-    const one = new InMemorySessionStore({ sessionId: "one", sessions });
-    const two = new InMemorySessionStore({ sessionId: "two", sessions });
+    const one = new MemoryTree({ sessionId: "one", sessions });
+    const two = new MemoryTree({ sessionId: "two", sessions });
     await one.appendMessage(message("x"));
     const error = await two.appendMessage(message("x")).catch((caught: unknown) => caught);
     expect(isContextError(error) && error.message).toMatch(/another session/);
@@ -37,7 +38,7 @@ describe("InMemorySessionStore", () => {
   });
 
   it("reads a byte-budgeted window of the newest messages", async () => {
-    const store = new InMemorySessionStore();
+    const store = new MemoryTree();
     for (let index = 0; index < 20; index++) await store.appendMessage(message(`m${index}`, "x".repeat(100)));
     const size = new TextEncoder().encode(JSON.stringify(message("m10", "x".repeat(100)))).length;
     const window = await store.getRecentHistory(null, size * 5, 1);

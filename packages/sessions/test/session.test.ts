@@ -4,7 +4,8 @@ import { generateText } from "ai";
 import { describe, expect, it } from "vitest";
 import { createCompactFunction } from "../src/compaction/index.js";
 import { Session, type SessionEvent, type SessionMessage, type SessionStore } from "../src/index.js";
-import { InMemorySessionStore, InMemorySessions, inMemoryBackend } from "../src/memory/index.js";
+import { InMemorySessions, inMemoryBackend } from "../src/memory/index.js";
+import { MemoryTree } from "./memory-tree.js";
 import { answer, promptText, scriptedModel } from "./model.js";
 
 function message(id: string, text: string, role = "user"): SessionMessage {
@@ -59,7 +60,7 @@ describe("Session.create(backend)", () => {
 
 describe("new Session({ store, context, runState })", () => {
   it("uses the collaborators it is given and exposes them", async () => {
-    const store = new InMemorySessionStore({ sessionId: "chat" });
+    const store = new MemoryTree({ sessionId: "chat" });
     const context = new ContextBlocks([
       { label: "soul", provider: { get: async () => "You are helpful." } },
       { label: "notes", provider: new InMemoryContextProvider() },
@@ -87,7 +88,7 @@ describe("new Session({ store, context, runState })", () => {
       expect(String(caught)).toMatch(text);
     };
     refuse({ store: {} }, /store must be a SessionStore/);
-    refuse({ store: new InMemorySessionStore(), context: [] }, /context must be a ContextBlocks/);
+    refuse({ store: new MemoryTree(), context: [] }, /context must be a ContextBlocks/);
     refuse(null, /expected \{ store/);
   });
 });
@@ -139,7 +140,7 @@ describe("Session search", () => {
       ["a", "user", "We deploy on Friday afternoon"],
     ]);
     expect(typeof hits[0]?.createdAt).toBe("string");
-    const inner = new InMemorySessionStore({ sessionId: "chat" });
+    const inner = new MemoryTree({ sessionId: "chat" });
     const withoutSearch: SessionStore = {
       sessionId: "chat",
       getMessage: (id) => inner.getMessage(id),
@@ -287,7 +288,7 @@ describe("compaction", () => {
       new InMemoryContextProvider({ store, label: "_system_prompt" }),
     );
     const session = new Session({
-      store: new InMemorySessionStore({ sessionId: "chat", sessions: new InMemorySessions() }),
+      store: new MemoryTree({ sessionId: "chat", sessions: new InMemorySessions() }),
       context,
       compaction: async (messages) => ({
         fromMessageId: messages[0]?.id as string,
@@ -330,7 +331,7 @@ describe("compaction", () => {
     const promptStore = new InMemoryContextProvider({ store, label: "_system_prompt" });
     let soul = "soul version 1";
     const session = new Session({
-      store: new InMemorySessionStore({ sessionId: "chat", sessions: new InMemorySessions() }),
+      store: new MemoryTree({ sessionId: "chat", sessions: new InMemorySessions() }),
       context: new ContextBlocks([{ label: "soul", provider: { get: async () => soul } }], promptStore),
       compaction: async () => null,
       threshold: 1_000_000,
@@ -361,7 +362,7 @@ describe("compaction", () => {
     await promptStore.set("SOUL\nstored frozen prompt");
     const seen: { systemPrompt: string; blocks: string[] }[] = [];
     const session = new Session({
-      store: new InMemorySessionStore({ sessionId: "chat", sessions: new InMemorySessions() }),
+      store: new MemoryTree({ sessionId: "chat", sessions: new InMemorySessions() }),
       context: new ContextBlocks(
         [{ label: "soul", provider: { get: async () => "current soul" } }],
         promptStore,

@@ -216,7 +216,7 @@ describe("SessionHistoryPlugin through generateText", () => {
 
     const sent = conversation(model.doGenerateCalls[1]);
     expect(sent.at(-1)).toContain("Today is Tue.");
-    const rows = [...temporary.database.sessions.messages.values()];
+    const rows = [...temporary.database.sessions.records.values()];
     expect(rows).toHaveLength(4);
     for (const row of rows) expect(row.content).not.toContain("Today is");
     expect(stored(await session.getHistory())).toEqual([

@@ -1,10 +1,21 @@
 // The reference session store (InMemorySessionStore of @contextblocks/sessions/memory): must pass every group.
-import { InMemorySessionStore } from "@contextblocks/sessions/memory";
+// It is read through the message tree of @contextblocks/sessions, as a Session reads it.
+import { MessageTree } from "@contextblocks/sessions";
+import { InMemorySessionStore, InMemorySessions } from "@contextblocks/sessions/memory";
 import { describeSessionStore } from "../../src/index.js";
 
-describeSessionStore("good session store", () => new InMemorySessionStore(), {
+class MemoryTree extends MessageTree {
+  constructor(
+    readonly sessions = new InMemorySessions(),
+    sessionId = "",
+  ) {
+    super(new InMemorySessionStore({ sessionId, sessions }));
+  }
+}
+
+describeSessionStore("good session store", () => new MemoryTree(), {
   capabilities: { search: true, tree: true },
-  session: (store, sessionId) => new InMemorySessionStore({ sessionId, sessions: store.sessions }),
-  reopen: (store) => new InMemorySessionStore({ sessionId: store.sessionId, sessions: store.sessions }),
+  session: (store, sessionId) => new MemoryTree(store.sessions, sessionId),
+  reopen: (store) => new MemoryTree(store.sessions, store.sessionId),
   largePartSize: 100_000,
 });

@@ -1,4 +1,10 @@
-import type { MessageNode, SearchResult, SessionMessage, StoredCompaction } from "@contextblocks/sessions";
+import {
+  type MessageNode,
+  MessageTree,
+  type SearchResult,
+  type SessionMessage,
+  type StoredCompaction,
+} from "@contextblocks/sessions";
 import { InMemorySessionStore, InMemorySessions } from "@contextblocks/sessions/memory";
 import type { ConformanceMessage, SessionStoreUnderTest } from "../../src/index.js";
 
@@ -7,13 +13,13 @@ import type { ConformanceMessage, SessionStoreUnderTest } from "../../src/index.
  * override one method of. Every wrapper on the same `InMemorySessions` shares its data (a restart).
  */
 export class WrappedStore implements SessionStoreUnderTest {
-  protected readonly inner: InMemorySessionStore;
+  protected readonly inner: MessageTree;
 
   constructor(
     readonly sessions = new InMemorySessions(),
     readonly sessionId = "",
   ) {
-    this.inner = new InMemorySessionStore({ sessionId, sessions });
+    this.inner = new MessageTree(new InMemorySessionStore({ sessionId, sessions }));
   }
 
   getMessage(id: string): Promise<SessionMessage | null> {
@@ -56,6 +62,6 @@ export class WrappedStore implements SessionStoreUnderTest {
     return this.inner.getCompactions();
   }
   searchMessages(query: string, limit?: number): Promise<SearchResult[]> {
-    return this.inner.searchMessages(query, limit);
+    return (this.inner.searchMessages as NonNullable<MessageTree["searchMessages"]>)(query, limit);
   }
 }

@@ -6,6 +6,7 @@ import {
   type WritableContextProvider,
 } from "@contextblocks/core";
 import { InMemoryContextProvider, InMemoryStore } from "@contextblocks/core/memory";
+import { MessageTree } from "../message-tree.js";
 import type { SessionBackend } from "../session-backend.js";
 import type { SearchResult } from "../session-store.js";
 import { InMemoryRunStateStore } from "./run-state-store.js";
@@ -48,7 +49,7 @@ export function inMemoryBackend(options: InMemoryBackendOptions = {}): InMemoryB
     blocks,
     runState,
     registry,
-    messages: (sessionId: string) => new InMemorySessionStore({ sessionId, sessions }),
+    messages: (sessionId: string) => new MessageTree(new InMemorySessionStore({ sessionId, sessions })),
     block: (label: string, sessionId: string): AnyContextProvider => provider(label, sessionId),
     prompt: (sessionId: string): WritableContextProvider => provider(SYSTEM_PROMPT_LABEL, sessionId),
     searchMessages: async (query: string, limit: number): Promise<SearchResult[]> =>

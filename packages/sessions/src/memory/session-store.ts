@@ -1,54 +1,36 @@
 import { ContextError, describeValue } from "@contextblocks/core";
-import { checkMessageId, checkSessionMessage, type SessionMessage, textOfMessage } from "../message.js";
-import { messageTokenStamp, pathTokensWithOverlays } from "../message-tokens.js";
-import { applyCompactions, sameOverlay } from "../overlays.js";
+import type { SearchResult, StoredCompaction } from "../session-store.js";
 import type {
-  AppendedMessage,
-  MessageNode,
-  RecentHistoryResult,
-  SearchResult,
-  SessionStore,
-  StoredCompaction,
-} from "../session-store.js";
-import { checkCalibration, checkCompactionArguments, checkRecentHistoryBudget } from "../store-arguments.js";
-import { isIdenticalRetry, storedIdError } from "../stored-id.js";
-import {
-  checkWholePath,
-  maximumPathLength,
-  parseStoredMessages as parseAll,
-  parseStoredMessage,
-  serializeMessage,
-} from "../stored-message.js";
+  AppendPlacement,
+  AppendResult,
+  IdHolder,
+  MessageRecord,
+  SessionStoreV1,
+  StoredSearchHit,
+} from "../session-store-v1.js";
 
-interface StoredRow {
-  id: string;
+interface StoredRecord extends MessageRecord {
   sessionId: string;
-  parentId: string | null;
-  role: string;
-  /** The message as stored text (the codec every backend uses), so reads are copies. */
   content: string;
-  createdAt: string;
+  text: string;
+  /** Insertion number: the order of `readTree` and of the latest leaf. */
   order: number;
-  /** The message's token stamp (`messageTokenStamp`), set on append and update. */
-  tokens: number;
 }
 
-/** Most hits a search returns, as the SQL stores cap it. */
-const maximumSearchLimit = 1_000;
-
 /**
- * The backing store of `InMemorySessionStore`: every session's messages and overlays. Share one between
- * stores to model one database (other sessions, a restart); `inMemoryBackend()` holds one.
+ * The backing store of `InMemorySessionStore`: every session's records and overlays, as one database holds
+ * them. Share one between stores to model one database (other sessions, a restart); `inMemoryBackend()`
+ * holds one.
  */
 export class InMemorySessions {
-  /** Messages by id: ids are unique across sessions, as in the SQL tables. */
-  readonly messages = new Map<string, StoredRow>();
-  readonly compactions = new Map<string, StoredCompaction[]>();
-  /** Each session's token calibration (`Session.reportUsage`). */
+  /** Records by id: ids are unique across sessions, as in the SQL tables. */
+  readonly records = new Map<string, StoredRecord>();
+  readonly overlays = new Map<string, StoredCompaction[]>();
+  /** Each session's token calibration. */
   readonly calibrations = new Map<string, number>();
   #order = 0;
 
-  /** @internal The next insertion number (the order of `getTree` and the latest leaf). */
+  /** @internal The next insertion number. */
   nextOrder(): number {
     return this.#order++;
   }
@@ -61,37 +43,32 @@ export class InMemorySessions {
         `search: the query must be a string, got ${describeValue(query)}`,
       );
     }
-    const whole = Math.floor(Number(limit));
-    if (!Number.isFinite(whole) || whole < 1 || whole > maximumSearchLimit) {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `search: limit must be a whole number from 1 to ${maximumSearchLimit}, got ${String(limit)}`,
-      );
-    }
     const words = new Set(wordsOf(query));
     if (words.size === 0) return [];
     const hits: { result: SearchResult; score: number; order: number }[] = [];
-    for (const row of this.messages.values()) {
-      if (sessionId !== undefined && row.sessionId !== sessionId) continue;
-      const message = parseStoredMessage(row.content);
-      if (message === null) continue;
-      const content = textOfMessage(message);
-      const have = new Set(wordsOf(content));
+    for (const record of this.records.values()) {
+      if (sessionId !== undefined && record.sessionId !== sessionId) continue;
+      const have = new Set(wordsOf(record.text));
       let score = 0;
       for (const word of words) if (have.has(word)) score++;
       if (score === 0) continue;
-      const result: SearchResult = { id: row.id, role: row.role, content, createdAt: row.createdAt };
-      if (sessionId === undefined) result.sessionId = row.sessionId;
-      hits.push({ result, score, order: row.order });
+      const result: SearchResult = {
+        id: record.id,
+        role: record.role,
+        content: record.text,
+        createdAt: record.createdAt ?? "",
+      };
+      if (sessionId === undefined) result.sessionId = record.sessionId;
+      hits.push({ result, score, order: record.order });
     }
     hits.sort((left, right) => right.score - left.score || left.order - right.order);
-    return hits.slice(0, whole).map((hit) => hit.result);
+    return hits.slice(0, Math.max(0, Math.floor(limit))).map((hit) => hit.result);
   }
 
-  /** Removes every message and overlay of a session. */
+  /** Removes every record, overlay and calibration of a session. */
   clear(sessionId: string): void {
-    for (const [id, row] of this.messages) if (row.sessionId === sessionId) this.messages.delete(id);
-    this.compactions.delete(sessionId);
+    for (const [id, record] of this.records) if (record.sessionId === sessionId) this.records.delete(id);
+    this.overlays.delete(sessionId);
     this.calibrations.delete(sessionId);
   }
 }
@@ -101,12 +78,13 @@ function wordsOf(text: string): string[] {
 }
 
 /**
- * A `SessionStore` in memory (on an `InMemorySessions`, shared or its own), for tests and quick starts. It
- * keeps the contract as the SQL stores do: messages stored as JSON text (reads are copies), refusals with
- * `ContextError`, overlays applied on read, search by words. Every operation runs without a pause, so
- * concurrent appends chain.
+ * A session store in memory (on an `InMemorySessions`, shared or its own), for tests and quick starts: the
+ * storage contract `SessionStoreV1` and nothing more, as a third-party store would write it. Every method
+ * runs to its end without a pause, which is what makes an append atomic here; a store over asynchronous
+ * storage needs a lock or a transaction instead.
  */
-export class InMemorySessionStore implements SessionStore {
+export class InMemorySessionStore implements SessionStoreV1 {
+  readonly specificationVersion = "v1";
   readonly sessionId: string;
   readonly sessions: InMemorySessions;
 
@@ -127,286 +105,155 @@ export class InMemorySessionStore implements SessionStore {
     this.sessions = options.sessions ?? new InMemorySessions();
   }
 
-  async getMessage(id: string): Promise<SessionMessage | null> {
-    const row = this.#row(id);
-    return row === null ? null : parseStoredMessage(row.content);
-  }
-
-  async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
-    return applyCompactions(this.#path(leafId), this.#compactions());
-  }
-
-  async getRecentHistory(
-    leafId: string | null | undefined,
-    maxBytes: number,
-    minMessages = 1,
-  ): Promise<RecentHistoryResult> {
-    checkRecentHistoryBudget(maxBytes);
-    const rows = this.#pathRows(leafId);
-    const floor = Math.max(1, Math.floor(minMessages));
-    const window: StoredRow[] = [];
-    let total = 0;
-    for (let index = rows.length - 1; index >= 0; index--) {
-      const row = rows[index] as StoredRow;
-      const bytes = new TextEncoder().encode(row.content).length;
-      if (window.length >= floor && total + bytes > maxBytes) break;
-      window.unshift(row);
-      total += bytes;
+  async readPath(
+    leafId: string | undefined,
+    options: { limit: number; content: boolean },
+  ): Promise<MessageRecord[]> {
+    let record = leafId === undefined ? this.#latestLeaf() : this.#record(leafId);
+    const path: StoredRecord[] = [];
+    const seen = new Set<string>();
+    while (record !== null && path.length < options.limit && !seen.has(record.id)) {
+      seen.add(record.id);
+      path.push(record);
+      record = record.parentId === null ? null : this.#record(record.parentId);
     }
-    const messages = parseAll(window);
-    return {
-      messages: applyCompactions(messages, this.#compactions()),
-      truncated: window.length < rows.length,
-      totalContentBytes: total,
-    };
+    return path.reverse().map((stored) => copy(stored, options.content));
   }
 
-  async getLatestLeaf(): Promise<SessionMessage | null> {
-    const leaf = this.#latestLeaf();
-    return leaf === null ? null : parseStoredMessage(leaf.content);
-  }
-
-  async getBranches(messageId: string): Promise<SessionMessage[]> {
-    return parseAll(this.#rows().filter((row) => row.parentId === messageId));
-  }
-
-  async getPathLength(leafId?: string | null): Promise<number> {
-    return this.#pathRows(leafId).length;
-  }
-
-  async getNode(id: string): Promise<MessageNode | null> {
-    const row = this.#row(id);
-    return row === null ? null : nodeOf(row);
-  }
-
-  async getTree(options: { limit?: number } = {}): Promise<MessageNode[]> {
-    const limit = options.limit ?? Number.POSITIVE_INFINITY;
-    if (typeof limit !== "number" || Number.isNaN(limit) || limit < 0) {
-      throw new ContextError("INVALID_INPUT", `getTree: limit must be a number ≥ 0, got ${String(limit)}`);
-    }
-    return this.#rows().slice(0, limit).map(nodeOf);
-  }
-
-  async getPathNodes(leafId?: string | null): Promise<MessageNode[]> {
-    const rows = this.#pathRows(leafId);
-    checkWholePath(
-      rows.map((row) => ({ id: row.id, parent_id: row.parentId })),
-      "getPathNodes",
-    );
-    return rows.map(nodeOf);
-  }
-
-  async getMessages(ids: readonly string[]): Promise<SessionMessage[]> {
-    if (!Array.isArray(ids)) {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `getMessages: expected an array of ids, got ${describeValue(ids)}`,
-      );
-    }
-    const rows: StoredRow[] = [];
+  async readMessages(ids: readonly string[]): Promise<MessageRecord[]> {
+    const found: MessageRecord[] = [];
     for (const id of ids) {
-      const row = typeof id === "string" ? this.#row(id) : null;
-      if (row !== null) rows.push(row);
+      const record = this.#record(id);
+      if (record !== null) found.push(copy(record, true));
     }
-    return parseAll(rows);
+    return found;
   }
 
-  async appendMessage(message: SessionMessage, parentId?: string | null): Promise<AppendedMessage> {
-    const row = this.#insert(message, parentId, "appendMessage", new Date().toISOString());
-    return { parentId: row.parentId, createdAt: row.createdAt };
+  async readChildren(parentId: string): Promise<MessageRecord[]> {
+    return this.#records()
+      .filter((record) => record.parentId === parentId)
+      .map((record) => copy(record, true));
   }
 
-  async getPathTokens(leafId?: string | null): Promise<number> {
-    return pathTokensWithOverlays(this.#pathRows(leafId), this.#compactions());
+  async readTree(limit: number): Promise<MessageRecord[]> {
+    return this.#records()
+      .slice(0, limit)
+      .map((record) => copy(record, false));
   }
 
-  async getTokenCalibration(): Promise<number | null> {
-    return this.sessions.calibrations.get(this.sessionId) ?? null;
-  }
-
-  async setTokenCalibration(calibration: number): Promise<void> {
-    this.sessions.calibrations.set(this.sessionId, checkCalibration(calibration));
-  }
-
-  async importMessage(message: SessionMessage, parentId: string | null, createdAt: string): Promise<void> {
-    if (parentId !== null) checkMessageId(parentId, "parentId", "importMessage");
-    if (typeof createdAt !== "string" || Number.isNaN(Date.parse(createdAt))) {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `importMessage: createdAt must be an ISO date string, got ${describeValue(createdAt)}`,
-      );
+  async append(records: readonly MessageRecord[], placement: AppendPlacement): Promise<AppendResult> {
+    const leaf = this.#latestLeaf();
+    if (placement.expectedLeafId !== undefined && (leaf?.id ?? null) !== placement.expectedLeafId) {
+      return { status: "stale-leaf", leafId: leaf?.id ?? null };
     }
-    this.#insert(message, parentId, "importMessage", createdAt);
-  }
-
-  #insert(
-    message: SessionMessage,
-    parentId: string | null | undefined,
-    operation: string,
-    createdAt: string,
-  ): StoredRow {
-    const checked = checkSessionMessage(message, operation);
-    if (parentId !== undefined && parentId !== null) checkMessageId(parentId, "parentId", operation);
-    if (parentId === checked.id) {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `${operation}: message "${checked.id}" cannot be its own parent`,
-      );
-    }
-    const content = serializeMessage(checked);
-    const existing = this.sessions.messages.get(checked.id);
-    if (existing !== undefined) {
-      // An identical retry (its first attempt stored it) gets the stored row back; anything else is refused.
-      const attempt = { sessionId: this.sessionId, parentId, content };
-      if (isIdenticalRetry(existing, attempt)) return existing;
-      throw storedIdError(operation, checked.id, existing, attempt);
-    }
-    const orphans = [...this.sessions.messages.values()]
-      .filter((row) => row.sessionId === this.sessionId && row.parentId === checked.id)
-      .slice(0, 3);
-    if (orphans.length > 0) {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `${operation}: id "${checked.id}" is still the parent of stored messages (${orphans
-          .map((row) => `"${row.id}"`)
-          .join(
-            ", ",
-          )}; it was deleted without them); storing a new message under it could make a cycle: use another id`,
-      );
-    }
-    let parent: string | null;
-    if (parentId === undefined) parent = this.#latestLeaf()?.id ?? null;
-    else if (parentId === null) parent = null;
-    else {
-      if (this.#row(parentId) === null) {
-        throw new ContextError(
-          "NOT_FOUND",
-          `${operation}: parent "${parentId}" of message "${checked.id}" is not in this session`,
-        );
+    let parentId: string | null;
+    if (placement.parentId === undefined) parentId = leaf?.id ?? null;
+    else if (placement.parentId === null) parentId = null;
+    else if (this.#record(placement.parentId) === null) {
+      return { status: "parent-missing", parentId: placement.parentId };
+    } else parentId = placement.parentId;
+    for (const [index, record] of records.entries()) {
+      const holder = this.sessions.records.get(record.id);
+      if (holder !== undefined) return { status: "id-taken", index, holder: copyWithSession(holder) };
+      if (this.#records().some((stored) => stored.parentId === record.id)) {
+        return { status: "still-a-parent", index };
       }
-      parent = parentId;
     }
-    const row: StoredRow = {
-      id: checked.id,
-      sessionId: this.sessionId,
-      parentId: parent,
-      role: checked.role,
-      content,
-      createdAt,
-      order: this.sessions.nextOrder(),
-      tokens: messageTokenStamp(checked),
-    };
-    this.sessions.messages.set(checked.id, row);
-    return row;
+    let parent = parentId;
+    for (const record of records) {
+      this.sessions.records.set(record.id, {
+        ...record,
+        parentId: parent,
+        sessionId: this.sessionId,
+        content: record.content ?? "",
+        text: record.text ?? "",
+        order: this.sessions.nextOrder(),
+      });
+      parent = record.id;
+    }
+    return { status: "appended", parentId };
   }
 
-  async updateMessage(message: SessionMessage): Promise<void> {
-    const checked = checkSessionMessage(message, "updateMessage");
-    const content = serializeMessage(checked);
-    const row = this.#row(checked.id);
-    if (row === null)
-      throw new ContextError("NOT_FOUND", `updateMessage: no message "${checked.id}" in this session`);
-    row.content = content;
-    row.role = checked.role;
-    row.tokens = messageTokenStamp(checked);
+  async update(record: MessageRecord): Promise<boolean> {
+    const stored = this.#record(record.id);
+    if (stored === null) return false;
+    const { parentId: _parent, createdAt: _createdAt, ...changes } = record;
+    Object.assign(stored, changes);
+    return true;
   }
 
-  async deleteMessages(messageIds: readonly string[]): Promise<void> {
-    if (!Array.isArray(messageIds)) {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `deleteMessages: expected an array of ids, got ${describeValue(messageIds)}`,
-      );
-    }
-    for (const id of messageIds) {
-      if (typeof id === "string" && this.#row(id) !== null) this.sessions.messages.delete(id);
-    }
+  async delete(ids: readonly string[]): Promise<void> {
+    for (const id of ids) if (this.#record(id) !== null) this.sessions.records.delete(id);
   }
 
-  async clearMessages(): Promise<void> {
+  async clear(): Promise<void> {
     this.sessions.clear(this.sessionId);
   }
 
-  async addCompaction(
-    summary: string,
-    fromMessageId: string,
-    toMessageId: string,
-  ): Promise<StoredCompaction> {
-    checkCompactionArguments(summary, fromMessageId, toMessageId);
-    const newest = this.sessions.compactions.get(this.sessionId)?.at(-1);
-    if (sameOverlay(newest, summary, fromMessageId, toMessageId)) return { ...newest };
-    const compaction: StoredCompaction = {
-      id: crypto.randomUUID(),
-      summary,
-      fromMessageId,
-      toMessageId,
-      createdAt: new Date().toISOString(),
-    };
-    const list = this.sessions.compactions.get(this.sessionId) ?? [];
-    list.push(compaction);
-    this.sessions.compactions.set(this.sessionId, list);
-    return { ...compaction };
+  async addOverlay(overlay: StoredCompaction): Promise<void> {
+    const list = this.sessions.overlays.get(this.sessionId) ?? [];
+    list.push({ ...overlay });
+    this.sessions.overlays.set(this.sessionId, list);
   }
 
-  async getCompactions(): Promise<StoredCompaction[]> {
-    return this.#compactions().map((compaction) => ({ ...compaction }));
+  async readOverlays(): Promise<StoredCompaction[]> {
+    return (this.sessions.overlays.get(this.sessionId) ?? []).map((overlay) => ({ ...overlay }));
   }
 
-  async searchMessages(query: string, limit = 20): Promise<SearchResult[]> {
-    return this.sessions.search(query, limit, this.sessionId);
+  async search(query: string, limit: number): Promise<StoredSearchHit[]> {
+    return this.sessions.search(query, limit, this.sessionId).map((hit) => ({
+      id: hit.id,
+      role: hit.role,
+      text: hit.content,
+      createdAt: hit.createdAt ?? null,
+    }));
   }
 
-  // ── Internals ──────────────────────────────────────────────────────────────────────────────────────
-
-  #row(id: string): StoredRow | null {
-    const row = this.sessions.messages.get(id);
-    return row !== undefined && row.sessionId === this.sessionId ? row : null;
+  async readCalibration(): Promise<number | null> {
+    return this.sessions.calibrations.get(this.sessionId) ?? null;
   }
 
-  /** This session's rows in the order they were stored. */
-  #rows(): StoredRow[] {
-    return [...this.sessions.messages.values()]
-      .filter((row) => row.sessionId === this.sessionId)
+  async writeCalibration(calibration: number): Promise<void> {
+    this.sessions.calibrations.set(this.sessionId, calibration);
+  }
+
+  #record(id: string): StoredRecord | null {
+    const record = this.sessions.records.get(id);
+    return record !== undefined && record.sessionId === this.sessionId ? record : null;
+  }
+
+  /** This session's records in the order they were stored. */
+  #records(): StoredRecord[] {
+    return [...this.sessions.records.values()]
+      .filter((record) => record.sessionId === this.sessionId)
       .sort((left, right) => left.order - right.order);
   }
 
-  #compactions(): StoredCompaction[] {
-    return this.sessions.compactions.get(this.sessionId) ?? [];
-  }
-
-  #latestLeaf(): StoredRow | null {
-    const rows = this.#rows();
-    const parents = new Set(rows.map((row) => row.parentId));
-    for (let index = rows.length - 1; index >= 0; index--) {
-      const row = rows[index] as StoredRow;
-      if (!parents.has(row.id)) return row;
+  #latestLeaf(): StoredRecord | null {
+    const records = this.#records();
+    const parents = new Set(records.map((record) => record.parentId));
+    for (let index = records.length - 1; index >= 0; index--) {
+      const record = records[index] as StoredRecord;
+      if (!parents.has(record.id)) return record;
     }
     return null;
   }
-
-  /** Rows root..leaf (default: the latest leaf); a parent deleted ends the path, as in the SQL stores. */
-  #pathRows(leafId: string | null | undefined): StoredRow[] {
-    const leaf = leafId === undefined || leafId === null ? this.#latestLeaf() : this.#row(leafId);
-    const path: StoredRow[] = [];
-    const seen = new Set<string>();
-    for (let row = leaf; row !== null && path.length <= maximumPathLength && !seen.has(row.id); ) {
-      seen.add(row.id);
-      path.push(row);
-      row = row.parentId === null ? null : this.#row(row.parentId);
-    }
-    return path.reverse();
-  }
-
-  #path(leafId: string | null | undefined): SessionMessage[] {
-    const rows = this.#pathRows(leafId);
-    checkWholePath(
-      rows.map((row) => ({ id: row.id, parent_id: row.parentId })),
-      "getHistory",
-    );
-    return parseAll(rows);
-  }
 }
 
-function nodeOf(row: StoredRow): MessageNode {
-  return { id: row.id, parentId: row.parentId, role: row.role, createdAt: row.createdAt };
+/** A copy of a stored record as the contract returns it (reads are copies, as from a database). */
+function copy(record: StoredRecord, content: boolean): MessageRecord {
+  const result: MessageRecord = {
+    id: record.id,
+    parentId: record.parentId,
+    role: record.role,
+    createdAt: record.createdAt,
+  };
+  if (record.bytes !== undefined) result.bytes = record.bytes;
+  if (record.tokens !== undefined) result.tokens = record.tokens;
+  if (content) result.content = record.content;
+  return result;
+}
+
+function copyWithSession(record: StoredRecord): IdHolder {
+  return { ...copy(record, true), sessionId: record.sessionId, content: record.content };
 }

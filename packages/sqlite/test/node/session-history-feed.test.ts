@@ -1,5 +1,5 @@
 import { checkSessionHistoryAndFeed } from "@contextblocks/conformance";
-import { Session } from "@contextblocks/sessions";
+import { MessageTree, Session } from "@contextblocks/sessions";
 import { InMemorySessionStore } from "@contextblocks/sessions/memory";
 import { afterEach, describe, it } from "vitest";
 import { SqliteSessionStore } from "../../src/index.js";
@@ -12,6 +12,8 @@ describe("Session.history / historyBatches / the change feed on SqliteSessionSto
   it("batched and budgeted reads equal getHistory; the feed mirrors; upsert and import keep the tree", async () => {
     temporary = openTemporaryDatabase();
     const session = new Session({ store: new SqliteSessionStore(temporary.database, "chat") });
-    await checkSessionHistoryAndFeed(session, { mirror: new InMemorySessionStore({ sessionId: "chat" }) });
+    await checkSessionHistoryAndFeed(session, {
+      mirror: new MessageTree(new InMemorySessionStore({ sessionId: "chat" })),
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { checkSessionHistoryAndFeed } from "@contextblocks/conformance";
-import { Session } from "@contextblocks/sessions";
+import { MessageTree, Session } from "@contextblocks/sessions";
 import { InMemorySessionStore } from "@contextblocks/sessions/memory";
 import { describe, it } from "vitest";
 import { sqliteBackend } from "../../src/index.js";
@@ -10,7 +10,7 @@ describe("Session.history / historyBatches / the change feed in a Durable Object
     await inObject("history-feed", async (state) => {
       const session = Session.create(sqliteBackend(state.storage)).forSession("chat");
       await checkSessionHistoryAndFeed(session, {
-        mirror: new InMemorySessionStore({ sessionId: "chat" }),
+        mirror: new MessageTree(new InMemorySessionStore({ sessionId: "chat" })),
         largeMessageBytes: 3 * 1024 * 1024,
       });
     });
