@@ -4,6 +4,8 @@ export {
   INVISIBLE_CHARACTERS,
   LINE_BREAKS,
 } from "./adversarial.js";
+export { describeSessionBackend } from "./backend-suite.js";
+export type { ContractSuiteOptions } from "./contract-suite.js";
 export {
   describeCapabilityDeclaration,
   describeContextProvider,
@@ -27,7 +29,9 @@ export {
 } from "./describe-session-store.js";
 export { HOSTILE_QUERIES, type HostileQuery } from "./hostile-queries.js";
 export type { ConformanceCapabilities, ConformanceOptions, ProviderFactory } from "./options.js";
+export { describeSessionRegistry } from "./registry-suite.js";
 export { type CallRunner, routeProviderCalls } from "./route-calls.js";
+export { describeRunStateStore } from "./run-state-suite.js";
 export { checkSessionHistoryAndFeed, type SessionUnderTest } from "./session-feed.js";
 export type {
   ConformanceMessage,

@@ -1,0 +1,74 @@
+import type { SessionRegistry } from "@contextblocks/sessions";
+import { expect } from "vitest";
+import { type ContractSuiteOptions, contractSuite, refusedWith } from "./contract-suite.js";
+
+/**
+ * The session registry contract (`SessionRegistry`, what `SessionManager` lists): rows with agents'
+ * `assistant_sessions` column names, newest update first, usage counters, and the refusals every registry
+ * makes alike.
+ */
+export function describeSessionRegistry<R extends SessionRegistry>(
+  name: string,
+  factory: () => R | Promise<R>,
+  options: ContractSuiteOptions<R> = {},
+): void {
+  contractSuite(`${name}: session registry`, factory, options, (test) => {
+    test("create returns the row get reads back, with agents' column names and zeroed usage", async (create) => {
+      const registry = await create();
+      const row = await registry.create("s1", "First", { parentSessionId: "s0", model: "m", source: "web" });
+      expect(row).toMatchObject({
+        id: "s1",
+        name: "First",
+        parent_session_id: "s0",
+        model: "m",
+        source: "web",
+        input_tokens: 0,
+        output_tokens: 0,
+        estimated_cost: 0,
+        end_reason: null,
+      });
+      expect(typeof row.created_at).toBe("string");
+      expect(await registry.get("s1")).toEqual(row);
+      expect(await registry.get("missing")).toBeNull();
+    });
+
+    test("list is newest update first; update, touch and addUsage move a row to the front", async (create) => {
+      const registry = await create();
+      for (const id of ["a", "b", "c"]) await registry.create(id, id.toUpperCase());
+      expect((await registry.list()).map((row) => row.id)).toEqual(["c", "b", "a"]);
+      await registry.update("a", { name: "Renamed" });
+      expect((await registry.list()).map((row) => row.id)).toEqual(["a", "c", "b"]);
+      await registry.touch("b");
+      expect((await registry.list()).map((row) => row.id)).toEqual(["b", "a", "c"]);
+      await registry.addUsage("c", 10, 5, 0.25);
+      await registry.addUsage("c", 1, 2, 0.5);
+      const [first] = await registry.list();
+      expect(first).toMatchObject({ id: "c", input_tokens: 11, output_tokens: 7, estimated_cost: 0.75 });
+      expect((await registry.get("a"))?.name).toBe("Renamed");
+      await registry.update("a", { endReason: "done" });
+      expect((await registry.get("a"))?.end_reason).toBe("done");
+    });
+
+    test("refuses an existing id (INVALID_INPUT), an unknown id to update (NOT_FOUND) and non-finite usage", async (create) => {
+      const registry = await create();
+      await registry.create("s", "One");
+      expect((await refusedWith(() => registry.create("s", "Again"))).code).toBe("INVALID_INPUT");
+      expect((await refusedWith(() => registry.update("nobody", { name: "x" }))).code).toBe("NOT_FOUND");
+      for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, "3" as unknown as number]) {
+        expect((await refusedWith(() => registry.addUsage("s", bad, 0, 0))).code).toBe("INVALID_INPUT");
+      }
+      expect(await registry.get("s")).toMatchObject({ name: "One", input_tokens: 0 });
+    });
+
+    test("touch and addUsage of an unknown id change nothing; delete removes only its row", async (create) => {
+      const registry = await create();
+      await registry.create("keep", "Keep");
+      await registry.create("drop", "Drop");
+      await registry.touch("unknown");
+      await registry.addUsage("unknown", 1, 1, 1);
+      await registry.delete("drop");
+      await registry.delete("never-existed");
+      expect((await registry.list()).map((row) => row.id)).toEqual(["keep"]);
+    });
+  });
+}

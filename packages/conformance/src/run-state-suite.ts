@@ -1,0 +1,53 @@
+import type { RunStateStore } from "@contextblocks/sessions";
+import { expect } from "vitest";
+import { type ContractSuiteOptions, contractSuite } from "./contract-suite.js";
+
+/**
+ * The run-state contract (`RunStateStore`, where a pipeline keeps its plugins' state per session): a JSON
+ * round trip, copies on both sides, whole replacement on save, and sessions kept apart.
+ */
+export function describeRunStateStore<S extends RunStateStore>(
+  name: string,
+  factory: () => S | Promise<S>,
+  options: ContractSuiteOptions<S> = {},
+): void {
+  contractSuite(`${name}: run state`, factory, options, (test) => {
+    test("load is null for a session never saved, then what save stored, as JSON round-trips it", async (create) => {
+      const store = await create();
+      expect(await store.load("s")).toBeNull();
+      const states = { history: { cursor: 3, ids: ["a", "b"] }, notes: { text: 'ünïcödé \u2028 "quoted"' } };
+      await store.save("s", states);
+      expect(await store.load("s")).toEqual(states);
+    });
+
+    test("a save replaces every plugin's state of the session; other sessions keep theirs", async (create) => {
+      const store = await create();
+      await store.save("one", { a: { n: 1 }, b: { n: 2 } });
+      await store.save("two", { a: { n: 9 } });
+      await store.save("one", { b: { n: 3 } });
+      expect(await store.load("one")).toEqual({ b: { n: 3 } });
+      expect(await store.load("two")).toEqual({ a: { n: 9 } });
+    });
+
+    test("saved and loaded states are copies", async (create) => {
+      const store = await create();
+      const states = { a: { list: [1] } };
+      await store.save("s", states);
+      states.a.list.push(2);
+      const loaded = await store.load("s");
+      expect(loaded).toEqual({ a: { list: [1] } });
+      (loaded?.a?.list as number[]).push(3);
+      expect(await store.load("s")).toEqual({ a: { list: [1] } });
+    });
+
+    test("delete forgets one session's state", async (create) => {
+      const store = await create();
+      await store.save("one", { a: {} });
+      await store.save("two", { a: {} });
+      await store.delete("one");
+      await store.delete("never-saved");
+      expect(await store.load("one")).toBeNull();
+      expect(await store.load("two")).toEqual({ a: {} });
+    });
+  });
+}
