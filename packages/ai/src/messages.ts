@@ -1,4 +1,5 @@
 import type { ModelMessage, UIMessage } from "ai";
+import { parseToolInput } from "./tool-input.js";
 
 /**
  * The two message shapes of the AI SDK this package reads and returns: `ModelMessage` (what
@@ -113,13 +114,9 @@ function isErrorOutcome(value: unknown): boolean {
   return typeof value === "object" && value !== null && (value as { isError?: unknown }).isError === true;
 }
 
+/** Input stored as JSON text reads as the SDK sent it; input the SDK already parsed is used as it is. */
 function parseInput(input: unknown): unknown {
-  if (typeof input !== "string") return input;
-  try {
-    return JSON.parse(input);
-  } catch {
-    return input;
-  }
+  return typeof input === "string" ? parseToolInput(input) : input;
 }
 
 /** `label` and `key` of a `load_context` / `unload_context` input, or `null` when they are not strings. */

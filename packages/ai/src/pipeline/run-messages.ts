@@ -1,4 +1,5 @@
 import type { ModelMessage } from "ai";
+import { parseToolInput } from "../tool-input.js";
 import type { ModelContent, RunMessage } from "./model-types.js";
 
 type AssistantPart = Extract<RunMessage, { role: "assistant" }>["content"][number];
@@ -48,7 +49,7 @@ export function responseMessages(content: readonly ModelContent[]): RunMessage[]
           type: "tool-call",
           toolCallId: item.toolCallId,
           toolName: item.toolName,
-          input: parseInput(item.input),
+          input: parseToolInput(item.input),
           ...(item.providerExecuted ? { providerExecuted: true } : {}),
           ...options,
         });
@@ -70,16 +71,4 @@ export function responseMessages(content: readonly ModelContent[]): RunMessage[]
     }
   }
   return parts.length === 0 ? [] : [{ role: "assistant", content: parts }];
-}
-
-/**
- * The input as the AI SDK sends it back to the model on the next step: the parsed JSON, or `{}` when the
- * model's text is not JSON (an invalid tool call), so a stored turn replays byte for byte.
- */
-function parseInput(input: string): unknown {
-  try {
-    return JSON.parse(input);
-  } catch {
-    return {};
-  }
 }
