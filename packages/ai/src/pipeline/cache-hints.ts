@@ -1,4 +1,12 @@
 import { isReminderPart } from "../reminder-placement.js";
+import {
+  anthropicSpelling,
+  bedrockSpelling,
+  breakpointsOf,
+  breakpointTtl,
+  compatibleTtl,
+  MAXIMUM_CACHE_BREAKPOINTS,
+} from "./cache-breakpoints.js";
 import type { ModelCallOptions, RunMessage } from "./model-types.js";
 
 /**
@@ -25,7 +33,8 @@ export interface CacheHintOptions {
   openai?: boolean | ((sessionId: string) => string);
   /**
    * Anthropic's cache lifetime: `"5m"` (writes cost 1.25× the input price) or `"1h"` (writes cost 2×; worth it
-   * when turns are more than five minutes apart). Default `"5m"` (no `ttl` is sent).
+   * when turns are more than five minutes apart). Default `"5m"` (no `ttl` is sent). A hint takes the other
+   * TTL when your own breakpoints require it: longer TTLs must come first (`compatibleTtl`).
    */
   ttl?: "5m" | "1h";
   /**
@@ -34,9 +43,6 @@ export interface CacheHintOptions {
    */
   conversation?: boolean;
 }
-
-/** Anthropic and Bedrock accept at most this many cache breakpoints in one request. */
-export const MAXIMUM_CACHE_BREAKPOINTS = 4;
 
 /** What the pipeline knows about the call it assembled. */
 export interface CacheHintCall {
@@ -49,8 +55,10 @@ type ProviderOptions = NonNullable<ModelCallOptions["providerOptions"]>;
 
 /**
  * The call with cache hints added; `params` itself is never changed, nor any message the hints do not touch.
- * Options the caller set win: a `promptCacheKey` already present stays, and breakpoints the caller placed
- * count against the limit of four (ours are dropped first, the conversation's before the system's).
+ * Options the caller set win: a `promptCacheKey` already present stays, and every breakpoint the caller placed
+ * (on tools, system, messages, parts, and Anthropic's top-level automatic caching) counts against the limit
+ * of four (ours are dropped first, the conversation's before the system's). A hint takes the TTL asked for
+ * when the caller's breakpoints allow it, else the one that keeps longer TTLs first (`compatibleTtl`).
  */
 export async function withCacheHints(
   params: ModelCallOptions,
@@ -59,31 +67,25 @@ export async function withCacheHints(
 ): Promise<ModelCallOptions> {
   const { anthropic = true, bedrock = true, openai = true, conversation = true } = options;
   const prompt = [...params.prompt];
-  const marked = cacheBreakpointTargets(prompt, call.frozenPrompt, conversation);
-  if (anthropic || bedrock) {
-    const free = {
-      anthropic: MAXIMUM_CACHE_BREAKPOINTS - countMarks(prompt, anthropicMark),
-      bedrock: MAXIMUM_CACHE_BREAKPOINTS - countMarks(prompt, bedrockMark),
-    };
-    for (const index of marked) {
+  const targets = cacheBreakpointTargets(prompt, call.frozenPrompt, conversation);
+  const providers = [
+    ...(anthropic ? [{ spelling: anthropicSpelling, wanted: options.ttl ?? "5m" }] : []),
+    ...(bedrock ? [{ spelling: bedrockSpelling, wanted: "5m" as const }] : []),
+  ];
+  for (const { spelling, wanted } of providers) {
+    const placed = breakpointsOf(params, spelling);
+    for (const index of targets) {
+      if (placed.length >= MAXIMUM_CACHE_BREAKPOINTS) break;
       const message = prompt[index]!;
-      const add: Record<string, Record<string, unknown>> = {};
-      if (anthropic && free.anthropic > 0 && !anthropicMark(message.providerOptions)) {
-        add.anthropic = {
-          cacheControl: options.ttl === "1h" ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" },
-        };
-        free.anthropic -= 1;
-      }
-      if (bedrock && free.bedrock > 0 && !bedrockMark(message.providerOptions)) {
-        add.bedrock = { cachePoint: { type: "default" } };
-        free.bedrock -= 1;
-      }
-      if (Object.keys(add).length > 0) {
-        prompt[index] = {
-          ...message,
-          providerOptions: mergeOptions(message.providerOptions, add),
-        } as RunMessage;
-      }
+      if (breakpointTtl(message.providerOptions, spelling) !== null) continue;
+      const position = index + 0.5;
+      const ttl = compatibleTtl(placed, position, wanted);
+      if (ttl === null) continue;
+      placed.push({ position, ttl });
+      prompt[index] = {
+        ...message,
+        providerOptions: mergeOptions(message.providerOptions, { [spelling.namespace]: spelling.write(ttl) }),
+      } as RunMessage;
     }
   }
   let providerOptions = params.providerOptions;
@@ -129,28 +131,6 @@ export async function promptCacheKey(sessionId: string): Promise<string> {
   return `contextblocks-${hex.join("")}`;
 }
 
-type Options = { [key: string]: unknown } | undefined;
-
-function anthropicMark(options: Options): boolean {
-  const own = options?.anthropic as Options;
-  return own?.cacheControl !== undefined || own?.cache_control !== undefined;
-}
-
-function bedrockMark(options: Options): boolean {
-  return (options?.bedrock as Options)?.cachePoint !== undefined;
-}
-
-/** Breakpoints already in the prompt: on messages and on their parts. */
-function countMarks(prompt: readonly RunMessage[], marked: (options: Options) => boolean): number {
-  let count = 0;
-  for (const message of prompt) {
-    if (marked(message.providerOptions)) count += 1;
-    if (!Array.isArray(message.content)) continue;
-    for (const part of message.content) if (marked(part.providerOptions)) count += 1;
-  }
-  return count;
-}
-
 function mergeOptions(
   options: ProviderOptions | undefined,
   add: Record<string, Record<string, unknown>>,
@@ -166,8 +146,13 @@ function mergeOptions(
  */
 export function ignoreCacheHints(key: string, value: unknown): unknown {
   if (key !== "providerOptions" || typeof value !== "object" || value === null) return value;
-  const options = value as Record<string, Options>;
-  if (!anthropicMark(options) && !bedrockMark(options)) return value;
+  const options = value as Record<string, Record<string, unknown> | undefined>;
+  if (
+    breakpointTtl(options, anthropicSpelling) === null &&
+    breakpointTtl(options, bedrockSpelling) === null
+  ) {
+    return value;
+  }
   const kept: Record<string, unknown> = {};
   for (const [provider, values] of Object.entries(options)) {
     const {

@@ -1,7 +1,7 @@
 import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { Session } from "@contextblocks/sessions";
 import { inMemoryBackend } from "@contextblocks/sessions/memory";
-import { generateText, stepCountIs, streamText } from "ai";
+import { generateText, type JSONValue, jsonSchema, stepCountIs, streamText, tool } from "ai";
 import { describe, expect, it } from "vitest";
 import {
   type CacheHintOptions,
@@ -19,6 +19,7 @@ import {
   scriptedModel,
   scriptedStreamModel,
 } from "../helpers.js";
+import { breakpointTtls } from "./helpers.js";
 
 const EPHEMERAL = { anthropic: { cacheControl: { type: "ephemeral" } } };
 const CACHE_POINT = { bedrock: { cachePoint: { type: "default" } } };
@@ -226,5 +227,129 @@ describe("cache hints (contextMiddleware / contextPipeline)", () => {
     expect(calls[2]!.prompt.length).toBeGreaterThan(calls[0]!.prompt.length);
     const middle = calls[2]!.prompt.slice(1, -1);
     for (const message of middle) expect(message.providerOptions?.anthropic).toBeUndefined();
+  });
+});
+
+describe("cache hints count every breakpoint the caller placed, and keep longer TTLs first", () => {
+  const ONE_HOUR = { anthropic: { cacheControl: { type: "ephemeral", ttl: "1h" } } };
+
+  /** One `generateText` call through a pipeline; what the model received. */
+  async function send(
+    request: {
+      messages: RunMessage[];
+      toolOptions?: Record<string, Record<string, JSONValue>>;
+      providerOptions?: Record<string, Record<string, JSONValue>>;
+    },
+    cacheHints?: CacheHintOptions,
+  ): Promise<LanguageModelV3CallOptions> {
+    const model = scriptedModel([answer("ok")]);
+    const pipeline = contextPipeline({
+      model,
+      context: createContext(createStore()),
+      ...(cacheHints ? { cacheHints } : {}),
+    });
+    const lookup = tool({
+      description: "Looks a city up",
+      inputSchema: jsonSchema({ type: "object" }),
+      execute: async () => "42",
+      ...(request.toolOptions ? { providerOptions: request.toolOptions } : {}),
+    });
+    await generateText({
+      model: pipeline.model,
+      tools: { ...pipeline.tools, lookup },
+      messages: request.messages,
+      ...(request.providerOptions ? { providerOptions: request.providerOptions } : {}),
+    });
+    return model.doGenerateCalls[0]!;
+  }
+
+  const text = (role: "user" | "assistant", words: string, providerOptions?: object): RunMessage =>
+    ({
+      role,
+      content: [{ type: "text", text: words }],
+      ...(providerOptions ? { providerOptions } : {}),
+    }) as RunMessage;
+
+  it("a tool breakpoint and two on messages leave room for one hint, on the frozen prompt", async () => {
+    const call = await send({
+      toolOptions: EPHEMERAL,
+      messages: [
+        text("user", "one", EPHEMERAL),
+        text("assistant", "a"),
+        text("user", "two", EPHEMERAL),
+        text("assistant", "b"),
+        text("user", "three"),
+      ],
+    });
+    expect(call.tools?.find((definition) => definition.name === "lookup")).toMatchObject({
+      providerOptions: EPHEMERAL,
+    });
+    expect(breakpointTtls(call, "anthropic")).toHaveLength(4);
+    expect(call.prompt[0]?.providerOptions?.anthropic).toEqual(EPHEMERAL.anthropic);
+    expect(call.prompt.at(-1)?.providerOptions?.anthropic).toBeUndefined();
+    // Bedrock reads no breakpoint from tool definitions: both of its hints still fit.
+    expect(markedIndexes(call, "bedrock")).toEqual([0, call.prompt.length - 1]);
+  });
+
+  it("Anthropic's top-level automatic caching takes a slot: three marked messages leave none", async () => {
+    const call = await send({
+      providerOptions: EPHEMERAL,
+      messages: [
+        text("user", "one", EPHEMERAL),
+        text("assistant", "a", EPHEMERAL),
+        text("user", "two", EPHEMERAL),
+        text("assistant", "b"),
+        text("user", "three"),
+      ],
+    });
+    expect(call.providerOptions?.anthropic).toEqual(EPHEMERAL.anthropic);
+    expect(breakpointTtls(call, "anthropic")).toHaveLength(4);
+    expect(call.prompt[0]?.providerOptions?.anthropic).toBeUndefined();
+  });
+
+  it("a 1-hour breakpoint of the caller's later on makes the frozen prompt's hint 1 hour too", async () => {
+    const call = await send({
+      messages: [text("user", "one", ONE_HOUR), text("assistant", "a"), text("user", "two")],
+    });
+    expect(call.prompt[0]?.providerOptions?.anthropic).toEqual(ONE_HOUR.anthropic);
+    // After the caller's 1-hour breakpoint, the default 5 minutes fit.
+    expect(call.prompt.at(-1)?.providerOptions?.anthropic).toEqual(EPHEMERAL.anthropic);
+    expect(breakpointTtls(call, "anthropic")).toEqual(["1h", "1h", "5m"]);
+  });
+
+  it.each([
+    {
+      name: "ttl: '1h' behind a caller's 5-minute tool breakpoint becomes 5 minutes",
+      toolOptions: EPHEMERAL,
+      ttl: "1h",
+      ttls: ["5m", "5m", "5m"],
+    },
+    {
+      name: "a 1-hour automatic breakpoint, on the last block, makes every hint 1 hour",
+      providerOptions: ONE_HOUR,
+      ttls: ["1h", "1h", "1h"],
+    },
+    {
+      name: "the hint on the automatic breakpoint's block takes its TTL; an earlier one keeps the TTL asked for",
+      providerOptions: EPHEMERAL,
+      ttl: "1h",
+      ttls: ["1h", "5m", "5m"],
+    },
+  ] as const)("$name", async ({ ttls, ...request }) => {
+    const { ttl, ...options } = { ttl: undefined, ...request };
+    const messages = [text("user", "one"), text("assistant", "a"), text("user", "two")];
+    const call = await send({ ...options, messages }, ttl ? { ttl } : undefined);
+    expect(markedIndexes(call, "anthropic")).toEqual([0, call.prompt.length - 1]);
+    expect(breakpointTtls(call, "anthropic")).toEqual(ttls);
+  });
+
+  it("skips a hint no TTL fits: between the caller's 5-minute tool breakpoint and a 1-hour one", async () => {
+    const call = await send({
+      toolOptions: EPHEMERAL,
+      messages: [text("user", "one", ONE_HOUR), text("assistant", "a"), text("user", "two")],
+    });
+    expect(call.prompt[0]?.providerOptions?.anthropic).toBeUndefined();
+    // The conversation's hint comes after both: 5 minutes fit there.
+    expect(breakpointTtls(call, "anthropic")).toEqual(["5m", "1h", "5m"]);
   });
 });

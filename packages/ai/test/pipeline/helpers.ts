@@ -44,3 +44,34 @@ export function recordingProvider(
 export function user(text: string): RunMessage {
   return { role: "user", content: [{ type: "text", text }] };
 }
+
+/**
+ * The TTLs of every `namespace` breakpoint a call carries, in the order the provider reads the prefix: tool
+ * definitions, then each message (its parts, then the message itself), then the top-level automatic one.
+ * A breakpoint without a `ttl` is `5m`.
+ */
+export function breakpointTtls(
+  call: Pick<LanguageModelV3CallOptions, "prompt" | "tools" | "providerOptions">,
+  namespace: "anthropic" | "bedrock",
+): string[] {
+  const ttl = (options: unknown): string[] => {
+    const own = (options as Record<string, Record<string, { ttl?: string } | undefined>> | undefined)?.[
+      namespace
+    ];
+    const mark = namespace === "anthropic" ? (own?.cacheControl ?? own?.cache_control) : own?.cachePoint;
+    return mark ? [mark.ttl ?? "5m"] : [];
+  };
+  return [
+    ...(call.tools ?? []).flatMap((tool) => ("providerOptions" in tool ? ttl(tool.providerOptions) : [])),
+    ...call.prompt.flatMap((message) => [
+      ...(Array.isArray(message.content) ? message.content.flatMap((part) => ttl(part.providerOptions)) : []),
+      ...ttl(message.providerOptions),
+    ]),
+    ...ttl(call.providerOptions),
+  ];
+}
+
+/** Whether no 1-hour breakpoint follows a 5-minute one (Anthropic and Bedrock refuse that order). */
+export function longerTtlsFirst(ttls: readonly string[]): boolean {
+  return !ttls.some((ttl, index) => ttl === "1h" && ttls.slice(0, index).includes("5m"));
+}
