@@ -80,4 +80,4 @@ it("the README lists every check of the suite, by group", async () => {
     current,
     "the README's check list is stale: run `pnpm --filter @contextblocks/conformance check-list`",
   ).toBe(list);
-}, 120_000);
+}, 600_000);

@@ -13,7 +13,7 @@ let errors: unknown[];
 
 beforeAll(async () => {
   ({ outcomes, errors } = await runFixtures());
-}, 120_000);
+}, 600_000);
 
 function outcome(file: string, provider: string): ProviderOutcome {
   const found = outcomes.get(file)?.get(provider);

@@ -9,7 +9,7 @@ let errors: unknown[];
 
 beforeAll(async () => {
   ({ outcomes, errors } = await runFixtures(["test/session-fixtures/**/*.fixture.ts"]));
-}, 120_000);
+}, 600_000);
 
 function outcome(provider: string): ProviderOutcome {
   for (const providers of outcomes.values()) {

@@ -12,6 +12,7 @@ import {
   traced,
   type WritableContextProvider,
 } from "@contextblocks/core";
+import { clientRewrite } from "./client-rewrite.js";
 import type {
   CompactAfterOptions,
   CompactFunction,
@@ -627,7 +628,10 @@ export class Session {
   /**
    * Replaces the content of the stored message with this id, or appends it when the id is new (under
    * `options.parentId`, default the latest leaf). A stored message keeps its parent: `parentId` only places
-   * a new one. `{ source: "client" }` applies `untrustedMessage` either way. `inserted` says which it did.
+   * a new one. `{ source: "client" }` applies `untrustedMessage` either way, and a client's rewrite of a
+   * stored message never changes its role nor anything the server wrote in it: in a message that is not the
+   * client's own (`user`) it only supplies outcomes of tool calls still waiting for one, as `useChat`'s
+   * `addToolResult` does (`clientRewrite`). `inserted` says which it did.
    * Two upserts of one new id at once store it once (the second becomes an update).
    */
   upsertMessage(message: SessionMessage, options: UpsertOptions = {}): Promise<{ inserted: boolean }> {
@@ -642,16 +646,21 @@ export class Session {
       async () => {
         const checked = trusted(checkSessionMessage(message, "upsertMessage"), options, "upsertMessage");
         const { store } = this.#use();
-        if ((await store.getMessage(checked.id)) !== null) {
-          await this.#update(checked);
+        // A client's rewrite of a stored message keeps what the server wrote (`clientRewrite`).
+        const rewrite = (stored: SessionMessage) =>
+          options.source === "client" ? clientRewrite(stored, checked, "upsertMessage") : checked;
+        const stored = await store.getMessage(checked.id);
+        if (stored !== null) {
+          await this.#update(rewrite(stored));
           return { inserted: false };
         }
         try {
           await this.#store(checked, options.parentId);
         } catch (error) {
           // Stored meanwhile by another writer: update it instead (its parent stays).
-          if ((await store.getMessage(checked.id)) === null) throw error;
-          await this.#update(checked);
+          const meanwhile = await store.getMessage(checked.id);
+          if (meanwhile === null) throw error;
+          await this.#update(rewrite(meanwhile));
           return { inserted: false };
         }
         await this.#compactIfOverThreshold();
