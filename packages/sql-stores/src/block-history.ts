@@ -103,6 +103,25 @@ ON CONFLICT(label, slot) DO UPDATE SET version = excluded.version, content = exc
   source = excluded.source, written_at = excluded.written_at`;
 }
 
+/**
+ * SQLite on a client that cannot run a group atomically: the slot write with the values the block write
+ * returned (its `RETURNING` row), so no other writer's statement in between can change what is recorded.
+ */
+export function recordReturnedVersion(
+  row: { label?: unknown; content?: unknown; history_version?: unknown },
+  source: string,
+  retention: number,
+): SqlStatement {
+  const version = Number(row.history_version);
+  return sql`INSERT INTO contextblocks_block_history (label, slot, version, content, source, written_at)
+VALUES (${String(row.label)}, ${version % retention}, ${version}, ${String(row.content)}, ${source}, ${SQLITE_NOW})
+ON CONFLICT(label, slot) DO UPDATE SET version = excluded.version, content = excluded.content,
+  source = excluded.source, written_at = excluded.written_at`;
+}
+
+/** What a SQLite block write returns without an atomic group: the row it wrote (none: it wrote nothing). */
+const RETURNED_ROW = raw("RETURNING label, content, history_version");
+
 /** Postgres: the same slot write, fed by the `written` CTE (the rows the block write returned). */
 function recordFromWritten(source: string, retention: number): SqlStatement {
   return sql`INSERT INTO contextblocks_block_history (label, slot, version, content, source)
@@ -122,15 +141,16 @@ export function upsertWithVersion(
   content: string,
   source: string,
   retention: number,
+  atomic = true,
 ): SqlStatement[] {
   if (dialect === "sqlite") {
-    return [
-      sql`INSERT INTO cf_agents_context_blocks (label, content, history_version) VALUES (${key}, ${content}, 1)
+    // Without an atomic group the version is recorded afterwards from the returned row (`recordReturnedVersion`).
+    const upsert = sql`INSERT INTO cf_agents_context_blocks (label, content, history_version) VALUES (${key}, ${content}, 1)
 ON CONFLICT(label) DO UPDATE SET content = excluded.content, updated_at = CURRENT_TIMESTAMP,
   history_version = history_version + 1
-WHERE content IS NOT excluded.content`,
-      recordFromRow(key, source, retention),
-    ];
+WHERE content IS NOT excluded.content`;
+    // In one transaction the version follows `changes()` and reads no row; `RETURNING` reads one.
+    return atomic ? [upsert, recordFromRow(key, source, retention)] : [sql`${upsert} ${RETURNED_ROW}`];
   }
   return [
     sql`WITH written AS (
@@ -148,7 +168,9 @@ ${recordFromWritten(source, retention)}`,
  * The conditional write of `setIf`: `content` replaces the row only while it holds `expected`. An absent row
  * counts as `""`, so with `expected === ""` the row is inserted when missing. With `history`, the row's
  * number goes up and the version is recorded in the same transaction. The statement at `applied` returns
- * one row with `applied` (more than 0 when the write happened).
+ * one row with `applied` (more than 0 when the write happened). On SQLite without an atomic group the write
+ * itself returns the row it wrote instead (none: not applied), so no statement another writer runs between
+ * ours decides the outcome, and the caller records the version from that row (`recordReturnedVersion`).
  */
 export function conditionalWrite(
   dialect: SqlDialect,
@@ -156,6 +178,7 @@ export function conditionalWrite(
   expected: string,
   content: string,
   history: { source: string; retention: number } | undefined,
+  atomic = true,
 ): { statements: SqlStatement[]; applied: number } {
   const now = dialect === "sqlite" ? sql`CURRENT_TIMESTAMP` : sql`NOW()`;
   const raise = history === undefined ? sql`` : sql`, history_version = block.history_version + 1`;
@@ -171,6 +194,11 @@ ${conflict} DO UPDATE SET content = excluded.content, updated_at = ${now} WHERE 
 VALUES (${key}, ${content}, 1)
 ${conflict} DO UPDATE SET content = excluded.content, updated_at = ${now}${raise} WHERE block.content = ''`;
   if (dialect === "sqlite") {
+    if (!atomic) {
+      // A table without history may lack `history_version` (one agents created): return only the label.
+      const returning = history === undefined ? raw("RETURNING label") : RETURNED_ROW;
+      return { statements: [sql`${write} ${returning}`], applied: 0 };
+    }
     // `changes()` still counts the conditional write after the SELECT: a SELECT leaves it as it was.
     const statements = [write, sql`SELECT changes() AS applied`];
     if (history !== undefined) statements.push(recordFromRow(key, history.source, history.retention));

@@ -17,6 +17,7 @@ import {
   isMissingHistorySchema,
   missingHistoryError,
   readVersions,
+  recordReturnedVersion,
   sourceText,
   toVersion,
   upsertWithVersion,
@@ -181,7 +182,23 @@ export class SqlContextProvider implements ConditionalContextProvider, SyncReada
       await this.#access.write([UPSERT[dialect](key, content)]);
       return;
     }
-    await this.#writeWithHistory(upsertWithVersion(dialect, key, content, sourceText(write), retention));
+    const atomic = this.#access.client.atomic;
+    const source = sourceText(write);
+    const results = await this.#writeWithHistory(
+      upsertWithVersion(dialect, key, content, source, retention, atomic),
+    );
+    await this.#recordReturned(results, source, retention);
+  }
+
+  /**
+   * SQLite without atomic groups: the version of a write that changed the row, recorded from the row its own
+   * statement returned (a statement of another writer may have run since).
+   */
+  async #recordReturned(results: SqlRow[][], source: string, retention: number): Promise<void> {
+    const client = this.#access.client;
+    const row = results[0]?.[0];
+    if (client.dialect !== "sqlite" || client.atomic || row === undefined) return;
+    await this.#writeWithHistory([recordReturnedVersion(row, source, retention)]);
   }
 
   /**
@@ -208,10 +225,14 @@ export class SqlContextProvider implements ConditionalContextProvider, SyncReada
     const dialect = this.#access.client.dialect;
     const retention = this.#keptVersions();
     const history = retention === undefined ? undefined : { source: sourceText(write), retention };
-    const { statements, applied } = conditionalWrite(dialect, key, expected, content, history);
+    const atomic = this.#access.client.atomic;
+    const { statements, applied } = conditionalWrite(dialect, key, expected, content, history, atomic);
     const results =
       history === undefined ? await this.#access.write(statements) : await this.#writeWithHistory(statements);
-    return Number(results[applied]?.[0]?.applied ?? 0) > 0;
+    if (dialect === "postgres" || atomic) return Number(results[applied]?.[0]?.applied ?? 0) > 0;
+    if (results[applied]?.[0] === undefined) return false;
+    if (history !== undefined) await this.#recordReturned(results, history.source, history.retention);
+    return true;
   }
 
   /**
