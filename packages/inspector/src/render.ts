@@ -65,7 +65,7 @@ export function renderPage(snapshot: InspectorSnapshot, base: string): string {
 </section>
 <section aria-labelledby="prompt-heading">
   <h2 id="prompt-heading">Frozen system prompt</h2>
-  <p class="hint">Byte for byte what the model receives as <code>system</code>${hash === null ? "" : ` (SHA-256 <code>${hash}</code>)`}.</p>
+  <p class="hint">Byte for byte what the model receives as <code>system</code>${hash === null ? "" : ` (SHA-256 <code>${hash}</code>)`}. Until the first turn freezes it, the blocks as they read now: viewing this page never freezes it.</p>
   <pre class="prompt" tabindex="0" aria-label="Frozen system prompt">${escapeHtml(snapshot.prompt ?? "")}</pre>
 </section>
 <section aria-labelledby="search-heading">

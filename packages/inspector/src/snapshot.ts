@@ -45,7 +45,10 @@ export interface SessionView {
 
 export interface InspectorSnapshot {
   title: string;
-  /** The frozen system prompt, or `null` for a context with no blocks. */
+  /**
+   * The system prompt the next turn sends: the frozen one, or before any turn froze it the blocks rendered
+   * as they read now (`previewSystemPrompt()`; the inspector never freezes it). `null` for no blocks.
+   */
   prompt: string | null;
   promptSha256: string | null;
   promptTokens: number;
@@ -76,9 +79,11 @@ export async function buildSnapshot(
   let reminder: string | null = null;
   const blocks: BlockView[] = [];
   if (context !== undefined && context.getConfigs().length > 0) {
-    // The page shows the prompt the next turn sends: freezing it (if no turn has yet) is what that turn does.
-    prompt = await context.freezeSystemPrompt();
+    // A read never writes: the frozen prompt when one is, else the blocks rendered as they read now. Freezing
+    // here would let a page view decide the first turn's prompt (memory written after it left out).
+    // Blocks read first, so a preview renders what they hold now (another instance may have written them).
     await context.load();
+    prompt = await context.previewSystemPrompt();
     reminder = await context.reminder();
     const frozen = new Set(parseSections(prompt).map((section) => section.text));
     const withHistory = hasBlockHistory(context) ? context : null;
