@@ -1,7 +1,8 @@
 /**
  * The page's one script, served as `app.js` from the inspector's own path (the page's CSP allows scripts
- * from its origin only): it lists lifecycle events as they happen (Server-Sent Events from `events`) and
- * sends restores (a POST with a custom header, which a cross-site form cannot send).
+ * from its origin only): it lists lifecycle events as they happen (Server-Sent Events from `events`, with
+ * ids and sizes: a reload shows the content) and sends restores (a POST with a custom header, which a
+ * cross-site form cannot send).
  */
 export const CLIENT_SCRIPT = `"use strict";
 (function () {
@@ -19,7 +20,15 @@ export const CLIENT_SCRIPT = `"use strict";
     if (event.labels) parts.push("blocks " + event.labels.join(", "));
     if (event.tokensBefore !== undefined) parts.push(event.messages + " messages, " + event.tokensBefore + " → " + event.tokensAfter + " tokens");
     if (event.name) parts.push(event.name);
+    if (event.messageId) parts.push("message " + event.messageId + (event.role ? " (" + event.role + ")" : ""));
+    if (event.compactionId) parts.push("overlay " + event.fromMessageId + " … " + event.toMessageId);
+    if (event.messageIds) parts.push(event.messageIds.length + " messages");
+    if (event.bytes !== undefined) parts.push(size(event.bytes));
     return parts.join(" · ");
+  }
+  // Events carry sizes, not bodies: a reload shows the content.
+  function size(bytes) {
+    return bytes < 1024 ? bytes + " B" : bytes < 1048576 ? (bytes / 1024).toFixed(1) + " KiB" : (bytes / 1048576).toFixed(1) + " MiB";
   }
   if (list && status && typeof EventSource === "function") {
     var source = new EventSource(base + "/events");

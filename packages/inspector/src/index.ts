@@ -7,11 +7,14 @@ import {
 } from "@contextblocks/core";
 import type { Session, SessionManager } from "@contextblocks/sessions";
 import { CLIENT_SCRIPT } from "./client.js";
+import { DEFAULT_EVENT_BUFFER_BYTES, type EventSourceLike, eventStream } from "./event-stream.js";
 import { canRestore } from "./history.js";
 import { renderPage } from "./render.js";
 import { buildSnapshot } from "./snapshot.js";
 
 export { type DiffLine, diffLines } from "./diff.js";
+export type { EventSourceLike } from "./event-stream.js";
+export type { EventView } from "./event-view.js";
 export { type BlockVersionView, canRestore, hasBlockHistory } from "./history.js";
 export { type NodeRequestLike, type NodeResponseLike, toNodeListener } from "./node.js";
 export { escapeHtml, renderPage } from "./render.js";
@@ -24,9 +27,6 @@ export { readTree } from "./tree.js";
  * `WWW-Authenticate`).
  */
 export type InspectorAccess = "read" | "write" | false | Response;
-
-/** A source of lifecycle events: subscribe a listener, get the function that unsubscribes. */
-export type EventSourceLike = (listener: (event: object) => void) => () => void;
 
 export interface InspectorOptions {
   /** The blocks and frozen prompt shown. Default: the session's `context` when `sessions` is a `Session`. */
@@ -49,6 +49,11 @@ export interface InspectorOptions {
    * for a `SessionManager`, its `subscribe` and the `context`'s.
    */
   events?: EventSourceLike;
+  /**
+   * Bytes of events held for one subscriber of `/events` that is not reading (a stalled tab, a slow
+   * network). Past it the subscriber is disconnected (its browser reconnects). Default 1 MiB.
+   */
+  eventBufferBytes?: number;
 }
 
 /** The header a restore must carry: a cross-site form cannot set it, so a restore is never forged. */
@@ -86,6 +91,13 @@ export function createInspector(options: InspectorOptions): (request: Request) =
   const treeLimit = options.treeLimit ?? 400;
   const events = options.events ?? defaultEvents(options.context, sessions);
   const authorize = options.authorize;
+  const eventBufferBytes = options.eventBufferBytes ?? DEFAULT_EVENT_BUFFER_BYTES;
+  if (!Number.isSafeInteger(eventBufferBytes) || eventBufferBytes < 1) {
+    throw new ContextError(
+      "INVALID_CONFIG",
+      `createInspector: eventBufferBytes must be a positive integer of bytes, got ${describeValue(eventBufferBytes)}`,
+    );
+  }
 
   return async (request) => {
     try {
@@ -139,7 +151,7 @@ export function createInspector(options: InspectorOptions): (request: Request) =
             },
           });
         case "/events":
-          return eventStream(events, request.signal);
+          return eventStream(events, request.signal, eventBufferBytes);
         default:
           return text(404, `No inspector route ${path}`);
       }
@@ -178,48 +190,6 @@ async function restore(
   }
   return new Response(JSON.stringify({ restored: { label, version } }), {
     headers: { "content-type": "application/json; charset=utf-8" },
-  });
-}
-
-/** Lifecycle events as Server-Sent Events (`event: lifecycle`), prompt and reminder text left out. */
-function eventStream(events: EventSourceLike | undefined, signal: AbortSignal): Response {
-  const encoder = new TextEncoder();
-  let unsubscribe: (() => void) | undefined;
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(encoder.encode(": connected\n\n"));
-      unsubscribe = events?.((event) => {
-        const {
-          prompt: _prompt,
-          reminder: _reminder,
-          summary: _summary,
-          ...rest
-        } = event as Record<string, unknown>;
-        try {
-          controller.enqueue(encoder.encode(`event: lifecycle\ndata: ${JSON.stringify(rest)}\n\n`));
-        } catch {
-          unsubscribe?.();
-        }
-      });
-      signal.addEventListener("abort", () => {
-        unsubscribe?.();
-        try {
-          controller.close();
-        } catch {
-          // Already closed.
-        }
-      });
-    },
-    cancel() {
-      unsubscribe?.();
-    },
-  });
-  return new Response(stream, {
-    headers: {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-store",
-      "x-content-type-options": "nosniff",
-    },
   });
 }
 

@@ -200,6 +200,14 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the inspector in headless Chromium", 
         await tree.locator("summary").first().click();
         await tree.screenshot({ path: join(SCREENSHOTS, `tree-${shot}.png`) });
 
+        // A message appears by id, role and size; its text is on the page only after a reload.
+        await mounted.manager.append(mounted.sessionId, message("u4", "user", "Ship the patch tonight."));
+        const appended = page.locator('#live-events li[data-type="message-appended"]');
+        await appended.waitFor();
+        const line = (await appended.textContent()) ?? "";
+        expect(line).toMatch(/message u4 \(user\) · \d+ B$/);
+        expect(line).not.toContain("patch");
+
         // Search over the sessions' messages.
         await page.fill("#q", "hotfixes");
         await Promise.all([page.waitForLoadState("load"), page.click(".search-form button")]);
