@@ -6,6 +6,7 @@ import {
   isContextError,
 } from "@contextblocks/core";
 import type { Session, SessionManager } from "@contextblocks/sessions";
+import { readBodyText } from "./body-text.js";
 import { CLIENT_SCRIPT } from "./client.js";
 import { DEFAULT_EVENT_BUFFER_BYTES, type EventSourceLike, eventStream } from "./event-stream.js";
 import { canRestore } from "./history.js";
@@ -16,7 +17,12 @@ export { type DiffLine, diffLines } from "./diff.js";
 export type { EventSourceLike } from "./event-stream.js";
 export type { EventView } from "./event-view.js";
 export { type BlockVersionView, canRestore, hasBlockHistory } from "./history.js";
-export { type NodeRequestLike, type NodeResponseLike, toNodeListener } from "./node.js";
+export {
+  type NodeListenerOptions,
+  type NodeRequestLike,
+  type NodeResponseLike,
+  toNodeListener,
+} from "./node.js";
 export { escapeHtml, renderPage } from "./render.js";
 export type { BlockView, CompactionView, InspectorSnapshot, SessionView, TreeNodeView } from "./snapshot.js";
 export { readTree } from "./tree.js";
@@ -58,6 +64,9 @@ export interface InspectorOptions {
 
 /** The header a restore must carry: a cross-site form cannot set it, so a restore is never forged. */
 export const RESTORE_HEADER = "x-contextblocks-inspector";
+
+/** A restore's body is `{ label, version }`: far less than this. */
+const MAX_RESTORE_BYTES = 16 * 1024;
 
 const PAGE_HEADERS = {
   "content-type": "text/html; charset=utf-8",
@@ -173,9 +182,13 @@ async function restore(
   if (!canRestore(context)) return text(501, "This context keeps no block history (no restoreBlock)");
   let body: unknown;
   try {
-    body = await request.json();
-  } catch {
-    return text(400, "The body must be JSON: { label, version }");
+    const received = await readBodyText(request, MAX_RESTORE_BYTES);
+    if (received === null) {
+      return text(413, `A restore's body is at most ${MAX_RESTORE_BYTES} bytes: { label, version }`);
+    }
+    body = JSON.parse(received);
+  } catch (error) {
+    return text(400, `The body must be JSON: { label, version } (${errorMessage(error)})`);
   }
   const { label, version } = (body ?? {}) as { label?: unknown; version?: unknown };
   if (typeof label !== "string" || typeof version !== "number" || !Number.isInteger(version)) {

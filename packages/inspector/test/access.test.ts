@@ -111,6 +111,38 @@ describe("the inspector's access check", () => {
     expect(context.getBlock("memory")?.content).toBe("likes tea");
   });
 
+  it("refuses a restore body over 16 KiB with 413, restoring nothing", async () => {
+    const { context, inspector } = setup(byToken);
+    await context.setBlock("memory", "likes tea");
+    await context.setBlock("memory", "likes coffee");
+    const body = JSON.stringify({ label: "memory", version: 1, padding: "x".repeat(16 * 1024) });
+    const headers = {
+      authorization: "Bearer writer",
+      "content-type": "application/json",
+      [RESTORE_HEADER]: "restore",
+    };
+    // Declared (refused unread), and streamed without a length (refused while reading).
+    const requests = [
+      new Request("http://agent.test/inspect/restore", {
+        method: "POST",
+        headers: { ...headers, "content-length": String(body.length) },
+        body,
+      }),
+      new Request("http://agent.test/inspect/restore", {
+        method: "POST",
+        headers,
+        body: new Blob([body]).stream(),
+        duplex: "half",
+      } as RequestInit),
+    ];
+    for (const request of requests) {
+      const refused = await inspector(request);
+      expect(refused.status).toBe(413);
+      expect(await refused.text()).toMatch(/16384 bytes/);
+    }
+    expect(context.getBlock("memory")?.content).toBe("likes coffee");
+  });
+
   it("shows no history section for a block whose provider keeps no history", async () => {
     let stored = "";
     // A writable provider without the `history` capability.
