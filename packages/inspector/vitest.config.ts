@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     environment: "node",
     // Limits for starting PostgreSQL and Chromium on a slow machine, not assertions about speed.
-    testTimeout: 90_000,
-    hookTimeout: 90_000,
+    testTimeout: 240_000,
+    hookTimeout: 240_000,
   },
 });

@@ -34,9 +34,9 @@ export function describeRunStateStore<S extends RunStateStore>(
       const states = { a: { list: [1] } };
       await store.save("s", states);
       states.a.list.push(2);
-      const loaded = await store.load("s");
+      const loaded = (await store.load("s")) as { a: { list: number[] } };
       expect(loaded).toEqual({ a: { list: [1] } });
-      (loaded?.a?.list as number[]).push(3);
+      loaded.a.list.push(3);
       expect(await store.load("s")).toEqual({ a: { list: [1] } });
     });
 

@@ -349,6 +349,31 @@ export function sessionStorageGroup<S extends SessionStoreV1>(
       expect(await path(store)).toHaveLength(count + 1);
     });
 
+    test(`${count} overlays and ${count} updates at once: every overlay is kept, every record holds its update`, async () => {
+      const store = await fixture.create();
+      const chain = Array.from({ length: count }, (_, index) => record(`m${index}`, `text ${index}`));
+      await store.append(chain, { parentId: undefined });
+      const overlay = (index: number) => ({
+        id: `o${index}`,
+        summary: `summary ${index}`,
+        fromMessageId: "m0",
+        toMessageId: `m${index}`,
+        createdAt: "2026-01-01T00:00:00.000Z",
+      });
+      const updated = await Promise.all([
+        ...Array.from({ length: count }, (_, index) => store.addOverlay(overlay(index)).then(() => true)),
+        ...chain.map((entry, index) => store.update(record(entry.id, `edited ${index}`, "assistant"))),
+      ]);
+      expect(updated.every(Boolean)).toBe(true);
+      expect((await store.readOverlays()).map((entry) => entry.id).sort()).toEqual(
+        Array.from({ length: count }, (_, index) => `o${index}`).sort(),
+      );
+      const read = await store.readMessages(chain.map((entry) => entry.id));
+      expect(read.map((entry) => entry.content)).toEqual(
+        chain.map((entry, index) => record(entry.id, `edited ${index}`, "assistant").content),
+      );
+    });
+
     test(`${count} appends expecting the same leaf at once: exactly one is stored, the rest are stale`, async () => {
       const store = await fixture.create();
       await store.append([record("root", "start")], { parentId: undefined });

@@ -43,15 +43,20 @@ export interface SessionStoreV1 {
    *   database), with the holder's session, parent and content so the caller can tell a retry;
    * - `still-a-parent`: a record's id is the parent of a stored record of this session (an id deleted
    *   without its children: storing it again could close a cycle).
-   * `createdAt` on a record is kept as given.
+   * `createdAt` on a record is kept as given. Every write (this one and the others) must also be safe
+   * against concurrent writes of its own: a store that keeps counters or lists of its own (an insertion
+   * number, an overlay list) must not lose one to another writer.
    */
   append(records: readonly MessageRecord[], placement: AppendPlacement): Promise<AppendResult>;
   /**
-   * Replaces the stored record with this id in this session (role, content, bytes, tokens; its parent and
-   * time stay). `false` when the session holds no such id.
+   * Replaces the stored record with this id in this session (role, content, bytes, tokens, text; its parent
+   * and time stay: the given `parentId` and `createdAt` are ignored). `false` when the session holds no such id.
    */
   update(record: MessageRecord): Promise<boolean>;
-  /** Deletes these ids of this session (others are ignored); their children stay, now without a parent. */
+  /**
+   * Deletes these ids of this session (others are ignored). Their children stay, still naming the deleted
+   * parent (a path read ends at them, and `append` answers `still-a-parent` for that id).
+   */
   delete(ids: readonly string[]): Promise<void>;
   /** Deletes every record, overlay, search row and calibration of the session. */
   clear(): Promise<void>;
@@ -79,7 +84,7 @@ export interface MessageRecord {
   role: string;
   /** The message's stored text (the JSON the message tree writes): present on writes and on content reads. */
   content?: string;
-  /** When it was stored, ISO text (given on every append). */
+  /** When it was stored, ISO text: given on every append; `null` only on the record `update` is given. */
   createdAt: string | null;
   /** UTF-8 bytes of `content` (given on every write; a store may return `undefined` if it does not keep it). */
   bytes?: number;
