@@ -7,7 +7,7 @@ import {
 } from "@contextblocks/core";
 import { isSessionBackend, type SessionBackend, type SessionStore } from "@contextblocks/sessions";
 import { InMemoryRunStateStore, inMemoryBackend } from "@contextblocks/sessions/memory";
-import type { SqlSource } from "@contextblocks/sql";
+import { isMissingTableError, raw, type SqlClient, type SqlSource, sql } from "@contextblocks/sql";
 import { SqliteContextProvider, sqliteBackend } from "@contextblocks/sqlite";
 
 /**
@@ -34,17 +34,39 @@ export function agentsPromptKey(sessionId: string): string {
  */
 export function agentsSqliteBackend(source: SqlSource): SessionBackend {
   const backend = sqliteBackend(source, { newDatabaseLayout: "lean" });
+  // agents' keys (`memory_chat-1`) do not say which part is the label, so the rows a session owns are
+  // found from the labels its sessions declared (a session resolves its blocks before it is deleted).
+  const labels = new Set<string>();
   return {
     ...backend,
     name: "sqlite (agents keys)",
-    block: (label, sessionId) => new SqliteContextProvider(backend.client, agentsBlockKey(label, sessionId)),
+    block: (label, sessionId) => {
+      labels.add(label);
+      return new SqliteContextProvider(backend.client, agentsBlockKey(label, sessionId));
+    },
     // The frozen prompt is a cache of the blocks, not memory: it keeps no versions.
     prompt: (sessionId) =>
       new SqliteContextProvider(backend.client, { label: agentsPromptKey(sessionId), history: false }),
     deleteSession: async (sessionId) => {
       await backend.deleteSession(sessionId);
+      const keys = [...labels].map((label) => agentsBlockKey(label, sessionId));
+      await deleteBlockRows(backend.client, [...keys, agentsPromptKey(sessionId)]);
     },
   };
+}
+
+/** Deletes block rows and their versions by key, in one batch; a table never created is skipped. */
+async function deleteBlockRows(client: SqlClient, keys: readonly string[]): Promise<void> {
+  const list = JSON.stringify(keys);
+  for (const table of ["contextblocks_block_history", "cf_agents_context_blocks"]) {
+    try {
+      await client.batch([
+        sql`DELETE FROM ${raw(table)} WHERE label IN (SELECT value FROM json_each(${list}))`,
+      ]);
+    } catch (error) {
+      if (!isMissingTableError(error, table)) throw error;
+    }
+  }
 }
 
 /**

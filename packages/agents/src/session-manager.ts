@@ -48,6 +48,15 @@ export class SessionManager extends BaseSessionManager {
     return asyncResult(super.search(...args), "SessionManager.search");
   }
 
+  /**
+   * Deletes the session and everything it owned, the blocks kept under agents' keys (`memory_chat-1`) and
+   * their versions included: the session is resolved first, so the backend knows which labels it declared.
+   */
+  override async delete(sessionId: string): Promise<void> {
+    void this.getSession(sessionId).context;
+    await super.delete(sessionId);
+  }
+
   /** agents' name: the number of messages on the session's active path. */
   getMessageCount(sessionId: string): Promise<number> {
     return this.getPathLength(sessionId);

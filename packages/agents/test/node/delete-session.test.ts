@@ -1,0 +1,51 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { Session, SessionManager } from "../../src/index.js";
+import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
+
+let temporary: TemporaryDatabase | undefined;
+afterEach(() => {
+  temporary?.remove();
+  temporary = undefined;
+});
+
+describe("SessionManager.delete on the agents drop-in", () => {
+  it("removes the blocks and frozen prompt kept under agents' keys, and their versions: reopening serves nothing", async () => {
+    temporary = openTemporaryDatabase();
+    const database = temporary.database;
+    const manager = new SessionManager(database).withContext("memory", { maxTokens: 500 }).withCachedPrompt();
+    const doomed = await manager.create("Doomed");
+    const kept = await manager.create("Kept");
+    for (const info of [doomed, kept]) {
+      const session = manager.getSession(info.id);
+      await session.replaceContextBlock("memory", `${info.name}: the patient's diagnosis`);
+      await session.replaceContextBlock("memory", `${info.name}: the patient's second diagnosis`);
+      await session.freezeSystemPrompt();
+    }
+    const labels = () =>
+      (database.prepare("SELECT label FROM cf_agents_context_blocks").all() as { label: string }[]).map(
+        (row) => row.label,
+      );
+    expect(labels()).toContain(`memory_${doomed.id}`);
+
+    // A new manager, as after a restart: it knows the session's blocks from its configuration only.
+    const restarted = new SessionManager(database)
+      .withContext("memory", { maxTokens: 500 })
+      .withCachedPrompt();
+    await restarted.delete(doomed.id);
+
+    expect(labels().filter((label) => label.endsWith(doomed.id))).toEqual([]);
+    const versions = database.prepare("SELECT content FROM contextblocks_block_history").all() as {
+      content: string;
+    }[];
+    expect(versions.filter((row) => row.content.startsWith("Doomed"))).toEqual([]);
+    const reopened = Session.create(database).forSession(doomed.id).withContext("memory").withCachedPrompt();
+    expect(await reopened.freezeSystemPrompt()).not.toContain("Doomed");
+    await reopened.context.load();
+    expect(reopened.getContextBlock("memory")?.content ?? "").toBe("");
+    // The other session keeps everything.
+    const survivor = restarted.getSession(kept.id);
+    await survivor.context.load();
+    expect(survivor.getContextBlock("memory")?.content).toBe("Kept: the patient's second diagnosis");
+    expect(versions.filter((row) => row.content.startsWith("Kept")).length).toBeGreaterThan(0);
+  });
+});
