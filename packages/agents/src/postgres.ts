@@ -31,17 +31,14 @@ export type PostgresClient = PostgresConnection | PgClientLike | PostgresSource;
 function sourceOf(client: PostgresClient, name: string): PostgresSource {
   if (typeof client === "object" && client !== null && !("query" in client) && "execute" in client) {
     const connection = client as PostgresConnection;
-    return fromPg({
-      query: async (text: string, values: unknown[] = []) => {
-        const args: (string | number | boolean | null)[] = [];
-        const query = text.replace(/\$(\d+)/g, (_match, index: string) => {
-          args.push(values[Number(index) - 1] as string | number | boolean | null);
-          return "?";
-        });
-        const result = await connection.execute(query, args);
-        return { rows: result.rows, rowCount: null };
-      },
-    });
+    // One adapter per connection: the adapter's statement queue is what keeps one provider's transaction
+    // free of another provider's statements on the same connection.
+    let source = adapters.get(connection);
+    if (source === undefined) {
+      source = adapterOf(connection);
+      adapters.set(connection, source);
+    }
+    return source;
   }
   if (typeof client !== "object" || client === null) {
     throw new ContextError(
@@ -50,6 +47,22 @@ function sourceOf(client: PostgresClient, name: string): PostgresSource {
     );
   }
   return client as PostgresSource;
+}
+
+const adapters = new WeakMap<PostgresConnection, PostgresSource>();
+
+function adapterOf(connection: PostgresConnection): PostgresSource {
+  return fromPg({
+    query: async (text: string, values: unknown[] = []) => {
+      const args: (string | number | boolean | null)[] = [];
+      const query = text.replace(/\$(\d+)/g, (_match, index: string) => {
+        args.push(values[Number(index) - 1] as string | number | boolean | null);
+        return "?";
+      });
+      const result = await connection.execute(query, args);
+      return { rows: result.rows, rowCount: null };
+    },
+  });
 }
 
 /**
