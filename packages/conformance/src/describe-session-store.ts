@@ -33,12 +33,8 @@ const ALL_SESSION_GROUPS: readonly SessionGroup[] = [
   sessionSearchGroup,
 ];
 
-function describeSessionGroups<P extends SessionStoreUnderTest>(
-  groups: readonly SessionGroup[],
-  name: string,
-  factory: SessionStoreFactory<P>,
-  options: SessionConformanceOptions<P>,
-): void {
+/** Both suites' entry checks: a factory, and options with a `capabilities` object. */
+function checkSuiteArguments(factory: unknown, options: { capabilities?: unknown } | null | undefined): void {
   if (typeof factory !== "function") {
     throw new TypeError(
       "conformance: the second argument must be a factory function returning a session store",
@@ -47,6 +43,15 @@ function describeSessionGroups<P extends SessionStoreUnderTest>(
   if (typeof options !== "object" || options === null || typeof options.capabilities !== "object") {
     throw new TypeError("conformance: the third argument must be options with a `capabilities` object");
   }
+}
+
+function describeSessionGroups<P extends SessionStoreUnderTest>(
+  groups: readonly SessionGroup[],
+  name: string,
+  factory: SessionStoreFactory<P>,
+  options: SessionConformanceOptions<P>,
+): void {
+  checkSuiteArguments(factory, options);
   const suite: SessionSuite<P> = { factory, options };
   describe(name, () => {
     for (const register of groups) register(suite);
@@ -138,14 +143,7 @@ export function describeSessionStoreV1<S extends SessionStoreV1>(
   factory: () => S | Promise<S>,
   options: SessionStorageOptions<S>,
 ): void {
-  if (typeof factory !== "function") {
-    throw new TypeError(
-      "conformance: the second argument must be a factory function returning a session store",
-    );
-  }
-  if (typeof options !== "object" || options === null || typeof options.capabilities !== "object") {
-    throw new TypeError("conformance: the third argument must be options with a `capabilities` object");
-  }
+  checkSuiteArguments(factory, options);
   const storageOf = (tree: MessageTree) => tree.storage as S;
   const treeOptions: SessionConformanceOptions<MessageTree> = {
     capabilities: { search: options.capabilities.search === true, tree: true },
