@@ -26,8 +26,8 @@ export interface TraceSpan {
 export interface ContextTracer {
   /**
    * Runs `operation` inside a span named `name` with `attributes` (set when the span starts, so samplers
-   * see them), ends the span when it settles and records a rejection on it. Must return what `operation`
-   * returns and rethrow what it throws.
+   * see them), ends the span when it settles and records a rejection on it. Should return what `operation`
+   * returns and rethrow what it throws; core does not rely on it (see `traced`).
    */
   span<T>(name: string, attributes: TraceAttributes, operation: (span: TraceSpan) => Promise<T>): Promise<T>;
   /**
@@ -57,6 +57,10 @@ export function getContextTracer(): ContextTracer | undefined {
 /**
  * Runs `operation` in a span of `tracer` (default: the registered one); with no tracer, runs it directly.
  * `attributes` is a function so that building them costs nothing when nobody traces.
+ *
+ * Telemetry never changes the result: whatever the tracer throws or returns, before, during or after the
+ * operation, `operation` runs exactly once and the caller gets what it returned or threw. A tracer that
+ * fails before calling it has it run without a span; calls on the span that throw are ignored.
  */
 export function traced<T>(
   tracer: ContextTracer | undefined,
@@ -66,7 +70,54 @@ export function traced<T>(
 ): Promise<T> {
   const active = tracer ?? (globalThis as TracerHolder)[GLOBAL_KEY];
   if (active === undefined) return operation(undefined);
-  return active.span(name, attributes(), operation);
+  return inSpan(active, name, attributes, operation);
+}
+
+async function inSpan<T>(
+  tracer: ContextTracer,
+  name: string,
+  attributes: () => TraceAttributes,
+  operation: (span: TraceSpan | undefined) => Promise<T>,
+): Promise<T> {
+  // The operation's own promise, once started: a second call (from a faulty tracer) gets the same one.
+  let started: Promise<T> | undefined;
+  const start = (span: TraceSpan | undefined): Promise<T> => {
+    if (started === undefined) {
+      try {
+        started = operation(span === undefined ? undefined : quietSpan(span));
+      } catch (error) {
+        started = Promise.reject(error);
+      }
+      // Handled here, so a tracer that drops it causes no unhandled rejection; the caller still gets it.
+      started.catch(() => undefined);
+    }
+    return started;
+  };
+  try {
+    // Waited for, so the span has ended when the caller resumes; what the tracer answers is not used.
+    await tracer.span(name, quietly(attributes) ?? {}, start);
+  } catch {
+    // A tracer that failed: the operation's outcome stands (or it runs now, below, if it never started).
+  }
+  return start(undefined);
+}
+
+/** A span whose calls never throw into the operation. */
+function quietSpan(span: TraceSpan): TraceSpan {
+  return {
+    setAttributes(attributes) {
+      quietly(() => span.setAttributes(attributes));
+    },
+  };
+}
+
+/** `call()`, or `undefined` when it throws: for calls into telemetry, which must not fail an operation. */
+function quietly<T>(call: () => T): T | undefined {
+  try {
+    return call();
+  } catch {
+    return undefined;
+  }
 }
 
 /** The tracer in force: `tracer`, else the one registered with `setContextTracer`, else none. */
@@ -76,7 +127,9 @@ export function tracerInForce(tracer: ContextTracer | undefined): ContextTracer 
 
 /** Whether the tracer in force opted in to query and record text. */
 export function capturesContent(tracer: ContextTracer | undefined): boolean {
-  return (tracer ?? (globalThis as TracerHolder)[GLOBAL_KEY])?.captureContent === true;
+  return (
+    quietly(() => (tracer ?? (globalThis as TracerHolder)[GLOBAL_KEY])?.captureContent === true) === true
+  );
 }
 
 /** Lowercase hex SHA-256 of text (Web Crypto: Node 20, Workers and browsers). */
