@@ -4,14 +4,15 @@ import {
   setContextTracer,
   type TraceAttributes,
   type TraceAttributeValue,
+  type TraceSpan,
 } from "@contextblocks/core";
-import { type Attributes, SpanKind, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
+import { type Attributes, context, SpanKind, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
+import { quietly } from "./quietly.js";
+import { INSTRUMENTATION_NAME } from "./scope.js";
 import { countRowsOn } from "./statement-rows.js";
 
+export { INSTRUMENTATION_NAME } from "./scope.js";
 export { ROW_ATTRIBUTES, type RowReport, recordStatementRows } from "./statement-rows.js";
-
-/** The instrumentation scope of the spans this package makes. */
-export const INSTRUMENTATION_NAME = "@contextblocks/otel";
 
 /**
  * The environment variable the OpenTelemetry GenAI semantic conventions name for opting in to content
@@ -35,39 +36,45 @@ export interface OtelTracerOptions {
  * the active span while it runs (so the storage calls under it nest, and it nests under the AI SDK's
  * `ai.toolCall` span when a block tool runs inside `experimental_telemetry`). A failure sets the span's
  * status to error and `error.type` to the `ContextError` code (else the error's name). With no tracer
- * provider registered, the API's spans are no-ops.
+ * provider registered, the API's spans are no-ops. Every call into OpenTelemetry is guarded: a tracer or
+ * span processor that throws loses the span (reported to `diag`), never the operation's result.
  */
 export function otelTracer(options: OtelTracerOptions = {}): ContextTracer {
   const fixed = options.tracer;
   const captureContent = options.captureContent ?? contentOptInFromEnv();
   return {
     captureContent,
-    span(name, attributes, operation) {
-      const tracer = fixed ?? trace.getTracer(INSTRUMENTATION_NAME);
-      return tracer.startActiveSpan(
-        name,
-        { kind: SpanKind.INTERNAL, attributes: toOtel(attributes) },
-        async (span) => {
-          countRowsOn(span);
-          try {
-            return await operation({
-              setAttributes: (more) => {
-                span.setAttributes(toOtel(more));
-              },
-            });
-          } catch (error) {
-            span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
-            span.setAttribute("error.type", errorType(error));
-            if (error instanceof Error) span.recordException(error);
-            throw error;
-          } finally {
-            span.end();
-          }
+    async span(name, attributes, operation) {
+      const span = quietly("starting a span", () => {
+        const tracer = fixed ?? trace.getTracer(INSTRUMENTATION_NAME);
+        const started = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes: toOtel(attributes) });
+        countRowsOn(started);
+        return started;
+      });
+      if (span === undefined) return operation(NO_SPAN);
+      const traceSpan: TraceSpan = {
+        setAttributes: (more) => {
+          quietly("setting span attributes", () => span.setAttributes(toOtel(more)));
         },
-      );
+      };
+      try {
+        return await context.with(trace.setSpan(context.active(), span), operation, undefined, traceSpan);
+      } catch (error) {
+        quietly("setting a span's status", () =>
+          span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) }),
+        );
+        quietly("setting error.type", () => span.setAttribute("error.type", errorType(error)));
+        if (error instanceof Error) quietly("recording an exception", () => span.recordException(error));
+        throw error;
+      } finally {
+        quietly("ending a span", () => span.end());
+      }
     },
   };
 }
+
+/** What an operation gets when no span could be started: attributes go nowhere. */
+const NO_SPAN: TraceSpan = { setAttributes: () => undefined };
 
 /**
  * Registers `otelTracer(options)` as the tracer of every `ContextBlocks` and `Session` without one of

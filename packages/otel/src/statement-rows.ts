@@ -1,4 +1,5 @@
 import { type Span, trace } from "@opentelemetry/api";
+import { quietly } from "./quietly.js";
 
 /**
  * What a storage layer reports after each statement: `@contextblocks/sql`'s `StatementReport` (declared here
@@ -54,6 +55,11 @@ const add = (sum: number | undefined, value: number | undefined) =>
  * ```
  */
 export function recordStatementRows(report: RowReport): void {
+  // Called by storage between statements: a span that throws must not fail (or roll back) the write.
+  quietly("recording statement rows", () => addRows(report));
+}
+
+function addRows(report: RowReport): void {
   const span = trace.getActiveSpan();
   if (span === undefined) return;
   const sum = totals.get(span);

@@ -1,4 +1,3 @@
-import type { LanguageModelV3GenerateResult } from "@ai-sdk/provider";
 import { contextPipeline } from "@contextblocks/ai";
 import { setContextTracer } from "@contextblocks/core";
 import { InMemorySearchProvider, InMemoryStore } from "@contextblocks/core/memory";
@@ -14,9 +13,9 @@ import {
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { generateText, stepCountIs } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { otelTracer, registerOtelTracer } from "../src/index.js";
+import { answer, scripted, toolStep } from "./model.js";
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -31,40 +30,6 @@ afterAll(() => {
   context.disable();
 });
 beforeEach(() => exporter.reset());
-
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 5, text: 5, reasoning: 0 },
-};
-
-function scripted(steps: LanguageModelV3GenerateResult[]): MockLanguageModelV3 {
-  return new MockLanguageModelV3({
-    doGenerate: async () => {
-      const step = steps.shift();
-      if (!step) throw new Error("the scripted model ran out of steps");
-      return step;
-    },
-  });
-}
-
-const toolStep = (calls: Array<{ toolName: string; input: unknown }>): LanguageModelV3GenerateResult => ({
-  content: calls.map((call, index) => ({
-    type: "tool-call" as const,
-    toolCallId: `call-${index}`,
-    toolName: call.toolName,
-    input: JSON.stringify(call.input),
-  })),
-  finishReason: { unified: "tool-calls", raw: "tool_calls" },
-  usage,
-  warnings: [],
-});
-
-const answer = (text: string): LanguageModelV3GenerateResult => ({
-  content: [{ type: "text", text }],
-  finishReason: { unified: "stop", raw: "stop" },
-  usage,
-  warnings: [],
-});
 
 function chat(notes: InMemorySearchProvider, captureContent = false): Session {
   return Session.create(inMemoryBackend())
