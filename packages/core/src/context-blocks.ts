@@ -222,7 +222,7 @@ export class ContextBlocks {
 
   /** Replaces a writable block's content in its provider. The frozen prompt is unchanged. */
   setBlock(label: string, content: string, options: WriteOptions = {}): Promise<ContextBlock> {
-    return this.traceWrite("update_memory", label, undefined, content, async () => {
+    return this.traceWrite("update_memory", label, { content }, async () => {
       const config = this.registry.requireWritable(label);
       requireString(label, "content", content);
       const source = sourceOf(options, "setBlock");
@@ -234,7 +234,7 @@ export class ContextBlocks {
 
   /** Appends to a writable block, with a newline between old and new text when neither has one. */
   appendToBlock(label: string, content: string, options: WriteOptions = {}): Promise<ContextBlock> {
-    return this.traceWrite("update_memory", label, undefined, content, async () => {
+    return this.traceWrite("update_memory", label, { content }, async () => {
       const config = this.registry.requireWritable(label);
       requireString(label, "content", content);
       const source = sourceOf(options, "appendToBlock");
@@ -265,7 +265,7 @@ export class ContextBlocks {
     newStr: string,
     options: WriteOptions = {},
   ): Promise<ContextBlock> {
-    return this.traceWrite("update_memory", label, undefined, newStr, async () => {
+    return this.traceWrite("update_memory", label, { content: newStr }, async () => {
       const config = this.registry.requireWritable(label);
       requireString(label, "old_str", oldStr);
       requireString(label, "new_str", newStr);
@@ -322,7 +322,7 @@ export class ContextBlocks {
       );
     }
     const source: WriteSource = { kind: "api", name: "restoreBlock", restoredFrom: version };
-    return this.traceWrite("update_memory", label, undefined, found.content, async () => {
+    return this.traceWrite("update_memory", label, { content: found.content }, async () => {
       const block = await this.io.write(config, async () => found.content, { source }, false);
       this.written(label, "restore", source);
       return block;
@@ -345,7 +345,7 @@ export class ContextBlocks {
     description: string | undefined,
     source: WriteSource,
   ): Promise<ContextBlock> {
-    return this.traceWrite("upsert_memory", label, key, content, () =>
+    return this.traceWrite("upsert_memory", label, { key, content, keyFrom: source.kind }, () =>
       this.writeEntryNow(label, key, content, description, source),
     );
   }
@@ -387,7 +387,8 @@ export class ContextBlocks {
     newStr: string,
     options: WriteOptions = {},
   ): Promise<ContextBlock> {
-    return this.traceWrite("upsert_memory", label, key, newStr, async () => {
+    const keyFrom = options.source?.kind ?? "api";
+    return this.traceWrite("upsert_memory", label, { key, content: newStr, keyFrom }, async () => {
       const config = this.registry.requireKeyed(label);
       requireString(label, "key", key);
       requireString(label, "old_str", oldStr);
@@ -425,7 +426,7 @@ export class ContextBlocks {
 
   /** Removes one keyed entry, when the provider can delete. */
   deleteEntry(label: string, key: string): Promise<ContextBlock> {
-    return this.traceWrite("delete_memory", label, key, undefined, () => this.deleteEntryNow(label, key));
+    return this.traceWrite("delete_memory", label, { key }, () => this.deleteEntryNow(label, key));
   }
 
   private async deleteEntryNow(label: string, key: string): Promise<ContextBlock> {
@@ -476,10 +477,14 @@ export class ContextBlocks {
 
   /** One entry of a loadable block in full, or `null` for an unknown key. Marks it loaded. */
   loadEntry(label: string, key: string): Promise<string | null> {
+    return this.readEntry(label, key, "api");
+  }
+
+  private readEntry(label: string, key: string, keyFrom: WriteSource["kind"]): Promise<string | null> {
     return this.traceMemory(
       "search_memory",
       label,
-      () => ({ [GEN_AI.recordId]: typeof key === "string" ? key : undefined }),
+      () => ({ [GEN_AI.recordId]: this.traceableKey(key, keyFrom) }),
       async (span) => {
         const config = this.registry.require(label);
         if (config.kind !== "loadable") {
@@ -628,7 +633,7 @@ export class ContextBlocks {
       setEntry: (label, key, content, description) =>
         this.writeEntry(label, key, content, description, { kind: "tool", name: "set_context" }),
       search: (label, query) => this.search(label, query),
-      loadEntry: (label, key) => this.loadEntry(label, key),
+      loadEntry: (label, key) => this.readEntry(label, key, "tool"),
       unloadEntry: (label, key) => this.unloadEntry(label, key),
     };
     return buildToolSpecs(host, this.options);
@@ -710,28 +715,28 @@ export class ContextBlocks {
   }
 
   /**
-   * Emits a prompt event (and sets the span's hash) with the prompt's SHA-256, computed only when heard.
-   * `undefined` (nothing to wait for) when no span and no listener hears it.
+   * Emits a prompt event with the prompt's SHA-256, computed only when heard, and sets the span's token
+   * count. The hash goes on the span only when the tracer opts in to content: a hash of the prompt is
+   * derived from what the blocks hold. `undefined` (nothing to wait for) when no one needs the hash.
    */
   private promptEvent(
-    span: { setAttributes(attributes: TraceAttributes): void } | undefined,
+    span: TraceSpan | undefined,
     event: () => Omit<Extract<ContextEvent, { type: "prompt-frozen" | "prompt-refreshed" }>, "hash">,
     prompt: string,
   ): Promise<void> | undefined {
-    if (span === undefined && this.listeners.size === 0) return undefined;
-    return this.emitPromptEvent(span, event, prompt);
+    span?.setAttributes({ "contextblocks.prompt.tokens": this.countTokens(prompt) });
+    const hashSpan = span !== undefined && capturesContent(this.options.tracer) ? span : undefined;
+    if (hashSpan === undefined && this.listeners.size === 0) return undefined;
+    return this.emitPromptEvent(hashSpan, event, prompt);
   }
 
   private async emitPromptEvent(
-    span: { setAttributes(attributes: TraceAttributes): void } | undefined,
+    hashSpan: TraceSpan | undefined,
     event: () => Omit<Extract<ContextEvent, { type: "prompt-frozen" | "prompt-refreshed" }>, "hash">,
     prompt: string,
   ): Promise<void> {
     const hash = await sha256Hex(prompt);
-    span?.setAttributes({
-      "contextblocks.prompt.sha256": hash,
-      "contextblocks.prompt.tokens": this.countTokens(prompt),
-    });
+    hashSpan?.setAttributes({ "contextblocks.prompt.sha256": hash });
     if (this.listeners.size > 0) this.listeners.emit({ ...event(), hash } as ContextEvent);
   }
 
@@ -751,15 +756,15 @@ export class ContextBlocks {
   private traceWrite<T>(
     operation: "update_memory" | "upsert_memory" | "delete_memory",
     label: string,
-    key: string | undefined,
-    content: string | undefined,
+    record: { key?: string; content?: string; keyFrom?: WriteSource["kind"] },
     write: () => Promise<T>,
   ): Promise<T> {
+    const { key, content, keyFrom = "api" } = record;
     return this.traceMemory(
       operation,
       label,
       () => ({
-        [GEN_AI.recordId]: typeof key === "string" ? key : undefined,
+        [GEN_AI.recordId]: this.traceableKey(key, keyFrom),
         [GEN_AI.recordCount]: 1,
         [GEN_AI.records]:
           capturesContent(this.options.tracer) && typeof content === "string"
@@ -768,6 +773,16 @@ export class ContextBlocks {
       }),
       write,
     );
+  }
+
+  /**
+   * An entry key as a span may carry it. A key the caller's code chose is a name, like a label; a key a
+   * tool call gave is the model's (a title it chose, or a slug and hash of what it wrote), which is content:
+   * on spans only when the tracer opts in to content.
+   */
+  private traceableKey(key: unknown, keyFrom: WriteSource["kind"]): string | undefined {
+    if (typeof key !== "string") return undefined;
+    return keyFrom === "api" || capturesContent(this.options.tracer) ? key : undefined;
   }
 
   /**

@@ -31,8 +31,10 @@ export interface ContextTracer {
    */
   span<T>(name: string, attributes: TraceAttributes, operation: (span: TraceSpan) => Promise<T>): Promise<T>;
   /**
-   * Whether query and record text may go on spans (`gen_ai.memory.query.text`, `gen_ai.memory.records`).
-   * They may hold personal data: the conventions make them opt-in, and so does every tracer by default.
+   * Whether content may go on spans: query and record text (`gen_ai.memory.query.text`,
+   * `gen_ai.memory.records`) and anything derived from it (an entry key a tool call gave, which is the
+   * model's title or a slug and hash of its text; the prompt's SHA-256). They may hold personal data: the
+   * conventions make them opt-in, and so does every tracer by default.
    */
   readonly captureContent?: boolean;
 }
@@ -125,7 +127,7 @@ export function tracerInForce(tracer: ContextTracer | undefined): ContextTracer 
   return tracer ?? (globalThis as TracerHolder)[GLOBAL_KEY];
 }
 
-/** Whether the tracer in force opted in to query and record text. */
+/** Whether the tracer in force opted in to content (query and record text, and what derives from it). */
 export function capturesContent(tracer: ContextTracer | undefined): boolean {
   return (
     quietly(() => (tracer ?? (globalThis as TracerHolder)[GLOBAL_KEY])?.captureContent === true) === true

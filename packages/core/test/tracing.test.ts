@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { ContextBlocks, type ContextTracer, type TraceSpan } from "../src/index.js";
+import {
+  ContextBlocks,
+  type ContextTracer,
+  entryKey,
+  GEN_AI,
+  type TraceAttributes,
+  type TraceSpan,
+} from "../src/index.js";
+import { InMemorySearchProvider } from "../src/memory/index.js";
 import { RecordingProvider } from "./helpers.js";
 
 const SPAN: TraceSpan = { setAttributes: () => undefined };
@@ -109,4 +117,52 @@ describe("a tracer that fails never changes what an operation does", () => {
       expect(await run(tracer)).toEqual(await run(undefined));
     },
   );
+});
+
+/** A tracer that keeps every span's attributes (those it starts with and those set later). */
+function recordingTracer(captureContent: boolean) {
+  const spans: Array<{ name: string; attributes: TraceAttributes }> = [];
+  const tracer: ContextTracer = {
+    captureContent,
+    span(name, attributes, operation) {
+      const span = { name, attributes: { ...attributes } };
+      spans.push(span);
+      return operation({ setAttributes: (more) => Object.assign(span.attributes, more) });
+    },
+  };
+  return { tracer, spans };
+}
+
+describe("entry keys and the prompt's hash on spans", () => {
+  const FACT = "Ada Lovelace was diagnosed with type 1 diabetes in March.";
+
+  async function writes(captureContent: boolean) {
+    const { tracer, spans } = recordingTracer(captureContent);
+    const blocks = new ContextBlocks(
+      [{ label: "notes", provider: new InMemorySearchProvider() }],
+      null,
+      null,
+      { tracer },
+    );
+    const setContext = blocks.toolSpecs().find((spec) => spec.name === "set_context");
+    expect(await setContext?.execute({ label: "notes", content: FACT })).toMatchObject({ isError: false });
+    await blocks.setEntry("notes", "diagnosis", FACT);
+    await blocks.freezeSystemPrompt();
+    const recordIds = spans.map((span) => span.attributes[GEN_AI.recordId]);
+    const hash = spans.find((span) => span.name === "contextblocks.freeze")?.attributes[
+      "contextblocks.prompt.sha256"
+    ];
+    return { recordIds, hash };
+  }
+
+  it("a key set_context made from the text, and the prompt's hash, only with captureContent", async () => {
+    expect(await writes(false)).toEqual({
+      recordIds: [undefined, "diagnosis", undefined],
+      hash: undefined,
+    });
+    expect(await writes(true)).toEqual({
+      recordIds: [entryKey(undefined, FACT), "diagnosis", undefined],
+      hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+  });
 });

@@ -24,9 +24,11 @@ export interface OtelTracerOptions {
   /** The tracer spans go to. Default: `trace.getTracer("@contextblocks/otel")` from the global provider. */
   tracer?: Tracer;
   /**
-   * Put query and record text on spans (`gen_ai.memory.query.text`, `gen_ai.memory.records`). They may hold
-   * personal data. Default: `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` in the environment
-   * (where there is a `process.env`), else `false`.
+   * Put content on spans: query and record text (`gen_ai.memory.query.text`, `gen_ai.memory.records`) and
+   * what is derived from it (entry keys a tool call gave, the prompt's SHA-256, error messages and
+   * exception events). They may hold personal data. Default:
+   * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` in the environment (where there is a
+   * `process.env`), else `false`.
    */
   captureContent?: boolean;
 }
@@ -35,7 +37,8 @@ export interface OtelTracerOptions {
  * Core's tracing hook filled with `@opentelemetry/api`: each traced operation becomes an `INTERNAL` span,
  * the active span while it runs (so the storage calls under it nest, and it nests under the AI SDK's
  * `ai.toolCall` span when a block tool runs inside `experimental_telemetry`). A failure sets the span's
- * status to error and `error.type` to the `ContextError` code (else the error's name). With no tracer
+ * status to error and `error.type` to the `ContextError` code (else the error's name); its message and
+ * an `exception` event only with content capture (the text may quote content). With no tracer
  * provider registered, the API's spans are no-ops. Every call into OpenTelemetry is guarded: a tracer or
  * span processor that throws loses the span (reported to `diag`), never the operation's result.
  */
@@ -60,11 +63,15 @@ export function otelTracer(options: OtelTracerOptions = {}): ContextTracer {
       try {
         return await context.with(trace.setSpan(context.active(), span), operation, undefined, traceSpan);
       } catch (error) {
-        quietly("setting a span's status", () =>
-          span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) }),
-        );
+        // An error's text may quote what the model wrote (a key, a title): content, so only on opt-in.
+        const status = captureContent
+          ? { code: SpanStatusCode.ERROR, message: errorMessage(error) }
+          : { code: SpanStatusCode.ERROR };
+        quietly("setting a span's status", () => span.setStatus(status));
         quietly("setting error.type", () => span.setAttribute("error.type", errorType(error)));
-        if (error instanceof Error) quietly("recording an exception", () => span.recordException(error));
+        if (captureContent && error instanceof Error) {
+          quietly("recording an exception", () => span.recordException(error));
+        }
         throw error;
       } finally {
         quietly("ending a span", () => span.end());
