@@ -87,6 +87,7 @@ export {
   type IdHolder,
   isSessionStoreV1,
   type MessageRecord,
+  type PathTotals,
   type SessionStoreV1,
   type StoredSearchHit,
 } from "./session-store-v1.js";

@@ -5,18 +5,23 @@ import { applyCompactions, sameOverlay } from "./overlays.js";
 import type {
   AppendedMessage,
   MessageNode,
+  PathMessagesResult,
   RecentHistoryResult,
   SearchResult,
   SessionStore,
   StoredCompaction,
 } from "./session-store.js";
-import type { AppendResult, MessageRecord, SessionStoreV1 } from "./session-store-v1.js";
+import type { AppendResult, MessageRecord, PathTotals, SessionStoreV1 } from "./session-store-v1.js";
 import { checkCalibration, checkCompactionArguments, checkRecentHistoryBudget } from "./store-arguments.js";
 import { isIdenticalRetry, storedIdError } from "./stored-id.js";
 import { checkWholePath, maximumPathLength, parseStoredMessage, serializeMessage } from "./stored-message.js";
 
 /** Most hits a search returns. */
 const maximumSearchLimit = 1_000;
+
+/** Records a budgeted leaf-first read asks for first; doubled per read, up to `largestPathChunk`. */
+const firstPathChunk = 32;
+const largestPathChunk = 4_096;
 
 /** `appendChain(messages, parentId, options)`. */
 export interface AppendChainOptions {
@@ -43,6 +48,16 @@ export class MessageTree implements SessionStore {
   /** Full-text search over this session's messages, where the store can search. */
   readonly searchMessages?: (query: string, limit?: number) => Promise<SearchResult[]>;
 
+  /**
+   * The stored messages of the path, overlays not applied, in one read, where the store reads whole paths
+   * (`wholePathReads`): what `Session.history` and `historyBatches` then read instead of planning the path
+   * without content and reading content one batch at a time.
+   */
+  readonly getPathMessages?: (
+    leafId?: string | null,
+    options?: { maxBytes?: number; newestFirst?: boolean },
+  ) => Promise<PathMessagesResult>;
+
   constructor(storage: SessionStoreV1) {
     if (storage?.specificationVersion !== "v1") {
       throw new ContextError(
@@ -53,6 +68,8 @@ export class MessageTree implements SessionStore {
     this.storage = storage;
     if (typeof storage.search === "function")
       this.searchMessages = (query, limit) => this.#search(query, limit);
+    if (storage.wholePathReads === true)
+      this.getPathMessages = (leafId, options) => this.#pathMessages(leafId, options);
   }
 
   get sessionId(): string {
@@ -96,6 +113,8 @@ export class MessageTree implements SessionStore {
   }
 
   async getPathLength(leafId?: string | null): Promise<number> {
+    const totals = await this.#totals(leafId);
+    if (totals !== null) return totals.length;
     return (await this.#path(leafId, false)).length;
   }
 
@@ -119,6 +138,12 @@ export class MessageTree implements SessionStore {
   }
 
   async getPathTokens(leafId?: string | null): Promise<number> {
+    const overlays = await this.storage.readOverlays();
+    // Without overlays the path's tokens are the stamps summed, which a store may keep on the leaf.
+    if (overlays.length === 0) {
+      const totals = await this.#totals(leafId);
+      if (totals !== null) return totals.tokens;
+    }
     const records = await this.#path(leafId, false);
     const unstamped = records.filter((record) => record.tokens === undefined).map((record) => record.id);
     const estimated = new Map<string, number>();
@@ -133,7 +158,52 @@ export class MessageTree implements SessionStore {
       role: record.role,
       tokens: record.tokens ?? estimated.get(record.id) ?? 0,
     }));
-    return pathTokensWithOverlays(rows, await this.storage.readOverlays());
+    return pathTokensWithOverlays(rows, overlays);
+  }
+
+  /**
+   * `getPathMessages`. Leaf first under a budget (`newestFirst` with `maxBytes`), the path is read in growing
+   * pieces from the leaf, each going on where the last stopped, until the stored bytes pass the budget: only
+   * the newest part of a long path is read. Root first, the budget is known only at the root, so the whole
+   * path is read and the caller cuts.
+   */
+  async #pathMessages(
+    leafId?: string | null,
+    options?: { maxBytes?: number; newestFirst?: boolean },
+  ): Promise<PathMessagesResult> {
+    const maxBytes = options?.maxBytes;
+    if (options?.newestFirst !== true || typeof maxBytes !== "number" || !Number.isFinite(maxBytes)) {
+      return { messages: messagesOf(await this.#wholePath(leafId, true, "getHistory")), truncated: false };
+    }
+    checkLeafId(leafId);
+    const leafFirst: MessageRecord[] = [];
+    const seen = new Set<string>();
+    let total = 0;
+    let next = leafId ?? undefined;
+    for (let chunk = firstPathChunk; ; chunk = Math.min(chunk * 2, largestPathChunk)) {
+      const records = await this.storage.readPath(next, { limit: chunk, content: true });
+      for (let index = records.length - 1; index >= 0; index--) {
+        const record = records[index] as MessageRecord;
+        if (seen.has(record.id)) return { messages: messagesOf(leafFirst.reverse()), truncated: false };
+        seen.add(record.id);
+        leafFirst.push(record);
+        total += record.bytes ?? utf8Bytes(record.content ?? "");
+        if (total > maxBytes) {
+          return { messages: messagesOf(leafFirst.reverse()), truncated: record.parentId !== null };
+        }
+      }
+      const oldest = records[0];
+      // Fewer than asked: the walk reached a root, a parent not in this session, or a record seen before.
+      if (oldest === undefined || oldest.parentId === null || records.length < chunk) break;
+      if (leafFirst.length > maximumPathLength) break;
+      next = oldest.parentId;
+    }
+    const ordered = leafFirst.reverse();
+    checkWholePath(
+      ordered.map((record) => ({ id: record.id, parent_id: record.parentId })),
+      "getHistory",
+    );
+    return { messages: messagesOf(ordered), truncated: false };
   }
 
   async getRecentHistory(
@@ -319,13 +389,15 @@ export class MessageTree implements SessionStore {
 
   /** The path's records root first, at most one past the bound (so an over-long path can be told). */
   #path(leafId: string | null | undefined, content: boolean): Promise<MessageRecord[]> {
-    if (leafId !== undefined && leafId !== null && typeof leafId !== "string") {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `leafId must be a string or null, got ${describeValue(leafId)}`,
-      );
-    }
+    checkLeafId(leafId);
     return this.storage.readPath(leafId ?? undefined, { limit: maximumPathLength + 1, content });
+  }
+
+  /** The path's length and summed stamps where the store keeps them (`readPathTotals`), else `null`. */
+  async #totals(leafId: string | null | undefined): Promise<PathTotals | null> {
+    checkLeafId(leafId);
+    if (typeof this.storage.readPathTotals !== "function") return null;
+    return this.storage.readPathTotals(leafId ?? undefined);
   }
 
   /** The whole path, refusing one longer than the bound rather than dropping its oldest part silently. */
@@ -377,6 +449,12 @@ function refusal(
         "INVALID_INPUT",
         `${operation}: id "${records[result.index]?.id}" is still the parent of stored messages of this session (it was deleted without them); storing a new message under it could make a cycle: use another id`,
       );
+  }
+}
+
+function checkLeafId(leafId: unknown): void {
+  if (leafId !== undefined && leafId !== null && typeof leafId !== "string") {
+    throw new ContextError("INVALID_INPUT", `leafId must be a string or null, got ${describeValue(leafId)}`);
   }
 }
 

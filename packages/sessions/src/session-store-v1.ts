@@ -15,6 +15,13 @@ export interface SessionStoreV1 {
   readonly specificationVersion: "v1";
   /** The session this store reads and writes (`""`: the default session). */
   readonly sessionId: string;
+  /**
+   * Optional: `true` when reading a path with content costs about what reading it without content does (a
+   * SQL store: a row per message either way, and each row billed on a Durable Object). Streamed history
+   * reads then read the path once (`MessageTree.getPathMessages`), holding it whole, instead of reading it
+   * without content and then its content one batch at a time (two reads per message, one batch in memory).
+   */
+  readonly wholePathReads?: boolean;
 
   /**
    * The path from the root to `leafId` (`undefined`: the latest leaf), root first: at most `limit` records,
@@ -74,6 +81,20 @@ export interface SessionStoreV1 {
   /** Optional, with `writeCalibration`: the token calibration kept for the session (`null`: none yet). */
   readCalibration?(): Promise<number | null>;
   writeCalibration?(calibration: number): Promise<void>;
+  /**
+   * Optional: the length of the path root..`leafId` (`undefined`: the latest leaf) and its records' token
+   * stamps summed, as a store keeps them with each record (read from the leaf, never the whole path: what a
+   * new `Session`'s token estimate and `getPathLength` cost). `null` where the store does not know them for
+   * this path (a record without a stamp, a total cleared by an update or delete above it): the tree then
+   * reads the path. An unknown leaf or an empty session gives `{ length: 0, tokens: 0 }`.
+   */
+  readPathTotals?(leafId: string | undefined): Promise<PathTotals | null>;
+}
+
+/** What `readPathTotals` answers: the records of a path counted and their token stamps summed. */
+export interface PathTotals {
+  length: number;
+  tokens: number;
 }
 
 /** One stored message: its place in the tree, its stored text, and the numbers the rules above keep on it. */

@@ -58,8 +58,9 @@ export interface AppendedMessage {
 /**
  * Storage of one session's messages as a tree (each message points to its parent): the message-tree
  * contract of Cloudflare agents' Sessions API, plus the parent links and the whole tree for inspectors.
- * Implemented by each backend (`SqliteSessionStore`, `PostgresSessionStore`, `InMemorySessionStore`) and
- * checked by `describeSessionStore` in `@contextblocks/conformance`.
+ * Implemented by `MessageTree` over any store on the storage contract `SessionStoreV1` (`SqliteSessionStore`,
+ * `InMemorySessionStore`), by `PostgresSessionStore`, and checked by `describeSessionStore` in
+ * `@contextblocks/conformance`.
  */
 export interface SessionStore {
   /** The session this store reads and writes (`""` is the default session). */

@@ -167,9 +167,9 @@ export type SessionListener = (event: SessionEvent) => void;
 /** The collaborators of `new Session(options)`. */
 export interface SessionOptions {
   /**
-   * Where the messages live: a store on the storage contract `SessionStoreV1` (`InMemorySessionStore`, your
-   * own), which the session reads through its message tree, or a `SessionStore` that applies the rules itself
-   * (`SqliteSessionStore`, `PostgresSessionStore`).
+   * Where the messages live: a store on the storage contract `SessionStoreV1` (`SqliteSessionStore`,
+   * `InMemorySessionStore`, your own), which the session reads through its message tree, or a `SessionStore`
+   * that applies the rules itself (`PostgresSessionStore`).
    */
   store: SessionStore | SessionStoreV1;
   /** The session's blocks and frozen prompt. Default: a `ContextBlocks` with no blocks. */

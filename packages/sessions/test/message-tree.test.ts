@@ -1,6 +1,7 @@
 import { isContextError } from "@contextblocks/core";
 import { describe, expect, it } from "vitest";
-import { MessageTree, Session, type SessionMessage } from "../src/index.js";
+import { estimateMessageTokens } from "../src/compaction/index.js";
+import { type MessageRecord, MessageTree, messageBytes, Session, type SessionMessage } from "../src/index.js";
 import { InMemorySessionStore, InMemorySessions, inMemoryBackend } from "../src/memory/index.js";
 
 // The rules the message tree applies once for every store on the storage contract.
@@ -109,6 +110,68 @@ describe("MessageTree", () => {
     await tree.setTokenCalibration(2);
     expect(await tree.getTokenCalibration()).toBe(2);
     expect((await refusal(() => tree.setTokenCalibration(-1))).code).toBe("INVALID_INPUT");
+  });
+});
+
+/** The reference store, counting the records its path reads return. */
+class CountingStore extends InMemorySessionStore {
+  pathRecords = 0;
+  pathReads = 0;
+  override async readPath(
+    leafId: string | undefined,
+    options: { limit: number; content: boolean },
+  ): Promise<MessageRecord[]> {
+    const records = await super.readPath(leafId, options);
+    this.pathReads++;
+    this.pathRecords += records.length;
+    return records;
+  }
+}
+
+describe("MessageTree reads that need not read the whole path", () => {
+  it("takes the path's length and tokens from a store's readPathTotals, reading no path", async () => {
+    const store = new CountingStore();
+    const tree = new MessageTree(store);
+    await tree.appendChain(
+      Array.from({ length: 40 }, (_, index) => message(`m${index}`, `message ${index}`)),
+      undefined,
+    );
+    const history = await tree.getHistory();
+    store.pathReads = 0;
+    expect(await tree.getPathLength()).toBe(40);
+    expect(await tree.getPathTokens()).toBe(estimateMessageTokens(history));
+    expect(store.pathReads).toBe(0);
+    // With an overlay the stamps are summed along the path, the overlay applied.
+    await tree.addCompaction("S", "m0", "m9");
+    expect(await tree.getPathTokens()).toBe(estimateMessageTokens(await tree.getHistory()));
+  });
+
+  it("a store that reads whole paths is read once by getPathMessages; leaf first under a budget, only its newest part", async () => {
+    expect(new MessageTree(new CountingStore()).getPathMessages).toBeUndefined();
+    const store = Object.assign(new CountingStore(), { wholePathReads: true });
+    const tree = new MessageTree(store);
+    await tree.appendChain(
+      Array.from({ length: 300 }, (_, index) => message(`m${index}`, `message ${index}`)),
+      undefined,
+    );
+    const size = messageBytes(message("m299", "message 299"));
+    store.pathRecords = 0;
+    const read = tree.getPathMessages as NonNullable<MessageTree["getPathMessages"]>;
+    const newest = await read(undefined, { maxBytes: size * 10, newestFirst: true });
+    // The first message past the budget stops the read; the caller cuts exactly.
+    expect(ids(newest.messages)).toEqual(Array.from({ length: 11 }, (_, index) => `m${289 + index}`));
+    expect(newest.truncated).toBe(true);
+    expect(store.pathRecords).toBeLessThanOrEqual(32);
+    // A budget past the path's size reads it all, piece by piece, each record once.
+    const path = ids(await tree.getHistory("m150"));
+    store.pathRecords = 0;
+    const whole = await read("m150", { maxBytes: 1e9, newestFirst: true });
+    expect(ids(whole.messages)).toEqual(path);
+    expect(whole.truncated).toBe(false);
+    expect(store.pathRecords).toBe(151);
+    // Root first (or unbudgeted) it is the stored path, overlays not applied.
+    await tree.addCompaction("S", "m0", "m1");
+    expect((await read()).messages).toHaveLength(300);
   });
 });
 

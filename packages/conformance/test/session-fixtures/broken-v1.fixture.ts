@@ -23,7 +23,7 @@ class ReadThenWriteStore extends InMemorySessionStore {
 }
 
 describeSessionStoreV1("reads then writes", () => new ReadThenWriteStore(), {
-  capabilities: { search: true, calibration: true },
+  capabilities: { search: true, calibration: true, pathTotals: true },
   session: (store, sessionId) => new ReadThenWriteStore({ sessionId, sessions: store.sessions }),
 });
 
@@ -31,7 +31,7 @@ describeSessionStoreV1("reads then writes", () => new ReadThenWriteStore(), {
 class PlainStore extends InMemorySessionStore {
   constructor(options: { sessionId?: string; sessions?: InMemorySessions } = {}) {
     super(options);
-    for (const member of ["search", "readCalibration", "writeCalibration"]) {
+    for (const member of ["search", "readCalibration", "writeCalibration", "readPathTotals"]) {
       Object.defineProperty(this, member, { value: undefined });
     }
   }

@@ -5,6 +5,7 @@ import type {
   AppendResult,
   IdHolder,
   MessageRecord,
+  PathTotals,
   SessionStoreV1,
   StoredSearchHit,
 } from "../session-store-v1.js";
@@ -109,15 +110,9 @@ export class InMemorySessionStore implements SessionStoreV1 {
     leafId: string | undefined,
     options: { limit: number; content: boolean },
   ): Promise<MessageRecord[]> {
-    let record = leafId === undefined ? this.#latestLeaf() : this.#record(leafId);
-    const path: StoredRecord[] = [];
-    const seen = new Set<string>();
-    while (record !== null && path.length < options.limit && !seen.has(record.id)) {
-      seen.add(record.id);
-      path.push(record);
-      record = record.parentId === null ? null : this.#record(record.parentId);
-    }
-    return path.reverse().map((stored) => copy(stored, options.content));
+    return this.#path(leafId, options.limit)
+      .reverse()
+      .map((stored) => copy(stored, options.content));
   }
 
   async readMessages(ids: readonly string[]): Promise<MessageRecord[]> {
@@ -215,6 +210,30 @@ export class InMemorySessionStore implements SessionStoreV1 {
 
   async writeCalibration(calibration: number): Promise<void> {
     this.sessions.calibrations.set(this.sessionId, calibration);
+  }
+
+  async readPathTotals(leafId: string | undefined): Promise<PathTotals | null> {
+    // Summed along the path here (memory reads cost nothing); a SQL store keeps them on the leaf's row.
+    const totals: PathTotals = { length: 0, tokens: 0 };
+    for (const record of this.#path(leafId, Number.MAX_SAFE_INTEGER)) {
+      if (record.tokens === undefined) return null;
+      totals.length++;
+      totals.tokens += record.tokens;
+    }
+    return totals;
+  }
+
+  /** The path leaf first: at most `limit` records, ending at a root, a missing parent or a record seen before. */
+  #path(leafId: string | undefined, limit: number): StoredRecord[] {
+    let record = leafId === undefined ? this.#latestLeaf() : this.#record(leafId);
+    const path: StoredRecord[] = [];
+    const seen = new Set<string>();
+    while (record !== null && path.length < limit && !seen.has(record.id)) {
+      seen.add(record.id);
+      path.push(record);
+      record = record.parentId === null ? null : this.#record(record.parentId);
+    }
+    return path;
   }
 
   #record(id: string): StoredRecord | null {
