@@ -29,7 +29,7 @@ import {
   PostgresSessionStore,
 } from "@contextblocks/postgres";
 import { startThrowawayCluster, type ThrowawayCluster } from "@contextblocks/postgres/test";
-import type { SessionMessage, SessionStore } from "@contextblocks/sessions";
+import { MessageTree, type SessionMessage, type SessionStore } from "@contextblocks/sessions";
 import { fromBetterSqlite3, fromPg, type SqlClient } from "@contextblocks/sql";
 import { SqliteContextProvider, SqliteSessionStore } from "@contextblocks/sqlite";
 import Database from "better-sqlite3";
@@ -72,7 +72,8 @@ function sqliteBackend(directory: string): Backend {
     client,
     context: (label) => new SqliteContextProvider(client, label),
     search: (label) => new Fts5SearchProvider(client, { label }),
-    session: (sessionId) => new SqliteSessionStore(client, sessionId),
+    // Read through the message tree, as a `Session` reads it.
+    session: (sessionId) => new MessageTree(new SqliteSessionStore(client, sessionId)),
     close: async () => {
       database.close();
     },
@@ -455,7 +456,7 @@ async function main(): Promise<void> {
     const sqliteSessionClient = fromBetterSqlite3(sqliteDatabase);
     const sqliteSession = await retrieval(conversations, async (conversation) => ({
       provider: sessionAsProvider(
-        new SqliteSessionStore(sqliteSessionClient, `locomo-${conversation.id}`),
+        new MessageTree(new SqliteSessionStore(sqliteSessionClient, `locomo-${conversation.id}`)),
         `${conversation.id}:`,
       ),
       close: async () => {},

@@ -9,7 +9,7 @@
  * system and length; inside workerd only the Durable Object and the fetch handler below are used.
  */
 
-import { Session, type SessionMessage } from "@contextblocks/sessions";
+import { MessageTree, Session, type SessionMessage } from "@contextblocks/sessions";
 import { type DurableObjectStateLike, fromDurableObjectStorage } from "@contextblocks/sql";
 import { SqliteSessionStore } from "@contextblocks/sqlite";
 import { Sessions } from "agents/sessions";
@@ -198,10 +198,14 @@ async function scenario(
     const client = fromDurableObjectStorage(state.storage, {
       onStatement: (report) => counter.add(report.rowsRead ?? 0, report.rowsWritten ?? 0),
     });
-    const store = new SqliteSessionStore(client, options);
+    // The store read through the message tree, as a `Session` reads it.
+    const store = new MessageTree(new SqliteSessionStore(client, options));
     const listened = new Session({ store });
     listened.subscribe(() => undefined);
+    // The SQLite store searches, so the tree has `searchMessages`.
+    const search = store.searchMessages;
     provider = Object.assign(store, {
+      searchMessages: (query: string, limit: number) => search?.(query, limit) ?? [],
       history: async () => (await new Session({ store }).history()).messages,
       historyBatches: async () => {
         const messages: unknown[] = [];

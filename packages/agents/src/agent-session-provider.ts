@@ -1,13 +1,17 @@
 import type { SqlSource } from "@contextblocks/sql";
-import { SqliteSessionStore, type SqliteSessionStoreOptions } from "@contextblocks/sqlite";
+import {
+  AgentSessionProvider as SqliteAgentSessionProvider,
+  type SqliteSessionStoreOptions,
+} from "@contextblocks/sqlite";
 
 /**
- * agents' `AgentSessionProvider`: `SqliteSessionStore`, except that a database it creates gets the lean
- * layout, which agents@0.22.0 reads and writes too (its `getLatestLeaf` orders by `rowid`, which the keyed
- * layout a Durable Object gets by default has not). An agent moved to this entry can be moved back, and
- * the two can share a database. `newDatabaseLayout: "keyed"` asks for the cheaper writes instead.
+ * agents' `AgentSessionProvider`: `@contextblocks/sqlite`'s (a `SqliteSessionStore` read through the message
+ * tree, with agents' methods), except that a database it creates gets the lean layout, which agents@0.22.0
+ * reads and writes too (its `getLatestLeaf` orders by `rowid`, which the keyed layout a Durable Object gets
+ * by default has not). An agent moved to this entry can be moved back, and the two can share a database.
+ * `newDatabaseLayout: "keyed"` asks for the cheaper writes instead.
  */
-export class AgentSessionProvider extends SqliteSessionStore {
+export class AgentSessionProvider extends SqliteAgentSessionProvider {
   constructor(source: SqlSource, sessionIdOrOptions?: string | SqliteSessionStoreOptions) {
     super(source, withAgentsLayout(sessionIdOrOptions));
   }

@@ -1,5 +1,11 @@
 import { ContextError } from "@contextblocks/core";
-import type { SessionMessage, SessionStore } from "@contextblocks/sessions";
+import {
+  isSessionStoreV1,
+  MessageTree,
+  type SessionMessage,
+  type SessionStore,
+  type SessionStoreV1,
+} from "@contextblocks/sessions";
 import type { SqlClient, SqlSource } from "@contextblocks/sql";
 import { sqliteBackend } from "@contextblocks/sqlite";
 
@@ -92,15 +98,17 @@ export async function readAgentsSessions(
 }
 
 /**
- * Brings one session of agents@0.32.0's `agents/sessions` into a contextblocks `SessionStore` (for example
- * `new SqliteSessionStore(ctx.storage, "chat")`): every message under its parent (branches kept), then the
- * compaction overlays. The store must not hold these message ids yet. agents' tables are not changed.
+ * Brings one session of agents@0.32.0's `agents/sessions` into a contextblocks store (for example
+ * `new SqliteSessionStore(ctx.storage, "chat")`, written through the message tree as a `Session` writes it,
+ * or any `SessionStore`): every message under its parent (branches kept), then the compaction overlays. The
+ * store must not hold these message ids yet. agents' tables are not changed.
  */
 export async function importAgentsSessions(
   source: SqlSource,
-  target: SessionStore,
+  store: SessionStore | SessionStoreV1,
   options: ReadAgentsSessionsOptions = {},
 ): Promise<{ messages: number; compactions: number }> {
+  const target = isSessionStoreV1(store) ? new MessageTree(store) : store;
   const { messages, compactions } = await readAgentsSessions(source, options);
   for (const { message, parentId } of messages) await target.appendMessage(message, parentId);
   for (const overlay of compactions) {

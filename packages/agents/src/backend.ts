@@ -5,7 +5,14 @@ import {
   SYSTEM_PROMPT_LABEL,
   type WritableContextProvider,
 } from "@contextblocks/core";
-import { isSessionBackend, type SessionBackend, type SessionStore } from "@contextblocks/sessions";
+import {
+  isSessionBackend,
+  isSessionStoreV1,
+  MessageTree,
+  type SessionBackend,
+  type SessionStore,
+  type SessionStoreV1,
+} from "@contextblocks/sessions";
 import { InMemoryRunStateStore, inMemoryBackend } from "@contextblocks/sessions/memory";
 import { isMissingTableError, raw, type SqlClient, type SqlSource, sql } from "@contextblocks/sql";
 import { SqliteContextProvider, sqliteBackend } from "@contextblocks/sqlite";
@@ -100,11 +107,15 @@ export function storeOnlyBackend(store: SessionStore): SessionBackend {
   };
 }
 
-/** What agents' `Session.create` accepts: an Agent (anything with `sql`), a `SessionProvider`, or ours. */
-export type SessionSource = SqlSource | SessionStore | SessionBackend;
+/**
+ * What agents' `Session.create` accepts: an Agent (anything with `sql`), a `SessionProvider`, a store on the
+ * storage contract (read through the message tree), or a backend.
+ */
+export type SessionSource = SqlSource | SessionStore | SessionStoreV1 | SessionBackend;
 
 export function backendOf(source: SessionSource, method: string): SessionBackend {
   if (isSessionBackend(source)) return source;
+  if (isSessionStoreV1(source)) return storeOnlyBackend(new MessageTree(source));
   if (isStore(source)) return storeOnlyBackend(source);
   try {
     return agentsSqliteBackend(source);

@@ -18,6 +18,7 @@ import {
   type SessionMessage,
   type SessionOptions,
   type SessionStore,
+  type SessionStoreV1,
 } from "@contextblocks/sessions";
 import { estimateMessageTokens } from "@contextblocks/sessions/compaction";
 import type { ToolSet } from "ai";
@@ -61,7 +62,7 @@ export class Session extends BaseSession {
    * or contextblocks' `new Session({ store } | { backend })`.
    */
   constructor(
-    storeOrOptions: SessionStore | SessionOptions | { backend: SessionBackend },
+    storeOrOptions: SessionStore | SessionStoreV1 | SessionOptions | { backend: SessionBackend },
     options?: AgentsSessionOptions,
   ) {
     const isOptions =

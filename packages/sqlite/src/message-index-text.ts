@@ -1,16 +1,16 @@
-import { type SessionMessage, textOfMessage } from "@contextblocks/sessions";
+import { parseStoredMessage, type SessionMessage, textOfMessage } from "@contextblocks/sessions";
 import { messageFieldsOf } from "@contextblocks/text";
 import type { IndexedMessage } from "./message-search.js";
 
 /**
  * The text the message search index holds for a message: its text parts, at most `maximumIndexedChars`
  * characters (an FTS5 row stores its text, and a Durable Object row holds at most 2 MB). The one place that
- * decides what a message is indexed as; the index is built from it lazily, at search time.
+ * decides what a message is indexed as. A message the session layer stored comes with its searchable text
+ * (`MessageRecord.text`); a row another writer stored (agents@0.22.0) is read from its JSON here.
  */
 export const maximumIndexedChars = 256 * 1024;
 
-export function indexTextOf(message: SessionMessage): string {
-  const text = textOfMessage(message);
+function indexText(text: string): string {
   if (text.length <= maximumIndexedChars) return text;
   const end = /[\uD800-\uDBFF]/.test(text.charAt(maximumIndexedChars - 1))
     ? maximumIndexedChars - 1
@@ -19,7 +19,20 @@ export function indexTextOf(message: SessionMessage): string {
 }
 
 /** A message's search row fields: its indexed text, its speaker and its day (`messageFieldsOf`). */
-export function indexedMessageOf(message: SessionMessage): IndexedMessage {
-  const text = indexTextOf(message);
-  return { text, ...messageFieldsOf(message, text) };
+export function indexedMessageOf(
+  message: SessionMessage,
+  text: string = textOfMessage(message),
+): IndexedMessage {
+  const indexed = indexText(text);
+  return { text: indexed, ...messageFieldsOf(message, indexed) };
+}
+
+/**
+ * The search row fields of a stored message's JSON: its speaker and day are read from the message, its
+ * text is `text` when given (what the session layer computed), else the message's text parts.
+ */
+export function indexedJsonOf(json: string, role: string, text?: string): IndexedMessage {
+  const message = parseStoredMessage(json);
+  if (message === null) return indexedMessageOf({ id: "", role, parts: [] }, text ?? "");
+  return indexedMessageOf(message, text);
 }

@@ -152,12 +152,18 @@ function rowOfM(message: IndexedMessage, key: SearchKey = "rowid"): SqlStatement
  * The search row of a message on the keyed layout, under its `seq`, written in its append's transaction
  * (for every message: a message without text gets a row with empty text, since the search table holds the
  * order). Writes nothing when the message row is not there with that `seq` (its insert was refused) or the
- * rowid is taken.
+ * rowid is taken; `afterInsert`: nor when the statement just before (the message's insert) stored nothing.
  */
-export function keyedRowStatement(sessionId: string, id: string, message: IndexedMessage): SqlStatement {
+export function keyedRowStatement(
+  sessionId: string,
+  id: string,
+  message: IndexedMessage,
+  options: { afterInsert?: boolean } = {},
+): SqlStatement {
   return sql`${rowOfM(message, "seq")}
     FROM assistant_messages m WHERE m.id = ${id} AND m.session_id = ${sessionId}
-      AND NOT EXISTS (SELECT 1 FROM assistant_fts f WHERE f.rowid = m.seq)`;
+      AND NOT EXISTS (SELECT 1 FROM assistant_fts f WHERE f.rowid = m.seq)
+      ${options.afterInsert === true ? sql`AND changes() = 1` : sql``}`;
 }
 
 /** A keyed message's search row after its text changed: updated in place, so it never leaves the order. */

@@ -1,5 +1,5 @@
 import { ContextError, namespacePrefix, SYSTEM_PROMPT_LABEL } from "@contextblocks/core";
-import type { SearchResult, SessionBackend } from "@contextblocks/sessions";
+import { MessageTree, type SearchResult, type SessionBackend } from "@contextblocks/sessions";
 import {
   type SqlClient,
   type SqlSource,
@@ -33,7 +33,8 @@ export interface SqliteBackend extends SessionBackend {
   readonly client: SqlClient;
   readonly runState: SqliteRunStateStore;
   readonly registry: SqliteSessionRegistry;
-  messages(sessionId: string): SqliteSessionStore;
+  /** The session's messages: a `SqliteSessionStore` read through the message tree, as a `Session` reads it. */
+  messages(sessionId: string): MessageTree;
   block(label: string, sessionId: string): SqliteContextProvider;
   prompt(sessionId: string): SqliteContextProvider;
 }
@@ -41,7 +42,7 @@ export interface SqliteBackend extends SessionBackend {
 /**
  * Sessions on one SQLite database: a Durable Object's `ctx.storage` (or `ctx`), an Agent's `sql`, a
  * better-sqlite3 `Database` or a `SqlClient`. Messages in the tables of Cloudflare agents' Sessions API
- * (`SqliteSessionStore`), blocks and the frozen prompt in `cf_agents_context_blocks` under the session's
+ * (`SqliteSessionStore`, read through `MessageTree`), blocks and the frozen prompt in `cf_agents_context_blocks` under the session's
  * namespace (`SqliteContextProvider`), run state in `contextblocks_run_state`, the registry in
  * `assistant_sessions`. Each part creates its own tables on first use.
  *
@@ -67,7 +68,8 @@ export function sqliteBackend(source: SqlSource, options: SqliteBackendOptions =
     client,
     runState,
     registry,
-    messages: (sessionId) => new SqliteSessionStore(client, { sessionId, newDatabaseLayout }),
+    messages: (sessionId) =>
+      new MessageTree(new SqliteSessionStore(client, { sessionId, newDatabaseLayout })),
     block: (label, sessionId) =>
       new SqliteContextProvider(client, { label, namespace: namespaceOf(sessionId) }),
     prompt: (sessionId) =>

@@ -2,6 +2,7 @@
 // `agents-context`, run in Node with its Lifecycle services given directly), closed, then opened again and read
 // by contextblocks: every message (updated, branched, with media), the compaction, then search and appends.
 import { importAgentsSessions, readAgentsSessions } from "@contextblocks/agents/experimental/memory/session";
+import { MessageTree } from "@contextblocks/sessions";
 import { SqliteSessionStore } from "@contextblocks/sqlite";
 import { Sessions } from "agents-context/sessions";
 import { afterEach, describe, expect, it } from "vitest";
@@ -75,11 +76,13 @@ describe("a better-sqlite3 database agents@0.32.0's agents/sessions wrote", () =
       ["m1", "m2", "The user asked about the ferry."],
     ]);
 
-    const store = new SqliteSessionStore(database, "chat-imported");
-    expect(await importAgentsSessions(database, store, { sessionId: "chat" })).toEqual({
+    const imported = new SqliteSessionStore(database, "chat-imported");
+    expect(await importAgentsSessions(database, imported, { sessionId: "chat" })).toEqual({
       messages: 5,
       compactions: 1,
     });
+    // The store is read as a `Session` reads it: through the message tree.
+    const store = new MessageTree(imported);
     const ours = await store.getHistory("m4");
     expect(ours.map((message) => (message.id.startsWith("compaction_") ? "compaction" : message.id))).toEqual(
       expected.map((message) => (message.id.startsWith("compaction_") ? "compaction" : message.id)),

@@ -1,5 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { importAgentsSessions, readAgentsSessions } from "@contextblocks/agents/experimental/memory/session";
+import { MessageTree } from "@contextblocks/sessions";
 import { SqliteSessionStore } from "@contextblocks/sqlite";
 import { describe, expect, it } from "vitest";
 
@@ -52,11 +53,13 @@ describe("a Durable Object database agents@0.32.0's agents/sessions wrote", () =
       ).toContain("attachment:sha256:");
       expect((read.messages[4]?.message.parts[0] as { url?: string } | undefined)?.url).toBe(dataUrl);
 
-      const store = new SqliteSessionStore(state.storage, "chat-imported");
-      expect(await importAgentsSessions(state.storage, store, { sessionId: "chat" })).toEqual({
+      const imported = new SqliteSessionStore(state.storage, "chat-imported");
+      expect(await importAgentsSessions(state.storage, imported, { sessionId: "chat" })).toEqual({
         messages: 5,
         compactions: 1,
       });
+      // The store is read as a `Session` reads it: through the message tree.
+      const store = new MessageTree(imported);
       expect(shape(await store.getHistory("m4"))).toEqual(
         shape((await theirs.getHistory()) as never).map((message) =>
           message.id === "m4"

@@ -1,6 +1,6 @@
 import { AgentSessionProvider as AgentsSessionProvider } from "agents-session/experimental/memory/session";
 import { afterEach, describe, expect, it } from "vitest";
-import { SqliteSessionStore } from "../../src/index.js";
+import { sqliteTree } from "../sqlite-tree.js";
 import { agentsHost } from "./agents-host.js";
 import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
@@ -28,7 +28,7 @@ describe("a database where agents updated messages", () => {
     agents.updateMessage(text("a1", "user", "the lighthouse keeper retired"));
     agents.updateMessage(text("a2", "assistant", "kept the lamp lit for forty years"));
 
-    const store = new SqliteSessionStore(temporary.database, "chat-1");
+    const store = sqliteTree(temporary.database, "chat-1");
     await store.appendMessage(text("c3", "user", "who replaced the keeper"));
     await store.appendMessage(text("c4", "assistant", "a solar beacon replaced the keeper"));
     await store.updateMessage(text("c3", "user", "who replaced the retired keeper"));

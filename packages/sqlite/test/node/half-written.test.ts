@@ -1,7 +1,7 @@
 import type { SessionMessage } from "@contextblocks/sessions";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { SqliteSessionStore } from "../../src/index.js";
+import { sqliteTree } from "../sqlite-tree.js";
 import { agentsHost } from "./agents-host.js";
 
 function message(id: string, text: string): SessionMessage {
@@ -50,7 +50,7 @@ describe.each([
     it(`an append failing after ${step.source} is retried: stored once, on the path, found by search`, async () => {
       const database = open();
       const host = faultyHost(database);
-      const store = new SqliteSessionStore(host, {
+      const store = sqliteTree(host, {
         sessionId: "chat",
         newDatabaseLayout: layout === "lean" ? "lean" : "keyed",
       });
@@ -72,7 +72,7 @@ describe.each([
   }
 
   it("the same id with other content is still refused", async () => {
-    const store = new SqliteSessionStore(agentsHost(new Database(":memory:")), "chat");
+    const store = sqliteTree(agentsHost(new Database(":memory:")), "chat");
     await store.appendMessage(message("a", "hello"));
     await expect(store.appendMessage(message("a", "changed"))).rejects.toThrow(/already exists/);
   });
@@ -80,7 +80,7 @@ describe.each([
   it("a retried addCompaction after its insert committed adds no second overlay", async () => {
     const database = new Database(":memory:");
     const host = faultyHost(database);
-    const store = new SqliteSessionStore(host, "chat");
+    const store = sqliteTree(host, "chat");
     await store.appendMessage(message("a", "one"));
     await store.appendMessage(message("b", "two"));
     host.failAfter(/INSERT INTO assistant_compactions/);

@@ -2,8 +2,8 @@ import type { SessionMessage } from "@contextblocks/sessions";
 import { AgentSessionProvider } from "agents-session/experimental/memory/session";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { SqliteSessionStore } from "../../src/index.js";
 import { say } from "../mixed-writer.js";
+import { type SqliteTree, sqliteTree } from "../sqlite-tree.js";
 import { agentsHost } from "./agents-host.js";
 
 function message(id: string, text: string): SessionMessage {
@@ -13,7 +13,7 @@ function message(id: string, text: string): SessionMessage {
 const ids = (messages: readonly { id: string }[]) => messages.map((entry) => entry.id);
 
 /** Children per parent in the session's tree: a fork is a parent with more than one. */
-async function forks(store: SqliteSessionStore): Promise<string[]> {
+async function forks(store: SqliteTree): Promise<string[]> {
   const children = new Map<string | null, number>();
   for (const node of await store.getTree()) {
     children.set(node.parentId, (children.get(node.parentId) ?? 0) + 1);
@@ -24,7 +24,7 @@ async function forks(store: SqliteSessionStore): Promise<string[]> {
 describe("the keyed layout (a new database)", () => {
   it("keys messages by id alone and orders them by their search rows", () => {
     const database = new Database(":memory:");
-    const store = new SqliteSessionStore(database, { sessionId: "chat", newDatabaseLayout: "keyed" });
+    const store = sqliteTree(database, { sessionId: "chat", newDatabaseLayout: "keyed" });
     return (async () => {
       await store.appendMessage(message("a", "hello"));
       const table = database
@@ -49,8 +49,8 @@ describe("the keyed layout (a new database)", () => {
   it("two stores on a client without transactions, appending at once, never fork (a taken seq is given back)", async () => {
     const database = new Database(":memory:");
     const host = agentsHost(database);
-    const first = new SqliteSessionStore(host, "chat");
-    const second = new SqliteSessionStore(host, "chat");
+    const first = sqliteTree(host, "chat");
+    const second = sqliteTree(host, "chat");
     await first.appendMessage(message("m0", "start"));
     await second.getHistory();
     const appends: Promise<unknown>[] = [];
@@ -75,12 +75,12 @@ describe("the keyed layout (a new database)", () => {
 
   it("a message row left without its search row is not taken as stored: a retry appends it under the tail", async () => {
     const database = new Database(":memory:");
-    const store = new SqliteSessionStore(agentsHost(database), "chat");
+    const store = sqliteTree(agentsHost(database), "chat");
     await store.appendMessage(message("a", "hello"));
     await store.appendMessage(message("b", "the deploy moved to friday"));
     // What a failure between the two statements of an append leaves: the row, no search row.
     database.prepare("DELETE FROM assistant_fts WHERE id = 'b'").run();
-    const fresh = new SqliteSessionStore(agentsHost(database), "chat");
+    const fresh = sqliteTree(agentsHost(database), "chat");
     expect(ids(await fresh.getHistory())).toEqual(["a"]);
     await fresh.appendMessage(message("b", "the deploy moved to friday, for real"));
     expect(ids(await fresh.getHistory())).toEqual(["a", "b"]);
@@ -93,7 +93,7 @@ describe("the keyed layout (a new database)", () => {
 
   it("agents@0.22.0 opening a keyed database fails loudly and stores nothing", async () => {
     const database = new Database(":memory:");
-    const store = new SqliteSessionStore(database, { sessionId: "chat", newDatabaseLayout: "keyed" });
+    const store = sqliteTree(database, { sessionId: "chat", newDatabaseLayout: "keyed" });
     await store.appendMessage(message("a", "hello"));
     const agents = new AgentSessionProvider(agentsHost(database), "chat");
     expect(() => agents.appendMessage(say("x", "from agents"))).toThrow(/seq|rowid/);
@@ -111,7 +111,7 @@ describe("the tail check, keyed and lean", () => {
       const database = new Database(":memory:");
       // Separate clients (each host is its own client), so each store remembers its own tail.
       const open = (sessionId: string) =>
-        new SqliteSessionStore(agentsHost(database), { sessionId, newDatabaseLayout: layout });
+        sqliteTree(agentsHost(database), { sessionId, newDatabaseLayout: layout });
       const writer = open("one");
       const other = open("two");
       await writer.appendMessage(message("l", "the leaf"));
@@ -133,7 +133,7 @@ describe("the tail check, keyed and lean", () => {
 describe("the keyed layout's empty search rows", () => {
   it("a message without text is never a search hit, not even through the turns after it", async () => {
     const database = new Database(":memory:");
-    const store = new SqliteSessionStore(database, { sessionId: "chat", newDatabaseLayout: "keyed" });
+    const store = sqliteTree(database, { sessionId: "chat", newDatabaseLayout: "keyed" });
     await store.appendMessage(message("a", "where is the chandlery"));
     await store.appendMessage({
       id: "image",

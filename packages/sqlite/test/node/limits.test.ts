@@ -2,12 +2,12 @@ import { isContextError } from "@contextblocks/core";
 import { maximumPathLength } from "@contextblocks/sessions";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { SqliteSessionStore } from "../../src/index.js";
+import { sqliteTree } from "../sqlite-tree.js";
 
 describe("limits say so", () => {
   it("getHistory of a path longer than the maximum refuses instead of dropping the oldest messages", async () => {
     const database = new Database(":memory:");
-    const store = new SqliteSessionStore(database, { sessionId: "chat", newDatabaseLayout: "keyed" });
+    const store = sqliteTree(database, { sessionId: "chat", newDatabaseLayout: "keyed" });
     await store.appendMessage({ id: "m0", role: "user", parts: [{ type: "text", text: "first" }] });
     const length = maximumPathLength + 5;
     // A long chain written in one statement (the API would take minutes for 100,005 appends).

@@ -1,7 +1,7 @@
 import { AgentSessionProvider } from "agents-session/experimental/memory/session";
 import { afterEach, describe, expect, it } from "vitest";
-import { SqliteSessionStore } from "../../src/index.js";
 import { agentsDeletesThenWeReappend, agentsWritesAfterUs, ids, say } from "../mixed-writer.js";
+import { sqliteTree } from "../sqlite-tree.js";
 import { agentsHost } from "./agents-host.js";
 import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
@@ -15,12 +15,12 @@ describe("a lean database that agents@0.22.0 writes to after us (better-sqlite3)
   it("keeps every message and the right paths, on the store open all along and after a reopen", async () => {
     opened = openTemporaryDatabase();
     const { overlayId } = await agentsWritesAfterUs(
-      new SqliteSessionStore(opened.database, { sessionId: "chat", newDatabaseLayout: "lean" }),
+      sqliteTree(opened.database, { sessionId: "chat", newDatabaseLayout: "lean" }),
       agentsHost(opened.database),
     );
 
     // After a restart the database is read with the parent index agents added.
-    const reopened = new SqliteSessionStore(opened.reopen(), "chat");
+    const reopened = sqliteTree(opened.reopen(), "chat");
     const agents = new AgentSessionProvider(agentsHost(opened.database), "chat");
     expect(ids(await reopened.getHistory())).toEqual([`compaction_${overlayId}`, "c", "f", "g", "h"]);
     expect(ids(await reopened.getHistory("e"))).toEqual(["a", "b2", "d", "e"]);
@@ -32,14 +32,14 @@ describe("a lean database that agents@0.22.0 writes to after us (better-sqlite3)
   it("refuses to re-append an id agents deleted while a stored message still names it (no cycle)", async () => {
     opened = openTemporaryDatabase();
     await agentsDeletesThenWeReappend(
-      new SqliteSessionStore(opened.database, { sessionId: "chat", newDatabaseLayout: "lean" }),
+      sqliteTree(opened.database, { sessionId: "chat", newDatabaseLayout: "lean" }),
       agentsHost(opened.database),
     );
 
     // The same after a restart.
-    const reopened = new SqliteSessionStore(opened.reopen(), "chat");
+    const reopened = sqliteTree(opened.reopen(), "chat");
     await expect(reopened.appendMessage(say("b", "two again", "assistant"), "b-new")).rejects.toThrow(
-      'id "b" is still the parent of stored messages ("c"',
+      'id "b" is still the parent of stored messages',
     );
     expect(ids(await reopened.getHistory())).toEqual(["c", "b-new"]);
   });

@@ -5,7 +5,8 @@ import {
 } from "agents-session/experimental/memory/session";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { SqliteSessionStore, sqliteBackend } from "../../src/index.js";
+import { sqliteBackend } from "../../src/index.js";
+import { sqliteTree } from "../sqlite-tree.js";
 import { agentsHost } from "./agents-host.js";
 
 /** A plain message both packages accept (no createdAt: the anchor types it as a Date only). */
@@ -30,7 +31,7 @@ describe("data written by agents/experimental/memory/session (agents@0.22.0)", (
     anchor.addCompaction("a summary of a..b", "a", "b");
 
     // indexOnAppend: agents@0.22.0 searches its FTS table directly, so ours writes search rows eagerly.
-    const ours = new SqliteSessionStore(database, { sessionId: "chat", indexOnAppend: true });
+    const ours = sqliteTree(database, { sessionId: "chat", indexOnAppend: true });
     expect(ids(await ours.getHistory("c"))).toEqual([`compaction_${anchor.getCompactions()[0]?.id}`, "c"]);
     expect(ids(await ours.getBranches("a"))).toEqual(["b", "b2"]);
     expect((await ours.getLatestLeaf())?.id).toBe("b2");

@@ -2,7 +2,7 @@ import { checkSessionHistoryAndFeed } from "@contextblocks/conformance";
 import { MessageTree, Session } from "@contextblocks/sessions";
 import { InMemorySessionStore } from "@contextblocks/sessions/memory";
 import { afterEach, describe, it } from "vitest";
-import { SqliteSessionStore } from "../../src/index.js";
+import { sqliteTree } from "../sqlite-tree.js";
 import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 let temporary: TemporaryDatabase | undefined;
@@ -11,7 +11,7 @@ afterEach(() => temporary?.remove());
 describe("Session.history / historyBatches / the change feed on SqliteSessionStore (better-sqlite3)", () => {
   it("batched and budgeted reads equal getHistory; the feed mirrors; upsert and import keep the tree", async () => {
     temporary = openTemporaryDatabase();
-    const session = new Session({ store: new SqliteSessionStore(temporary.database, "chat") });
+    const session = new Session({ store: sqliteTree(temporary.database, "chat") });
     await checkSessionHistoryAndFeed(session, {
       mirror: new MessageTree(new InMemorySessionStore({ sessionId: "chat" })),
     });

@@ -1,7 +1,7 @@
 import type { SessionMessage } from "@contextblocks/sessions";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SqliteSessionStore } from "../../src/index.js";
 import { indexBatchSize } from "../../src/message-index.js";
+import { type SqliteTree, sqliteTree } from "../sqlite-tree.js";
 import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 function message(id: string, text: string, role = "user"): SessionMessage {
@@ -14,13 +14,13 @@ beforeEach(() => {
 });
 afterEach(() => temporary.remove());
 
-async function found(store: SqliteSessionStore, query: string): Promise<string[]> {
+async function found(store: SqliteTree, query: string): Promise<string[]> {
   return (await store.searchMessages(query, 10)).map((hit) => hit.id).sort();
 }
 
 describe("SqliteSessionStore search: each message indexed with the turns around it on its branch", () => {
   it("finds the answer through the question before it, on its own branch only", async () => {
-    const store = new SqliteSessionStore(temporary.database, "chat");
+    const store = sqliteTree(temporary.database, "chat");
     await store.appendMessage(message("q", "What are you researching lately?"));
     await store.appendMessage(message("a", "Adoption agencies, mostly.", "assistant"));
     await store.appendMessage(message("z", "The zebra exhibit opens Friday."));
@@ -42,7 +42,7 @@ describe("SqliteSessionStore search: each message indexed with the turns around 
   });
 
   it("an updated message's children and grandchildren are found by its new text, not its old one", async () => {
-    const store = new SqliteSessionStore(temporary.database, "chat");
+    const store = sqliteTree(temporary.database, "chat");
     await store.appendMessage(message("q", "What are you researching lately?"));
     await store.appendMessage(message("a", "Adoption agencies, mostly.", "assistant"));
     await store.appendMessage(message("b", "Good luck."));
@@ -53,7 +53,7 @@ describe("SqliteSessionStore search: each message indexed with the turns around 
   });
 
   it("a deleted message is gone from its children's context too", async () => {
-    const store = new SqliteSessionStore(temporary.database, "chat");
+    const store = sqliteTree(temporary.database, "chat");
     await store.appendMessage(message("q", "What are you researching lately?"));
     await store.appendMessage(message("a", "Adoption agencies, mostly.", "assistant"));
     await store.appendMessage(message("b", "Good luck."));
@@ -63,7 +63,7 @@ describe("SqliteSessionStore search: each message indexed with the turns around 
   });
 
   it("turns under a compaction overlay stay searchable", async () => {
-    const store = new SqliteSessionStore(temporary.database, "chat");
+    const store = sqliteTree(temporary.database, "chat");
     await store.appendMessage(message("q", "What are you researching lately?"));
     await store.appendMessage(message("a", "Adoption agencies, mostly.", "assistant"));
     await store.appendMessage(message("b", "Good luck."));
@@ -73,7 +73,7 @@ describe("SqliteSessionStore search: each message indexed with the turns around 
   });
 
   it("the lazy index writes the context too, across its batches", async () => {
-    const store = new SqliteSessionStore(temporary.database, "chat");
+    const store = sqliteTree(temporary.database, "chat");
     // The question is the last message of the first batch; its answer is indexed by the next one.
     for (let index = 0; index < indexBatchSize - 1; index++) {
       await store.appendMessage(message(`filler-${index}`, `filler turn ${index}`));
@@ -88,7 +88,7 @@ describe("SqliteSessionStore search: each message indexed with the turns around 
   }, 30_000);
 
   it("an update before the next search is indexed by it, with its context", async () => {
-    const store = new SqliteSessionStore(temporary.database, "chat");
+    const store = sqliteTree(temporary.database, "chat");
     await store.appendMessage(message("q", "What are you researching lately?"));
     await store.appendMessage(message("a", "Adoption agencies, mostly.", "assistant"));
     await store.updateMessage(message("a", "Orchard soil, mostly.", "assistant"));
@@ -99,7 +99,7 @@ describe("SqliteSessionStore search: each message indexed with the turns around 
   });
 
   it("indexOnAppend writes each row with its context at append", async () => {
-    const store = new SqliteSessionStore(temporary.database, { sessionId: "chat", indexOnAppend: true });
+    const store = sqliteTree(temporary.database, { sessionId: "chat", indexOnAppend: true });
     await store.appendMessage(message("q", "What are you researching lately?"));
     await store.appendMessage(message("a", "Adoption agencies, mostly.", "assistant"));
     const context = temporary.database.prepare("SELECT context FROM assistant_fts WHERE id = 'a'").all() as {

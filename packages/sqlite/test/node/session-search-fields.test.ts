@@ -1,6 +1,6 @@
 import type { SessionMessage } from "@contextblocks/sessions";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SqliteSessionStore } from "../../src/index.js";
+import { sqliteTree } from "../sqlite-tree.js";
 import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 function message(id: string, text: string, extra: Partial<SessionMessage> = {}): SessionMessage {
@@ -15,7 +15,7 @@ afterEach(() => temporary.remove());
 
 describe("SqliteSessionStore search: the day and the speaker of a message", () => {
   it("finds a message by the day it carries, and returns its own text only", async () => {
-    const store = new SqliteSessionStore(temporary.database, "chat");
+    const store = sqliteTree(temporary.database, "chat");
     await store.appendMessage(
       message("may", "We planted the tomatoes.", { createdAt: new Date("2023-05-08T13:56:00Z") }),
     );
@@ -33,7 +33,7 @@ describe("SqliteSessionStore search: the day and the speaker of a message", () =
   });
 
   it("a message without a time of its own is indexed under the day its row was written", async () => {
-    const store = new SqliteSessionStore(temporary.database, "chat");
+    const store = sqliteTree(temporary.database, "chat");
     await store.appendMessage(message("a", "hello"));
     await store.searchMessages("hello", 1);
     const [row] = temporary.database
@@ -48,7 +48,7 @@ describe("SqliteSessionStore search: the day and the speaker of a message", () =
   });
 
   it("ranks the turns of the speaker a query names first (a 'Name:' label, or metadata.speaker)", async () => {
-    const store = new SqliteSessionStore(temporary.database, "chat");
+    const store = sqliteTree(temporary.database, "chat");
     await store.appendMessage(message("c", "Caroline: I went hiking last weekend."));
     await store.appendMessage(message("m", "Melanie: I went hiking last weekend."));
     await store.appendMessage(
@@ -64,7 +64,7 @@ describe("SqliteSessionStore search: the day and the speaker of a message", () =
   it("a search table of the earlier shape (context, no day) is created again and indexed from the start (lean layout)", async () => {
     const database = temporary.database;
     // The keyed layout was created with today's search table; a lean one may hold the earlier shape.
-    const store = new SqliteSessionStore(database, { sessionId: "chat", newDatabaseLayout: "lean" });
+    const store = sqliteTree(database, { sessionId: "chat", newDatabaseLayout: "lean" });
     await store.appendMessage(message("a", "the orchard needs water"));
     await store.searchMessages("orchard", 1);
     // The table as the previous release created it, with a row of its own.
@@ -73,7 +73,7 @@ describe("SqliteSessionStore search: the day and the speaker of a message", () =
         context, tokenize='porter unicode61');
       INSERT INTO assistant_fts (rowid, id, session_id, role, content, context)
         SELECT rowid, id, session_id, role, 'the orchard needs water', '' FROM assistant_messages;`);
-    const reopened = new SqliteSessionStore(temporary.reopen(), "chat");
+    const reopened = sqliteTree(temporary.reopen(), "chat");
     await reopened.appendMessage(message("b", "and the bees are back"));
     expect((await reopened.searchMessages("orchard bees", 10)).map((hit) => hit.id).sort()).toEqual([
       "a",

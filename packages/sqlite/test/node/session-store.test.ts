@@ -3,7 +3,7 @@ import type { SessionMessage } from "@contextblocks/sessions";
 import { fromBetterSqlite3, type StatementReport } from "@contextblocks/sql";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SqliteSessionStore } from "../../src/index.js";
+import { sqliteTree } from "../sqlite-tree.js";
 import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 function message(id: string, text = `text of ${id}`, role = "user"): SessionMessage {
@@ -20,7 +20,7 @@ afterEach(() => temporary.remove());
 
 describe("SqliteSessionStore: the message tree", () => {
   it("auto-parents to the latest leaf and reads root to leaf", async () => {
-    const provider = new SqliteSessionStore(temporary.database, "chat");
+    const provider = sqliteTree(temporary.database, "chat");
     for (const id of ["a", "b", "c"]) await provider.appendMessage(message(id));
     expect(ids(await provider.getHistory())).toEqual(["a", "b", "c"]);
     expect(await provider.getPathLength()).toBe(3);
@@ -29,7 +29,7 @@ describe("SqliteSessionStore: the message tree", () => {
   });
 
   it("branches: a second child of a message, history per leaf, branches oldest first", async () => {
-    const provider = new SqliteSessionStore(temporary.database, "chat");
+    const provider = sqliteTree(temporary.database, "chat");
     for (const id of ["q", "answer-1"]) await provider.appendMessage(message(id));
     await provider.appendMessage(message("answer-2"), "q");
     await provider.appendMessage(message("follow-up"));
@@ -43,7 +43,7 @@ describe("SqliteSessionStore: the message tree", () => {
   });
 
   it("refuses an existing id, a missing parent, its own parent and a non-message, storing nothing", async () => {
-    const provider = new SqliteSessionStore(temporary.database, "chat");
+    const provider = sqliteTree(temporary.database, "chat");
     await provider.appendMessage(message("a"));
     const refusals: [unknown, string | null | undefined, string, RegExp][] = [
       [message("a", "again"), undefined, "INVALID_INPUT", /already exists/],
@@ -71,8 +71,8 @@ describe("SqliteSessionStore: the message tree", () => {
   });
 
   it("keeps sessions apart in the same tables", async () => {
-    const first = new SqliteSessionStore(temporary.database, "one");
-    const second = new SqliteSessionStore(temporary.database, "two");
+    const first = sqliteTree(temporary.database, "one");
+    const second = sqliteTree(temporary.database, "two");
     await first.appendMessage(message("1a", "apples"));
     await second.appendMessage(message("2a", "apples"));
     expect(ids(await first.getHistory())).toEqual(["1a"]);
@@ -85,10 +85,10 @@ describe("SqliteSessionStore: the message tree", () => {
   });
 
   it("returns a message's parent and the tree in storage order (what an inspector draws)", async () => {
-    const store = new SqliteSessionStore(temporary.database, "chat");
+    const store = sqliteTree(temporary.database, "chat");
     for (const id of ["q", "a1"]) await store.appendMessage(message(id));
     await store.appendMessage(message("a2", "other", "assistant"), "q");
-    await new SqliteSessionStore(temporary.database, "other").appendMessage(message("o1"));
+    await sqliteTree(temporary.database, "other").appendMessage(message("o1"));
     expect(await store.getNode("a2")).toMatchObject({ id: "a2", parentId: "q", role: "assistant" });
     expect(typeof (await store.getNode("a2"))?.createdAt).toBe("string");
     expect(await store.getNode("q")).toMatchObject({ parentId: null });
@@ -102,7 +102,7 @@ describe("SqliteSessionStore: the message tree", () => {
   });
 
   it("chains concurrent appends instead of forking them", async () => {
-    const provider = new SqliteSessionStore(temporary.database, "chat");
+    const provider = sqliteTree(temporary.database, "chat");
     await Promise.all(Array.from({ length: 20 }, (_, index) => provider.appendMessage(message(`m${index}`))));
     const history = await provider.getHistory();
     expect(history).toHaveLength(20);
@@ -110,10 +110,10 @@ describe("SqliteSessionStore: the message tree", () => {
   });
 
   it("survives a reopen of the database file", async () => {
-    const provider = new SqliteSessionStore(temporary.database, "chat");
+    const provider = sqliteTree(temporary.database, "chat");
     for (const id of ["a", "b"]) await provider.appendMessage(message(id));
     await provider.addCompaction("summary of a", "a", "a");
-    const reopened = new SqliteSessionStore(temporary.reopen(), "chat");
+    const reopened = sqliteTree(temporary.reopen(), "chat");
     expect(ids(await reopened.getHistory())).toEqual([
       `compaction_${(await reopened.getCompactions())[0]?.id}`,
       "b",
@@ -123,7 +123,7 @@ describe("SqliteSessionStore: the message tree", () => {
   });
 
   it("updates content in place and re-indexes it; deletes messages and their index rows", async () => {
-    const provider = new SqliteSessionStore(temporary.database, "chat");
+    const provider = sqliteTree(temporary.database, "chat");
     for (const id of ["a", "b", "c"]) await provider.appendMessage(message(id, `${id} mentions zebras`));
     await provider.updateMessage(message("b", "b mentions giraffes"));
     expect(ids(await provider.searchMessages("zebras"))).toEqual(expect.arrayContaining(["a", "c"]));
@@ -140,7 +140,7 @@ describe("SqliteSessionStore: the message tree", () => {
   });
 
   it("applies overlays on read without touching stored messages", async () => {
-    const provider = new SqliteSessionStore(temporary.database, "chat");
+    const provider = sqliteTree(temporary.database, "chat");
     for (const id of ["a", "b", "c", "d"]) await provider.appendMessage(message(id));
     const overlay = await provider.addCompaction("b and c, briefly", "b", "c");
     const history = await provider.getHistory();
@@ -153,7 +153,7 @@ describe("SqliteSessionStore: the message tree", () => {
   });
 
   it("reads a byte-budgeted window of the newest messages", async () => {
-    const provider = new SqliteSessionStore(temporary.database, "chat");
+    const provider = sqliteTree(temporary.database, "chat");
     for (let index = 0; index < 50; index++)
       await provider.appendMessage(message(`m${index}`, "x".repeat(100)));
     const size = Buffer.byteLength(JSON.stringify(message("m10", "x".repeat(100))));
@@ -168,7 +168,7 @@ describe("SqliteSessionStore: the message tree", () => {
   });
 
   it("keeps hostile and large text exact, and searches it as words", async () => {
-    const provider = new SqliteSessionStore(temporary.database, "chat");
+    const provider = sqliteTree(temporary.database, "chat");
     const hostile = `'); DROP TABLE assistant_messages; -- "NEAR" OR * ^ content: \u0000 ${"\u{1F600}"} \ud800`;
     await provider.appendMessage(message("h", hostile));
     const large = "word ".repeat(200_000);
@@ -184,7 +184,7 @@ describe("SqliteSessionStore: the message tree", () => {
     const reports: StatementReport[] = [];
     const database = new Database(":memory:");
     const client = fromBetterSqlite3(database, { onStatement: (report) => reports.push(report) });
-    const provider = new SqliteSessionStore(client, "chat");
+    const provider = sqliteTree(client, "chat");
     const statementsPerAppend: number[] = [];
     for (let index = 0; index < 300; index++) {
       reports.length = 0;

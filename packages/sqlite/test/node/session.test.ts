@@ -7,7 +7,8 @@ import { fromBetterSqlite3 } from "@contextblocks/sql";
 import { generateText, stepCountIs } from "ai";
 import type Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SqliteSessionStore, sqliteBackend } from "../../src/index.js";
+import { sqliteBackend } from "../../src/index.js";
+import { sqliteTree } from "../sqlite-tree.js";
 import { agentsHost } from "./agents-host.js";
 import { answer, callTool, promptText, scriptedModel, toolResult } from "./model.js";
 import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
@@ -33,7 +34,7 @@ describe("Session.create", () => {
       const session = Session.create(sqliteBackend(host)).forSession("same");
       expect(ids(await session.getHistory())).toEqual(["m1"]);
     }
-    const direct = new Session({ store: new SqliteSessionStore(database, "same") });
+    const direct = new Session({ store: sqliteTree(database, "same") });
     expect(ids(await direct.getHistory())).toEqual(["m1"]);
     expect(() => sqliteBackend(42 as never)).toThrow();
   });
@@ -70,7 +71,7 @@ describe("Session.create", () => {
   it("the direct constructor takes a store and a ContextBlocks", async () => {
     const backend = sqliteBackend(temporary.database);
     const session = new Session({
-      store: new SqliteSessionStore(temporary.database, "chat"),
+      store: sqliteTree(temporary.database, "chat"),
       context: new ContextBlocks(
         [{ label: "soul", provider: { get: async () => "You are helpful." } }, { label: "notes" }],
         null,
@@ -165,7 +166,7 @@ describe("Session search", () => {
       ["b", "assistant", "Lunch is at noon"],
     ]);
     expect(typeof hits[0]?.createdAt).toBe("string");
-    const inner = new SqliteSessionStore(temporary.database, "chat");
+    const inner = sqliteTree(temporary.database, "chat");
     const withoutSearch: SessionStore = {
       sessionId: "chat",
       getNode: (id) => inner.getNode(id),

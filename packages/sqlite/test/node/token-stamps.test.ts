@@ -1,7 +1,7 @@
 import { checkCompactionAcrossSessions } from "@contextblocks/conformance";
 import { estimateMessageTokens, Session, type SessionMessage } from "@contextblocks/sessions";
 import { afterEach, describe, expect, it } from "vitest";
-import { SqliteSessionStore } from "../../src/index.js";
+import { sqliteTree } from "../sqlite-tree.js";
 import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 let temporary: TemporaryDatabase | undefined;
@@ -25,7 +25,7 @@ describe("per-message token stamps on SqliteSessionStore (better-sqlite3)", () =
     const result = await checkCompactionAcrossSessions(
       (sessionId, settings) =>
         new Session({
-          store: new SqliteSessionStore(database, sessionId),
+          store: sqliteTree(database, sessionId),
           compaction: settings.compaction as never,
           threshold: settings.threshold,
         }),
@@ -40,7 +40,7 @@ describe("per-message token stamps on SqliteSessionStore (better-sqlite3)", () =
       const database = temporary.database;
       if (layout === "indexed") database.exec(agentsTables);
       // agents@0.22.0 cannot write to a keyed table (its insert has no `seq`): a lean one is made explicitly.
-      const store = new SqliteSessionStore(database, { sessionId: "chat", newDatabaseLayout: "lean" });
+      const store = sqliteTree(database, { sessionId: "chat", newDatabaseLayout: "lean" });
       await store.appendMessage(text("a", "the first message, stamped"));
       // An older writer (agents@0.22.0) adds two rows under it without a stamp.
       const insert = database.prepare(
@@ -48,21 +48,22 @@ describe("per-message token stamps on SqliteSessionStore (better-sqlite3)", () =
       );
       insert.run("b", "a", JSON.stringify(text("b", "written by another writer, with no stamp at all")));
       insert.run("c", "b", JSON.stringify(text("c", "and one more of those")));
-      const fresh = new SqliteSessionStore(database, "chat");
+      const fresh = sqliteTree(database, "chat");
       const history = await fresh.getHistory();
       expect(history.map((message) => message.id)).toEqual(["a", "b", "c"]);
       expect(await fresh.getPathTokens()).toBe(estimateMessageTokens(history));
-      // Our next append under them sums the path once and stamps its row.
+      // Our next append stamps its row. The store estimates nothing (the message tree does): under rows
+      // without a stamp the path total stays unknown, and a new tree sums the path, estimating those rows.
       await fresh.appendMessage(text("d", "stamped again"));
       const stamped = database
         .prepare("SELECT tokens, path_tokens FROM assistant_messages WHERE id = 'd'")
         .get() as {
         tokens: number;
-        path_tokens: number;
+        path_tokens: number | null;
       };
       expect(stamped.tokens).toBe(estimateMessageTokens([text("d", "stamped again")]));
-      expect(stamped.path_tokens).toBe(estimateMessageTokens(await fresh.getHistory()));
-      expect(await new SqliteSessionStore(database, "chat").getPathTokens()).toBe(
+      expect(stamped.path_tokens).toBeNull();
+      expect(await sqliteTree(database, "chat").getPathTokens()).toBe(
         estimateMessageTokens(await fresh.getHistory()),
       );
     }
@@ -70,10 +71,10 @@ describe("per-message token stamps on SqliteSessionStore (better-sqlite3)", () =
 
   it("an update or a delete above the leaf keeps the path total right (cleared below, summed again)", async () => {
     temporary = openTemporaryDatabase();
-    const store = new SqliteSessionStore(temporary.database, "chat");
+    const store = sqliteTree(temporary.database, "chat");
     for (const id of ["a", "b", "c", "d"]) await store.appendMessage(text(id, `message ${id}`));
     await store.updateMessage(text("b", "message b, now much longer than it was before the update"));
-    const other = new SqliteSessionStore(temporary.database, "chat");
+    const other = sqliteTree(temporary.database, "chat");
     expect(await other.getPathTokens()).toBe(estimateMessageTokens(await other.getHistory()));
     await store.appendMessage(text("e", "after the update"));
     expect(await other.getPathTokens()).toBe(estimateMessageTokens(await other.getHistory()));

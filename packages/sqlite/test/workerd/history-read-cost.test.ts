@@ -1,7 +1,7 @@
 import { Session } from "@contextblocks/sessions";
 import type { StatementReport } from "@contextblocks/sql";
 import { describe, expect, it } from "vitest";
-import { SqliteSessionStore } from "../../src/index.js";
+import { sqliteTree } from "../sqlite-tree.js";
 import { inObject } from "./in-object.js";
 
 interface Cost {
@@ -19,7 +19,7 @@ describe("rows read by streamed history reads on a Durable Object", () => {
   it("history(), history({ maxBytes }) and historyBatches() read about one row per message", async () => {
     const costs = await inObject("history-read-cost", async (state) => {
       let reports: StatementReport[] = [];
-      const store = new SqliteSessionStore(state.storage, {
+      const store = sqliteTree(state.storage, {
         sessionId: "chat",
         onStatement: (report) => reports.push(report),
       });

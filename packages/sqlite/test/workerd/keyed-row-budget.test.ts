@@ -1,7 +1,7 @@
 import type { SessionMessage } from "@contextblocks/sessions";
 import { fromDurableObjectStorage, type StatementReport } from "@contextblocks/sql";
 import { describe, expect, it } from "vitest";
-import { SqliteSessionStore } from "../../src/index.js";
+import { sqliteTree } from "../sqlite-tree.js";
 import { inObject } from "./in-object.js";
 
 function message(id: string, text: string): SessionMessage {
@@ -14,7 +14,7 @@ const ids = (messages: readonly { id: string }[]) => messages.map((entry) => ent
 function counted(state: DurableObjectState, sessionId = "chat") {
   const reports: StatementReport[] = [];
   const client = fromDurableObjectStorage(state.storage, { onStatement: (report) => reports.push(report) });
-  const store = new SqliteSessionStore(client, sessionId);
+  const store = sqliteTree(client, sessionId);
   const measure = async (run: () => Promise<unknown>) => {
     reports.length = 0;
     await run();

@@ -1,6 +1,6 @@
 import { describe, it } from "vitest";
-import { SqliteSessionStore } from "../../src/index.js";
 import { type AgentsSqlHost, agentsDeletesThenWeReappend, agentsWritesAfterUs } from "../mixed-writer.js";
+import { sqliteTree } from "../sqlite-tree.js";
 import { inObject } from "./in-object.js";
 
 /** An agents `Agent`'s synchronous tagged-template `sql`, over this object's `ctx.storage.sql`. */
@@ -15,7 +15,7 @@ describe("a lean database that agents@0.22.0 writes to after us (Durable Object)
   it("keeps every message and the right paths on the store that was open all along", async () => {
     await inObject("mixed-writer-paths", async (state) => {
       await agentsWritesAfterUs(
-        new SqliteSessionStore(state.storage, { sessionId: "chat", newDatabaseLayout: "lean" }),
+        sqliteTree(state.storage, { sessionId: "chat", newDatabaseLayout: "lean" }),
         agentsHostOf(state),
       );
     });
@@ -24,7 +24,7 @@ describe("a lean database that agents@0.22.0 writes to after us (Durable Object)
   it("refuses to re-append an id agents deleted while a stored message still names it (no cycle)", async () => {
     await inObject("mixed-writer-reappend", async (state) => {
       await agentsDeletesThenWeReappend(
-        new SqliteSessionStore(state.storage, { sessionId: "chat", newDatabaseLayout: "lean" }),
+        sqliteTree(state.storage, { sessionId: "chat", newDatabaseLayout: "lean" }),
         agentsHostOf(state),
       );
     });

@@ -1,8 +1,8 @@
 import type { SessionMessage } from "@contextblocks/sessions";
 import { fromDurableObjectStorage, type StatementReport } from "@contextblocks/sql";
 import { describe, expect, it } from "vitest";
-import { SqliteSessionStore } from "../../src/index.js";
 import { markStride } from "../../src/message-index.js";
+import { sqliteTree } from "../sqlite-tree.js";
 import { inObject } from "./in-object.js";
 
 const message = (index: number): SessionMessage => ({
@@ -27,7 +27,7 @@ describe("search rows on a Durable Object", () => {
         onStatement: (report) => reports.push(report),
       });
       // The lazy indexer of the lean layout (the keyed one writes each search row on append).
-      const store = new SqliteSessionStore(client, { sessionId: "chat", newDatabaseLayout: "lean" });
+      const store = sqliteTree(client, { sessionId: "chat", newDatabaseLayout: "lean" });
       const written = () => reports.reduce((sum, report) => sum + (report.rowsWritten ?? 0), 0);
       const perStep: Record<string, { append: number; search: number }> = {};
       let next = 0;
@@ -92,7 +92,7 @@ describe("search rows on a Durable Object", () => {
         onStatement: (report) => reports.push(report),
       });
       // The lazy indexer of the lean layout (the keyed one writes each search row on append).
-      const store = new SqliteSessionStore(client, { sessionId: "chat", newDatabaseLayout: "lean" });
+      const store = sqliteTree(client, { sessionId: "chat", newDatabaseLayout: "lean" });
       const read = () => reports.reduce((sum, report) => sum + (report.rowsRead ?? 0), 0);
       const perLength: Record<number, number> = {};
       let next = 0;

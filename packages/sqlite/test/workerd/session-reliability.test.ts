@@ -2,7 +2,8 @@ import { ContextError } from "@contextblocks/core";
 import { Session, type SessionMessage } from "@contextblocks/sessions";
 import { fromDurableObjectStorage, type StatementReport } from "@contextblocks/sql";
 import { describe, expect, it } from "vitest";
-import { SqliteSessionStore, sqliteBackend } from "../../src/index.js";
+import { sqliteBackend } from "../../src/index.js";
+import { type SqliteTree, sqliteTree } from "../sqlite-tree.js";
 import { inObject } from "./in-object.js";
 
 function message(id: string, text: string, role = "user"): SessionMessage {
@@ -21,7 +22,7 @@ function bigText(bytes: number, seed: string): string {
 describe("messages over the 2 MB Durable Object row limit", () => {
   it("stores a 3 MB tool output and a 2.5 MB image part whole and reads them back byte-identical", async () => {
     await inObject("big-messages", async (state) => {
-      const store = new SqliteSessionStore(state.storage, "chat");
+      const store = sqliteTree(state.storage, "chat");
       const output = bigText(3 * 1024 * 1024, "readFile");
       const image = "iVBORw0KGgo".repeat(Math.ceil((2.5 * 1024 * 1024) / 11));
       const toolMessage: SessionMessage = {
@@ -65,7 +66,7 @@ describe("messages over the 2 MB Durable Object row limit", () => {
       expect(screenshot.slice(1).sort()).toEqual(["a", "q", "tool"]);
 
       // A new store on the same object reads them too; an update shrinks one back to one row.
-      const again = new SqliteSessionStore(state.storage, "chat");
+      const again = sqliteTree(state.storage, "chat");
       expect(JSON.stringify(await again.getMessage("shot"))).toBe(JSON.stringify(imageMessage));
       await again.updateMessage(message("tool", "file was empty", "assistant"));
       expect((await again.getMessage("tool"))?.parts).toEqual([{ type: "text", text: "file was empty" }]);
@@ -80,7 +81,7 @@ describe("messages over the 2 MB Durable Object row limit", () => {
 
   it("refuses a message past the documented cap with a ContextError, storing nothing", async () => {
     await inObject("too-big", async (state) => {
-      const store = new SqliteSessionStore(state.storage, "chat");
+      const store = sqliteTree(state.storage, "chat");
       const huge = message("huge", "x".repeat(33 * 1024 * 1024));
       const error = await store.appendMessage(huge).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(ContextError);
@@ -106,9 +107,9 @@ describe("messages over the 2 MB Durable Object row limit", () => {
 describe("two writers, one session", () => {
   it("two stores on one object appending at once never fork the path or drop a message", async () => {
     await inObject("two-writers", async (state) => {
-      const first = new SqliteSessionStore(state.storage, "chat");
-      const second = new SqliteSessionStore(state.storage, "chat");
-      const write = async (store: SqliteSessionStore, prefix: string) => {
+      const first = sqliteTree(state.storage, "chat");
+      const second = sqliteTree(state.storage, "chat");
+      const write = async (store: SqliteTree, prefix: string) => {
         for (let index = 0; index < 10; index++)
           await store.appendMessage(message(`${prefix}${index}`, "hi"));
       };
@@ -139,14 +140,15 @@ describe("two writers, one session", () => {
 describe("delete, then re-append an id", () => {
   it("never makes a parent cycle", async () => {
     await inObject("cycle", async (state) => {
-      const store = new SqliteSessionStore(state.storage, "chat");
+      const store = sqliteTree(state.storage, "chat");
       await store.appendMessage(message("a", "one"));
       await store.appendMessage(message("b", "two"));
       await store.appendMessage(message("c", "three"));
       await store.deleteMessages(["b"]);
       const error = await store.appendMessage(message("b", "two again")).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(ContextError);
-      expect(String((error as Error).message)).toMatch(/still the parent of stored messages \("c";/);
+      // Worded by the message tree, which names no other message.
+      expect(String((error as Error).message)).toMatch(/"b" is still the parent of stored messages/);
       // No row points back into its own chain: every walk up ends at a root or a missing parent.
       const tree = await store.getTree();
       const parents = new Map(tree.map((node) => [node.id, node.parentId]));
@@ -172,7 +174,7 @@ describe("row costs on a Durable Object", () => {
         onStatement: (report) => reports.push(report),
       });
       // The lazy indexer of the lean layout (the keyed one writes each search row on append).
-      const store = new SqliteSessionStore(client, { sessionId: "chat", newDatabaseLayout: "lean" });
+      const store = sqliteTree(client, { sessionId: "chat", newDatabaseLayout: "lean" });
       await store.appendMessage(message("m0", "warm up the schema"));
       reports.length = 0;
       await store.appendMessage(message("m1", "the deploy moved to friday"));

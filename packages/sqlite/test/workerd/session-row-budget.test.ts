@@ -1,7 +1,7 @@
 import type { SessionMessage } from "@contextblocks/sessions";
 import { fromDurableObjectStorage, type StatementReport } from "@contextblocks/sql";
 import { describe, expect, it } from "vitest";
-import { SqliteSessionStore } from "../../src/index.js";
+import { sqliteTree } from "../sqlite-tree.js";
 import { inObject } from "./in-object.js";
 
 function message(id: string, text: string): SessionMessage {
@@ -14,7 +14,7 @@ const ids = (messages: readonly { id: string }[]) => messages.map((entry) => ent
 function counted(state: DurableObjectState, sessionId = "chat") {
   const reports: StatementReport[] = [];
   const client = fromDurableObjectStorage(state.storage, { onStatement: (report) => reports.push(report) });
-  const store = new SqliteSessionStore(client, { sessionId, newDatabaseLayout: "lean" });
+  const store = sqliteTree(client, { sessionId, newDatabaseLayout: "lean" });
   const measure = async (run: () => Promise<unknown>) => {
     reports.length = 0;
     await run();
@@ -84,8 +84,8 @@ describe("the row budget of a lean database (created explicitly) on a Durable Ob
 
   it("two stores on one object never fork the path, and a deleted leaf is noticed", async () => {
     await inObject("row-budget-writers", async (state) => {
-      const first = new SqliteSessionStore(state.storage, { sessionId: "chat", newDatabaseLayout: "lean" });
-      const second = new SqliteSessionStore(state.storage, { sessionId: "chat", newDatabaseLayout: "lean" });
+      const first = sqliteTree(state.storage, { sessionId: "chat", newDatabaseLayout: "lean" });
+      const second = sqliteTree(state.storage, { sessionId: "chat", newDatabaseLayout: "lean" });
       await first.appendMessage(message("a", "a"));
       await second.appendMessage(message("b", "b"));
       await first.appendMessage(message("c", "c"));
@@ -103,7 +103,7 @@ describe("the row budget of a lean database (created explicitly) on a Durable Ob
 
   it("an id deleted while a stored message names it as parent is refused; with no child left it is taken", async () => {
     await inObject("row-budget-tombstone", async (state) => {
-      const store = new SqliteSessionStore(state.storage, { sessionId: "chat", newDatabaseLayout: "lean" });
+      const store = sqliteTree(state.storage, { sessionId: "chat", newDatabaseLayout: "lean" });
       await store.appendMessage(message("a", "a"));
       await store.appendMessage(message("b", "b"));
       await store.appendMessage(message("c", "c"));

@@ -2,7 +2,8 @@ import { Session, SessionManager, type SessionMessage } from "@contextblocks/ses
 import { createCompactFunction } from "@contextblocks/sessions/compaction";
 import { fromDurableObjectStorage, type StatementReport } from "@contextblocks/sql";
 import { describe, expect, it } from "vitest";
-import { SqliteSessionStore, sqliteBackend } from "../../src/index.js";
+import { sqliteBackend } from "../../src/index.js";
+import { sqliteTree } from "../sqlite-tree.js";
 import { inObject } from "./in-object.js";
 
 function message(id: string, text: string, role = "user"): SessionMessage {
@@ -43,7 +44,7 @@ describe("sessions on Durable Object storage", () => {
 
   it("refuses a duplicate id and a missing parent without storing anything", async () => {
     await inObject("refusals", async (state) => {
-      const provider = new SqliteSessionStore(state.storage, "chat");
+      const provider = sqliteTree(state.storage, "chat");
       await provider.appendMessage(message("a", "x"));
       await expect(provider.appendMessage(message("a", "y"))).rejects.toThrow(/already exists/);
       await expect(provider.appendMessage(message("b", "y"), "ghost")).rejects.toThrow(/parent "ghost"/);
@@ -57,7 +58,7 @@ describe("sessions on Durable Object storage", () => {
       const client = fromDurableObjectStorage(state.storage, {
         onStatement: (report) => reports.push(report),
       });
-      const provider = new SqliteSessionStore(client, "chat");
+      const provider = sqliteTree(client, "chat");
       const costAt = async (index: number) => {
         reports.length = 0;
         await provider.appendMessage(message(`m${index}`, `message number ${index}`));

@@ -2,7 +2,7 @@ import { checkCompactionAcrossSessions } from "@contextblocks/conformance";
 import { estimateMessageTokens, Session, type SessionMessage } from "@contextblocks/sessions";
 import { fromDurableObjectStorage, type StatementReport } from "@contextblocks/sql";
 import { describe, expect, it } from "vitest";
-import { SqliteSessionStore } from "../../src/index.js";
+import { sqliteTree } from "../sqlite-tree.js";
 import { inObject } from "./in-object.js";
 
 /** A tool-heavy turn's tool message: JSON output a chars/4 estimate undercounts. */
@@ -43,7 +43,7 @@ describe("per-message token stamps on a Durable Object", () => {
       const result = await checkCompactionAcrossSessions(
         (sessionId, settings) =>
           new Session({
-            store: new SqliteSessionStore(state.storage, sessionId),
+            store: sqliteTree(state.storage, sessionId),
             compaction: settings.compaction as never,
             threshold: settings.threshold,
           }),
@@ -55,13 +55,13 @@ describe("per-message token stamps on a Durable Object", () => {
   it("a new Session's compactAfter estimate reads a constant number of rows (the leaf's path total), at 20 and 200 messages", async () => {
     await inObject("stamps-rows", async (state) => {
       const { client, measure } = counter(state);
-      const store = new SqliteSessionStore(client, "chat");
+      const store = sqliteTree(client, "chat");
       const costs: Record<number, { read: number; written: number }> = {};
       for (let index = 0; index < 200; index++) {
         await store.appendMessage(toolMessage(index));
         if (index === 19 || index === 199) {
           // A new Session (a new request): its estimate comes from the stored stamps, not a history read.
-          const session = new Session({ store: new SqliteSessionStore(client, "chat") });
+          const session = new Session({ store: sqliteTree(client, "chat") });
           costs[index + 1] = await measure(() => session.estimateTokens());
           expect(await session.estimateTokens()).toBe(estimateMessageTokens(await store.getHistory()));
         }
@@ -78,13 +78,13 @@ describe("per-message token stamps on a Durable Object", () => {
 
   it("the calibration of reportUsage is kept per session: a new Session on the same storage uses it", async () => {
     await inObject("stamps-calibration", async (state) => {
-      const first = new Session({ store: new SqliteSessionStore(state.storage, "chat") });
+      const first = new Session({ store: sqliteTree(state.storage, "chat") });
       for (let index = 0; index < 5; index++) await first.appendMessage(toolMessage(index));
       const estimated = await first.estimateTokens();
       await first.reportUsage({ inputTokens: estimated * 4 });
-      const next = new Session({ store: new SqliteSessionStore(state.storage, "chat") });
+      const next = new Session({ store: sqliteTree(state.storage, "chat") });
       expect(await next.estimateTokens()).toBe(estimated * 4);
-      const other = new Session({ store: new SqliteSessionStore(state.storage, "other") });
+      const other = new Session({ store: sqliteTree(state.storage, "other") });
       await other.appendMessage({ id: "o1", role: "user", parts: [{ type: "text", text: "hello" }] });
       expect(await other.estimateTokens()).toBe(estimateMessageTokens(await other.getHistory()));
     });
@@ -93,8 +93,8 @@ describe("per-message token stamps on a Durable Object", () => {
   it("an append with a change-feed listener reads no more rows than without", async () => {
     await inObject("feed-rows", async (state) => {
       const { client, measure } = counter(state);
-      const silent = new Session({ store: new SqliteSessionStore(client, "silent") });
-      const listened = new Session({ store: new SqliteSessionStore(client, "listened") });
+      const silent = new Session({ store: sqliteTree(client, "silent") });
+      const listened = new Session({ store: sqliteTree(client, "listened") });
       const events: { parentId: string | null; createdAt: string | null }[] = [];
       listened.subscribe((event) => {
         if (event.type === "message-appended") events.push(event);

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import {
+  type NewSessionLayout,
   SqliteContextProvider,
   type SqliteContextProviderOptions,
   SqliteSessionStore,
@@ -24,10 +25,10 @@ export class ContextTestObject extends DurableObject {
   readonly #stores = new Map<string, SqliteSessionStore>();
 
   /** A session store the session conformance suite drives, one per key. */
-  sessionStore(key: string, sessionId: string): SqliteSessionStore {
+  sessionStore(key: string, sessionId: string, newDatabaseLayout?: NewSessionLayout): SqliteSessionStore {
     let store = this.#stores.get(key);
     if (store === undefined) {
-      store = new SqliteSessionStore(this.ctx.storage, sessionId);
+      store = new SqliteSessionStore(this.ctx.storage, { sessionId, newDatabaseLayout });
       this.#stores.set(key, store);
     }
     return store;
