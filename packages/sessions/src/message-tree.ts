@@ -175,28 +175,15 @@ export class MessageTree implements SessionStore {
     if (options?.newestFirst !== true || typeof maxBytes !== "number" || !Number.isFinite(maxBytes)) {
       return { messages: messagesOf(await this.#wholePath(leafId, true, "getHistory")), truncated: false };
     }
-    checkLeafId(leafId);
     const leafFirst: MessageRecord[] = [];
-    const seen = new Set<string>();
     let total = 0;
-    let next = leafId ?? undefined;
-    for (let chunk = firstPathChunk; ; chunk = Math.min(chunk * 2, largestPathChunk)) {
-      const records = await this.storage.readPath(next, { limit: chunk, content: true });
-      for (let index = records.length - 1; index >= 0; index--) {
-        const record = records[index] as MessageRecord;
-        if (seen.has(record.id)) return { messages: messagesOf(leafFirst.reverse()), truncated: false };
-        seen.add(record.id);
-        leafFirst.push(record);
-        total += record.bytes ?? utf8Bytes(record.content ?? "");
-        if (total > maxBytes) {
-          return { messages: messagesOf(leafFirst.reverse()), truncated: record.parentId !== null };
-        }
+    for await (const record of this.#leafFirst(leafId)) {
+      leafFirst.push(record);
+      total += record.bytes ?? utf8Bytes(record.content ?? "");
+      if (total > maxBytes) {
+        return { messages: messagesOf(leafFirst.reverse()), truncated: record.parentId !== null };
       }
-      const oldest = records[0];
-      // Fewer than asked: the walk reached a root, a parent not in this session, or a record seen before.
-      if (oldest === undefined || oldest.parentId === null || records.length < chunk) break;
       if (leafFirst.length > maximumPathLength) break;
-      next = oldest.parentId;
     }
     const ordered = leafFirst.reverse();
     checkWholePath(
@@ -212,8 +199,10 @@ export class MessageTree implements SessionStore {
     minMessages = 1,
   ): Promise<RecentHistoryResult> {
     checkRecentHistoryBudget(maxBytes);
-    const nodes = await this.#path(leafId, false);
     const floor = Math.max(1, Math.floor(minMessages));
+    // A store that reads whole paths is read from the leaf with content, only as far as the window goes.
+    if (this.storage.wholePathReads === true) return this.#recentFromLeaf(leafId, maxBytes, floor);
+    const nodes = await this.#path(leafId, false);
     // The window is chosen on the sizes the store keeps; a store that keeps none is read whole.
     const sized = nodes.every((node) => node.bytes !== undefined);
     const records = sized ? nodes : await this.#path(leafId, true);
@@ -385,6 +374,55 @@ export class MessageTree implements SessionStore {
       if (hit.createdAt !== null) result.createdAt = hit.createdAt;
       return result;
     });
+  }
+
+  /** `getRecentHistory` on a store that reads whole paths: the newest records that fit, read leaf first. */
+  async #recentFromLeaf(
+    leafId: string | null | undefined,
+    maxBytes: number,
+    floor: number,
+  ): Promise<RecentHistoryResult> {
+    const window: MessageRecord[] = [];
+    let total = 0;
+    let truncated = false;
+    for await (const record of this.#leafFirst(leafId)) {
+      const bytes = record.bytes ?? utf8Bytes(record.content ?? "");
+      if ((window.length >= floor && total + bytes > maxBytes) || window.length > maximumPathLength) {
+        truncated = true;
+        break;
+      }
+      total += bytes;
+      window.push(record);
+    }
+    return {
+      messages: applyCompactions(messagesOf(window.reverse()), await this.storage.readOverlays()),
+      truncated,
+      totalContentBytes: total,
+    };
+  }
+
+  /**
+   * The path's records leaf first, with content, read in growing pieces from the leaf, each going on where
+   * the last stopped: a reader that stops early never reads the rest. Ends at a root, a parent not in this
+   * session, or a record seen before.
+   */
+  async *#leafFirst(leafId: string | null | undefined): AsyncGenerator<MessageRecord, void, undefined> {
+    checkLeafId(leafId);
+    const seen = new Set<string>();
+    let next = leafId ?? undefined;
+    for (let chunk = firstPathChunk; ; chunk = Math.min(chunk * 2, largestPathChunk)) {
+      const records = await this.storage.readPath(next, { limit: chunk, content: true });
+      for (let index = records.length - 1; index >= 0; index--) {
+        const record = records[index] as MessageRecord;
+        if (seen.has(record.id)) return;
+        seen.add(record.id);
+        yield record;
+      }
+      const oldest = records[0];
+      // Fewer than asked: the walk reached a root, a parent not in this session, or a record seen before.
+      if (oldest === undefined || oldest.parentId === null || records.length < chunk) return;
+      next = oldest.parentId;
+    }
   }
 
   /** The path's records root first, at most one past the bound (so an over-long path can be told). */

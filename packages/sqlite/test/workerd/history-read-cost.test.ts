@@ -91,5 +91,8 @@ describe("rows read by streamed history reads on a Durable Object", () => {
     }
     // Leaf first, the budget stops the walk: only the newest rows are read (about 2,000 bytes of them).
     expect(newest.rowsRead).toBeLessThan(whole.rowsRead / 3);
+    // The window of the newest messages (what SessionHistoryPlugin loads on every model call): the same.
+    const recent = byName.get("getRecentHistory(2_000, 1)") as Cost;
+    expect(recent.rowsRead).toBeLessThan(whole.rowsRead / 3);
   });
 });
