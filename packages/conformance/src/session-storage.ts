@@ -417,10 +417,15 @@ export function sessionStorageGroup<S extends SessionStoreV1>(
     (test) => {
       test("finds this session's records by the words of their text, at most limit", async () => {
         const store = await fixture.create();
-        await store.append(
-          [record("a", "the tide comes in"), record("b", "nothing here"), record("c", "low tide at noon")],
-          { parentId: undefined },
-        );
+        // Three roots: a store may also find a record through the turns around it on its branch (its search
+        // context, as the session suite allows); a root alone has none, so only the words of its text count.
+        for (const [id, text] of [
+          ["a", "the tide comes in"],
+          ["b", "nothing here"],
+          ["c", "low tide at noon"],
+        ] as const) {
+          await store.append([record(id, text)], { parentId: null });
+        }
         const search = store.search as NonNullable<SessionStoreV1["search"]>;
         const hits = await search.call(store, "tide", 10);
         // The records whose text has the word come first. A store may rank others after them, found through
