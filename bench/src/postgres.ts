@@ -99,7 +99,7 @@ async function postgresBackend(cluster: ThrowawayCluster): Promise<Backend> {
     client,
     context: (label) => new PostgresContextProvider(client, label),
     search: (label) => new PostgresSearchProvider(client, { label }),
-    session: (sessionId) => new PostgresSessionStore(client, sessionId),
+    session: (sessionId) => new MessageTree(new PostgresSessionStore(client, sessionId)),
     close: () => connection.end(),
   };
 }
@@ -467,7 +467,7 @@ async function main(): Promise<void> {
     await sessionConnection.connect();
     const postgresSession = await retrieval(conversations, async (conversation) => ({
       provider: sessionAsProvider(
-        new PostgresSessionStore(sessionConnection, `locomo-${conversation.id}`),
+        new MessageTree(new PostgresSessionStore(sessionConnection, `locomo-${conversation.id}`)),
         `${conversation.id}:`,
       ),
       close: async () => {},

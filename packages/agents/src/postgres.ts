@@ -5,6 +5,7 @@ import {
   PostgresSessionStore,
   type PostgresSource,
 } from "@contextblocks/postgres";
+import { MessageTree } from "@contextblocks/sessions";
 import { fromPg } from "@contextblocks/sql";
 
 /** agents' minimal Postgres connection: `execute(query, args)` resolving `{ rows }`. */
@@ -66,12 +67,13 @@ function adapterOf(connection: PostgresConnection): PostgresSource {
 }
 
 /**
- * agents' `PostgresSessionProvider(client, sessionId)`: contextblocks' `PostgresSessionStore`, on the same
+ * agents' `PostgresSessionProvider(client, sessionId)`: contextblocks' `PostgresSessionStore` read through the
+ * message tree of `@contextblocks/sessions` (agents' provider methods, every rule applied once), on the same
  * tables (`assistant_messages`, `assistant_compactions`): rows agents' provider wrote are read as they are.
  */
-export class PostgresSessionProvider extends PostgresSessionStore {
+export class PostgresSessionProvider extends MessageTree {
   constructor(client: PostgresClient, sessionId = "") {
-    super(sourceOf(client, "PostgresSessionProvider"), sessionId);
+    super(new PostgresSessionStore(sourceOf(client, "PostgresSessionProvider"), sessionId));
   }
 }
 

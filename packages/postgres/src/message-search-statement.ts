@@ -139,7 +139,7 @@ best AS (
   ORDER BY 4 DESC, ranked.position DESC
   LIMIT ${limit}
 )
-SELECT message.id, message.session_id, message.role, message.content, message.created_at
+SELECT message.id, message.session_id, message.role, message.text_content AS text, message.created_at
 FROM best JOIN assistant_messages message ON message.session_id = best.session_id AND message.id = best.id
 ORDER BY best.score DESC, best.position DESC`;
 }

@@ -1,5 +1,5 @@
 import { ContextError, describeValue, namespacePrefix, SYSTEM_PROMPT_LABEL } from "@contextblocks/core";
-import type { SearchResult, SessionBackend } from "@contextblocks/sessions";
+import { MessageTree, type SearchResult, type SessionBackend } from "@contextblocks/sessions";
 import { type SqlStatement, type StatementObserver, sql } from "@contextblocks/sql";
 import {
   BLOCKS_TABLE,
@@ -11,7 +11,7 @@ import {
   unstorable,
 } from "@contextblocks/sql-stores";
 import { type PostgresSource, postgresClient } from "./client.js";
-import { searchMessages } from "./message-search.js";
+import { searchAllSessions } from "./message-search.js";
 import { PostgresContextProvider } from "./postgres-context-provider.js";
 import { PostgresRunStateStore } from "./postgres-run-state-store.js";
 import { PostgresSessionRegistry } from "./postgres-session-registry.js";
@@ -31,7 +31,7 @@ export interface PostgresBackendOptions {
  * `Pool`, a `postgres` (porsager) instance, or Hyperdrive's connection string through either. All parts
  * share the one client; each creates only its own tables, on first write.
  *
- * - `messages(id)`: a `PostgresSessionStore`;
+ * - `messages(id)`: the message tree of `@contextblocks/sessions` over a `PostgresSessionStore`;
  * - `block(label, id)` and `prompt(id)`: `PostgresContextProvider` rows in the session's namespace (the
  *   session id), so `deleteSession` finds them;
  * - `runState`: a `PostgresRunStateStore`; `registry`: a `PostgresSessionRegistry`;
@@ -69,7 +69,7 @@ export function postgresBackend(
 
   return {
     name: "postgres",
-    messages: (sessionId) => new PostgresSessionStore(client, { sessionId, createTables }),
+    messages: (sessionId) => new MessageTree(new PostgresSessionStore(client, { sessionId, createTables })),
     block: (label, sessionId) =>
       new PostgresContextProvider(client, { label, namespace: namespaceOf(sessionId), createTables }),
     prompt: (sessionId) =>
@@ -82,7 +82,7 @@ export function postgresBackend(
     runState: new PostgresRunStateStore(client, { createTables }),
     registry: new PostgresSessionRegistry(client, { createTables }),
     searchMessages: (query: string, limit: number): Promise<SearchResult[]> =>
-      searchMessages((statement) => messages.read(() => client.run(statement), []), query, limit, undefined),
+      searchAllSessions((statement) => messages.read(() => client.run(statement), []), query, limit),
     async deleteSession(sessionId: string): Promise<void> {
       if (typeof sessionId !== "string" || sessionId.length === 0) {
         throw new ContextError(

@@ -6,11 +6,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   PostgresRunStateStore,
   PostgresSessionRegistry,
-  PostgresSessionStore,
   PostgresSkillProvider,
   postgresBackend,
 } from "../src/index.js";
 import { createSchema, type TestSchema } from "./database.js";
+import { postgresTree, type SearchableTree } from "./message-tree.js";
 
 function text(id: string, content: string, role = "user"): SessionMessage {
   return { id, role, parts: [{ type: "text", text: content }] };
@@ -44,7 +44,7 @@ describe("PostgresSessionStore appends", () => {
   it("an append is one statement (one round trip), also under a given parent and as a new root", async () => {
     const reports: StatementReport[] = [];
     const client = await schema.client();
-    const store = new PostgresSessionStore(client, {
+    const store = postgresTree(client, {
       sessionId: "trips",
       onStatement: (report) => reports.push(report),
     });
@@ -65,7 +65,7 @@ describe("PostgresSessionStore appends", () => {
   });
 
   it("refuses a duplicate id (INVALID_INPUT) and a missing parent (NOT_FOUND), storing nothing", async () => {
-    const store = new PostgresSessionStore(await schema.client(), "refusals");
+    const store = postgresTree(await schema.client(), "refusals");
     await store.appendMessage(text("a", "one"));
     const duplicate = await store.appendMessage(text("a", "again")).catch((error: unknown) => error);
     expect(isContextError(duplicate) && duplicate.code).toBe("INVALID_INPUT");
@@ -78,28 +78,31 @@ describe("PostgresSessionStore appends", () => {
 
   it("identical appends racing on two connections store one row, and both succeed (the retry rule)", async () => {
     const [one, two] = await Promise.all(
-      [1, 2].map(async () => new PostgresSessionStore(await schema.client(), "retry-race")),
+      [1, 2].map(async () => postgresTree(await schema.client(), "retry-race")),
     );
-    await (one as PostgresSessionStore).appendMessage(text("root", "first"));
+    await (one as SearchableTree).appendMessage(text("root", "first"));
     for (let round = 0; round < 5; round++) {
       const message = text(`same${round}`, "sent twice at once");
       // Under an explicit parent: the second waits on the pointer row, then meets the first's row.
       await Promise.all([
-        (one as PostgresSessionStore).appendMessage(message, "root"),
-        (two as PostgresSessionStore).appendMessage(message, "root"),
+        (one as SearchableTree).appendMessage(message, "root"),
+        (two as SearchableTree).appendMessage(message, "root"),
       ]);
     }
-    const tree = await (one as PostgresSessionStore).getTree();
+    const tree = await (one as SearchableTree).getTree();
     expect(tree).toHaveLength(6);
     expect(new Set(ids(tree)).size).toBe(6);
   });
 
   it("an id a table already holds in two sessions (written before the rule) is refused elsewhere, retried in either", async () => {
     const client = await schema.client();
-    const first = new PostgresSessionStore(client, "first");
-    const second = new PostgresSessionStore(client, "second");
+    const first = postgresTree(client, "first");
+    const second = postgresTree(client, "second");
     await first.appendMessage(text("twice", "same text"));
-    // As an earlier release (primary key (session_id, id)) could store it: the row copied to another session.
+    // As an earlier release could store it: its index on id was not unique (schema.sql keeps it so on a table
+    // that holds an id twice), and the row copied to another session.
+    await client.query("DROP INDEX idx_assistant_msg_id");
+    await client.query("CREATE INDEX idx_assistant_msg_id ON assistant_messages (id)");
     await client.query(
       "INSERT INTO assistant_messages (id, session_id, parent_id, role, content) SELECT id, 'second', NULL, role, content FROM assistant_messages WHERE id = 'twice'",
     );
@@ -107,7 +110,7 @@ describe("PostgresSessionStore appends", () => {
     await expect(second.appendMessage(text("twice", "same text"), null)).resolves.toMatchObject({
       parentId: null,
     });
-    const third = new PostgresSessionStore(client, "third");
+    const third = postgresTree(client, "third");
     const refused = await third.appendMessage(text("twice", "same text")).catch((error: unknown) => error);
     expect(isContextError(refused) && refused.code).toBe("INVALID_INPUT");
     expect((refused as Error).message).toMatch(/"twice" already exists in another session;/);
@@ -116,14 +119,14 @@ describe("PostgresSessionStore appends", () => {
 
   it("first appends racing on eight connections into an empty session chain into one path", async () => {
     const stores = await Promise.all(
-      Array.from({ length: 8 }, async () => new PostgresSessionStore(await schema.client(), "first-race")),
+      Array.from({ length: 8 }, async () => postgresTree(await schema.client(), "first-race")),
     );
     await Promise.all(
       Array.from({ length: 40 }, (_, index) =>
-        (stores[index % 8] as PostgresSessionStore).appendMessage(text(`m${index}`, `text ${index}`)),
+        (stores[index % 8] as SearchableTree).appendMessage(text(`m${index}`, `text ${index}`)),
       ),
     );
-    const [first] = stores as [PostgresSessionStore];
+    const [first] = stores as [SearchableTree];
     expect(await first.getHistory()).toHaveLength(40);
     expect(await first.getPathLength()).toBe(40);
     const tree = await first.getTree();
@@ -132,7 +135,7 @@ describe("PostgresSessionStore appends", () => {
   });
 
   it("getNode and getTree give each message's parent, in the order they were stored", async () => {
-    const store = new PostgresSessionStore(await schema.client(), "tree");
+    const store = postgresTree(await schema.client(), "tree");
     await store.appendMessage(text("a", "root"));
     await store.appendMessage(text("b", "child", "assistant"));
     await store.appendMessage(text("c", "branch"), "a");

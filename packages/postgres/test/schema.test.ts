@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { type ContextError, isContextError } from "@contextblocks/core";
+import type pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   createTables,
@@ -8,10 +9,11 @@ import {
   PostgresRunStateStore,
   PostgresSearchProvider,
   PostgresSessionRegistry,
-  PostgresSessionStore,
   PostgresSkillProvider,
 } from "../src/index.js";
+import { AGENTS_MESSAGES_TABLE } from "./agents-tables.js";
 import { createSchema, type TestSchema } from "./database.js";
+import { postgresTree } from "./message-tree.js";
 
 let schema: TestSchema;
 beforeEach(async () => {
@@ -28,6 +30,15 @@ async function tables(): Promise<string[]> {
     [schema.name],
   );
   return rows.map((row) => row.name);
+}
+
+/** The definition of the index on `assistant_messages (id)`. */
+async function idIndex(client: pg.Client): Promise<string[]> {
+  const { rows } = await client.query<{ definition: string }>(
+    "SELECT indexdef AS definition FROM pg_indexes WHERE schemaname = $1 AND indexname = 'idx_assistant_msg_id'",
+    [schema.name],
+  );
+  return rows.map((row) => row.definition);
 }
 
 describe("schema", () => {
@@ -51,14 +62,10 @@ describe("schema", () => {
       "idx_search_entries_fts",
       "idx_search_entries_key_fts",
     ]);
-    // The lookup of an id in any session (an append's check) has its own index, not unique: a table an
-    // earlier release filled may hold an id in two sessions.
-    const { rows: byId } = await client.query<{ definition: string }>(
-      "SELECT indexdef AS definition FROM pg_indexes WHERE schemaname = $1 AND indexname = 'idx_assistant_msg_id'",
-      [schema.name],
-    );
-    expect(byId.map((row) => row.definition)).toEqual([
-      `CREATE INDEX idx_assistant_msg_id ON ${schema.name}.assistant_messages USING btree (id)`,
+    // The lookup of an id in any session (an append's check) has its own index, unique: two appends of one
+    // id to two sessions at once cannot both store it.
+    expect(await idIndex(client)).toEqual([
+      `CREATE UNIQUE INDEX idx_assistant_msg_id ON ${schema.name}.assistant_messages USING btree (id)`,
     ]);
     const memory = new PostgresContextProvider(client, { label: "memory", createTables: false });
     await memory.set("kept");
@@ -72,6 +79,20 @@ describe("schema", () => {
     const knowledge = new PostgresSearchProvider(client, { label: "knowledge", createTables: false });
     await knowledge.set("kb-one", "The ferry leaves at nine.");
     expect(await knowledge.search("When does the ferry leave?")).toBe("[kb-one]\nThe ferry leaves at nine.");
+  });
+
+  it("schema.sql on a session table that already holds an id in two sessions makes the id index an ordinary one", async () => {
+    const client = await schema.client();
+    // As Cloudflare agents' Sessions API creates it (its key is (session_id, id)), with one id twice.
+    await client.query(AGENTS_MESSAGES_TABLE);
+    await client.query(
+      "INSERT INTO assistant_messages (id, session_id, role, content) VALUES ('m', 'one', 'user', '{}'), ('m', 'two', 'user', '{}')",
+    );
+    await client.query(POSTGRES_SCHEMA);
+    await client.query(POSTGRES_SCHEMA); // idempotent
+    expect(await idIndex(client)).toEqual([
+      `CREATE INDEX idx_assistant_msg_id ON ${schema.name}.assistant_messages USING btree (id)`,
+    ]);
   });
 
   it("createTables: false on a database without the tables says to run schema.sql, and creates nothing", async () => {
@@ -124,7 +145,7 @@ describe("schema", () => {
       "contextblocks_run_state",
       "contextblocks_skills",
     ]);
-    await new PostgresSessionStore(client, "s").appendMessage({ id: "m", role: "user", parts: [] });
+    await postgresTree(client, "s").appendMessage({ id: "m", role: "user", parts: [] });
     expect(await tables()).toEqual([
       "assistant_compactions",
       "assistant_leaves",

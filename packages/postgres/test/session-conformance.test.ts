@@ -1,9 +1,10 @@
-import { describeSessionStore } from "@contextblocks/conformance";
+import { describeSessionStoreV1 } from "@contextblocks/conformance";
 import { PostgresSessionStore } from "../src/index.js";
 import { type Connection, newStore, openProvider, release, type Store, storeFor } from "./connections.js";
 
-// The session suite on each way of reaching the server. With "two clients" each call alternates between two
-// providers on two connections, so the 16 concurrent appends race across connections on the advisory lock.
+// The storage contract suite (and through the message tree, every group of the session suite) on each way
+// of reaching the server. With "two clients" each call alternates between two stores on two connections, so
+// the concurrent appends race across connections on the session's pointer row.
 const connections: Record<Connection, string> = {
   client: "a pg.Client",
   pool: "a pg.Pool",
@@ -15,13 +16,13 @@ for (const [connection, name] of Object.entries(connections) as [Connection, str
   const open = (store: Store, sessionId: string) =>
     openProvider(store, connection, (source) => new PostgresSessionStore(source, sessionId));
 
-  describeSessionStore<PostgresSessionStore>(
+  describeSessionStoreV1<PostgresSessionStore>(
     `PostgresSessionStore on ${name}`,
     async () => open(await newStore(), "conformance"),
     {
-      capabilities: { search: true, tree: true },
-      session: (provider, sessionId) => open(storeFor(provider), sessionId),
-      reopen: (provider) => open(storeFor(provider), provider.sessionId),
+      capabilities: { search: true, calibration: true },
+      session: (store, sessionId) => open(storeFor(store), sessionId),
+      reopen: (store) => open(storeFor(store), store.sessionId),
       cleanup: release,
     },
   );

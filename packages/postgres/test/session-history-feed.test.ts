@@ -5,15 +5,15 @@ import { describe, it } from "vitest";
 import { PostgresSessionStore } from "../src/index.js";
 import { type Connection, newStore, openProvider, release } from "./connections.js";
 
-// Session.history / historyBatches, the change feed, upsertMessage and importMessage on PostgresSessionStore:
-// the store has none of the optional path methods, so these run the Session's generic fallbacks.
+// Session.history / historyBatches, the change feed, upsertMessage and importMessage on PostgresSessionStore,
+// through the message tree as a Session reads it.
 for (const connection of ["client", "pool"] as Connection[]) {
   describe(`Session.history / historyBatches / the change feed on PostgresSessionStore (${connection})`, () => {
     it("batched and budgeted reads equal getHistory; the feed mirrors; upsert and import keep the tree", async () => {
       const store = await openProvider(
         await newStore(),
         connection,
-        (source) => new PostgresSessionStore(source, "chat"),
+        (source) => new MessageTree(new PostgresSessionStore(source, "chat")),
       );
       try {
         await checkSessionHistoryAndFeed(new Session({ store }), {

@@ -1,7 +1,7 @@
 import type { SessionMessage } from "@contextblocks/sessions";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PostgresSessionStore } from "../src/index.js";
 import { createSchema, type TestSchema } from "./database.js";
+import { postgresTree, type SearchableTree } from "./message-tree.js";
 
 function message(id: string, text: string, role = "user"): SessionMessage {
   return { id, role, parts: [{ type: "text", text }] };
@@ -15,13 +15,13 @@ afterEach(async () => {
   await schema.drop();
 });
 
-async function found(store: PostgresSessionStore, query: string): Promise<string[]> {
+async function found(store: SearchableTree, query: string): Promise<string[]> {
   return (await store.searchMessages(query, 10)).map((hit) => hit.id).sort();
 }
 
 describe("PostgresSessionStore search: each message indexed with the turns around it on its branch", () => {
   it("finds the answer through the question before it, on its own branch only", async () => {
-    const store = new PostgresSessionStore(await schema.client(), "chat");
+    const store = postgresTree(await schema.client(), "chat");
     await store.appendMessage(message("q", "What are you researching lately?"));
     await store.appendMessage(message("a", "Adoption agencies, mostly.", "assistant"));
     await store.appendMessage(message("z", "The zebra exhibit opens Friday."));
@@ -43,7 +43,7 @@ describe("PostgresSessionStore search: each message indexed with the turns aroun
   });
 
   it("an updated message's children and grandchildren are found by its new text, not its old one", async () => {
-    const store = new PostgresSessionStore(await schema.client(), "chat");
+    const store = postgresTree(await schema.client(), "chat");
     await store.appendMessage(message("q", "What are you researching lately?"));
     await store.appendMessage(message("a", "Adoption agencies, mostly.", "assistant"));
     await store.appendMessage(message("b", "Good luck."));
@@ -54,7 +54,7 @@ describe("PostgresSessionStore search: each message indexed with the turns aroun
   });
 
   it("a deleted message is gone from its children's context too", async () => {
-    const store = new PostgresSessionStore(await schema.client(), "chat");
+    const store = postgresTree(await schema.client(), "chat");
     await store.appendMessage(message("q", "What are you researching lately?"));
     await store.appendMessage(message("a", "Adoption agencies, mostly.", "assistant"));
     await store.appendMessage(message("b", "Good luck."));
@@ -64,7 +64,7 @@ describe("PostgresSessionStore search: each message indexed with the turns aroun
   });
 
   it("turns under a compaction overlay stay searchable", async () => {
-    const store = new PostgresSessionStore(await schema.client(), "chat");
+    const store = postgresTree(await schema.client(), "chat");
     await store.appendMessage(message("q", "What are you researching lately?"));
     await store.appendMessage(message("a", "Adoption agencies, mostly.", "assistant"));
     await store.appendMessage(message("b", "Good luck."));
@@ -77,7 +77,7 @@ describe("PostgresSessionStore search: each message indexed with the turns aroun
 describe("PostgresSessionStore search: a message's row is written once", () => {
   it("appending replies never rewrites an older message's row; the turns after it still find it", async () => {
     const client = await schema.client();
-    const store = new PostgresSessionStore(client, "chat");
+    const store = postgresTree(client, "chat");
     await store.appendMessage(message("q", "What are you researching lately?"));
     await store.appendMessage(message("a", "Orchard soil, mostly.", "assistant"));
     await store.searchMessages("orchard", 10);

@@ -1,7 +1,7 @@
 import type { SessionMessage } from "@contextblocks/sessions";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PostgresSessionStore } from "../src/index.js";
 import { createSchema, type TestSchema } from "./database.js";
+import { postgresTree, type SearchableTree } from "./message-tree.js";
 
 function message(id: string, text: string, extra: Partial<SessionMessage> = {}): SessionMessage {
   return { id, role: "user", parts: [{ type: "text", text }], ...extra };
@@ -15,13 +15,13 @@ afterEach(async () => {
   await schema.drop();
 });
 
-async function found(store: PostgresSessionStore, query: string): Promise<string[]> {
+async function found(store: SearchableTree, query: string): Promise<string[]> {
   return (await store.searchMessages(query, 10)).map((hit) => hit.id).sort();
 }
 
 describe("PostgresSessionStore search: the turns after a message, its day and its speaker", () => {
   it("finds a message by the day it carries, and returns its own text only", async () => {
-    const store = new PostgresSessionStore(await schema.client(), "chat");
+    const store = postgresTree(await schema.client(), "chat");
     await store.appendMessage(
       message("may", "We planted the tomatoes.", { createdAt: new Date("2023-05-08T13:56:00Z") }),
     );
@@ -34,7 +34,7 @@ describe("PostgresSessionStore search: the turns after a message, its day and it
   });
 
   it("ranks the turns of the speaker a query names first (a 'Name:' label, or metadata.speaker)", async () => {
-    const store = new PostgresSessionStore(await schema.client(), "chat");
+    const store = postgresTree(await schema.client(), "chat");
     await store.appendMessage(message("c", "Caroline: I went hiking last weekend."));
     await store.appendMessage(message("m", "Melanie: I went hiking last weekend."));
     await store.appendMessage(
@@ -45,7 +45,7 @@ describe("PostgresSessionStore search: the turns after a message, its day and it
   });
 
   it("a turn's later answer joins its context at the next search; an update or delete of the answer follows", async () => {
-    const store = new PostgresSessionStore(await schema.client(), "chat");
+    const store = postgresTree(await schema.client(), "chat");
     await store.appendMessage(message("q", "What are you researching lately?"));
     expect(await found(store, "agencies")).toEqual([]);
     await store.appendMessage(message("a", "Adoption agencies, mostly.", { role: "assistant" }));

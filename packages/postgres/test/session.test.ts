@@ -5,7 +5,9 @@ import { convertToModelMessages, generateText, stepCountIs, type UIMessage } fro
 import { MockLanguageModelV3 } from "ai/test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PostgresContextProvider, PostgresSessionStore } from "../src/index.js";
+import { AGENTS_MESSAGES_TABLE } from "./agents-tables.js";
 import { createSchema, type TestSchema } from "./database.js";
+import { postgresTree } from "./message-tree.js";
 
 const usage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
@@ -117,8 +119,8 @@ describe("Session on PostgresSessionStore", () => {
 
 describe("PostgresSessionStore", () => {
   it("appends racing from two connections chain into one path; none forks or is lost", async () => {
-    const one = new PostgresSessionStore(await schema.client(), "race");
-    const two = new PostgresSessionStore(await schema.client(), "race");
+    const one = postgresTree(await schema.client(), "race");
+    const two = postgresTree(await schema.client(), "race");
     const appended = Array.from({ length: 20 }, (_, index) => `m${index}`);
     await Promise.all(
       appended.map((id, index) => (index % 2 === 0 ? one : two).appendMessage(text(id, `text ${id}`))),
@@ -129,13 +131,9 @@ describe("PostgresSessionStore", () => {
     for (const message of history.slice(0, -1)) expect(await one.getBranches(message.id)).toHaveLength(1);
   });
 
-  it("reads and extends a session table as Cloudflare agents' Sessions API creates it (no depth, position or leaf pointer)", async () => {
+  it("reads and extends a session table as Cloudflare agents' Sessions API creates it (no position or leaf pointer)", async () => {
     const client = await schema.client();
-    await client.query(`CREATE TABLE assistant_messages (
-      id TEXT NOT NULL, session_id TEXT NOT NULL DEFAULT '', parent_id TEXT, role TEXT NOT NULL,
-      content TEXT NOT NULL, text_content TEXT NOT NULL DEFAULT '', created_at TIMESTAMPTZ DEFAULT NOW(),
-      content_tsv TSVECTOR GENERATED ALWAYS AS (to_tsvector('english', text_content)) STORED,
-      PRIMARY KEY (session_id, id))`);
+    await client.query(AGENTS_MESSAGES_TABLE);
     for (const [id, parent] of [
       ["a", null],
       ["b", "a"],
@@ -146,24 +144,25 @@ describe("PostgresSessionStore", () => {
         [id, parent, JSON.stringify(text(id, `old ${id}`)), `old ${id}`],
       );
     }
-    const provider = new PostgresSessionStore(client, "s");
+    const provider = postgresTree(client, "s");
     expect(ids(await provider.getHistory())).toEqual(["a", "b", "c"]);
     expect(await provider.getPathLength()).toBe(3);
     await provider.appendMessage(text("d", "new"));
     expect(ids(await provider.getHistory())).toEqual(["a", "b", "c", "d"]);
     expect(await provider.getPathLength()).toBe(4);
-    const { rows } = await client.query("SELECT id, depth FROM assistant_messages ORDER BY id");
+    // agents' rows are read as they are, and the new one chains under their leaf.
+    const { rows } = await client.query("SELECT id, parent_id FROM assistant_messages ORDER BY id");
     expect(rows).toEqual([
-      { id: "a", depth: null },
-      { id: "b", depth: null },
-      { id: "c", depth: 2 },
-      { id: "d", depth: 3 },
+      { id: "a", parent_id: null },
+      { id: "b", parent_id: "a" },
+      { id: "c", parent_id: "b" },
+      { id: "d", parent_id: "c" },
     ]);
   });
 
   it("with createTables: false and no tables, says to run schema.sql and creates nothing", async () => {
     const client = await schema.client();
-    const provider = new PostgresSessionStore(client, { sessionId: "s", createTables: false });
+    const provider = postgresTree(client, { sessionId: "s", createTables: false });
     for (const call of [() => provider.getHistory(), () => provider.appendMessage(text("a", "x"))]) {
       const error = await call().then(
         () => null,
@@ -179,18 +178,19 @@ describe("PostgresSessionStore", () => {
   });
 
   it("stores text with NUL exactly and finds it; refuses a NUL in the role or session id by name", async () => {
-    const provider = new PostgresSessionStore(await schema.client(), "nul");
+    const store = new PostgresSessionStore(await schema.client(), "nul");
+    const provider = postgresTree(store.client, "nul");
     await provider.appendMessage(text("a", "zebra\u0000crossing \ud800 alone"));
     expect((await provider.getMessage("a"))?.parts[0]?.text).toBe("zebra\u0000crossing \ud800 alone");
     expect(ids(await provider.searchMessages("alone"))).toEqual(["a"]);
     await expect(provider.appendMessage(text("b", "x", "us\u0000er"))).rejects.toThrow(/role has a NUL/);
-    expect(() => new PostgresSessionStore(provider.client, "bad\u0000id")).toThrow(/session id has a NUL/);
+    expect(() => new PostgresSessionStore(store.client, "bad\u0000id")).toThrow(/session id has a NUL/);
     expect(await provider.getMessage("a\u0000")).toBeNull();
     expect(ids(await provider.getHistory())).toEqual(["a"]);
   });
 
   it("getRecentHistory reads only the window that fits, and says when older messages exist", async () => {
-    const provider = new PostgresSessionStore(await schema.client(), "recent");
+    const provider = postgresTree(await schema.client(), "recent");
     for (let index = 0; index < 10; index++) await provider.appendMessage(text(`m${index}`, "x".repeat(100)));
     const size = JSON.stringify(text("m0", "x".repeat(100))).length;
     const window = await provider.getRecentHistory(null, size * 3, 1);
@@ -203,7 +203,7 @@ describe("PostgresSessionStore", () => {
   });
 
   it("deleting the latest leaf moves the pointer to the newest childless message", async () => {
-    const provider = new PostgresSessionStore(await schema.client(), "delete");
+    const provider = postgresTree(await schema.client(), "delete");
     for (const id of ["a", "b", "c"]) await provider.appendMessage(text(id, id));
     await provider.appendMessage(text("x", "branch"), "a");
     await provider.deleteMessages(["x"]);

@@ -3,6 +3,7 @@ import { estimateMessageTokens, Session, type SessionMessage } from "@contextblo
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresSessionStore } from "../src/index.js";
 import { createSchema, type TestSchema } from "./database.js";
+import { postgresTree } from "./message-tree.js";
 
 function text(id: string, words: string): SessionMessage {
   return { id, role: "user", parts: [{ type: "text", text: words }] };
@@ -34,7 +35,7 @@ describe("per-message token stamps on PostgresSessionStore", () => {
   it("rows without a stamp (another writer's) are estimated from their content; the calibration is kept", async () => {
     const client = await schema.client();
     try {
-      const store = new PostgresSessionStore(client, "older");
+      const store = postgresTree(client, "older");
       for (const id of ["a", "b", "c"]) await store.appendMessage(text(id, `message ${id} with some words`));
       // As agents' Postgres provider writes them: no stamp.
       await client.query(

@@ -1,0 +1,43 @@
+import { type SqlStatement, sql } from "@contextblocks/sql";
+
+/**
+ * The CTE `leaf (id)`: the given message of the session, or its latest leaf (the newest message without a
+ * child). The latest leaf is the `assistant_leaves` pointer row when it names a childless message of the
+ * session (two reads by key); otherwise (rows another writer made, or a pointer a delete left empty) the
+ * newest childless message, found by a scan of the session that runs only then.
+ */
+export function leafStatement(sessionId: string, leafId: string | undefined): SqlStatement {
+  if (leafId !== undefined) {
+    return sql`leaf AS (SELECT id FROM assistant_messages WHERE session_id = ${sessionId} AND id = ${leafId})`;
+  }
+  return sql`pointed AS MATERIALIZED (
+  SELECT m.id FROM assistant_leaves l CROSS JOIN LATERAL (
+    SELECT id FROM assistant_messages WHERE session_id = l.session_id AND id = l.leaf_id LIMIT 1
+  ) m
+  WHERE l.session_id = ${sessionId} AND ${childless(sql`l.session_id`, sql`m.id`)}
+),
+leaf AS (
+  SELECT id FROM pointed
+  UNION ALL
+  (SELECT m.id FROM assistant_messages m
+   WHERE m.session_id = ${sessionId} AND NOT EXISTS (SELECT 1 FROM pointed)
+     AND ${childless(sql`m.session_id`, sql`m.id`)}
+   ORDER BY m.position DESC LIMIT 1)
+)`;
+}
+
+/** The session's newest childless message (a scan of the session): where the pointer goes after a delete. */
+export function newestChildlessStatement(sessionId: string): SqlStatement {
+  return sql`SELECT m.id FROM assistant_messages m
+WHERE m.session_id = ${sessionId} AND ${childless(sql`m.session_id`, sql`m.id`)}
+ORDER BY m.position DESC LIMIT 1`;
+}
+
+/**
+ * "Message `id` has no child", as a scalar subquery: never turned into an anti-join over the session, so it
+ * is one probe of `idx_assistant_msg_session_parent` per row whatever the table's statistics say.
+ */
+function childless(session: SqlStatement, id: SqlStatement): SqlStatement {
+  return sql`(SELECT count(*) FROM (SELECT 1 FROM assistant_messages c
+    WHERE c.session_id = ${session} AND c.parent_id = ${id} LIMIT 1) child) = 0`;
+}
