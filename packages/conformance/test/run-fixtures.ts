@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { createVitest } from "vitest/node";
+import { patientTimeouts } from "../../../vitest.timeouts.js";
 
 /** One fixture provider's outcome: test names under its top-level describe, by result. */
 export interface ProviderOutcome {
@@ -30,6 +31,9 @@ export async function runFixtures(
       include,
       reporters: [{}],
       silent: true,
+      // `config: false` drops the package's limits: without them each fixture test would get vitest's 5 s,
+      // which the 3 MiB round trip passed on a loaded machine.
+      ...patientTimeouts,
     },
     { logLevel: "silent" },
   );
