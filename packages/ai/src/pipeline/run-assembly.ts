@@ -1,5 +1,6 @@
 import type { RunState } from "@contextblocks/sessions";
 import type { ModelMessage, ToolSet } from "ai";
+import { closeInterruptedToolCalls } from "./interrupted-tool-calls.js";
 import type { RunMessage } from "./model-types.js";
 import type { ToolOffer } from "./offered-tools.js";
 import type { CallContext, ContextPlugin, MessageTransform } from "./plugin.js";
@@ -97,7 +98,7 @@ export class RunAssembly {
       ...(frozen.length > 0 ? [{ role: "system" as const, content: frozen }] : []),
       ...callerSystem,
       ...this.instructions.map((text) => ({ role: "system" as const, content: text })),
-      ...conversation,
+      ...closeInterruptedToolCalls(conversation),
     ];
   }
 }
