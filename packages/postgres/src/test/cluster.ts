@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -15,6 +15,13 @@ export interface ThrowawayCluster {
   readonly password: string;
   /** `postgresql://postgres:<password>@127.0.0.1:<port>/postgres`. */
   readonly connectionString: string;
+  /**
+   * Restarts the server on the same port and data (`pg_ctl restart`). `"immediate"` ends every backend at
+   * once with no checkpoint, as a crash would (the start replays the WAL); `"fast"` (the default) rolls
+   * back open transactions and checkpoints first. Connections are cut either way. Resolves once the server
+   * accepts connections again; does not block the event loop meanwhile.
+   */
+  restart(mode?: "fast" | "immediate"): Promise<void>;
   /** Stops the server and deletes its directory. Safe to call twice. */
   stop(): void;
 }
@@ -47,11 +54,12 @@ export async function startThrowawayCluster(
   const directory = mkdtempSync(join(tmpdir(), "contextblocks-postgres-"));
   if (owner !== undefined) chownSync(directory, owner.user, owner.group);
   const data = join(directory, "data");
-  const run = (command: string, parameters: string[]) => {
+  const commandLine = (command: string, parameters: string[]): [string, string[]] => {
     const program = join(binaries, command);
-    const [file, argv] = asRoot
-      ? ["runuser", ["-u", SERVER_USER, "--", program, ...parameters]]
-      : [program, parameters];
+    return asRoot ? ["runuser", ["-u", SERVER_USER, "--", program, ...parameters]] : [program, parameters];
+  };
+  const run = (command: string, parameters: string[]) => {
+    const [file, argv] = commandLine(command, parameters);
     const result = spawnSync(file, argv, { encoding: "utf8", cwd: directory });
     return {
       ok: result.status === 0,
@@ -93,16 +101,8 @@ export async function startThrowawayCluster(
       "-c full_page_writes=off",
       "-c max_connections=1000", // test files run in parallel, each with its own clients and pools
     ].join(" ");
-    const started = run("pg_ctl", [
-      "-D",
-      data,
-      "-l",
-      join(directory, "server.log"),
-      "-o",
-      settings,
-      "-w",
-      "start",
-    ]);
+    const serverOptions = ["-D", data, "-l", join(directory, "server.log"), "-o", settings, "-w"];
+    const started = run("pg_ctl", [...serverOptions, "start"]);
     if (started.ok) {
       let stopped = false;
       return {
@@ -112,6 +112,16 @@ export async function startThrowawayCluster(
         database: "postgres",
         password,
         connectionString: `postgresql://${SERVER_USER}:${password}@127.0.0.1:${port}/postgres`,
+        restart(mode = "fast") {
+          if (stopped) return Promise.reject(new Error("throwaway cluster: restart() after stop()"));
+          const [file, argv] = commandLine("pg_ctl", [...serverOptions, "-m", mode, "restart"]);
+          return new Promise<void>((resolve, reject) => {
+            execFile(file, argv, { cwd: directory, encoding: "utf8" }, (error, stdout, stderr) => {
+              if (error === null) resolve();
+              else reject(new Error(`throwaway cluster: pg_ctl restart failed:\n${stdout}${stderr}`));
+            });
+          });
+        },
         stop() {
           if (stopped) return;
           stopped = true;
