@@ -334,6 +334,21 @@ function sections(): Section[] {
         (await import("./tracing-overhead.js")).run({ smoke }).then((result) => result.markdown),
     });
   }
+  if (hasScript("./faults.ts")) {
+    list.push({
+      id: "faults",
+      title: "Faults and load: writers killed, servers restarted, objects reset",
+      about:
+        "The fault and soak harness (tests/faults): a Node writer on a better-sqlite3 file database killed with " +
+        "SIGKILL at a random moment, hundreds of times (batches of appends in two layouts and journal modes, and " +
+        "pipeline turns with a tool call); a throwaway Postgres restarted with `pg_ctl restart -m immediate` while " +
+        "sessions append and take turns; writers on many sessions of one Durable Object reset with `ctx.abort()` " +
+        "mid-write (workerd); examples/worker-agent under `wrangler dev` killed mid-turn and started again; an " +
+        "inspector subscriber that never reads while a session takes 1 MiB appends. Each session is checked " +
+        "after each fault (bench/src/faults.ts).",
+      run: async (smoke) => runScript("./faults.ts", smoke).markdown,
+    });
+  }
   return list;
 }
 
