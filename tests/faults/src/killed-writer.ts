@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { MessageTree } from "@contextblocks/sessions";
 import { type NewSessionLayout, SqliteSessionStore } from "@contextblocks/sqlite";
 import Database from "better-sqlite3";
 import { batchScript } from "./batches.js";
@@ -128,7 +129,9 @@ async function checkDatabase(
 ): Promise<TranscriptFindings> {
   const database = new Database(path);
   try {
-    const store = new SqliteSessionStore(database, { sessionId: "chat", newDatabaseLayout: layout });
+    const store = new MessageTree(
+      new SqliteSessionStore(database, { sessionId: "chat", newDatabaseLayout: layout }),
+    );
     return await checkTranscript(store, acknowledged, script);
   } finally {
     database.close();

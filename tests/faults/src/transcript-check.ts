@@ -72,6 +72,6 @@ export async function checkTranscript(
   for (const message of path) if (!script.isWhole(message)) findings.halfWritten.push(message.id);
   findings.partialBatches = script.partialBatches(path);
   findings.invalidNextPrompt = await nextPromptProblem(path);
-  findings.unansweredToolCalls = unansweredToolCalls(path);
+  findings.unansweredToolCalls = await unansweredToolCalls(path);
   return findings;
 }

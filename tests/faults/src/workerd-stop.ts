@@ -2,6 +2,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SessionMessage } from "@contextblocks/sessions";
+import { MessageTree } from "@contextblocks/sessions";
 import { SqliteSessionStore } from "@contextblocks/sqlite";
 import Database from "better-sqlite3";
 import { startWranglerDev, type WranglerDev } from "worker-agent/scripts/wrangler-dev.js";
@@ -168,7 +169,7 @@ async function checkState(
       const sessions = new Set([...acknowledged.keys(), ...stored.map((row) => row.session_id)]);
       const results = new Map<string, TranscriptFindings>();
       for (const session of sessions) {
-        const store = new SqliteSessionStore(database, { sessionId: session });
+        const store = new MessageTree(new SqliteSessionStore(database, { sessionId: session }));
         results.set(session, await checkTranscript(store, acknowledged.get(session) ?? [], agentScript));
       }
       return results;

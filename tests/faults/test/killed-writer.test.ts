@@ -36,9 +36,8 @@ describe("a writer that kills itself between two messages of one appendMessages 
     expect(crash.findings).toMatchObject({ lost: [], duplicated: [], forks: [], halfWritten: [] });
   });
 
-  // Issue 37, point 17: `appendMessages` on a SQLite store stores message by message (here "w.1-0"
-  // without "w.1-1"). Fails until a batch is stored whole or not at all.
-  it.fails("leaves the batch stored whole or not at all", () => {
+  // `appendMessages` stores a batch in one transaction of the store (it stored message by message before).
+  it("leaves the batch stored whole or not at all", () => {
     expect(crash.findings.partialBatches).toEqual([]);
   });
 });
@@ -54,10 +53,9 @@ describe("a writer that kills itself between a turn's tool call and its result",
     expect(crash.findings.pathLength).toBe(2);
   });
 
-  // Issue 37, point 14: the pipeline stores a model call's tool call before the tool has run, and the
-  // result joins it only at the next call. Fails until the stored transcript replays as a prompt
-  // providers accept after a crash in between.
-  it.fails("leaves a transcript whose next turn's prompt providers accept", () => {
+  // The pipeline stores a model call's tool call before the tool has run; a crash in between leaves the
+  // call without its result, and the next prompt gives it an error result saying it was interrupted.
+  it("leaves a transcript whose next turn's prompt providers accept", () => {
     expect(crash.findings.invalidNextPrompt).toBeNull();
   });
 });
