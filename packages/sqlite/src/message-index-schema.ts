@@ -12,16 +12,22 @@ export const createSearchTable: SqlStatement = sql`CREATE VIRTUAL TABLE IF NOT E
   USING fts5(id UNINDEXED, session_id UNINDEXED, role UNINDEXED, speaker UNINDEXED, parent_row UNINDEXED,
     grandparent_row UNINDEXED, content, context, time, tokenize='porter unicode61')`;
 
-export async function upgradeSearchTable(client: SqlClient): Promise<void> {
+/**
+ * The statements that rebuild a search table of an earlier shape of ours: `before` drops it (ahead of
+ * `createSearchTable`), `after` sends the lazy indexer's mark back to 0. Empty for the current shape and for
+ * the table Cloudflare agents' Sessions API created.
+ */
+export async function searchTableRebuild(
+  client: SqlClient,
+): Promise<{ before: SqlStatement[]; after: SqlStatement[] }> {
   const columns = new Set(
     (await client.query<{ name: string }>`SELECT name FROM pragma_table_info('assistant_fts')`).map(
       (row) => row.name,
     ),
   );
-  if (!columns.has("context") || columns.has("parent_row")) return;
-  await client.batch([
-    sql`DROP TABLE assistant_fts`,
-    createSearchTable,
-    sql`UPDATE assistant_fts_state SET indexed_rowid = 0 WHERE key = 'messages'`,
-  ]);
+  if (!columns.has("context") || columns.has("parent_row")) return { before: [], after: [] };
+  return {
+    before: [sql`DROP TABLE assistant_fts`],
+    after: [sql`UPDATE assistant_fts_state SET indexed_rowid = 0 WHERE key = 'messages'`],
+  };
 }

@@ -1,5 +1,4 @@
-import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
-import { createSearchTable, upgradeSearchTable } from "./message-index-schema.js";
+import { isMissingTableError, type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 
 /**
  * The tables, named and shaped as `agents/experimental/memory/session` creates them, so a database written
@@ -33,11 +32,13 @@ import { createSearchTable, upgradeSearchTable } from "./message-index-schema.js
  * The FTS row of a message we index has the message's `rowid`, so it is replaced and deleted by rowid
  * instead of a scan (FTS5 cannot index `UNINDEXED` columns).
  *
- * Two layouts of `assistant_messages` (see `SessionLayout`): a database that has no `assistant_messages`
- * table when a store first opens it gets the lean one, without the parent and session indexes, so an
- * append writes 2 rows on a Durable Object (the row and its primary-key entry) instead of 5. A database
- * agents@0.22.0 or an older contextblocks wrote keeps its indexes and is read and written as before; nothing
- * is migrated on open (only columns are added, no row is rewritten).
+ * - `contextblocks_schema`: one row (`part = 'sessions'`) with the version of these tables and their layout,
+ *   read when a client first opens the database; an older or missing one loads `session-migration.ts`.
+ *
+ * Three layouts of `assistant_messages` (see `SessionLayout`): a database that has no `assistant_messages`
+ * table when a store first opens it gets the keyed or the lean one; a database agents@0.22.0 or an older
+ * contextblocks wrote keeps its layout and indexes, and is brought to this release's tables on open (columns
+ * and tables added, an old search table rebuilt; no message row is rewritten).
  */
 export const messagesTable = "assistant_messages";
 export const compactionsTable = "assistant_compactions";
@@ -58,99 +59,6 @@ export const calibrationTable = "assistant_token_calibration";
  */
 export type SessionLayout = "keyed" | "lean" | "indexed";
 
-/**
- * The keyed table (the default for a new database): one b-tree keyed by `id` (`WITHOUT ROWID`, no secondary
- * index), so a message's row is one billed row written on a Durable Object. It has no `rowid`: the order of
- * messages is `seq`, which is also the rowid of the message's search row (`assistant_fts`), written in the
- * same transaction for every message (keyed-tail.ts). `seq` is `NOT NULL`: a writer that does not know this
- * layout (agents@0.22.0, whose `getLatestLeaf` also reads `rowid`) fails on it instead of storing a message
- * outside the order.
- */
-const createKeyedTable = sql`CREATE TABLE IF NOT EXISTS assistant_messages (
-    id TEXT PRIMARY KEY,
-    session_id TEXT NOT NULL DEFAULT '',
-    parent_id TEXT,
-    role TEXT NOT NULL,
-    content TEXT NOT NULL,
-    created_at DATETIME DEFAULT CURRENT_TIMESTAMP,
-    depth INTEGER,
-    content_chunks INTEGER,
-    seq INTEGER NOT NULL,
-    tokens INTEGER,
-    path_tokens INTEGER
-  ) WITHOUT ROWID`;
-
-/** The lean table: the columns of agents@0.22.0's table and ours, with no secondary index. */
-const createLeanTable = sql`CREATE TABLE IF NOT EXISTS assistant_messages (
-    id TEXT PRIMARY KEY,
-    session_id TEXT NOT NULL DEFAULT '',
-    parent_id TEXT,
-    role TEXT NOT NULL,
-    content TEXT NOT NULL,
-    created_at DATETIME DEFAULT CURRENT_TIMESTAMP,
-    depth INTEGER,
-    content_chunks INTEGER,
-    parent_seq INTEGER,
-    tokens INTEGER,
-    path_tokens INTEGER
-  )`;
-
-const indexedStatements: SqlStatement[] = [
-  sql`CREATE TABLE IF NOT EXISTS assistant_messages (
-    id TEXT PRIMARY KEY,
-    session_id TEXT NOT NULL DEFAULT '',
-    parent_id TEXT,
-    role TEXT NOT NULL,
-    content TEXT NOT NULL,
-    created_at DATETIME DEFAULT CURRENT_TIMESTAMP
-  )`,
-  sql`CREATE INDEX IF NOT EXISTS idx_assistant_msg_parent ON assistant_messages(parent_id)`,
-  sql`CREATE INDEX IF NOT EXISTS idx_assistant_msg_session ON assistant_messages(session_id)`,
-];
-
-const createStatements: SqlStatement[] = [
-  sql`CREATE TABLE IF NOT EXISTS assistant_compactions (
-    id TEXT PRIMARY KEY,
-    session_id TEXT NOT NULL DEFAULT '',
-    summary TEXT NOT NULL,
-    from_message_id TEXT NOT NULL,
-    to_message_id TEXT NOT NULL,
-    created_at DATETIME DEFAULT CURRENT_TIMESTAMP
-  )`,
-  sql`CREATE INDEX IF NOT EXISTS idx_assistant_compactions_session ON assistant_compactions(session_id)`,
-  createSearchTable,
-  sql`CREATE TABLE IF NOT EXISTS assistant_leaves (
-    session_id TEXT PRIMARY KEY,
-    leaf_id TEXT NOT NULL
-  )`,
-  sql`CREATE TABLE IF NOT EXISTS assistant_message_chunks (
-    id TEXT NOT NULL,
-    idx INTEGER NOT NULL,
-    content TEXT NOT NULL,
-    PRIMARY KEY (id, idx)
-  ) WITHOUT ROWID`,
-  sql`CREATE TABLE IF NOT EXISTS assistant_message_tombstones (
-    session_id TEXT NOT NULL,
-    id TEXT NOT NULL,
-    PRIMARY KEY (id, session_id)
-  ) WITHOUT ROWID`,
-  sql`CREATE TABLE IF NOT EXISTS assistant_token_calibration (
-    session_id TEXT PRIMARY KEY,
-    calibration REAL NOT NULL
-  ) WITHOUT ROWID`,
-];
-
-/** The lazy search indexer's mark (lean and indexed layouts; the keyed one writes each search row on append). */
-const indexMarkStatements: SqlStatement[] = [
-  sql`CREATE TABLE IF NOT EXISTS assistant_fts_state (
-    key TEXT PRIMARY KEY,
-    indexed_rowid INTEGER NOT NULL
-  )`,
-  // Created on a database whose index was kept on every append (ours before, or agents'): all indexed.
-  sql`INSERT OR IGNORE INTO assistant_fts_state (key, indexed_rowid)
-    SELECT 'messages', COALESCE(MAX(rowid), 0) FROM assistant_messages`,
-];
-
 /** The layout a store gives a database that has no `assistant_messages` table yet. */
 export type NewSessionLayout = "keyed" | "lean";
 
@@ -164,78 +72,47 @@ export function defaultNewLayout(client: SqlClient): NewSessionLayout {
   return client.billsRows === false ? "lean" : "keyed";
 }
 
+/** The version of the session tables this release writes, kept in `contextblocks_schema` with the layout. */
+export const SESSION_SCHEMA_VERSION = 1;
+
 /**
- * Creates what is missing; safe to run on a database `agents` wrote (and on every first use). A database
- * without `assistant_messages` gets `newLayout` (`defaultNewLayout` unless asked); one that has it keeps
- * its layout.
+ * The schema marker: one row of `contextblocks_schema` (a primary-key read: 1 row on a Durable Object, where
+ * `PRAGMA user_version` is not allowed), with whether agents@0.22.0's parent index is there (a lean database
+ * it opened since is indexed now; `pragma_index_info` of a missing index reads nothing).
+ */
+const markerStatement = sql`SELECT version, layout,
+    EXISTS (SELECT 1 FROM pragma_index_info('idx_assistant_msg_parent')) AS parent_index
+  FROM contextblocks_schema WHERE part = 'sessions'`;
+
+/** The layout the marker names, or `null` when the tables must be created or brought up to date first. */
+async function markedLayout(client: SqlClient): Promise<SessionLayout | null> {
+  let rows: { version: unknown; layout: unknown; parent_index: unknown }[];
+  try {
+    rows = await client.run(markerStatement);
+  } catch (error) {
+    // No marker table: a new database, or one an earlier release (or agents) wrote.
+    if (isMissingTableError(error, "contextblocks_schema")) return null;
+    throw error;
+  }
+  const row = rows[0];
+  if (row === undefined || Number(row.version) < SESSION_SCHEMA_VERSION) return null;
+  const layout = row.layout;
+  if (layout === "lean" && Number(row.parent_index) === 1) return null;
+  return layout === "keyed" || layout === "lean" || layout === "indexed" ? layout : null;
+}
+
+/**
+ * The database's layout, its tables brought to this release's schema. When the marker says they are, that
+ * is one read; otherwise the migration module is loaded (only then) and creates or upgrades them.
  */
 export async function ensureSchema(
   client: SqlClient,
   newLayout: NewSessionLayout = defaultNewLayout(client),
 ): Promise<SessionLayout> {
-  // A table with `seq` is keyed; one without the parent index is lean (agents@0.22.0 and older
-  // contextblocks create both together).
-  const existing = await client.query<{ name: string }>`
-    SELECT name FROM sqlite_master WHERE (type = 'table' AND name = 'assistant_messages')
-      OR (type = 'index' AND name = 'idx_assistant_msg_parent')
-    UNION ALL SELECT 'seq' FROM pragma_table_info('assistant_messages') WHERE name = 'seq'`;
-  const keyed =
-    existing.some((row) => row.name === "seq") ||
-    (newLayout === "keyed" && !existing.some((row) => row.name === "assistant_messages"));
-  if (keyed) {
-    await client.batch([createKeyedTable, ...createStatements]);
-    await secureDelete(client);
-    return "keyed";
-  }
-  const indexed = existing.some((row) => row.name === "idx_assistant_msg_parent");
-  await client.batch(
-    [indexed ? indexedStatements : [createLeanTable], createStatements, indexMarkStatements].flat(),
-  );
-  await upgradeSearchTable(client);
-  const columns = new Set(
-    (await client.query<{ name: string }>`SELECT name FROM pragma_table_info('assistant_messages')`).map(
-      (row) => row.name,
-    ),
-  );
-  if (!columns.has("depth"))
-    await addColumn(client, sql`ALTER TABLE assistant_messages ADD COLUMN depth INTEGER`);
-  if (!columns.has("content_chunks")) {
-    await addColumn(client, sql`ALTER TABLE assistant_messages ADD COLUMN content_chunks INTEGER`);
-  }
-  if (!columns.has("parent_seq"))
-    await addColumn(client, sql`ALTER TABLE assistant_messages ADD COLUMN parent_seq INTEGER`);
-  if (!columns.has("tokens"))
-    await addColumn(client, sql`ALTER TABLE assistant_messages ADD COLUMN tokens INTEGER`);
-  if (!columns.has("path_tokens"))
-    await addColumn(client, sql`ALTER TABLE assistant_messages ADD COLUMN path_tokens INTEGER`);
-  await secureDelete(client);
-  // agents@0.22.0 opening a lean database adds the indexes: it is read as indexed from then on, since that
-  // writer neither fills `parent_seq` nor knows the lean rules.
-  return indexed ? "indexed" : "lean";
-}
-
-/**
- * FTS5's `secure-delete` (SQLite 3.44+): a deleted message's words leave the index's own segments too,
- * not only its content table, so a deleted session's text is found in no table. Set once per database.
- */
-async function secureDelete(client: SqlClient): Promise<void> {
-  const set = await client.query<{ v: unknown }>`
-    SELECT v FROM assistant_fts_config WHERE k = 'secure-delete'`;
-  if (Number(set[0]?.v ?? 0) === 1) return;
-  try {
-    await client.query`INSERT INTO assistant_fts (assistant_fts, rank) VALUES ('secure-delete', 1)`;
-  } catch {
-    // An SQLite older than 3.44 has no secure-delete: deleted words stay in the index until it merges.
-  }
-}
-
-async function addColumn(client: SqlClient, statement: SqlStatement): Promise<void> {
-  try {
-    await client.batch([statement]);
-  } catch (error) {
-    // Another writer added it meanwhile: the only failure expected once the table exists.
-    if (!/duplicate column/i.test(String((error as { message?: unknown })?.message ?? error))) throw error;
-  }
+  const marked = await markedLayout(client);
+  if (marked !== null) return marked;
+  const { migrateSessionSchema } = await import("./session-migration.js");
+  return migrateSessionSchema(client, newLayout);
 }
 
 /** One schema check per client and process: every provider on the same database shares it. */

@@ -67,8 +67,8 @@ describe("SqliteSessionStore search: the day and the speaker of a message", () =
     const store = sqliteTree(database, { sessionId: "chat", newDatabaseLayout: "lean" });
     await store.appendMessage(message("a", "the orchard needs water"));
     await store.searchMessages("orchard", 1);
-    // The table as the previous release created it, with a row of its own.
-    database.exec(`DROP TABLE assistant_fts;
+    // The table as the previous release created it, with a row of its own (and no schema marker yet).
+    database.exec(`DROP TABLE contextblocks_schema; DROP TABLE assistant_fts;
       CREATE VIRTUAL TABLE assistant_fts USING fts5(id UNINDEXED, session_id UNINDEXED, role UNINDEXED, content,
         context, tokenize='porter unicode61');
       INSERT INTO assistant_fts (rowid, id, session_id, role, content, context)

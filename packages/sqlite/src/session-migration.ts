@@ -1,0 +1,214 @@
+import { raw, type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+import { createSearchTable, searchTableRebuild } from "./message-index-schema.js";
+import {
+  defaultNewLayout,
+  type NewSessionLayout,
+  SESSION_SCHEMA_VERSION,
+  type SessionLayout,
+} from "./session-schema.js";
+
+/**
+ * Creates the session tables, or brings a database an earlier release (or agents@0.22.0) wrote to this
+ * release's: loaded by `ensureSchema` only when the schema marker is missing or older. Every layout ever
+ * written keeps its layout; what changed since is added (tables, indexes, columns), a search table of an
+ * earlier shape is rebuilt, and the marker is written last, all in one atomic group.
+ *
+ * No data of an earlier layout is left behind: every one keyed `assistant_messages` by `id` alone, so the
+ * rule that an id is stored once per database already held (on Postgres it did not: see its migration).
+ */
+
+/**
+ * The keyed table (the default for a new database): one b-tree keyed by `id` (`WITHOUT ROWID`, no secondary
+ * index), so a message's row is one billed row written on a Durable Object. It has no `rowid`: the order of
+ * messages is `seq`, which is also the rowid of the message's search row (`assistant_fts`), written in the
+ * same transaction for every message (keyed-tail.ts). `seq` is `NOT NULL`: a writer that does not know this
+ * layout (agents@0.22.0, whose `getLatestLeaf` also reads `rowid`) fails on it instead of storing a message
+ * outside the order.
+ */
+const createKeyedTable = sql`CREATE TABLE IF NOT EXISTS assistant_messages (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL DEFAULT '',
+    parent_id TEXT,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL,
+    created_at DATETIME DEFAULT CURRENT_TIMESTAMP,
+    depth INTEGER,
+    content_chunks INTEGER,
+    seq INTEGER NOT NULL,
+    tokens INTEGER,
+    path_tokens INTEGER
+  ) WITHOUT ROWID`;
+
+/** The lean table: the columns of agents@0.22.0's table and ours, with no secondary index. */
+const createLeanTable = sql`CREATE TABLE IF NOT EXISTS assistant_messages (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL DEFAULT '',
+    parent_id TEXT,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL,
+    created_at DATETIME DEFAULT CURRENT_TIMESTAMP,
+    depth INTEGER,
+    content_chunks INTEGER,
+    parent_seq INTEGER,
+    tokens INTEGER,
+    path_tokens INTEGER
+  )`;
+
+const indexedStatements: SqlStatement[] = [
+  sql`CREATE TABLE IF NOT EXISTS assistant_messages (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL DEFAULT '',
+    parent_id TEXT,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL,
+    created_at DATETIME DEFAULT CURRENT_TIMESTAMP
+  )`,
+  sql`CREATE INDEX IF NOT EXISTS idx_assistant_msg_parent ON assistant_messages(parent_id)`,
+  sql`CREATE INDEX IF NOT EXISTS idx_assistant_msg_session ON assistant_messages(session_id)`,
+];
+
+const createStatements: SqlStatement[] = [
+  sql`CREATE TABLE IF NOT EXISTS assistant_compactions (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL DEFAULT '',
+    summary TEXT NOT NULL,
+    from_message_id TEXT NOT NULL,
+    to_message_id TEXT NOT NULL,
+    created_at DATETIME DEFAULT CURRENT_TIMESTAMP
+  )`,
+  sql`CREATE INDEX IF NOT EXISTS idx_assistant_compactions_session ON assistant_compactions(session_id)`,
+  createSearchTable,
+  sql`CREATE TABLE IF NOT EXISTS assistant_leaves (
+    session_id TEXT PRIMARY KEY,
+    leaf_id TEXT NOT NULL
+  )`,
+  sql`CREATE TABLE IF NOT EXISTS assistant_message_chunks (
+    id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    content TEXT NOT NULL,
+    PRIMARY KEY (id, idx)
+  ) WITHOUT ROWID`,
+  sql`CREATE TABLE IF NOT EXISTS assistant_message_tombstones (
+    session_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    PRIMARY KEY (id, session_id)
+  ) WITHOUT ROWID`,
+  sql`CREATE TABLE IF NOT EXISTS assistant_token_calibration (
+    session_id TEXT PRIMARY KEY,
+    calibration REAL NOT NULL
+  ) WITHOUT ROWID`,
+];
+
+/** The lazy search indexer's mark (lean and indexed layouts; the keyed one writes each search row on append). */
+const indexMarkStatements: SqlStatement[] = [
+  sql`CREATE TABLE IF NOT EXISTS assistant_fts_state (
+    key TEXT PRIMARY KEY,
+    indexed_rowid INTEGER NOT NULL
+  )`,
+  // Created on a database whose index was kept on every append (ours before, or agents'): all indexed.
+  sql`INSERT OR IGNORE INTO assistant_fts_state (key, indexed_rowid)
+    SELECT 'messages', COALESCE(MAX(rowid), 0) FROM assistant_messages`,
+];
+
+/** The columns added to `assistant_messages` since agents@0.22.0's table, in the order they came. */
+const addedColumns = ["depth", "content_chunks", "parent_seq", "tokens", "path_tokens"] as const;
+
+/** The marker table and this release's row in it (the last statement of a migration). */
+function markerStatements(layout: SessionLayout): SqlStatement[] {
+  return [
+    sql`CREATE TABLE IF NOT EXISTS contextblocks_schema (
+    part TEXT PRIMARY KEY,
+    version INTEGER NOT NULL,
+    layout TEXT
+  ) WITHOUT ROWID`,
+    sql`INSERT INTO contextblocks_schema (part, version, layout) VALUES ('sessions', ${SESSION_SCHEMA_VERSION}, ${layout})
+    ON CONFLICT (part) DO UPDATE SET version = excluded.version, layout = excluded.layout`,
+  ];
+}
+
+/** What the database holds now, and the statements that bring it to this release's schema. */
+async function plan(
+  client: SqlClient,
+  newLayout: NewSessionLayout,
+): Promise<{ layout: SessionLayout; statements: SqlStatement[] }> {
+  // A table with `seq` is keyed; one without the parent index is lean (agents@0.22.0 and older
+  // contextblocks create both together).
+  const existing = await client.query<{ name: string }>`
+    SELECT name FROM sqlite_master WHERE (type = 'table' AND name = 'assistant_messages')
+      OR (type = 'index' AND name = 'idx_assistant_msg_parent')
+    UNION ALL SELECT 'column:' || name FROM pragma_table_info('assistant_messages')`;
+  const names = new Set(existing.map((row) => row.name));
+  const keyed = names.has("column:seq") || (newLayout === "keyed" && !names.has("assistant_messages"));
+  if (keyed) {
+    return {
+      layout: "keyed",
+      statements: [createKeyedTable, ...createStatements, ...markerStatements("keyed")],
+    };
+  }
+  // agents@0.22.0 opening a lean database adds the indexes: it is read as indexed from then on, since that
+  // writer neither fills `parent_seq` nor knows the lean rules.
+  const layout = names.has("idx_assistant_msg_parent") ? "indexed" : "lean";
+  const table = layout === "indexed" ? indexedStatements : [createLeanTable];
+  const columns = names.has("assistant_messages")
+    ? addedColumns
+        .filter((column) => !names.has(`column:${column}`))
+        .map((column) => raw(`ALTER TABLE assistant_messages ADD COLUMN ${column} INTEGER`))
+    : [];
+  const rebuild = await searchTableRebuild(client);
+  return {
+    layout,
+    statements: [
+      ...table,
+      ...columns,
+      ...rebuild.before,
+      ...createStatements,
+      ...indexMarkStatements,
+      ...rebuild.after,
+      ...markerStatements(layout),
+    ],
+  };
+}
+
+/**
+ * How many times a migration plans again when its group failed because another writer changed the schema
+ * between the plan and the group (a column it adds is there now): the next plan sees the other's work.
+ */
+const attempts = 5;
+
+export async function migrateSessionSchema(
+  client: SqlClient,
+  newLayout: NewSessionLayout = defaultNewLayout(client),
+): Promise<SessionLayout> {
+  for (let attempt = 1; ; attempt++) {
+    const { layout, statements } = await plan(client, newLayout);
+    try {
+      await client.batch(statements);
+    } catch (error) {
+      if (attempt >= attempts || !raced(error)) throw error;
+      continue;
+    }
+    await secureDelete(client);
+    return layout;
+  }
+}
+
+/** An error another writer's concurrent migration explains: a column added meanwhile, a locked file. */
+function raced(error: unknown): boolean {
+  const text = String((error as { message?: unknown })?.message ?? error);
+  return /duplicate column|already exists|database is locked|SQLITE_BUSY/i.test(text);
+}
+
+/**
+ * FTS5's `secure-delete` (SQLite 3.44+): a deleted message's words leave the index's own segments too,
+ * not only its content table, so a deleted session's text is found in no table. Set once per database.
+ */
+async function secureDelete(client: SqlClient): Promise<void> {
+  const set = await client.query<{ v: unknown }>`
+    SELECT v FROM assistant_fts_config WHERE k = 'secure-delete'`;
+  if (Number(set[0]?.v ?? 0) === 1) return;
+  try {
+    await client.query`INSERT INTO assistant_fts (assistant_fts, rank) VALUES ('secure-delete', 1)`;
+  } catch {
+    // An SQLite older than 3.44 has no secure-delete: deleted words stay in the index until it merges.
+  }
+}

@@ -1,0 +1,132 @@
+import type Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  agentsSearchTable,
+  type EarlierLayout,
+  earlierLayouts,
+  fixtureRows,
+  schemaShapeQuery,
+  searchColumnsQuery,
+  writeEarlierDatabase,
+} from "../earlier-layouts.js";
+import { say } from "../mixed-writer.js";
+import { sqliteTree } from "../sqlite-tree.js";
+import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
+
+const opened: TemporaryDatabase[] = [];
+afterEach(() => {
+  for (const database of opened.splice(0)) database.remove();
+});
+
+function temporary(): TemporaryDatabase {
+  const database = openTemporaryDatabase();
+  opened.push(database);
+  return database;
+}
+
+function earlier(fixture: EarlierLayout): TemporaryDatabase {
+  const database = temporary();
+  writeEarlierDatabase(
+    (statement, ...values) => database.database.prepare(statement).run(...values),
+    fixture,
+  );
+  return database;
+}
+
+const shape = (database: Database.Database) =>
+  (database.prepare(schemaShapeQuery).all() as { entry: string }[]).map((row) => row.entry);
+const marker = (database: Database.Database) =>
+  database.prepare("SELECT version, layout FROM contextblocks_schema WHERE part = 'sessions'").get();
+const ids = (messages: readonly { id: string }[]) => messages.map((message) => message.id);
+
+/** A database of `layout` as today's code creates it: new for keyed and lean, agents' bare tables for indexed. */
+async function reference(layout: EarlierLayout["layout"]): Promise<string[]> {
+  const database = temporary().database;
+  if (layout === "indexed") {
+    const agents = earlierLayouts[0] as EarlierLayout;
+    for (const statement of agents.ddl) database.prepare(statement).run();
+  }
+  await sqliteTree(database, {
+    sessionId: "chat",
+    newDatabaseLayout: layout === "keyed" ? "keyed" : "lean",
+  }).getHistory();
+  return shape(database);
+}
+
+describe.each(earlierLayouts.map((fixture) => [fixture.name, fixture] as const))(
+  "a database %s, opened by this release",
+  (_name, fixture) => {
+    it("is brought to this release's schema of its layout, its messages read, searched and appended to", async () => {
+      const { database } = earlier(fixture);
+      const chat = sqliteTree(database, "chat");
+      expect(ids(await chat.getHistory())).toEqual(["u1", "a1", "u2"]);
+      expect(shape(database)).toEqual(await reference(fixture.layout));
+      expect(marker(database)).toEqual({ version: 1, layout: fixture.layout });
+      const searchColumns = (database.prepare(searchColumnsQuery).all() as { name: string }[]).map(
+        (row) => row.name,
+      );
+      // agents' search table is kept as it is (searched by text alone); one of ours of an earlier shape is rebuilt.
+      expect(searchColumns.includes("parent_row")).toBe(!agentsSearchTable(fixture));
+      await chat.appendMessage(say("u3", "and its name again?"));
+      expect(ids(await chat.getHistory())).toEqual(["u1", "a1", "u2", "u3"]);
+      expect(await chat.getPathLength()).toBe(4);
+      expect(ids(await chat.searchMessages("lighthouse", 5))).toContain("u1");
+      expect(ids(await sqliteTree(database, "other").getHistory())).toEqual(["o1"]);
+      // An id is still one per database: another session's id is refused.
+      await expect(sqliteTree(database, "other").appendMessage(say("u1", "taken"))).rejects.toThrow(/u1/);
+    });
+
+    it("is migrated once: opening it again, or running the migration again, changes nothing", async () => {
+      const temporaryDatabase = earlier(fixture);
+      await sqliteTree(temporaryDatabase.database, "chat").getHistory();
+      const migrated = shape(temporaryDatabase.database);
+      const { migrateSessionSchema } = await import("../../src/session-migration.js");
+      const reopened = temporaryDatabase.reopen();
+      const { fromBetterSqlite3 } = await import("@contextblocks/sql");
+      expect(await migrateSessionSchema(fromBetterSqlite3(reopened))).toBe(fixture.layout);
+      expect(shape(reopened)).toEqual(migrated);
+      expect(ids(await sqliteTree(reopened, "chat").getHistory())).toEqual(["u1", "a1", "u2"]);
+    });
+
+    it("two writers opening it at once both open it, and it is migrated whole", async () => {
+      const temporaryDatabase = earlier(fixture);
+      const writers = [temporaryDatabase.database, temporaryDatabase.connect(), temporaryDatabase.connect()];
+      for (const writer of writers) writer.pragma("busy_timeout = 10000");
+      const histories = await Promise.all(
+        writers.map((writer, index) =>
+          sqliteTree(writer, index === 0 ? "chat" : "other")
+            .getHistory()
+            .then(ids),
+        ),
+      );
+      expect(histories).toEqual([["u1", "a1", "u2"], ["o1"], ["o1"]]);
+      expect(shape(temporaryDatabase.database)).toEqual(await reference(fixture.layout));
+      await sqliteTree(writers[1] as Database.Database, "chat").appendMessage(say("u3", "after the race"));
+      expect(ids(await sqliteTree(writers[2] as Database.Database, "chat").getHistory())).toEqual([
+        "u1",
+        "a1",
+        "u2",
+        "u3",
+      ]);
+    });
+  },
+);
+
+describe("the fixtures", () => {
+  it("hold every earlier layout and the rows they claim", () => {
+    expect(new Set(earlierLayouts.map((fixture) => fixture.layout))).toEqual(
+      new Set(["keyed", "lean", "indexed"]),
+    );
+    for (const fixture of earlierLayouts) {
+      const { database } = earlier(fixture);
+      const count = database.prepare("SELECT COUNT(*) AS count FROM assistant_messages").get() as {
+        count: number;
+      };
+      expect(count.count).toBe(fixtureRows.length);
+      // Written before any marker existed.
+      expect(
+        database.prepare("SELECT name FROM sqlite_master WHERE name = 'contextblocks_schema'").all(),
+      ).toEqual([]);
+    }
+  });
+});

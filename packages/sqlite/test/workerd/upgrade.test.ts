@@ -1,0 +1,76 @@
+import { fromDurableObjectStorage, type StatementReport } from "@contextblocks/sql";
+import { describe, expect, it } from "vitest";
+import { ensureSessionSchema } from "../../src/schema.js";
+import {
+  type EarlierLayout,
+  earlierLayouts,
+  schemaShapeQuery,
+  writeEarlierDatabase,
+} from "../earlier-layouts.js";
+import { ids, say } from "../mixed-writer.js";
+import { sqliteTree } from "../sqlite-tree.js";
+import { inObject } from "./in-object.js";
+
+const shape = (state: DurableObjectState) =>
+  state.storage.sql
+    .exec(schemaShapeQuery)
+    .toArray()
+    .map((row) => row.entry);
+
+/** The schema check a client makes when it first opens the database (a wake), with what it cost. */
+async function wake(state: DurableObjectState) {
+  const reports: StatementReport[] = [];
+  const client = fromDurableObjectStorage(state.storage, { onStatement: (report) => reports.push(report) });
+  const layout = await ensureSessionSchema(client);
+  return {
+    layout,
+    statements: reports.length,
+    rowsRead: reports.reduce((sum, report) => sum + (report.rowsRead ?? 0), 0),
+    rowsWritten: reports.reduce((sum, report) => sum + (report.rowsWritten ?? 0), 0),
+  };
+}
+
+describe("a database an earlier release wrote, opened by this release on a Durable Object", () => {
+  it.each(earlierLayouts.map((fixture) => [fixture.name, fixture] as const))(
+    "%s: brought to the schema of its layout on open, read and appended to",
+    async (name, fixture: EarlierLayout) => {
+      await inObject(`upgrade-${name}`, async (state) => {
+        writeEarlierDatabase((statement, ...values) => state.storage.sql.exec(statement, ...values), fixture);
+        const chat = sqliteTree(state.storage, "chat");
+        expect(ids(await chat.getHistory())).toEqual(["u1", "a1", "u2"]);
+        const marker = state.storage.sql
+          .exec("SELECT version, layout FROM contextblocks_schema WHERE part = 'sessions'")
+          .toArray();
+        expect(marker).toEqual([{ version: 1, layout: fixture.layout }]);
+        await chat.appendMessage(say("u3", "and its name again?"));
+        expect(ids(await chat.getHistory())).toEqual(["u1", "a1", "u2", "u3"]);
+        expect(ids(await chat.searchMessages("lighthouse", 5))).toContain("u1");
+        expect(ids(await sqliteTree(state.storage, "other").getHistory())).toEqual(["o1"]);
+      });
+    },
+  );
+
+  it("a lean database's shape after the upgrade is a new lean database's", async () => {
+    const lean = earlierLayouts.find((fixture) => fixture.layout === "lean") as EarlierLayout;
+    const migrated = await inObject("upgrade-shape-old", async (state) => {
+      writeEarlierDatabase((statement, ...values) => state.storage.sql.exec(statement, ...values), lean);
+      await sqliteTree(state.storage, { sessionId: "chat" }).getHistory();
+      return shape(state);
+    });
+    const created = await inObject("upgrade-shape-new", async (state) => {
+      await sqliteTree(state.storage, { sessionId: "chat", newDatabaseLayout: "lean" }).getHistory();
+      return shape(state);
+    });
+    expect(migrated).toEqual(created);
+  });
+
+  it("a wake on an up-to-date database reads the schema marker only: one statement, one row", async () => {
+    await inObject("upgrade-wake", async (state) => {
+      const first = await wake(state);
+      expect(first.layout).toBe("keyed");
+      const again = await wake(state);
+      console.log(JSON.stringify({ migration: first, wake: again }));
+      expect(again).toEqual({ layout: "keyed", statements: 1, rowsRead: 1, rowsWritten: 0 });
+    });
+  });
+});
