@@ -74,9 +74,10 @@ CREATE INDEX IF NOT EXISTS idx_assistant_msg_parent
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_session
   ON assistant_messages (session_id);
 
-DO $$ BEGIN CREATE UNIQUE INDEX IF NOT EXISTS idx_assistant_msg_id ON assistant_messages (id); EXCEPTION
-  WHEN unique_violation THEN CREATE INDEX IF NOT EXISTS idx_assistant_msg_id ON assistant_messages (id); END
-$$;
+DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass('idx_assistant_msg_id')
+  AND NOT indisunique) THEN DROP INDEX idx_assistant_msg_id; END IF; END $$;
+
+CREATE UNIQUE INDEX IF NOT EXISTS idx_assistant_msg_id ON assistant_messages (id);
 
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_fts
   ON assistant_messages USING GIN (content_tsv);
@@ -122,6 +123,14 @@ CREATE TABLE IF NOT EXISTS assistant_token_calibration (
   session_id TEXT PRIMARY KEY,
   calibration DOUBLE PRECISION NOT NULL
 );
+
+CREATE TABLE IF NOT EXISTS contextblocks_schema (
+  part TEXT PRIMARY KEY,
+  version INTEGER NOT NULL
+);
+
+INSERT INTO contextblocks_schema (part, version) VALUES ('sessions', 1)
+ON CONFLICT (part) DO UPDATE SET version = GREATEST(contextblocks_schema.version, excluded.version);
 
 CREATE TABLE IF NOT EXISTS contextblocks_skills (
   scope TEXT NOT NULL,

@@ -17,6 +17,7 @@ import { PostgresRunStateStore } from "./postgres-run-state-store.js";
 import { PostgresSessionRegistry } from "./postgres-session-registry.js";
 import { PostgresSessionStore } from "./postgres-session-store.js";
 import { SEARCH_TABLE, SESSION_TABLES } from "./schema.js";
+import { sessionTablesReady } from "./session-tables-ready.js";
 
 /** Options of `postgresBackend`. */
 export interface PostgresBackendOptions {
@@ -81,8 +82,10 @@ export function postgresBackend(
       }),
     runState: new PostgresRunStateStore(client, { createTables }),
     registry: new PostgresSessionRegistry(client, { createTables }),
-    searchMessages: (query: string, limit: number): Promise<SearchResult[]> =>
-      searchAllSessions((statement) => messages.read(() => client.run(statement), []), query, limit),
+    async searchMessages(query: string, limit: number): Promise<SearchResult[]> {
+      await sessionTablesReady(client, createTables, "postgresBackend", false);
+      return searchAllSessions((statement) => messages.read(() => client.run(statement), []), query, limit);
+    },
     async deleteSession(sessionId: string): Promise<void> {
       if (typeof sessionId !== "string" || sessionId.length === 0) {
         throw new ContextError(

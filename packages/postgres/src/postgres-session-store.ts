@@ -23,6 +23,7 @@ import { searchMessageRows } from "./message-search.js";
 import { staleSearchFieldsStatement } from "./message-search-index.js";
 import { refreshContextStatement } from "./message-search-statement.js";
 import { SESSION_TABLES } from "./schema.js";
+import { sessionTablesReady } from "./session-tables-ready.js";
 import { indexableText } from "./text-checks.js";
 import { timeText } from "./time-text.js";
 
@@ -191,7 +192,7 @@ WHERE session_id = ${this.#sessionId} ORDER BY position LIMIT ${count}::bigint`)
     for (let attempt = 0; attempt < appendAttempts; attempt++) {
       let answer: AppendAnswer | undefined;
       try {
-        const [rows = []] = await this.#access.write([statement]);
+        const [rows = []] = await this.#write([statement]);
         answer = rows[0] as AppendAnswer | undefined;
       } catch (error) {
         if (!retriedStates.has(sqlState(error) as string)) throw error;
@@ -259,7 +260,7 @@ ON CONFLICT (session_id) DO NOTHING`,
     checkText(overlay.fromMessageId, "fromMessageId", PROVIDER, "postgres", "INVALID_INPUT", undefined);
     checkText(overlay.toMessageId, "toMessageId", PROVIDER, "postgres", "INVALID_INPUT", undefined);
     checkText(overlay.id, "overlay id", PROVIDER, "postgres", "INVALID_INPUT", undefined);
-    await this.#access.write([
+    await this.#write([
       sql`INSERT INTO assistant_compactions
   (id, session_id, summary, from_message_id, to_message_id, created_at)
 VALUES (${overlay.id}, ${this.#sessionId}, ${overlay.summary}, ${overlay.fromMessageId}, ${overlay.toMessageId},
@@ -304,7 +305,7 @@ WHERE session_id = ${this.#sessionId} ORDER BY created_at, position`);
   }
 
   async writeCalibration(calibration: number): Promise<void> {
-    await this.#access.write([
+    await this.#write([
       sql`INSERT INTO assistant_token_calibration (session_id, calibration) VALUES (${this.#sessionId}, ${calibration})
 ON CONFLICT (session_id) DO UPDATE SET calibration = excluded.calibration`,
     ]);
@@ -315,6 +316,7 @@ ON CONFLICT (session_id) DO UPDATE SET calibration = excluded.calibration`,
    * created (without our columns and pointer table) are completed first, then the read runs again.
    */
   async #read<Row>(statement: SqlStatement): Promise<Row[]> {
+    await sessionTablesReady(this.#client, this.#access.createTables, PROVIDER, false);
     try {
       return await this.#client.run<Row>(statement);
     } catch (error) {
@@ -343,7 +345,13 @@ ON CONFLICT (session_id) DO UPDATE SET calibration = excluded.calibration`,
       kind === "bump"
         ? sql`UPDATE assistant_leaves SET leaf_id = leaf_id, parent_id = NULL, depth = NULL WHERE session_id = ${session}`
         : sql`SELECT 1 FROM assistant_leaves WHERE session_id = ${session} FOR UPDATE`;
-    return this.#access.write([lock, ...statements]);
+    return this.#write([lock, ...statements]);
+  }
+
+  /** `statements` as one group, once the session tables are this release's (created when missing). */
+  async #write(statements: readonly SqlStatement[]): Promise<unknown[][]> {
+    await sessionTablesReady(this.#client, this.#access.createTables, PROVIDER, true);
+    return this.#access.write(statements);
   }
 }
 

@@ -10,6 +10,9 @@ import {
   tableStatements,
 } from "@contextblocks/sql-stores";
 
+/** The version of the session tables this release creates (`contextblocks_schema`, part `sessions`). */
+export const SESSION_TABLES_VERSION = 1;
+
 /**
  * `cf_agents_search_entries` (`PostgresSearchProvider`), with a GIN index over the content and one over the
  * words of the key, so a search also finds an entry by its key (a model's `set_context` key is a slug of the
@@ -58,10 +61,13 @@ CREATE INDEX IF NOT EXISTS idx_search_entries_key_fts
  *   starts calibrated;
  * - `idx_assistant_msg_session_parent` (children of one message in one session, in order),
  *   `idx_assistant_msg_id` (an id in any session: an append refuses an id stored anywhere; UNIQUE, so two
- *   appends of one id to two sessions at once cannot both store it, except on a table that already holds an
- *   id twice, where it is built as an ordinary index) and `idx_assistant_compactions_session` (overlays are
- *   read on every history read), with `assistant_compactions.position` (insertion order: of two overlays
- *   stored in the same millisecond, the later one is newer).
+ *   appends of one id to two sessions at once cannot both store it; an earlier release's ordinary index of
+ *   that name is replaced, and a table that holds an id twice is reported, not opened: session-migration.ts)
+ *   and `idx_assistant_compactions_session` (overlays are read on every history read), with
+ *   `assistant_compactions.position` (insertion order: of two overlays stored in the same millisecond, the
+ *   later one is newer);
+ * - `contextblocks_schema`: the version of these tables (`part = 'sessions'`), written last; a store reads it
+ *   once per client and brings older tables up to date (session-tables-ready.ts).
  * A missing column (`42703`: a table `agents` created, before our columns were added) also counts as missing.
  */
 export const SESSION_TABLES: StoreTable = {
@@ -111,9 +117,10 @@ CREATE INDEX IF NOT EXISTS idx_assistant_msg_parent
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_session
   ON assistant_messages (session_id);
 
-DO $$ BEGIN CREATE UNIQUE INDEX IF NOT EXISTS idx_assistant_msg_id ON assistant_messages (id); EXCEPTION
-  WHEN unique_violation THEN CREATE INDEX IF NOT EXISTS idx_assistant_msg_id ON assistant_messages (id); END
-$$;
+DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass('idx_assistant_msg_id')
+  AND NOT indisunique) THEN DROP INDEX idx_assistant_msg_id; END IF; END $$;
+
+CREATE UNIQUE INDEX IF NOT EXISTS idx_assistant_msg_id ON assistant_messages (id);
 
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_fts
   ON assistant_messages USING GIN (content_tsv);
@@ -159,6 +166,14 @@ CREATE TABLE IF NOT EXISTS assistant_token_calibration (
   session_id TEXT PRIMARY KEY,
   calibration DOUBLE PRECISION NOT NULL
 );
+
+CREATE TABLE IF NOT EXISTS contextblocks_schema (
+  part TEXT PRIMARY KEY,
+  version INTEGER NOT NULL
+);
+
+INSERT INTO contextblocks_schema (part, version) VALUES ('sessions', ${SESSION_TABLES_VERSION})
+ON CONFLICT (part) DO UPDATE SET version = GREATEST(contextblocks_schema.version, excluded.version);
 `,
   },
 };
@@ -181,10 +196,18 @@ export const POSTGRES_TABLES: readonly StoreTable[] = [
  */
 export const POSTGRES_SCHEMA: string = POSTGRES_TABLES.map((table) => table.ddl.postgres).join("\n");
 
-/** Creates every part at once, behind the schema lock, in one transaction. */
+/**
+ * Creates every part at once, behind the schema lock, in one transaction; session tables that hold an id
+ * twice (which the unique id index cannot be built on) are reported by id and session, nothing changed.
+ */
 export async function ensureSchema(client: SqlClient): Promise<void> {
-  await client.batch([
-    SCHEMA_LOCK,
-    ...POSTGRES_TABLES.flatMap((table) => tableStatements(table, "postgres")),
-  ]);
+  try {
+    await client.batch([
+      SCHEMA_LOCK,
+      ...POSTGRES_TABLES.flatMap((table) => tableStatements(table, "postgres")),
+    ]);
+  } catch (error) {
+    const { reportUnmigratable } = await import("./session-migration.js");
+    throw await reportUnmigratable(client, "createTables", error);
+  }
 }

@@ -81,18 +81,22 @@ describe("schema", () => {
     expect(await knowledge.search("When does the ferry leave?")).toBe("[kb-one]\nThe ferry leaves at nine.");
   });
 
-  it("schema.sql on a session table that already holds an id in two sessions makes the id index an ordinary one", async () => {
+  it("createTables on a session table that already holds an id in two sessions names the id and changes nothing", async () => {
     const client = await schema.client();
     // As Cloudflare agents' Sessions API creates it (its key is (session_id, id)), with one id twice.
     await client.query(AGENTS_MESSAGES_TABLE);
     await client.query(
       "INSERT INTO assistant_messages (id, session_id, role, content) VALUES ('m', 'one', 'user', '{}'), ('m', 'two', 'user', '{}')",
     );
-    await client.query(POSTGRES_SCHEMA);
-    await client.query(POSTGRES_SCHEMA); // idempotent
-    expect(await idIndex(client)).toEqual([
-      `CREATE INDEX idx_assistant_msg_id ON ${schema.name}.assistant_messages USING btree (id)`,
-    ]);
+    const refused = await createTables(client).catch((error: unknown) => error);
+    expect(isContextError(refused) && (refused as ContextError).code).toBe("PROVIDER_FAILED");
+    expect((refused as Error).message).toContain("1 message id is stored in more than one session");
+    expect((refused as Error).message).toContain('"m" in sessions "one", "two"');
+    // schema.sql as is fails on Postgres' own unique violation, in one transaction: nothing is left half done.
+    await expect(client.query(`BEGIN; ${POSTGRES_SCHEMA}; COMMIT`)).rejects.toThrow(/idx_assistant_msg_id/);
+    await client.query("ROLLBACK");
+    expect(await idIndex(client)).toEqual([]);
+    expect(await tables()).toEqual(["assistant_messages"]);
   });
 
   it("createTables: false on a database without the tables says to run schema.sql, and creates nothing", async () => {
@@ -156,6 +160,7 @@ describe("schema", () => {
       "cf_agents_search_entries",
       "contextblocks_block_history",
       "contextblocks_run_state",
+      "contextblocks_schema",
       "contextblocks_skills",
     ]);
   });
@@ -187,6 +192,7 @@ describe("schema", () => {
       "cf_agents_search_entries",
       "contextblocks_block_history",
       "contextblocks_run_state",
+      "contextblocks_schema",
       "contextblocks_skills",
     ]);
     const memory = new PostgresContextProvider(client, { label: "memory", createTables: false });

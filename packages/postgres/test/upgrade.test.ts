@@ -1,0 +1,155 @@
+import { isContextError } from "@contextblocks/core";
+import type { StatementReport } from "@contextblocks/sql";
+import type pg from "pg";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createTables } from "../src/index.js";
+import { createSchema, type TestSchema } from "./database.js";
+import { type EarlierSchema, earlierDatabase, earlierSchemas } from "./earlier-schemas.js";
+import { postgresTree } from "./message-tree.js";
+
+let schema: TestSchema;
+beforeEach(async () => {
+  schema = await createSchema();
+});
+afterEach(async () => {
+  await schema.drop();
+});
+
+const ids = (messages: readonly { id: string }[]) => messages.map((message) => message.id);
+
+async function earlier(fixture: EarlierSchema): Promise<pg.Client> {
+  const client = await schema.client();
+  for (const statement of earlierDatabase(fixture)) await client.query(statement.text, statement.values);
+  return client;
+}
+
+const sessionTables = [
+  "assistant_messages",
+  "assistant_compactions",
+  "assistant_leaves",
+  "assistant_token_calibration",
+  "contextblocks_schema",
+];
+
+/** The session tables' columns and indexes in the schema `name`, its name taken out of index definitions. */
+async function shape(client: pg.Client, name = schema.name): Promise<string[]> {
+  const { rows } = await client.query<{ entry: string }>(
+    `SELECT 'column ' || table_name || '.' || column_name || ' ' || data_type AS entry
+       FROM information_schema.columns WHERE table_schema = $1 AND table_name = ANY ($2)
+     UNION ALL
+     SELECT 'index ' || replace(indexdef, $1 || '.', '') FROM pg_indexes
+       WHERE schemaname = $1 AND tablename = ANY ($2)
+     ORDER BY entry`,
+    [name, sessionTables],
+  );
+  return rows.map((row) => row.entry);
+}
+
+/** The shape of session tables this release creates on an empty database. */
+async function currentShape(): Promise<string[]> {
+  const fresh = await createSchema();
+  try {
+    const client = await fresh.client();
+    await postgresTree(client, "chat").appendMessage({
+      id: "x",
+      role: "user",
+      parts: [{ type: "text", text: "x" }],
+    });
+    return await shape(client, fresh.name);
+  } finally {
+    await fresh.drop();
+  }
+}
+
+const isUnique = async (client: pg.Client) =>
+  (
+    await client.query<{ unique: boolean }>(
+      "SELECT indisunique AS unique FROM pg_index WHERE indexrelid = to_regclass('idx_assistant_msg_id')",
+    )
+  ).rows.map((row) => row.unique);
+
+describe.each(earlierSchemas.map((fixture) => [fixture.name, fixture] as const))(
+  "session tables of %s, opened by this release",
+  (_name, fixture) => {
+    it("are brought to this release's schema (a unique index on id), their messages read, searched and appended to", async () => {
+      const client = await earlier(fixture);
+      const chat = postgresTree(client, "chat");
+      expect(ids(await chat.getHistory())).toEqual(["u1", "a1", "u2"]);
+      expect(await isUnique(client)).toEqual([true]);
+      expect(await shape(client)).toEqual(await currentShape());
+      const { rows } = await client.query("SELECT part, version FROM contextblocks_schema");
+      expect(rows).toEqual([{ part: "sessions", version: 1 }]);
+      await chat.appendMessage({
+        id: "u3",
+        role: "user",
+        parts: [{ type: "text", text: "and its name again?" }],
+      });
+      expect(ids(await chat.getHistory())).toEqual(["u1", "a1", "u2", "u3"]);
+      expect(ids(await chat.searchMessages("lighthouse", 5))).toContain("u1");
+      expect(ids(await postgresTree(client, "other").getHistory())).toEqual(["o1"]);
+    });
+
+    it("are migrated once: createTables again, or another client opening them, changes nothing", async () => {
+      const client = await earlier(fixture);
+      await postgresTree(client, "chat").getHistory();
+      const migrated = await shape(client);
+      await createTables(client);
+      const other = await schema.client();
+      expect(ids(await postgresTree(other, "chat").getHistory())).toEqual(["u1", "a1", "u2"]);
+      expect(await shape(client)).toEqual(migrated);
+    });
+
+    it("writers on four connections opening them at once all open them, migrated whole", async () => {
+      await earlier(fixture);
+      const clients = await Promise.all(Array.from({ length: 4 }, () => schema.client()));
+      const histories = await Promise.all(
+        clients.map((client, index) => postgresTree(client, index % 2 ? "other" : "chat").getHistory()),
+      );
+      expect(histories.map(ids)).toEqual([["u1", "a1", "u2"], ["o1"], ["u1", "a1", "u2"], ["o1"]]);
+      expect(await shape(clients[0] as pg.Client)).toEqual(await currentShape());
+    });
+  },
+);
+
+describe("session tables an earlier release left with an id in two sessions", () => {
+  const ordinary = earlierSchemas.find((fixture) => fixture.name.includes("bfd6ec8")) as EarlierSchema;
+
+  it("are refused on open with an error naming the ids and their sessions, and left as they were; opened once fixed", async () => {
+    const client = await earlier(ordinary);
+    await client.query(
+      "INSERT INTO assistant_messages (id, session_id, role, content) VALUES ('u1', 'copy', 'user', '{}'), ('a1', 'copy', 'user', '{}')",
+    );
+    const before = await shape(client);
+    const refused = await postgresTree(client, "chat")
+      .getHistory()
+      .catch((error: unknown) => error);
+    expect(isContextError(refused) && refused.code).toBe("PROVIDER_FAILED");
+    const message = (refused as Error).message;
+    expect(message).toContain("2 message ids are stored in more than one session");
+    expect(message).toContain('"a1" in sessions "chat", "copy"');
+    expect(message).toContain('"u1" in sessions "chat", "copy"');
+    // Nothing changed: the ordinary index and no marker.
+    expect(await shape(client)).toEqual(before);
+    expect(await isUnique(client)).toEqual([false]);
+    // createTables reports the same.
+    await expect(createTables(client)).rejects.toThrow(/"u1" in sessions "chat", "copy"/);
+    await client.query("DELETE FROM assistant_messages WHERE session_id = 'copy'");
+    expect(ids(await postgresTree(client, "chat").getHistory())).toEqual(["u1", "a1", "u2"]);
+    expect(await isUnique(client)).toEqual([true]);
+  });
+});
+
+describe("opening up-to-date session tables", () => {
+  it("reads the version marker once per client: one statement, then none", async () => {
+    const client = await schema.client();
+    await createTables(client);
+    const reports: StatementReport[] = [];
+    const store = postgresTree(client, { sessionId: "chat", onStatement: (report) => reports.push(report) });
+    await store.getHistory();
+    const checks = () => reports.filter((report) => /contextblocks_schema|to_regclass/.test(report.text));
+    expect(checks()).toHaveLength(1);
+    await store.appendMessage({ id: "m1", role: "user", parts: [{ type: "text", text: "hello" }] });
+    await store.getHistory();
+    expect(checks()).toHaveLength(1);
+  });
+});
