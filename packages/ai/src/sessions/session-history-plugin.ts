@@ -99,7 +99,9 @@ export class SessionHistoryPlugin implements HistoryPlugin {
   /**
    * Appends the call's messages to the latest leaf (or under the call's `parentId`). A tool message's
    * results go into the tool parts of the assistant message that made the calls (updated in place), as a
-   * chat UI keeps them.
+   * chat UI keeps them: that message is the leaf, or, when another turn of the session stored messages
+   * while the tools ran, the newest message of the branch that holds the calls still waiting (each result
+   * joins its own call, wherever the turns' messages landed).
    */
   async saveMessages(sessionId: string, messages: readonly RunMessage[], call?: HistoryCall): Promise<void> {
     if (messages.length === 0) return;
@@ -117,7 +119,11 @@ export class SessionHistoryPlugin implements HistoryPlugin {
             : parentId === null
               ? null
               : await session.getMessage(parentId));
-        const merged: SessionMessage | null = target === null ? null : withToolResults(target, message);
+        const merged: SessionMessage | null =
+          (target === null ? null : withToolResults(target, message)) ??
+          (appended.length === 0 && updated === null
+            ? await callsOnBranch(session, message, parentId)
+            : null);
         if (merged !== null) {
           if (appended.length > 0) appended[appended.length - 1] = merged;
           else updated = merged;
@@ -161,6 +167,25 @@ function isSession(value: unknown): value is Session {
 
 function isSessionManager(value: unknown): value is SessionManager {
   return typeof (value as { getSession?: unknown } | null)?.getSession === "function";
+}
+
+/**
+ * The stored message of the branch (newest first) that holds the calls `tool` answers, with the results
+ * written in; `null` when none does. Read only when the leaf does not hold them: another turn's messages
+ * were stored after the calls while their tools ran.
+ */
+async function callsOnBranch(
+  session: Session,
+  tool: RunMessage,
+  parentId: string | null | undefined,
+): Promise<SessionMessage | null> {
+  if (parentId === null) return null;
+  const branch = await session.getHistory(parentId);
+  for (let index = branch.length - 1; index >= 0; index--) {
+    const merged = withToolResults(branch[index] as SessionMessage, tool);
+    if (merged !== null) return merged;
+  }
+  return null;
 }
 
 /** A window cut from the front starts at a user message: most plugins refuse a leading answer or result. */
