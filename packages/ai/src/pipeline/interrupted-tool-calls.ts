@@ -3,9 +3,12 @@ import type { RunMessage } from "./model-types.js";
 type ContentPart = Exclude<RunMessage, { role: "system" }>["content"][number];
 type ToolResultPart = Extract<ContentPart, { type: "tool-result" }>;
 
-/** What the model reads in place of the result of a call whose turn ended before its result was stored. */
+/**
+ * What the model reads in place of a result not stored (yet): the turn was cut off, or an overlapping turn's
+ * tool is still running (its result joins the call when it comes).
+ */
 export const interruptedToolResult =
-  "This tool call was interrupted before its result was stored; it may or may not have taken effect. Check before calling it again.";
+  "No result was stored for this tool call: its turn was interrupted, or it is still running in another turn. It may or may not have taken effect; check before calling it again.";
 
 /**
  * The prompt with a result for every tool call left without one. A turn cut off between a tool call and its
