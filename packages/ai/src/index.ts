@@ -55,6 +55,7 @@ export { sessionSearchTool } from "./sessions/session-search-tool.js";
 export { loadedSkillKeys, unloadSkill } from "./sessions/skills.js";
 export {
   type ContextTool,
+  type ContextToolCallOptions,
   type ContextToolInputSchemas,
   type ContextToolInputs,
   type ContextToolSet,

@@ -18,7 +18,11 @@ export type PrefixSource =
 /** The prefix as the provider receives it: the system text, each tool definition, each message. */
 export interface PrefixSnapshot {
   system: string;
-  /** `[name, JSON of the definition as the SDK passes it to the provider]`, in the order sent. */
+  /**
+   * `[name, JSON of the definition the SDK passes to the provider]`, in the order sent. The definition's keys
+   * are put in one fixed order first: ai 6 and ai 7 build the same definition with its keys in a different
+   * order, and the provider serializes the request itself.
+   */
   tools: Array<[name: string, definition: string]>;
   /** Each message after the system prompt, as JSON. */
   messages: string[];
@@ -73,13 +77,13 @@ export async function prefixSnapshot(source: PrefixSource): Promise<PrefixSnapsh
     }
     return {
       system: system.join("\n"),
-      tools: (source.tools ?? []).map((definition) => [definition.name, JSON.stringify(definition)]),
+      tools: (source.tools ?? []).map((definition) => [definition.name, definitionJson(definition)]),
       messages: source.prompt.slice(first).map((message) => JSON.stringify(message, ignoreCacheHints)),
     };
   }
   const tools: PrefixSnapshot["tools"] = [];
   for (const [name, tool] of Object.entries(source.tools ?? {})) {
-    tools.push([name, JSON.stringify(await toolDefinition(name, tool))]);
+    tools.push([name, definitionJson(await toolDefinition(name, tool))]);
   }
   return {
     system: source.system ?? "",
@@ -88,8 +92,32 @@ export async function prefixSnapshot(source: PrefixSource): Promise<PrefixSnapsh
   };
 }
 
+/** The keys of a tool definition, in the order `definitionJson` writes them (others follow, sorted). */
+const DEFINITION_KEYS = [
+  "type",
+  "name",
+  "id",
+  "description",
+  "inputSchema",
+  "inputExamples",
+  "args",
+  "providerOptions",
+  "strict",
+];
+
+/** A tool definition as JSON, its top-level keys in `DEFINITION_KEYS` order. */
+function definitionJson(definition: object): string {
+  const entries = Object.entries(definition);
+  const rank = (key: string) => {
+    const index = DEFINITION_KEYS.indexOf(key);
+    return index === -1 ? DEFINITION_KEYS.length : index;
+  };
+  entries.sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify(Object.fromEntries(entries));
+}
+
 /** The definition object the SDK builds for a tool (see its `prepareToolsAndToolChoice`). */
-async function toolDefinition(name: string, tool: ToolSet[string]): Promise<unknown> {
+async function toolDefinition(name: string, tool: ToolSet[string]): Promise<object> {
   if (tool.type === "provider") {
     return { type: "provider", name, id: tool.id, args: tool.args };
   }

@@ -8,7 +8,7 @@ import type {
   SetContextInput,
   ToolOutcome,
 } from "@contextblocks/core";
-import { jsonSchema, type Tool, type ToolExecutionOptions } from "ai";
+import { jsonSchema, type Tool } from "ai";
 import { z } from "zod";
 
 /** Options of `contextTools`. */
@@ -18,14 +18,24 @@ export interface ContextToolsOptions<Excluded extends ContextToolName = ContextT
 }
 
 /**
+ * What the SDK passes a tool's `execute` besides the input (`ToolExecutionOptions`), read off `Tool` so the
+ * declaration holds on ai 6 and on ai 7 (where `ToolExecutionOptions` takes a type argument).
+ */
+export type ContextToolCallOptions = Parameters<NonNullable<Tool<unknown, ToolOutcome>["execute"]>>[1];
+
+/**
  * One contextblocks tool. Its input is `unknown` on purpose: the SDK passes whatever the model sent, and
  * the tool checks it (see `contextTools`). Its output is core's `ToolOutcome`; the model reads its text,
  * as an error result when `isError`. Narrow a recorded input with `contextToolInputSchemas(context)`.
  */
 export type ContextTool = {
   // Declared first so a direct call resolves to this signature (a promise of the answer text).
-  /** Always present: validates the input and resolves to the outcome; never rejects for bad input. */
-  execute(input: unknown, options: ToolExecutionOptions): Promise<ToolOutcome>;
+  /**
+   * Always present: validates the input and resolves to the outcome; never rejects for bad input. Of the
+   * options only `toolCallId` is read (the source of a write), so a direct call may leave the rest out
+   * (ai 7 requires a `context` the SDK fills in).
+   */
+  execute(input: unknown, options?: Partial<ContextToolCallOptions>): Promise<ToolOutcome>;
 } & Tool<unknown, ToolOutcome>;
 
 /**
@@ -125,7 +135,7 @@ function toTool(spec: ContextToolSpec): ContextTool {
     // No validator: every argument reaches `execute`, which validates and answers with an error outcome.
     inputSchema: jsonSchema<unknown>(spec.inputSchema),
     // The call id is recorded as the source of a write (block history).
-    execute: (input: unknown, options?: ToolExecutionOptions) =>
+    execute: (input: unknown, options?: Partial<ContextToolCallOptions>) =>
       spec.execute(input, options?.toolCallId === undefined ? {} : { toolCallId: options.toolCallId }),
     toModelOutput: ({ output }) => toolModelOutput(output),
   };

@@ -11,6 +11,8 @@ import {
   SKILLS,
   scriptedModel,
   scriptedStreamModel,
+  streamedTurnMessages,
+  turnMessages,
 } from "./helpers.js";
 
 describe("a multi-step agent loop through generateText", () => {
@@ -62,7 +64,7 @@ describe("a multi-step agent loop through generateText", () => {
     expect(context.loadedEntries()).toEqual([]);
 
     // The next turn: the transcript says the skill was unloaded, so its text is gone from what the model sees.
-    const history: ModelMessage[] = [...messages, ...result.response.messages];
+    const history: ModelMessage[] = [...messages, ...turnMessages(result)];
     expect(loadedEntriesFromMessages(history)).toEqual([]);
     const next = await prepareContextTurn(context, [...history, { role: "user", content: "Thanks!" }]);
     const loadResult = next.messages
@@ -161,7 +163,7 @@ describe("the same loop through streamText", () => {
     expect(second?.prompt[0]).toEqual(first?.prompt[0]);
     expect(JSON.stringify(second?.tools)).toBe(JSON.stringify(first?.tools));
     expect(context.loadedEntries()).toEqual([{ label: "skills", key: "sql-review" }]);
-    const history = [...prepared.messages, ...(await result.response).messages];
+    const history = [...prepared.messages, ...(await streamedTurnMessages(result))];
     expect(loadedEntriesFromMessages(history)).toEqual([{ label: "skills", key: "sql-review" }]);
   });
 });

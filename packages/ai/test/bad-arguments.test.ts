@@ -95,7 +95,7 @@ describe("bad tool arguments", () => {
     });
     expect(result.text).toBe("Retrying.");
     expect(resultText(model.doGenerateCalls[1], "call-0-0")).toMatch(
-      /^\[error-text\] Invalid input for tool set_context: JSON parsing failed/,
+      /^\[error-text\] (AI_InvalidToolInputError: )?Invalid input for tool set_context: (AI_JSONParseError: )?JSON parsing failed/,
     );
   });
 
@@ -121,7 +121,9 @@ describe("bad tool arguments", () => {
       stopWhen: stepCountIs(3),
     });
     const seen = resultText(model.doGenerateCalls[1], "call-0-0");
-    expect(seen).toMatch(/^\[error-text\] Invalid input for tool set_context: Type validation failed/);
+    expect(seen).toMatch(
+      /^\[error-text\] (AI_InvalidToolInputError: )?Invalid input for tool set_context: (AI_TypeValidationError: )?Type validation failed/,
+    );
     expect(seen).not.toContain('Block "diary" not found');
   });
 });

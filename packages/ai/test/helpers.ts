@@ -10,6 +10,7 @@ import {
   InMemorySkillProvider,
   InMemoryStore,
 } from "@contextblocks/core/memory";
+import type { ModelMessage } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
 
 export const SKILLS = {
@@ -201,4 +202,23 @@ export function deepFreeze<T>(value: T): T {
     for (const inner of Object.values(value)) deepFreeze(inner);
   }
   return value;
+}
+
+/**
+ * Every step's response messages of a `generateText` result: `responseMessages` on ai 7 (where
+ * `response.messages` holds the last step's only), `response.messages` on ai 6 (every step's).
+ */
+export function turnMessages(result: { response: { messages: ModelMessage[] } }): ModelMessage[] {
+  return "responseMessages" in result
+    ? (result.responseMessages as ModelMessage[])
+    : result.response.messages;
+}
+
+/** `turnMessages` of a `streamText` result. */
+export async function streamedTurnMessages(result: {
+  response: PromiseLike<{ messages: ModelMessage[] }>;
+}): Promise<ModelMessage[]> {
+  return "responseMessages" in result
+    ? ((await result.responseMessages) as ModelMessage[])
+    : (await result.response).messages;
 }

@@ -3,7 +3,15 @@ import { InMemoryContextProvider, InMemorySkillProvider, InMemoryStore } from "@
 import { generateText, type ModelMessage, stepCountIs } from "ai";
 import { describe, expect, it } from "vitest";
 import { prepareContextTurn } from "../src/index.js";
-import { answer, callTools, lastUserTexts, scriptedModel, systemSeen, toolsSeen } from "./helpers.js";
+import {
+  answer,
+  callTools,
+  lastUserTexts,
+  scriptedModel,
+  systemSeen,
+  toolsSeen,
+  turnMessages,
+} from "./helpers.js";
 
 describe("the README's agent loop", () => {
   it("runs as written, with a mock model in place of openai()", async () => {
@@ -36,7 +44,7 @@ describe("the README's agent loop", () => {
         ...(await prepareContextTurn(context, history)),
         stopWhen: stepCountIs(8),
       });
-      history.push(...result.response.messages);
+      history.push(...turnMessages(result));
       return result.text;
     }
     // ──

@@ -65,7 +65,8 @@ async function runStep(context: ContextBlocks, calls: ScriptedCall[]): Promise<T
     const refused = step?.content.find((part) => part.type === "tool-error" && part.toolCallId === id);
     if (refused?.type !== "tool-error") throw new Error(`no tool result for call ${index}`);
     expect(String(refused.error)).toMatch(
-      /^Invalid input for tool \w+: JSON parsing failed: .*forbidden prototype property/s,
+      // ai 7 prefixes the error names: AI_InvalidToolInputError, AI_JSONParseError.
+      /^(AI_InvalidToolInputError: )?Invalid input for tool \w+: (AI_JSONParseError: )?JSON parsing failed: .*forbidden prototype property/s,
     );
     return { isError: true, text: `Error: ${String(refused.error)}` };
   });

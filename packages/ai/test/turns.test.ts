@@ -14,6 +14,7 @@ import {
   scriptedModel,
   systemSeen,
   toolsSeen,
+  turnMessages,
 } from "./helpers.js";
 
 describe("across turns", () => {
@@ -45,7 +46,7 @@ describe("across turns", () => {
       history.push({ role: "user", content: text });
       const prepared = await prepareContextTurn(context, history);
       const result = await generateText({ model, ...prepared, stopWhen: stepCountIs(5) });
-      history.push(...result.response.messages);
+      history.push(...turnMessages(result));
       return prepared;
     };
 

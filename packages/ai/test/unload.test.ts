@@ -16,6 +16,7 @@ import {
   resultText,
   SKILLS,
   scriptedModel,
+  turnMessages,
 } from "./helpers.js";
 
 const PDF = SKILLS["pdf-forms"].content;
@@ -54,7 +55,7 @@ describe("unloading a skill", () => {
       ...(await prepareContextTurn(first, history)),
       stopWhen: stepCountIs(6),
     });
-    history.push(...turn1.response.messages);
+    history.push(...turnMessages(turn1));
     // Within the turn, the loaded text was visible to the model.
     expect(resultText(model.doGenerateCalls[3], "call-0-0")).toBe(PDF);
 
@@ -91,7 +92,7 @@ describe("unloading a skill", () => {
       ...(await prepareContextTurn(context, history)),
       stopWhen: stepCountIs(3),
     });
-    history.push(...first.response.messages);
+    history.push(...turnMessages(first));
     // The model read the skill as a plain result, and the transcript counts it as loaded.
     expect(resultText(model.doGenerateCalls[1], "call-0-0")).toBe(WORDS);
     expect(loadedEntriesFromMessages(history)).toEqual([{ label: "skills", key: "error-drills" }]);
@@ -102,7 +103,7 @@ describe("unloading a skill", () => {
       ...(await prepareContextTurn(context, history)),
       stopWhen: stepCountIs(3),
     });
-    history.push(...second.response.messages);
+    history.push(...turnMessages(second));
     expect(loadedEntriesFromMessages(history)).toEqual([]);
 
     history.push({ role: "user", content: "And now?" });
