@@ -15,6 +15,8 @@ export default defineConfig({
     alias: [
       { find: /^ai$/, replacement: here("./node_modules/ai/dist/index.js") },
       { find: /^ai\/test$/, replacement: here("./src/ai-test.ts") },
+      { find: /^@ai-sdk\/anthropic$/, replacement: here("./node_modules/@ai-sdk/anthropic/dist/index.js") },
+      { find: /^@ai-sdk\/openai$/, replacement: here("./node_modules/@ai-sdk/openai/dist/index.js") },
       {
         find: /^@ai-sdk\/provider-utils$/,
         replacement: here("./node_modules/@ai-sdk/provider-utils/dist/index.js"),

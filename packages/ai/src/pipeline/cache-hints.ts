@@ -1,9 +1,11 @@
 import { isReminderPart } from "../reminder-placement.js";
 import {
   anthropicSpelling,
+  type Breakpoint,
   bedrockSpelling,
   breakpointsOf,
   breakpointTtl,
+  type CacheTtl,
   compatibleTtl,
   MAXIMUM_CACHE_BREAKPOINTS,
 } from "./cache-breakpoints.js";
@@ -17,9 +19,11 @@ export interface CacheHintOptions {
   /**
    * Anthropic (`@ai-sdk/anthropic`, also Claude on Vertex through the `anthropic` namespace): a
    * `providerOptions.anthropic.cacheControl` breakpoint on the system message with the frozen prompt (it caches
-   * the tools and the system text) and one on the latest stable message. Default `true`.
+   * the tools and the system text) and one on the latest stable message. `"automatic"`: the frozen prompt's
+   * breakpoint and Anthropic's automatic caching in place of the message's (one top-level `cache_control`,
+   * which the provider puts on the last block and moves with the conversation). Default `true`.
    */
-  anthropic?: boolean;
+  anthropic?: boolean | "automatic";
   /**
    * Amazon Bedrock (`@ai-sdk/amazon-bedrock`): a `providerOptions.bedrock.cachePoint` after the same two
    * messages. Default `true`.
@@ -31,6 +35,20 @@ export interface CacheHintOptions {
    * stable across calls and restarts, and the id itself is not sent); a function makes your own. Default `true`.
    */
   openai?: boolean | ((sessionId: string) => string);
+  /**
+   * OpenAI's explicit breakpoints (GPT-5.6 and later, `@ai-sdk/openai` 4): `providerOptions.openai
+   * .promptCacheBreakpoint` on the frozen prompt and on the last part of the latest stable message, as for
+   * Anthropic, where the provider sends one (system messages, user text and files, tool results; the
+   * Responses API sends none on assistant text). Placed only for a model `@ai-sdk/openai` serves whose id is
+   * `gpt-5.6` or later: older models cache the prefix on their own and get the key alone. Default `true`
+   * (with `openai` not `false`).
+   */
+  openaiBreakpoints?: boolean;
+  /**
+   * OpenAI's cache lifetime on GPT-5.6 and later (`promptCacheOptions.ttl`): `"30m"` (OpenAI's default) or
+   * `"12h"` (Responses API only). Default: none sent.
+   */
+  openaiTtl?: "30m" | "12h";
   /**
    * Anthropic's cache lifetime: `"5m"` (writes cost 1.25× the input price) or `"1h"` (writes cost 2×; worth it
    * when turns are more than five minutes apart). Default `"5m"` (no `ttl` is sent). A hint takes the other
@@ -49,6 +67,8 @@ export interface CacheHintCall {
   sessionId: string;
   /** The call's first message is the frozen prompt. */
   frozenPrompt: boolean;
+  /** The model the call goes to (the middleware's inner model): who decides OpenAI's breakpoints. */
+  model?: { provider: string; modelId: string } | undefined;
 }
 
 type ProviderOptions = NonNullable<ModelCallOptions["providerOptions"]>;
@@ -68,13 +88,18 @@ export async function withCacheHints(
   const { anthropic = true, bedrock = true, openai = true, conversation = true } = options;
   const prompt = [...params.prompt];
   const targets = cacheBreakpointTargets(prompt, call.frozenPrompt, conversation);
+  const automatic = anthropic === "automatic";
   const providers = [
-    ...(anthropic ? [{ spelling: anthropicSpelling, wanted: options.ttl ?? "5m" }] : []),
-    ...(bedrock ? [{ spelling: bedrockSpelling, wanted: "5m" as const }] : []),
+    // With automatic caching, the top-level breakpoint stands for the conversation's.
+    ...(anthropic
+      ? [{ spelling: anthropicSpelling, wanted: options.ttl ?? "5m", targets: automatic ? [0] : targets }]
+      : []),
+    ...(bedrock ? [{ spelling: bedrockSpelling, wanted: "5m" as const, targets }] : []),
   ];
-  for (const { spelling, wanted } of providers) {
+  let providerOptions = params.providerOptions;
+  for (const { spelling, wanted, targets: indexes } of providers) {
     const placed = breakpointsOf(params, spelling);
-    for (const index of targets) {
+    for (const index of indexes.filter((at) => targets.includes(at))) {
       if (placed.length >= MAXIMUM_CACHE_BREAKPOINTS) break;
       const message = prompt[index]!;
       if (breakpointTtl(message.providerOptions, spelling) !== null) continue;
@@ -87,13 +112,75 @@ export async function withCacheHints(
         providerOptions: mergeOptions(message.providerOptions, { [spelling.namespace]: spelling.write(ttl) }),
       } as RunMessage;
     }
+    if (spelling === anthropicSpelling && automatic && conversation) {
+      providerOptions = withAutomaticBreakpoint(providerOptions, placed, prompt.length, wanted);
+    }
   }
-  let providerOptions = params.providerOptions;
-  if (openai !== false && providerOptions?.openai?.promptCacheKey === undefined) {
-    const key = typeof openai === "function" ? openai(call.sessionId) : await promptCacheKey(call.sessionId);
-    providerOptions = mergeOptions(providerOptions, { openai: { promptCacheKey: key } });
+  if (openai !== false) {
+    if (providerOptions?.openai?.promptCacheKey === undefined) {
+      const key =
+        typeof openai === "function" ? openai(call.sessionId) : await promptCacheKey(call.sessionId);
+      providerOptions = mergeOptions(providerOptions, { openai: { promptCacheKey: key } });
+    }
+    if (takesOpenAIBreakpoints(call.model)) {
+      if (options.openaiBreakpoints !== false) {
+        for (const index of targets) prompt[index] = withOpenAIBreakpoint(prompt[index]!);
+      }
+      if (options.openaiTtl !== undefined && providerOptions?.openai?.promptCacheOptions === undefined) {
+        providerOptions = mergeOptions(providerOptions, {
+          openai: { promptCacheOptions: { ttl: options.openaiTtl } },
+        });
+      }
+    }
   }
   return { ...params, prompt, ...(providerOptions ? { providerOptions } : {}) };
+}
+
+/**
+ * Anthropic's automatic caching: `providerOptions.anthropic.cacheControl` on the call, unless the caller set
+ * it, there is no slot left, or no TTL keeps the order (it sits on the last block of all).
+ */
+function withAutomaticBreakpoint(
+  providerOptions: ProviderOptions | undefined,
+  placed: Breakpoint[],
+  promptLength: number,
+  wanted: CacheTtl,
+): ProviderOptions | undefined {
+  if (breakpointTtl(providerOptions, anthropicSpelling) !== null) return providerOptions;
+  if (placed.length >= MAXIMUM_CACHE_BREAKPOINTS) return providerOptions;
+  const position = promptLength - 0.5;
+  const ttl = compatibleTtl(placed, position, wanted);
+  if (ttl === null) return providerOptions;
+  placed.push({ position, ttl });
+  return mergeOptions(providerOptions, { anthropic: anthropicSpelling.write(ttl) });
+}
+
+/**
+ * Whether the model takes OpenAI's explicit breakpoints: served by `@ai-sdk/openai` (provider `openai.*`)
+ * with an id of GPT-5.6 or later, the models `@ai-sdk/openai` 4 sends `promptCacheOptions` for.
+ */
+export function takesOpenAIBreakpoints(model: CacheHintCall["model"]): boolean {
+  if (model === undefined || !/^openai(\.|$)/.test(model.provider)) return false;
+  const version = /^gpt-(\d+)(?:\.(\d+))?(?:-|$)/.exec(model.modelId);
+  if (version === null) return false;
+  const major = Number(version[1]);
+  const minor = Number(version[2] ?? 0);
+  return major > 5 || (major === 5 && minor >= 6);
+}
+
+/** An OpenAI breakpoint: on a system message itself, else on its last part when the provider sends one there. */
+function withOpenAIBreakpoint(message: RunMessage): RunMessage {
+  const mark = { openai: { promptCacheBreakpoint: { mode: "explicit" } } };
+  if (message.role === "system") {
+    if (message.providerOptions?.openai?.promptCacheBreakpoint !== undefined) return message;
+    return { ...message, providerOptions: mergeOptions(message.providerOptions, mark) };
+  }
+  const parts = message.content;
+  const last = parts.at(-1);
+  if (last === undefined || !["text", "file", "tool-result"].includes(last.type)) return message;
+  if (last.providerOptions?.openai?.promptCacheBreakpoint !== undefined) return message;
+  const marked = { ...last, providerOptions: mergeOptions(last.providerOptions, mark) };
+  return { ...message, content: [...parts.slice(0, -1), marked] } as RunMessage;
 }
 
 /**
@@ -149,7 +236,8 @@ export function ignoreCacheHints(key: string, value: unknown): unknown {
   const options = value as Record<string, Record<string, unknown> | undefined>;
   if (
     breakpointTtl(options, anthropicSpelling) === null &&
-    breakpointTtl(options, bedrockSpelling) === null
+    breakpointTtl(options, bedrockSpelling) === null &&
+    options.openai?.promptCacheBreakpoint === undefined
   ) {
     return value;
   }
@@ -159,8 +247,11 @@ export function ignoreCacheHints(key: string, value: unknown): unknown {
       cacheControl: _control,
       cache_control: _snake,
       cachePoint: _point,
+      promptCacheBreakpoint: _openai,
       ...rest
-    } = provider === "anthropic" || provider === "bedrock" ? (values ?? {}) : { ...values };
+    } = provider === "anthropic" || provider === "bedrock" || provider === "openai"
+      ? (values ?? {})
+      : { ...values };
     if (Object.keys(rest).length > 0) kept[provider] = rest;
   }
   return Object.keys(kept).length > 0 ? kept : undefined;

@@ -4,7 +4,7 @@ import { InMemoryRunStateStore } from "@contextblocks/sessions/memory";
 import type { LanguageModelMiddleware, ToolSet } from "ai";
 import { type ContextBlocksPluginOptions, contextBlocksPlugin } from "./blocks-plugin.js";
 import { type CacheHintOptions, withCacheHints } from "./cache-hints.js";
-import type { ModelCallOptions, ModelStreamPart } from "./model-types.js";
+import type { ModelCallOptions, ModelStreamPart, WrappedModel } from "./model-types.js";
 import type { ContextPlugin } from "./plugin.js";
 import { type PreparedRun, RunPipeline } from "./run-pipeline.js";
 import { pipelineSessionId, type SessionRunProviderOptions, sessionPlugin } from "./session-plugin.js";
@@ -82,12 +82,16 @@ export function contextMiddleware(options: ContextMiddlewareOptions = {}): Conte
   );
   const hints = options.cacheHints ?? true;
   /** The one place the call leaves the pipeline: with the cache hints, unless they are off. */
-  const sent = (run: PreparedRun): Promise<ModelCallOptions> | ModelCallOptions =>
+  const sent = (run: PreparedRun, model: WrappedModel): Promise<ModelCallOptions> | ModelCallOptions =>
     hints === false
       ? run.params
       : withCacheHints(
           run.params,
-          { sessionId: run.basics.sessionId, frozenPrompt: run.frozenPrompt },
+          {
+            sessionId: run.basics.sessionId,
+            frozenPrompt: run.frozenPrompt,
+            model: { provider: model.provider, modelId: model.modelId },
+          },
           hints === true ? {} : hints,
         );
   return {
@@ -98,13 +102,13 @@ export function contextMiddleware(options: ContextMiddlewareOptions = {}): Conte
     },
     async wrapGenerate({ params, model }) {
       const run = await pipeline.begin(params);
-      const result = await model.doGenerate(await sent(run));
+      const result = await model.doGenerate(await sent(run, model));
       await pipeline.finish(run, result.content, result.usage);
       return result;
     },
     async wrapStream({ params, model }) {
       const run = await pipeline.begin(params);
-      const { stream, ...rest } = await model.doStream(await sent(run));
+      const { stream, ...rest } = await model.doStream(await sent(run, model));
       const collected = new StreamedContent();
       let finish: ModelStreamPart | undefined;
       // Settled once: the whole run stored, or (aborted, failed) only the caller's new messages.
