@@ -54,6 +54,7 @@ export {
   type SessionMessageEvent,
   type SessionOptions,
   type UpsertOptions,
+  type UsageReportedEvent,
 } from "./session.js";
 export { isSessionBackend, type SessionBackend } from "./session-backend.js";
 export {

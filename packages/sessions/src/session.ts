@@ -144,10 +144,25 @@ export function isSessionMessageEvent(event: { type: string }): event is Session
 }
 
 /**
- * What `Session.subscribe` listeners hear: the message change feed, compactions, and the events of the
- * session's `ContextBlocks`.
+ * `reportUsage` was called: what the provider counted for one model call on this session, with its prompt
+ * cache figures where the provider reports them (what the cache saved: `cacheReadTokens` were billed at the
+ * cached rate).
  */
-export type SessionEvent = SessionMessageEvent | CompactedEvent | ContextEvent;
+export interface UsageReportedEvent {
+  type: "usage-reported";
+  sessionId: string;
+  inputTokens: number;
+  /** Input tokens read from the provider's prompt cache; `null` when the provider did not say. */
+  cacheReadTokens: number | null;
+  /** Input tokens written to the provider's prompt cache; `null` when the provider did not say. */
+  cacheWriteTokens: number | null;
+}
+
+/**
+ * What `Session.subscribe` listeners hear: the message change feed, compactions, usage reports, and the
+ * events of the session's `ContextBlocks`.
+ */
+export type SessionEvent = SessionMessageEvent | CompactedEvent | UsageReportedEvent | ContextEvent;
 
 /** `upsertMessage(message, options)`: where a new id goes, and who wrote it. */
 export interface UpsertOptions extends AppendOptions {
@@ -797,15 +812,23 @@ export class Session {
    * tool-heavy history (Cloudflare agents' issues #1538 and #1593: 30–40K estimated where the model reported
    * 140K, and compaction never ran), so from then on the estimate is scaled by reported ÷ estimated.
    * `pendingTokens`: the estimate of what the call sent that is not stored yet (the turn's new messages).
-   * A report of 0 tokens (a provider that does not count) changes nothing. With a `tokenCounter` the
-   * counter decides, as before.
+   * `cacheReadTokens` / `cacheWriteTokens`: the provider's prompt-cache figures for the call, passed on in the
+   * `usage-reported` event (emitted for every valid report). A report of 0 tokens (a provider that does not
+   * count) calibrates nothing. With a `tokenCounter` the counter decides, as before.
    */
-  async reportUsage(usage: { inputTokens: number; pendingTokens?: number | undefined }): Promise<void> {
+  async reportUsage(usage: {
+    inputTokens: number;
+    pendingTokens?: number | undefined;
+    cacheReadTokens?: number | undefined;
+    cacheWriteTokens?: number | undefined;
+  }): Promise<void> {
     const inputTokens = usage?.inputTokens;
     const pendingTokens = usage?.pendingTokens ?? 0;
     for (const [name, value] of [
       ["inputTokens", inputTokens],
       ["pendingTokens", pendingTokens],
+      ["cacheReadTokens", usage?.cacheReadTokens ?? 0],
+      ["cacheWriteTokens", usage?.cacheWriteTokens ?? 0],
     ] as const) {
       if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
         throw new ContextError(
@@ -814,6 +837,13 @@ export class Session {
         );
       }
     }
+    this.#emit({
+      type: "usage-reported",
+      sessionId: this.#sessionId,
+      inputTokens,
+      cacheReadTokens: usage.cacheReadTokens ?? null,
+      cacheWriteTokens: usage.cacheWriteTokens ?? null,
+    });
     if (inputTokens === 0 || this.#settings.tokenCounter !== undefined) return;
     const estimated = (await this.#estimateTokens({ calibrated: false })) + pendingTokens;
     if (estimated <= 0) return;

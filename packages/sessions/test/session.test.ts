@@ -130,6 +130,38 @@ describe("Session.subscribe", () => {
   });
 });
 
+describe("Session.reportUsage", () => {
+  it("emits usage-reported with the provider's prompt-cache figures, and refuses a bad one by name", async () => {
+    const session = Session.create(inMemoryBackend()).forSession("usage");
+    const heard: SessionEvent[] = [];
+    session.subscribe((event) => {
+      heard.push(event);
+    });
+    await session.reportUsage({ inputTokens: 1_200, cacheReadTokens: 1_000, cacheWriteTokens: 150 });
+    await session.reportUsage({ inputTokens: 0 });
+    expect(heard).toEqual([
+      {
+        type: "usage-reported",
+        sessionId: "usage",
+        inputTokens: 1_200,
+        cacheReadTokens: 1_000,
+        cacheWriteTokens: 150,
+      },
+      {
+        type: "usage-reported",
+        sessionId: "usage",
+        inputTokens: 0,
+        cacheReadTokens: null,
+        cacheWriteTokens: null,
+      },
+    ]);
+    await expect(session.reportUsage({ inputTokens: 10, cacheReadTokens: -1 })).rejects.toThrow(
+      /reportUsage: cacheReadTokens must be a finite number ≥ 0, got number -1/,
+    );
+    expect(heard).toHaveLength(2);
+  });
+});
+
 describe("Session search", () => {
   it("finds messages by their words and throws UNSUPPORTED without searchMessages", async () => {
     const session = Session.create(inMemoryBackend()).forSession("chat");

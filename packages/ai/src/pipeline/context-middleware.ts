@@ -1,9 +1,10 @@
-import { type ContextBlocks, ContextError } from "@contextblocks/core";
+import { type ContextBlocks, ContextError, type ContextTracer } from "@contextblocks/core";
 import type { RunStateStore, Session } from "@contextblocks/sessions";
 import { InMemoryRunStateStore } from "@contextblocks/sessions/memory";
 import type { LanguageModelMiddleware, ToolSet } from "ai";
 import { type ContextBlocksPluginOptions, contextBlocksPlugin } from "./blocks-plugin.js";
 import { type CacheHintOptions, withCacheHints } from "./cache-hints.js";
+import { type ModelCallInfo, openModelCallSpan, recordingFailure } from "./model-call-span.js";
 import type { ModelCallOptions, ModelStreamPart, WrappedModel } from "./model-types.js";
 import type { ContextPlugin } from "./plugin.js";
 import { type PreparedRun, RunPipeline } from "./run-pipeline.js";
@@ -44,6 +45,12 @@ export interface ContextMiddlewareOptions {
    * `false` sends none; an object tunes them (`ttl: "1h"`, one provider off…). Default `true`.
    */
   cacheHints?: boolean | CacheHintOptions;
+  /**
+   * Where each model call's span goes (`chat {model}`, with `gen_ai.usage.*` and the prompt cache's read
+   * and write tokens). Default: the tracer registered with core's `setContextTracer` (`@contextblocks/otel`'s
+   * `registerOtelTracer`), if any.
+   */
+  tracer?: ContextTracer;
 }
 
 /** The middleware, with the tools its plugins offer (pass them to `generateText` / `streamText`). */
@@ -102,15 +109,22 @@ export function contextMiddleware(options: ContextMiddlewareOptions = {}): Conte
     },
     async wrapGenerate({ params, model }) {
       const run = await pipeline.begin(params);
-      const result = await model.doGenerate(await sent(run, model));
+      const callOptions = await sent(run, model);
+      const span = openModelCallSpan(options.tracer, spanInfo(run, model));
+      const result = await recordingFailure(span, () => model.doGenerate(callOptions));
+      span.end(result.usage);
       await pipeline.finish(run, result.content, result.usage);
       return result;
     },
     async wrapStream({ params, model }) {
       const run = await pipeline.begin(params);
-      const { stream, ...rest } = await model.doStream(await sent(run, model));
+      const callOptions = await sent(run, model);
+      const span = openModelCallSpan(options.tracer, spanInfo(run, model));
+      const opened = await recordingFailure(span, () => model.doStream(callOptions));
+      const { stream, ...rest } = opened;
       const collected = new StreamedContent();
       let finish: ModelStreamPart | undefined;
+      let streamError: unknown;
       // Settled once: the whole run stored, or (aborted, failed) only the caller's new messages.
       let settled = false;
       const keepInputs = async () => {
@@ -122,6 +136,7 @@ export function contextMiddleware(options: ContextMiddlewareOptions = {}): Conte
         new TransformStream<ModelStreamPart, ModelStreamPart>({
           transform(part, controller) {
             collected.add(part);
+            if (part.type === "error") streamError ??= part.error;
             // The finish part waits until the run is stored, so a failing afterCall is reported before it.
             if (part.type === "finish") finish = part;
             else controller.enqueue(part);
@@ -129,10 +144,12 @@ export function contextMiddleware(options: ContextMiddlewareOptions = {}): Conte
           async flush(controller) {
             try {
               if (collected.failed) {
+                span.fail(streamError ?? new Error("the model's stream carried an error"));
                 // An incomplete response (an error part) is not a run; the caller's message is kept.
                 await keepInputs();
               } else {
                 settled = true;
+                span.end(finish?.type === "finish" ? finish.usage : undefined);
                 await pipeline.finish(
                   run,
                   collected.result(),
@@ -156,11 +173,13 @@ export function contextMiddleware(options: ContextMiddlewareOptions = {}): Conte
             if (next.done) controller.close();
             else controller.enqueue(next.value);
           } catch (error) {
+            span.fail(error);
             await keepInputs().catch(() => undefined);
             controller.error(error);
           }
         },
         async cancel(reason) {
+          span.end(undefined); // stopped by the reader: no usage to report
           await keepInputs().catch(() => undefined);
           await reader.cancel(reason);
         },
@@ -168,6 +187,11 @@ export function contextMiddleware(options: ContextMiddlewareOptions = {}): Conte
       return { ...rest, stream: guarded };
     },
   };
+}
+
+/** What a model call's span names: the inner model and the run's session. */
+function spanInfo(run: PreparedRun, model: WrappedModel): ModelCallInfo {
+  return { provider: model.provider, modelId: model.modelId, sessionId: run.basics.sessionId };
 }
 
 /** A session brings its own blocks and id: giving them again is a mistake worth naming. */

@@ -30,11 +30,16 @@ export interface HistoryCall {
    */
   parentId?: string | null;
   /**
-   * On `saveMessages`: what the provider reported for the call (`usage.inputTokens`), and how many of the
-   * messages to save, from the first, the call sent (the rest are its response). Absent when the provider
-   * reported no input tokens.
+   * On `saveMessages`: what the provider reported for the call (`usage.inputTokens`, and of them the tokens
+   * read from and written to its prompt cache where it says), and how many of the messages to save, from the
+   * first, the call sent (the rest are its response). Absent when the provider reported no input tokens.
    */
-  usage?: { inputTokens: number; sentMessages: number };
+  usage?: {
+    inputTokens: number;
+    sentMessages: number;
+    cacheReadTokens?: number | undefined;
+    cacheWriteTokens?: number | undefined;
+  };
 }
 
 /**

@@ -162,7 +162,7 @@ export class RunPipeline {
   async finish(
     run: PreparedRun,
     content: readonly ModelContent[],
-    usage?: { inputTokens?: { total?: number | undefined } | undefined } | undefined,
+    usage?: ModelUsage | undefined,
   ): Promise<void> {
     const { sessionId, inputMessages } = run.basics;
     const response = responseMessages(content);
@@ -201,7 +201,7 @@ export class RunPipeline {
       const inputTokens = usage?.inputTokens?.total;
       const reported =
         typeof inputTokens === "number" && Number.isFinite(inputTokens) && inputTokens > 0
-          ? { usage: { inputTokens, sentMessages: sent.length } }
+          ? { usage: { inputTokens, sentMessages: sent.length, ...cacheTokens(usage) } }
           : {};
       await guard(plugin, "saveMessages", () =>
         plugin.saveMessages(sessionId, messages, { state, ...run.branch, ...reported }),
@@ -211,6 +211,33 @@ export class RunPipeline {
     await saveStates();
     this.cursors.remember(sessionId, run.cursor, run.continues);
   }
+}
+
+/** The usage a model call reports (`LanguageModelV3Usage` and V4's: the same shape). */
+export interface ModelUsage {
+  inputTokens?:
+    | {
+        total?: number | undefined;
+        cacheRead?: number | undefined;
+        cacheWrite?: number | undefined;
+      }
+    | undefined;
+  outputTokens?: { total?: number | undefined } | undefined;
+}
+
+/** The prompt-cache figures of a call's usage, each only when the provider reported a count. */
+export function cacheTokens(usage: ModelUsage | undefined): {
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+} {
+  const count = (value: unknown) =>
+    typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
+  const read = count(usage?.inputTokens?.cacheRead);
+  const write = count(usage?.inputTokens?.cacheWrite);
+  return {
+    ...(read === undefined ? {} : { cacheReadTokens: read }),
+    ...(write === undefined ? {} : { cacheWriteTokens: write }),
+  };
 }
 
 function loadsHistory(plugin: ContextPlugin): plugin is HistoryPlugin {

@@ -79,9 +79,12 @@ export function sessionPlugin(session: Session, options: SessionRunProviderOptio
       // Before the messages are stored: the session's automatic compaction decides on this append, from
       // its estimate calibrated by what the provider counted for the same prompt.
       if (call.usage !== undefined && typeof session.reportUsage === "function") {
+        const { inputTokens, sentMessages, cacheReadTokens, cacheWriteTokens } = call.usage;
         await session.reportUsage({
-          inputTokens: call.usage.inputTokens,
-          pendingTokens: estimateRunMessageTokens(messages.slice(0, call.usage.sentMessages)),
+          inputTokens,
+          pendingTokens: estimateRunMessageTokens(messages.slice(0, sentMessages)),
+          ...(cacheReadTokens === undefined ? {} : { cacheReadTokens }),
+          ...(cacheWriteTokens === undefined ? {} : { cacheWriteTokens }),
         });
       }
       await history.saveMessages(sessionId, messages, call);

@@ -93,9 +93,10 @@ describe.each(backends)("contextPipeline({ model, session }) on %s", (_name, sto
     const summaries: string[] = [];
     const session = chatSession(backend, summaries);
     const events: SessionEvent[] = [];
-    // The message change feed is checked in @contextblocks/sessions; here: blocks, prompt, compaction.
+    // The message change feed is checked in @contextblocks/sessions, usage reports in
+    // test/providers/cache-usage.test.ts; here: blocks, prompt, compaction.
     session.subscribe((event) => {
-      if (!isSessionMessageEvent(event)) events.push(event);
+      if (!isSessionMessageEvent(event) && event.type !== "usage-reported") events.push(event);
     });
     const model = scripted([
       callTools(0, { toolName: "set_context", input: { label: "memory", content: "The user is Ada." } }),
@@ -205,9 +206,10 @@ describe.each(backends)("contextPipeline({ model, session }) on %s", (_name, sto
     const { open, close } = storage();
     const session = chatSession(open(), []);
     const events: SessionEvent[] = [];
-    // The message change feed is checked in @contextblocks/sessions; here: blocks, prompt, compaction.
+    // The message change feed is checked in @contextblocks/sessions, usage reports in
+    // test/providers/cache-usage.test.ts; here: blocks, prompt, compaction.
     session.subscribe((event) => {
-      if (!isSessionMessageEvent(event)) events.push(event);
+      if (!isSessionMessageEvent(event) && event.type !== "usage-reported") events.push(event);
     });
     const model = scriptedStreamModel([
       callTools(0, { toolName: "set_context", input: { label: "memory", content: "Likes tea." } }),
@@ -387,9 +389,10 @@ describe("compaction and the tool loop", () => {
       )
       .compactAfter(150, { tokenCounter: hundredEach }); // past it once two messages are stored
     const events: SessionEvent[] = [];
-    // The message change feed is checked in @contextblocks/sessions; here: blocks, prompt, compaction.
+    // The message change feed is checked in @contextblocks/sessions, usage reports in
+    // test/providers/cache-usage.test.ts; here: blocks, prompt, compaction.
     session.subscribe((event) => {
-      if (!isSessionMessageEvent(event)) events.push(event);
+      if (!isSessionMessageEvent(event) && event.type !== "usage-reported") events.push(event);
     });
     const model = scripted([
       answer("Hi."),

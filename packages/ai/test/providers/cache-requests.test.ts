@@ -19,7 +19,10 @@ function chatSession(): Session {
 }
 
 /** Two turns through the session pipeline; the request bodies of both. */
-async function twoTurns(model: Parameters<typeof contextPipeline>[0]["model"], cacheHints: CacheHintOptions = {}) {
+async function twoTurns(
+  model: Parameters<typeof contextPipeline>[0]["model"],
+  cacheHints: CacheHintOptions = {},
+) {
   const session = chatSession();
   const pipeline = contextPipeline({ model, session, cacheHints });
   await generateText({ model: pipeline.model, tools: pipeline.tools, prompt: "Hello." });

@@ -80,9 +80,10 @@ describe("contextPipeline({ model, session }) on sqliteBackend(better-sqlite3)",
     const summaries: string[] = [];
     const session = chatSession(file.database, summaries);
     const events: SessionEvent[] = [];
-    // The message change feed is checked in @contextblocks/sessions; here: blocks, prompt, compaction.
+    // The message change feed is checked in @contextblocks/sessions, usage reports in @contextblocks/ai;
+    // here: blocks, prompt, compaction.
     session.subscribe((event) => {
-      if (!isSessionMessageEvent(event)) events.push(event);
+      if (!isSessionMessageEvent(event) && event.type !== "usage-reported") events.push(event);
     });
     const model = scriptedModel([
       callTool("call-1", "set_context", { label: "memory", content: "The user is Ada." }),
