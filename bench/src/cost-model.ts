@@ -285,8 +285,9 @@ export async function run(
 
   const markdown = [
     `The ${result.turns}-turn session above (${requests} model requests for contextblocks), every request ` +
-      "priced by its provider's rules: OpenAI caches automatically (the longest prefix shared with the previous " +
-      "request, from 1,024 tokens; writes free), Anthropic and Bedrock only at explicit breakpoints (a request " +
+      "priced by its provider's rules: OpenAI's gpt-5 caches automatically (the longest prefix shared with the " +
+      "previous request, from 1,024 tokens; writes free); Anthropic, Bedrock and OpenAI's GPT-5.6 (writes at " +
+      "1.25× input) only at breakpoints (a request " +
       "reads the longest cached prefix ending at an earlier request's breakpoint and writes from there to its own " +
       "last breakpoint, from 1,024 tokens). Turns are assumed to come within the cache lifetime. Input tokens " +
       "only: the scripted replies are the same for every system. Prices and their sources: bench/README.md.",
@@ -294,7 +295,9 @@ export async function run(
     dollarTable,
     "",
     "Without hints, a breakpoint provider caches nothing: agents/context and re-rendering set none (agents' own " +
-      "open discussion #1624). OpenAI's figures are the same with and without hints here: `promptCacheKey` " +
+      "open discussion #1624). GPT-5.6 is priced at the middleware's breakpoints only: OpenAI's own implicit " +
+      "breakpoint on the newest message is not modelled, so its rows without hints overstate it. gpt-5's " +
+      "figures are the same with and without hints here: `promptCacheKey` " +
       "decides which machine serves a request, which a single-process replay cannot show; it raises the hit rate " +
       "under load, where requests without a key may land on a cold machine.",
     "",

@@ -8,7 +8,10 @@
 export type CacheRule =
   /** Automatic: the longest prefix shared with a recent request (OpenAI). */
   | "automatic"
-  /** Only prefixes ending at an explicit breakpoint (Anthropic `cache_control`, Bedrock `cachePoint`). */
+  /**
+   * Only prefixes ending at a breakpoint (Anthropic `cache_control`, Bedrock `cachePoint`, OpenAI
+   * `prompt_cache_breakpoint` on GPT-5.6 and later), writes billed.
+   */
   | "breakpoints";
 
 export interface ModelPrice {
@@ -54,6 +57,23 @@ export const MODEL_PRICES: readonly ModelPrice[] = [
     source:
       "https://openai.com/api/pricing/ (cached input); https://platform.openai.com/docs/guides/prompt-caching",
     date: "2026-12-01",
+  },
+  {
+    // GPT-5.6 (June 2026): explicit breakpoints, writes billed at 1.25x input, reads at 0.1x, a 30-minute
+    // minimum lifetime. Priced with the breakpoint rule at the middleware's breakpoints; OpenAI's own implicit
+    // breakpoint on the newest message (its default mode) is not modelled, so the no-hints rows overstate it.
+    provider: "OpenAI",
+    model: "gpt-5.6-terra",
+    rule: "breakpoints",
+    input: 2.5,
+    cacheWrite: 3.125,
+    cacheRead: 0.25,
+    minimumPrefix: 1_024,
+    source:
+      "unverified against openai.com/api/pricing (offline): secondary sources, laxima.tech's GPT-5.6 pricing post " +
+      "(Terra $2.50 input, quoting OpenAI's Help Center) and ai-cost-estimator.com (2026-06-27: writes 1.25x, " +
+      "reads 0.1x, 30-minute minimum); the breakpoint API from @ai-sdk/openai 4.0.118's docs",
+    date: "2026-12-02",
   },
   {
     provider: "Amazon Bedrock",
