@@ -30,7 +30,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { extractSnippets } from "../../readmes/src/extract.js";
+import { extractSnippets, snippetModule } from "../../readmes/src/extract.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const HERE = fileURLToPath(new URL("../", import.meta.url));
@@ -374,6 +374,95 @@ try {
   } else process.stdout.write(`  installed: @contextblocks/${ours.join(", @contextblocks/")}, pg\n`);
 }
 
+/** The AI SDK majors the adapter supports, each with the providers of its line (TOOLCHAIN.md). */
+const AI_SDK_MAJORS = [
+  { name: "ai 7", packages: ["ai@7.0.173", "@ai-sdk/openai@4.0.118"] },
+  { name: "ai 6", packages: ["ai@6.0.325", "@ai-sdk/openai@3.0.141"] },
+] as const;
+
+/**
+ * A project per AI SDK major: plain `npm install` (no `--legacy-peer-deps`, so the peer range is what
+ * decides) of the tarballs with that `ai`, then every TypeScript block of the ai README and the type test
+ * compiled against it, with our declarations checked too (`skipLibCheck: false`). ai 7 declares Node 22 in
+ * `engines`: on Node 20 npm warns (`EBADENGINE`) and installs it.
+ */
+function aiSdkProject(
+  work: string,
+  packed: readonly PackedPackage[],
+  tsc: string,
+  major: (typeof AI_SDK_MAJORS)[number],
+): void {
+  const project = join(work, major.name.replace(" ", "-"));
+  mkdirSync(join(project, "src"), { recursive: true });
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({ name: "ai-sdk-project", private: true, type: "module" }),
+  );
+  const installed = must(
+    `npm install (${major.name})`,
+    "npm",
+    [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--prefer-offline",
+      "--ignore-scripts",
+      ...packed.map((item) => item.tarball),
+      ...major.packages,
+      "zod@4.6.7",
+      "vitest@4.1.12",
+      "better-sqlite3@12.6.2",
+      "@types/better-sqlite3@7.6.13",
+      "@types/json-schema@7.0.15",
+      "@types/node@20.19.43",
+    ],
+    project,
+  );
+  if (installed === null) return;
+  const readme = readFileSync(join(ROOT, "packages", "ai", "README.md"), "utf8");
+  const blocks = extractSnippets("packages/ai/README.md", readme).filter(
+    (snippet) => snippet.mode === "compile" || snippet.mode === "run", // Worker blocks: tests/readmes
+  );
+  blocks.forEach((snippet, index) => {
+    writeFileSync(join(project, "src", `readme-${index}.ts`), snippetModule(snippet));
+  });
+  cpSync(
+    join(ROOT, "packages", "ai", "test", "types", "tools.test-d.ts"),
+    join(project, "src", "tools.test-d.ts"),
+  );
+  writeFileSync(
+    join(project, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        module: "nodenext",
+        moduleResolution: "nodenext",
+        strict: true,
+        skipLibCheck: false,
+        noEmit: true,
+        types: ["node"],
+        lib: ["ES2022", "DOM"],
+      },
+      include: ["src"],
+    }),
+  );
+  if (
+    must(
+      `tsc (${major.name}: the ai README's ${blocks.length} blocks, the type test)`,
+      tsc,
+      ["-p", "tsconfig.json"],
+      project,
+    ) !== null
+  ) {
+    const version = JSON.parse(readFileSync(join(project, "node_modules", "ai", "package.json"), "utf8")) as {
+      version: string;
+    };
+    process.stdout.write(
+      `  ai ${version.version}: installed without --legacy-peer-deps, ${blocks.length} README blocks compile\n`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), "contextblocks-pack-"));
   const tarballs = join(work, "tarballs");
@@ -562,6 +651,13 @@ async function main(): Promise<void> {
     "a Postgres-only project: the postgres README's recipe, with no SQLite package installed",
     async () => {
       await postgresOnly(work, packed, bin("tsc"));
+    },
+  );
+
+  await stepAsync(
+    "a project per AI SDK major (ai 7, ai 6): install without --legacy-peer-deps, compile the ai README",
+    async () => {
+      for (const major of AI_SDK_MAJORS) aiSdkProject(work, packed, bin("tsc"), major);
     },
   );
 
