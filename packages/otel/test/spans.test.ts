@@ -13,6 +13,7 @@ import {
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { generateText, stepCountIs } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { otelTracer, registerOtelTracer } from "../src/index.js";
 import { answer, scripted, toolStep } from "./model.js";
@@ -168,5 +169,37 @@ describe("GenAI memory spans of a scripted turn", () => {
     await untraced.replaceContextBlock("memory", "y");
     expect(named(exporter.getFinishedSpans(), "update_memory")).toHaveLength(1);
     setContextTracer(null);
+  });
+});
+
+describe("the span of a model call (@contextblocks/ai's pipeline)", () => {
+  it("carries the prompt cache's read and write tokens as GenAI usage attributes", async () => {
+    const model = new MockLanguageModelV3({
+      modelId: "claude-sonnet-4-5",
+      doGenerate: {
+        content: [{ type: "text", text: "Hi." }],
+        finishReason: { unified: "stop", raw: undefined },
+        usage: {
+          inputTokens: { total: 1_200, noCache: 50, cacheRead: 1_000, cacheWrite: 150 },
+          outputTokens: { total: 3, text: 3, reasoning: undefined },
+        },
+        warnings: [],
+      },
+    });
+    const session = Session.create(inMemoryBackend())
+      .forSession("chat-1")
+      .withContext("soul", { provider: { get: async () => "You are terse." } });
+    const pipeline = contextPipeline({ model, session, tracer: otelTracer({ tracer }) });
+    await generateText({ model: pipeline.model, prompt: "Hello." });
+    const [span] = named(exporter.getFinishedSpans(), "chat claude-sonnet-4-5");
+    expect(span?.attributes).toMatchObject({
+      "gen_ai.operation.name": "chat",
+      "gen_ai.request.model": "claude-sonnet-4-5",
+      "gen_ai.conversation.id": "chat-1",
+      "gen_ai.usage.input_tokens": 1_200,
+      "gen_ai.usage.cache_read.input_tokens": 1_000,
+      "gen_ai.usage.cache_creation.input_tokens": 150,
+    });
+    expect(span?.status.code).not.toBe(SpanStatusCode.ERROR);
   });
 });
