@@ -11,7 +11,8 @@
  * the Durable Object and the fetch handler below are used.
  */
 
-import type { DurableObjectStateLike, StatementReport } from "@contextblocks/sql";
+import type { StatementReport } from "@contextblocks/sql";
+import type { DurableObjectStateLike } from "@contextblocks/sql/store-kit";
 import { SqliteContextProvider } from "@contextblocks/sqlite";
 import { withLocalWorker } from "./local-worker.js";
 import { formatDuration, markdownTable } from "./markdown.js";

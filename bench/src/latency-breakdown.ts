@@ -6,7 +6,8 @@
  * Run alone: `node --import tsx src/latency-breakdown.ts [--smoke] [--blocks=10,200]`.
  */
 import { pathToFileURL } from "node:url";
-import { ContextBlocks, type ContextConfig, estimateTokens, isWellFormed } from "@contextblocks/core";
+import { ContextBlocks, type ContextConfig, estimateTokens } from "@contextblocks/core";
+import { isWellFormed } from "@contextblocks/core/store-kit";
 import { SqliteContextProvider } from "@contextblocks/sqlite";
 import { AgentContextProvider } from "agents/context";
 import Database from "better-sqlite3";

@@ -28,10 +28,11 @@ import {
   PostgresSearchProvider,
   PostgresSessionStore,
 } from "@contextblocks/postgres";
-import { startThrowawayCluster, type ThrowawayCluster } from "@contextblocks/postgres/test";
-import { MessageTree, type SessionMessage, type SessionStore } from "@contextblocks/sessions";
+import type { SessionMessage } from "@contextblocks/sessions";
+import { MessageTree, type SessionStore } from "@contextblocks/sessions/store-kit";
 import { fromBetterSqlite3, fromPg, type SqlClient } from "@contextblocks/sql";
 import { SqliteContextProvider, SqliteSessionStore } from "@contextblocks/sqlite";
+import { startThrowawayCluster, type ThrowawayCluster } from "@contextblocks/test-kit/postgres";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { locomoSessionTime } from "./locomo-time.js";

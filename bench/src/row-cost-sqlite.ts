@@ -7,7 +7,8 @@
  * markdown tables. Inside workerd, only the Durable Object and the fetch handler below are used.
  */
 import type { ContextConfig } from "@contextblocks/core";
-import type { DurableObjectStateLike, StatementReport } from "@contextblocks/sql";
+import type { StatementReport } from "@contextblocks/sql";
+import type { DurableObjectStateLike } from "@contextblocks/sql/store-kit";
 import { createDurableContext } from "@contextblocks/sqlite";
 import { AgentContextProvider, ContextBlocks as AgentsContextBlocks } from "agents/context";
 import { withLocalWorker } from "./local-worker.js";

@@ -9,8 +9,10 @@
  * system and length; inside workerd only the Durable Object and the fetch handler below are used.
  */
 
-import { MessageTree, Session, type SessionMessage } from "@contextblocks/sessions";
-import { type DurableObjectStateLike, fromDurableObjectStorage } from "@contextblocks/sql";
+import { Session, type SessionMessage } from "@contextblocks/sessions";
+import { MessageTree } from "@contextblocks/sessions/store-kit";
+import { fromDurableObjectStorage } from "@contextblocks/sql";
+import type { DurableObjectStateLike } from "@contextblocks/sql/store-kit";
 import { SqliteSessionStore } from "@contextblocks/sqlite";
 import { Sessions } from "agents/sessions";
 import { AgentSessionProvider } from "agents-session/experimental/memory/session";

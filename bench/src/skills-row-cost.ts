@@ -11,7 +11,8 @@
  */
 
 import { R2SkillProvider, type SkillBucket } from "@contextblocks/r2";
-import type { DurableObjectStateLike, StatementReport } from "@contextblocks/sql";
+import type { StatementReport } from "@contextblocks/sql";
+import type { DurableObjectStateLike } from "@contextblocks/sql/store-kit";
 import { SqliteSkillProvider } from "@contextblocks/sqlite";
 import { withLocalWorker } from "./local-worker.js";
 import { markdownTable } from "./markdown.js";

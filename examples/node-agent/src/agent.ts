@@ -8,8 +8,8 @@ import {
 } from "@contextblocks/ai";
 import { type ContextBlock, type ContextBlocks, entryKey } from "@contextblocks/core";
 import { Fts5SearchProvider } from "@contextblocks/fts5";
-import { type CompactResult, Session, type SessionEvent } from "@contextblocks/sessions";
-import { createCompactFunction } from "@contextblocks/sessions/compaction";
+import { Session, type SessionEvent } from "@contextblocks/sessions";
+import { type CompactResult, createCompactFunction } from "@contextblocks/sessions/compaction";
 import { sqliteBackend } from "@contextblocks/sqlite";
 import { generateText, type LanguageModelMiddleware, stepCountIs, wrapLanguageModel } from "ai";
 import Database from "better-sqlite3";

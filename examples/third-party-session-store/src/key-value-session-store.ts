@@ -1,10 +1,10 @@
+import type { StoredCompaction } from "@contextblocks/sessions";
 import type {
   AppendPlacement,
   AppendResult,
   MessageRecord,
   SessionStoreV1,
-  StoredCompaction,
-} from "@contextblocks/sessions";
+} from "@contextblocks/sessions/store-kit";
 import { type KeyValueNamespace, listKeys } from "./key-value.js";
 import { type SingleWriter, writeQueueFor } from "./single-writer.js";
 

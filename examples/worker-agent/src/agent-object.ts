@@ -11,6 +11,7 @@ import {
 import { createInspector, readTree } from "@contextblocks/inspector";
 import { createTables } from "@contextblocks/postgres";
 import {
+  estimateMessageTokens,
   isCompactionMessage,
   isSessionMessageEvent,
   type Session,
@@ -18,7 +19,6 @@ import {
   type SessionInfo,
   type SessionMessage,
 } from "@contextblocks/sessions";
-import { estimateMessageTokens } from "@contextblocks/sessions/compaction";
 import type { PgPoolLike } from "@contextblocks/sql";
 import {
   generateText,

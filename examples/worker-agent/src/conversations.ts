@@ -1,7 +1,13 @@
 import { type ContextPipeline, contextPipeline } from "@contextblocks/ai";
 import type { ContextBlocks } from "@contextblocks/core";
-import { type CompactedEvent, Session, type SessionInfo, SessionManager } from "@contextblocks/sessions";
-import { createCompactFunction, estimateMessageTokens } from "@contextblocks/sessions/compaction";
+import {
+  type CompactedEvent,
+  estimateMessageTokens,
+  Session,
+  type SessionInfo,
+  SessionManager,
+} from "@contextblocks/sessions";
+import { createCompactFunction } from "@contextblocks/sessions/compaction";
 import { type SqliteBackend, sqliteBackend } from "@contextblocks/sqlite";
 import type { AgentModel } from "./model.js";
 

@@ -1,19 +1,22 @@
+import { MessageTree } from "@contextblocks/sessions/store-kit";
 import type { SqlSource } from "@contextblocks/sql";
-import {
-  AgentSessionProvider as SqliteAgentSessionProvider,
-  type SqliteSessionStoreOptions,
-} from "@contextblocks/sqlite";
+import { SqliteSessionStore } from "@contextblocks/sqlite";
+import type { SqliteSessionStoreOptions } from "@contextblocks/sqlite/store-kit";
 
 /**
- * agents' `AgentSessionProvider`: `@contextblocks/sqlite`'s (a `SqliteSessionStore` read through the message
- * tree, with agents' methods), except that a database it creates gets the lean layout, which agents@0.22.0
+ * agents@0.22.0's `AgentSessionProvider` (`agents/experimental/memory/session`): `appendMessage`,
+ * `getHistory`, `getLatestLeaf`, `getBranches`, `addCompaction`, … on a `SqliteSessionStore`, read through
+ * the message tree as a `Session` reads it. `new AgentSessionProvider(this, "chat")` in an Agent. A database
+ * it creates gets the lean layout, which agents@0.22.0
  * reads and writes too (its `getLatestLeaf` orders by `rowid`, which the keyed layout a Durable Object gets
  * by default has not). An agent moved to this entry can be moved back, and the two can share a database.
  * `newDatabaseLayout: "keyed"` asks for the cheaper writes instead.
  */
-export class AgentSessionProvider extends SqliteAgentSessionProvider {
+export class AgentSessionProvider extends MessageTree {
+  declare readonly storage: SqliteSessionStore;
+
   constructor(source: SqlSource, sessionIdOrOptions?: string | SqliteSessionStoreOptions) {
-    super(source, withAgentsLayout(sessionIdOrOptions));
+    super(new SqliteSessionStore(source, withAgentsLayout(sessionIdOrOptions)));
   }
 }
 

@@ -1,11 +1,11 @@
 import { ContextError } from "@contextblocks/core";
+import type { SessionMessage } from "@contextblocks/sessions";
 import {
   isSessionStoreV1,
   MessageTree,
-  type SessionMessage,
   type SessionStore,
   type SessionStoreV1,
-} from "@contextblocks/sessions";
+} from "@contextblocks/sessions/store-kit";
 import type { SqlClient, SqlSource } from "@contextblocks/sql";
 import { sqliteBackend } from "@contextblocks/sqlite";
 

@@ -1,20 +1,16 @@
-import {
-  type AnyContextProvider,
-  ContextError,
-  describeValue,
-  SYSTEM_PROMPT_LABEL,
-  type WritableContextProvider,
-} from "@contextblocks/core";
+import { ContextError, SYSTEM_PROMPT_LABEL, type WritableContextProvider } from "@contextblocks/core";
+import { type AnyContextProvider, describeValue } from "@contextblocks/core/store-kit";
+import type { SessionBackend } from "@contextblocks/sessions";
+import { InMemoryRunStateStore, inMemoryBackend } from "@contextblocks/sessions/memory";
 import {
   isSessionBackend,
   isSessionStoreV1,
   MessageTree,
-  type SessionBackend,
   type SessionStore,
   type SessionStoreV1,
-} from "@contextblocks/sessions";
-import { InMemoryRunStateStore, inMemoryBackend } from "@contextblocks/sessions/memory";
-import { isMissingTableError, raw, type SqlClient, type SqlSource, sql } from "@contextblocks/sql";
+} from "@contextblocks/sessions/store-kit";
+import { type SqlClient, type SqlSource, sql } from "@contextblocks/sql";
+import { isMissingTableError, raw } from "@contextblocks/sql/store-kit";
 import { SqliteContextProvider, sqliteBackend } from "@contextblocks/sqlite";
 
 /**

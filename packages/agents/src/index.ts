@@ -3,30 +3,33 @@
  * `agents/experimental/memory/session`): change the import to `@contextblocks/agents/experimental/memory/session`.
  * The migration guide in the repository README lists every difference with its one-line fix.
  */
+
+export type {
+  ContextBlock,
+  ContextConfig,
+  ContextProvider,
+  SearchProvider,
+  SkillProvider,
+  WritableContextProvider,
+} from "@contextblocks/core";
 export {
   type AnyContextProvider,
-  type ContextBlock,
-  type ContextConfig,
-  type ContextProvider,
   isSearchProvider,
   isSkillProvider,
   isWritableProvider,
-  type SearchProvider,
-  type SkillProvider,
-  type WritableContextProvider,
-} from "@contextblocks/core";
-export { AgentSearchProvider } from "@contextblocks/fts5";
+} from "@contextblocks/core/store-kit";
+/** The names `agents/context` uses; the same classes. */
+export { Fts5SearchProvider as AgentSearchProvider } from "@contextblocks/fts5";
 export { R2SkillProvider } from "@contextblocks/r2";
 export type {
-  CompactFunction,
-  CompactResult,
   SearchResult,
   SessionMessage,
   SessionMessagePart,
-  SessionStore as SessionProvider,
   StoredCompaction,
 } from "@contextblocks/sessions";
-export { AgentContextProvider } from "@contextblocks/sqlite";
+export type { CompactFunction, CompactResult } from "@contextblocks/sessions/compaction";
+export type { SessionStore as SessionProvider } from "@contextblocks/sessions/store-kit";
+export { SqliteContextProvider as AgentContextProvider } from "@contextblocks/sqlite";
 export { AgentSessionProvider } from "./agent-session-provider.js";
 export {
   type AgentsSessionsCompaction,

@@ -1,11 +1,12 @@
-import { ContextError, describeValue } from "@contextblocks/core";
+import { ContextError } from "@contextblocks/core";
+import { describeValue } from "@contextblocks/core/store-kit";
 import {
   PostgresContextProvider as BasePostgresContextProvider,
   PostgresSearchProvider as BasePostgresSearchProvider,
   PostgresSessionStore,
   type PostgresSource,
 } from "@contextblocks/postgres";
-import { MessageTree } from "@contextblocks/sessions";
+import { MessageTree } from "@contextblocks/sessions/store-kit";
 import { fromPg } from "@contextblocks/sql";
 
 /** agents' minimal Postgres connection: `execute(query, args)` resolving `{ rows }`. */

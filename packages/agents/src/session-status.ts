@@ -1,4 +1,4 @@
-import { errorMessage } from "@contextblocks/core";
+import { errorMessage } from "@contextblocks/core/store-kit";
 import type { SessionMessage } from "@contextblocks/sessions";
 
 /** Something that reaches the connected clients: an agents `Agent` (`this.broadcast`). */

@@ -9,18 +9,18 @@ import {
 import {
   type AppendOptions,
   Session as BaseSession,
-  type CompactAfterOptions,
-  type CompactFunction,
-  type CompactResult,
-  compactionPrefix,
-  type RecentHistoryResult,
+  estimateMessageTokens,
   type SessionBackend,
   type SessionMessage,
   type SessionOptions,
+} from "@contextblocks/sessions";
+import type { CompactAfterOptions, CompactFunction, CompactResult } from "@contextblocks/sessions/compaction";
+import {
+  compactionPrefix,
+  type RecentHistoryResult,
   type SessionStore,
   type SessionStoreV1,
-} from "@contextblocks/sessions";
-import { estimateMessageTokens } from "@contextblocks/sessions/compaction";
+} from "@contextblocks/sessions/store-kit";
 import type { ToolSet } from "ai";
 import { backendOf, type SessionSource } from "./backend.js";
 import { ContextBlocks } from "./context-blocks.js";

@@ -5,22 +5,18 @@
  */
 import { estimateTokens } from "@contextblocks/core";
 import type { SessionMessage, SessionMessagePart } from "@contextblocks/sessions";
+import { estimateMessageTokens } from "@contextblocks/sessions";
+import type { CompactFunctionOptions } from "@contextblocks/sessions/compaction";
 import {
   alignBackward,
   alignForward,
   buildSummaryPrompt as buildSessionsSummaryPrompt,
-  type CompactFunctionOptions,
   compactionPrefix,
-  estimateMessageTokens,
   unsafeCuts,
-} from "@contextblocks/sessions/compaction";
+} from "@contextblocks/sessions/store-kit";
 
-export {
-  type CompactResult,
-  createCompactFunction,
-  estimateMessageTokens,
-  isCompactionMessage,
-} from "@contextblocks/sessions/compaction";
+export { estimateMessageTokens, isCompactionMessage } from "@contextblocks/sessions";
+export { type CompactResult, createCompactFunction } from "@contextblocks/sessions/compaction";
 
 /** agents' name for `compactionPrefix`: overlay messages' ids start with it. */
 export const COMPACTION_PREFIX = compactionPrefix;

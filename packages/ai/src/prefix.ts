@@ -1,4 +1,5 @@
-import { type ContextBlocks, labelOfHeader, parseSections } from "@contextblocks/core";
+import { type ContextBlocks, parseSections } from "@contextblocks/core";
+import { labelOfHeader } from "@contextblocks/core/store-kit";
 import { asSchema, type ToolSet } from "ai";
 import { ignoreCacheHints } from "./pipeline/cache-hints.js";
 

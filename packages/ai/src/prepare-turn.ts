@@ -1,4 +1,5 @@
-import type { ContextBlocks, ContextToolName } from "@contextblocks/core";
+import type { ContextBlocks } from "@contextblocks/core";
+import type { ContextToolName } from "@contextblocks/core/store-kit";
 import type { ContextMessage } from "./messages.js";
 import { attachReminder } from "./reminder-placement.js";
 import { type ContextToolSet, type ContextToolsOptions, contextTools } from "./tools.js";

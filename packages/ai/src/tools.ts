@@ -1,13 +1,11 @@
+import type { ContextBlocks, ContextToolSpec, ToolOutcome } from "@contextblocks/core";
 import type {
-  ContextBlocks,
   ContextToolName,
-  ContextToolSpec,
   EditContextInput,
   EntryInput,
   SearchContextInput,
   SetContextInput,
-  ToolOutcome,
-} from "@contextblocks/core";
+} from "@contextblocks/core/store-kit";
 import { jsonSchema, type Tool } from "ai";
 import { z } from "zod";
 

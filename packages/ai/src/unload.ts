@@ -1,4 +1,4 @@
-import { entryId, type LoadedEntry } from "@contextblocks/core";
+import { entryId, type LoadedEntry } from "@contextblocks/core/store-kit";
 import type { ModelMessage, UIMessage } from "ai";
 import { type ContextMessage, entryOf, isUIMessage, toolCallsOf } from "./messages.js";
 

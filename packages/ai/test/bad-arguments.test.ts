@@ -1,7 +1,8 @@
 import { generateText, stepCountIs, tool } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { contextToolInputSchemas, contextTools, prepareContextTurn, type ToolOutcome } from "../src/index.js";
+import type { ToolOutcome } from "../../core/src/index.js";
+import { contextToolInputSchemas, contextTools, prepareContextTurn } from "../src/index.js";
 import { answer, callTools, createContext, createStore, resultText, scriptedModel } from "./helpers.js";
 
 const BAD_CALLS = [

@@ -8,7 +8,8 @@ import {
 import { generateText, stepCountIs } from "ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { contextTools, type ToolOutcome } from "../src/index.js";
+import type { ToolOutcome } from "../../core/src/index.js";
+import { contextTools } from "../src/index.js";
 import { answer, callTools, type ScriptedCall, scriptedModel } from "./helpers.js";
 
 // Tool calls as a sloppy model makes them, through generateText with the SDK's mock model and the in-memory

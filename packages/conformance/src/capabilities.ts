@@ -1,4 +1,5 @@
-import { type ContextProvider, hasMethod } from "@contextblocks/core";
+import type { ContextProvider } from "@contextblocks/core";
+import { hasMethod } from "@contextblocks/core/store-kit";
 import { afterEach, describe, expect, it } from "vitest";
 import { ProviderFixture } from "./fixture.js";
 import type { DeclaredCapabilities } from "./options.js";

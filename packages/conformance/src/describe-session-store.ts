@@ -1,4 +1,4 @@
-import { MessageTree, type SessionStoreV1 } from "@contextblocks/sessions";
+import { MessageTree, type SessionStoreV1 } from "@contextblocks/sessions/store-kit";
 import { describe } from "vitest";
 import { sessionConcurrencyGroup } from "./session-concurrency.js";
 import { sessionContentGroup } from "./session-content.js";

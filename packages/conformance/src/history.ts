@@ -3,11 +3,9 @@ import {
   type BlockWrite,
   ContextBlocks,
   type ContextProvider,
-  describeValue,
   type HistoryProvider,
-  hasMethod,
-  type WriteSource,
 } from "@contextblocks/core";
+import { describeValue, hasMethod, type WriteSource } from "@contextblocks/core/store-kit";
 import { expect } from "vitest";
 import { check, firstMissing, group, needsReopen, type Suite } from "./suite.js";
 

@@ -1,4 +1,5 @@
-import { type ContextProvider, describeValue, type SkillProvider } from "@contextblocks/core";
+import type { ContextProvider, SkillProvider } from "@contextblocks/core";
+import { describeValue } from "@contextblocks/core/store-kit";
 import { expect } from "vitest";
 import { expectSameText } from "./compare.js";
 import { startConcurrently } from "./scheduling.js";

@@ -1,9 +1,5 @@
-import {
-  type ContextProvider,
-  isSearchProvider,
-  isSkillProvider,
-  isWritableProvider,
-} from "@contextblocks/core";
+import type { ContextProvider } from "@contextblocks/core";
+import { isSearchProvider, isSkillProvider, isWritableProvider } from "@contextblocks/core/store-kit";
 import type { Suite } from "./suite.js";
 
 /**

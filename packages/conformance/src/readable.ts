@@ -1,4 +1,5 @@
-import { type ContextProvider, describeValue } from "@contextblocks/core";
+import type { ContextProvider } from "@contextblocks/core";
+import { describeValue } from "@contextblocks/core/store-kit";
 import { expect } from "vitest";
 import { initialize } from "./fixture.js";
 import { MARKERS, needsProbe, type Probe, probeFor } from "./probe.js";

@@ -1,4 +1,4 @@
-import type { SessionRegistry } from "@contextblocks/sessions";
+import type { SessionRegistry } from "@contextblocks/sessions/store-kit";
 import { expect } from "vitest";
 import { type ContractSuiteOptions, contractSuite, refusedWith } from "./contract-suite.js";
 

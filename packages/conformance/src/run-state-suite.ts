@@ -1,4 +1,4 @@
-import type { RunStateStore } from "@contextblocks/sessions";
+import type { RunStateStore } from "@contextblocks/sessions/store-kit";
 import { expect } from "vitest";
 import { type ContractSuiteOptions, contractSuite } from "./contract-suite.js";
 

@@ -1,4 +1,5 @@
-import { type ContextProvider, describeValue, type SearchProvider } from "@contextblocks/core";
+import type { ContextProvider, SearchProvider } from "@contextblocks/core";
+import { describeValue } from "@contextblocks/core/store-kit";
 import { expect } from "vitest";
 import { HOSTILE_QUERIES } from "./hostile-queries.js";
 import { describeResult, entriesIn, positionOf } from "./locate.js";

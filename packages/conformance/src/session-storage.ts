@@ -1,4 +1,4 @@
-import type { MessageRecord, SessionStoreV1 } from "@contextblocks/sessions";
+import type { MessageRecord, SessionStoreV1 } from "@contextblocks/sessions/store-kit";
 import { afterEach, describe, expect, it } from "vitest";
 
 /** What `describeSessionStoreV1` is given besides the factory. */

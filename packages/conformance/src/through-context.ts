@@ -2,11 +2,10 @@ import {
   ContextBlocks,
   type ContextConfig,
   type ContextProvider,
-  type ContextToolName,
   type ContextToolSpec,
-  SECTION_RULE,
 } from "@contextblocks/core";
 import { InMemoryContextProvider, InMemoryStore } from "@contextblocks/core/memory";
+import { type ContextToolName, SECTION_RULE } from "@contextblocks/core/store-kit";
 import { expect } from "vitest";
 import { expectSameText } from "./compare.js";
 import { countCalls } from "./counting.js";

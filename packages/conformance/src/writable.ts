@@ -1,4 +1,5 @@
-import { type ContextProvider, describeValue, type WritableContextProvider } from "@contextblocks/core";
+import type { ContextProvider, WritableContextProvider } from "@contextblocks/core";
+import { describeValue } from "@contextblocks/core/store-kit";
 import { expect } from "vitest";
 import { expectSameText } from "./compare.js";
 import { DEFAULT_LARGE_CONTENT_SIZE } from "./options.js";

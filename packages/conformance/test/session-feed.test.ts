@@ -1,5 +1,6 @@
-import { MessageTree, Session } from "@contextblocks/sessions";
+import { Session } from "@contextblocks/sessions";
 import { InMemorySessionStore } from "@contextblocks/sessions/memory";
+import { MessageTree } from "@contextblocks/sessions/store-kit";
 import { expect, it } from "vitest";
 import { checkSessionHistoryAndFeed } from "../src/index.js";
 

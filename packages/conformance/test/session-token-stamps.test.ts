@@ -1,5 +1,6 @@
-import { Session, type SessionStoreV1 } from "@contextblocks/sessions";
+import { Session } from "@contextblocks/sessions";
 import { InMemorySessionStore, InMemorySessions } from "@contextblocks/sessions/memory";
+import type { SessionStoreV1 } from "@contextblocks/sessions/store-kit";
 import { expect, it } from "vitest";
 import { type CompactionSettings, checkCompactionAcrossSessions } from "../src/index.js";
 

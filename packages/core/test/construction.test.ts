@@ -1,8 +1,12 @@
 import { describe, expect, it, vi } from "vitest";
-import { acceptsWrites, isSearchProvider, isSkillProvider, isWritableProvider } from "../src/capabilities.js";
 import {
-  type AnyContextProvider,
+  acceptsWrites,
   blockKindOf,
+  isSearchProvider,
+  isSkillProvider,
+  isWritableProvider,
+} from "../src/capabilities.js";
+import {
   ContextBlocks,
   type ContextConfig,
   ContextError,
@@ -10,6 +14,7 @@ import {
   SYSTEM_PROMPT_LABEL,
 } from "../src/index.js";
 import { InMemoryContextProvider, InMemoryStore } from "../src/memory/index.js";
+import type { AnyContextProvider } from "../src/store-kit.js";
 import { deferred, RecordingProvider, readonlyProvider, rejection, settle, thrown } from "./helpers.js";
 
 function invalidConfig(configs: unknown): ContextError {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ContextBlocks, type ContextEvent, sha256Hex } from "../src/index.js";
+import { ContextBlocks, type ContextEvent } from "../src/index.js";
 import { InMemoryContextProvider, InMemorySearchProvider, InMemoryStore } from "../src/memory/index.js";
+import { sha256Hex } from "../src/store-kit.js";
 
 function context(store = new InMemoryStore()): ContextBlocks {
   return new ContextBlocks(

@@ -4,11 +4,12 @@
  */
 
 import { detectDrift } from "../src/drift.js";
-import { entryKey, estimateTokens, parseSections, renderPrompt, SECTION_RULE } from "../src/index.js";
+import { entryKey, estimateTokens, parseSections, renderPrompt } from "../src/index.js";
 import { rank } from "../src/memory/text-search.js";
 import { renderHeader } from "../src/prompt-format.js";
 import { renderReminder } from "../src/reminder.js";
 import { neutralizeContent } from "../src/render.js";
+import { SECTION_RULE } from "../src/store-kit.js";
 import type { ContextBlock } from "../src/types.js";
 
 export function structureRule(text: string): void {

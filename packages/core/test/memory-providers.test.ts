@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { blockKindOf, ContextBlocks } from "../src/index.js";
+import { blockKindOf } from "../src/capabilities.js";
+import { ContextBlocks } from "../src/index.js";
 import {
   InMemoryContextProvider,
   InMemorySearchProvider,

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ADVERSARIAL_TEXTS } from "../../conformance/src/adversarial.js";
-import { parseSections, SECTION_RULE } from "../src/index.js";
+import { parseSections } from "../src/index.js";
 import {
   headerHasShape,
   headerShape,
@@ -9,6 +9,7 @@ import {
   parseHeader,
   parseHeaders,
 } from "../src/prompt-format.js";
+import { SECTION_RULE } from "../src/store-kit.js";
 
 // Drift detection reads a stored prompt's headers with parseHeaders (a scan, no split); it must find exactly
 // the headers parseSections finds, on any text, including text made of rule lines, headers and line breaks.

@@ -7,11 +7,11 @@ import {
   parseSections,
   REMINDER_PREAMBLE,
   renderPrompt,
-  SECTION_RULE,
 } from "../src/index.js";
 import { renderHeader } from "../src/prompt-format.js";
 import { renderReminder } from "../src/reminder.js";
 import { neutralizeContent } from "../src/render.js";
+import { SECTION_RULE } from "../src/store-kit.js";
 import { ChangingProvider, RecordingProvider } from "./helpers.js";
 
 /**

@@ -1,13 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  type ContextBlock,
-  ContextBlocks,
-  renderPrompt,
-  renderSection,
-  SECTION_RULE,
-  usagePercent,
-} from "../src/index.js";
+import { type ContextBlock, ContextBlocks, renderPrompt, renderSection, usagePercent } from "../src/index.js";
 import { renderHeader, renderUsage } from "../src/prompt-format.js";
+import { SECTION_RULE } from "../src/store-kit.js";
 import {
   KeyedSearchProvider,
   KeyedSkillProvider,

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { isContextError } from "../src/index.js";
+import { namespaceProblem } from "../src/row-label.js";
 import {
   checkLabel,
   checkNamespace,
   checkRowLabel,
-  isContextError,
   loneSurrogateProblem,
   NAMESPACE_MARK,
-  namespaceProblem,
   rowLabel,
-} from "../src/index.js";
+} from "../src/store-kit.js";
 
 const sqlite = { owner: "SqliteContextProvider", unstorable: loneSurrogateProblem("SQLite") };
 

@@ -1,10 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import {
-  ContextBlocks,
-  type ContextError,
-  type SyncReadableProvider,
-  type WritableContextProvider,
-} from "../src/index.js";
+import { ContextBlocks, type ContextError, type WritableContextProvider } from "../src/index.js";
+import type { SyncReadableProvider } from "../src/store-kit.js";
 import { deferred, settle } from "./helpers.js";
 
 /**

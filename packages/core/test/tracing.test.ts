@@ -3,11 +3,11 @@ import {
   ContextBlocks,
   type ContextTracer,
   entryKey,
-  GEN_AI,
   type TraceAttributes,
   type TraceSpan,
 } from "../src/index.js";
 import { InMemorySearchProvider } from "../src/memory/index.js";
+import { GEN_AI } from "../src/store-kit.js";
 import { RecordingProvider } from "./helpers.js";
 
 const SPAN: TraceSpan = { setAttributes: () => undefined };

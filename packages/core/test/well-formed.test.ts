@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { assertWellFormed, isWellFormed, loneSurrogateIndex } from "../src/index.js";
+import { isWellFormed, loneSurrogateIndex } from "../src/store-kit.js";
+import { assertWellFormed } from "../src/well-formed.js";
 
 describe("isWellFormed / loneSurrogateIndex", () => {
   it("finds the first lone surrogate, high or low, and accepts pairs", () => {

@@ -1,4 +1,5 @@
-import { isMissingTableError, raw, type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+import { isMissingTableError, raw } from "@contextblocks/sql/store-kit";
 import { keyHandle } from "./handle.js";
 import { legacyKeysSchema, legacyKeysTable, legacyTable, scopesTable, writesView } from "./schema.js";
 

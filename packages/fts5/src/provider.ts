@@ -1,22 +1,13 @@
+import { ContextError, type SearchProvider } from "@contextblocks/core";
 import {
-  ContextError,
   checkNamespace,
   checkLabel as checkStoredLabel,
   describeValue,
   type LabelCheckOptions,
   loneSurrogateProblem,
-  type SearchProvider,
-} from "@contextblocks/core";
-import {
-  isMissingTableError,
-  raw,
-  rowTooLarge,
-  type SqlClient,
-  type SqlSource,
-  type StatementObserver,
-  sql,
-  toSqlClient,
-} from "@contextblocks/sql";
+} from "@contextblocks/core/store-kit";
+import { type SqlClient, type SqlSource, type StatementObserver, sql, toSqlClient } from "@contextblocks/sql";
+import { isMissingTableError, raw, rowTooLarge } from "@contextblocks/sql/store-kit";
 import { keyHandle } from "./handle.js";
 import { openLayout } from "./layout.js";
 import { importLegacyEntries, storedKey } from "./migrate.js";

@@ -1,4 +1,5 @@
-import { raw, type SqlStatement } from "@contextblocks/sql";
+import type { SqlStatement } from "@contextblocks/sql";
+import { raw } from "@contextblocks/sql/store-kit";
 
 /**
  * The storage layout. Three objects carry data:

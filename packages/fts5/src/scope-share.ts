@@ -1,4 +1,5 @@
-import { raw, type SqlClient, sql } from "@contextblocks/sql";
+import { type SqlClient, sql } from "@contextblocks/sql";
+import { raw } from "@contextblocks/sql/store-kit";
 import { indexDataTable, scopesTable } from "./schema.js";
 
 export type ScopePlacement = "alone" | "most" | "small";

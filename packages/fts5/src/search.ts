@@ -1,4 +1,5 @@
-import { raw, type SqlClient, type SqlStatement, type SqlValue, sql } from "@contextblocks/sql";
+import { type SqlClient, type SqlStatement, type SqlValue, sql } from "@contextblocks/sql";
+import { raw } from "@contextblocks/sql/store-kit";
 import { fts5MatchExpression, planQuery } from "@contextblocks/text";
 import { excerpt } from "./excerpt.js";
 import { keyHandle } from "./handle.js";

@@ -1,10 +1,5 @@
-import {
-  type ContextBlocks,
-  ContextError,
-  describeValue,
-  errorMessage,
-  isContextError,
-} from "@contextblocks/core";
+import { type ContextBlocks, ContextError, isContextError } from "@contextblocks/core";
+import { describeValue, errorMessage } from "@contextblocks/core/store-kit";
 import type { Session, SessionManager } from "@contextblocks/sessions";
 import { readBodyText } from "./body-text.js";
 import { CLIENT_SCRIPT } from "./client.js";
@@ -13,17 +8,8 @@ import { canRestore } from "./history.js";
 import { renderPage } from "./render.js";
 import { buildSnapshot } from "./snapshot.js";
 
-export { type DiffLine, diffLines } from "./diff.js";
 export type { EventSourceLike } from "./event-stream.js";
-export type { EventView } from "./event-view.js";
-export { type BlockVersionView, canRestore, hasBlockHistory } from "./history.js";
-export {
-  type NodeListenerOptions,
-  type NodeRequestLike,
-  type NodeResponseLike,
-  toNodeListener,
-} from "./node.js";
-export { escapeHtml, renderPage } from "./render.js";
+export { toNodeListener } from "./node.js";
 export type { BlockView, CompactionView, InspectorSnapshot, SessionView, TreeNodeView } from "./snapshot.js";
 export { readTree } from "./tree.js";
 

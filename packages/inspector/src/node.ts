@@ -1,4 +1,5 @@
-import { ContextError, describeValue, errorMessage } from "@contextblocks/core";
+import { ContextError } from "@contextblocks/core";
+import { describeValue, errorMessage } from "@contextblocks/core/store-kit";
 import { type NodeBodySource, nodeRequestBody } from "./node-body.js";
 
 /** The parts of `node:http`'s `IncomingMessage` the adapter reads (no import of `node:http`). */

@@ -1,14 +1,13 @@
 import {
   type BlockKind,
   type ContextBlocks,
-  errorMessage,
   isContextError,
   parseSections,
   renderSection,
-  sha256Hex,
   usagePercent,
   type WhenChanged,
 } from "@contextblocks/core";
+import { errorMessage, sha256Hex } from "@contextblocks/core/store-kit";
 import type { SearchResult, Session, SessionManager } from "@contextblocks/sessions";
 import { type BlockVersionView, canRestore, hasBlockHistory, readBlockHistory } from "./history.js";
 import { type CompactionView, readTree, type TreeNodeView } from "./tree.js";

@@ -1,4 +1,5 @@
-import type { MessageNode, SessionMessage, SessionStore, StoredCompaction } from "@contextblocks/sessions";
+import type { MessageNode, SessionMessage, StoredCompaction } from "@contextblocks/sessions";
+import type { SessionStore } from "@contextblocks/sessions/store-kit";
 
 /** One stored message in its session's tree. */
 export interface TreeNodeView {

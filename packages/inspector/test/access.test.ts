@@ -3,7 +3,8 @@ import { InMemoryContextProvider, InMemoryStore } from "@contextblocks/core/memo
 import { Session } from "@contextblocks/sessions";
 import { inMemoryBackend } from "@contextblocks/sessions/memory";
 import { describe, expect, it } from "vitest";
-import { createInspector, diffLines, RESTORE_HEADER } from "../src/index.js";
+import { diffLines } from "../src/diff.js";
+import { createInspector, RESTORE_HEADER } from "../src/index.js";
 
 function setup(authorize?: (request: Request) => "read" | "write" | false) {
   const store = new InMemoryStore();

@@ -1,6 +1,6 @@
 import { SessionManager } from "@contextblocks/sessions";
 import { sqliteBackend } from "@contextblocks/sqlite";
-import { blocksTable } from "@contextblocks/sqlite/schema";
+import { blocksTable } from "@contextblocks/sqlite/store-kit";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { createInspector } from "../src/index.js";

@@ -1,11 +1,11 @@
 import {
   type ContextTracer,
-  errorMessage,
   setContextTracer,
   type TraceAttributes,
   type TraceAttributeValue,
   type TraceSpan,
 } from "@contextblocks/core";
+import { errorMessage } from "@contextblocks/core/store-kit";
 import { type Attributes, context, SpanKind, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
 import { quietly } from "./quietly.js";
 import { INSTRUMENTATION_NAME } from "./scope.js";

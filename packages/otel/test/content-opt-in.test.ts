@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { contextTools } from "@contextblocks/ai";
 import { ContextBlocks, entryKey } from "@contextblocks/core";
 import { InMemorySearchProvider, InMemorySkillProvider } from "@contextblocks/core/memory";
+import { answer, scriptedModel, toolStep } from "@contextblocks/test-kit/model";
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
@@ -11,7 +12,6 @@ import {
 import { generateText, stepCountIs } from "ai";
 import { describe, expect, it } from "vitest";
 import { otelTracer } from "../src/index.js";
-import { answer, scripted, toolStep } from "./model.js";
 
 const FACT = "Ada Lovelace was diagnosed with type 1 diabetes in March.";
 const TITLE = "Ada's insulin plan";
@@ -36,7 +36,7 @@ async function turn(captureContent: boolean) {
     null,
     { tracer: otelTracer({ tracer: provider.getTracer("test"), captureContent }), editEntries: true },
   );
-  const model = scripted([
+  const model = scriptedModel([
     toolStep([
       { toolName: "set_context", input: { label: "notes", content: FACT } },
       {

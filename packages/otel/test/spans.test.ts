@@ -4,6 +4,7 @@ import { InMemorySearchProvider, InMemoryStore } from "@contextblocks/core/memor
 import { Session } from "@contextblocks/sessions";
 import { createCompactFunction } from "@contextblocks/sessions/compaction";
 import { inMemoryBackend } from "@contextblocks/sessions/memory";
+import { answer, scriptedModel, toolStep } from "@contextblocks/test-kit/model";
 import { context, SpanStatusCode } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import {
@@ -16,7 +17,6 @@ import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { otelTracer, registerOtelTracer } from "../src/index.js";
-import { answer, scripted, toolStep } from "./model.js";
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -63,7 +63,7 @@ describe("GenAI memory spans of a scripted turn", () => {
       "gen_ai.memory.store.id": "notes",
       "gen_ai.memory.record.id": "deploy",
     });
-    const model = scripted([
+    const model = scriptedModel([
       toolStep([
         { toolName: "set_context", input: { label: "memory", content: "The user is Ada." } },
         { toolName: "search_context", input: { label: "notes", query: "deploy" } },

@@ -3,6 +3,7 @@ import { type BlockWrite, ContextBlocks } from "@contextblocks/core";
 import { InMemoryContextProvider, InMemorySearchProvider } from "@contextblocks/core/memory";
 import { Session } from "@contextblocks/sessions";
 import { sqliteBackend } from "@contextblocks/sqlite";
+import { answer, scriptedModel, toolStep } from "@contextblocks/test-kit/model";
 import {
   type Context,
   context,
@@ -23,7 +24,6 @@ import { generateText, stepCountIs } from "ai";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { otelTracer, recordStatementRows } from "../src/index.js";
-import { answer, scripted, toolStep } from "./model.js";
 
 beforeAll(() => {
   // The rows observer adds to the active span: the failing spans below are active while operations run.
@@ -158,7 +158,7 @@ const operations: Record<string, Operation> = {
       null,
       tracing(tracer),
     );
-    const model = scripted([
+    const model = scriptedModel([
       toolStep([
         { toolName: "set_context", input: { label: "memory", content: FACT } },
         { toolName: "set_context", input: { label: "notes", content: FACT } },

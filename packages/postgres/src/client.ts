@@ -1,12 +1,6 @@
 import { ContextError } from "@contextblocks/core";
-import {
-  type PgClientLike,
-  type PgPoolLike,
-  type PostgresJsSql,
-  type SqlClient,
-  type StatementObserver,
-  toSqlClient,
-} from "@contextblocks/sql";
+import { type PgPoolLike, type SqlClient, type StatementObserver, toSqlClient } from "@contextblocks/sql";
+import type { PgClientLike, PostgresJsSql } from "@contextblocks/sql/store-kit";
 
 /**
  * What the Postgres providers accept: a node-postgres `Client` or `Pool`, a `postgres` (porsager) `sql`

@@ -1,4 +1,4 @@
-import { parseStoredMessage } from "@contextblocks/sessions";
+import { parseStoredMessage } from "@contextblocks/sessions/store-kit";
 import { type SqlStatement, sql } from "@contextblocks/sql";
 import { messageFieldsOf } from "@contextblocks/text";
 

@@ -1,4 +1,5 @@
-import { raw, type SqlStatement, sql } from "@contextblocks/sql";
+import { type SqlStatement, sql } from "@contextblocks/sql";
+import { raw } from "@contextblocks/sql/store-kit";
 import type { QueryPlan } from "@contextblocks/text";
 
 /**

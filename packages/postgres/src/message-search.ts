@@ -1,4 +1,5 @@
-import { ContextError, describeValue } from "@contextblocks/core";
+import { ContextError } from "@contextblocks/core";
+import { describeValue } from "@contextblocks/core/store-kit";
 import type { SearchResult } from "@contextblocks/sessions";
 import type { SqlStatement } from "@contextblocks/sql";
 import { planQuery } from "@contextblocks/text";

@@ -1,4 +1,4 @@
-import type { RunStateStore } from "@contextblocks/sessions";
+import type { RunStateStore } from "@contextblocks/sessions/store-kit";
 import type { StatementObserver } from "@contextblocks/sql";
 import { SqlRunStateStore } from "@contextblocks/sql-stores";
 import { type PostgresSource, postgresClient } from "./client.js";

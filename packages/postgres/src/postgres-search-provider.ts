@@ -1,4 +1,5 @@
-import { ContextError, describeValue, rowLabel, type SearchProvider } from "@contextblocks/core";
+import { ContextError, type SearchProvider } from "@contextblocks/core";
+import { describeValue, rowLabel } from "@contextblocks/core/store-kit";
 import { type SqlClient, type StatementObserver, sql } from "@contextblocks/sql";
 import { checkLabel, checkNamespace, checkStorable, TableAccess } from "@contextblocks/sql-stores";
 import { planQuery } from "@contextblocks/text";

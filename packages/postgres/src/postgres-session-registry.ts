@@ -1,4 +1,4 @@
-import type { SessionRegistry } from "@contextblocks/sessions";
+import type { SessionRegistry } from "@contextblocks/sessions/store-kit";
 import type { StatementObserver } from "@contextblocks/sql";
 import { SqlSessionRegistry } from "@contextblocks/sql-stores";
 import { type PostgresSource, postgresClient } from "./client.js";

@@ -1,13 +1,14 @@
-import { ContextError, describeValue } from "@contextblocks/core";
+import { ContextError } from "@contextblocks/core";
+import { describeValue } from "@contextblocks/core/store-kit";
+import type { StoredCompaction } from "@contextblocks/sessions";
 import type {
   AppendPlacement,
   AppendResult,
   IdHolder,
   MessageRecord,
   SessionStoreV1,
-  StoredCompaction,
   StoredSearchHit,
-} from "@contextblocks/sessions";
+} from "@contextblocks/sessions/store-kit";
 import { type SqlClient, type SqlStatement, type StatementObserver, sql } from "@contextblocks/sql";
 import {
   checkStorable as checkText,

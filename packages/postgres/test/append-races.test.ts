@@ -1,4 +1,4 @@
-import type { MessageRecord } from "@contextblocks/sessions";
+import type { MessageRecord } from "@contextblocks/sessions/store-kit";
 import type pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PostgresSessionStore } from "../src/index.js";

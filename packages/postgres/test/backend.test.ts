@@ -1,4 +1,5 @@
-import { ContextBlocks, isContextError, isWritableProvider, SYSTEM_PROMPT_LABEL } from "@contextblocks/core";
+import { ContextBlocks, isContextError, SYSTEM_PROMPT_LABEL } from "@contextblocks/core";
+import { isWritableProvider } from "@contextblocks/core/store-kit";
 import type { SessionBackend, SessionMessage } from "@contextblocks/sessions";
 import type { StatementReport } from "@contextblocks/sql";
 import type pg from "pg";

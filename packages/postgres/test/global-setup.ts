@@ -1,5 +1,5 @@
+import { startThrowawayCluster } from "@contextblocks/test-kit/postgres";
 import type { TestProject } from "vitest/node";
-import { startThrowawayCluster } from "../src/test/cluster.js";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -1,5 +1,6 @@
-import { MessageTree } from "@contextblocks/sessions";
-import { PostgresSessionStore, type PostgresSessionStoreOptions, type PostgresSource } from "../src/index.js";
+import { MessageTree } from "@contextblocks/sessions/store-kit";
+import { PostgresSessionStore, type PostgresSource } from "../src/index.js";
+import type { PostgresSessionStoreOptions } from "../src/store-kit.js";
 
 /** The message tree over a store that searches: its `searchMessages` is always there. */
 export type SearchableTree = MessageTree & Required<Pick<MessageTree, "searchMessages">>;

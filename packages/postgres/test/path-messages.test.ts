@@ -1,4 +1,5 @@
-import { MessageTree, Session, type SessionMessage } from "@contextblocks/sessions";
+import { Session, type SessionMessage } from "@contextblocks/sessions";
+import { MessageTree } from "@contextblocks/sessions/store-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresSessionStore } from "../src/index.js";
 import { createSchema, type TestSchema } from "./database.js";

@@ -1,14 +1,5 @@
-import {
-  fromPg,
-  fromPostgresJs,
-  isPgClient,
-  isPgPool,
-  isPostgresJs,
-  type PostgresJsSql,
-  type StatementReport,
-  sql,
-  toSqlClient,
-} from "@contextblocks/sql";
+import { fromPg, fromPostgresJs, type StatementReport, sql, toSqlClient } from "@contextblocks/sql";
+import { isPgClient, isPgPool, isPostgresJs, type PostgresJsSql } from "@contextblocks/sql/store-kit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSchema, type TestSchema } from "./database.js";
 

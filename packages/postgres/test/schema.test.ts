@@ -4,13 +4,13 @@ import type pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   createTables,
-  POSTGRES_SCHEMA,
   PostgresContextProvider,
   PostgresRunStateStore,
   PostgresSearchProvider,
   PostgresSessionRegistry,
   PostgresSkillProvider,
 } from "../src/index.js";
+import { POSTGRES_SCHEMA } from "../src/store-kit.js";
 import { AGENTS_MESSAGES_TABLE } from "./agents-tables.js";
 import { createSchema, type TestSchema } from "./database.js";
 import { postgresTree } from "./message-tree.js";

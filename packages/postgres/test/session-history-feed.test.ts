@@ -1,6 +1,7 @@
 import { checkSessionHistoryAndFeed } from "@contextblocks/conformance";
-import { MessageTree, Session } from "@contextblocks/sessions";
+import { Session } from "@contextblocks/sessions";
 import { InMemorySessionStore } from "@contextblocks/sessions/memory";
+import { MessageTree } from "@contextblocks/sessions/store-kit";
 import { describe, it } from "vitest";
 import { PostgresSessionStore } from "../src/index.js";
 import { type Connection, newStore, openProvider, release } from "./connections.js";

@@ -1,4 +1,5 @@
-import { ContextError, describeValue, isWellFormed, loneSurrogateIndex } from "@contextblocks/core";
+import { ContextError } from "@contextblocks/core";
+import { describeValue, isWellFormed, loneSurrogateIndex } from "@contextblocks/core/store-kit";
 
 /** R2's limit on an object name, in UTF-8 bytes. */
 export const MAX_OBJECT_KEY_BYTES = 1_024;

@@ -1,4 +1,5 @@
-import { ContextError, describeValue, type SkillProvider } from "@contextblocks/core";
+import { ContextError, type SkillProvider } from "@contextblocks/core";
+import { describeValue } from "@contextblocks/core/store-kit";
 import type { SkillBucket } from "./bucket.js";
 import {
   checkContent,

@@ -1,4 +1,5 @@
-import { ContextError, describeValue } from "@contextblocks/core";
+import { ContextError } from "@contextblocks/core";
+import { describeValue } from "@contextblocks/core/store-kit";
 import type { SessionMessage, SessionMessagePart } from "./message.js";
 
 /** States in which a tool part carries the call's outcome (the AI SDK's `UIMessage` tool part states). */

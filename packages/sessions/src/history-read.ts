@@ -1,4 +1,5 @@
-import { ContextError, describeValue } from "@contextblocks/core";
+import { ContextError } from "@contextblocks/core";
+import { describeValue } from "@contextblocks/core/store-kit";
 import type { SessionMessage } from "./message.js";
 import { applyCompactions } from "./overlays.js";
 import type { MessageNode, SessionStore } from "./session-store.js";

@@ -1,4 +1,5 @@
-import { ContextError, describeValue } from "@contextblocks/core";
+import { ContextError } from "@contextblocks/core";
+import { describeValue } from "@contextblocks/core/store-kit";
 import { checkMessageId, checkSessionMessage, type SessionMessage, textOfMessage } from "./message.js";
 import { estimateMessageTokens, messageTokenStamp, pathTokensWithOverlays } from "./message-tokens.js";
 import { applyCompactions, sameOverlay } from "./overlays.js";

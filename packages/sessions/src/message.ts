@@ -1,4 +1,5 @@
-import { ContextError, describeValue, loneSurrogateIndex } from "@contextblocks/core";
+import { ContextError } from "@contextblocks/core";
+import { describeValue, loneSurrogateIndex } from "@contextblocks/core/store-kit";
 
 /**
  * One part of a message. The AI SDK's `UIMessage` parts fit as they are: text, reasoning, tool calls with

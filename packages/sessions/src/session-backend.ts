@@ -1,4 +1,5 @@
-import type { AnyContextProvider, WritableContextProvider } from "@contextblocks/core";
+import type { WritableContextProvider } from "@contextblocks/core";
+import type { AnyContextProvider } from "@contextblocks/core/store-kit";
 import type { RunStateStore } from "./run-state.js";
 import type { SessionRegistry } from "./session-registry.js";
 import type { SearchResult, SessionStore } from "./session-store.js";

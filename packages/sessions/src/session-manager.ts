@@ -1,10 +1,10 @@
 import {
   ContextError,
   type ContextTracer,
-  describeValue,
   type SearchProvider,
   type WritableContextProvider,
 } from "@contextblocks/core";
+import { describeValue } from "@contextblocks/core/store-kit";
 import type { CompactAfterOptions, CompactFunction, CompactionErrorHandler } from "./compaction/types.js";
 import type { HistoryBatchOptions, HistoryOptions, HistoryResult } from "./history-read.js";
 import type { SessionMessage } from "./message.js";

@@ -5,13 +5,10 @@ import {
   ContextError,
   type ContextEvent,
   type ContextTracer,
-  describeValue,
-  GEN_AI,
-  getContextTracer,
   type TraceAttributes,
-  traced,
   type WritableContextProvider,
 } from "@contextblocks/core";
+import { describeValue, GEN_AI, getContextTracer, traced } from "@contextblocks/core/store-kit";
 import { clientRewrite } from "./client-rewrite.js";
 import type {
   CompactAfterOptions,

@@ -1,14 +1,8 @@
 import { isContextError } from "@contextblocks/core";
 import { describe, expect, it } from "vitest";
-import {
-  isSessionMessageEvent,
-  Session,
-  type SessionEvent,
-  type SessionMessage,
-  type SessionMessageEvent,
-  type SessionStore,
-} from "../src/index.js";
+import { isSessionMessageEvent, Session, type SessionEvent, type SessionMessage } from "../src/index.js";
 import { InMemorySessions } from "../src/memory/index.js";
+import type { SessionMessageEvent, SessionStore } from "../src/store-kit.js";
 import { MemoryTree } from "./memory-tree.js";
 
 function message(id: string, text: string, role = "user"): SessionMessage {

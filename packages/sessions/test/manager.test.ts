@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { continuationPreamble, SessionManager, type SessionMessage } from "../src/index.js";
+import { SessionManager, type SessionMessage } from "../src/index.js";
 import { inMemoryBackend } from "../src/memory/index.js";
+import { continuationPreamble } from "../src/store-kit.js";
 
 function message(id: string, text: string, role = "user"): SessionMessage {
   return { id, role, parts: [{ type: "text", text }] };

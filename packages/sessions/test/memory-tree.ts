@@ -1,5 +1,5 @@
-import { MessageTree } from "../src/index.js";
 import { InMemorySessionStore, type InMemorySessions } from "../src/memory/index.js";
+import { MessageTree } from "../src/store-kit.js";
 
 /** The in-memory store read through the message tree: what a `Session` on it reads and writes. */
 export class MemoryTree extends MessageTree {

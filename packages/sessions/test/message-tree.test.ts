@@ -1,8 +1,8 @@
 import { isContextError } from "@contextblocks/core";
 import { describe, expect, it } from "vitest";
-import { estimateMessageTokens } from "../src/compaction/index.js";
-import { type MessageRecord, MessageTree, messageBytes, Session, type SessionMessage } from "../src/index.js";
+import { estimateMessageTokens, Session, type SessionMessage } from "../src/index.js";
 import { InMemorySessionStore, InMemorySessions, inMemoryBackend } from "../src/memory/index.js";
+import { type MessageRecord, MessageTree, messageBytes } from "../src/store-kit.js";
 
 // The rules the message tree applies once for every store on the storage contract.
 

@@ -1,12 +1,13 @@
 import { ContextBlocks, type ContextEvent, isContextError } from "@contextblocks/core";
 import { InMemoryContextProvider, InMemoryStore } from "@contextblocks/core/memory";
+import { answer, promptText, scriptedModel } from "@contextblocks/test-kit/model";
 import { generateText } from "ai";
 import { describe, expect, it } from "vitest";
 import { createCompactFunction } from "../src/compaction/index.js";
-import { Session, type SessionEvent, type SessionMessage, type SessionStore } from "../src/index.js";
+import { Session, type SessionEvent, type SessionMessage } from "../src/index.js";
 import { InMemorySessions, inMemoryBackend } from "../src/memory/index.js";
+import type { SessionStore } from "../src/store-kit.js";
 import { MemoryTree } from "./memory-tree.js";
-import { answer, promptText, scriptedModel } from "./model.js";
 
 function message(id: string, text: string, role = "user"): SessionMessage {
   return { id, role, parts: [{ type: "text", text }] };

@@ -1,11 +1,7 @@
-import {
-  type BlockVersion,
-  type BlockWrite,
-  ContextError,
-  describeValue,
-  type WriteSource,
-} from "@contextblocks/core";
-import { raw, type SqlClient, type SqlDialect, type SqlStatement, sql } from "@contextblocks/sql";
+import { type BlockVersion, type BlockWrite, ContextError } from "@contextblocks/core";
+import { describeValue, type WriteSource } from "@contextblocks/core/store-kit";
+import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+import { raw, type SqlDialect } from "@contextblocks/sql/store-kit";
 import { BLOCKS_TABLE, ensureTable, isMissingTable, type StoreTable } from "./tables.js";
 
 /** Versions a block keeps when no retention is given (history is on unless `history: false`). */

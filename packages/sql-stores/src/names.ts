@@ -3,8 +3,8 @@ import {
   checkRowLabel,
   type LabelCheckOptions,
   type UnstorableText,
-} from "@contextblocks/core";
-import type { SqlDialect } from "@contextblocks/sql";
+} from "@contextblocks/core/store-kit";
+import type { SqlDialect } from "@contextblocks/sql/store-kit";
 import { unstorable } from "./text-checks.js";
 
 /** What `dialect` cannot hold, in the words of core's row-label checks. */

@@ -1,4 +1,5 @@
-import { ContextError, describeValue } from "@contextblocks/core";
+import { ContextError } from "@contextblocks/core";
+import { describeValue } from "@contextblocks/core/store-kit";
 import type { StatementObserver } from "@contextblocks/sql";
 
 /** The options every block store takes (the object form of its second argument). */

@@ -3,12 +3,10 @@ import {
   type BlockWrite,
   type ConditionalContextProvider,
   ContextError,
-  describeValue,
   type HistoryQuery,
-  rowLabel,
   SYSTEM_PROMPT_LABEL,
-  type SyncReadableProvider,
 } from "@contextblocks/core";
+import { describeValue, rowLabel, type SyncReadableProvider } from "@contextblocks/core/store-kit";
 import { type SqlClient, type SqlRow, type SqlStatement, sql } from "@contextblocks/sql";
 import {
   conditionalWrite,

@@ -1,5 +1,6 @@
-import { ContextError, describeValue } from "@contextblocks/core";
-import type { RunStateStore, RunStates } from "@contextblocks/sessions";
+import { ContextError } from "@contextblocks/core";
+import { describeValue } from "@contextblocks/core/store-kit";
+import type { RunStateStore, RunStates } from "@contextblocks/sessions/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { RUN_STATE_TABLE, TableAccess } from "./tables.js";
 import { checkRowSize, checkStorable } from "./text-checks.js";

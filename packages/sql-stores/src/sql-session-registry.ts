@@ -1,12 +1,14 @@
-import { ContextError, describeValue } from "@contextblocks/core";
+import { ContextError } from "@contextblocks/core";
+import { describeValue } from "@contextblocks/core/store-kit";
+import type { SessionInfo } from "@contextblocks/sessions";
 import type {
   CreateSessionOptions,
   SessionChanges,
-  SessionInfo,
   SessionRegistry,
-} from "@contextblocks/sessions";
-import { checkUsageArguments } from "@contextblocks/sessions";
-import { join, raw, type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+} from "@contextblocks/sessions/store-kit";
+import { checkUsageArguments } from "@contextblocks/sessions/store-kit";
+import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+import { join, raw } from "@contextblocks/sql/store-kit";
 import { REGISTRY_TABLE, TableAccess } from "./tables.js";
 import { checkRowSize, checkStorable } from "./text-checks.js";
 

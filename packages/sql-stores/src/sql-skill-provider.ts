@@ -1,4 +1,5 @@
-import { ContextError, describeValue, rowLabel, type SkillProvider } from "@contextblocks/core";
+import { ContextError, type SkillProvider } from "@contextblocks/core";
+import { describeValue, rowLabel } from "@contextblocks/core/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { checkLabel, checkNamespace } from "./names.js";
 import { type BlockStoreOptions, blockStoreOptions, ownerOf } from "./provider-options.js";

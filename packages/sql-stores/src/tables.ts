@@ -1,12 +1,6 @@
 import { ContextError } from "@contextblocks/core";
-import {
-  isMissingTableError,
-  raw,
-  type SqlClient,
-  type SqlDialect,
-  type SqlRow,
-  type SqlStatement,
-} from "@contextblocks/sql";
+import type { SqlClient, SqlRow, SqlStatement } from "@contextblocks/sql";
+import { isMissingTableError, raw, type SqlDialect } from "@contextblocks/sql/store-kit";
 
 /**
  * A table a store owns, with the statements that create it (and its indexes) in each dialect. Every store

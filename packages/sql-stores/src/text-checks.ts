@@ -1,5 +1,6 @@
-import { ContextError, loneSurrogateIndex } from "@contextblocks/core";
-import { rowTooLarge, type SqlDialect } from "@contextblocks/sql";
+import { ContextError } from "@contextblocks/core";
+import { loneSurrogateIndex } from "@contextblocks/core/store-kit";
+import { rowTooLarge, type SqlDialect } from "@contextblocks/sql/store-kit";
 
 /**
  * What keeps `text` from being stored unchanged in `dialect`, with its index, or `null`. Both store text as

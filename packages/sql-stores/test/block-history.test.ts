@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ContextBlocks, isHistoryProvider } from "@contextblocks/core";
+import { ContextBlocks } from "@contextblocks/core";
+import { isHistoryProvider } from "@contextblocks/core/store-kit";
 import { fromBetterSqlite3 } from "@contextblocks/sql";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";

@@ -1,5 +1,6 @@
 import { isContextError } from "@contextblocks/core";
-import { fromBetterSqlite3, maxRowBytes, type SqlClient } from "@contextblocks/sql";
+import { fromBetterSqlite3, type SqlClient } from "@contextblocks/sql";
+import { maxRowBytes } from "@contextblocks/sql/store-kit";
 import Database from "better-sqlite3";
 import { beforeEach, describe, expect, it } from "vitest";
 import { SqlContextProvider, SqlRunStateStore, SqlSessionRegistry, SqlSkillProvider } from "../src/index.js";

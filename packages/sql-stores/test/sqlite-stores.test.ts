@@ -1,4 +1,5 @@
-import { isContextError, namespacePrefix, rowLabel } from "@contextblocks/core";
+import { isContextError } from "@contextblocks/core";
+import { namespacePrefix, rowLabel } from "@contextblocks/core/store-kit";
 import { fromBetterSqlite3, type SqlClient } from "@contextblocks/sql";
 import Database from "better-sqlite3";
 import { beforeEach, describe, expect, it } from "vitest";

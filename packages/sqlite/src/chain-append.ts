@@ -1,4 +1,9 @@
-import type { AppendPlacement, AppendResult, IdHolder, MessageRecord } from "@contextblocks/sessions";
+import type {
+  AppendPlacement,
+  AppendResult,
+  IdHolder,
+  MessageRecord,
+} from "@contextblocks/sessions/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import type { LayoutStrategy } from "./layout-strategy.js";
 import { readContinuations } from "./message-index.js";

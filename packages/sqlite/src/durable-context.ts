@@ -1,11 +1,11 @@
 import {
-  type AnyContextProvider,
   ContextBlocks,
   type ContextBlocksOptions,
   type ContextConfig,
   ContextError,
   SYSTEM_PROMPT_LABEL,
 } from "@contextblocks/core";
+import type { AnyContextProvider } from "@contextblocks/core/store-kit";
 import { type SqlSource, type StatementObserver, toSqlClient } from "@contextblocks/sql";
 import { SqliteContextProvider } from "./sqlite-context-provider.js";
 

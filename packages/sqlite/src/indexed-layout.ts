@@ -1,4 +1,5 @@
-import { raw, type SqlClient, type SqlRow, type SqlStatement, sql } from "@contextblocks/sql";
+import { type SqlClient, type SqlRow, type SqlStatement, sql } from "@contextblocks/sql";
+import { raw } from "@contextblocks/sql/store-kit";
 import type { LatestLeaf, LayoutStrategy } from "./layout-strategy.js";
 import type { PathRow, PlaceRow } from "./path-row.js";
 import { storedBytes, wholeNumber } from "./path-row.js";

@@ -1,4 +1,5 @@
-import { raw, type SqlClient, type SqlRow, type SqlStatement, sql } from "@contextblocks/sql";
+import { type SqlClient, type SqlRow, type SqlStatement, sql } from "@contextblocks/sql";
+import { raw } from "@contextblocks/sql/store-kit";
 import { readKeyedPath } from "./keyed-path.js";
 import {
   cachedKeyedTail,

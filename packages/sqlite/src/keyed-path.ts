@@ -1,4 +1,5 @@
-import { join, raw, type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+import { join, raw } from "@contextblocks/sql/store-kit";
 import { type PathRow, storedBytes } from "./path-row.js";
 
 /**

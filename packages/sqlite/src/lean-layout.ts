@@ -1,4 +1,5 @@
-import { raw, type SqlClient, type SqlRow, type SqlStatement, sql } from "@contextblocks/sql";
+import { type SqlClient, type SqlRow, type SqlStatement, sql } from "@contextblocks/sql";
+import { raw } from "@contextblocks/sql/store-kit";
 import type { LatestLeaf, LayoutStrategy } from "./layout-strategy.js";
 import { readLeanPath } from "./lean-path.js";
 import { cachedTail, currentTail, readTail, rememberTail, type Tail, tailStill } from "./lean-tail.js";

@@ -1,4 +1,5 @@
-import { parseStoredMessage, type SessionMessage, textOfMessage } from "@contextblocks/sessions";
+import { type SessionMessage, textOfMessage } from "@contextblocks/sessions";
+import { parseStoredMessage } from "@contextblocks/sessions/store-kit";
 import { messageFieldsOf } from "@contextblocks/text";
 import type { IndexedMessage } from "./message-search.js";
 

@@ -1,4 +1,4 @@
-import { parseStoredMessage } from "@contextblocks/sessions";
+import { parseStoredMessage } from "@contextblocks/sessions/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { indexedMessageOf } from "./message-index-text.js";
 import { hasContextColumn, indexRowStatement } from "./message-search.js";

@@ -1,6 +1,7 @@
 import { ContextError } from "@contextblocks/core";
 import type { SearchResult } from "@contextblocks/sessions";
-import { raw, type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+import { raw } from "@contextblocks/sql/store-kit";
 import { fts5MatchExpression, monthNames, planQuery } from "@contextblocks/text";
 
 /**

@@ -1,5 +1,6 @@
-import type { MessageRecord } from "@contextblocks/sessions";
-import { raw, type SqlStatement } from "@contextblocks/sql";
+import type { MessageRecord } from "@contextblocks/sessions/store-kit";
+import type { SqlStatement } from "@contextblocks/sql";
+import { raw } from "@contextblocks/sql/store-kit";
 
 /** A stored message's place: what an append needs of its parent, and where a walk starts. */
 export interface PlaceRow {

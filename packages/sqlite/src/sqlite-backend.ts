@@ -1,5 +1,7 @@
-import { ContextError, namespacePrefix, SYSTEM_PROMPT_LABEL } from "@contextblocks/core";
-import { MessageTree, type SearchResult, type SessionBackend } from "@contextblocks/sessions";
+import { ContextError, SYSTEM_PROMPT_LABEL } from "@contextblocks/core";
+import { namespacePrefix } from "@contextblocks/core/store-kit";
+import type { SearchResult, SessionBackend } from "@contextblocks/sessions";
+import { MessageTree } from "@contextblocks/sessions/store-kit";
 import {
   type SqlClient,
   type SqlSource,

@@ -1,15 +1,15 @@
-import { ContextError, describeValue } from "@contextblocks/core";
+import { ContextError } from "@contextblocks/core";
+import { describeValue } from "@contextblocks/core/store-kit";
+import type { StoredCompaction } from "@contextblocks/sessions";
 import type {
   AppendPlacement,
   AppendResult,
   MessageRecord,
   PathTotals,
   SessionStoreV1,
-  StoredCompaction,
   StoredSearchHit,
-} from "@contextblocks/sessions";
+} from "@contextblocks/sessions/store-kit";
 import {
-  raw,
   type SqlClient,
   type SqlSource,
   type SqlStatement,
@@ -17,6 +17,7 @@ import {
   sql,
   toSqlClient,
 } from "@contextblocks/sql";
+import { raw } from "@contextblocks/sql/store-kit";
 import { ChainAppend } from "./chain-append.js";
 import { IndexedLayout } from "./indexed-layout.js";
 import { KeyedLayout } from "./keyed-layout.js";

@@ -1,6 +1,7 @@
-import { MessageTree } from "@contextblocks/sessions";
+import { MessageTree } from "@contextblocks/sessions/store-kit";
 import type { SqlSource } from "@contextblocks/sql";
-import { SqliteSessionStore, type SqliteSessionStoreOptions } from "../src/index.js";
+import { SqliteSessionStore } from "../src/index.js";
+import type { SqliteSessionStoreOptions } from "../src/store-kit.js";
 
 /** The message tree over a SQLite store: it searches and reads whole paths (the store has both). */
 export type SqliteTree = MessageTree & Required<Pick<MessageTree, "searchMessages" | "getPathMessages">>;

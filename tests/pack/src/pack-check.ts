@@ -30,6 +30,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
+import { startThrowawayCluster } from "@contextblocks/test-kit/postgres";
 import { extractSnippets, snippetModule } from "../../readmes/src/extract.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -287,7 +288,8 @@ const POSTGRES_ONLY = ["core", "sql", "text", "sessions", "sql-stores", "postgre
 /**
  * Installs only `POSTGRES_ONLY`'s tarballs and `pg` into a project of its own, checks that nothing else of
  * ours came with them, then compiles and runs the postgres README's "Postgres only" block against a
- * throwaway server (started by the tarball's own `@contextblocks/postgres/test`).
+ * throwaway server (started here by the workspace's private `@contextblocks/test-kit`: no published package
+ * ships a test runner).
  */
 async function postgresOnly(work: string, packed: readonly PackedPackage[], tsc: string): Promise<void> {
   const project = join(work, "postgres-only");
@@ -337,18 +339,7 @@ async function postgresOnly(work: string, packed: readonly PackedPackage[], tsc:
     join(project, "src", "recipe.ts"),
     `const env = { DATABASE_URL: process.env.DATABASE_URL ?? "" };\n${recipe.code}\n`,
   );
-  writeFileSync(
-    join(project, "src", "run.ts"),
-    `import { startThrowawayCluster } from "@contextblocks/postgres/test";
-const cluster = await startThrowawayCluster();
-try {
-  process.env.DATABASE_URL = cluster.connectionString;
-  await import("./recipe.js");
-} finally {
-  cluster.stop();
-}
-`,
-  );
+  writeFileSync(join(project, "src", "run.ts"), `await import("./recipe.js");\n`);
   writeFileSync(
     join(project, "tsconfig.json"),
     JSON.stringify({
@@ -367,7 +358,15 @@ try {
     }),
   );
   if (must("tsc (the Postgres-only project)", tsc, ["-p", "tsconfig.json"], project) === null) return;
-  const ran = must("node dist/run.js (Postgres only)", process.execPath, [join("dist", "run.js")], project);
+  const cluster = await startThrowawayCluster();
+  let ran: SpawnSyncReturns<string> | null;
+  try {
+    ran = must("node dist/run.js (Postgres only)", process.execPath, [join("dist", "run.js")], project, {
+      DATABASE_URL: cluster.connectionString,
+    });
+  } finally {
+    cluster.stop();
+  }
   if (ran === null) return;
   if (!ran.stdout.includes("MEMORY") || !ran.stdout.includes("1 hit, 1 session")) {
     fail(`the Postgres-only recipe printed:\n${ran.stdout}`);

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startThrowawayCluster, type ThrowawayCluster } from "@contextblocks/postgres/test";
+import { startThrowawayCluster, type ThrowawayCluster } from "@contextblocks/test-kit/postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWranglerDev, type WranglerDev } from "../../scripts/wrangler-dev.js";

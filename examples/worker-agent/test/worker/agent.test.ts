@@ -1,6 +1,6 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { REMINDER_PREAMBLE } from "@contextblocks/core";
-import { messagesTable } from "@contextblocks/sqlite/schema";
+import { messagesTable } from "@contextblocks/sqlite/store-kit";
 import { SCRIPTED_MODEL_ID, SCRIPTED_REPLY_PREFIX } from "scripted-model";
 import { describe, expect, it } from "vitest";
 import { createAgentContext, PROFILE_OBJECT } from "../../src/agent-context.js";

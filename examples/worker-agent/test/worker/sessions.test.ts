@@ -1,5 +1,5 @@
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
-import { messagesTable } from "@contextblocks/sqlite/schema";
+import { messagesTable } from "@contextblocks/sqlite/store-kit";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_COMPACT_AFTER_TOKENS, PROTECT_HEAD } from "../../src/conversations.js";
 import type { ChatResult } from "../../src/snapshot.js";

@@ -1,8 +1,7 @@
+import { agentsHost, openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { Session as AgentsSession } from "agents-session/experimental/memory/session";
 import { afterEach, describe, expect, it } from "vitest";
 import { NO_COMPACTION_MESSAGE, Session, SessionManager } from "../../src/index.js";
-import { agentsHost } from "./agents-host.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 const text = (id: string, role: "user" | "assistant", body: string) => ({
   id,

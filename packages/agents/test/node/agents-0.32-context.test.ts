@@ -3,14 +3,13 @@ import {
   AgentSearchProvider,
   ContextBlocks,
 } from "@contextblocks/agents/experimental/memory/session";
+import { agentsHost, openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import {
   ContextBlocks as AgentsContextBlocks,
   AgentContextProvider as AgentsContextProvider,
   AgentSearchProvider as AgentsSearchProvider,
 } from "agents-context/context";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentsHost } from "./agents-host.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 let temporary: TemporaryDatabase | undefined;
 afterEach(() => {

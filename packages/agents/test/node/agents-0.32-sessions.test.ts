@@ -2,12 +2,12 @@
 // `agents-context`, run in Node with its Lifecycle services given directly), closed, then opened again and read
 // by contextblocks: every message (updated, branched, with media), the compaction, then search and appends.
 import { importAgentsSessions, readAgentsSessions } from "@contextblocks/agents/experimental/memory/session";
-import { MessageTree } from "@contextblocks/sessions";
+import { MessageTree } from "@contextblocks/sessions/store-kit";
 import { SqliteSessionStore } from "@contextblocks/sqlite";
+import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { Sessions } from "agents-context/sessions";
 import { afterEach, describe, expect, it } from "vitest";
 import { durableObjectStorageHost } from "./durable-object-storage-host.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 const say = (id: string, role: "user" | "assistant", text: string) => ({
   id,

@@ -1,6 +1,6 @@
+import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import { Session, SessionManager } from "../../src/index.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 let temporary: TemporaryDatabase | undefined;
 afterEach(() => {

@@ -8,7 +8,7 @@ import {
   PostgresSessionProvider,
   Session,
 } from "@contextblocks/agents/experimental/memory/session";
-import { startThrowawayCluster, type ThrowawayCluster } from "@contextblocks/postgres/test";
+import { startThrowawayCluster, type ThrowawayCluster } from "@contextblocks/test-kit/postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 

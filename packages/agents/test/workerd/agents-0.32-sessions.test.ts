@@ -1,6 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { importAgentsSessions, readAgentsSessions } from "@contextblocks/agents/experimental/memory/session";
-import { MessageTree } from "@contextblocks/sessions";
+import { MessageTree } from "@contextblocks/sessions/store-kit";
 import { SqliteSessionStore } from "@contextblocks/sqlite";
 import { describe, expect, it } from "vitest";
 

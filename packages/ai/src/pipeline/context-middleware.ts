@@ -1,6 +1,7 @@
 import { type ContextBlocks, ContextError, type ContextTracer } from "@contextblocks/core";
-import type { RunStateStore, Session } from "@contextblocks/sessions";
+import type { Session } from "@contextblocks/sessions";
 import { InMemoryRunStateStore } from "@contextblocks/sessions/memory";
+import type { RunStateStore } from "@contextblocks/sessions/store-kit";
 import type { LanguageModelMiddleware, ToolSet } from "ai";
 import { type ContextBlocksPluginOptions, contextBlocksPlugin } from "./blocks-plugin.js";
 import { type CacheHintOptions, withCacheHints } from "./cache-hints.js";

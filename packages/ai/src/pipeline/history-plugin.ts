@@ -1,4 +1,4 @@
-import type { RunState } from "@contextblocks/sessions";
+import type { RunState } from "@contextblocks/sessions/store-kit";
 import type { ModelMessage } from "ai";
 import type { RunMessage } from "./model-types.js";
 import type { ContextPlugin } from "./plugin.js";

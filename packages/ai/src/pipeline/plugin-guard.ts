@@ -1,4 +1,5 @@
-import { ContextError, errorMessage } from "@contextblocks/core";
+import { ContextError } from "@contextblocks/core";
+import { errorMessage } from "@contextblocks/core/store-kit";
 import type { ContextPlugin } from "./plugin.js";
 
 /** Runs a plugin's code; a throw becomes a `PROVIDER_FAILED` error naming the plugin and the step. */

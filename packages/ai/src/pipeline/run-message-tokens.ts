@@ -1,5 +1,5 @@
 import { estimateTokens } from "@contextblocks/core";
-import { tokensPerMessage } from "@contextblocks/sessions";
+import { tokensPerMessage } from "@contextblocks/sessions/store-kit";
 import type { RunMessage } from "./model-types.js";
 
 /**

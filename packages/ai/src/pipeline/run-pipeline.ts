@@ -1,5 +1,5 @@
 import { ContextError } from "@contextblocks/core";
-import type { RunStateStore, RunStates } from "@contextblocks/sessions";
+import type { RunStateStore, RunStates } from "@contextblocks/sessions/store-kit";
 import type { ToolSet } from "ai";
 import { type HistoryCall, type HistoryPlugin, historyFlags, isHistoryPlugin } from "./history-plugin.js";
 import type { ModelCallOptions, ModelContent, RunMessage } from "./model-types.js";

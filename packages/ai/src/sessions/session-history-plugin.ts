@@ -1,4 +1,5 @@
-import { ContextError, describeValue } from "@contextblocks/core";
+import { ContextError } from "@contextblocks/core";
+import { describeValue } from "@contextblocks/core/store-kit";
 import type { Session, SessionManager, SessionMessage } from "@contextblocks/sessions";
 import type { HistoryCall, HistoryOptions, HistoryPlugin } from "../pipeline/history-plugin.js";
 import type { RunMessage } from "../pipeline/model-types.js";

@@ -1,4 +1,4 @@
-import { errorMessage } from "@contextblocks/core";
+import { errorMessage } from "@contextblocks/core/store-kit";
 import type { SessionManager } from "@contextblocks/sessions";
 import { type Tool, tool } from "ai";
 import { z } from "zod";

@@ -1,4 +1,5 @@
-import { ContextError, type LoadedEntry } from "@contextblocks/core";
+import { ContextError } from "@contextblocks/core";
+import type { LoadedEntry } from "@contextblocks/core/store-kit";
 import { isCompactionMessage, type Session, type SessionMessage } from "@contextblocks/sessions";
 import type { UIMessage } from "ai";
 import { loadedEntriesFromMessages, replaceEntryResults } from "../unload.js";

@@ -4,13 +4,13 @@ import { inMemoryBackend } from "@contextblocks/sessions/memory";
 import { generateText, type JSONValue, jsonSchema, stepCountIs, streamText, tool } from "ai";
 import { describe, expect, it } from "vitest";
 import {
-  type CacheHintOptions,
   contextPipeline,
   InMemoryHistoryPlugin,
   isReminderPart,
   promptCacheKey,
   type RunMessage,
 } from "../../src/index.js";
+import type { CacheHintOptions } from "../../src/pipeline/cache-hints.js";
 import {
   answer,
   callTools,

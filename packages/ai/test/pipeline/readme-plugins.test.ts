@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { generateText } from "ai";
 import { describe, expect, it } from "vitest";
-import { contextPipeline, InMemoryHistoryPlugin, InMemoryRunStateStore } from "../../src/index.js";
+import { InMemoryRunStateStore } from "../../../sessions/src/memory/index.js";
+import { contextPipeline, InMemoryHistoryPlugin } from "../../src/index.js";
 import { answer, scriptedModel } from "../helpers.js";
 import {
   DatabaseHistoryPlugin,

@@ -1,11 +1,11 @@
 import { ContextError } from "@contextblocks/core";
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai";
 import { describe, expect, it } from "vitest";
+import { InMemoryRunStateStore } from "../../../sessions/src/memory/index.js";
 import {
   type ContextPlugin,
   contextPipeline,
   InMemoryHistoryPlugin,
-  InMemoryRunStateStore,
   messageText,
   type RunMessage,
 } from "../../src/index.js";

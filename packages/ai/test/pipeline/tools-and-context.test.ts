@@ -1,12 +1,12 @@
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai";
 import { describe, expect, it } from "vitest";
+import { InMemoryRunStateStore } from "../../../sessions/src/memory/index.js";
 import {
   type ContextPlugin,
   contextBlocksPlugin,
   contextMiddleware,
   contextPipeline,
   InMemoryHistoryPlugin,
-  InMemoryRunStateStore,
 } from "../../src/index.js";
 import {
   answer,

@@ -9,6 +9,13 @@ import {
   inMemoryBackend,
 } from "@contextblocks/sessions/memory";
 import {
+  answer,
+  callTool,
+  conversation,
+  scriptedModel,
+  scriptedStreamModel,
+} from "@contextblocks/test-kit/model";
+import {
   convertToModelMessages,
   generateText,
   type LanguageModel,
@@ -29,7 +36,6 @@ import {
   verbatimPartType,
 } from "../../src/index.js";
 import { assertStablePrefix, comparePrefix } from "../../src/test.js";
-import { answer, callTool, conversation, scriptedModel, scriptedStreamModel } from "./model.js";
 
 /**
  * One "database" in memory: the parts of an in-memory backend, shared by every backend made on them, so a

@@ -1,6 +1,7 @@
 // Stores on the storage contract that must fail (or skip) for a stated reason: see session-meta.test.ts.
-import type { AppendPlacement, AppendResult, MessageRecord } from "@contextblocks/sessions";
+
 import { InMemorySessionStore, type InMemorySessions } from "@contextblocks/sessions/memory";
+import type { AppendPlacement, AppendResult, MessageRecord } from "@contextblocks/sessions/store-kit";
 import { describeSessionStoreV1 } from "../../src/index.js";
 
 /**

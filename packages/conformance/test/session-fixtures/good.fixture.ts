@@ -1,7 +1,8 @@
 // The reference session store (InMemorySessionStore of @contextblocks/sessions/memory): must pass every group.
 // It is read through the message tree of @contextblocks/sessions, as a Session reads it.
-import { MessageTree } from "@contextblocks/sessions";
+
 import { InMemorySessionStore, InMemorySessions } from "@contextblocks/sessions/memory";
+import { MessageTree } from "@contextblocks/sessions/store-kit";
 import { describeSessionStore } from "../../src/index.js";
 
 class MemoryTree extends MessageTree {

@@ -1,11 +1,6 @@
-import {
-  type MessageNode,
-  MessageTree,
-  type SearchResult,
-  type SessionMessage,
-  type StoredCompaction,
-} from "@contextblocks/sessions";
+import type { MessageNode, SearchResult, SessionMessage, StoredCompaction } from "@contextblocks/sessions";
 import { InMemorySessionStore, InMemorySessions } from "@contextblocks/sessions/memory";
+import { MessageTree } from "@contextblocks/sessions/store-kit";
 import type { ConformanceMessage, SessionStoreUnderTest } from "../../src/index.js";
 
 /**

@@ -2,7 +2,7 @@
  * Entry points the linear-time guard (linear-time.test.ts) calls in a worker thread: a text written and
  * searched through a real provider on an in-memory better-sqlite3 database.
  */
-import { isWellFormed } from "@contextblocks/core";
+import { isWellFormed } from "@contextblocks/core/store-kit";
 import { openProvider } from "../support/databases.js";
 
 /** The first `length` code units, without a surrogate pair cut in half. */

@@ -1,4 +1,5 @@
-import { ContextError, isWellFormed } from "@contextblocks/core";
+import { ContextError } from "@contextblocks/core";
+import { isWellFormed } from "@contextblocks/core/store-kit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ADVERSARIAL_TEXTS } from "../../../conformance/src/adversarial.js";

@@ -5,7 +5,7 @@ import { ContextError } from "@contextblocks/core";
 import { fromBetterSqlite3 } from "@contextblocks/sql";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { AgentSearchProvider, Fts5SearchProvider } from "../../src/index.js";
+import { Fts5SearchProvider } from "../../src/index.js";
 import { indexTable, scopesTable } from "../../src/schema.js";
 import { keysOf, memoryDatabase, openProvider } from "../support/databases.js";
 
@@ -169,7 +169,7 @@ describe("call forms", () => {
         return [];
       },
     };
-    const provider = new AgentSearchProvider(agent);
+    const provider = new Fts5SearchProvider(agent);
     provider.init("knowledge");
     await entries(provider);
     expect(await provider.get()).toBe("2 entries indexed.");
@@ -261,7 +261,7 @@ describe("behind ContextBlocks (the README example)", () => {
       },
     };
     const context = new ContextBlocks([
-      { label: "knowledge", description: "Facts and notes", provider: new AgentSearchProvider(agent) },
+      { label: "knowledge", description: "Facts and notes", provider: new Fts5SearchProvider(agent) },
     ]);
     await context.setEntry("knowledge", "user-breakfast", "Dani has overnight oats with blueberries.");
     expect(await context.search("knowledge", "What does Dani eat in the morning?")).toBe(

@@ -1,5 +1,5 @@
 import { isContextError } from "@contextblocks/core";
-import { maxRowBytes } from "@contextblocks/sql";
+import { maxRowBytes } from "@contextblocks/sql/store-kit";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { Fts5SearchProvider } from "../../src/index.js";

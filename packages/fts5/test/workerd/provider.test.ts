@@ -2,7 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { keyHandle } from "../../src/handle.js";
-import { AgentSearchProvider, Fts5SearchProvider } from "../../src/index.js";
+import { Fts5SearchProvider } from "../../src/index.js";
 import { legacyTable } from "../../src/schema.js";
 import { leadingVarint } from "../../src/scope-share.js";
 import {
@@ -40,7 +40,7 @@ function keysOf(result: string | null): string[] {
 describe("on a Durable Object", () => {
   it("new AgentSearchProvider(this) with an agent's tagged-template sql: set, search, get, delete", async () => {
     await inDurableObject(async (state) => {
-      const provider = new AgentSearchProvider(agentLike(state));
+      const provider = new Fts5SearchProvider(agentLike(state));
       provider.init("knowledge");
       expect(await provider.get()).toBeNull();
       await provider.set("breakfast", "Dani has overnight oats with blueberries every morning.");
@@ -148,7 +148,7 @@ describe("on a Durable Object", () => {
       agentsSet("knowledge", "crane", "The harbour crane is serviced on Mondays.");
       agentsSet("docs", "deploys", "Deploys need a manual approval.");
 
-      const provider = new AgentSearchProvider(agent);
+      const provider = new Fts5SearchProvider(agent);
       provider.init("knowledge");
       expect(await provider.get()).toBe("2 entries indexed.");
       expect(keysOf(await provider.search("when does the ferry leave?"))[0]).toBe("ferry");

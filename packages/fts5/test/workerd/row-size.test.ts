@@ -1,7 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { isContextError } from "@contextblocks/core";
-import { maxRowBytes } from "@contextblocks/sql";
+import { maxRowBytes } from "@contextblocks/sql/store-kit";
 import { expect, it } from "vitest";
 import { Fts5SearchProvider } from "../../src/index.js";
 

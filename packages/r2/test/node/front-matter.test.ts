@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseFrontMatter } from "../../src/import/index.js";
+import { parseFrontMatter } from "../../src/import/front-matter.js";
 
 describe("parseFrontMatter", () => {
   it("reads plain, quoted, folded and literal values and skips nested ones", () => {

@@ -1,11 +1,6 @@
-import {
-  type AnyContextProvider,
-  namespacePrefix,
-  rowLabel,
-  SYSTEM_PROMPT_LABEL,
-  type WritableContextProvider,
-} from "@contextblocks/core";
+import { SYSTEM_PROMPT_LABEL, type WritableContextProvider } from "@contextblocks/core";
 import { InMemoryContextProvider, InMemoryStore } from "@contextblocks/core/memory";
+import { type AnyContextProvider, namespacePrefix, rowLabel } from "@contextblocks/core/store-kit";
 import { MessageTree } from "../message-tree.js";
 import type { SessionBackend } from "../session-backend.js";
 import type { SearchResult } from "../session-store.js";

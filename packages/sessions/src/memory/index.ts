@@ -1,4 +1,4 @@
-export { type InMemoryBackend, type InMemoryBackendOptions, inMemoryBackend } from "./backend.js";
+export { inMemoryBackend } from "./backend.js";
 export { InMemoryRunStateStore } from "./run-state-store.js";
 export { InMemorySessionRegistry } from "./session-registry.js";
 export { InMemorySessionStore, InMemorySessions } from "./session-store.js";

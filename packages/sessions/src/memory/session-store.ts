@@ -1,4 +1,5 @@
-import { ContextError, describeValue } from "@contextblocks/core";
+import { ContextError } from "@contextblocks/core";
+import { describeValue } from "@contextblocks/core/store-kit";
 import type { SearchResult, StoredCompaction } from "../session-store.js";
 import type {
   AppendPlacement,

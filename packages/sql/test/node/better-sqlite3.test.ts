@@ -1,6 +1,6 @@
+import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { fromBetterSqlite3, type StatementReport, sql } from "../../src/index.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 const HOSTILE = [
   'it\'s "quoted"',

@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { fromBetterSqlite3, isMissingTableError, join, raw, sql, statementText } from "../../src/index.js";
+import { fromBetterSqlite3, sql } from "../../src/index.js";
+import { isMissingTableError, join, raw, statementText } from "../../src/store-kit.js";
 
 describe("raw and join", () => {
   it("splice package-written text and bind every joined value", async () => {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { maxRowBytes, rowBytesOver, rowTooLarge, utf8Bytes } from "../../src/index.js";
+import { maxRowBytes, rowBytesOver, rowTooLarge, utf8Bytes } from "../../src/store-kit.js";
 
 /** Any UTF-16 code units, lone surrogates included. */
 const anyUnits = fc.string({ unit: fc.nat(0xffff).map((code) => String.fromCharCode(code)), maxLength: 64 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { buildStatement, isSqlStatement, sql, statementText } from "../../src/index.js";
+import { sql } from "../../src/index.js";
+import { buildStatement, isSqlStatement, statementText } from "../../src/store-kit.js";
 
 describe("sql tag", () => {
   it("keeps values out of the text", () => {

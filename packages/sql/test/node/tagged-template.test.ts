@@ -1,6 +1,6 @@
+import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fromTaggedTemplate, type StatementReport, sql } from "../../src/index.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 /** A real tagged-template source over better-sqlite3, shaped like an agents Agent's `sql` (no `ctx`). */
 function taggedTemplateOver(temporary: TemporaryDatabase) {

@@ -1,14 +1,7 @@
+import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  fromBetterSqlite3,
-  isPgClient,
-  isPgPool,
-  isPostgresJs,
-  type SqlSource,
-  sql,
-  toSqlClient,
-} from "../../src/index.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
+import { fromBetterSqlite3, type SqlSource, sql, toSqlClient } from "../../src/index.js";
+import { isPgClient, isPgPool, isPostgresJs } from "../../src/store-kit.js";
 
 describe("toSqlClient (Node)", () => {
   let temporary: TemporaryDatabase;

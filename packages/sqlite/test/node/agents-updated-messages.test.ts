@@ -1,8 +1,7 @@
+import { agentsHost, openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { AgentSessionProvider as AgentsSessionProvider } from "agents-session/experimental/memory/session";
 import { afterEach, describe, expect, it } from "vitest";
 import { sqliteTree } from "../sqlite-tree.js";
-import { agentsHost } from "./agents-host.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 const text = (id: string, role: "user" | "assistant", body: string) => ({
   id,

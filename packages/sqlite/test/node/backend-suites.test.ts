@@ -1,6 +1,6 @@
 import { describeSessionBackend } from "@contextblocks/conformance";
+import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { type SqliteBackend, sqliteBackend } from "../../src/index.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 // The registry, run-state and whole-backend suites on better-sqlite3 file databases.
 const databases = new WeakMap<SqliteBackend, TemporaryDatabase>();

@@ -1,8 +1,8 @@
 import { type ContextConfig, isContextError } from "@contextblocks/core";
 import type { StatementReport } from "@contextblocks/sql";
+import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createDurableContext, SqliteContextProvider } from "../../src/index.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 /** A read-only block whose provider counts its reads. */
 function countingSoul() {

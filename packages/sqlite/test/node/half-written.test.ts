@@ -1,8 +1,8 @@
 import type { SessionMessage } from "@contextblocks/sessions";
+import { agentsHost } from "@contextblocks/test-kit/sqlite";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { sqliteTree } from "../sqlite-tree.js";
-import { agentsHost } from "./agents-host.js";
 
 function message(id: string, text: string): SessionMessage {
   return { id, role: "user", parts: [{ type: "text", text }] };

@@ -1,10 +1,10 @@
 import type { SessionMessage } from "@contextblocks/sessions";
+import { agentsHost } from "@contextblocks/test-kit/sqlite";
 import { AgentSessionProvider } from "agents-session/experimental/memory/session";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { say } from "../mixed-writer.js";
 import { type SqliteTree, sqliteTree } from "../sqlite-tree.js";
-import { agentsHost } from "./agents-host.js";
 
 function message(id: string, text: string): SessionMessage {
   return { id, role: "user", parts: [{ type: "text", text }] };

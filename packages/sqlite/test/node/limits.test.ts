@@ -1,5 +1,5 @@
 import { isContextError } from "@contextblocks/core";
-import { maximumPathLength } from "@contextblocks/sessions";
+import { maximumPathLength } from "@contextblocks/sessions/store-kit";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { sqliteTree } from "../sqlite-tree.js";

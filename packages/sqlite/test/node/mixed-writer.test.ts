@@ -1,9 +1,8 @@
+import { agentsHost, openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { AgentSessionProvider } from "agents-session/experimental/memory/session";
 import { afterEach, describe, expect, it } from "vitest";
 import { agentsDeletesThenWeReappend, agentsWritesAfterUs, ids, say } from "../mixed-writer.js";
 import { sqliteTree } from "../sqlite-tree.js";
-import { agentsHost } from "./agents-host.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 let opened: TemporaryDatabase | undefined;
 afterEach(() => {

@@ -1,9 +1,10 @@
-import { isContextError, NAMESPACE_MARK, rowLabel } from "@contextblocks/core";
+import { isContextError } from "@contextblocks/core";
+import { NAMESPACE_MARK, rowLabel } from "@contextblocks/core/store-kit";
 import { fromBetterSqlite3, type StatementReport } from "@contextblocks/sql";
+import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AgentContextProvider, SqliteContextProvider } from "../../src/index.js";
+import { SqliteContextProvider } from "../../src/index.js";
 import { HOSTILE_CONTENT, HOSTILE_LABELS } from "../hostile.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 /** The exact statements agents/context (AgentContextProvider) runs, for compatibility checks. */
 const AGENTS_CREATE = `CREATE TABLE IF NOT EXISTS cf_agents_context_blocks (
@@ -149,7 +150,7 @@ describe("SqliteContextProvider on better-sqlite3 (file database)", () => {
   it("reads data written by agents/context's own statements, and agents reads ours", async () => {
     temporary.database.exec(AGENTS_CREATE);
     temporary.database.prepare(AGENTS_UPSERT).run("memory", "written by agents", "written by agents");
-    const provider = new AgentContextProvider(temporary.database, "memory");
+    const provider = new SqliteContextProvider(temporary.database, "memory");
     expect(await provider.get()).toBe("written by agents");
     await provider.set("written by contextblocks");
     expect(temporary.database.prepare(AGENTS_SELECT).get("memory")).toEqual({
@@ -166,11 +167,11 @@ describe("SqliteContextProvider on better-sqlite3 (file database)", () => {
         return [];
       },
     };
-    const explicit = new AgentContextProvider(agent, "memory");
+    const explicit = new SqliteContextProvider(agent, "memory");
     explicit.init("ignored");
     expect(explicit.label).toBe("memory");
     await explicit.set("via agent.sql");
-    const fromInit = new AgentContextProvider(agent);
+    const fromInit = new SqliteContextProvider(agent);
     expect(fromInit.label).toBeUndefined();
     fromInit.init("memory");
     expect(await fromInit.get()).toBe("via agent.sql");

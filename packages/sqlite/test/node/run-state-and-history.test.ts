@@ -11,12 +11,12 @@ import {
 import { ContextBlocks, isContextError } from "@contextblocks/core";
 import { InMemoryContextProvider, InMemoryStore } from "@contextblocks/core/memory";
 import { Session } from "@contextblocks/sessions";
+import { answer, scriptedModel } from "@contextblocks/test-kit/model";
+import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { generateText, type LanguageModel } from "ai";
 import type Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteRunStateStore, sqliteBackend } from "../../src/index.js";
-import { answer, scriptedModel } from "./model.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 let temporary: TemporaryDatabase;
 beforeEach(() => {

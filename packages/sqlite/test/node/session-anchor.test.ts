@@ -1,4 +1,5 @@
 import { Session } from "@contextblocks/sessions";
+import { agentsHost } from "@contextblocks/test-kit/sqlite";
 import {
   AgentSessionProvider as AnchorProvider,
   Session as AnchorSession,
@@ -7,7 +8,6 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { sqliteBackend } from "../../src/index.js";
 import { sqliteTree } from "../sqlite-tree.js";
-import { agentsHost } from "./agents-host.js";
 
 /** A plain message both packages accept (no createdAt: the anchor types it as a Date only). */
 function message(

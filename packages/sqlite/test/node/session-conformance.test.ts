@@ -1,7 +1,7 @@
 import { describeSessionStoreV1 } from "@contextblocks/conformance";
+import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import type Database from "better-sqlite3";
 import { SqliteSessionStore } from "../../src/index.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 // Each store from the factory gets its own database file; other sessions and restarts share it.
 const databases = new WeakMap<SqliteSessionStore, TemporaryDatabase>();

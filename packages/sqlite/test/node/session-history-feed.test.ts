@@ -1,9 +1,10 @@
 import { checkSessionHistoryAndFeed } from "@contextblocks/conformance";
-import { MessageTree, Session } from "@contextblocks/sessions";
+import { Session } from "@contextblocks/sessions";
 import { InMemorySessionStore } from "@contextblocks/sessions/memory";
+import { MessageTree } from "@contextblocks/sessions/store-kit";
+import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { afterEach, describe, it } from "vitest";
 import { sqliteTree } from "../sqlite-tree.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 let temporary: TemporaryDatabase | undefined;
 afterEach(() => temporary?.remove());

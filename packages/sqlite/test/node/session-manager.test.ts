@@ -1,10 +1,11 @@
 import { contextTools, sessionSearchTool } from "@contextblocks/ai";
-import { continuationPreamble, SessionManager, type SessionMessage } from "@contextblocks/sessions";
+import { SessionManager, type SessionMessage } from "@contextblocks/sessions";
+import { continuationPreamble } from "@contextblocks/sessions/store-kit";
+import { answer, callTool, scriptedModel, toolResult } from "@contextblocks/test-kit/model";
 import { generateText, stepCountIs } from "ai";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { sqliteBackend } from "../../src/index.js";
-import { answer, callTool, scriptedModel, toolResult } from "./model.js";
 
 function message(id: string, text: string, role = "user"): SessionMessage {
   return { id, role, parts: [{ type: "text", text }] };

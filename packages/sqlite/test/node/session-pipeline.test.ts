@@ -3,13 +3,13 @@ import { type ContextPlugin, contextPipeline } from "@contextblocks/ai";
 import { assertStablePrefix, comparePrefix } from "@contextblocks/ai/test";
 import { isSessionMessageEvent, Session, type SessionEvent } from "@contextblocks/sessions";
 import { createCompactFunction } from "@contextblocks/sessions/compaction";
+import { answer, callTool, scriptedModel } from "@contextblocks/test-kit/model";
+import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { generateText, stepCountIs, streamText } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
 import type Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sqliteBackend } from "../../src/index.js";
-import { answer, callTool, scriptedModel } from "./model.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 /*
  * `contextPipeline({ model, session })` of `@contextblocks/ai` on this backend: the session's blocks, frozen

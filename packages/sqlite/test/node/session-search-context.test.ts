@@ -1,8 +1,8 @@
 import type { SessionMessage } from "@contextblocks/sessions";
+import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { indexBatchSize } from "../../src/message-index.js";
 import { type SqliteTree, sqliteTree } from "../sqlite-tree.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 function message(id: string, text: string, role = "user"): SessionMessage {
   return { id, role, parts: [{ type: "text", text }] };

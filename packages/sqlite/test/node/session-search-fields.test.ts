@@ -1,7 +1,7 @@
 import type { SessionMessage } from "@contextblocks/sessions";
+import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sqliteTree } from "../sqlite-tree.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 function message(id: string, text: string, extra: Partial<SessionMessage> = {}): SessionMessage {
   return { id, role: "user", parts: [{ type: "text", text }], ...extra };

@@ -1,10 +1,10 @@
 import { isContextError } from "@contextblocks/core";
 import type { SessionMessage } from "@contextblocks/sessions";
 import { fromBetterSqlite3, type StatementReport } from "@contextblocks/sql";
+import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sqliteTree } from "../sqlite-tree.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 function message(id: string, text = `text of ${id}`, role = "user"): SessionMessage {
   return { id, role, parts: [{ type: "text", text }] };

@@ -1,17 +1,17 @@
 import { contextTools, loadedSkillKeys, unloadSkill } from "@contextblocks/ai";
 import { ContextBlocks, isContextError } from "@contextblocks/core";
 import { InMemorySkillProvider, InMemoryStore } from "@contextblocks/core/memory";
-import { Session, type SessionMessage, type SessionStore } from "@contextblocks/sessions";
+import { Session, type SessionMessage } from "@contextblocks/sessions";
 import { createCompactFunction } from "@contextblocks/sessions/compaction";
+import type { SessionStore } from "@contextblocks/sessions/store-kit";
 import { fromBetterSqlite3 } from "@contextblocks/sql";
+import { answer, callTool, promptText, scriptedModel, toolResult } from "@contextblocks/test-kit/model";
+import { agentsHost, openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { generateText, stepCountIs } from "ai";
 import type Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sqliteBackend } from "../../src/index.js";
 import { sqliteTree } from "../sqlite-tree.js";
-import { agentsHost } from "./agents-host.js";
-import { answer, callTool, promptText, scriptedModel, toolResult } from "./model.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 function message(id: string, text: string, role = "user"): SessionMessage {
   return { id, role, parts: [{ type: "text", text }] };

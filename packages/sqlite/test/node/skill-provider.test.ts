@@ -1,8 +1,8 @@
 import { isContextError } from "@contextblocks/core";
+import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteContextProvider, SqliteSkillProvider } from "../../src/index.js";
 import { HOSTILE_CONTENT, HOSTILE_LABELS } from "../hostile.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 describe("SqliteSkillProvider on better-sqlite3 (file database)", () => {
   let temporary: TemporaryDatabase;

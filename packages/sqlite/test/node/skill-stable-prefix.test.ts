@@ -1,11 +1,11 @@
 import type { LanguageModelV3GenerateResult } from "@ai-sdk/provider";
 import { prepareContextTurn } from "@contextblocks/ai";
 import { assertStablePrefix, comparePrefix } from "@contextblocks/ai/test";
+import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { generateText, type ModelMessage, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createDurableContext, SqliteSkillProvider } from "../../src/index.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 const usage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },

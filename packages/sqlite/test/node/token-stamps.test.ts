@@ -1,8 +1,8 @@
 import { checkCompactionAcrossSessions } from "@contextblocks/conformance";
 import { estimateMessageTokens, Session, type SessionMessage } from "@contextblocks/sessions";
+import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import { sqliteTree } from "../sqlite-tree.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 let temporary: TemporaryDatabase | undefined;
 afterEach(() => temporary?.remove());

@@ -1,12 +1,13 @@
 import type { LanguageModelV3GenerateResult } from "@ai-sdk/provider";
-import { contextTools, type ToolOutcome } from "@contextblocks/ai";
-import { ContextBlocks, isWellFormed } from "@contextblocks/core";
+import { contextTools } from "@contextblocks/ai";
+import { ContextBlocks, type ToolOutcome } from "@contextblocks/core";
+import { isWellFormed } from "@contextblocks/core/store-kit";
+import { answer, scriptedModel } from "@contextblocks/test-kit/model";
+import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { generateText, stepCountIs } from "ai";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteContextProvider, SqliteSkillProvider } from "../../src/index.js";
-import { answer, scriptedModel } from "./model.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 // Tool calls from a model through generateText, on a real better-sqlite3 database: what a call stores is
 // what it asked for, byte for byte after a reopen, and a call SQLite cannot honour stores nothing and says why.

@@ -1,6 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import type { WritableContextProvider } from "@contextblocks/core";
-import type { SqliteContextProvider, SqliteContextProviderOptions } from "../../src/index.js";
+import type { SqliteContextProvider } from "../../src/index.js";
+import type { SqliteContextProviderOptions } from "../../src/store-kit.js";
 import type { ContextTestObject } from "./worker.js";
 
 /** Run `callback` inside the named Durable Object, with its state (and so its SQLite storage). */

@@ -1,7 +1,8 @@
-import { isContextError, NAMESPACE_MARK } from "@contextblocks/core";
+import { isContextError } from "@contextblocks/core";
+import { NAMESPACE_MARK } from "@contextblocks/core/store-kit";
 import { type StatementReport, toSqlClient } from "@contextblocks/sql";
 import { describe, expect, it } from "vitest";
-import { AgentContextProvider, SqliteContextProvider } from "../../src/index.js";
+import { SqliteContextProvider } from "../../src/index.js";
 import { HOSTILE_CONTENT, HOSTILE_LABELS } from "../hostile.js";
 import { inObject, providerInObject } from "./in-object.js";
 
@@ -113,7 +114,7 @@ describe("SqliteContextProvider in a Durable Object", () => {
       ON CONFLICT(label) DO UPDATE SET content = ${content}, updated_at = CURRENT_TIMESTAMP
     `;
       // agents/context's call form, with `this` an agent.
-      const provider = new AgentContextProvider(agent, "memory");
+      const provider = new SqliteContextProvider(agent, "memory");
       expect(await provider.get()).toBe(content);
       await provider.set("written by contextblocks");
       const rows = agent.sql<{ content: string }>`
@@ -128,8 +129,8 @@ describe("SqliteContextProvider in a Durable Object", () => {
       await new SqliteContextProvider(state, "memory").set("shared row");
       const sources = [state, state.storage, agentLike(state), toSqlClient(state.storage)];
       for (const source of sources)
-        expect(await new AgentContextProvider(source, "memory").get()).toBe("shared row");
-      const fromInit = new AgentContextProvider(agentLike(state));
+        expect(await new SqliteContextProvider(source, "memory").get()).toBe("shared row");
+      const fromInit = new SqliteContextProvider(agentLike(state));
       fromInit.init("memory");
       expect(await fromInit.get()).toBe("shared row");
     });

@@ -1,5 +1,5 @@
 import { isContextError } from "@contextblocks/core";
-import { maxRowBytes } from "@contextblocks/sql";
+import { maxRowBytes } from "@contextblocks/sql/store-kit";
 import { expect, it } from "vitest";
 import { SqliteContextProvider, SqliteRunStateStore } from "../../src/index.js";
 import { inObject } from "./in-object.js";

@@ -1,7 +1,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describeSessionStoreV1 } from "@contextblocks/conformance";
-import type { SessionStoreV1 } from "@contextblocks/sessions";
-import type { NewSessionLayout, SqliteSessionStore } from "../../src/index.js";
+import type { SessionStoreV1 } from "@contextblocks/sessions/store-kit";
+import type { SqliteSessionStore } from "../../src/index.js";
+import type { NewSessionLayout } from "../../src/store-kit.js";
 
 /**
  * A session store whose every call runs inside a Durable Object, on a `SqliteSessionStore` that lives there

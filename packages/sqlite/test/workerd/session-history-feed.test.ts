@@ -1,6 +1,7 @@
 import { checkSessionHistoryAndFeed } from "@contextblocks/conformance";
-import { MessageTree, Session } from "@contextblocks/sessions";
+import { Session } from "@contextblocks/sessions";
 import { InMemorySessionStore } from "@contextblocks/sessions/memory";
+import { MessageTree } from "@contextblocks/sessions/store-kit";
 import { describe, it } from "vitest";
 import { sqliteBackend } from "../../src/index.js";
 import { inObject } from "./in-object.js";

@@ -1,10 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
-import {
-  type NewSessionLayout,
-  SqliteContextProvider,
-  type SqliteContextProviderOptions,
-  SqliteSessionStore,
-} from "../../src/index.js";
+import { SqliteContextProvider, SqliteSessionStore } from "../../src/index.js";
+import type { NewSessionLayout, SqliteContextProviderOptions } from "../../src/store-kit.js";
 
 /**
  * A Durable Object with SQLite storage. Tests run code inside it with runInDurableObject; providers the

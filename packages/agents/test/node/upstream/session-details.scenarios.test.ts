@@ -14,9 +14,8 @@ import {
   createCompactFunction,
   estimateMessageTokens,
 } from "@contextblocks/agents/experimental/memory/utils";
+import { agentsHost, openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentsHost } from "../agents-host.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "../temporary-database.js";
 
 const say = (id: string, role: "user" | "assistant", text: string): SessionMessage => ({
   id,

@@ -10,9 +10,8 @@ import {
   type SessionProvider,
   type StoredCompaction,
 } from "@contextblocks/agents/experimental/memory/session";
+import { agentsHost, openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentsHost } from "../agents-host.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "../temporary-database.js";
 import { call, describeTool, fixed, noteMap, skillMap, variable } from "./providers.js";
 
 const say = (id: string, role: "user" | "assistant", text: string): SessionMessage => ({

@@ -9,14 +9,17 @@ export interface TemporaryDatabase {
   readonly database: Database.Database;
   /** Close the connection and open a new one on the same file. */
   reopen(): Database.Database;
+  /** Another connection on the same file, the first left open (closed by `remove`). */
+  connect(): Database.Database;
   /** Close and delete the directory. */
   remove(): void;
 }
 
 export function openTemporaryDatabase(): TemporaryDatabase {
-  const directory = mkdtempSync(join(tmpdir(), "contextblocks-sqlite-"));
+  const directory = mkdtempSync(join(tmpdir(), "contextblocks-test-"));
   const path = join(directory, "test.sqlite");
   let database = new Database(path);
+  const others: Database.Database[] = [];
   return {
     path,
     get database() {
@@ -27,7 +30,13 @@ export function openTemporaryDatabase(): TemporaryDatabase {
       database = new Database(path);
       return database;
     },
+    connect() {
+      const other = new Database(path);
+      others.push(other);
+      return other;
+    },
     remove() {
+      for (const other of others) if (other.open) other.close();
       if (database.open) database.close();
       rmSync(directory, { recursive: true, force: true });
     },

@@ -20,6 +20,21 @@ export function callTool(id: string, toolName: string, input: unknown): Language
   };
 }
 
+/** A model step calling tools, in parallel as the AI SDK runs them. */
+export function toolStep(calls: Array<{ toolName: string; input: unknown }>): LanguageModelV3GenerateResult {
+  return {
+    content: calls.map((call, index) => ({
+      type: "tool-call" as const,
+      toolCallId: `call-${index}`,
+      toolName: call.toolName,
+      input: JSON.stringify(call.input),
+    })),
+    finishReason: { unified: "tool-calls", raw: "tool_calls" },
+    usage,
+    warnings: [],
+  };
+}
+
 /** A model step answering with text. */
 export function answer(text: string): LanguageModelV3GenerateResult {
   return {

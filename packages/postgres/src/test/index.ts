@@ -1,1 +1,0 @@
-export { startThrowawayCluster, type ThrowawayCluster, type ThrowawayClusterOptions } from "./cluster.js";

@@ -1,0 +1,2 @@
+export { agentsHost } from "./agents-host.js";
+export { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
