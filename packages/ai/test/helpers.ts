@@ -1,8 +1,4 @@
-import type {
-  LanguageModelV3CallOptions,
-  LanguageModelV3GenerateResult,
-  LanguageModelV3StreamPart,
-} from "@ai-sdk/provider";
+import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from "@ai-sdk/provider";
 import { ContextBlocks, type ContextConfig } from "@contextblocks/core";
 import {
   InMemoryContextProvider,
@@ -11,7 +7,9 @@ import {
   InMemoryStore,
 } from "@contextblocks/core/memory";
 import type { ModelMessage } from "ai";
-import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
+
+// The scripted model is the workspace test kit's; `callTools` numbers its calls by step for these tests.
+export { answer, scriptedModel, scriptedStreamModel } from "@contextblocks/test-kit/model";
 
 export const SKILLS = {
   "pdf-forms": {
@@ -89,56 +87,6 @@ export function callTools(step: number, ...calls: ScriptedCall[]): LanguageModel
     usage,
     warnings: [],
   };
-}
-
-/** A model step that answers with text and stops. */
-export function answer(text: string): LanguageModelV3GenerateResult {
-  return {
-    content: [{ type: "text", text }],
-    finishReason: { unified: "stop", raw: "stop" },
-    usage,
-    warnings: [],
-  };
-}
-
-/** A mock model that plays `steps` in order, one per doGenerate call, and records what it received. */
-export function scriptedModel(steps: LanguageModelV3GenerateResult[]): MockLanguageModelV3 {
-  return new MockLanguageModelV3({
-    doGenerate: async () => {
-      const step = steps.shift();
-      if (!step) throw new Error("the scripted model ran out of steps");
-      return step;
-    },
-  });
-}
-
-/** The same script as a stream model: each generate result becomes a stream of parts. */
-export function scriptedStreamModel(steps: LanguageModelV3GenerateResult[]): MockLanguageModelV3 {
-  return new MockLanguageModelV3({
-    doStream: async () => {
-      const step = steps.shift();
-      if (!step) throw new Error("the scripted model ran out of steps");
-      return { stream: convertArrayToReadableStream(toStreamParts(step)) };
-    },
-  });
-}
-
-function toStreamParts(step: LanguageModelV3GenerateResult): LanguageModelV3StreamPart[] {
-  const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }];
-  step.content.forEach((content, index) => {
-    if (content.type === "text") {
-      const id = `text-${index}`;
-      parts.push(
-        { type: "text-start", id },
-        { type: "text-delta", id, delta: content.text },
-        { type: "text-end", id },
-      );
-    } else if (content.type === "tool-call") {
-      parts.push(content);
-    }
-  });
-  parts.push({ type: "finish", finishReason: step.finishReason, usage: step.usage });
-  return parts;
 }
 
 /** The tool results a call's prompt carried, by tool call id: what the model was told. */

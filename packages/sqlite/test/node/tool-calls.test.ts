@@ -1,8 +1,7 @@
-import type { LanguageModelV3GenerateResult } from "@ai-sdk/provider";
 import { contextTools } from "@contextblocks/ai";
 import { ContextBlocks, type ToolOutcome } from "@contextblocks/core";
 import { isWellFormed } from "@contextblocks/core/store-kit";
-import { answer, scriptedModel } from "@contextblocks/test-kit/model";
+import { answer, scriptedModel, toolStep } from "@contextblocks/test-kit/model";
 import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { generateText, stepCountIs } from "ai";
 import fc from "fast-check";
@@ -12,32 +11,12 @@ import { SqliteContextProvider, SqliteSkillProvider } from "../../src/index.js";
 // Tool calls from a model through generateText, on a real better-sqlite3 database: what a call stores is
 // what it asked for, byte for byte after a reopen, and a call SQLite cannot honour stores nothing and says why.
 
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 5, text: 5, reasoning: 0 },
-};
-
-/** One model step calling tools in parallel (the SDK runs them at once). */
-function callTools(...calls: Array<{ toolName: string; input: unknown }>): LanguageModelV3GenerateResult {
-  return {
-    content: calls.map((call, index) => ({
-      type: "tool-call" as const,
-      toolCallId: `call-${index}`,
-      toolName: call.toolName,
-      input: JSON.stringify(call.input),
-    })),
-    finishReason: { unified: "tool-calls", raw: "tool_calls" },
-    usage,
-    warnings: [],
-  };
-}
-
 async function runStep(
   context: ContextBlocks,
   calls: Array<{ toolName: string; input: unknown }>,
 ): Promise<ToolOutcome[]> {
   const result = await generateText({
-    model: scriptedModel([callTools(...calls), answer("Done.")]),
+    model: scriptedModel([toolStep(calls), answer("Done.")]),
     prompt: "Remember this.",
     tools: contextTools(context),
     stopWhen: stepCountIs(3),
