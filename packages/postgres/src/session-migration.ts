@@ -1,5 +1,6 @@
 import { ContextError } from "@contextblocks/core";
-import { raw, type SqlClient, sql } from "@contextblocks/sql";
+import { type SqlClient, sql } from "@contextblocks/sql";
+import { raw } from "@contextblocks/sql/store-kit";
 import { SCHEMA_LOCK, tableStatements } from "@contextblocks/sql-stores";
 import { SESSION_TABLES, SESSION_TABLES_VERSION } from "./schema.js";
 

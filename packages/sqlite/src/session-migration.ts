@@ -1,4 +1,5 @@
-import { raw, type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+import { raw } from "@contextblocks/sql/store-kit";
 import { createSearchTable, searchTableRebuild } from "./message-index-schema.js";
 import {
   defaultNewLayout,

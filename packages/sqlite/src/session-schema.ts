@@ -1,4 +1,5 @@
-import { isMissingTableError, type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+import { isMissingTableError } from "@contextblocks/sql/store-kit";
 
 /**
  * The tables, named and shaped as `agents/experimental/memory/session` creates them, so a database written

@@ -1,6 +1,6 @@
 import { postgresBackend } from "@contextblocks/postgres";
-import { startThrowawayCluster } from "@contextblocks/postgres/test";
 import { Session } from "@contextblocks/sessions";
+import { startThrowawayCluster } from "@contextblocks/test-kit/postgres";
 import pg from "pg";
 import { batchMessages, batchScript } from "./batches.js";
 import { faultRounds } from "./fault-rounds.js";

@@ -1,4 +1,5 @@
-import type { SessionMessage, SessionStore } from "@contextblocks/sessions";
+import type { SessionMessage } from "@contextblocks/sessions";
+import type { SessionStore } from "@contextblocks/sessions/store-kit";
 import { nextPromptProblem, unansweredToolCalls } from "./next-prompt.js";
 import type { WriterScript } from "./writer-script.js";
 

@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SessionMessage } from "@contextblocks/sessions";
-import { MessageTree } from "@contextblocks/sessions";
+import { MessageTree } from "@contextblocks/sessions/store-kit";
 import { SqliteSessionStore } from "@contextblocks/sqlite";
 import Database from "better-sqlite3";
 import { startWranglerDev, type WranglerDev } from "worker-agent/scripts/wrangler-dev.js";

@@ -1,4 +1,4 @@
-import type { NewSessionLayout } from "@contextblocks/sqlite";
+import type { NewSessionLayout } from "@contextblocks/sqlite/store-kit";
 
 /** What a writer appends: `batchMessages` batches or `takeTurn` turns. */
 export type WriterMode = "appends" | "turns";

@@ -1,10 +1,5 @@
-import {
-  type ContextTracer,
-  GEN_AI,
-  getContextTracer,
-  type TraceAttributes,
-  traced,
-} from "@contextblocks/core";
+import type { ContextTracer, TraceAttributes } from "@contextblocks/core";
+import { GEN_AI, getContextTracer, traced } from "@contextblocks/core/store-kit";
 import type { ModelUsage } from "./run-pipeline.js";
 
 /**

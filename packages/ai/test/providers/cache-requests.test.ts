@@ -4,7 +4,8 @@ import { Session } from "@contextblocks/sessions";
 import { inMemoryBackend } from "@contextblocks/sessions/memory";
 import { generateText } from "ai";
 import { describe, expect, it } from "vitest";
-import { type CacheHintOptions, contextPipeline } from "../../src/index.js";
+import { contextPipeline } from "../../src/index.js";
+import type { CacheHintOptions } from "../../src/pipeline/cache-hints.js";
 import { anthropicAnswer, findKey, openaiAnswer, recordingFetch } from "./provider-requests.js";
 
 /**

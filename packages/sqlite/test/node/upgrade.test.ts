@@ -1,3 +1,4 @@
+import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import type Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -11,7 +12,6 @@ import {
 } from "../earlier-layouts.js";
 import { say } from "../mixed-writer.js";
 import { sqliteTree } from "../sqlite-tree.js";
-import { openTemporaryDatabase, type TemporaryDatabase } from "./temporary-database.js";
 
 const opened: TemporaryDatabase[] = [];
 afterEach(() => {

@@ -1,6 +1,6 @@
 import { fromDurableObjectStorage, type StatementReport } from "@contextblocks/sql";
 import { describe, expect, it } from "vitest";
-import { ensureSessionSchema } from "../../src/schema.js";
+import { ensureSessionSchema } from "../../src/store-kit.js";
 import {
   type EarlierLayout,
   earlierLayouts,
