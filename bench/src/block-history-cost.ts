@@ -1,6 +1,6 @@
 /**
  * What block history costs per write, with history (the default: the last 50 versions) and without
- * (`history: false`, one row as `agents/context` writes):
+ * (`versions: false`, one row as `agents/context` writes):
  * - on a Durable Object: statements, rows read and rows written (the SQL cursor's `rowsRead` / `rowsWritten`,
  *   what Cloudflare bills), for a write while the ring of versions fills and once it is full;
  * - on better-sqlite3 (Node): the time per changed write, in memory and on a file (default settings: each
@@ -38,7 +38,7 @@ async function durableScenario(state: DurableObjectStateLike): Promise<WriteCost
       rowsWritten: reports.reduce((sum, report) => sum + (report.rowsWritten ?? 0), 0),
     };
   };
-  const plain = new SqliteContextProvider(state.storage, { label: "plain", onStatement, history: false });
+  const plain = new SqliteContextProvider(state.storage, { label: "plain", onStatement, versions: false });
   const kept = new SqliteContextProvider(state.storage, { label: "kept", onStatement });
   await plain.set("v0");
   await kept.set("v0");
@@ -56,7 +56,7 @@ async function durableScenario(state: DurableObjectStateLike): Promise<WriteCost
     await measure("`setIf` (edits, appends), without history", () => plain.setIf("v1", "v2")),
     await measure(
       "`history()`, 50 versions kept",
-      () => kept.history?.({ limit: 50 }) ?? Promise.resolve([]),
+      () => kept.versions?.({ limit: 50 }) ?? Promise.resolve([]),
     ),
   );
   return costs;
@@ -107,7 +107,7 @@ async function timeBetterSqlite3(smoke: boolean): Promise<string[][]> {
       const variants = [
         {
           name: "without history",
-          provider: new SqliteContextProvider(open("plain.db"), { label: "b", history: false }),
+          provider: new SqliteContextProvider(open("plain.db"), { label: "b", versions: false }),
         },
         {
           name: "with history (50 kept)",

@@ -14,7 +14,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { searchExcerpts } from "@contextblocks/ai";
 import { estimateTokens } from "@contextblocks/core";
 import { Fts5SearchProvider } from "@contextblocks/fts5";
-import { Session, SessionManager } from "@contextblocks/sessions";
+import { SessionBuilder, SessionManager } from "@contextblocks/sessions";
 import { formatSearchResults } from "@contextblocks/sessions/store-kit";
 import { sqliteBackend } from "@contextblocks/sqlite";
 import { AgentSearchProvider } from "agents/context";
@@ -91,7 +91,7 @@ function toolSearcher(): Searcher {
   let turns = 0;
   return {
     async set(key, content, time) {
-      await manager.append((await session).id, {
+      await manager.getSession((await session).id).appendMessage({
         id: key,
         role: turns++ % 2 === 0 ? "user" : "assistant",
         parts: [{ type: "text", text: content }],
@@ -226,7 +226,10 @@ async function main(): Promise<void> {
   const systems: [string, () => Searcher][] = [
     [
       "session.search (@contextblocks/sqlite)",
-      () => sessionSearcher(Session.create(sqliteBackend(new Database(":memory:"))).forSession("locomo")),
+      () =>
+        sessionSearcher(
+          new SessionBuilder(sqliteBackend(new Database(":memory:"))).forSession("locomo").build(),
+        ),
     ],
     ["session_search tool (@contextblocks/ai: hits and the turns around them, ≤ 300 tokens)", toolSearcher],
     [

@@ -317,7 +317,7 @@ function sections(): Section[] {
       id: "block-history-cost",
       title: "Block history: cost of a write",
       about:
-        "`SqliteContextProvider` with history (the default, last 50 versions) and without (`history: false`): " +
+        "`SqliteContextProvider` with history (the default, last 50 versions) and without (`versions: false`): " +
         "rows read and written per write on a Durable Object, and time per write on better-sqlite3 " +
         "(bench/src/block-history-cost.ts).",
       run: async (smoke) => runScript("./block-history-cost.ts", smoke).markdown,

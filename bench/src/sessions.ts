@@ -16,7 +16,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { Session, type SessionMessage } from "@contextblocks/sessions";
+import { SessionBuilder, type SessionMessage } from "@contextblocks/sessions";
 import { sqliteBackend } from "@contextblocks/sqlite";
 import { Session as AnchorSession } from "agents-session/experimental/memory/session";
 import Database from "better-sqlite3";
@@ -44,7 +44,7 @@ interface Store {
 
 function ours(): Store {
   const database = new Database(":memory:");
-  const session = Session.create(sqliteBackend(database)).forSession("bench");
+  const session = new SessionBuilder(sqliteBackend(database)).forSession("bench").build();
   return {
     name: "contextblocks",
     append: (message) => session.appendMessage(message),

@@ -8,7 +8,7 @@ import {
 } from "@contextblocks/ai";
 import { type ContextBlock, type ContextBlocks, entryKey } from "@contextblocks/core";
 import { Fts5SearchProvider } from "@contextblocks/fts5";
-import { Session, type SessionEvent } from "@contextblocks/sessions";
+import { type Session, SessionBuilder, type SessionEvent } from "@contextblocks/sessions";
 import { type CompactResult, createCompactFunction } from "@contextblocks/sessions/compaction";
 import { sqliteBackend } from "@contextblocks/sqlite";
 import { generateText, type LanguageModelMiddleware, stepCountIs, wrapLanguageModel } from "ai";
@@ -87,15 +87,15 @@ export class NodeAgent {
         knowledgeLabel: LABELS.knowledge,
         environmentLabel: LABELS.environment,
       });
-    let session = Session.create(sqliteBackend(database));
+    const builder = new SessionBuilder(sqliteBackend(database));
     for (const { label, ...block } of agentBlocks(
       new Fts5SearchProvider(database, { label: LABELS.knowledge }),
       () => this.today(),
     )) {
-      session = session.withContext(label, block);
+      builder.withContext(label, block);
     }
     const compactAfter = options.compactAfter ?? DEFAULT_COMPACT_AFTER_TOKENS;
-    this.session = session
+    this.session = builder
       .withCachedPrompt() // the frozen prompt survives restarts
       .onCompaction(
         createCompactFunction({
@@ -106,7 +106,8 @@ export class NodeAgent {
           minTailMessages: 2,
         }),
       )
-      .compactAfter(compactAfter);
+      .compactAfter(compactAfter)
+      .build();
     const record: LanguageModelMiddleware = {
       specificationVersion: "v3",
       transformParams: async ({ params }) => {

@@ -38,7 +38,7 @@ describe("a Session on KeyValueSessionStore", () => {
     ]);
     // A regenerated answer: a branch under u2, which becomes the latest leaf.
     await session.appendMessage(message("a2-again", "assistant", "Around six in the evening."), "u2");
-    expect(ids(await session.getBranches("u2"))).toEqual(["a2", "a2-again"]);
+    expect(ids(await session.store.getBranches("u2"))).toEqual(["a2", "a2-again"]);
     expect(ids(await session.getHistory())).toEqual(["u1", "a1", "u2", "a2-again"]);
     expect(ids(await session.getHistory("a2"))).toEqual(["u1", "a1", "u2", "a2"]);
 
@@ -72,7 +72,7 @@ describe("the single writer is what keeps two writers from forking a conversatio
       first.appendMessages([message("q1", "user", "From tab one"), message("r1", "assistant", "One")]),
       tab().appendMessages([message("q2", "user", "From tab two"), message("r2", "assistant", "Two")]),
     ]);
-    return { children: ids(await first.getBranches("hello")), path: ids(await first.getHistory()) };
+    return { children: ids(await first.store.getBranches("hello")), path: ids(await first.getHistory()) };
   }
 
   it("with the database's one write queue (the default), the second turn goes under the first", async () => {

@@ -161,10 +161,10 @@ export function createAgentContext(
   profile?: SharedBlockProvider,
 ): ContextBlocks {
   const blocks = agentBlocks(storage, skillsBucket, settings, fixedDate, postgres, profile);
-  if (postgres === undefined) return createDurableContext(storage, blocks, { history: true });
+  if (postgres === undefined) return createDurableContext(storage, blocks, { versions: true });
   const { client, namespace } = postgres;
   const inPostgres = (label: string): PostgresContextProvider =>
-    new PostgresContextProvider(client, { label, namespace, history: label !== SYSTEM_PROMPT_LABEL });
+    new PostgresContextProvider(client, { label, namespace, versions: label !== SYSTEM_PROMPT_LABEL });
   return new ContextBlocks(blocks, inPostgres(SYSTEM_PROMPT_LABEL), inPostgres);
 }
 

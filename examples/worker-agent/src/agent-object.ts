@@ -146,9 +146,9 @@ export class AgentObject extends DurableObject<Env> {
   }
 
   /** A block's kept versions, newest first (`GET /agents/:id/history?label=…&limit=…`). */
-  async blockHistory(label: string, limit: number): Promise<BlockVersion[] | Refusal> {
+  async blockVersions(label: string, limit: number): Promise<BlockVersion[] | Refusal> {
     try {
-      return await this.context.blockHistory(label, { limit });
+      return await this.context.blockVersions(label, { limit });
     } catch (error) {
       return refusal(error);
     }
@@ -247,7 +247,7 @@ export class AgentObject extends DurableObject<Env> {
       })),
       transcript: {
         session: current?.id ?? null,
-        count: current === null ? 0 : await this.session(current.id).getPathLength(),
+        count: current === null ? 0 : await this.session(current.id).store.getPathLength(),
         recent: recentLines(history),
       },
       compaction: {
@@ -320,7 +320,7 @@ export class AgentObject extends DurableObject<Env> {
     const { session, pipeline } = conversation;
     // Where the user's message goes: under the latest leaf, or, for an edit, beside the edited message.
     let parentId: string | null;
-    if (target.editOf === undefined) parentId = (await session.getLatestLeaf())?.id ?? null;
+    if (target.editOf === undefined) parentId = (await session.store.getLatestLeaf())?.id ?? null;
     else {
       const place = await session.store.getNode(target.editOf);
       if (place === null) {
@@ -393,7 +393,7 @@ export class AgentObject extends DurableObject<Env> {
       toolCalls,
       systemIsFrozenPrompt: sent.length > 0 && sent.every((call) => systemOf(call) === frozen),
       promptSha256: await sha256Hex(systemSent),
-      transcriptLength: await session.getPathLength(),
+      transcriptLength: await session.store.getPathLength(),
       session: { id: info.id, name: info.name },
       userMessageId,
       assistantMessageId: storedIds.at(-1) ?? "",
@@ -410,7 +410,7 @@ export class AgentObject extends DurableObject<Env> {
   private async sessionView(info: SessionInfo, current: boolean): Promise<SessionView> {
     const session = this.session(info.id);
     const compactions = await session.getCompactions();
-    const leaf = await session.getLatestLeaf();
+    const leaf = await session.store.getLatestLeaf();
     const tree = await readTree(session.store, leaf?.id ?? null, compactions, MAX_TREE_MESSAGES);
     return {
       id: info.id,
@@ -418,7 +418,7 @@ export class AgentObject extends DurableObject<Env> {
       current,
       createdAt: info.created_at,
       updatedAt: info.updated_at,
-      pathLength: await session.getPathLength(),
+      pathLength: await session.store.getPathLength(),
       storedMessages: tree.total,
       inputTokens: info.input_tokens,
       outputTokens: info.output_tokens,
@@ -459,7 +459,7 @@ function sentReminder(call: SentCall | undefined): string | null {
  */
 async function turnMessageIds(session: Session, parentId: string | null): Promise<string[]> {
   const ids: string[] = [];
-  let id = (await session.getLatestLeaf())?.id ?? null;
+  let id = (await session.store.getLatestLeaf())?.id ?? null;
   while (id !== null && id !== parentId && ids.length <= 2 * MAX_STEPS + 1) {
     ids.push(id);
     id = (await session.store.getNode(id))?.parentId ?? null;

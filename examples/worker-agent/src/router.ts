@@ -112,7 +112,7 @@ async function dispatch(request: Request, agents: DurableObjectNamespace<AgentOb
     case "blocks":
       return json(await stub.snapshot(agent));
     case "history":
-      return json(refusedOr(await stub.blockHistory(input.label ?? "", input.limit ?? 20)));
+      return json(refusedOr(await stub.blockVersions(input.label ?? "", input.limit ?? 20)));
     case "restore":
       return json(refusedOr(await stub.restoreBlock(input.label ?? "", input.version ?? 0)));
     case "chat":

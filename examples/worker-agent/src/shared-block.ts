@@ -3,8 +3,8 @@ import type {
   BlockVersion,
   BlockWrite,
   ConditionalContextProvider,
-  HistoryProvider,
-  HistoryQuery,
+  VersionedProvider,
+  VersionQuery,
 } from "@contextblocks/core";
 import { SqliteContextProvider } from "@contextblocks/sqlite";
 
@@ -15,14 +15,14 @@ const LABEL = "shared";
  * One shared block (a user profile, team knowledge) living in its own Durable Object, read and written by
  * every agent's object over RPC. The object runs one request at a time and its SQLite calls are synchronous,
  * so `writeIf` (a conditional write) is atomic: two agents editing at once never lose each other's edits.
- * Versions are kept with each write (`history`, in the same transaction).
+ * Versions are kept with each write (`versions`, in the same transaction).
  */
 export class SharedBlockObject extends DurableObject<Env> {
   private readonly block: SqliteContextProvider;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.block = new SqliteContextProvider(ctx.storage, { label: LABEL, history: true });
+    this.block = new SqliteContextProvider(ctx.storage, { label: LABEL, versions: true });
   }
 
   read(): Promise<string | null> {
@@ -37,8 +37,8 @@ export class SharedBlockObject extends DurableObject<Env> {
     return this.block.setIf(expected, content, write);
   }
 
-  versions(query?: HistoryQuery): Promise<BlockVersion[]> {
-    return this.block.history?.(query) ?? Promise.resolve([]);
+  versions(query?: VersionQuery): Promise<BlockVersion[]> {
+    return this.block.versions?.(query) ?? Promise.resolve([]);
   }
 }
 
@@ -46,9 +46,9 @@ export class SharedBlockObject extends DurableObject<Env> {
  * The provider an agent declares for a shared block: every call goes to the block's object over RPC, so
  * every agent reads the current text. Declare the block `whenChanged: "remind"`: another agent's write then
  * reaches this agent as a reminder after its cached prefix, never as a change of its frozen prompt.
- * Writable, conditional (`setIf`) and with history, like a local SQLite block.
+ * Writable, conditional (`setIf`) and versioned, like a local SQLite block.
  */
-export class SharedBlockProvider implements HistoryProvider, ConditionalContextProvider {
+export class SharedBlockProvider implements VersionedProvider, ConditionalContextProvider {
   constructor(private readonly stub: DurableObjectStub<SharedBlockObject>) {}
 
   get(): Promise<string | null> {
@@ -63,7 +63,7 @@ export class SharedBlockProvider implements HistoryProvider, ConditionalContextP
     return this.stub.writeIf(expected, content, write);
   }
 
-  history(query?: HistoryQuery): Promise<BlockVersion[]> {
+  versions(query?: VersionQuery): Promise<BlockVersion[]> {
     return this.stub.versions(query);
   }
 }

@@ -72,7 +72,7 @@ export async function readAgentsSessions(
       message = JSON.parse(json) as SessionMessage;
     } catch {
       throw new ContextError(
-        "PROVIDER_FAILED",
+        "INVALID_INPUT",
         `readAgentsSessions: message "${row.id}" of session "${sessionId}" is not JSON (continuation rows missing?)`,
       );
     }
@@ -155,7 +155,7 @@ function bytesOf(value: unknown): Uint8Array {
   if (value instanceof Uint8Array) return value;
   if (value instanceof ArrayBuffer) return new Uint8Array(value);
   if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-  throw new ContextError("PROVIDER_FAILED", "readAgentsSessions: an attachment chunk is not bytes");
+  throw new ContextError("INVALID_INPUT", "readAgentsSessions: an attachment chunk is not bytes");
 }
 
 function base64(chunks: readonly Uint8Array[]): string {

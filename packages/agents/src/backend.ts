@@ -49,7 +49,7 @@ export function agentsSqliteBackend(source: SqlSource): SessionBackend {
     },
     // The frozen prompt is a cache of the blocks, not memory: it keeps no versions.
     prompt: (sessionId) =>
-      new SqliteContextProvider(backend.client, { label: agentsPromptKey(sessionId), history: false }),
+      new SqliteContextProvider(backend.client, { label: agentsPromptKey(sessionId), versions: false }),
     deleteSession: async (sessionId) => {
       await backend.deleteSession(sessionId);
       const keys = [...labels].map((label) => agentsBlockKey(label, sessionId));

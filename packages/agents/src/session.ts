@@ -1,7 +1,9 @@
 import { loadedSkillKeys, unloadSkill } from "@contextblocks/ai";
 import {
+  type ContextBlock,
   type ContextConfig,
   ContextError,
+  type ContextTracer,
   ContextBlocks as CoreContextBlocks,
   estimateTokens,
   type WritableContextProvider,
@@ -11,6 +13,8 @@ import {
   Session as BaseSession,
   estimateMessageTokens,
   type SessionBackend,
+  SessionBuilder,
+  type SessionContextOptions,
   type SessionMessage,
   type SessionOptions,
 } from "@contextblocks/sessions";
@@ -37,7 +41,12 @@ export const NO_COMPACTION_MESSAGE = "No compaction function registered. Call on
 
 /**
  * Cloudflare agents' `Session` (agents@0.22.0, `agents/experimental/memory/session`) on contextblocks:
- * contextblocks' `Session` with agents' construction and the methods agents has and it does not.
+ * contextblocks' `Session` with agents' construction and the methods agents has and it does not. The
+ * session is its own builder, as in agents (`Session.create(this).withContext(…)` is used as the session);
+ * the block methods (`getContextBlock`, `replaceContextBlock`, `appendContextBlock`, `addContext`,
+ * `removeContext`, `freezeSystemPrompt`, `refreshSystemPrompt`) and the reads `getMessage`, `getLatestLeaf`,
+ * `getBranches`, `getPathLength` forward to `session.context` and `session.store`, where contextblocks'
+ * `Session` leaves them.
  *
  * - `Session.create(this)` (an Agent), `Session.create(ctx.storage)`, a better-sqlite3 `Database`, a
  *   `SessionProvider` (a message store) or a contextblocks `SessionBackend`.
@@ -48,6 +57,8 @@ export const NO_COMPACTION_MESSAGE = "No compaction function registered. Call on
  *   `unloadSkill`, `getLoadedSkillKeys`, `getHistoryRowStats` are here.
  */
 export class Session extends BaseSession {
+  /** Live: agents configures the session itself until first use (`withContext`, `forSession`, …). */
+  readonly #builder: SessionBuilder;
   #status = new SessionStatus(async () => {
     const history = await this.getHistory();
     const prompt = this.context.getConfigs().length > 0 ? await this.context.previewSystemPrompt() : "";
@@ -59,40 +70,59 @@ export class Session extends BaseSession {
 
   /**
    * agents' `new Session(sessionProvider, { context: [configs], promptStore, tokenCounter, onCompactionError })`,
-   * or contextblocks' `new Session({ store } | { backend })`.
+   * or contextblocks' `new Session({ store })`, `new Session({ backend })` or `new Session(builder)`.
    */
   constructor(
-    storeOrOptions: SessionStore | SessionStoreV1 | SessionOptions | { backend: SessionBackend },
+    storeOrOptions:
+      | SessionStore
+      | SessionStoreV1
+      | SessionOptions
+      | { backend: SessionBackend }
+      | SessionBuilder,
     options?: AgentsSessionOptions,
   ) {
-    const isOptions =
-      typeof storeOrOptions === "object" &&
-      storeOrOptions !== null &&
-      ("store" in storeOrOptions || "backend" in storeOrOptions);
-    const given = isOptions
-      ? (storeOrOptions as SessionOptions | { backend: SessionBackend })
-      : {
-          // agents' SessionProvider has no session id (one provider is one session): name it "default".
-          sessionId: (storeOrOptions as Partial<SessionStore>).sessionId ?? "default",
-          ...fromAgentsOptions(options),
-          store: storeOrOptions as SessionStore,
-        };
+    const { builder, compaction, threshold } = builderOf(storeOrOptions, options);
+    super(builder);
+    this.#builder = builder;
     // The compaction function is registered after construction: `onCompaction` (overridden here) wraps it.
-    const { compaction, ...rest } = given as SessionOptions;
-    super(rest as SessionOptions);
     if (compaction !== undefined) this.onCompaction(compaction);
-    this.#status.threshold = (rest as SessionOptions).threshold;
-    if (!isOptions && isBroadcaster(storeOrOptions)) this.#status.broadcaster = storeOrOptions;
+    this.#status.threshold = threshold;
+    if (isBroadcaster(storeOrOptions)) this.#status.broadcaster = storeOrOptions;
   }
 
   /**
    * agents' builder: an Agent (`this`), `ctx.storage`, a better-sqlite3 `Database`, a `SessionProvider`, or a
    * backend. Created from an Agent, the session sends agents' status frames (`cf_agent_session`) to its clients.
    */
-  static override create(source: SessionSource): Session {
-    const session = new Session({ backend: backendOf(source, "Session.create") });
+  static create(source: SessionSource): Session {
+    const session = new Session(new SessionBuilder(backendOf(source, "Session.create")));
     if (isBroadcaster(source)) session._broadcaster = source;
     return session;
+  }
+
+  forSession(sessionId: string): this {
+    this.#builder.forSession(sessionId);
+    return this;
+  }
+
+  withContext(label: string, options?: SessionContextOptions): this {
+    this.#builder.withContext(label, options);
+    return this;
+  }
+
+  withCachedPrompt(provider?: WritableContextProvider): this {
+    this.#builder.withCachedPrompt(provider);
+    return this;
+  }
+
+  withTracer(tracer: ContextTracer): this {
+    this.#builder.withTracer(tracer);
+    return this;
+  }
+
+  onCompactionError(handler: CompactionErrorHandler): this {
+    this.#builder.onCompactionError(handler);
+    return this;
   }
 
   /** agents' private field for where status frames go (set from the Agent by `Session.create(this)`). */
@@ -103,8 +133,8 @@ export class Session extends BaseSession {
     this.#status.broadcaster = broadcaster;
   }
 
-  override compactAfter(threshold: number, options?: CompactAfterOptions): this {
-    super.compactAfter(threshold, options);
+  compactAfter(threshold: number, options?: CompactAfterOptions): this {
+    this.#builder.compactAfter(threshold, options);
     this.#status.threshold = threshold;
     return this;
   }
@@ -159,8 +189,8 @@ export class Session extends BaseSession {
    * As agents: a result whose `toMessageId` is not on the path is dropped, and a compaction extends the
    * earliest overlay visible on the path (its `fromMessageId` is kept), so summaries do not stack.
    */
-  override onCompaction(compaction: CompactFunction): this {
-    super.onCompaction(async (history, context) => {
+  onCompaction(compaction: CompactFunction): this {
+    this.#builder.onCompaction(async (history, context) => {
       const result = await compaction(history, context);
       if (result === null) return null;
       const ids = new Set(history.map((message) => message.id));
@@ -227,11 +257,60 @@ export class Session extends BaseSession {
     return agentsTools(this.context, this.#onUnload);
   }
 
-  /** As agents: a skill block added at run time restores the skills the transcript shows loaded in it. */
-  override async addContext(...args: Parameters<BaseSession["addContext"]>) {
-    const block = await super.addContext(...args);
+  /** The block as last read (blocks are read on first use: `freezeSystemPrompt`, a write, `context.load()`). */
+  getContextBlock(label: string): AgentsContextBlock | null {
+    const block = this.context.getBlock(label);
+    return block === null ? null : withSkillFlag(block);
+  }
+
+  getContextBlocks(): AgentsContextBlock[] {
+    return this.context.getBlocks().map(withSkillFlag);
+  }
+
+  async replaceContextBlock(label: string, content: string): Promise<AgentsContextBlock> {
+    return withSkillFlag(await this.context.setBlock(label, content));
+  }
+
+  async appendContextBlock(label: string, content: string): Promise<AgentsContextBlock> {
+    return withSkillFlag(await this.context.appendToBlock(label, content));
+  }
+
+  /**
+   * Adds a block at run time (stored by the backend without a provider). As agents: a skill block restores
+   * the skills the transcript shows loaded in it.
+   */
+  async addContext(label: string, options: SessionContextOptions = {}): Promise<AgentsContextBlock> {
+    const block = withSkillFlag(await this.context.addBlock({ ...options, label }));
     if (block.isSkill) await this.#restoreLoadedSkills([block.label]);
     return block;
+  }
+
+  removeContext(label: string): boolean {
+    return this.context.removeBlock(label);
+  }
+
+  freezeSystemPrompt(): Promise<string> {
+    return this.context.freezeSystemPrompt();
+  }
+
+  refreshSystemPrompt(): Promise<string> {
+    return this.context.refreshSystemPrompt();
+  }
+
+  getMessage(id: string): Promise<SessionMessage | null> {
+    return this.store.getMessage(id);
+  }
+
+  getLatestLeaf(): Promise<SessionMessage | null> {
+    return this.store.getLatestLeaf();
+  }
+
+  getBranches(messageId: string): Promise<SessionMessage[]> {
+    return this.store.getBranches(messageId);
+  }
+
+  getPathLength(leafId?: string | null): Promise<number> {
+    return this.store.getPathLength(leafId);
   }
 
   /**
@@ -320,6 +399,49 @@ export type AgentsSessionOptions = Omit<SessionOptions, "store" | "context"> & {
   context?: readonly ContextConfig[] | ContextBlocks | undefined;
   promptStore?: WritableContextProvider | undefined;
 };
+
+/** A block as agents reports it: core's block plus `isSkill` (agents' name for loadable). */
+export type AgentsContextBlock = ContextBlock & { isSkill: boolean };
+
+function withSkillFlag(block: ContextBlock): AgentsContextBlock {
+  return { ...block, isSkill: block.isSkill };
+}
+
+/**
+ * The builder of a session constructed agents' way or contextblocks' way, and the compaction settings the
+ * session registers itself (agents wraps the compaction function).
+ */
+function builderOf(
+  storeOrOptions:
+    | SessionStore
+    | SessionStoreV1
+    | SessionOptions
+    | { backend: SessionBackend }
+    | SessionBuilder,
+  options: AgentsSessionOptions | undefined,
+): { builder: SessionBuilder; compaction: CompactFunction | undefined; threshold: number | undefined } {
+  if (storeOrOptions instanceof SessionBuilder) {
+    return { builder: storeOrOptions, compaction: undefined, threshold: undefined };
+  }
+  if (typeof storeOrOptions === "object" && storeOrOptions !== null && "backend" in storeOrOptions) {
+    return {
+      builder: new SessionBuilder(storeOrOptions.backend),
+      compaction: undefined,
+      threshold: undefined,
+    };
+  }
+  const given: SessionOptions =
+    typeof storeOrOptions === "object" && storeOrOptions !== null && "store" in storeOrOptions
+      ? storeOrOptions
+      : {
+          // agents' SessionProvider has no session id (one provider is one session): name it "default".
+          sessionId: (storeOrOptions as Partial<SessionStore>).sessionId ?? "default",
+          ...fromAgentsOptions(options),
+          store: storeOrOptions as SessionStore,
+        };
+  const { compaction, ...rest } = given;
+  return { builder: new SessionBuilder(rest), compaction, threshold: rest.threshold };
+}
 
 function fromAgentsOptions(options: AgentsSessionOptions | undefined): Omit<SessionOptions, "store"> {
   if (options === undefined) return {};

@@ -73,7 +73,7 @@ describe("edit_context through generateText", () => {
     expect(thrown).toEqual([]);
     expect(store.blocks.get("profile")).toBe("Name: Ada\nCity: Lyon\nPet: cat\nPet: cat");
     // The history records the edit with its tool call id.
-    const [newest] = await context.blockHistory("profile", { limit: 1 });
+    const [newest] = await context.blockVersions("profile", { limit: 1 });
     expect(newest).toMatchObject({
       content: "Name: Ada\nCity: Lyon\nPet: cat\nPet: cat",
       source: { kind: "tool", name: "edit_context", toolCallId: "call-0-0" },

@@ -1,4 +1,4 @@
-import { Session, type SessionBackend, SessionManager } from "@contextblocks/sessions";
+import { type SessionBackend, SessionBuilder, SessionManager } from "@contextblocks/sessions";
 import { expect } from "vitest";
 import { type ContractSuiteOptions, contractSuite } from "./contract-suite.js";
 import { describeSessionRegistry } from "./registry-suite.js";
@@ -11,7 +11,7 @@ const text = (id: string, body: string, role = "user") => ({
 });
 
 /**
- * A whole backend (`SessionBackend`, what `Session.create(backend)` and `SessionManager` need): its registry
+ * A whole backend (`SessionBackend`, what `new SessionBuilder(backend)` and `SessionManager` need): its registry
  * and run state by their own suites, then the parts together: messages, blocks and the frozen prompt kept
  * per session and across a new `Session` on the same database, search across sessions, and `deleteSession`
  * leaving nothing of the session behind. The factory returns a backend on a fresh, empty database. The
@@ -63,53 +63,70 @@ export function describeSessionBackend<B extends SessionBackend>(
     test("a new Session on the same backend reads the messages, blocks and frozen prompt of the last", async (create) => {
       const backend = await create();
       const open = () =>
-        Session.create(backend)
+        new SessionBuilder(backend)
           .forSession("chat")
           .withContext("memory", { maxTokens: 500 })
-          .withCachedPrompt();
+          .withCachedPrompt()
+          .build();
       const first = open();
       await first.appendMessages([text("u1", "hello"), text("a1", "hi there", "assistant")]);
-      await first.replaceContextBlock("memory", "The user likes tea.");
-      const prompt = await first.freezeSystemPrompt();
+      await first.context.setBlock("memory", "The user likes tea.");
+      const prompt = await first.context.freezeSystemPrompt();
       expect(prompt).toContain("The user likes tea.");
-      await first.replaceContextBlock("memory", "Written after the freeze.");
+      await first.context.setBlock("memory", "Written after the freeze.");
       const second = open();
       expect((await second.getHistory()).map((message) => message.id)).toEqual(["u1", "a1"]);
-      expect(await second.freezeSystemPrompt()).toBe(prompt);
+      expect(await second.context.freezeSystemPrompt()).toBe(prompt);
       await second.context.load();
-      expect(second.getContextBlock("memory")?.content).toBe("Written after the freeze.");
+      expect(second.context.getBlock("memory")?.content).toBe("Written after the freeze.");
     });
 
     test("sessions keep their messages, blocks and prompts apart", async (create) => {
       const backend = await create();
-      const one = Session.create(backend).forSession("one").withContext("memory").withCachedPrompt();
-      const two = Session.create(backend).forSession("two").withContext("memory").withCachedPrompt();
+      const one = new SessionBuilder(backend)
+        .forSession("one")
+        .withContext("memory")
+        .withCachedPrompt()
+        .build();
+      const two = new SessionBuilder(backend)
+        .forSession("two")
+        .withContext("memory")
+        .withCachedPrompt()
+        .build();
       await one.appendMessage(text("m1", "one's message"));
-      await one.replaceContextBlock("memory", "one's memory");
-      await two.replaceContextBlock("memory", "two's memory");
+      await one.context.setBlock("memory", "one's memory");
+      await two.context.setBlock("memory", "two's memory");
       expect(await two.getHistory()).toEqual([]);
-      expect(await one.freezeSystemPrompt()).not.toContain("two's memory");
-      expect(await two.freezeSystemPrompt()).toContain("two's memory");
+      expect(await one.context.freezeSystemPrompt()).not.toContain("two's memory");
+      expect(await two.context.freezeSystemPrompt()).toContain("two's memory");
     });
 
     test("deleteSession leaves nothing of the session: messages, blocks, prompt, run state, registry row", async (create) => {
       const backend = await create();
-      const manager = new SessionManager(backend).withContext("memory").withCachedPrompt();
+      const manager = new SessionManager(
+        new SessionBuilder(backend).withContext("memory").withCachedPrompt(),
+      );
       const doomed = await manager.create("Doomed");
       const kept = await manager.create("Kept");
       for (const info of [doomed, kept]) {
-        await manager.append(info.id, text(`${info.id}-m`, `a message of ${info.name} about kites`));
+        await manager
+          .getSession(info.id)
+          .appendMessage(text(`${info.id}-m`, `a message of ${info.name} about kites`));
         const session = manager.getSession(info.id);
-        await session.replaceContextBlock("memory", `${info.name} remembers kites`);
-        await session.freezeSystemPrompt();
+        await session.context.setBlock("memory", `${info.name} remembers kites`);
+        await session.context.freezeSystemPrompt();
         await backend.runState.save(info.id, { plugin: { name: info.name } });
       }
       await manager.delete(doomed.id);
       expect(await backend.registry.get(doomed.id)).toBeNull();
       expect(await backend.runState.load(doomed.id)).toBeNull();
-      const reopened = Session.create(backend).forSession(doomed.id).withContext("memory").withCachedPrompt();
+      const reopened = new SessionBuilder(backend)
+        .forSession(doomed.id)
+        .withContext("memory")
+        .withCachedPrompt()
+        .build();
       expect(await reopened.getHistory()).toEqual([]);
-      expect(await reopened.freezeSystemPrompt()).not.toContain("Doomed remembers");
+      expect(await reopened.context.freezeSystemPrompt()).not.toContain("Doomed remembers");
       const survivor = manager.getSession(kept.id);
       expect((await survivor.getHistory()).length).toBe(1);
       expect(await backend.runState.load(kept.id)).toEqual({ plugin: { name: "Kept" } });
@@ -123,9 +140,18 @@ export function describeSessionBackend<B extends SessionBackend>(
     if (options.search !== false) {
       test("searchMessages finds messages of every session, each hit naming its session", async (create) => {
         const backend = await create();
-        await Session.create(backend).forSession("a").appendMessage(text("x1", "the harbour at dawn"));
-        await Session.create(backend).forSession("b").appendMessage(text("y1", "a harbour at dusk"));
-        await Session.create(backend).forSession("b").appendMessage(text("y2", "nothing relevant"));
+        await new SessionBuilder(backend)
+          .forSession("a")
+          .build()
+          .appendMessage(text("x1", "the harbour at dawn"));
+        await new SessionBuilder(backend)
+          .forSession("b")
+          .build()
+          .appendMessage(text("y1", "a harbour at dusk"));
+        await new SessionBuilder(backend)
+          .forSession("b")
+          .build()
+          .appendMessage(text("y2", "nothing relevant"));
         const hits = (await backend.searchMessages("harbour", 10)).map((hit) => `${hit.sessionId}:${hit.id}`);
         expect(hits).toEqual(expect.arrayContaining(["a:x1", "b:y1"]));
         // A store may return a neighbour of a hit as well; every hit names the session that holds it.

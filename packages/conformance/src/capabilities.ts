@@ -11,7 +11,7 @@ export const CAPABILITY_METHODS = [
   { capability: "searchable", method: "search" },
   { capability: "loadable", method: "load" },
   { capability: "delete", method: "delete" },
-  { capability: "history", method: "history" },
+  { capability: "versions", method: "versions" },
 ] as const satisfies readonly { capability: keyof DeclaredCapabilities; method: string }[];
 
 /**
@@ -65,10 +65,10 @@ export function capabilityGroup<P extends ContextProvider>(suite: Suite<P>): voi
       ).toBe(suite.declared.namespacing);
     });
 
-    it("history comes with a whole-block set: it needs writable, and neither searchable nor loadable", () => {
+    it("versions come with a whole-block set: it needs writable, and neither searchable nor loadable", () => {
       expect(
-        !suite.declared.history || suite.kind === "writable",
-        "history(query) lists versions of a whole-block set(content); declare writable (and not searchable or loadable)",
+        !suite.declared.versions || suite.kind === "writable",
+        "versions(query) lists versions of a whole-block set(content); declare writable (and not searchable or loadable)",
       ).toBe(true);
     });
 

@@ -1,7 +1,6 @@
 import type { ContextProvider } from "@contextblocks/core";
 import { describe } from "vitest";
 import { capabilityGroup } from "./capabilities.js";
-import { historyGroup } from "./history.js";
 import { loadableGroup } from "./loadable.js";
 import { namespacingGroup } from "./namespacing.js";
 import type { ConformanceOptions, ProviderFactory } from "./options.js";
@@ -9,6 +8,7 @@ import { readableGroup } from "./readable.js";
 import { searchableGroup } from "./searchable.js";
 import { createSuite, type Suite } from "./suite.js";
 import { throughContextGroup } from "./through-context.js";
+import { versionsGroup } from "./versions.js";
 import { writableGroup } from "./writable.js";
 
 type Group = <P extends ContextProvider>(suite: Suite<P>) => void;
@@ -17,7 +17,7 @@ const ALL_GROUPS: readonly Group[] = [
   capabilityGroup,
   readableGroup,
   writableGroup,
-  historyGroup,
+  versionsGroup,
   searchableGroup,
   loadableGroup,
   namespacingGroup,
@@ -115,11 +115,11 @@ export function describeThroughContextBlocks<P extends ContextProvider>(
   describeGroups([throughContextGroup], name, factory, options);
 }
 
-/** Only the history group: versions newest first, restore, retention, failed writes, restart. */
-export function describeHistory<P extends ContextProvider>(
+/** Only the versions group: versions newest first, restore, retention, failed writes, restart. */
+export function describeVersions<P extends ContextProvider>(
   name: string,
   factory: ProviderFactory<P>,
   options: ConformanceOptions<P>,
 ): void {
-  describeGroups([historyGroup], name, factory, options);
+  describeGroups([versionsGroup], name, factory, options);
 }

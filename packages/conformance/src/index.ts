@@ -9,12 +9,12 @@ export type { ContractSuiteOptions } from "./contract-suite.js";
 export {
   describeCapabilityDeclaration,
   describeContextProvider,
-  describeHistory,
   describeLoadable,
   describeNamespacing,
   describeReadable,
   describeSearchable,
   describeThroughContextBlocks,
+  describeVersions,
   describeWritable,
 } from "./describe-context-provider.js";
 export {

@@ -21,11 +21,11 @@ export interface ConformanceCapabilities {
   /** The provider can live in several namespaces on one backing store; needs the `namespace` option. */
   namespacing?: boolean;
   /**
-   * The provider keeps block history (`history(query?)` beside a whole-block `set`): versions newest first,
-   * restores as new versions, bounded retention (checked with the `historyRetention` option), no version for
+   * The provider keeps block versions (`versions(query?)` beside a whole-block `set`): versions newest first,
+   * restores as new versions, bounded retention (checked with the `versionRetention` option), no version for
    * a failed write, versions that survive a restart (with `reopen`).
    */
-  history?: boolean;
+  versions?: boolean;
 }
 
 /** A provider factory: a fresh, isolated provider (its own backing store) on every call. */
@@ -52,10 +52,10 @@ export interface ConformanceOptions<P extends ContextProvider = ContextProvider>
    */
   seed?(provider: P, content: string): void | Promise<void>;
   /**
-   * How many versions the factory's providers keep (`capabilities.history`). Enables the retention check;
+   * How many versions the factory's providers keep (`capabilities.versions`). Enables the retention check;
    * keep it small (the check writes retention + 4 versions).
    */
-  historyRetention?: number;
+  versionRetention?: number;
   /** Per-test timeout in milliseconds. Default: vitest's (`testTimeout`, 5 s unless configured). */
   timeout?: number;
   /** Characters in the "long content" round trip. Default 1,048,576 (1 MB of ASCII). */
@@ -99,7 +99,7 @@ export interface DeclaredCapabilities {
   loadable: boolean;
   delete: boolean;
   namespacing: boolean;
-  history: boolean;
+  versions: boolean;
 }
 
 export function declaredCapabilities(declared: ConformanceCapabilities | undefined): DeclaredCapabilities {
@@ -111,6 +111,6 @@ export function declaredCapabilities(declared: ConformanceCapabilities | undefin
     loadable: declared.loadable ?? false,
     delete: declared.delete ?? false,
     namespacing: declared.namespacing ?? false,
-    history: declared.history ?? false,
+    versions: declared.versions ?? false,
   };
 }

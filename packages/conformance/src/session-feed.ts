@@ -21,7 +21,7 @@ export interface SessionUnderTest {
   ): Promise<void>;
   deleteMessages(messageIds: readonly string[]): Promise<void>;
   addCompaction(summary: string, fromMessageId: string, toMessageId: string): Promise<unknown>;
-  getMessage(id: string): Promise<(ConformanceMessage & { createdAt?: unknown }) | null>;
+  readonly store: { getMessage(id: string): Promise<(ConformanceMessage & { createdAt?: unknown }) | null> };
   getHistory(leafId?: string | null): Promise<ConformanceMessage[]>;
   history(options?: {
     leafId?: string | null;
@@ -87,7 +87,7 @@ export async function checkSessionHistoryAndFeed(
   // message over the budget, a budget of exactly the prefix's bytes keeps it, leaf first keeps the newest.
   const sizes = new Map<string, number>();
   for (const id of ["q", "a1", "u2", "big"]) {
-    sizes.set(id, new TextEncoder().encode(JSON.stringify(await session.getMessage(id))).length);
+    sizes.set(id, new TextEncoder().encode(JSON.stringify(await session.store.getMessage(id))).length);
   }
   const prefixBytes = (sizes.get("q") ?? 0) + (sizes.get("a1") ?? 0) + (sizes.get("u2") ?? 0);
   const exact = await session.history({ maxBytes: prefixBytes });
@@ -145,7 +145,7 @@ export async function checkSessionHistoryAndFeed(
   expect(batches.find((batch) => batch.some((entry) => entry.id === "big"))?.length).toBe(1);
   expect(ids(history)).toEqual(["q", ids(history)[1], "big", "u3"]);
   expect(history[1]?.parts[0]?.text).toBe("SUMMARY a1..u2");
-  expect((await session.getMessage("u2"))?.parts[0]?.text).toBe("more, edited");
+  expect((await session.store.getMessage("u2"))?.parts[0]?.text).toBe("more, edited");
 
   // A budget below the big message stops before it and says so.
   const cut = await session.history({ leafId: "u3", maxBytes: largeBytes / 2 });
@@ -156,7 +156,7 @@ export async function checkSessionHistoryAndFeed(
   expect(whole.messages).toEqual(history);
 
   // The import kept its id and time (on the message; a store with importMessage keeps it on the row too).
-  expect((await session.getMessage("old"))?.createdAt).toBe("2024-01-02T03:04:05.000Z");
+  expect((await session.store.getMessage("old"))?.createdAt).toBe("2024-01-02T03:04:05.000Z");
   await expect(session.importMessage(message("u2", "back"), "u3", { createdAt: 0 })).rejects.toThrow();
 
   // The feed mirrored into an in-memory store reproduces every path.
@@ -172,7 +172,7 @@ export async function checkSessionHistoryAndFeed(
     }
   }
   for (const id of ["q", "a1", "u2", "big", "b1", "u3", "old", "gone"]) {
-    expect(await options.mirror.getMessage(id)).toEqual(await session.getMessage(id));
+    expect(await options.mirror.getMessage(id)).toEqual(await session.store.getMessage(id));
   }
   for (const leaf of ["u3", "b1", "old", undefined]) {
     expect(comparable(await mirror.getHistory(leaf))).toEqual(comparable(await session.getHistory(leaf)));

@@ -35,8 +35,8 @@ export function createSuite<P extends ContextProvider>(
     throw new TypeError("conformance: the third argument must be options with a `capabilities` object");
   }
   const declared = declaredCapabilities(options.capabilities);
-  if (options.historyRetention !== undefined) {
-    wholeNumberOption("historyRetention", options.historyRetention, 1, 1);
+  if (options.versionRetention !== undefined) {
+    wholeNumberOption("versionRetention", options.versionRetention, 1, 1);
   }
   const writers = wholeNumberOption(
     "concurrentWrites",

@@ -46,7 +46,7 @@ it("the README lists every check of the suite, by group", async () => {
     "capability declaration",
     "readable",
     "writable",
-    "history",
+    "versions",
     "searchable",
     "loadable",
     "namespacing",

@@ -4,21 +4,21 @@ import {
   InMemorySkillProvider,
   InMemoryStore,
 } from "@contextblocks/core/memory";
-import { describeContextProvider, describeHistory, describeSearchable } from "../src/index.js";
+import { describeContextProvider, describeSearchable, describeVersions } from "../src/index.js";
 import { MemoryReadOnlyProvider, NamespacedMemoryProvider } from "./memory-providers.js";
 
 describeContextProvider("InMemoryContextProvider", () => new InMemoryContextProvider(), {
-  capabilities: { writable: true, history: true },
+  capabilities: { writable: true, versions: true },
   reopen: (provider) => new InMemoryContextProvider({ store: provider.store }),
 });
 
-describeHistory(
+describeVersions(
   "InMemoryContextProvider keeping 3 versions",
-  () => new InMemoryContextProvider({ historyRetention: 3 }),
+  () => new InMemoryContextProvider({ versionRetention: 3 }),
   {
-    capabilities: { writable: true, history: true },
-    reopen: (provider) => new InMemoryContextProvider({ store: provider.store, historyRetention: 3 }),
-    historyRetention: 3,
+    capabilities: { writable: true, versions: true },
+    reopen: (provider) => new InMemoryContextProvider({ store: provider.store, versionRetention: 3 }),
+    versionRetention: 3,
   },
 );
 
@@ -57,5 +57,5 @@ describeSearchable("InMemorySearchProvider with limit 3", () => new InMemorySear
 describeContextProvider(
   "InMemoryContextProvider on a fresh InMemoryStore",
   () => new InMemoryContextProvider({ store: new InMemoryStore() }),
-  { capabilities: { writable: true, history: true } },
+  { capabilities: { writable: true, versions: true } },
 );

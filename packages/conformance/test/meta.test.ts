@@ -99,25 +99,25 @@ describe("a provider whose history is wrong fails", () => {
   const only = (provider: string) => outcome("history", provider).failed;
   it("forgets versions on restart: exactly the restart check", () => {
     expect(only("forgets on restart")).toEqual([
-      "history > versions survive a restart: a new instance on the same store lists them and counts on",
+      "versions > versions survive a restart: a new instance on the same store lists them and counts on",
     ]);
   });
 
   it("keeps every version: exactly the retention check", () => {
     expect(only("keeps every version")).toEqual([
-      "history > keeps only the newest historyRetention (3) versions, and their numbers go on counting",
+      "versions > keeps only the newest versionRetention (3) versions, and their numbers go on counting",
     ]);
   });
 
   it("records a version before the write fails: the failed-write check", () => {
     expect(only("versions a failed write")).toContain(
-      "history > a failed write leaves no version (a refused value, a conditional write that lost)",
+      "versions > a failed write leaves no version (a refused value, a conditional write that lost)",
     );
   });
 
   it("moves a restored version to the top instead of adding one: the restore check", () => {
     expect(only("moves a restored version")).toEqual([
-      "history > restoreBlock writes the old content as a new version and leaves every earlier version as it was",
+      "versions > restoreBlock writes the old content as a new version and leaves every earlier version as it was",
     ]);
   });
 });

@@ -33,7 +33,7 @@ describeContextProvider(
   "InMemoryContextProvider routed through a runner",
   () => routeProviderCalls(new InMemoryContextProvider(), (call) => Promise.resolve().then(call)),
   {
-    capabilities: { writable: true, history: true },
+    capabilities: { writable: true, versions: true },
     reopen: (provider) =>
       routeProviderCalls(new InMemoryContextProvider({ store: provider.store }), (call) =>
         Promise.resolve().then(call),

@@ -2,9 +2,9 @@ import type {
   AnyContextProvider,
   BlockKind,
   ConditionalContextProvider,
-  HistoryProvider,
   SearchProvider,
   SkillProvider,
+  VersionedProvider,
   WritableContextProvider,
 } from "./types.js";
 
@@ -51,9 +51,9 @@ export function acceptsWrites(provider: unknown): boolean {
   return hasMethod(provider, "set");
 }
 
-/** A writable provider that keeps versions (`history`), see `HistoryProvider`. */
-export function isHistoryProvider(provider: unknown): provider is HistoryProvider {
-  return isWritableProvider(provider) && hasMethod(provider, "history");
+/** A writable provider that keeps versions (`versions`), see `VersionedProvider`. */
+export function isVersionedProvider(provider: unknown): provider is VersionedProvider {
+  return isWritableProvider(provider) && hasMethod(provider, "versions");
 }
 
 /** A writable provider with an atomic conditional write (`setIf`), see `ConditionalContextProvider`. */

@@ -1,7 +1,7 @@
 import { BlockCache } from "./block-cache.js";
 import { BlockIO } from "./block-io.js";
 import { BlockQueue } from "./block-queue.js";
-import { isHistoryProvider, isWritableProvider } from "./capabilities.js";
+import { isVersionedProvider, isWritableProvider } from "./capabilities.js";
 import type { ResolvedConfig } from "./config.js";
 import { describeValue } from "./describe-value.js";
 import type { DriftPolicy } from "./drift.js";
@@ -44,7 +44,7 @@ import type {
   WriteSource,
 } from "./types.js";
 
-/** How many versions `blockHistory` lists when no limit is given. */
+/** How many versions `blockVersions` lists when no limit is given. */
 export const DEFAULT_HISTORY_LIMIT = 50;
 
 function sourceOf(options: WriteOptions, method: string): WriteSource {
@@ -281,10 +281,10 @@ export class ContextBlocks {
   }
 
   /**
-   * The versions a writable block's provider keeps (the `history` capability), newest first, at most
+   * The versions a writable block's provider keeps (the `versions` capability), newest first, at most
    * `limit` (default 50). `UNSUPPORTED` when its provider keeps none.
    */
-  async blockHistory(label: string, options: { limit?: number } = {}): Promise<BlockVersion[]> {
+  async blockVersions(label: string, options: { limit?: number } = {}): Promise<BlockVersion[]> {
     const { provider } = this.requireHistory(label);
     const limit = options.limit ?? DEFAULT_HISTORY_LIMIT;
     if (!Number.isSafeInteger(limit) || limit < 1) {
@@ -294,12 +294,12 @@ export class ContextBlocks {
         { label },
       );
     }
-    const versions = await this.calls.run(label, provider, () => provider.history({ limit }));
+    const versions = await this.calls.run(label, provider, () => provider.versions({ limit }));
     return versions.slice(0, limit).map((version) => ({ ...version, source: { ...version.source } }));
   }
 
   /**
-   * Writes the content of an earlier `version` again, as a new version (history is never rewritten).
+   * Writes the content of an earlier `version` again, as a new version (versions are never rewritten).
    * `NOT_FOUND` when the provider no longer keeps that version; `maxTokens` holds.
    */
   async restoreBlock(label: string, version: number): Promise<ContextBlock> {
@@ -311,13 +311,13 @@ export class ContextBlocks {
         { label },
       );
     }
-    const found = (await this.calls.run(label, provider, () => provider.history({ version }))).find(
+    const found = (await this.calls.run(label, provider, () => provider.versions({ version }))).find(
       (candidate) => candidate.version === version,
     );
     if (found === undefined) {
       throw new ContextError(
         "NOT_FOUND",
-        `Block "${label}" has no version ${version} (it never existed or is past the history's retention)`,
+        `Block "${label}" has no version ${version} (it never existed or is past the retention of its versions)`,
         { label },
       );
     }
@@ -644,10 +644,10 @@ export class ContextBlocks {
   private requireHistory(label: string) {
     const config = this.registry.requireWritable(label);
     const provider = config.provider;
-    if (!isHistoryProvider(provider)) {
+    if (!isVersionedProvider(provider)) {
       throw new ContextError(
         "UNSUPPORTED",
-        `Block "${label}": its provider keeps no history (it has no history() method)`,
+        `Block "${label}": its provider keeps no versions (it has no versions() method)`,
         { label },
       );
     }

@@ -14,8 +14,10 @@ export type ContextErrorCode =
   | "UNSUPPORTED"
   /** An argument is missing, of the wrong type, too long, or not well-formed text. */
   | "INVALID_INPUT"
-  /** The provider failed; `cause` holds its error. */
+  /** A block's provider failed; `cause` holds its error. */
   | "PROVIDER_FAILED"
+  /** A pipeline plugin (`@contextblocks/ai`) failed; `cause` holds its error. */
+  | "PLUGIN_FAILED"
   /** The provider did not answer within `providerTimeoutMs`. */
   | "PROVIDER_TIMEOUT"
   /** An edit's `old_str` does not occur in the block's current text. */

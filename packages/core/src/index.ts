@@ -29,10 +29,10 @@ export type {
   ContextBlock,
   ContextConfig,
   ContextProvider,
-  HistoryProvider,
-  HistoryQuery,
   SearchProvider,
   SkillProvider,
+  VersionedProvider,
+  VersionQuery,
   WhenChanged,
   WritableContextProvider,
 } from "./types.js";

@@ -82,7 +82,7 @@ export function checkNamespace(namespace: unknown, options: LabelCheckOptions): 
 }
 
 /** Checks a block label the store keeps: a non-empty string it holds unchanged. Throws `INVALID_CONFIG`. */
-export function checkLabel(label: unknown, options: LabelCheckOptions): string {
+export function checkStoredLabel(label: unknown, options: LabelCheckOptions): string {
   if (typeof label !== "string" || label.length === 0) {
     throw new ContextError(
       "INVALID_CONFIG",
@@ -97,7 +97,7 @@ export function checkLabel(label: unknown, options: LabelCheckOptions): string {
 }
 
 /**
- * Checks a label stored as a row label (`rowLabel`): as `checkLabel`, and without a namespace it must not
+ * Checks a label stored as a row label (`rowLabel`): as `checkStoredLabel`, and without a namespace it must not
  * start with `NAMESPACE_MARK`, or it could address another namespace's rows.
  */
 export function checkRowLabel(
@@ -105,7 +105,7 @@ export function checkRowLabel(
   namespace: string | undefined,
   options: LabelCheckOptions,
 ): string {
-  const checked = checkLabel(label, options);
+  const checked = checkStoredLabel(label, options);
   if (namespace === undefined && checked.startsWith(NAMESPACE_MARK)) {
     throw new ContextError(
       "INVALID_CONFIG",

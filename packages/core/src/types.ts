@@ -59,20 +59,20 @@ export interface BlockVersion {
   source: WriteSource;
 }
 
-/** `history()`'s arguments: at most `limit` versions newest first, or only `version`. */
-export interface HistoryQuery {
+/** `versions()`'s arguments: at most `limit` versions newest first, or only `version`. */
+export interface VersionQuery {
   limit?: number;
   version?: number;
 }
 
 /**
- * Block history (the `history` capability, recognised by a function-valued `history`): every write that
- * changes the content is a version, stored with the write (in the same transaction where there is one);
- * `history()` lists the versions kept (bounded retention) newest first. A write of unchanged content adds
- * no version. History is never rewritten: a restore is a new version.
+ * Block versions (the `versions` capability, recognised by a function-valued `versions`; "history" names
+ * messages only): every write that changes the content is a version, stored with the write (in the same
+ * transaction where there is one); `versions()` lists the versions kept (bounded retention) newest first. A
+ * write of unchanged content adds no version. Versions are never rewritten: a restore is a new version.
  */
-export interface HistoryProvider extends WritableContextProvider {
-  history(query?: HistoryQuery): Promise<BlockVersion[]>;
+export interface VersionedProvider extends WritableContextProvider {
+  versions(query?: VersionQuery): Promise<BlockVersion[]>;
 }
 
 /**

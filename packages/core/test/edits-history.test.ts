@@ -11,7 +11,7 @@ function context(store = new InMemoryStore(), retention?: number) {
       maxTokens: 40,
       provider: new InMemoryContextProvider({
         store,
-        ...(retention === undefined ? {} : { historyRetention: retention }),
+        ...(retention === undefined ? {} : { versionRetention: retention }),
       }),
     },
   ]);
@@ -48,7 +48,7 @@ describe("editBlock", () => {
     expect(await codeOf(blocks.editBlock("soul", "kind", "cruel"))).toBe("READONLY");
     expect(await codeOf(blocks.editBlock("nope", "a", "b"))).toBe("NOT_FOUND");
     expect(await codeOf(blocks.editBlock("profile", "a-b a-b a-b", "word ".repeat(200)))).toBe("MAX_TOKENS");
-    expect((await blocks.blockHistory("profile")).map((version) => version.content)[0]).toBe("a-b a-b a-b");
+    expect((await blocks.blockVersions("profile")).map((version) => version.content)[0]).toBe("a-b a-b a-b");
   });
 
   it("edit_context answers success, not found, ambiguous with the count, readonly and over the limit", async () => {
@@ -75,7 +75,7 @@ describe("editBlock", () => {
     expect((await answer({ label: "profile", old_str: "coffee", new_str: "tea ".repeat(300) })).text).toMatch(
       /^Error: Block "profile" exceeds maxTokens/,
     );
-    const [newest] = await blocks.blockHistory("profile", { limit: 1 });
+    const [newest] = await blocks.blockVersions("profile", { limit: 1 });
     expect(newest?.content).toBe("likes tea; likes coffee");
     expect(newest?.source).toEqual({ kind: "tool", name: "edit_context", toolCallId: "call-7" });
   });
@@ -98,7 +98,7 @@ describe("block history and restore", () => {
     await first.editBlock("profile", "v2", "v3");
     await first.setBlock("profile", "v1\nv3"); // unchanged content: no version
     const restarted = context(store);
-    const history = await restarted.blockHistory("profile");
+    const history = await restarted.blockVersions("profile");
     expect(history.map((version) => [version.version, version.content, version.source.name])).toEqual([
       [3, "v1\nv3", "editBlock"],
       [2, "v1\nv2", "appendToBlock"],
@@ -108,21 +108,21 @@ describe("block history and restore", () => {
     expect((await restarted.restoreBlock("profile", 1)).content).toBe("v1");
     // The block as the context reports it follows the restore (the cache keeps the write).
     expect(restarted.getBlock("profile")?.content).toBe("v1");
-    const [restored] = await restarted.blockHistory("profile", { limit: 1 });
+    const [restored] = await restarted.blockVersions("profile", { limit: 1 });
     expect(restored).toMatchObject({
       version: 4,
       content: "v1",
       source: { kind: "api", name: "restoreBlock", restoredFrom: 1 },
     });
     expect(await codeOf(restarted.restoreBlock("profile", 99))).toBe("NOT_FOUND");
-    expect(await codeOf(restarted.blockHistory("soul"))).toBe("READONLY");
-    expect(await codeOf(restarted.blockHistory("profile", { limit: 0 }))).toBe("INVALID_INPUT");
+    expect(await codeOf(restarted.blockVersions("soul"))).toBe("READONLY");
+    expect(await codeOf(restarted.blockVersions("profile", { limit: 0 }))).toBe("INVALID_INPUT");
   });
 
   it("keeps only the newest versions within the retention", async () => {
     const blocks = context(new InMemoryStore(), 3);
     for (let index = 1; index <= 6; index++) await blocks.setBlock("profile", `v${index}`);
-    expect((await blocks.blockHistory("profile")).map((version) => version.version)).toEqual([6, 5, 4]);
+    expect((await blocks.blockVersions("profile")).map((version) => version.version)).toEqual([6, 5, 4]);
     expect(await codeOf(blocks.restoreBlock("profile", 2))).toBe("NOT_FOUND");
   });
 
@@ -139,7 +139,7 @@ describe("block history and restore", () => {
         },
       },
     ]);
-    expect(await codeOf(blocks.blockHistory("plain"))).toBe("UNSUPPORTED");
+    expect(await codeOf(blocks.blockVersions("plain"))).toBe("UNSUPPORTED");
   });
 });
 

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { isContextError } from "../src/index.js";
 import { namespaceProblem } from "../src/row-label.js";
 import {
-  checkLabel,
   checkNamespace,
   checkRowLabel,
+  checkStoredLabel,
   loneSurrogateProblem,
   NAMESPACE_MARK,
   rowLabel,
@@ -65,8 +65,8 @@ describe("namespace and label checks", () => {
       owner: "PostgresContextProvider",
       unstorable: (text: string) => (text.includes("\u0000") ? "has a NUL character" : null),
     };
-    expect(checkLabel("a\ud800", postgres)).toBe("a\ud800");
-    expect(() => checkLabel("a\u0000", postgres)).toThrow(
+    expect(checkStoredLabel("a\ud800", postgres)).toBe("a\ud800");
+    expect(() => checkStoredLabel("a\u0000", postgres)).toThrow(
       "PostgresContextProvider: the label has a NUL character",
     );
   });

@@ -1,7 +1,7 @@
 import { ContextError, type SearchProvider } from "@contextblocks/core";
 import {
   checkNamespace,
-  checkLabel as checkStoredLabel,
+  checkStoredLabel,
   describeValue,
   type LabelCheckOptions,
   loneSurrogateProblem,
@@ -135,7 +135,7 @@ export class Fts5SearchProvider implements SearchProvider {
       sort,
       onStatement,
     } = settings;
-    if (label !== undefined) checkLabel(label);
+    if (label !== undefined) checkStoredLabel(label, checks);
     checkNamespace(namespace, checks);
     if (!Number.isInteger(limit) || limit < 1) {
       throw invalidConfig(`limit must be a positive integer, got ${describeValue(limit)}`);
@@ -198,7 +198,7 @@ export class Fts5SearchProvider implements SearchProvider {
 
   /** Called by `ContextBlocks` with the block's label before first use. */
   init(label: string): void {
-    checkLabel(label);
+    checkStoredLabel(label, checks);
     if (label !== this.#label) this.#scope = undefined;
     this.#label = label;
   }
@@ -359,10 +359,6 @@ async function findScope(
 /** SQLite keeps UTF-8: a lone UTF-16 surrogate would be stored as U+FFFD (two keys would become one). */
 const unstorable = loneSurrogateProblem("SQLite");
 const checks: LabelCheckOptions = { owner: "Fts5SearchProvider", unstorable };
-
-function checkLabel(label: unknown): asserts label is string {
-  checkStoredLabel(label, checks);
-}
 
 /** Refuses text SQLite would change (a lone surrogate) before anything is written. */
 function checkStorable(text: string, field: string, error: (message: string) => ContextError): void {

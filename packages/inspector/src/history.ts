@@ -9,11 +9,11 @@ export interface BlockVersionView {
 }
 
 /**
- * What a context with block history offers (`ContextBlocks.blockHistory` / `restoreBlock`), found by shape
+ * What a context with block history offers (`ContextBlocks.blockVersions` / `restoreBlock`), found by shape
  * so the inspector works with contexts that have it and those that do not.
  */
 export interface BlockHistoryCapable {
-  blockHistory(label: string, ...rest: unknown[]): Promise<unknown>;
+  blockVersions(label: string, ...rest: unknown[]): Promise<unknown>;
   restoreBlock?(label: string, version: number): Promise<unknown>;
 }
 
@@ -21,7 +21,7 @@ export function hasBlockHistory(value: unknown): value is BlockHistoryCapable {
   return (
     typeof value === "object" &&
     value !== null &&
-    typeof (value as { blockHistory?: unknown }).blockHistory === "function"
+    typeof (value as { blockVersions?: unknown }).blockVersions === "function"
   );
 }
 
@@ -38,7 +38,7 @@ export async function readBlockHistory(
   context: BlockHistoryCapable,
   label: string,
 ): Promise<BlockVersionView[]> {
-  const raw = await context.blockHistory(label);
+  const raw = await context.blockVersions(label);
   const list = Array.isArray(raw)
     ? raw
     : typeof raw === "object" && raw !== null && Array.isArray((raw as { versions?: unknown }).versions)

@@ -158,13 +158,13 @@ async function sessionView(
   treeLimit: number,
 ): Promise<SessionView> {
   const compactions = await session.getCompactions();
-  const leaf = await session.getLatestLeaf();
+  const leaf = await session.store.getLatestLeaf();
   const tree = await readTree(session.store, leaf?.id ?? null, compactions, treeLimit);
   return {
     id: session.id,
     name,
     updatedAt,
-    pathLength: await session.getPathLength(),
+    pathLength: await session.store.getPathLength(),
     storedMessages: tree.total,
     tree: tree.nodes,
     compactions: tree.overlays,

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { sha256Hex } from "@contextblocks/core/store-kit";
 import { postgresBackend } from "@contextblocks/postgres";
-import { type SessionBackend, SessionManager, type SessionMessage } from "@contextblocks/sessions";
+import { type SessionBackend, SessionBuilder, SessionManager, type SessionMessage } from "@contextblocks/sessions";
 import { createCompactFunction } from "@contextblocks/sessions/compaction";
 import { sqliteBackend } from "@contextblocks/sqlite";
 import { startThrowawayCluster, type ThrowawayCluster } from "@contextblocks/test-kit/postgres";
@@ -39,22 +39,24 @@ interface Mounted {
 
 /** A manager on `backend` with a scripted conversation (a branch, a compaction), mounted on a Node server. */
 async function mount(backend: SessionBackend): Promise<Mounted> {
-  const manager = new SessionManager(backend)
-    .withContext("soul", { provider: { get: async () => "You are a careful assistant." } })
-    .withContext("memory", { description: "Facts about the user", maxTokens: 200 })
-    .withCachedPrompt()
-    .onCompaction(
-      createCompactFunction({
-        summarize: async () => "## Topic\nDeploy planning.\n\n## Key Points\nThe user deploys on Fridays.",
-        protectHead: 1,
-        minTailMessages: 2,
-        tailTokenBudget: 0,
-      }),
-    );
+  const manager = new SessionManager(
+    new SessionBuilder(backend)
+      .withContext("soul", { provider: { get: async () => "You are a careful assistant." } })
+      .withContext("memory", { description: "Facts about the user", maxTokens: 200 })
+      .withCachedPrompt()
+      .onCompaction(
+        createCompactFunction({
+          summarize: async () => "## Topic\nDeploy planning.\n\n## Key Points\nThe user deploys on Fridays.",
+          protectHead: 1,
+          minTailMessages: 2,
+          tailTokenBudget: 0,
+        }),
+      ),
+  );
   const info = await manager.create("Support chat");
   const session = manager.getSession(info.id);
-  await session.replaceContextBlock("memory", "The user is Ada.");
-  await session.freezeSystemPrompt();
+  await session.context.setBlock("memory", "The user is Ada.");
+  await session.context.freezeSystemPrompt();
   const turns = [
     message("u1", "user", "Hi, I'm Ada."),
     message("a1", "assistant", "Hello Ada."),
@@ -63,12 +65,14 @@ async function mount(backend: SessionBackend): Promise<Mounted> {
     message("u3", "user", "What about hotfixes?"),
     message("a3", "assistant", "Hotfixes go out any day."),
   ];
-  for (const turn of turns) await manager.append(info.id, turn);
+  for (const turn of turns) await manager.getSession(info.id).appendMessage(turn);
   // An edit of u3: a second branch beside the first.
-  await manager.append(info.id, message("u3b", "user", "What about rollbacks?"), "a2");
-  await manager.append(info.id, message("a3b", "assistant", "Roll back with the previous tag."));
+  await manager.getSession(info.id).appendMessage(message("u3b", "user", "What about rollbacks?"), "a2");
+  await manager
+    .getSession(info.id)
+    .appendMessage(message("a3b", "assistant", "Roll back with the previous tag."));
   await session.compact(); // refreshes the prompt
-  await session.appendContextBlock("memory", "Ada deploys on Fridays.");
+  await session.context.appendToBlock("memory", "Ada deploys on Fridays.");
   await manager.create("Empty chat");
 
   const inspector = createInspector({
@@ -190,7 +194,9 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the inspector in headless Chromium", 
 
         // Live: a write elsewhere appears on the open page, without a reload.
         await page.locator("#live-status", { hasText: "Connected" }).waitFor();
-        await mounted.manager.getSession(mounted.sessionId).appendContextBlock("memory", "Ada prefers tea.");
+        await mounted.manager
+          .getSession(mounted.sessionId)
+          .context.appendToBlock("memory", "Ada prefers tea.");
         const live = page.locator('#live-events li[data-type="block-written"]');
         await live.waitFor();
         await expect(live.textContent()).resolves.toMatch(/memory · append · by appendToBlock/);
@@ -201,7 +207,9 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the inspector in headless Chromium", 
         await tree.screenshot({ path: join(SCREENSHOTS, `tree-${shot}.png`) });
 
         // A message appears by id, role and size; its text is on the page only after a reload.
-        await mounted.manager.append(mounted.sessionId, message("u4", "user", "Ship the patch tonight."));
+        await mounted.manager
+          .getSession(mounted.sessionId)
+          .appendMessage(message("u4", "user", "Ship the patch tonight."));
         const appended = page.locator('#live-events li[data-type="message-appended"]');
         await appended.waitFor();
         const line = (await appended.textContent()) ?? "";

@@ -82,7 +82,7 @@ describe("the inspector's live events", () => {
     await session.appendMessage(text("m2", "assistant", "ok"));
     await session.updateMessage(text("m2", "assistant", secret("update")));
     await context.setBlock("today", "Monday");
-    await session.freezeSystemPrompt();
+    await session.context.freezeSystemPrompt();
     await context.setBlock("today", secret("reminder"));
     await context.reminder({ sending: true });
     await session.addCompaction(secret("summary"), "m1", "m2");
@@ -93,7 +93,7 @@ describe("the inspector's live events", () => {
     expect(received.text).not.toContain("SECRET");
     const byType = (type: string) => received.events.find((event) => event.type === type);
 
-    const stored = (await session.getMessage("m1")) as SessionMessage;
+    const stored = (await session.store.getMessage("m1")) as SessionMessage;
     expect(byType("message-appended")).toEqual({
       type: "message-appended",
       sessionId: session.id,
@@ -116,7 +116,7 @@ describe("the inspector's live events", () => {
       createdAt: compaction?.createdAt,
       bytes: utf8(secret("summary")),
     });
-    const prompt = await session.freezeSystemPrompt();
+    const prompt = await session.context.freezeSystemPrompt();
     expect(byType("prompt-frozen")).toMatchObject({ origin: "rendered", bytes: utf8(prompt) });
     expect(byType("prompt-frozen")?.hash).toMatch(/^[0-9a-f]{64}$/);
     expect(byType("reminder-sent")).toMatchObject({ labels: ["today"] });

@@ -1,4 +1,4 @@
-import { SessionManager } from "@contextblocks/sessions";
+import { SessionBuilder, SessionManager } from "@contextblocks/sessions";
 import { sqliteBackend } from "@contextblocks/sqlite";
 import { blocksTable } from "@contextblocks/sqlite/store-kit";
 import Database from "better-sqlite3";
@@ -18,13 +18,15 @@ describe("a page view with read access", () => {
     const database = new Database(":memory:");
     // Each call is another instance over the same database, as another request's worker would be.
     const open = () =>
-      new SessionManager(sqliteBackend(database))
-        .withContext("memory", { maxTokens: 200 })
-        .withCachedPrompt();
+      new SessionManager(
+        new SessionBuilder(sqliteBackend(database))
+          .withContext("memory", { maxTokens: 200 })
+          .withCachedPrompt(),
+      );
     const manager = open();
     const { id } = await manager.create("chat");
     const session = manager.getSession(id);
-    await session.replaceContextBlock("memory", "The user is Ada.");
+    await session.context.setBlock("memory", "The user is Ada.");
     const inspector = createInspector({
       sessions: manager,
       context: session.context,
@@ -39,8 +41,8 @@ describe("a page view with read access", () => {
     expect(storedPrompts(database)).toBe(0);
 
     // Memory written after the page load: through the viewed session, and by another instance.
-    await session.appendContextBlock("memory", "Ada deploys on Fridays.");
-    await open().getSession(id).appendContextBlock("memory", "Ada prefers tea.");
+    await session.context.appendToBlock("memory", "Ada deploys on Fridays.");
+    await open().getSession(id).context.appendToBlock("memory", "Ada prefers tea.");
     const snapshot = (await (await inspector(new Request("http://agent.test/snapshot.json"))).json()) as {
       prompt: string;
     };
@@ -48,7 +50,7 @@ describe("a page view with read access", () => {
     expect(storedPrompts(database)).toBe(0);
 
     // The first turn freezes the prompt: it holds everything written before it.
-    const prompt = await session.freezeSystemPrompt();
+    const prompt = await session.context.freezeSystemPrompt();
     expect(prompt).toContain("The user is Ada.");
     expect(prompt).toContain("Ada deploys on Fridays.");
     expect(prompt).toContain("Ada prefers tea.");

@@ -1,7 +1,7 @@
 import { contextPipeline } from "@contextblocks/ai";
 import { setContextTracer } from "@contextblocks/core";
 import { InMemorySearchProvider, InMemoryStore } from "@contextblocks/core/memory";
-import { Session } from "@contextblocks/sessions";
+import { type Session, SessionBuilder } from "@contextblocks/sessions";
 import { createCompactFunction } from "@contextblocks/sessions/compaction";
 import { inMemoryBackend } from "@contextblocks/sessions/memory";
 import { answer, scriptedModel, toolStep } from "@contextblocks/test-kit/model";
@@ -33,7 +33,7 @@ afterAll(() => {
 beforeEach(() => exporter.reset());
 
 function chat(notes: InMemorySearchProvider, captureContent = false): Session {
-  return Session.create(inMemoryBackend())
+  return new SessionBuilder(inMemoryBackend())
     .forSession("chat-1")
     .withContext("soul", { provider: { get: async () => "You are terse." } })
     .withContext("memory", { description: "Facts about the user", maxTokens: 400 })
@@ -47,7 +47,8 @@ function chat(notes: InMemorySearchProvider, captureContent = false): Session {
         minTailMessages: 1,
         tailTokenBudget: 0,
       }),
-    );
+    )
+    .build();
 }
 
 const named = (spans: readonly ReadableSpan[], name: string) => spans.filter((span) => span.name === name);
@@ -159,14 +160,14 @@ describe("GenAI memory spans of a scripted turn", () => {
   it("registerOtelTracer traces every instance without a tracer of its own, until unregistered", async () => {
     const stop = registerOtelTracer({ tracer });
     try {
-      const session = Session.create(inMemoryBackend()).withContext("memory");
-      await session.replaceContextBlock("memory", "x");
+      const session = new SessionBuilder(inMemoryBackend()).withContext("memory").build();
+      await session.context.setBlock("memory", "x");
       expect(named(exporter.getFinishedSpans(), "update_memory")).toHaveLength(1);
     } finally {
       stop();
     }
-    const untraced = Session.create(inMemoryBackend()).withContext("memory");
-    await untraced.replaceContextBlock("memory", "y");
+    const untraced = new SessionBuilder(inMemoryBackend()).withContext("memory").build();
+    await untraced.context.setBlock("memory", "y");
     expect(named(exporter.getFinishedSpans(), "update_memory")).toHaveLength(1);
     setContextTracer(null);
   });

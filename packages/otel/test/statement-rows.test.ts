@@ -1,5 +1,5 @@
 import { ContextBlocks } from "@contextblocks/core";
-import { Session } from "@contextblocks/sessions";
+import { SessionBuilder } from "@contextblocks/sessions";
 import { SqliteContextProvider, sqliteBackend } from "@contextblocks/sqlite";
 import { context, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
@@ -60,9 +60,10 @@ describe("rows read and written on spans (better-sqlite3)", () => {
 
   it("a session append's create_memory span carries the rows its statements changed", async () => {
     const database = new Database(":memory:");
-    const session = Session.create(sqliteBackend(database, { onStatement: recordStatementRows }))
+    const session = new SessionBuilder(sqliteBackend(database, { onStatement: recordStatementRows }))
       .forSession("chat-1")
-      .withTracer(otelTracer({ tracer }));
+      .withTracer(otelTracer({ tracer }))
+      .build();
     await session.appendMessage({ id: "m1", role: "user", parts: [{ type: "text", text: "Hello there." }] });
     const [append] = named("create_memory");
     expect(append?.attributes).toMatchObject({ "gen_ai.operation.name": "create_memory" });

@@ -1,7 +1,7 @@
 import { contextTools } from "@contextblocks/ai";
 import { type BlockWrite, ContextBlocks } from "@contextblocks/core";
 import { InMemoryContextProvider, InMemorySearchProvider } from "@contextblocks/core/memory";
-import { Session } from "@contextblocks/sessions";
+import { SessionBuilder } from "@contextblocks/sessions";
 import { sqliteBackend } from "@contextblocks/sqlite";
 import { answer, scriptedModel, toolStep } from "@contextblocks/test-kit/model";
 import {
@@ -177,13 +177,17 @@ const operations: Record<string, Operation> = {
 
   "Session.appendMessage on SQLite, rows recorded on the span": async (tracer) => {
     const database = new Database(":memory:");
-    const session = Session.create(sqliteBackend(database, { onStatement: recordStatementRows }))
+    const session = new SessionBuilder(sqliteBackend(database, { onStatement: recordStatementRows }))
       .forSession("chat-1")
-      .withTracer(otelTracer(tracer === undefined ? {} : { tracer }));
+      .withTracer(otelTracer(tracer === undefined ? {} : { tracer }))
+      .build();
     const message = { id: "m1", role: "user" as const, parts: [{ type: "text" as const, text: FACT }] };
     const outcome = await settle(() => session.appendMessage(message));
     // Read back without any tracer: what the database holds.
-    const stored = await Session.create(sqliteBackend(database)).forSession("chat-1").getHistory();
+    const stored = await new SessionBuilder(sqliteBackend(database))
+      .forSession("chat-1")
+      .build()
+      .getHistory();
     return { outcome, writes: stored.length };
   },
 

@@ -80,7 +80,7 @@ export function postgresBackend(
         label: SYSTEM_PROMPT_LABEL,
         namespace: namespaceOf(sessionId),
         createTables,
-        history: false, // the frozen prompt is not a block the model writes: no versions
+        versions: false, // the frozen prompt is not a block the model writes: no versions
       }),
     runState: new PostgresRunStateStore(client, { createTables }),
     registry: new PostgresSessionRegistry(client, { createTables }),

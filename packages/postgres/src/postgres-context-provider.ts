@@ -15,13 +15,13 @@ export interface PostgresContextProviderOptions {
   /** Per-statement report (`changes` for writes). Not for a ready `SqlClient`. */
   onStatement?: StatementObserver | undefined;
   /**
-   * Keep versions for `ContextBlocks.blockHistory` / `restoreBlock`: `true` (the last 50) or `{ retention }`.
+   * Keep versions for `ContextBlocks.blockVersions` / `restoreBlock`: `true` (the last 50) or `{ retention }`.
    * On by default (the last 50); `false` turns it off. Versions go to `contextblocks_block_history` in the
    * write's statement (one data-modifying CTE), and the newest version number is kept on the block's row
    * (`history_version`), so a write reads and writes a constant number of rows. With `createTables: false`,
    * run `schema.sql` (it creates both, and adds the column to an older table).
    */
-  history?: boolean | { retention?: number } | undefined;
+  versions?: boolean | { retention?: number } | undefined;
 }
 
 /**
@@ -44,12 +44,12 @@ export interface PostgresContextProviderOptions {
 export class PostgresContextProvider extends SqlContextProvider {
   constructor(source: PostgresSource, labelOrOptions?: string | PostgresContextProviderOptions) {
     const options = blockStoreOptions(labelOrOptions, OWNER);
-    const { label, namespace, createTables, history } = options;
+    const { label, namespace, createTables, versions } = options;
     super(postgresClient(source, options.onStatement, OWNER), {
       label,
       namespace,
       createTables,
-      history,
+      versions,
       owner: OWNER,
     });
   }

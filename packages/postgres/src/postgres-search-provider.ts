@@ -1,7 +1,7 @@
 import { ContextError, type SearchProvider } from "@contextblocks/core";
 import { describeValue, rowLabel } from "@contextblocks/core/store-kit";
 import { type SqlClient, type StatementObserver, sql } from "@contextblocks/sql";
-import { checkLabel, checkNamespace, checkStorable, TableAccess } from "@contextblocks/sql-stores";
+import { checkNamespace, checkSqlLabel, checkStorable, TableAccess } from "@contextblocks/sql-stores";
 import { planQuery } from "@contextblocks/text";
 import { type PostgresSource, postgresClient } from "./client.js";
 import { SEARCH_TABLE } from "./schema.js";
@@ -68,7 +68,7 @@ export class PostgresSearchProvider implements SearchProvider {
     this.#label =
       settings.label === undefined
         ? undefined
-        : checkLabel(settings.label, this.#namespace, PROVIDER, "postgres");
+        : checkSqlLabel(settings.label, this.#namespace, PROVIDER, "postgres");
     this.#limit = limit;
     this.#searchKeys = searchKeys;
     this.#access = new TableAccess(this.#client, SEARCH_TABLE, createTables, PROVIDER);
@@ -86,7 +86,7 @@ export class PostgresSearchProvider implements SearchProvider {
 
   /** Called by `ContextBlocks` with the block's label before first use. */
   init(label: string): void {
-    this.#label = checkLabel(label, this.#namespace, PROVIDER, "postgres");
+    this.#label = checkSqlLabel(label, this.#namespace, PROVIDER, "postgres");
   }
 
   /** `"N entries indexed."` or `null`: a count over the label's rows of the primary key. */

@@ -15,7 +15,7 @@ async function schema(): Promise<TestSchema> {
 }
 
 function agent(client: ConstructorParameters<typeof PostgresContextProvider>[0]): ContextBlocks {
-  const provider = new PostgresContextProvider(client, { label: "profile", history: { retention: 3 } });
+  const provider = new PostgresContextProvider(client, { label: "profile", versions: { retention: 3 } });
   return new ContextBlocks([{ label: "profile", whenChanged: "remind", provider }]);
 }
 
@@ -31,7 +31,7 @@ describe("PostgresContextProvider history on the throwaway cluster", () => {
     await firstClient.end();
 
     const restarted = agent(await database.client());
-    const history = await restarted.blockHistory("profile");
+    const history = await restarted.blockVersions("profile");
     expect(history.map((version) => [version.version, version.content, version.source.name])).toEqual([
       [3, "Name: Ada\nCity: Lyon", "edit_context"],
       [2, "Name: Ada\nCity: Paris", "appendToBlock"],
@@ -39,7 +39,7 @@ describe("PostgresContextProvider history on the throwaway cluster", () => {
     ]);
     expect(Number.isNaN(Date.parse(history[0]?.writtenAt ?? ""))).toBe(false);
     expect((await restarted.restoreBlock("profile", 1)).content).toBe("Name: Ada");
-    expect((await restarted.blockHistory("profile")).map((version) => version.version)).toEqual([4, 3, 2]);
+    expect((await restarted.blockVersions("profile")).map((version) => version.version)).toEqual([4, 3, 2]);
     await expect(restarted.restoreBlock("profile", 1)).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
@@ -59,7 +59,7 @@ describe("PostgresContextProvider history on the throwaway cluster", () => {
     ]);
     await alice.load();
     expect(alice.getBlock("profile")?.content).toBe("a: 1\nb: 1\nc: 1\nd: 1");
-    const versions = (await alice.blockHistory("profile")).map((version) => version.version);
+    const versions = (await alice.blockVersions("profile")).map((version) => version.version);
     expect(versions).toEqual([5, 4, 3]);
     // Alice's writes reach Bob as a reminder; his frozen prompt is unchanged.
     const frozen = await bob.freezeSystemPrompt();
@@ -77,10 +77,10 @@ describe("PostgresContextProvider history on the throwaway cluster", () => {
     await client.query("INSERT INTO cf_agents_context_blocks (label, content) VALUES ('soul', 'old')");
     const soul = new PostgresContextProvider(client, "soul");
     expect(await soul.get()).toBe("old");
-    expect(await soul.history?.()).toEqual([]);
+    expect(await soul.versions?.()).toEqual([]);
     await soul.set("new");
     await soul.set("newer");
-    expect((await soul.history?.())?.map((version) => [version.version, version.content])).toEqual([
+    expect((await soul.versions?.())?.map((version) => [version.version, version.content])).toEqual([
       [2, "newer"],
       [1, "new"],
     ]);

@@ -1,4 +1,4 @@
-import { describeContextProvider, describeHistory } from "@contextblocks/conformance";
+import { describeContextProvider, describeVersions } from "@contextblocks/conformance";
 import { PostgresContextProvider, PostgresSearchProvider, PostgresSkillProvider } from "../src/index.js";
 import { type Connection, newStore, openProvider, release, type Store, storeFor } from "./connections.js";
 
@@ -20,7 +20,7 @@ for (const [connection, name] of Object.entries(connections) as [Connection, str
       (source) =>
         new PostgresContextProvider(source, {
           namespace,
-          history: retention === undefined ? true : { retention },
+          versions: retention === undefined ? true : { retention },
         }),
     );
 
@@ -28,21 +28,21 @@ for (const [connection, name] of Object.entries(connections) as [Connection, str
     `PostgresContextProvider on ${name}`,
     async () => openContext(await newStore(), undefined),
     {
-      capabilities: { readable: true, writable: true, namespacing: true, history: true },
+      capabilities: { readable: true, writable: true, namespacing: true, versions: true },
       reopen: (provider) => openContext(storeFor(provider), provider.namespace),
       namespace: (provider, namespace) => openContext(storeFor(provider), namespace),
       cleanup: release,
     },
   );
 
-  describeHistory<PostgresContextProvider>(
+  describeVersions<PostgresContextProvider>(
     `PostgresContextProvider on ${name}, keeping 3 versions`,
     async () => openContext(await newStore(), undefined, 3),
     {
-      capabilities: { writable: true, history: true },
+      capabilities: { writable: true, versions: true },
       reopen: (provider) => openContext(storeFor(provider), provider.namespace, 3),
       cleanup: release,
-      historyRetention: 3,
+      versionRetention: 3,
     },
   );
 

@@ -72,7 +72,7 @@ describe("schema", () => {
     expect(await memory.get()).toBe("kept");
     // History (on by default) uses the schema's history table and the version column.
     await memory.set("kept again");
-    expect((await memory.history?.())?.map((version) => [version.version, version.content])).toEqual([
+    expect((await memory.versions?.())?.map((version) => [version.version, version.content])).toEqual([
       [2, "kept again"],
       [1, "kept"],
     ]);
@@ -200,7 +200,7 @@ describe("schema", () => {
     expect(await memory.get()).toBe("kept");
     // History (on by default) uses the schema's history table and the version column.
     await memory.set("kept again");
-    expect((await memory.history?.())?.map((version) => [version.version, version.content])).toEqual([
+    expect((await memory.versions?.())?.map((version) => [version.version, version.content])).toEqual([
       [2, "kept again"],
       [1, "kept"],
     ]);
@@ -229,6 +229,6 @@ describe("schema", () => {
     ]);
     const profile = new PostgresContextProvider(client, { label: "profile", createTables: false });
     await profile.set("v3");
-    expect((await profile.history?.())?.map((version) => version.version)).toEqual([3, 2, 1]);
+    expect((await profile.versions?.())?.map((version) => version.version)).toEqual([3, 2, 1]);
   });
 });

@@ -77,7 +77,7 @@ describe("Session on PostgresSessionStore", () => {
     await session.context.load();
     const result = await generateText({
       model,
-      system: await session.freezeSystemPrompt(),
+      system: await session.context.freezeSystemPrompt(),
       messages: await convertToModelMessages((await session.getHistory()) as UIMessage[]),
       tools: contextTools(session.context),
       stopWhen: stepCountIs(4),
@@ -108,7 +108,7 @@ describe("Session on PostgresSessionStore", () => {
     expect(tool?.toolCallId).toBe("call-1");
     expect(tool?.input).toEqual({ label: "memory", content: "User likes tea." });
     expect(tool?.output).toEqual(call?.output);
-    expect(await restarted.freezeSystemPrompt()).toContain("User likes tea.");
+    expect(await restarted.context.freezeSystemPrompt()).toContain("User likes tea.");
     // The reloaded history is a valid AI SDK prompt, tool call and result included.
     const replay = await convertToModelMessages(history as UIMessage[]);
     expect(replay.map((message) => message.role)).toEqual(["user", "assistant", "tool"]);

@@ -14,9 +14,9 @@ export {
   Session,
   type SessionEvent,
   type SessionListener,
-  type SessionOptions,
 } from "./session.js";
 export type { SessionBackend } from "./session-backend.js";
+export { SessionBuilder, type SessionOptions } from "./session-builder.js";
 export { SessionManager, type SessionManagerEvent, type SessionManagerListener } from "./session-manager.js";
 export type { SessionInfo } from "./session-registry.js";
 export type { MessageNode, SearchResult, StoredCompaction } from "./session-store.js";

@@ -5,8 +5,8 @@ import type { SessionRegistry } from "./session-registry.js";
 import type { SearchResult, SessionStore } from "./session-store.js";
 
 /**
- * Everything sessions keep, in one database: what a backend package hands to `Session.create` and
- * `SessionManager.create` (`sqliteBackend(ctx.storage)` from `@contextblocks/sqlite`,
+ * Everything sessions keep, in one database: what a backend package hands to `new SessionBuilder(backend)`
+ * and `new SessionManager(backend)` (`sqliteBackend(ctx.storage)` from `@contextblocks/sqlite`,
  * `postgresBackend(pool)` from `@contextblocks/postgres`, `inMemoryBackend()` from
  * `@contextblocks/sessions/memory`). Like a kysely dialect: the session layer above never knows the store.
  * Each part creates only its own tables, on first use.
@@ -33,7 +33,7 @@ export interface SessionBackend {
   deleteSession(sessionId: string): Promise<void>;
 }
 
-/** True for an object with the parts of a `SessionBackend` (what `Session.create` needs of it). */
+/** True for an object with the parts of a `SessionBackend` (what `SessionBuilder` needs of it). */
 export function isSessionBackend(value: unknown): value is SessionBackend {
   if (typeof value !== "object" || value === null) return false;
   const candidate = value as Record<string, unknown>;

@@ -1,23 +1,10 @@
-import {
-  ContextError,
-  type ContextTracer,
-  type SearchProvider,
-  type WritableContextProvider,
-} from "@contextblocks/core";
+import { ContextError, type SearchProvider } from "@contextblocks/core";
 import { describeValue } from "@contextblocks/core/store-kit";
-import type { CompactAfterOptions, CompactFunction, CompactionErrorHandler } from "./compaction/types.js";
-import type { HistoryBatchOptions, HistoryOptions, HistoryResult } from "./history-read.js";
-import type { SessionMessage } from "./message.js";
-import {
-  type ImportOptions,
-  Session,
-  type SessionContextOptions,
-  type SessionEvent,
-  type SessionSettings,
-} from "./session.js";
+import { Session, type SessionEvent } from "./session.js";
 import { isSessionBackend, type SessionBackend } from "./session-backend.js";
+import { copyBuilder, SessionBuilder, stateOf } from "./session-builder.js";
 import type { CreateSessionOptions, SessionInfo } from "./session-registry.js";
-import type { SearchResult, StoredCompaction } from "./session-store.js";
+import type { SearchResult } from "./session-store.js";
 import { checkUsageArguments } from "./store-arguments.js";
 
 export type { CreateSessionOptions, SessionInfo };
@@ -54,73 +41,44 @@ export const continuationPreamble = "[Context from previous session]";
 
 /**
  * Many named sessions in one database: a registry (`backend.registry`, the `assistant_sessions` rows
- * Cloudflare agents' Sessions API keeps), each session a `Session` with the manager's builder settings,
- * and search across sessions. The `session_search` tool is `sessionSearchTool(manager)` in
- * `@contextblocks/ai`.
+ * Cloudflare agents' Sessions API keeps), each session a `Session` built by the manager's `SessionBuilder`,
+ * and search across sessions. A session's writes through `getSession(id)` touch its `updated_at`. The
+ * `session_search` tool is `sessionSearchTool(manager)` in `@contextblocks/ai`.
  *
  * ```ts
- * const manager = new SessionManager(sqliteBackend(ctx.storage))
+ * const builder = new SessionBuilder(sqliteBackend(ctx.storage))
  *   .withContext("memory", { maxTokens: 1100 })
- *   .withCachedPrompt()
- *   .withSearchableHistory("history");
+ *   .withCachedPrompt();
+ * const manager = new SessionManager(builder).withSearchableHistory("history");
  * const chat = await manager.create("Support chat");
- * await manager.append(chat.id, message);
+ * await manager.getSession(chat.id).appendMessage(message);
  * ```
  */
 export class SessionManager {
   readonly #backend: SessionBackend;
-  readonly #settings: SessionSettings = { contexts: [] };
+  /** Builds each session; read at `getSession`, so it may still be configured until then. */
+  readonly #builder: SessionBuilder;
   readonly #sessions = new Map<string, Session>();
-  #historyLabel: string | undefined;
+  #searchableHistory: string | undefined;
   readonly #listeners = new Set<SessionManagerListener>();
 
-  constructor(backend: SessionBackend) {
+  /** A manager over a backend, or over a builder whose settings every session gets. */
+  constructor(source: SessionBackend | SessionBuilder) {
+    const builder = source instanceof SessionBuilder ? source : undefined;
+    const backend = builder === undefined ? source : builder.backend;
     if (!isSessionBackend(backend)) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `new SessionManager: expected a SessionBackend (sqliteBackend(…), postgresBackend(…), inMemoryBackend()), got ${describeValue(backend)}`,
+        `new SessionManager: expected a SessionBackend (sqliteBackend(…), postgresBackend(…), inMemoryBackend()) or a SessionBuilder over one, got ${describeValue(builder === undefined ? source : "a builder given its collaborators")}`,
       );
     }
     this.#backend = backend;
+    this.#builder = builder ?? new SessionBuilder(backend);
   }
 
   /** The backend every session of this manager lives in. */
   get backend(): SessionBackend {
     return this.#backend;
-  }
-
-  // ── Builder (applies to every session) ──────────────────────────────────────────────────────────────
-
-  withContext(label: string, options: SessionContextOptions = {}): this {
-    this.#settings.contexts.push({ ...options, label });
-    return this;
-  }
-
-  withCachedPrompt(provider?: WritableContextProvider): this {
-    this.#settings.cachedPrompt = provider ?? true;
-    return this;
-  }
-
-  onCompaction(compaction: CompactFunction): this {
-    this.#settings.compaction = compaction;
-    return this;
-  }
-
-  compactAfter(threshold: number, options: CompactAfterOptions = {}): this {
-    this.#settings.threshold = threshold;
-    if (options.tokenCounter !== undefined) this.#settings.tokenCounter = options.tokenCounter;
-    return this;
-  }
-
-  onCompactionError(handler: CompactionErrorHandler): this {
-    this.#settings.onCompactionError = handler;
-    return this;
-  }
-
-  /** Where every session and its blocks report spans (`otelTracer()` from `@contextblocks/otel`). */
-  withTracer(tracer: ContextTracer): this {
-    this.#settings.tracer = tracer;
-    return this;
   }
 
   /**
@@ -144,11 +102,9 @@ export class SessionManager {
 
   /** Adds a searchable block over every session's messages (the model searches past conversations). */
   withSearchableHistory(label: string): this {
-    this.#historyLabel = label;
+    this.#searchableHistory = label;
     return this;
   }
-
-  // ── Registry ────────────────────────────────────────────────────────────────────────────────────────
 
   /** The `Session` for an id: created on first access with the manager's settings, then cached. */
   getSession(sessionId: string): Session {
@@ -160,15 +116,17 @@ export class SessionManager {
     }
     let session = this.#sessions.get(sessionId);
     if (session === undefined) {
-      const settings: SessionSettings = { ...this.#settings, contexts: [...this.#settings.contexts] };
-      if (this.#historyLabel !== undefined) {
-        settings.contexts.push({
-          label: this.#historyLabel,
+      const builder = copyBuilder(this.#builder).forSession(sessionId);
+      if (this.#searchableHistory !== undefined) {
+        builder.withContext(this.#searchableHistory, {
           description: "Cross-session conversation history",
           provider: this.#historyProvider(),
         });
       }
-      session = this.sessionClass().fromSettings(this.#backend, sessionId, settings);
+      // Each write through the session touches its registry row, as the manager's own writes did.
+      stateOf(builder).settings.afterWrite = (id) => this.#backend.registry.touch(id);
+      const SessionClass = this.sessionClass();
+      session = new SessionClass(builder);
       session.subscribe((event) => this.#emit({ ...event, sessionId }));
       this.#sessions.set(sessionId, session);
     }
@@ -227,87 +185,6 @@ export class SessionManager {
     this.#emit({ type: "session-deleted", sessionId });
   }
 
-  // ── Messages (each touches updated_at) ──────────────────────────────────────────────────────────────
-
-  async append(sessionId: string, message: SessionMessage, parentId?: string | null): Promise<string> {
-    await this.getSession(sessionId).appendMessage(message, parentId);
-    await this.#touch(sessionId);
-    return message.id;
-  }
-
-  /**
-   * Updates the message when its id exists in the session (its parent stays), appends it otherwise
-   * (`Session.upsertMessage`).
-   */
-  async upsert(sessionId: string, message: SessionMessage, parentId?: string | null): Promise<string> {
-    await this.getSession(sessionId).upsertMessage(message, { parentId });
-    await this.#touch(sessionId);
-    return message.id;
-  }
-
-  /** Stores a message written elsewhere with its id, parent and time (`Session.importMessage`). */
-  async importMessage(
-    sessionId: string,
-    message: SessionMessage,
-    parentId: string | null,
-    options: ImportOptions,
-  ): Promise<void> {
-    await this.getSession(sessionId).importMessage(message, parentId, options);
-    await this.#touch(sessionId);
-  }
-
-  /** The path read in bounded batches up to a byte budget (`Session.history`). */
-  history(sessionId: string, options: HistoryOptions = {}): Promise<HistoryResult> {
-    return this.getSession(sessionId).history(options);
-  }
-
-  /** The path in bounded batches (`Session.historyBatches`). */
-  historyBatches(
-    sessionId: string,
-    options: HistoryBatchOptions = {},
-  ): AsyncGenerator<SessionMessage[], { truncated: boolean; bytes: number }, undefined> {
-    return this.getSession(sessionId).historyBatches(options);
-  }
-
-  /** Appends in order, each under the previous one (the first under `parentId`, default the latest leaf). */
-  async appendAll(
-    sessionId: string,
-    messages: readonly SessionMessage[],
-    parentId?: string | null,
-  ): Promise<string | null> {
-    const session = this.getSession(sessionId);
-    let parent: string | null | undefined = parentId;
-    for (const message of messages) {
-      await session.appendMessage(message, parent);
-      parent = message.id;
-    }
-    await this.#touch(sessionId);
-    return parent ?? null;
-  }
-
-  getHistory(sessionId: string, leafId?: string | null): Promise<SessionMessage[]> {
-    return this.getSession(sessionId).getHistory(leafId);
-  }
-
-  /** Messages on the path root..leaf (default: the latest leaf), overlays not applied. */
-  getPathLength(sessionId: string, leafId?: string | null): Promise<number> {
-    return this.getSession(sessionId).getPathLength(leafId);
-  }
-
-  async clearMessages(sessionId: string): Promise<void> {
-    await this.getSession(sessionId).clearMessages();
-    await this.#touch(sessionId);
-  }
-
-  async deleteMessages(sessionId: string, messageIds: string[]): Promise<void> {
-    await this.getSession(sessionId).deleteMessages(messageIds);
-    await this.#touch(sessionId);
-  }
-
-  getBranches(sessionId: string, messageId: string): Promise<SessionMessage[]> {
-    return this.getSession(sessionId).getBranches(messageId);
-  }
-
   /** A new session holding copies (new ids) of the path root..`atMessageId`, overlays applied. */
   async fork(sessionId: string, atMessageId: string, name: string): Promise<SessionInfo> {
     const history = await this.getSession(sessionId).getHistory(atMessageId);
@@ -316,16 +193,8 @@ export class SessionManager {
     }
     const info = await this.create(name, { parentSessionId: sessionId });
     const copies = history.map((message) => ({ ...message, id: crypto.randomUUID() }));
-    await this.appendAll(info.id, copies, null);
+    await this.getSession(info.id).appendMessages(copies, null);
     return (await this.get(info.id)) ?? info;
-  }
-
-  addCompaction(sessionId: string, summary: string, fromId: string, toId: string): Promise<StoredCompaction> {
-    return this.getSession(sessionId).addCompaction(summary, fromId, toId);
-  }
-
-  getCompactions(sessionId: string): Promise<StoredCompaction[]> {
-    return this.getSession(sessionId).getCompactions();
   }
 
   /**
@@ -340,7 +209,7 @@ export class SessionManager {
     if (old.model != null) createOptions.model = old.model;
     if (old.source != null) createOptions.source = old.source;
     const info = await this.create(name ?? old.name, createOptions);
-    await this.append(info.id, {
+    await this.getSession(info.id).appendMessage({
       id: crypto.randomUUID(),
       role: "assistant",
       parts: [{ type: "text", text: `${continuationPreamble}\n\n${summary}` }],
@@ -353,14 +222,10 @@ export class SessionManager {
     await this.#backend.registry.addUsage(sessionId, inputTokens, outputTokens, cost);
   }
 
-  // ── Search ──────────────────────────────────────────────────────────────────────────────────────────
-
   /** Full-text search over every session's messages; each hit names its `sessionId`. */
   search(query: string, options: { limit?: number } = {}): Promise<SearchResult[]> {
     return this.#backend.searchMessages(query, options.limit ?? 20);
   }
-
-  // ── Internals ───────────────────────────────────────────────────────────────────────────────────────
 
   #historyProvider(): SearchProvider {
     return {
@@ -382,10 +247,6 @@ export class SessionManager {
         // A listener's failure never fails the operation that emitted the event.
       }
     }
-  }
-
-  async #touch(sessionId: string): Promise<void> {
-    await this.#backend.registry.touch(sessionId);
   }
 }
 

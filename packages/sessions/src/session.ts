@@ -1,22 +1,13 @@
 import {
-  type ContextBlock,
-  ContextBlocks,
-  type ContextConfig,
+  type ContextBlocks,
   ContextError,
   type ContextEvent,
   type ContextTracer,
   type TraceAttributes,
-  type WritableContextProvider,
 } from "@contextblocks/core";
 import { describeValue, GEN_AI, getContextTracer, traced } from "@contextblocks/core/store-kit";
 import { clientRewrite } from "./client-rewrite.js";
-import type {
-  CompactAfterOptions,
-  CompactFunction,
-  CompactionErrorHandler,
-  CompactResult,
-  SessionTokenCounter,
-} from "./compaction/types.js";
+import type { CompactResult } from "./compaction/types.js";
 import {
   type HistoryBatchOptions,
   type HistoryOptions,
@@ -34,22 +25,21 @@ import {
 import { estimateMessageTokens } from "./message-tokens.js";
 import { MessageTree } from "./message-tree.js";
 import type { RunStateStore } from "./run-state.js";
-import { isSessionBackend, type SessionBackend } from "./session-backend.js";
 import {
-  type AppendedMessage,
-  isSessionStore,
-  type RecentHistoryResult,
-  type SearchResult,
-  type SessionStore,
-  type StoredCompaction,
+  resolveCollaborators,
+  SessionBuilder,
+  type SessionCollaborators,
+  type SessionOptions,
+  type SessionSettings,
+  stateOf,
+} from "./session-builder.js";
+import type {
+  AppendedMessage,
+  RecentHistoryResult,
+  SearchResult,
+  SessionStore,
+  StoredCompaction,
 } from "./session-store.js";
-import { isSessionStoreV1, type SessionStoreV1 } from "./session-store-v1.js";
-
-/** A block as the session reports it: core's block plus `isSkill` (the Sessions API's name for loadable). */
-export type SessionContextBlock = ContextBlock & { isSkill: boolean };
-
-/** `withContext(label, options)`: a block config without its label. */
-export type SessionContextOptions = Omit<ContextConfig, "label">;
 
 /** A compaction stored its overlay: the messages `fromMessageId..toMessageId` now read as `summary`. */
 export interface CompactedEvent {
@@ -176,80 +166,27 @@ export interface ImportOptions {
 /** A session listener; what it throws is caught and never fails the operation that caused the event. */
 export type SessionListener = (event: SessionEvent) => void;
 
-/** The collaborators of `new Session(options)`. */
-export interface SessionOptions {
-  /**
-   * Where the messages live: a store on the storage contract `SessionStoreV1` (`SqliteSessionStore`,
-   * `InMemorySessionStore`, your own), which the session reads through its message tree, or a `SessionStore`
-   * that applies the rules itself (`PostgresSessionStore`).
-   */
-  store: SessionStore | SessionStoreV1;
-  /** The session's blocks and frozen prompt. Default: a `ContextBlocks` with no blocks. */
-  context?: ContextBlocks | undefined;
-  /** Where pipeline plugin state persists, per session (read by `contextPipeline({ session })`). */
-  runState?: RunStateStore | undefined;
-  /** The session's id. Default: `store.sessionId`. */
-  sessionId?: string | undefined;
-  /** The compaction function (`createCompactFunction` from `@contextblocks/sessions/compaction`). */
-  compaction?: CompactFunction | undefined;
-  /** Compacts automatically after an append when the estimate passes this many tokens. */
-  threshold?: number | undefined;
-  /** Counts tokens for automatic compaction. */
-  tokenCounter?: SessionTokenCounter | undefined;
-  /** Hears automatic compaction failures (default: `console.warn`). */
-  onCompactionError?: CompactionErrorHandler | undefined;
-  /** Where the session reports spans. Default: the tracer registered with `setContextTracer`, if any. */
-  tracer?: ContextTracer | undefined;
-}
-
-/** `new Session({ backend })`: a session resolved from a backend on first use (`Session.create(backend)`). */
-export interface SessionBackendOptions {
-  backend: SessionBackend;
-  /** Same as `forSession(sessionId)`. Default `""`, the default session. */
-  sessionId?: string | undefined;
-}
-
-/** The settings a builder collects before the session resolves (also what a manager hands each session). */
-export interface SessionSettings {
-  contexts: ContextConfig[];
-  /** `true`: the backend's prompt store for the session; a provider: that one. */
-  cachedPrompt?: true | WritableContextProvider | undefined;
-  compaction?: CompactFunction | undefined;
-  threshold?: number | undefined;
-  tokenCounter?: SessionTokenCounter | undefined;
-  onCompactionError?: CompactionErrorHandler | undefined;
-  /** Where the session (and the `ContextBlocks` it builds) reports spans. */
-  tracer?: ContextTracer | undefined;
-}
-
-interface Resolved {
-  store: SessionStore;
-  context: ContextBlocks;
-  runState: RunStateStore | undefined;
-}
-
 /**
- * A conversation: messages as a tree in a `SessionStore`, the system prompt from context blocks (core's
- * `ContextBlocks`), search, and compaction. It is given its collaborators (`new Session({ store, context })`)
- * or builds them from a `SessionBackend` on first use (the builder):
+ * A conversation: messages as a tree in a `SessionStore`, their compaction, and search. Its blocks and
+ * frozen prompt are `session.context` (core's `ContextBlocks`). It is given its collaborators
+ * (`new Session({ store, context })`) or built from a backend by a `SessionBuilder`:
  *
  * ```ts
- * const session = Session.create(sqliteBackend(ctx.storage))
+ * const session = new SessionBuilder(sqliteBackend(ctx.storage))
  *   .forSession("chat-1")
- *   .withContext("soul", { provider: { get: async () => "You are helpful." } })
  *   .withContext("memory", { description: "Learned facts", maxTokens: 1100 })
- *   .withCachedPrompt();
+ *   .withCachedPrompt()
+ *   .build();
+ * await session.context.setBlock("memory", "User prefers metric units.");
  * ```
  *
  * The AI SDK parts live in `@contextblocks/ai`: `contextTools(session.context)`, `unloadSkill(session, …)`,
  * `SessionHistoryPlugin`, `contextPipeline({ model, session })`.
  */
 export class Session {
-  /** The backend the builder resolves on first use; `null` for a session given its collaborators. */
-  readonly #backend: SessionBackend | null;
-  #sessionId: string;
-  readonly #settings: SessionSettings = { contexts: [] };
-  #resolved: Resolved | null = null;
+  /** Where the session's settings and collaborators come from (given ones, or a backend's). */
+  readonly #builder: SessionBuilder;
+  #resolved: SessionCollaborators | null = null;
   readonly #listeners = new Set<SessionListener>();
   /** Running token estimate of the active path for the default counter (no history read per append). */
   #pathTokens: number | null = null;
@@ -261,137 +198,27 @@ export class Session {
   #calibration: number | null | undefined = undefined;
 
   /**
-   * A session on the collaborators it is given (`{ store, context?, runState? }`), or on a backend it
-   * resolves on first use (`{ backend }`: what `Session.create(backend)` does). Nothing is read until
-   * first use.
+   * A session on the collaborators it is given (`{ store, context?, runState? }`), or on a builder
+   * (`SessionBuilder.build()` gives one; a subclass may pass its own builder and keep configuring it until
+   * first use). Nothing is read until first use.
    */
-  constructor(options: SessionOptions | SessionBackendOptions) {
-    if (typeof options !== "object" || options === null) {
-      throw new ContextError(
-        "INVALID_CONFIG",
-        `new Session: expected { store, context?, runState? } or { backend }, got ${describeValue(options)}`,
-      );
-    }
-    if ("backend" in options) {
-      if (!isSessionBackend(options.backend)) {
-        throw new ContextError(
-          "INVALID_CONFIG",
-          `Session.create: expected a SessionBackend (sqliteBackend(…), postgresBackend(…), inMemoryBackend()), got ${describeValue(options.backend)}`,
-        );
-      }
-      this.#backend = options.backend;
-      this.#sessionId = "";
-      if (options.sessionId !== undefined) this.forSession(options.sessionId);
-      return;
-    }
-    if (!isSessionStore(options.store) && !isSessionStoreV1(options.store)) {
-      throw new ContextError(
-        "INVALID_CONFIG",
-        `new Session: store must be a SessionStore, got ${describeValue(options.store)} (use Session.create(backend) for the builder)`,
-      );
-    }
-    if (options.context !== undefined && !(options.context instanceof ContextBlocks)) {
-      throw new ContextError(
-        "INVALID_CONFIG",
-        `new Session: context must be a ContextBlocks, got ${describeValue(options.context)}`,
-      );
-    }
-    const sessionId = options.sessionId ?? options.store.sessionId;
-    if (typeof sessionId !== "string") {
-      throw new ContextError(
-        "INVALID_CONFIG",
-        `new Session: the session id must be a string, got ${describeValue(sessionId)}`,
-      );
-    }
-    this.#backend = null;
-    this.#sessionId = sessionId;
-    if (options.compaction !== undefined) this.onCompaction(options.compaction);
-    if (options.threshold !== undefined) this.#settings.threshold = checkThreshold(options.threshold);
-    this.#settings.tokenCounter = options.tokenCounter;
-    this.#settings.onCompactionError = options.onCompactionError;
-    this.#settings.tracer = options.tracer;
-    this.#resolved = {
-      store: messageTreeOf(options.store),
-      context: options.context ?? new ContextBlocks([]),
-      runState: options.runState,
-    };
-    this.#forwardEvents(this.#resolved.context);
+  constructor(options: SessionOptions);
+  constructor(builder: SessionBuilder);
+  constructor(options: SessionOptions | SessionBuilder) {
+    this.#builder = options instanceof SessionBuilder ? options : new SessionBuilder(options);
+    // A builder given a foreign object fails here, not on first use.
+    stateOf(this.#builder);
   }
 
-  /**
-   * The builder over a `SessionBackend` (`sqliteBackend(ctx.storage)`, `postgresBackend(pool)`,
-   * `inMemoryBackend()`). Nothing is read or created until first use.
-   */
-  static create(backend: SessionBackend): Session {
-    return new Session({ backend });
-  }
-
-  // ── Builder ─────────────────────────────────────────────────────────────────────────────────────────
-
-  /** Keeps this session's messages, blocks and prompt apart from other sessions in the same database. */
-  forSession(sessionId: string): this {
-    this.#beforeUse("forSession");
-    if (typeof sessionId !== "string" || sessionId.length === 0) {
-      throw new ContextError(
-        "INVALID_CONFIG",
-        `forSession: the session id must be a non-empty string, got ${describeValue(sessionId)}`,
-      );
-    }
-    this.#sessionId = sessionId;
-    return this;
-  }
-
-  /** Adds a block; without a `provider` it is stored by the backend, kept apart per session. */
-  withContext(label: string, options: SessionContextOptions = {}): this {
-    this.#beforeUse("withContext");
-    this.#settings.contexts.push({ ...options, label });
-    return this;
-  }
-
-  /** Persists the frozen prompt (in the backend unless a provider is given) so it survives a restart. */
-  withCachedPrompt(provider?: WritableContextProvider): this {
-    this.#beforeUse("withCachedPrompt");
-    this.#settings.cachedPrompt = provider ?? true;
-    return this;
-  }
-
-  /** The compaction function (`createCompactFunction` from `@contextblocks/sessions/compaction`). */
-  onCompaction(compaction: CompactFunction): this {
-    if (typeof compaction !== "function") {
-      throw new ContextError(
-        "INVALID_CONFIG",
-        `onCompaction: expected a function, got ${describeValue(compaction)}`,
-      );
-    }
-    this.#settings.compaction = compaction;
-    return this;
-  }
-
-  /** Compacts automatically after an append when the estimate passes `threshold` tokens. */
-  compactAfter(threshold: number, options: CompactAfterOptions = {}): this {
-    this.#settings.threshold = checkThreshold(threshold);
-    if (options.tokenCounter !== undefined) this.#settings.tokenCounter = options.tokenCounter;
-    return this;
-  }
-
-  /** Hears automatic compaction failures (default: `console.warn`). */
-  onCompactionError(handler: CompactionErrorHandler): this {
-    this.#settings.onCompactionError = handler;
-    return this;
-  }
-
-  /** Where the session and its blocks report spans (`otelTracer()` from `@contextblocks/otel`). */
-  withTracer(tracer: ContextTracer): this {
-    this.#beforeUse("withTracer");
-    this.#settings.tracer = tracer;
-    return this;
+  get #settings(): SessionSettings {
+    return stateOf(this.#builder).settings;
   }
 
   // ── Collaborators ───────────────────────────────────────────────────────────────────────────────────
 
   /** The session's id (`""`: the default session of a store). */
   get id(): string {
-    return this.#sessionId;
+    return stateOf(this.#builder).sessionId;
   }
 
   /** The session's blocks and frozen prompt: built once, on first use. Feed it to `contextTools` and pipelines. */
@@ -483,22 +310,6 @@ export class Session {
     return { messages, truncated: false, totalContentBytes: JSON.stringify(messages).length };
   }
 
-  getMessage(id: string): Promise<SessionMessage | null> {
-    return this.#use().store.getMessage(id);
-  }
-
-  getLatestLeaf(): Promise<SessionMessage | null> {
-    return this.#use().store.getLatestLeaf();
-  }
-
-  getBranches(messageId: string): Promise<SessionMessage[]> {
-    return this.#use().store.getBranches(messageId);
-  }
-
-  getPathLength(leafId?: string | null): Promise<number> {
-    return this.#use().store.getPathLength(leafId);
-  }
-
   /**
    * Stores a message under `parentId` (omitted: the latest leaf; `null`: a new root). Then, past the
    * `compactAfter` threshold, compacts; a failed compaction goes to `onCompactionError` and never fails
@@ -522,6 +333,7 @@ export class Session {
           trusted(checkSessionMessage(message, "appendMessage"), options, "appendMessage"),
           parentId,
         );
+        await this.#afterWrite();
         await this.#compactIfOverThreshold();
       },
     );
@@ -566,6 +378,7 @@ export class Session {
             if (parent !== undefined) parent = message.id;
           }
         }
+        await this.#afterWrite();
         const last = checked.at(-1);
         if (last !== undefined && !awaitsToolResults(last)) await this.#compactIfOverThreshold();
       },
@@ -584,7 +397,7 @@ export class Session {
     const placed = isAppendedMessage(appended) ? appended : await store.getNode(message.id);
     this.#emit({
       type: "message-appended",
-      sessionId: this.#sessionId,
+      sessionId: this.id,
       messageId: message.id,
       parentId: placed?.parentId ?? parentId ?? null,
       role: message.role,
@@ -609,7 +422,7 @@ export class Session {
     for (const message of messages) {
       this.#emit({
         type: "message-appended",
-        sessionId: this.#sessionId,
+        sessionId: this.id,
         messageId: message.id,
         parentId: parent,
         role: message.role,
@@ -630,11 +443,12 @@ export class Session {
     this.#pathTokens = null;
     this.#emit({
       type: "message-updated",
-      sessionId: this.#sessionId,
+      sessionId: this.id,
       messageId: message.id,
       role: message.role,
       message,
     });
+    await this.#afterWrite();
   }
 
   /**
@@ -675,6 +489,7 @@ export class Session {
           await this.#update(rewrite(meanwhile));
           return { inserted: false };
         }
+        await this.#afterWrite();
         await this.#compactIfOverThreshold();
         return { inserted: true };
       },
@@ -716,7 +531,7 @@ export class Session {
     this.#pathTokens = null;
     this.#emit({
       type: "message-appended",
-      sessionId: this.#sessionId,
+      sessionId: this.id,
       messageId: stored.id,
       parentId,
       role: stored.role,
@@ -724,6 +539,7 @@ export class Session {
       createdAt,
       imported: true,
     });
+    await this.#afterWrite();
   }
 
   async deleteMessages(messageIds: readonly string[]): Promise<void> {
@@ -731,9 +547,10 @@ export class Session {
     this.#pathTokens = null;
     this.#emit({
       type: "messages-deleted",
-      sessionId: this.#sessionId,
+      sessionId: this.id,
       messageIds: [...new Set(messageIds.filter((id): id is string => typeof id === "string"))],
     });
+    await this.#afterWrite();
   }
 
   /** Deletes every message and overlay, and forgets loaded skills. */
@@ -744,7 +561,8 @@ export class Session {
     this.#pathTokens = null;
     // The store forgot the session's calibration with its messages.
     this.#calibration = undefined;
-    this.#emit({ type: "messages-cleared", sessionId: this.#sessionId });
+    this.#emit({ type: "messages-cleared", sessionId: this.id });
+    await this.#afterWrite();
   }
 
   // ── Compaction ──────────────────────────────────────────────────────────────────────────────────────
@@ -756,7 +574,7 @@ export class Session {
   ): Promise<StoredCompaction> {
     this.#pathTokens = null;
     const compaction = await this.#use().store.addCompaction(summary, fromMessageId, toMessageId);
-    this.#emit({ type: "compaction-added", sessionId: this.#sessionId, compaction: { ...compaction } });
+    this.#emit({ type: "compaction-added", sessionId: this.id, compaction: { ...compaction } });
     return compaction;
   }
 
@@ -784,9 +602,9 @@ export class Session {
         if (result === null) return null;
         const overlay = await store.addCompaction(result.summary, result.fromMessageId, result.toMessageId);
         this.#pathTokens = null;
-        this.#emit({ type: "compaction-added", sessionId: this.#sessionId, compaction: { ...overlay } });
+        this.#emit({ type: "compaction-added", sessionId: this.id, compaction: { ...overlay } });
         if (span !== undefined || this.#listeners.size > 0) {
-          const event = compactedEvent(this.#sessionId, history, result);
+          const event = compactedEvent(this.id, history, result);
           span?.setAttributes({
             [GEN_AI.recordCount]: event.messages,
             "contextblocks.compaction.from_message_id": event.fromMessageId,
@@ -911,44 +729,6 @@ export class Session {
     return this.#calibration;
   }
 
-  // ── Context blocks ──────────────────────────────────────────────────────────────────────────────────
-
-  /** The block as last read (blocks are read on first use: `freezeSystemPrompt`, a write, `context.load()`). */
-  getContextBlock(label: string): SessionContextBlock | null {
-    const block = this.#use().context.getBlock(label);
-    return block === null ? null : withSkillFlag(block);
-  }
-
-  getContextBlocks(): SessionContextBlock[] {
-    return this.#use().context.getBlocks().map(withSkillFlag);
-  }
-
-  async replaceContextBlock(label: string, content: string): Promise<SessionContextBlock> {
-    return withSkillFlag(await this.#use().context.setBlock(label, content));
-  }
-
-  async appendContextBlock(label: string, content: string): Promise<SessionContextBlock> {
-    return withSkillFlag(await this.#use().context.appendToBlock(label, content));
-  }
-
-  /** Adds a block at run time (stored by the backend without a provider); the prompt changes on refresh. */
-  async addContext(label: string, options: SessionContextOptions = {}): Promise<SessionContextBlock> {
-    const { context } = this.#use();
-    return withSkillFlag(await context.addBlock({ ...options, label }));
-  }
-
-  removeContext(label: string): boolean {
-    return this.#use().context.removeBlock(label);
-  }
-
-  freezeSystemPrompt(): Promise<string> {
-    return this.#use().context.freezeSystemPrompt();
-  }
-
-  refreshSystemPrompt(): Promise<string> {
-    return this.#use().context.refreshSystemPrompt();
-  }
-
   // ── Search ──────────────────────────────────────────────────────────────────────────────────────────
 
   /** Full-text search over this session's message text. Throws `UNSUPPORTED` when the store cannot. */
@@ -973,54 +753,18 @@ export class Session {
     );
   }
 
-  // ── Resolution ──────────────────────────────────────────────────────────────────────────────────────
-
-  /** @internal Used by `SessionManager`: the manager's settings for one of its sessions. */
-  static fromSettings(backend: SessionBackend, sessionId: string, settings: SessionSettings): Session {
-    // biome-ignore lint/complexity/noThisInStatic: a subclass builds its own sessions (SessionManager's sessionClass)
-    const session = this.create(backend).forSession(sessionId);
-    session.#settings.contexts = settings.contexts.map((config) => ({ ...config }));
-    session.#settings.cachedPrompt = settings.cachedPrompt;
-    session.#settings.compaction = settings.compaction;
-    session.#settings.threshold = settings.threshold;
-    session.#settings.tokenCounter = settings.tokenCounter;
-    session.#settings.onCompactionError = settings.onCompactionError;
-    session.#settings.tracer = settings.tracer;
-    return session;
-  }
-
-  #beforeUse(method: string): void {
-    if (this.#resolved !== null) {
-      throw new ContextError(
-        "INVALID_CONFIG",
-        this.#backend === null
-          ? `${method}: this session was given its collaborators; builder methods belong to Session.create(backend)`
-          : `${method}: the session is already in use; builder methods go before the first call (use addContext at run time)`,
-      );
-    }
-  }
-
-  #use(): Resolved {
+  #use(): SessionCollaborators {
     if (this.#resolved === null) {
-      const backend = this.#backend as SessionBackend;
-      const sessionId = this.#sessionId;
-      const cached = this.#settings.cachedPrompt;
-      const promptStore = cached === true ? backend.prompt(sessionId) : (cached ?? null);
-      const tracer = this.#settings.tracer;
-      const context = new ContextBlocks(
-        this.#settings.contexts,
-        promptStore,
-        (label) => backend.block(label, sessionId),
-        tracer !== undefined ? { tracer } : {},
-      );
-      this.#resolved = {
-        store: messageTreeOf(backend.messages(sessionId)),
-        context,
-        runState: backend.runState,
-      };
-      this.#forwardEvents(context);
+      this.#resolved = resolveCollaborators(this.#builder);
+      this.#resolved.context.subscribe((event) => this.#emit(event));
     }
     return this.#resolved;
+  }
+
+  /** After a message write: what the builder asked for (a manager touches its registry). */
+  async #afterWrite(): Promise<void> {
+    const afterWrite = this.#settings.afterWrite;
+    if (afterWrite !== undefined) await afterWrite(this.id);
   }
 
   /** The tracer in force: the session's own, else the registered one (through `traced`). */
@@ -1037,13 +781,9 @@ export class Session {
     return traced(
       this.#settings.tracer,
       name,
-      () => ({ ...attributes(), [GEN_AI.conversationId]: this.#sessionId }),
+      () => ({ ...attributes(), [GEN_AI.conversationId]: this.id }),
       operation,
     );
-  }
-
-  #forwardEvents(context: ContextBlocks): void {
-    context.subscribe((event) => this.#emit(event));
   }
 
   #emit(event: SessionEvent): void {
@@ -1092,12 +832,6 @@ function compactedEvent(
   };
 }
 
-/** An append's report of where it stored the message (`AppendedMessage`), from a store that gives one. */
-/** The store a session reads: a storage-contract store through its message tree, any other as it is. */
-function messageTreeOf(store: SessionStore | SessionStoreV1): SessionStore {
-  return isSessionStoreV1(store) ? new MessageTree(store) : store;
-}
-
 function isAppendedMessage(value: unknown): value is AppendedMessage {
   if (typeof value !== "object" || value === null) return false;
   const parentId = (value as { parentId?: unknown }).parentId;
@@ -1131,18 +865,4 @@ function awaitsToolResults(message: SessionMessage): boolean {
   return message.parts.some(
     (part) => typeof part.toolCallId === "string" && part.state === "input-available",
   );
-}
-
-function withSkillFlag(block: ContextBlock): SessionContextBlock {
-  return { ...block, isSkill: block.isSkill };
-}
-
-function checkThreshold(threshold: number): number {
-  if (typeof threshold !== "number" || !Number.isFinite(threshold) || threshold <= 0) {
-    throw new ContextError(
-      "INVALID_CONFIG",
-      `compactAfter: the threshold must be a positive number, got ${String(threshold)}`,
-    );
-  }
-  return threshold;
 }

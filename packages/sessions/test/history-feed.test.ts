@@ -336,7 +336,7 @@ describe("upsertMessage / importMessage", () => {
       session.upsertMessage(message("x", "second")),
     ]);
     expect(results.map((result) => result.inserted).sort()).toEqual([false, true]);
-    expect(await session.getPathLength()).toBe(2);
+    expect(await session.store.getPathLength()).toBe(2);
   });
 
   for (const [name, wrap] of [
@@ -353,7 +353,7 @@ describe("upsertMessage / importMessage", () => {
       });
       await session.importMessage(message("x3", "third"), "x2", { createdAt: when.getTime() + 120_000 });
       expect(ids(await session.getHistory())).toEqual(["x1", "x2", "x3"]);
-      expect((await session.getMessage("x2"))?.createdAt).toBe("2024-05-06T07:09:00.000Z");
+      expect((await session.store.getMessage("x2"))?.createdAt).toBe("2024-05-06T07:09:00.000Z");
       if (wrap === requiredOnly) expect((await store.getNode("x1"))?.createdAt).not.toBe(when.toISOString());
       else expect((await store.getNode("x1"))?.createdAt).toBe(when.toISOString());
       // Refusals: client source, a parent not stored, an id stored, a time that is not one.

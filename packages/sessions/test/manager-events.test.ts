@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { SessionManager, type SessionManagerEvent, type SessionMessage } from "../src/index.js";
+import {
+  SessionBuilder,
+  SessionManager,
+  type SessionManagerEvent,
+  type SessionMessage,
+} from "../src/index.js";
 import { inMemoryBackend } from "../src/memory/index.js";
 
 function message(id: string, text: string, role = "user"): SessionMessage {
@@ -8,9 +13,9 @@ function message(id: string, text: string, role = "user"): SessionMessage {
 
 describe("SessionManager.subscribe", () => {
   it("hears sessions created and deleted, and each session's events with its id", async () => {
-    const manager = new SessionManager(inMemoryBackend())
-      .withContext("memory", { maxTokens: 200 })
-      .withCachedPrompt();
+    const manager = new SessionManager(
+      new SessionBuilder(inMemoryBackend()).withContext("memory", { maxTokens: 200 }).withCachedPrompt(),
+    );
     const heard: SessionManagerEvent[] = [];
     const stop = manager.subscribe((event) => heard.push(event));
     manager.subscribe(() => {
@@ -19,9 +24,9 @@ describe("SessionManager.subscribe", () => {
     const chat = await manager.create("Chat");
     const child = await manager.create("Child", { parentSessionId: chat.id });
     const session = manager.getSession(chat.id);
-    await session.replaceContextBlock("memory", "likes tea");
-    const prompt = await session.freezeSystemPrompt();
-    await manager.append(chat.id, message("u1", "hello"));
+    await session.context.setBlock("memory", "likes tea");
+    const prompt = await session.context.freezeSystemPrompt();
+    await manager.getSession(chat.id).appendMessage(message("u1", "hello"));
     await manager.delete(child.id);
     expect(heard).toEqual([
       { type: "session-created", sessionId: chat.id, name: "Chat", parentSessionId: null },

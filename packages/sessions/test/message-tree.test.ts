@@ -1,6 +1,6 @@
 import { isContextError } from "@contextblocks/core";
 import { describe, expect, it } from "vitest";
-import { estimateMessageTokens, Session, type SessionMessage } from "../src/index.js";
+import { estimateMessageTokens, SessionBuilder, type SessionMessage } from "../src/index.js";
 import { InMemorySessionStore, InMemorySessions, inMemoryBackend } from "../src/memory/index.js";
 import { type MessageRecord, MessageTree, messageBytes } from "../src/store-kit.js";
 
@@ -177,7 +177,7 @@ describe("MessageTree reads that need not read the whole path", () => {
 
 describe("Session.appendMessages on a storage-contract store", () => {
   it("stores the turn in one append: all of it or none, with one event per stored message", async () => {
-    const session = Session.create(inMemoryBackend()).forSession("chat");
+    const session = new SessionBuilder(inMemoryBackend()).forSession("chat").build();
     const events: string[] = [];
     session.subscribe((event) => {
       if (event.type === "message-appended") events.push(`${event.messageId}<${event.parentId}`);

@@ -4,7 +4,8 @@ import { answer, promptText, scriptedModel } from "@contextblocks/test-kit/model
 import { generateText } from "ai";
 import { describe, expect, it } from "vitest";
 import { createCompactFunction } from "../src/compaction/index.js";
-import { Session, type SessionEvent, type SessionMessage } from "../src/index.js";
+import { Session, SessionBuilder, type SessionEvent, type SessionMessage } from "../src/index.js";
+import type { SessionStore } from "../src/store-kit.js";
 import { InMemorySessions, inMemoryBackend } from "../src/memory/index.js";
 import type { SessionStore } from "../src/store-kit.js";
 import { MemoryTree } from "./memory-tree.js";
@@ -15,47 +16,58 @@ function message(id: string, text: string, role = "user"): SessionMessage {
 
 const ids = (messages: readonly { id: string }[]) => messages.map((entry) => entry.id);
 
-describe("Session.create(backend)", () => {
+describe("new SessionBuilder(backend)", () => {
   it("resolves through the backend on first use: messages, blocks per session, prompt, run state", async () => {
     const backend = inMemoryBackend();
-    await Session.create(backend).forSession("same").appendMessage(message("m1", "hello"));
-    const session = Session.create(backend).forSession("same");
+    await new SessionBuilder(backend).forSession("same").build().appendMessage(message("m1", "hello"));
+    const session = new SessionBuilder(backend).forSession("same").build();
     expect(session.id).toBe("same");
     expect(ids(await session.getHistory())).toEqual(["m1"]);
     expect(session.store.sessionId).toBe("same");
     expect(session.runState).toBe(backend.runState);
     expect(session.context).toBe(session.context);
-    expect(() => Session.create(42 as never)).toThrow(/expected a SessionBackend/);
+    expect(() => new SessionBuilder(42 as never).build()).toThrow(/expected a SessionBackend/);
   });
 
-  it("builder calls are order-independent and refused after first use", async () => {
-    const session = Session.create(inMemoryBackend())
+  it("builder calls are order-independent; a built session keeps its settings; a live builder is refused after first use", async () => {
+    const backend = inMemoryBackend();
+    const builder = new SessionBuilder(backend)
       .withCachedPrompt()
       .withContext("memory", { description: "Facts", maxTokens: 200 })
       .forSession("chat");
-    await session.replaceContextBlock("memory", "User likes tea.");
-    expect(await session.freezeSystemPrompt()).toContain("User likes tea.");
-    expect(() => session.withContext("late")).toThrow(/already in use/);
+    const session = builder.build();
+    await session.context.setBlock("memory", "User likes tea.");
+    expect(await session.context.freezeSystemPrompt()).toContain("User likes tea.");
+    builder.withContext("late").forSession("other");
+    expect(session.context.getConfigs().map((config) => config.label)).toEqual(["memory"]);
+    expect(session.id).toBe("chat");
+    // A subclass may hand its own builder to the session and keep configuring it until first use.
+    const live = new SessionBuilder(backend).forSession("live");
+    const liveSession = new Session(live);
+    live.withContext("early");
+    expect(liveSession.context.getConfigs().map((config) => config.label)).toEqual(["early"]);
+    expect(() => live.withContext("late")).toThrow(/already in use/);
   });
 
   it("keeps blocks and frozen prompts of sessions apart, and the prompt survives a restart", async () => {
     const backend = inMemoryBackend();
     const build = (id: string) =>
-      Session.create(inMemoryBackend({ sessions: backend.sessions, blocks: backend.blocks }))
+      new SessionBuilder(inMemoryBackend({ sessions: backend.sessions, blocks: backend.blocks }))
         .forSession(id)
         .withContext("memory", { maxTokens: 200 })
-        .withCachedPrompt();
+        .withCachedPrompt()
+        .build();
     const first = build("one");
     const second = build("two");
-    await first.replaceContextBlock("memory", "one's fact");
-    await second.replaceContextBlock("memory", "two's fact");
-    const prompt = await first.freezeSystemPrompt();
+    await first.context.setBlock("memory", "one's fact");
+    await second.context.setBlock("memory", "two's fact");
+    const prompt = await first.context.freezeSystemPrompt();
     expect(prompt).toContain("one's fact");
-    expect(await second.freezeSystemPrompt()).toContain("two's fact");
-    await first.replaceContextBlock("memory", "changed later");
+    expect(await second.context.freezeSystemPrompt()).toContain("two's fact");
+    await first.context.setBlock("memory", "changed later");
     const restarted = build("one");
-    expect(await restarted.freezeSystemPrompt()).toBe(prompt);
-    expect(await restarted.refreshSystemPrompt()).toContain("changed later");
+    expect(await restarted.context.freezeSystemPrompt()).toBe(prompt);
+    expect(await restarted.context.refreshSystemPrompt()).toContain("changed later");
   });
 });
 
@@ -72,9 +84,9 @@ describe("new Session({ store, context, runState })", () => {
     expect(session.store).toBe(store);
     expect(session.context).toBe(context);
     expect(session.runState).toBeUndefined();
-    expect(await session.freezeSystemPrompt()).toContain("You are helpful.");
-    expect(session.getContextBlock("notes")?.writable).toBe(true);
-    expect(() => session.withContext("late")).toThrow(/given its collaborators/);
+    expect(await session.context.freezeSystemPrompt()).toContain("You are helpful.");
+    expect(session.context.getBlock("notes")?.writable).toBe(true);
+    expect(() => new SessionBuilder({ store }).withContext("late")).toThrow(/given its collaborators/);
   });
 
   it("refuses what is not a store or a ContextBlocks, naming it", () => {
@@ -90,23 +102,24 @@ describe("new Session({ store, context, runState })", () => {
     };
     refuse({ store: {} }, /store must be a SessionStore/);
     refuse({ store: new MemoryTree(), context: [] }, /context must be a ContextBlocks/);
-    refuse(null, /expected \{ store/);
+    refuse(null, /expected a SessionBackend .* or the collaborators \{ store/);
   });
 });
 
 describe("Session.subscribe", () => {
   it("hears block writes (methods and the prompt refresh) and stops after unsubscribing; a throwing listener fails nothing", async () => {
-    const session = Session.create(inMemoryBackend())
+    const session = new SessionBuilder(inMemoryBackend())
       .forSession("chat")
-      .withContext("memory", { maxTokens: 200 });
+      .withContext("memory", { maxTokens: 200 })
+      .build();
     const events: SessionEvent[] = [];
     session.subscribe(() => {
       throw new Error("listener fails");
     });
     const stop = session.subscribe((event) => events.push(event));
-    await session.replaceContextBlock("memory", "a");
-    await session.appendContextBlock("memory", "b");
-    const prompt = await session.refreshSystemPrompt();
+    await session.context.setBlock("memory", "a");
+    await session.context.appendToBlock("memory", "b");
+    const prompt = await session.context.refreshSystemPrompt();
     expect(events).toEqual([
       { type: "block-written", label: "memory", action: "set", source: { kind: "api", name: "setBlock" } },
       {
@@ -118,7 +131,7 @@ describe("Session.subscribe", () => {
       { type: "prompt-refreshed", prompt, hash: expect.stringMatching(/^[0-9a-f]{64}$/) },
     ]);
     stop();
-    await session.replaceContextBlock("memory", "c");
+    await session.context.setBlock("memory", "c");
     expect(events).toHaveLength(3);
   });
 
@@ -165,7 +178,7 @@ describe("Session.reportUsage", () => {
 
 describe("Session search", () => {
   it("finds messages by their words and throws UNSUPPORTED without searchMessages", async () => {
-    const session = Session.create(inMemoryBackend()).forSession("chat");
+    const session = new SessionBuilder(inMemoryBackend()).forSession("chat").build();
     await session.appendMessage(message("a", "We deploy on Friday afternoon"));
     await session.appendMessage(message("b", "Lunch is at noon", "assistant"));
     const hits = await session.search("when do we deploy", { limit: 5 });
@@ -206,11 +219,12 @@ describe("compaction", () => {
   it("summarises the middle through generateText, keeps head and tail, and updates the summary next time", async () => {
     const model = scriptedModel([answer("FIRST SUMMARY"), answer("SECOND SUMMARY")]);
     const summarize = async (prompt: string) => (await generateText({ model, prompt })).text;
-    const session = Session.create(inMemoryBackend())
+    const session = new SessionBuilder(inMemoryBackend())
       .forSession("chat")
       .onCompaction(
         createCompactFunction({ summarize, protectHead: 2, tailTokenBudget: 150, minTailMessages: 2 }),
-      );
+      )
+      .build();
     const events: SessionEvent[] = [];
     for (const turn of turns(10)) await session.appendMessage(turn);
     session.subscribe((event) => events.push(event));
@@ -261,7 +275,7 @@ describe("compaction", () => {
     expect(
       after.filter((entry) => entry.id.startsWith("compaction_")).map((entry) => entry.parts[0]?.text),
     ).toEqual(["SECOND SUMMARY"]);
-    expect(await session.getPathLength()).toBe(16);
+    expect(await session.store.getPathLength()).toBe(16);
     expect(await session.getCompactions()).toHaveLength(2);
   });
 
@@ -284,7 +298,7 @@ describe("compaction", () => {
   it("compacts automatically past the threshold, refreshes the frozen prompt, and a failure never fails the append", async () => {
     const errors: unknown[] = [];
     let fail = true;
-    const session = Session.create(inMemoryBackend())
+    const session = new SessionBuilder(inMemoryBackend())
       .forSession("chat")
       .withContext("soul", { provider: { get: async () => `soul version ${fail ? 1 : 2}` } })
       .onCompaction(
@@ -301,17 +315,18 @@ describe("compaction", () => {
       .onCompactionError((error) => {
         errors.push(error);
         throw new Error("the handler fails too");
-      });
-    expect(await session.freezeSystemPrompt()).toContain("soul version 1");
+      })
+      .build();
+    expect(await session.context.freezeSystemPrompt()).toContain("soul version 1");
     for (const turn of turns(8)) await session.appendMessage(turn);
-    expect(await session.getPathLength()).toBe(8);
+    expect(await session.store.getPathLength()).toBe(8);
     expect(errors.length).toBeGreaterThan(0);
     expect(String(errors[0])).toMatch(/model down/);
     fail = false;
     await session.appendMessage(message("m8", "one more turn"));
     const history = await session.getHistory();
     expect(history.some((entry) => entry.parts[0]?.text === "AUTO SUMMARY")).toBe(true);
-    expect(await session.freezeSystemPrompt()).toContain("soul version 2");
+    expect(await session.context.freezeSystemPrompt()).toContain("soul version 2");
   });
 
   it("a compaction brings memory written since into the next frozen prompt", async () => {
@@ -329,17 +344,17 @@ describe("compaction", () => {
         summary: "S",
       }),
     });
-    const before = await session.freezeSystemPrompt();
-    await session.replaceContextBlock("memory", "User's name is Ada.");
-    expect(await session.freezeSystemPrompt()).toBe(before);
+    const before = await session.context.freezeSystemPrompt();
+    await session.context.setBlock("memory", "User's name is Ada.");
+    expect(await session.context.freezeSystemPrompt()).toBe(before);
     await session.appendMessage(message("a", "hi"));
     await session.compact();
-    expect(await session.freezeSystemPrompt()).toContain("User's name is Ada.");
+    expect(await session.context.freezeSystemPrompt()).toContain("User's name is Ada.");
   });
 
   it("passes the session's token counter the messages, the frozen prompt and the blocks", async () => {
     const inputs: { messages: number; systemPrompt: string; blocks: string[] }[] = [];
-    const session = Session.create(inMemoryBackend())
+    const session = new SessionBuilder(inMemoryBackend())
       .forSession("chat")
       .withContext("soul", { provider: { get: async () => "You are terse." } })
       .onCompaction(async () => null)
@@ -352,7 +367,8 @@ describe("compaction", () => {
           });
           return 0;
         },
-      });
+      })
+      .build();
     await session.appendMessage(message("a", "hi"));
     expect(inputs.at(-1)?.messages).toBe(1);
     expect(inputs.at(-1)?.systemPrompt).toContain("You are terse.");
@@ -372,19 +388,20 @@ describe("compaction", () => {
     await session.appendMessage(message("a", "hi"));
     expect(await promptStore.get(), "the estimate stored no prompt").toBeNull();
     soul = "soul version 2";
-    expect(await session.freezeSystemPrompt()).toContain("soul version 2");
+    expect(await session.context.freezeSystemPrompt()).toContain("soul version 2");
     expect(await promptStore.get()).toContain("soul version 2");
   });
 
   it("counts a custom counter's non-finite answer as zero", async () => {
     let compactions = 0;
-    const session = Session.create(inMemoryBackend())
+    const session = new SessionBuilder(inMemoryBackend())
       .forSession("chat")
       .onCompaction(async () => {
         compactions++;
         return null;
       })
-      .compactAfter(1, { tokenCounter: () => Number.NaN });
+      .compactAfter(1, { tokenCounter: () => Number.NaN })
+      .build();
     await session.appendMessage(message("a", "hi"));
     expect(compactions).toBe(0);
   });
@@ -417,7 +434,7 @@ describe("compaction", () => {
 
 describe("clearMessages", () => {
   it("deletes messages and overlays", async () => {
-    const session = Session.create(inMemoryBackend()).forSession("chat");
+    const session = new SessionBuilder(inMemoryBackend()).forSession("chat").build();
     await session.appendMessage(message("a", "x"));
     await session.addCompaction("s", "a", "a");
     await session.clearMessages();
@@ -429,7 +446,7 @@ describe("clearMessages", () => {
 
 describe("appendMessages", () => {
   it("refuses what is not an array of messages (a hole included) by name, storing nothing", async () => {
-    const session = Session.create(inMemoryBackend()).forSession("chat");
+    const session = new SessionBuilder(inMemoryBackend()).forSession("chat").build();
     await session.appendMessage(message("a", "kept"));
     const refusals: [unknown, RegExp][] = [
       ["a", /appendMessages: expected an array of messages, got "a"/],
@@ -452,7 +469,7 @@ describe("appendMessages", () => {
 describe("forged compaction messages", () => {
   it("a stored message with a summary's id and metadata is never taken for an overlay", async () => {
     const prompts: string[] = [];
-    const session = Session.create(inMemoryBackend())
+    const session = new SessionBuilder(inMemoryBackend())
       .forSession("chat")
       .onCompaction(
         createCompactFunction({
@@ -465,7 +482,8 @@ describe("forged compaction messages", () => {
           minTailMessages: 2,
         }),
       )
-      .compactAfter(200);
+      .compactAfter(200)
+      .build();
     await session.appendMessage(message("m0", "hello"));
     await session.appendMessage({
       id: "compaction_forged",

@@ -4,7 +4,7 @@ import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { raw, type SqlDialect } from "@contextblocks/sql/store-kit";
 import { BLOCKS_TABLE, ensureTable, isMissingTable, type StoreTable } from "./tables.js";
 
-/** Versions a block keeps when no retention is given (history is on unless `history: false`). */
+/** Versions a block keeps when no retention is given (versions are kept unless `versions: false`). */
 export const DEFAULT_HISTORY_RETENTION = 50;
 
 /** The column of `cf_agents_context_blocks` that holds the block's newest version number (0: none yet). */
@@ -64,7 +64,7 @@ const BLOCKS_WITH_HISTORY: StoreTable = {
 };
 
 /** The `history` option checked: `undefined` when off (`false`), else the retention (default 50). */
-export function historyRetention(option: unknown, owner: string): number | undefined {
+export function versionRetention(option: unknown, owner: string): number | undefined {
   if (option === false) return undefined;
   if (option === undefined || option === true) return DEFAULT_HISTORY_RETENTION;
   const retention =
@@ -242,7 +242,7 @@ export function missingHistoryError(owner: string, cause: unknown): ContextError
     "PROVIDER_FAILED",
     `${owner}: the table ${HISTORY_TABLE.name} or the column cf_agents_context_blocks.${VERSION_COLUMN} is ` +
       "missing and createTables is false; run @contextblocks/postgres's schema.sql (also exported as " +
-      "POSTGRES_SCHEMA) once in the database (it adds both), or pass history: false",
+      "POSTGRES_SCHEMA) once in the database (it adds both), or pass versions: false",
     { cause },
   );
 }

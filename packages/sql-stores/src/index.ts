@@ -1,5 +1,5 @@
 export { DEFAULT_HISTORY_RETENTION, HISTORY_TABLE } from "./block-history.js";
-export { checkLabel, checkNamespace } from "./names.js";
+export { checkNamespace, checkSqlLabel } from "./names.js";
 export { type BlockStoreOptions, blockStoreOptions } from "./provider-options.js";
 export { SqlContextProvider, type SqlContextProviderOptions } from "./sql-context-provider.js";
 export { SqlRunStateStore, type SqlRunStateStoreOptions } from "./sql-run-state-store.js";

@@ -39,7 +39,7 @@ function checkOptions(owner: string, dialect: SqlDialect): LabelCheckOptions {
 }
 
 /** Checks a block label (core's `checkRowLabel`) against what `dialect` can store. */
-export function checkLabel(
+export function checkSqlLabel(
   label: unknown,
   namespace: string | undefined,
   owner: string,

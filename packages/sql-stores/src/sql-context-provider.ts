@@ -3,15 +3,14 @@ import {
   type BlockWrite,
   type ConditionalContextProvider,
   ContextError,
-  type HistoryQuery,
   SYSTEM_PROMPT_LABEL,
+  type VersionQuery,
 } from "@contextblocks/core";
 import { describeValue, rowLabel, type SyncReadableProvider } from "@contextblocks/core/store-kit";
 import { type SqlClient, type SqlRow, type SqlStatement, sql } from "@contextblocks/sql";
 import {
   conditionalWrite,
   ensureHistorySchema,
-  historyRetention,
   isMissingHistorySchema,
   missingHistoryError,
   readVersions,
@@ -19,8 +18,9 @@ import {
   sourceText,
   toVersion,
   upsertWithVersion,
+  versionRetention,
 } from "./block-history.js";
-import { checkLabel, checkNamespace } from "./names.js";
+import { checkNamespace, checkSqlLabel } from "./names.js";
 import { type BlockStoreOptions, blockStoreOptions, ownerOf } from "./provider-options.js";
 import { BLOCKS_TABLE, TableAccess } from "./tables.js";
 import { checkRowSize, checkStorable } from "./text-checks.js";
@@ -30,12 +30,12 @@ export interface SqlContextProviderOptions extends BlockStoreOptions {
   /** The class name errors begin with (`SqliteContextProvider`, `PostgresContextProvider`). */
   owner?: string | undefined;
   /**
-   * Versions (the `history` capability). On by default, keeping the last 50; `{ retention }` keeps the
-   * last `retention`; `false` turns it off. With history a changed write writes two rows (the block's row,
+   * Versions (the `versions` capability). On by default, keeping the last 50; `{ retention }` keeps the
+   * last `retention`; `false` turns it off. With versions a changed write writes two rows (the block's row,
    * which also holds the newest version number, and one slot of `contextblocks_block_history`) in one
    * transaction, and reads a constant number of rows; without, one row, as `agents/context`'s.
    */
-  history?: boolean | { retention?: number } | undefined;
+  versions?: boolean | { retention?: number } | undefined;
 }
 
 /** The rows of a read that found no table. */
@@ -70,34 +70,34 @@ export class SqlContextProvider implements ConditionalContextProvider, SyncReada
   readonly #namespace: string | undefined;
   readonly #owner: string;
   readonly #retention: number | undefined;
-  readonly #historyChosen: boolean;
+  readonly #versionsChosen: boolean;
   #label: string | undefined;
   #selectStatement: SqlStatement | undefined;
-  /** `history`'s function, made on first read (a provider whose history is never read allocates none). */
-  #history: ((query?: HistoryQuery) => Promise<BlockVersion[]>) | undefined;
+  /** `versions`'s function, made on first read (a provider whose versions are never read allocates none). */
+  #versionsRead: ((query?: VersionQuery) => Promise<BlockVersion[]>) | undefined;
 
   constructor(client: SqlClient, labelOrOptions?: string | SqlContextProviderOptions) {
     this.#owner = ownerOf(labelOrOptions, "SqlContextProvider");
     const options = blockStoreOptions(labelOrOptions, this.#owner);
     this.#access = new TableAccess(client, BLOCKS_TABLE, options.createTables ?? true, this.#owner);
     this.#namespace = checkNamespace(options.namespace, this.#owner, client.dialect);
-    this.#retention = historyRetention(options.history, this.#owner);
-    this.#historyChosen = options.history !== undefined;
+    this.#retention = versionRetention(options.versions, this.#owner);
+    this.#versionsChosen = options.versions !== undefined;
     this.#label =
       options.label === undefined
         ? undefined
-        : checkLabel(options.label, this.#namespace, this.#owner, client.dialect);
+        : checkSqlLabel(options.label, this.#namespace, this.#owner, client.dialect);
   }
 
   /**
-   * The kept versions, newest first (`ContextBlocks.blockHistory`); a function only when history is on, so
-   * `ContextBlocks` (`isHistoryProvider`) and the conformance suite recognise the capability by shape. The
+   * The kept versions, newest first (`ContextBlocks.blockVersions`); a function only when versions are kept, so
+   * `ContextBlocks` (`isVersionedProvider`) and the conformance suite recognise the capability by shape. The
    * same function on every read.
    */
-  get history(): ((query?: HistoryQuery) => Promise<BlockVersion[]>) | undefined {
+  get versions(): ((query?: VersionQuery) => Promise<BlockVersion[]>) | undefined {
     if (this.#retention === undefined) return undefined;
-    this.#history ??= (query) => this.#versions(query ?? {});
-    return this.#history;
+    this.#versionsRead ??= (query) => this.#versions(query ?? {});
+    return this.#versionsRead;
   }
 
   /** The block's label: given to the constructor, or filled in by `init`. */
@@ -118,7 +118,7 @@ export class SqlContextProvider implements ConditionalContextProvider, SyncReada
   /** Called by `ContextBlocks` before first use; fills in the label only when none was given. */
   init(label: string): void {
     if (this.#label === undefined) {
-      this.#label = checkLabel(label, this.#namespace, this.#owner, this.#access.client.dialect);
+      this.#label = checkSqlLabel(label, this.#namespace, this.#owner, this.#access.client.dialect);
     }
   }
 
@@ -182,7 +182,7 @@ export class SqlContextProvider implements ConditionalContextProvider, SyncReada
     }
     const atomic = this.#access.client.atomic;
     const source = sourceText(write);
-    const results = await this.#writeWithHistory(
+    const results = await this.#writeWithVersions(
       upsertWithVersion(dialect, key, content, source, retention, atomic),
     );
     await this.#recordReturned(results, source, retention);
@@ -196,16 +196,16 @@ export class SqlContextProvider implements ConditionalContextProvider, SyncReada
     const client = this.#access.client;
     const row = results[0]?.[0];
     if (client.dialect !== "sqlite" || client.atomic || row === undefined) return;
-    await this.#writeWithHistory([recordReturnedVersion(row, source, retention)]);
+    await this.#writeWithVersions([recordReturnedVersion(row, source, retention)]);
   }
 
   /**
    * The versions a write keeps. The frozen prompt is not a block: a store holding it (`"_system_prompt"`,
-   * given or passed to `init` by `ContextBlocks`) keeps none unless `history` was asked for, so a freeze
+   * given or passed to `init` by `ContextBlocks`) keeps none unless `versions` was asked for, so a freeze
    * writes one row, as `agents/context`'s prompt store does.
    */
   #keptVersions(): number | undefined {
-    if (this.#label === SYSTEM_PROMPT_LABEL && !this.#historyChosen) return undefined;
+    if (this.#label === SYSTEM_PROMPT_LABEL && !this.#versionsChosen) return undefined;
     return this.#retention;
   }
 
@@ -222,23 +222,26 @@ export class SqlContextProvider implements ConditionalContextProvider, SyncReada
     if (expected === content) return ((await this.get()) ?? "") === expected;
     const dialect = this.#access.client.dialect;
     const retention = this.#keptVersions();
-    const history = retention === undefined ? undefined : { source: sourceText(write), retention };
+    const versioning = retention === undefined ? undefined : { source: sourceText(write), retention };
     const atomic = this.#access.client.atomic;
-    const { statements, applied } = conditionalWrite(dialect, key, expected, content, history, atomic);
+    const { statements, applied } = conditionalWrite(dialect, key, expected, content, versioning, atomic);
     const results =
-      history === undefined ? await this.#access.write(statements) : await this.#writeWithHistory(statements);
+      versioning === undefined
+        ? await this.#access.write(statements)
+        : await this.#writeWithVersions(statements);
     if (dialect === "postgres" || atomic) return Number(results[applied]?.[0]?.applied ?? 0) > 0;
     if (results[applied]?.[0] === undefined) return false;
-    if (history !== undefined) await this.#recordReturned(results, history.source, history.retention);
+    if (versioning !== undefined)
+      await this.#recordReturned(results, versioning.source, versioning.retention);
     return true;
   }
 
   /**
-   * A write that touches the block's row and its history: when a part of the schema is missing (a fresh
-   * database, a table created before history, an `agents` database), it is created or added first
+   * A write that touches the block's row and its versions: when a part of the schema is missing (a fresh
+   * database, a table created before versions were kept, an `agents` database), it is created or added first
    * (idempotently) and the write runs again.
    */
-  async #writeWithHistory(statements: readonly SqlStatement[]): Promise<SqlRow[][]> {
+  async #writeWithVersions(statements: readonly SqlStatement[]): Promise<SqlRow[][]> {
     const client = this.#access.client;
     try {
       return await client.batch(statements);
@@ -250,7 +253,7 @@ export class SqlContextProvider implements ConditionalContextProvider, SyncReada
     }
   }
 
-  async #versions(query: HistoryQuery): Promise<BlockVersion[]> {
+  async #versions(query: VersionQuery): Promise<BlockVersion[]> {
     const retention = this.#retention;
     if (retention === undefined) return [];
     const key = this.#key();
@@ -259,7 +262,7 @@ export class SqlContextProvider implements ConditionalContextProvider, SyncReada
     try {
       rows = await readVersions(client, key, retention, query);
     } catch (error) {
-      // Nothing written with history yet: no versions (a read creates nothing).
+      // Nothing written with versions yet: no versions (a read creates nothing).
       if (!isMissingHistorySchema(error, client.dialect)) throw error;
       if (!this.#access.createTables) throw missingHistoryError(this.#owner, error);
       return [];

@@ -1,7 +1,7 @@
 import { ContextError, type SkillProvider } from "@contextblocks/core";
 import { describeValue, rowLabel } from "@contextblocks/core/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
-import { checkLabel, checkNamespace } from "./names.js";
+import { checkNamespace, checkSqlLabel } from "./names.js";
 import { type BlockStoreOptions, blockStoreOptions, ownerOf } from "./provider-options.js";
 import { SKILLS_TABLE, TableAccess } from "./tables.js";
 import { checkRowSize, checkStorable } from "./text-checks.js";
@@ -66,7 +66,7 @@ export class SqlSkillProvider implements SkillProvider {
     this.#label =
       options.label === undefined
         ? undefined
-        : checkLabel(options.label, this.#namespace, this.#owner, client.dialect);
+        : checkSqlLabel(options.label, this.#namespace, this.#owner, client.dialect);
   }
 
   /** The block's label: given to the constructor, or filled in by `init`. */
@@ -82,7 +82,7 @@ export class SqlSkillProvider implements SkillProvider {
   /** Called by `ContextBlocks` before first use; fills in the label only when none was given. */
   init(label: string): void {
     if (this.#label === undefined) {
-      this.#label = checkLabel(label, this.#namespace, this.#owner, this.#access.client.dialect);
+      this.#label = checkSqlLabel(label, this.#namespace, this.#owner, this.#access.client.dialect);
     }
   }
 

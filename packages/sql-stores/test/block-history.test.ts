@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ContextBlocks } from "@contextblocks/core";
-import { isHistoryProvider } from "@contextblocks/core/store-kit";
+import { isVersionedProvider } from "@contextblocks/core/store-kit";
 import { fromBetterSqlite3 } from "@contextblocks/sql";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
@@ -22,32 +22,32 @@ function databaseFile(): string {
 function agent(database: Database.Database) {
   const provider = new SqlContextProvider(fromBetterSqlite3(database), {
     label: "profile",
-    history: { retention: 3 },
+    versions: { retention: 3 },
   });
   return new ContextBlocks([{ label: "profile", maxTokens: 200, provider }]);
 }
 
 describe("SqlContextProvider history on better-sqlite3", () => {
-  it("is on by default, off with history: false, and recognised by shape", async () => {
+  it("is on by default, off with versions: false, and recognised by shape", async () => {
     const database = new Database(":memory:");
     const kept = new SqlContextProvider(fromBetterSqlite3(database), "memory");
-    expect(isHistoryProvider(kept)).toBe(true);
+    expect(isVersionedProvider(kept)).toBe(true);
     await kept.set("one");
     await kept.set("two");
-    expect((await kept.history?.())?.map((version) => version.content)).toEqual(["two", "one"]);
+    expect((await kept.versions?.())?.map((version) => version.content)).toEqual(["two", "one"]);
     // A getter on the class, made once: the same function on every read, and usable detached.
-    expect(kept.history).toBe(kept.history);
-    const detached = kept.history;
+    expect(kept.versions).toBe(kept.versions);
+    const detached = kept.versions;
     expect((await detached?.({ limit: 1 }))?.map((version) => version.content)).toEqual(["two"]);
-    const plain = new SqlContextProvider(fromBetterSqlite3(database), { label: "plain", history: false });
-    expect(isHistoryProvider(plain)).toBe(false);
-    expect(plain.history).toBeUndefined();
+    const plain = new SqlContextProvider(fromBetterSqlite3(database), { label: "plain", versions: false });
+    expect(isVersionedProvider(plain)).toBe(false);
+    expect(plain.versions).toBeUndefined();
     await plain.set("no version");
     expect(
       database.prepare("SELECT COUNT(*) AS n FROM contextblocks_block_history WHERE label = 'plain'").get(),
     ).toEqual({ n: 0 });
     expect(
-      () => new SqlContextProvider(fromBetterSqlite3(database), { label: "m", history: { retention: 0 } }),
+      () => new SqlContextProvider(fromBetterSqlite3(database), { label: "m", versions: { retention: 0 } }),
     ).toThrow(/history must be/);
   });
 
@@ -73,7 +73,7 @@ describe("SqlContextProvider history on better-sqlite3", () => {
       database.prepare("SELECT content FROM cf_agents_context_blocks WHERE label = '_system_prompt'").get(),
     ).toEqual({ content: await context.freezeSystemPrompt() });
 
-    const asked = new SqlContextProvider(client, { label: "_system_prompt", history: true });
+    const asked = new SqlContextProvider(client, { label: "_system_prompt", versions: true });
     await asked.set("kept on purpose");
     expect(versionsOf("_system_prompt")).toEqual({ n: 1 });
   });
@@ -92,7 +92,7 @@ describe("SqlContextProvider history on better-sqlite3", () => {
 
     database = new Database(file);
     const restarted = agent(database);
-    const history = await restarted.blockHistory("profile");
+    const history = await restarted.blockVersions("profile");
     expect(history.map((version) => [version.version, version.content, version.source])).toEqual([
       [3, "Name: Ada\nCity: Lyon", { kind: "tool", name: "edit_context", toolCallId: "call-1" }],
       [2, "Name: Ada\nCity: Paris", { kind: "api", name: "appendToBlock" }],
@@ -106,8 +106,8 @@ describe("SqlContextProvider history on better-sqlite3", () => {
     const again = agent(database);
     await again.load();
     expect(again.getBlock("profile")?.content).toBe("Name: Ada");
-    expect((await again.blockHistory("profile")).map((version) => version.version)).toEqual([4, 3, 2]);
-    expect((await again.blockHistory("profile", { limit: 1 }))[0]?.source).toEqual({
+    expect((await again.blockVersions("profile")).map((version) => version.version)).toEqual([4, 3, 2]);
+    expect((await again.blockVersions("profile", { limit: 1 }))[0]?.source).toEqual({
       kind: "api",
       name: "restoreBlock",
       restoredFrom: 1,
@@ -138,20 +138,20 @@ describe("SqlContextProvider history on better-sqlite3", () => {
 
   it("setIf writes only over the expected text, with its version in the same transaction", async () => {
     const database = new Database(":memory:");
-    const provider = new SqlContextProvider(fromBetterSqlite3(database), { label: "p", history: true });
+    const provider = new SqlContextProvider(fromBetterSqlite3(database), { label: "p", versions: true });
     expect(await provider.setIf("something", "x")).toBe(false);
     expect(await provider.setIf("", "first")).toBe(true);
     expect(await provider.setIf("", "second")).toBe(false);
     expect(await provider.setIf("first", "second")).toBe(true);
     expect(await provider.get()).toBe("second");
-    expect((await provider.history?.())?.map((version) => version.content)).toEqual(["second", "first"]);
+    expect((await provider.versions?.())?.map((version) => version.content)).toEqual(["second", "first"]);
   });
 
   it("keeps the newest version number on the block's row, so a write never searches the history", async () => {
     const database = new Database(":memory:");
     const provider = new SqlContextProvider(fromBetterSqlite3(database), {
       label: "p",
-      history: { retention: 2 },
+      versions: { retention: 2 },
     });
     for (const content of ["a", "b", "c", "c", "d"]) await provider.set(content);
     expect(await provider.setIf("d", "e")).toBe(true);
@@ -191,15 +191,15 @@ describe("SqlContextProvider history on better-sqlite3", () => {
     const client = fromBetterSqlite3(database);
     const soul = new SqlContextProvider(client, "soul");
     expect(await soul.get()).toBe("old");
-    expect(await soul.history?.()).toEqual([]);
+    expect(await soul.versions?.()).toEqual([]);
     await soul.set("new");
-    expect((await soul.history?.())?.map((version) => [version.version, version.content])).toEqual([
+    expect((await soul.versions?.())?.map((version) => [version.version, version.content])).toEqual([
       [1, "new"],
     ]);
     const profile = new SqlContextProvider(client, "profile");
-    expect((await profile.history?.())?.map((version) => version.version)).toEqual([3, 2, 1]);
+    expect((await profile.versions?.())?.map((version) => version.version)).toEqual([3, 2, 1]);
     await profile.set("v4");
-    expect((await profile.history?.())?.map((version) => version.version)).toEqual([4, 3, 2, 1]);
+    expect((await profile.versions?.())?.map((version) => version.version)).toEqual([4, 3, 2, 1]);
     // Opening again adds nothing twice.
     await new SqlContextProvider(fromBetterSqlite3(database), "other").set("x");
     const columns = database.prepare("SELECT name FROM pragma_table_info('cf_agents_context_blocks')").all();

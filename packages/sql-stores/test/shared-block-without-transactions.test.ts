@@ -24,7 +24,7 @@ function asyncSource(database: Database.Database) {
 
 function agentOn(database: Database.Database) {
   const client = fromTaggedTemplate(asyncSource(database));
-  const provider = new SqlContextProvider(client, { label: "shared", history: { retention: 20 } });
+  const provider = new SqlContextProvider(client, { label: "shared", versions: { retention: 20 } });
   return { provider, context: new ContextBlocks([{ label: "shared", maxTokens: 2_000, provider }]) };
 }
 
@@ -44,7 +44,7 @@ describe("a shared block on a client without transactions", () => {
       const stored = (await one.provider.get()) ?? "";
       expect(stored.match(/from one/g)).toHaveLength(1);
       expect(stored.match(/from two/g)).toHaveLength(1);
-      const versions = (await one.provider.history?.()) ?? [];
+      const versions = (await one.provider.versions?.()) ?? [];
       expect(versions[0]?.content).toBe(stored);
       expect(versions.map((version) => version.content)).toEqual([
         ...new Set(versions.map((v) => v.content)),
@@ -67,7 +67,7 @@ describe("a shared block on a client without transactions", () => {
       expect(applied.filter(Boolean)).toHaveLength(1);
       const winner = applied[0] ? "one's" : "two's";
       expect(await one.provider.get()).toBe(winner);
-      expect((await one.provider.history?.())?.map((version) => version.content)).toEqual([winner, "start"]);
+      expect((await one.provider.versions?.())?.map((version) => version.content)).toEqual([winner, "start"]);
       database.close();
     }
   });

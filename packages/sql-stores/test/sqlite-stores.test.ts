@@ -36,7 +36,7 @@ describe("sql-stores on SQLite statements", () => {
       "contextblocks_skills",
     ]);
     const other = new Database(":memory:");
-    await new SqlContextProvider(fromBetterSqlite3(other), { label: "memory", history: false }).set("Ada");
+    await new SqlContextProvider(fromBetterSqlite3(other), { label: "memory", versions: false }).set("Ada");
     expect(other.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all()).toEqual([
       { name: "cf_agents_context_blocks" },
     ]);

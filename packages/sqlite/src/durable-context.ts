@@ -15,8 +15,8 @@ export interface DurableContextOptions extends ContextBlocksOptions {
   namespace?: string | undefined;
   /** Per-statement report (rows read and written on Durable Objects). Not for a ready `SqlClient`. */
   onStatement?: StatementObserver | undefined;
-  /** Versions kept for blocks declared without a provider (see `SqliteContextProvider`'s `history`). On by default; `false` turns it off. */
-  history?: boolean | { retention?: number } | undefined;
+  /** Versions kept for blocks declared without a provider (see `SqliteContextProvider`'s `versions`). On by default; `false` turns it off. */
+  versions?: boolean | { retention?: number } | undefined;
 }
 
 /**
@@ -36,17 +36,17 @@ export function createDurableContext(
   configs: readonly ContextConfig[],
   options: DurableContextOptions = {},
 ): ContextBlocks {
-  const { namespace, onStatement, history, ...contextOptions } = options;
+  const { namespace, onStatement, versions, ...contextOptions } = options;
   const client = toSqlClient(source, { onStatement });
   if (Array.isArray(configs)) for (const config of configs) refuseReservedLabel(config);
   const promptStore = new SqliteContextProvider(client, {
     label: SYSTEM_PROMPT_LABEL,
     namespace,
-    history: false, // the frozen prompt is not a block the model writes: no versions
+    versions: false, // the frozen prompt is not a block the model writes: no versions
   });
   const defaultProvider = (label: string): AnyContextProvider => {
     refuseReservedLabel({ label });
-    return new SqliteContextProvider(client, { label, namespace, history });
+    return new SqliteContextProvider(client, { label, namespace, versions });
   };
   return new ContextBlocks(configs, promptStore, defaultProvider, {
     ...contextOptions,

@@ -49,7 +49,7 @@ export interface SqliteBackend extends SessionBackend {
  * `assistant_sessions`. Each part creates its own tables on first use.
  *
  * ```ts
- * const session = Session.create(sqliteBackend(ctx.storage)).forSession("chat").withCachedPrompt();
+ * const session = new SessionBuilder(sqliteBackend(ctx.storage)).forSession("chat").withCachedPrompt().build();
  * const manager = new SessionManager(sqliteBackend(ctx.storage));
  * ```
  */
@@ -79,7 +79,7 @@ export function sqliteBackend(source: SqlSource, options: SqliteBackendOptions =
       new SqliteContextProvider(client, {
         label: SYSTEM_PROMPT_LABEL,
         namespace: namespaceOf(sessionId),
-        history: false,
+        versions: false,
       }),
     async searchMessages(query: string, limit: number): Promise<SearchResult[]> {
       // The keyed layout writes each search row on append: nothing to catch up.

@@ -7,13 +7,13 @@ const OWNER = "SqliteContextProvider";
 /** Options of `SqliteContextProvider` (the object form of its second argument). */
 export interface SqliteContextProviderOptions extends BlockStoreOptions {
   /**
-   * Versions for `ContextBlocks.blockHistory` / `restoreBlock`. On by default (the last 50; the frozen prompt's store, `"_system_prompt"`, keeps none unless asked);
+   * Versions for `ContextBlocks.blockVersions` / `restoreBlock`. On by default (the last 50; the frozen prompt's store, `"_system_prompt"`, keeps none unless asked);
    * `{ retention }` keeps the last `retention`; `false` turns it off (a write is then one row written, as
    * `agents/context`'s). On, a changed write writes two rows (the block's row, which also holds the newest
    * version number, and one slot of the fixed-size ring in `contextblocks_block_history`) in the same
    * transaction, and reads a constant number of rows, whatever the number of versions kept.
    */
-  history?: boolean | { retention?: number } | undefined;
+  versions?: boolean | { retention?: number } | undefined;
 }
 
 /**
@@ -38,7 +38,7 @@ export class SqliteContextProvider extends SqlContextProvider {
       return;
     }
     const options = blockStoreOptions(labelOrOptions, OWNER);
-    const { label, namespace, history } = options;
-    super(sqliteClient(source, options.onStatement, OWNER), { label, namespace, history, owner: OWNER });
+    const { label, namespace, versions } = options;
+    super(sqliteClient(source, options.onStatement, OWNER), { label, namespace, versions, owner: OWNER });
   }
 }

@@ -232,7 +232,7 @@ import Database from "better-sqlite3";
 
 // The suite from its tarball, as a provider author runs it.
 describeContextProvider("SqliteContextProvider", () => new SqliteContextProvider(new Database(":memory:")), {
-  capabilities: { writable: true, history: true }, // history is on by default
+  capabilities: { writable: true, versions: true }, // history is on by default
 });
 describeContextProvider("Fts5SearchProvider", () => new Fts5SearchProvider(new Database(":memory:")), {
   capabilities: { searchable: true, writable: true, delete: true },

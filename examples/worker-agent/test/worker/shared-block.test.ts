@@ -95,7 +95,7 @@ describe("a user profile block shared by two agents (two Durable Objects)", () =
     // A new ContextBlocks on the same storage (as after an eviction) reads the versions from SQLite.
     const versions = await inAgent(agent, async (object) => {
       const fresh = createAgentContext(object["ctx"].storage, env.SKILLS_BUCKET, object["settings"]);
-      return fresh.blockHistory("memory");
+      return fresh.blockVersions("memory");
     });
     expect(versions.map((version) => [version.version, version.content])).toEqual([
       [2, "- likes coffee"],

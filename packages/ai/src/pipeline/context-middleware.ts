@@ -9,7 +9,7 @@ import { type ModelCallInfo, openModelCallSpan, recordingFailure } from "./model
 import type { ModelCallOptions, ModelStreamPart, WrappedModel } from "./model-types.js";
 import type { ContextPlugin } from "./plugin.js";
 import { type PreparedRun, RunPipeline } from "./run-pipeline.js";
-import { pipelineSessionId, type SessionRunProviderOptions, sessionPlugin } from "./session-plugin.js";
+import { pipelineSessionId, type SessionPluginOptions, sessionPlugin } from "./session-plugin.js";
 import { StreamedContent } from "./streamed-content.js";
 
 /** Options of `contextMiddleware` and `contextPipeline`. */
@@ -22,7 +22,7 @@ export interface ContextMiddlewareOptions {
    */
   session?: Session;
   /** Options for the session's plugin: `prepareContextTurn`'s and `SessionHistoryPlugin`'s. */
-  sessionOptions?: SessionRunProviderOptions;
+  sessionOptions?: SessionPluginOptions;
   /** Blocks to serve through the pipeline (`contextBlocksPlugin`), first of all plugins. */
   context?: ContextBlocks;
   /** Options for that plugin: `prepareContextTurn`'s (`reminder`, `unload`, `tools`…) and `sourceId`. */

@@ -4,7 +4,7 @@ import type { RunMessage } from "./model-types.js";
 import type { ContextPlugin } from "./plugin.js";
 
 /** What a history plugin loads and stores (the flags of Microsoft Agent Framework's history providers; defaults as there). */
-export interface HistoryOptions {
+export interface HistoryPluginOptions {
   /** Put the stored messages before the caller's on every call. Default `true`; one plugin at most. */
   loadMessages?: boolean;
   /** Store the caller's new messages. Default `true`. */
@@ -30,9 +30,9 @@ export interface HistoryCall {
    */
   parentId?: string | null;
   /**
-   * On `saveMessages`: what the provider reported for the call (`usage.inputTokens`, and of them the tokens
-   * read from and written to its prompt cache where it says), and how many of the messages to save, from the
-   * first, the call sent (the rest are its response). Absent when the provider reported no input tokens.
+   * On `saveMessages`: what the model provider reported for the call (`usage.inputTokens`, and of them the
+   * tokens read from and written to its prompt cache where it says), and how many of the messages to save, from
+   * the first, the call sent (the rest are its response). Absent when the model provider reported no input tokens.
    */
   usage?: {
     inputTokens: number;
@@ -47,7 +47,7 @@ export interface HistoryCall {
  * session's stored messages, oldest first; `saveMessages` appends the messages of one successful call.
  * Pipelines recognise it by those two methods; it may have `beforeCall` / `afterCall` too.
  */
-export interface HistoryPlugin extends ContextPlugin, HistoryOptions {
+export interface HistoryPlugin extends ContextPlugin, HistoryPluginOptions {
   /** `ModelMessage`s with string content are accepted and read as one text part. */
   getMessages(sessionId: string, call: HistoryCall): Promise<readonly (RunMessage | ModelMessage)[]>;
   saveMessages(sessionId: string, messages: readonly RunMessage[], call: HistoryCall): Promise<void>;
@@ -60,7 +60,7 @@ export function isHistoryPlugin(plugin: ContextPlugin): plugin is HistoryPlugin 
 }
 
 /** The flags with their defaults filled in. */
-export function historyFlags(plugin: HistoryPlugin): Required<HistoryOptions> {
+export function historyFlags(plugin: HistoryPlugin): Required<HistoryPluginOptions> {
   return {
     loadMessages: plugin.loadMessages ?? true,
     storeInputs: plugin.storeInputs ?? true,
@@ -70,7 +70,7 @@ export function historyFlags(plugin: HistoryPlugin): Required<HistoryOptions> {
 }
 
 /** Options of `InMemoryHistoryPlugin`. */
-export interface InMemoryHistoryOptions extends HistoryOptions {
+export interface InMemoryHistoryOptions extends HistoryPluginOptions {
   /** Where the messages live, by session id. Share one map between plugins to model a restart. */
   sessions?: Map<string, RunMessage[]>;
 }

@@ -2,7 +2,7 @@ import { ContextError } from "@contextblocks/core";
 import { errorMessage } from "@contextblocks/core/store-kit";
 import type { ContextPlugin } from "./plugin.js";
 
-/** Runs a plugin's code; a throw becomes a `PROVIDER_FAILED` error naming the plugin and the step. */
+/** Runs a plugin's code; a throw becomes a `PLUGIN_FAILED` error naming the plugin and the step. */
 export async function guard<T>(
   plugin: ContextPlugin,
   step: string,
@@ -12,7 +12,7 @@ export async function guard<T>(
     return await action();
   } catch (error) {
     const reason = errorMessage(error);
-    throw new ContextError("PROVIDER_FAILED", `Plugin "${plugin.sourceId}" failed in ${step}: ${reason}`, {
+    throw new ContextError("PLUGIN_FAILED", `Plugin "${plugin.sourceId}" failed in ${step}: ${reason}`, {
       cause: error,
     });
   }

@@ -10,7 +10,7 @@ const REMEMBERED_SESSIONS = 1_000;
 export interface Cursor {
   /** The caller's messages of that call, each as JSON. */
   callerMessages: string[];
-  /** The history each loading provider gave that call, reused on a continuation. */
+  /** The history each loading plugin gave that call, reused on a continuation. */
   loaded: Map<string, RunMessage[]>;
 }
 

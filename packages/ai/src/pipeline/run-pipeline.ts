@@ -185,14 +185,14 @@ export class RunPipeline {
     };
     await saveStates();
 
-    const addedByProviders = [...run.contextMessages]
+    const addedByPlugins = [...run.contextMessages]
       .filter(([sourceId]) => !this.plugins.some((p) => p.sourceId === sourceId && loadsHistory(p)))
       .flatMap(([, messages]) => messages);
     for (const plugin of this.plugins) {
       if (!isHistoryPlugin(plugin)) continue;
       const flags = historyFlags(plugin);
       const sent = [
-        ...(flags.storeContextMessages ? addedByProviders : []),
+        ...(flags.storeContextMessages ? addedByPlugins : []),
         ...(flags.storeInputs ? inputMessages : []),
       ];
       const messages = [...sent, ...(flags.storeOutputs ? response : [])];

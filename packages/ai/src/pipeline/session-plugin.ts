@@ -11,7 +11,7 @@ import { estimateRunMessageTokens } from "./run-message-tokens.js";
  * Options of `sessionPlugin` (and `contextMiddleware`'s `sessionOptions`): `prepareContextTurn`'s
  * (`reminder`, `unload`, `tools`…) for the session's blocks, and `SessionHistoryPlugin`'s for its history.
  */
-export interface SessionRunProviderOptions
+export interface SessionPluginOptions
   extends Omit<ContextBlocksPluginOptions, "sourceId">,
     Pick<SessionHistoryOptions, "maxBytes" | "generateId" | "storeContextMessages"> {
   /** Names the plugin in errors and keys its run state. Default `"session"`. */
@@ -34,7 +34,7 @@ export interface SessionRunProviderOptions
  * A call that names another session (`providerOptions: { contextblocks: { sessionId } }`) is refused: the
  * plugin serves `session.id` only (`"default"` for the default session `""`).
  */
-export function sessionPlugin(session: Session, options: SessionRunProviderOptions = {}): HistoryPlugin {
+export function sessionPlugin(session: Session, options: SessionPluginOptions = {}): HistoryPlugin {
   if (!isSessionLike(session)) {
     throw new ContextError(
       "INVALID_CONFIG",

@@ -1,7 +1,7 @@
 import { ContextError } from "@contextblocks/core";
 import { describeValue } from "@contextblocks/core/store-kit";
 import type { Session, SessionManager, SessionMessage } from "@contextblocks/sessions";
-import type { HistoryCall, HistoryOptions, HistoryPlugin } from "../pipeline/history-plugin.js";
+import type { HistoryCall, HistoryPlugin, HistoryPluginOptions } from "../pipeline/history-plugin.js";
 import type { RunMessage } from "../pipeline/model-types.js";
 import { runMessagesOf } from "./run-message-decoding.js";
 import { toSessionMessage, withToolResults } from "./run-message-encoding.js";
@@ -10,7 +10,7 @@ import { toSessionMessage, withToolResults } from "./run-message-encoding.js";
 export type SessionSource = Session | SessionManager | ((sessionId: string) => Session | Promise<Session>);
 
 /** Options of `SessionHistoryPlugin`. */
-export interface SessionHistoryOptions extends HistoryOptions {
+export interface SessionHistoryOptions extends HistoryPluginOptions {
   /**
    * Where the conversation lives. A `Session`: every call uses it, whatever the call's session id (one
    * conversation per Durable Object). A `SessionManager` or a function: the session of the call's id
@@ -116,10 +116,10 @@ export class SessionHistoryPlugin implements HistoryPlugin {
           appended.at(-1) ??
           updated ??
           (parentId === undefined
-            ? await session.getLatestLeaf()
+            ? await session.store.getLatestLeaf()
             : parentId === null
               ? null
-              : await session.getMessage(parentId));
+              : await session.store.getMessage(parentId));
         const merged: SessionMessage | null =
           (target === null ? null : withToolResults(target, message)) ??
           (appended.length === 0 && updated === null

@@ -33,7 +33,7 @@ export interface MessageDatabase {
   saveMessages(key: string, rows: string[]): Promise<void>;
 }
 
-/** The conversation in your own database; the key it uses is kept in the provider's state. */
+/** The conversation in your own database; the key it uses is kept in the plugin's state. */
 export class DatabaseHistoryPlugin implements HistoryPlugin {
   readonly sourceId = "db-history";
   readonly loadMessages = true;

@@ -1,5 +1,5 @@
 import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
-import { Session } from "@contextblocks/sessions";
+import { SessionBuilder } from "@contextblocks/sessions";
 import { inMemoryBackend } from "@contextblocks/sessions/memory";
 import { generateText, type JSONValue, jsonSchema, stepCountIs, streamText, tool } from "ai";
 import { describe, expect, it } from "vitest";
@@ -202,10 +202,11 @@ describe("cache hints (contextMiddleware / contextPipeline)", () => {
   it("carries them on the session path: contextPipeline({ model, session }), keyed by the session id", async () => {
     const backend = inMemoryBackend();
     const open = (id: string) =>
-      Session.create(backend)
+      new SessionBuilder(backend)
         .forSession(id)
         .withContext("memory", { description: "Facts about the user", maxTokens: 400 })
-        .withCachedPrompt();
+        .withCachedPrompt()
+        .build();
     const model = scriptedModel([answer("Hi."), answer("Still here."), answer("Hello.")]);
     const first = contextPipeline({ model, session: open("chat-1") });
     await generateText({ model: first.model, tools: first.tools, prompt: "Hello" });

@@ -1,8 +1,9 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from "@ai-sdk/provider";
 import {
   isSessionMessageEvent,
-  Session,
+  type Session,
   type SessionBackend,
+  SessionBuilder,
   type SessionEvent,
 } from "@contextblocks/sessions";
 import { createCompactFunction } from "@contextblocks/sessions/compaction";
@@ -42,7 +43,7 @@ const SUMMARY = "## Topic\nSmall talk.\n\n## Key Points\nThe user introduced the
 const hundredEach = ({ messages }: { messages: readonly unknown[] }) => messages.length * 100;
 
 function chatSession(backend: SessionBackend, summaries: string[]): Session {
-  return Session.create(backend)
+  return new SessionBuilder(backend)
     .forSession("chat-1")
     .withContext("soul", { provider: { get: async () => "You are a friendly assistant." } })
     .withContext("memory", { description: "Facts about the user", maxTokens: 400 })
@@ -59,7 +60,8 @@ function chatSession(backend: SessionBackend, summaries: string[]): Session {
         tokenCounter: (messages) => messages.length * 100,
       }),
     )
-    .compactAfter(750, { tokenCounter: hundredEach });
+    .compactAfter(750, { tokenCounter: hundredEach })
+    .build();
 }
 
 /** A model that plays `steps` in order through `doGenerate` and records every call it received. */
@@ -128,7 +130,7 @@ describe.each(backends)("contextPipeline({ model, session }) on %s", (_name, sto
     expect(turnOnePrompt).toContain("You are a friendly assistant.");
     expect(turnOnePrompt).not.toContain("Ada");
     expect(systemSeen(calls[1])).toBe(turnOnePrompt);
-    expect(await session.getPathLength()).toBe(3); // user, assistant (tool call and its result), answer
+    expect(await session.store.getPathLength()).toBe(3); // user, assistant (tool call and its result), answer
 
     // Turns 2-4 pass only their new message; the session supplies the rest. No compaction yet.
     await turn("What's the weather?");
@@ -258,8 +260,8 @@ describe.each(backends)("contextPipeline({ model, session }) on %s", (_name, sto
 describe("contextMiddleware({ session }) configuration", () => {
   it("takes the session's id and run state, and refuses a second source of blocks or another id", async () => {
     const backend = inMemoryBackend();
-    const session = Session.create(backend).forSession("s-1").withContext("memory");
-    const session2 = Session.create(backend).forSession("s-2");
+    const session = new SessionBuilder(backend).forSession("s-1").withContext("memory").build();
+    const session2 = new SessionBuilder(backend).forSession("s-2").build();
     expect(() => contextMiddleware({ session, context: session2.context })).toThrow(
       /either session or context/,
     );
@@ -283,13 +285,13 @@ describe("contextMiddleware({ session }) configuration", () => {
         providerOptions: { contextblocks: { sessionId: "s-2" } },
       }),
     ).rejects.toThrow(/serves session "s-1"; a call named "s-2"/);
-    expect(await session2.getPathLength()).toBe(0);
-    expect(await session.getPathLength()).toBe(2);
+    expect(await session2.store.getPathLength()).toBe(0);
+    expect(await session.store.getPathLength()).toBe(2);
   });
 
   it('keys the default session\'s run state (session id "") as "default", the id SQL run-state stores accept', async () => {
     const backend = inMemoryBackend();
-    const session = Session.create(backend).withContext("memory");
+    const session = new SessionBuilder(backend).withContext("memory").build();
     expect(session.id).toBe("");
     const pipeline = contextPipeline({
       model: scripted([answer("One.")]),
@@ -299,13 +301,13 @@ describe("contextMiddleware({ session }) configuration", () => {
     await generateText({ model: pipeline.model, tools: pipeline.tools, prompt: "Hello" });
     expect(await backend.runState.load("default")).toEqual({ counter: { calls: 1 } });
     expect(await backend.runState.load("")).toBeNull();
-    expect(await session.getPathLength()).toBe(2);
+    expect(await session.store.getPathLength()).toBe(2);
   });
 });
 
 describe("a call that continues a named message (providerOptions.contextblocks.parentId)", () => {
   it("loads that branch and stores the turn beside the old one; the next turns continue the new branch", async () => {
-    const session = Session.create(inMemoryBackend()).forSession("branchy").withContext("memory");
+    const session = new SessionBuilder(inMemoryBackend()).forSession("branchy").withContext("memory").build();
     const model = scripted([
       answer("A1"),
       answer("A2"),
@@ -339,7 +341,7 @@ describe("a call that continues a named message (providerOptions.contextblocks.p
       "assistant: [tool-call set_context]",
       "tool: [tool-result set_context]",
     ]);
-    expect((await session.getBranches(a1?.id ?? "")).map((message) => message.parts[0]?.text)).toEqual([
+    expect((await session.store.getBranches(a1?.id ?? "")).map((message) => message.parts[0]?.text)).toEqual([
       "Q2",
       "Q2 edited",
     ]);
@@ -356,7 +358,7 @@ describe("a call that continues a named message (providerOptions.contextblocks.p
       "assistant: A2 edited",
       "user: Q3",
     ]);
-    expect(await session.getPathLength()).toBe(7);
+    expect(await session.store.getPathLength()).toBe(7);
 
     // A new root: nothing before the message, and the turn is a tree of its own.
     await turn("Fresh start", null);
@@ -372,7 +374,7 @@ describe("a call that continues a named message (providerOptions.contextblocks.p
 describe("compaction and the tool loop", () => {
   it("waits for the end of the turn: no compaction (and no prompt refresh) between the calls of a tool loop", async () => {
     const summaries: string[] = [];
-    const session = Session.create(inMemoryBackend())
+    const session = new SessionBuilder(inMemoryBackend())
       .forSession("loop")
       .withContext("memory")
       .onCompaction(
@@ -387,7 +389,8 @@ describe("compaction and the tool loop", () => {
           tokenCounter: (messages) => messages.length * 100,
         }),
       )
-      .compactAfter(150, { tokenCounter: hundredEach }); // past it once two messages are stored
+      .compactAfter(150, { tokenCounter: hundredEach })
+      .build(); // past it once two messages are stored
     const events: SessionEvent[] = [];
     // The message change feed is checked in @contextblocks/sessions, usage reports in
     // test/providers/cache-usage.test.ts; here: blocks, prompt, compaction.
@@ -422,6 +425,6 @@ describe("compaction and the tool loop", () => {
       (message) => `${message.role}: ${message.parts[0]?.type}`,
     );
     expect(history).toEqual(["assistant: text", "assistant: tool-set_context", "assistant: text"]);
-    expect(await session.freezeSystemPrompt()).toContain("Ada.");
+    expect(await session.context.freezeSystemPrompt()).toContain("Ada.");
   });
 });

@@ -127,7 +127,7 @@ describe("a provider that throws", () => {
       const error = await generateText({ model: pipeline.model, prompt: "hello" }).catch((caught) => caught);
       expect(error).toBeInstanceOf(ContextError);
       expect(error).toMatchObject({
-        code: "PROVIDER_FAILED",
+        code: "PLUGIN_FAILED",
         message: `Plugin "flaky" failed in ${step}: database unreachable`,
       });
       expect((error as Error).cause).toBeInstanceOf(Error);
@@ -156,7 +156,7 @@ describe("a provider that throws", () => {
     const error = await generateText({ model: pipeline.model, prompt: "hello" }).catch((caught) => caught);
     expect(error).toBeInstanceOf(ContextError);
     expect(error).toMatchObject({
-      code: "PROVIDER_FAILED",
+      code: "PLUGIN_FAILED",
       message: 'Plugin "odd" failed in beforeCall: an object',
     });
     expect(model.doGenerateCalls).toHaveLength(0);
@@ -180,7 +180,7 @@ describe("a provider that throws", () => {
     });
     await result.consumeStream();
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({ code: "PROVIDER_FAILED", message: expect.stringContaining('"flaky"') });
+    expect(errors[0]).toMatchObject({ code: "PLUGIN_FAILED", message: expect.stringContaining('"flaky"') });
     expect(history.messages("default")).toEqual([]);
     expect(await stateStore.load("default")).toBeNull();
   });

@@ -1,5 +1,5 @@
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
-import { Session } from "@contextblocks/sessions";
+import { SessionBuilder } from "@contextblocks/sessions";
 import { inMemoryBackend } from "@contextblocks/sessions/memory";
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai";
 import { describe, expect, it } from "vitest";
@@ -35,7 +35,7 @@ async function twoTurns(input: string, streamed: boolean): Promise<LanguageModel
   } as ReturnType<typeof answer>;
   const steps = [call, answer("done"), answer("next")];
   const model = streamed ? scriptedStreamModel(steps) : scriptedModel(steps);
-  const session = Session.create(inMemoryBackend()).forSession("chat");
+  const session = new SessionBuilder(inMemoryBackend()).forSession("chat").build();
   const pipeline = contextPipeline({ model, session });
   const tools = { lookup: tool({ inputSchema: jsonSchema({ type: "object" }), execute: async () => "42" }) };
   const turn = async (prompt: string) => {

@@ -1,5 +1,5 @@
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import { Session } from "@contextblocks/sessions";
+import { SessionBuilder } from "@contextblocks/sessions";
 import { inMemoryBackend } from "@contextblocks/sessions/memory";
 import { streamText } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
@@ -24,7 +24,7 @@ function hangingModel(): MockLanguageModelV3 {
 
 describe("the pipeline stores each turn once, whole", () => {
   it("an aborted streamText keeps the caller's user message in the session", async () => {
-    const session = Session.create(inMemoryBackend()).forSession("chat");
+    const session = new SessionBuilder(inMemoryBackend()).forSession("chat").build();
     const pipeline = contextPipeline({ model: hangingModel(), session });
     const abort = new AbortController();
     const result = streamText({
@@ -63,7 +63,7 @@ describe("a failing state save", () => {
       }
     })();
     const backend = inMemoryBackend({ runState });
-    const session = Session.create(backend).forSession("chat");
+    const session = new SessionBuilder(backend).forSession("chat").build();
     const counter = {
       sourceId: "counter",
       afterCall(run: { state: Record<string, unknown> }) {
@@ -121,7 +121,7 @@ describe("two overlapping calls of one session", () => {
         };
       },
     });
-    const session = Session.create(inMemoryBackend()).forSession("chat");
+    const session = new SessionBuilder(inMemoryBackend()).forSession("chat").build();
     const pipeline = contextPipeline({ model, session });
     const lookup = tool({
       inputSchema: jsonSchema({ type: "object" }),
@@ -135,7 +135,7 @@ describe("two overlapping calls of one session", () => {
     await Promise.all([ask("first question"), ask("second question")]);
     const history = await session.store.getTree();
     const texts = await Promise.all(
-      history.map(async (node) => JSON.stringify(await session.getMessage(node.id))),
+      history.map(async (node) => JSON.stringify(await session.store.getMessage(node.id))),
     );
     expect(texts.filter((text) => text.includes("first question"))).toHaveLength(1);
     expect(texts.filter((text) => text.includes("second question"))).toHaveLength(1);
@@ -160,7 +160,7 @@ describe("a tool call with invalid JSON input", () => {
       warnings: [],
     } as unknown as ReturnType<typeof answer>;
     const model = scriptedModel([invalid, answer("sorry"), answer("next")]);
-    const session = Session.create(inMemoryBackend()).forSession("chat");
+    const session = new SessionBuilder(inMemoryBackend()).forSession("chat").build();
     const pipeline = contextPipeline({ model, session });
     const lookup = tool({ inputSchema: jsonSchema({ type: "object" }), execute: async () => "42" });
     await generateText({

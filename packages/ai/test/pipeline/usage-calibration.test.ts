@@ -1,5 +1,5 @@
 import type { LanguageModelV3GenerateResult } from "@ai-sdk/provider";
-import { Session, type SessionMessage } from "@contextblocks/sessions";
+import { type Session, SessionBuilder, type SessionMessage } from "@contextblocks/sessions";
 import { createCompactFunction } from "@contextblocks/sessions/compaction";
 import { inMemoryBackend } from "@contextblocks/sessions/memory";
 import { generateText, streamText } from "ai";
@@ -41,7 +41,7 @@ function answerCounted(text: string, inputTokens: number): LanguageModelV3Genera
 }
 
 async function sessionWithHistory(summaries: string[]): Promise<Session> {
-  const session = Session.create(inMemoryBackend())
+  const session = new SessionBuilder(inMemoryBackend())
     .forSession("tools")
     .onCompaction(
       createCompactFunction({
@@ -54,7 +54,8 @@ async function sessionWithHistory(summaries: string[]): Promise<Session> {
         tailTokenBudget: 0,
       }),
     )
-    .compactAfter(100_000);
+    .compactAfter(100_000)
+    .build();
   await session.appendMessages(toolHeavyHistory());
   return session;
 }

@@ -1,7 +1,7 @@
 import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { ContextBlocks, isContextError } from "@contextblocks/core";
 import { InMemoryContextProvider, InMemorySkillProvider, InMemoryStore } from "@contextblocks/core/memory";
-import { Session, SessionManager } from "@contextblocks/sessions";
+import { SessionBuilder, SessionManager } from "@contextblocks/sessions";
 import {
   InMemoryRunStateStore,
   InMemorySessionRegistry,
@@ -94,7 +94,7 @@ function start(
   store: InMemoryStore,
   options: { today?: () => string; plugins?: ContextPlugin[] } = {},
 ) {
-  const session = Session.create(inMemoryBackend(database)).forSession("chat-1");
+  const session = new SessionBuilder(inMemoryBackend(database)).forSession("chat-1").build();
   const history = new SessionHistoryPlugin("history", { session });
   const pipeline = contextPipeline({
     model,
@@ -246,7 +246,7 @@ describe("SessionHistoryPlugin through generateText", () => {
       "user: Remember me?",
     ]);
     // The stored messages are untouched: the overlay is a view.
-    expect(await session.getPathLength()).toBe(6);
+    expect(await session.store.getPathLength()).toBe(6);
   });
 });
 
@@ -308,14 +308,14 @@ describe("SessionHistoryPlugin through streamText", () => {
     });
     await result.consumeStream();
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({ code: "PROVIDER_FAILED", message: expect.stringContaining('"flaky"') });
+    expect(errors[0]).toMatchObject({ code: "PLUGIN_FAILED", message: expect.stringContaining('"flaky"') });
     expect(await session.getHistory()).toEqual([]);
   });
 });
 
 describe("SessionHistoryPlugin configuration and flags", () => {
   it("counts as a loading history plugin: a second one is refused", () => {
-    const session = Session.create(inMemoryBackend(temporary.database)).forSession("chat-1");
+    const session = new SessionBuilder(inMemoryBackend(temporary.database)).forSession("chat-1").build();
     const history = new SessionHistoryPlugin("history", { session });
     const error = (() => {
       try {
@@ -338,7 +338,7 @@ describe("SessionHistoryPlugin configuration and flags", () => {
       () => new SessionHistoryPlugin("history", { session: {} as never }),
       () =>
         new SessionHistoryPlugin("history", {
-          session: Session.create(inMemoryBackend(temporary.database)),
+          session: new SessionBuilder(inMemoryBackend(temporary.database)).build(),
           maxBytes: -1,
         }),
     ];
@@ -347,7 +347,7 @@ describe("SessionHistoryPlugin configuration and flags", () => {
   });
 
   it("stores what the flags say: an audit log with the context messages, no loading", async () => {
-    const session = Session.create(inMemoryBackend(temporary.database)).forSession("audit");
+    const session = new SessionBuilder(inMemoryBackend(temporary.database)).forSession("audit").build();
     const audit = new SessionHistoryPlugin("audit", {
       session,
       loadMessages: false,
@@ -361,7 +361,7 @@ describe("SessionHistoryPlugin configuration and flags", () => {
       },
     };
     const outputsOnly = new SessionHistoryPlugin("outputs", {
-      session: Session.create(inMemoryBackend(temporary.database)).forSession("outputs"),
+      session: new SessionBuilder(inMemoryBackend(temporary.database)).forSession("outputs").build(),
       loadMessages: false,
       storeInputs: false,
     });
@@ -405,11 +405,14 @@ describe("SessionHistoryPlugin configuration and flags", () => {
       "assistant: Hi Ada.",
       "user: Who am I?",
     ]);
-    expect(stored(await manager.getHistory("bo"))).toEqual(["user: I'm Bo.", "assistant: Hi Bo."]);
+    expect(stored(await manager.getSession("bo").getHistory())).toEqual([
+      "user: I'm Bo.",
+      "assistant: Hi Bo.",
+    ]);
   });
 
   it("loads a bounded window with maxBytes, starting at a user message", async () => {
-    const session = Session.create(inMemoryBackend(temporary.database)).forSession("window");
+    const session = new SessionBuilder(inMemoryBackend(temporary.database)).forSession("window").build();
     const writer = new SessionHistoryPlugin("history", { session });
     for (let turn = 1; turn <= 5; turn++) {
       await writer.saveMessages("window", [
@@ -526,10 +529,10 @@ describe("SessionHistoryPlugin: what is stored reads back exactly", () => {
 
   for (const [name, messages] of Object.entries(cases)) {
     it(name, async () => {
-      const session = Session.create(inMemoryBackend(temporary.database)).forSession(name);
+      const session = new SessionBuilder(inMemoryBackend(temporary.database)).forSession(name).build();
       await new SessionHistoryPlugin("history", { session }).saveMessages(name, messages);
       temporary.reopen();
-      const reopened = Session.create(inMemoryBackend(temporary.database)).forSession(name);
+      const reopened = new SessionBuilder(inMemoryBackend(temporary.database)).forSession(name).build();
       const loaded = await new SessionHistoryPlugin("history", { session: reopened }).getMessages(name);
       expect(JSON.stringify(loaded)).toBe(JSON.stringify(messages));
       // Only what the UI shape cannot hold (the approval) is stored verbatim.
@@ -541,7 +544,7 @@ describe("SessionHistoryPlugin: what is stored reads back exactly", () => {
   }
 
   it("gives bytes back as the same base64 a provider sends", async () => {
-    const session = Session.create(inMemoryBackend(temporary.database)).forSession("bytes");
+    const session = new SessionBuilder(inMemoryBackend(temporary.database)).forSession("bytes").build();
     const history = new SessionHistoryPlugin("history", { session });
     await history.saveMessages("bytes", [
       { role: "user", content: [{ type: "file", mediaType: "image/png", data: bytes }] },
@@ -552,7 +555,7 @@ describe("SessionHistoryPlugin: what is stored reads back exactly", () => {
   });
 
   it("keeps tool calls in UI shape and only falls back to a verbatim part when it must", async () => {
-    const session = Session.create(inMemoryBackend(temporary.database)).forSession("shape");
+    const session = new SessionBuilder(inMemoryBackend(temporary.database)).forSession("shape").build();
     const [, approvals] = Object.entries(cases).at(-1)!;
     await new SessionHistoryPlugin("history", { session }).saveMessages("shape", approvals);
     const types = (await session.getHistory()).map((message) => message.parts.map((part) => part.type));
@@ -565,9 +568,10 @@ describe("SessionHistoryPlugin and the session's own features", () => {
     const store = new InMemoryStore();
     const skills = { "pdf-forms": { content: "PDF FORM INSTRUCTIONS", description: "Forms" } };
     const skillProvider = new InMemorySkillProvider({ store, skills });
-    const session = Session.create(inMemoryBackend(temporary.database))
+    const session = new SessionBuilder(inMemoryBackend(temporary.database))
       .forSession("chat")
-      .withContext("skills", { description: "Skills to load", provider: skillProvider });
+      .withContext("skills", { description: "Skills to load", provider: skillProvider })
+      .build();
     const context = new ContextBlocks([
       { label: "skills", description: "Skills to load", provider: skillProvider },
     ]);
@@ -628,7 +632,7 @@ describe("runMessagesOf on messages a chat UI stored", () => {
         ],
       },
     ];
-    const session = Session.create(inMemoryBackend(temporary.database)).forSession("ui");
+    const session = new SessionBuilder(inMemoryBackend(temporary.database)).forSession("ui").build();
     for (const message of ui) await session.appendMessage(message);
     const loaded = await new SessionHistoryPlugin("history", { session }).getMessages("ui");
     expect(JSON.parse(JSON.stringify(loaded))).toEqual(

@@ -15,9 +15,13 @@ describe("session_search: hits with the turns around them, within a token budget
     const manager = new SessionManager(inMemoryBackend());
     const chat = await manager.create("Chat");
     const day = new Date("2023-05-08T13:56:00Z");
-    await manager.append(chat.id, message("q", "What are you researching these days?", "user", day));
-    await manager.append(chat.id, message("a", "Adoption agencies, mostly.", "assistant", day));
-    await manager.append(chat.id, message("n", "Good luck with it.", "user", day));
+    await manager
+      .getSession(chat.id)
+      .appendMessage(message("q", "What are you researching these days?", "user", day));
+    await manager
+      .getSession(chat.id)
+      .appendMessage(message("a", "Adoption agencies, mostly.", "assistant", day));
+    await manager.getSession(chat.id).appendMessage(message("n", "Good luck with it.", "user", day));
     const model = scriptedModel([
       callTools(0, { toolName: "session_search", input: { query: "researching" } }),
       answer("ok"),
@@ -42,10 +46,11 @@ describe("session_search: hits with the turns around them, within a token budget
     const filler =
       "and then we talked about the weather, the garden, the neighbours and the week ahead ".repeat(6);
     for (let index = 0; index < 30; index++) {
-      await manager.append(
-        chat.id,
-        message(`m${index}`, `${index % 2 === 0 ? "Hiking" : filler} trip number ${index} ${filler}`),
-      );
+      await manager
+        .getSession(chat.id)
+        .appendMessage(
+          message(`m${index}`, `${index % 2 === 0 ? "Hiking" : filler} trip number ${index} ${filler}`),
+        );
     }
     const result = await searchExcerpts(manager, "hiking trip", { limit: 10 });
     expect(estimateTokens(result.text ?? "")).toBeLessThanOrEqual(300);
@@ -59,7 +64,7 @@ describe("session_search: hits with the turns around them, within a token budget
   it("returns null text and no turns when nothing matches", async () => {
     const manager = new SessionManager(inMemoryBackend());
     const chat = await manager.create("Chat");
-    await manager.append(chat.id, message("a", "hello"));
+    await manager.getSession(chat.id).appendMessage(message("a", "hello"));
     expect(await searchExcerpts(manager, "zebra")).toEqual({ text: null, turns: [] });
   });
 });

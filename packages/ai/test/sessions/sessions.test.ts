@@ -1,5 +1,5 @@
 import { InMemorySkillProvider, InMemoryStore } from "@contextblocks/core/memory";
-import { Session, SessionManager, type SessionMessage } from "@contextblocks/sessions";
+import { SessionBuilder, SessionManager, type SessionMessage } from "@contextblocks/sessions";
 import { inMemoryBackend } from "@contextblocks/sessions/memory";
 import { generateText, stepCountIs } from "ai";
 import { describe, expect, it } from "vitest";
@@ -21,10 +21,11 @@ describe("the AI SDK parts of sessions, on the in-memory backend", () => {
   it("SessionHistoryPlugin stores a turn with a set_context call and replays it after a restart", async () => {
     const backend = inMemoryBackend();
     const build = () =>
-      Session.create(inMemoryBackend({ sessions: backend.sessions, blocks: backend.blocks }))
+      new SessionBuilder(inMemoryBackend({ sessions: backend.sessions, blocks: backend.blocks }))
         .forSession("chat")
         .withContext("memory", { description: "Facts", maxTokens: 100 })
-        .withCachedPrompt();
+        .withCachedPrompt()
+        .build();
     const model = scriptedModel([
       callTools(0, { toolName: "set_context", input: { label: "memory", content: "Name: Ada." } }),
       answer("Noted."),
@@ -56,16 +57,17 @@ describe("the AI SDK parts of sessions, on the in-memory backend", () => {
     ]);
     const restarted = build();
     await restarted.context.load();
-    expect(restarted.getContextBlock("memory")?.content).toBe("Name: Ada.");
+    expect(restarted.context.getBlock("memory")?.content).toBe("Name: Ada.");
   });
 
   it("unloadSkill replaces the stored load_context result; loadedSkillKeys reads the history", async () => {
     const store = new InMemoryStore();
     const skills = { "pdf-forms": { content: "PDF FORM INSTRUCTIONS", description: "Forms" } };
     const backend = inMemoryBackend();
-    const session = Session.create(backend)
+    const session = new SessionBuilder(backend)
       .forSession("chat")
-      .withContext("skills", { provider: new InMemorySkillProvider({ store, skills }) });
+      .withContext("skills", { provider: new InMemorySkillProvider({ store, skills }) })
+      .build();
     const model = scriptedModel([
       callTools(0, { toolName: "load_context", input: { label: "skills", key: "pdf-forms" } }),
       answer("ok"),
@@ -94,7 +96,7 @@ describe("the AI SDK parts of sessions, on the in-memory backend", () => {
     });
     expect([...(await loadedSkillKeys(session))]).toEqual(["skills:pdf-forms"]);
     expect(await unloadSkill(session, "skills", "pdf-forms")).toBe(true);
-    expect((await session.getMessage("a1"))?.parts[0]?.output).toEqual({
+    expect((await session.store.getMessage("a1"))?.parts[0]?.output).toEqual({
       isError: false,
       text: "[unloaded: pdf-forms from skills]",
     });
@@ -106,7 +108,7 @@ describe("the AI SDK parts of sessions, on the in-memory backend", () => {
   it("sessionSearchTool searches every session of the manager; an empty query reads as Error text", async () => {
     const manager = new SessionManager(inMemoryBackend());
     const one = await manager.create("One");
-    await manager.append(one.id, message("o1", "the deployment is on Friday"));
+    await manager.getSession(one.id).appendMessage(message("o1", "the deployment is on Friday"));
     const model = scriptedModel([
       callTools(0, { toolName: "session_search", input: { query: "Friday deployment" } }),
       callTools(1, { toolName: "session_search", input: { query: "x".repeat(10) } }),

@@ -5,7 +5,7 @@ import {
   InMemorySearchProvider,
   InMemorySkillProvider,
 } from "@contextblocks/core/memory";
-import { describeContextProvider, describeHistory } from "../../src/index.js";
+import { describeContextProvider, describeVersions } from "../../src/index.js";
 import { NamespacedMemoryProvider } from "../memory-providers.js";
 
 describeContextProvider("writable", () => new NamespacedMemoryProvider(), {
@@ -24,8 +24,8 @@ describeContextProvider("loadable", () => new InMemorySkillProvider(), {
   reopen: (provider) => new InMemorySkillProvider({ store: provider.store }),
 });
 
-describeHistory("history", () => new InMemoryContextProvider({ historyRetention: 3 }), {
-  capabilities: { writable: true, history: true },
-  reopen: (provider) => new InMemoryContextProvider({ store: provider.store, historyRetention: 3 }),
-  historyRetention: 3,
+describeVersions("versions", () => new InMemoryContextProvider({ versionRetention: 3 }), {
+  capabilities: { writable: true, versions: true },
+  reopen: (provider) => new InMemoryContextProvider({ store: provider.store, versionRetention: 3 }),
+  versionRetention: 3,
 });

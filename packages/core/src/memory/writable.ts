@@ -2,12 +2,12 @@ import type {
   BlockVersion,
   BlockWrite,
   ConditionalContextProvider,
-  HistoryProvider,
-  HistoryQuery,
+  VersionedProvider,
+  VersionQuery,
 } from "../types.js";
 import { type InMemoryProviderOptions, InMemoryStore, requireText } from "./store.js";
 
-/** Versions a block keeps when no `historyRetention` is given. */
+/** Versions a block keeps when no `versionRetention` is given. */
 export const DEFAULT_HISTORY_RETENTION = 50;
 
 /** Options of `InMemoryContextProvider`. */
@@ -15,15 +15,15 @@ export interface InMemoryContextProviderOptions extends InMemoryProviderOptions 
   /** Content the block starts with when the store has none (not a version). */
   initial?: string;
   /** How many versions to keep (the newest). Default 50. */
-  historyRetention?: number;
+  versionRetention?: number;
 }
 
 /**
  * A writable block kept in memory (or in a shared `InMemoryStore`). For tests and quick starts, and the
- * reference implementation of the `history` capability (every write that changes the content is a version,
- * the newest `historyRetention` kept) and of `setIf` (a conditional write).
+ * reference implementation of the `versions` capability (every write that changes the content is a version,
+ * the newest `versionRetention` kept) and of `setIf` (a conditional write).
  */
-export class InMemoryContextProvider implements HistoryProvider, ConditionalContextProvider {
+export class InMemoryContextProvider implements VersionedProvider, ConditionalContextProvider {
   readonly store: InMemoryStore;
   private label: string | undefined;
   private readonly initial: string | undefined;
@@ -32,10 +32,10 @@ export class InMemoryContextProvider implements HistoryProvider, ConditionalCont
   constructor(options: InMemoryContextProviderOptions = {}) {
     this.store = options.store ?? new InMemoryStore();
     this.label = options.label;
-    const retention = options.historyRetention ?? DEFAULT_HISTORY_RETENTION;
+    const retention = options.versionRetention ?? DEFAULT_HISTORY_RETENTION;
     if (!Number.isSafeInteger(retention) || retention < 1) {
       throw new Error(
-        `InMemoryContextProvider: historyRetention must be a positive integer, got ${retention}`,
+        `InMemoryContextProvider: versionRetention must be a positive integer, got ${retention}`,
       );
     }
     this.retention = retention;
@@ -69,7 +69,7 @@ export class InMemoryContextProvider implements HistoryProvider, ConditionalCont
     return true;
   }
 
-  async history(query: HistoryQuery = {}): Promise<BlockVersion[]> {
+  async versions(query: VersionQuery = {}): Promise<BlockVersion[]> {
     const versions = this.store.versions.get(this.key()) ?? [];
     const newestFirst = [...versions].reverse();
     const selected =

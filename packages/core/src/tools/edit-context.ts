@@ -1,7 +1,14 @@
 import { ContextError } from "../errors.js";
 import { type FieldTable, type InputOf, inputSchema, readInput } from "./fields.js";
 import type { ToolHost } from "./host.js";
-import { type ContextToolSpec, checkLabel, quoteLabels, toolOutcome, toolSource, usageOf } from "./spec.js";
+import {
+  type ContextToolSpec,
+  checkToolLabel,
+  quoteLabels,
+  toolOutcome,
+  toolSource,
+  usageOf,
+} from "./spec.js";
 
 /** `edit_context` arguments, named as in the text-editor tools models are trained on (`str_replace`). */
 export const EDIT_CONTEXT_FIELDS = {
@@ -66,7 +73,13 @@ export function editContextTool(
     execute: (input, call) =>
       toolOutcome(async () => {
         const args = readInput("edit_context", fields, input) as EditContextInput;
-        const label = checkLabel(args.label, labels, known, "editable", () => "not a plain writable block");
+        const label = checkToolLabel(
+          args.label,
+          labels,
+          known,
+          "editable",
+          () => "not a plain writable block",
+        );
         const length = args.old_str.length + args.new_str.length;
         if (length > maxContentLength) {
           throw new ContextError(

@@ -1,7 +1,7 @@
 import { ContextError } from "../errors.js";
 import { type FieldTable, type InputOf, inputSchema, readInput } from "./fields.js";
 import type { ToolHost } from "./host.js";
-import { type ContextToolSpec, checkLabel, quoteLabels, toolOutcome } from "./spec.js";
+import { type ContextToolSpec, checkToolLabel, quoteLabels, toolOutcome } from "./spec.js";
 
 /** `load_context` and `unload_context` arguments. */
 export const ENTRY_FIELDS = {
@@ -30,7 +30,7 @@ export function loadContextTool(host: ToolHost): ContextToolSpec | null {
     execute: (input) =>
       toolOutcome(async () => {
         const args = readInput("load_context", fields, input);
-        const label = checkLabel(args.label, labels, known, "loadable");
+        const label = checkToolLabel(args.label, labels, known, "loadable");
         const content = await host.loadEntry(label, args.key);
         if (content === null) {
           throw new ContextError(
@@ -56,7 +56,7 @@ export function unloadContextTool(host: ToolHost): ContextToolSpec | null {
     execute: (input) =>
       toolOutcome(async () => {
         const args = readInput("unload_context", fields, input);
-        const label = checkLabel(args.label, labels, known, "loadable");
+        const label = checkToolLabel(args.label, labels, known, "loadable");
         if (!host.unloadEntry(label, args.key)) {
           throw new ContextError(
             "NOT_FOUND",

@@ -1,7 +1,7 @@
 import { ContextError } from "../errors.js";
 import { type FieldTable, type InputOf, inputSchema, readInput } from "./fields.js";
 import type { ToolHost } from "./host.js";
-import { type ContextToolSpec, checkLabel, quoteLabels, toolOutcome } from "./spec.js";
+import { type ContextToolSpec, checkToolLabel, quoteLabels, toolOutcome } from "./spec.js";
 
 /** `search_context` arguments. */
 export const SEARCH_FIELDS = {
@@ -25,7 +25,7 @@ export function searchContextTool(host: ToolHost): ContextToolSpec | null {
     execute: (input) =>
       toolOutcome(async () => {
         const args = readInput("search_context", fields, input);
-        const label = checkLabel(args.label, labels, known, "searchable");
+        const label = checkToolLabel(args.label, labels, known, "searchable");
         if (args.query.trim().length === 0) {
           throw new ContextError("INVALID_INPUT", 'search_context: "query" is empty; say what to look for');
         }

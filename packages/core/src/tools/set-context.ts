@@ -2,7 +2,14 @@ import { ContextError } from "../errors.js";
 import { entryKey } from "../keys.js";
 import { type FieldTable, type InputOf, inputSchema, readInput } from "./fields.js";
 import type { ToolHost } from "./host.js";
-import { type ContextToolSpec, checkLabel, quoteLabels, toolOutcome, toolSource, usageOf } from "./spec.js";
+import {
+  type ContextToolSpec,
+  checkToolLabel,
+  quoteLabels,
+  toolOutcome,
+  toolSource,
+  usageOf,
+} from "./spec.js";
 
 /** `set_context` arguments (`metadata` is offered only when a keyed block accepts writes). */
 export const SET_CONTEXT_FIELDS = {
@@ -80,7 +87,7 @@ export function setContextTool(host: ToolHost, maxContentLength: number): Contex
       toolOutcome(async () => {
         const args = readInput("set_context", fields, input) as SetContextInput;
         const source = toolSource("set_context", call);
-        const label = checkLabel(args.label, labels, known, "writable", () => "readonly");
+        const label = checkToolLabel(args.label, labels, known, "writable", () => "readonly");
         const { content } = args;
         const title = args.metadata?.title;
         const description = args.metadata?.description;

@@ -60,7 +60,7 @@ export async function toolOutcome(body: () => Promise<string>): Promise<ToolOutc
 }
 
 /** A label that must be one of `allowed`; the error says what the label is and which ones would do. */
-export function checkLabel(
+export function checkToolLabel(
   label: string,
   allowed: readonly string[],
   known: readonly string[],

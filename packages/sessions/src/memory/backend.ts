@@ -28,7 +28,7 @@ export interface InMemoryBackend extends SessionBackend {
 
 /**
  * Every session store in memory, for tests, examples and quick starts:
- * `Session.create(inMemoryBackend()).forSession("chat")`. Blocks of a session are kept apart by key (the
+ * `new SessionBuilder(inMemoryBackend()).forSession("chat").build()`. Blocks of a session are kept apart by key (the
  * default session `""` uses the plain label, as the SQL backends do).
  */
 export function inMemoryBackend(options: InMemoryBackendOptions = {}): InMemoryBackend {

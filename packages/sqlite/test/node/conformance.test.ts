@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describeContextProvider, describeHistory } from "@contextblocks/conformance";
+import { describeContextProvider, describeVersions } from "@contextblocks/conformance";
 import Database from "better-sqlite3";
 import { SqliteContextProvider } from "../../src/index.js";
 
@@ -11,7 +11,7 @@ interface FileStore {
   readonly path: string;
   readonly connections: Database.Database[];
   live: number;
-  /** Versions kept (the `history` option's retention); the default 50 when absent. */
+  /** Versions kept (the `versions` option's retention); the default 50 when absent. */
   readonly retention?: number;
 }
 
@@ -22,8 +22,8 @@ function openOn(store: FileStore, namespace: string | undefined): SqliteContextP
   const connection = new Database(store.path);
   store.connections.push(connection);
   store.live += 1;
-  const history = store.retention === undefined ? true : { retention: store.retention };
-  const provider = new SqliteContextProvider(connection, { namespace, history });
+  const versions = store.retention === undefined ? true : { retention: store.retention };
+  const provider = new SqliteContextProvider(connection, { namespace, versions });
   storeOf.set(provider, store);
   return provider;
 }
@@ -54,20 +54,20 @@ describeContextProvider(
   "SqliteContextProvider on a better-sqlite3 file",
   () => openOn(freshStore(), undefined),
   {
-    capabilities: { readable: true, writable: true, namespacing: true, history: true },
+    capabilities: { readable: true, writable: true, namespacing: true, versions: true },
     reopen: (provider) => openOn(store(provider), provider.namespace),
     namespace: (provider, namespace) => openOn(store(provider), namespace),
     cleanup: release,
   },
 );
 
-describeHistory(
+describeVersions(
   "SqliteContextProvider on a better-sqlite3 file, keeping 3 versions",
   () => openOn(freshStore(3), undefined),
   {
-    capabilities: { writable: true, history: true },
+    capabilities: { writable: true, versions: true },
     reopen: (provider) => openOn(store(provider), provider.namespace),
     cleanup: release,
-    historyRetention: 3,
+    versionRetention: 3,
   },
 );

@@ -1,4 +1,4 @@
-import { SessionManager, type SessionMessage } from "@contextblocks/sessions";
+import { SessionBuilder, SessionManager, type SessionMessage } from "@contextblocks/sessions";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { sqliteBackend } from "../../src/index.js";
@@ -29,15 +29,19 @@ describe("deleting a session deletes its data", () => {
   it("its text is found in no table, the search index's own tables included", async () => {
     const database = new Database(":memory:");
     const backend = sqliteBackend(database);
-    const manager = new SessionManager(backend).withContext("memory", { maxTokens: 100 }).withCachedPrompt();
+    const manager = new SessionManager(
+      new SessionBuilder(backend).withContext("memory", { maxTokens: 100 }).withCachedPrompt(),
+    );
     const doomed = await manager.create("Doomed");
     const kept = await manager.create("Kept");
-    await manager.append(kept.id, message("k1", "ordinary words about lunch"));
-    await manager.append(doomed.id, message("d1", "zanzibarquux is the launch code"));
-    await manager.append(doomed.id, message("d2", "a 3 MB attachment: " + "payloadqwerty ".repeat(10)));
+    await manager.getSession(kept.id).appendMessage(message("k1", "ordinary words about lunch"));
+    await manager.getSession(doomed.id).appendMessage(message("d1", "zanzibarquux is the launch code"));
+    await manager
+      .getSession(doomed.id)
+      .appendMessage(message("d2", "a 3 MB attachment: " + "payloadqwerty ".repeat(10)));
     const session = manager.getSession(doomed.id);
-    await session.replaceContextBlock("memory", "the user likes xylophonequark");
-    await session.freezeSystemPrompt();
+    await session.context.setBlock("memory", "the user likes xylophonequark");
+    await session.context.freezeSystemPrompt();
     // "d2" through its context (its parent "d1"'s words: message-search.ts).
     expect((await manager.search("zanzibarquux")).map((hit) => hit.id)).toEqual(["d1", "d2"]);
     expect(everything(database)).toContain("zanzibarquux");

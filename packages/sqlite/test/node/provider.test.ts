@@ -30,7 +30,7 @@ describe("SqliteContextProvider on better-sqlite3 (file database)", () => {
       .get() !== undefined;
 
   it("creates no table before first use, none on a read, and agents' exact table on the first write", async () => {
-    const provider = new SqliteContextProvider(temporary.database, { label: "memory", history: false });
+    const provider = new SqliteContextProvider(temporary.database, { label: "memory", versions: false });
     expect(tableExists()).toBe(false);
     expect(await provider.get()).toBeNull();
     expect(tableExists()).toBe(false);

@@ -10,7 +10,7 @@ import {
 } from "@contextblocks/ai";
 import { ContextBlocks, isContextError } from "@contextblocks/core";
 import { InMemoryContextProvider, InMemoryStore } from "@contextblocks/core/memory";
-import { Session } from "@contextblocks/sessions";
+import { SessionBuilder } from "@contextblocks/sessions";
 import { answer, scriptedModel } from "@contextblocks/test-kit/model";
 import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { generateText, type LanguageModel } from "ai";
@@ -48,7 +48,7 @@ function start(
   store: InMemoryStore,
   options: { today?: () => string; plugins?: ContextPlugin[] } = {},
 ) {
-  const session = Session.create(sqliteBackend(database)).forSession("chat-1");
+  const session = new SessionBuilder(sqliteBackend(database)).forSession("chat-1").build();
   const history = new SessionHistoryPlugin("history", { session });
   const pipeline = contextPipeline({
     model,
@@ -221,10 +221,10 @@ describe("SessionHistoryPlugin: what is stored reads back exactly", () => {
 
   for (const [name, messages] of Object.entries(cases)) {
     it(name, async () => {
-      const session = Session.create(sqliteBackend(temporary.database)).forSession(name);
+      const session = new SessionBuilder(sqliteBackend(temporary.database)).forSession(name).build();
       await new SessionHistoryPlugin("history", { session }).saveMessages(name, messages);
       temporary.reopen();
-      const reopened = Session.create(sqliteBackend(temporary.database)).forSession(name);
+      const reopened = new SessionBuilder(sqliteBackend(temporary.database)).forSession(name).build();
       const loaded = await new SessionHistoryPlugin("history", { session: reopened }).getMessages(name);
       expect(JSON.stringify(loaded)).toBe(JSON.stringify(messages));
       // Only what the UI shape cannot hold (the approval) is stored verbatim.
@@ -236,7 +236,7 @@ describe("SessionHistoryPlugin: what is stored reads back exactly", () => {
   }
 
   it("gives bytes back as the same base64 a provider sends", async () => {
-    const session = Session.create(sqliteBackend(temporary.database)).forSession("bytes");
+    const session = new SessionBuilder(sqliteBackend(temporary.database)).forSession("bytes").build();
     const history = new SessionHistoryPlugin("history", { session });
     await history.saveMessages("bytes", [
       { role: "user", content: [{ type: "file", mediaType: "image/png", data: bytes }] },
@@ -247,7 +247,7 @@ describe("SessionHistoryPlugin: what is stored reads back exactly", () => {
   });
 
   it("keeps tool calls in UI shape and only falls back to a verbatim part when it must", async () => {
-    const session = Session.create(sqliteBackend(temporary.database)).forSession("shape");
+    const session = new SessionBuilder(sqliteBackend(temporary.database)).forSession("shape").build();
     const [, approvals] = Object.entries(cases).at(-1)!;
     await new SessionHistoryPlugin("history", { session }).saveMessages("shape", approvals);
     const types = (await session.getHistory()).map((message) => message.parts.map((part) => part.type));

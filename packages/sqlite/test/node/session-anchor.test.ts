@@ -1,4 +1,4 @@
-import { Session } from "@contextblocks/sessions";
+import { SessionBuilder } from "@contextblocks/sessions";
 import { agentsHost } from "@contextblocks/test-kit/sqlite";
 import {
   AgentSessionProvider as AnchorProvider,
@@ -51,7 +51,7 @@ describe("data written by agents/experimental/memory/session (agents@0.22.0)", (
     const anchor = AnchorSession.create(host).forSession("s1");
     await anchor.appendMessage(message("m1", "hello"));
     await anchor.appendMessage(message("m2", "hi there", "assistant"));
-    const ours = Session.create(sqliteBackend(host)).forSession("s1");
+    const ours = new SessionBuilder(sqliteBackend(host)).forSession("s1").build();
     expect(ids(await ours.getHistory())).toEqual(["m1", "m2"]);
     expect((await ours.search("hello")).map((hit) => hit.id)).toEqual(["m1"]);
     database.close();

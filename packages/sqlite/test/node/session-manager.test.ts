@@ -1,5 +1,5 @@
 import { contextTools, sessionSearchTool } from "@contextblocks/ai";
-import { SessionManager, type SessionMessage } from "@contextblocks/sessions";
+import { SessionBuilder, SessionManager, type SessionMessage } from "@contextblocks/sessions";
 import { continuationPreamble } from "@contextblocks/sessions/store-kit";
 import { answer, callTool, scriptedModel, toolResult } from "@contextblocks/test-kit/model";
 import { generateText, stepCountIs } from "ai";
@@ -27,7 +27,7 @@ describe("SessionManager", () => {
       end_reason: null,
     });
     expect(second.parent_session_id).toBe(first.id);
-    await manager.append(first.id, message("f1", "hello from first"));
+    await manager.getSession(first.id).appendMessage(message("f1", "hello from first"));
     expect((await manager.list()).map((info) => info.name)).toEqual(["First", "Second"]);
     await manager.rename(second.id, "Renamed");
     expect((await manager.list()).map((info) => info.name)).toEqual(["Renamed", "First"]);
@@ -40,15 +40,21 @@ describe("SessionManager", () => {
   it("delete removes everything the session owned, in every table, and nothing of another session", async () => {
     const database = new Database(":memory:");
     const backend = sqliteBackend(database);
-    const manager = new SessionManager(backend).withContext("memory", { maxTokens: 100 }).withCachedPrompt();
+    const manager = new SessionManager(
+      new SessionBuilder(backend).withContext("memory", { maxTokens: 100 }).withCachedPrompt(),
+    );
     const doomed = await manager.create("Doomed");
     const kept = await manager.create("Kept");
     for (const info of [doomed, kept]) {
-      await manager.append(info.id, message(`${info.name}-1`, `SECRET-${info.name} said hello`));
-      await manager.addCompaction(info.id, `SECRET-${info.name} summary`, `${info.name}-1`, `${info.name}-1`);
+      await manager
+        .getSession(info.id)
+        .appendMessage(message(`${info.name}-1`, `SECRET-${info.name} said hello`));
+      await manager
+        .getSession(info.id)
+        .addCompaction(`SECRET-${info.name} summary`, `${info.name}-1`, `${info.name}-1`);
       const session = manager.getSession(info.id);
-      await session.replaceContextBlock("memory", `SECRET-${info.name} memory`);
-      await session.freezeSystemPrompt();
+      await session.context.setBlock("memory", `SECRET-${info.name} memory`);
+      await session.context.freezeSystemPrompt();
       await backend.runState.save(info.id, { counter: { note: `SECRET-${info.name} state` } });
     }
     await manager.delete(doomed.id);
@@ -71,33 +77,37 @@ describe("SessionManager", () => {
   it("append, upsert, appendAll, counts, branches and clear", async () => {
     const manager = new SessionManager(sqliteBackend(new Database(":memory:")));
     const { id } = await manager.create("Chat");
-    expect(await manager.appendAll(id, [message("a", "1"), message("b", "2"), message("c", "3")])).toBe("c");
-    await manager.upsert(id, message("b", "2, edited"));
-    await manager.upsert(id, message("b2", "another answer"), "a");
-    expect((await manager.getHistory(id, "c"))[1]?.parts[0]?.text).toBe("2, edited");
-    expect(ids(await manager.getBranches(id, "a"))).toEqual(["b", "b2"]);
-    expect(await manager.getPathLength(id)).toBe(2);
-    await manager.deleteMessages(id, ["b2"]);
-    expect(ids(await manager.getHistory(id))).toEqual(["a", "b", "c"]);
-    await manager.clearMessages(id);
-    expect(await manager.getHistory(id)).toEqual([]);
+    expect(
+      await manager.getSession(id).appendMessages([message("a", "1"), message("b", "2"), message("c", "3")]),
+    ).toBe("c");
+    await manager.getSession(id).upsertMessage(message("b", "2, edited"));
+    await manager.getSession(id).upsertMessage(message("b2", "another answer"), { parentId: "a" });
+    expect((await manager.getSession(id).getHistory("c"))[1]?.parts[0]?.text).toBe("2, edited");
+    expect(ids(await manager.getSession(id).store.getBranches("a"))).toEqual(["b", "b2"]);
+    expect(await manager.getSession(id).store.getPathLength()).toBe(2);
+    await manager.getSession(id).deleteMessages(["b2"]);
+    expect(ids(await manager.getSession(id).getHistory())).toEqual(["a", "b", "c"]);
+    await manager.getSession(id).clearMessages();
+    expect(await manager.getSession(id).getHistory()).toEqual([]);
   });
 
   it("forks at a message, splits after a compaction, adds usage", async () => {
     const manager = new SessionManager(sqliteBackend(new Database(":memory:")));
     const { id } = await manager.create("Chat", { model: "m-1" });
-    await manager.appendAll(id, [message("a", "one"), message("b", "two"), message("c", "three")]);
+    await manager
+      .getSession(id)
+      .appendMessages([message("a", "one"), message("b", "two"), message("c", "three")]);
     const forked = await manager.fork(id, "b", "Forked");
     expect(forked.parent_session_id).toBe(id);
-    const copied = await manager.getHistory(forked.id);
+    const copied = await manager.getSession(forked.id).getHistory();
     expect(copied.map((entry) => entry.parts[0]?.text)).toEqual(["one", "two"]);
     expect(ids(copied)).not.toContain("a");
-    const overlay = await manager.addCompaction(id, "one and two", "a", "b");
-    expect((await manager.getCompactions(id)).map((entry) => entry.id)).toEqual([overlay.id]);
+    const overlay = await manager.getSession(id).addCompaction("one and two", "a", "b");
+    expect((await manager.getSession(id).getCompactions()).map((entry) => entry.id)).toEqual([overlay.id]);
     const next = await manager.compactAndSplit(id, "the summary", "Continued");
     expect((await manager.get(id))?.end_reason).toBe("compaction");
     expect(next).toMatchObject({ name: "Continued", parent_session_id: id, model: "m-1" });
-    expect((await manager.getHistory(next.id))[0]?.parts[0]?.text).toBe(
+    expect((await manager.getSession(next.id).getHistory())[0]?.parts[0]?.text).toBe(
       `${continuationPreamble}\n\nthe summary`,
     );
     await manager.addUsage(id, 100, 20, 0.5);
@@ -111,13 +121,13 @@ describe("SessionManager", () => {
   });
 
   it("searches across sessions, through session_search and the searchable history block", async () => {
-    const manager = new SessionManager(sqliteBackend(new Database(":memory:")))
-      .withContext("memory", { maxTokens: 100 })
-      .withSearchableHistory("history");
+    const manager = new SessionManager(
+      new SessionBuilder(sqliteBackend(new Database(":memory:"))).withContext("memory", { maxTokens: 100 }),
+    ).withSearchableHistory("history");
     const one = await manager.create("One");
     const two = await manager.create("Two");
-    await manager.append(one.id, message("o1", "the deployment is on Friday"));
-    await manager.append(two.id, message("t1", "deployment moved to Monday", "assistant"));
+    await manager.getSession(one.id).appendMessage(message("o1", "the deployment is on Friday"));
+    await manager.getSession(two.id).appendMessage(message("t1", "deployment moved to Monday", "assistant"));
     const hits = await manager.search("deployment", { limit: 10 });
     expect(hits.map((hit) => hit.sessionId).sort()).toEqual([one.id, two.id].sort());
 
@@ -147,8 +157,8 @@ describe("SessionManager", () => {
     await generateText({ model: blockModel, prompt: "when?", tools, stopWhen: stepCountIs(3) });
     expect(String(toolResult(blockModel.doGenerateCalls[1], "h1"))).toContain("deployment moved to Monday");
     // Blocks are per session: the manager's memory template is namespaced by session id.
-    await session.replaceContextBlock("memory", "one's memory");
-    await manager.getSession(two.id).freezeSystemPrompt();
-    expect(manager.getSession(two.id).getContextBlock("memory")?.content).toBe("");
+    await session.context.setBlock("memory", "one's memory");
+    await manager.getSession(two.id).context.freezeSystemPrompt();
+    expect(manager.getSession(two.id).context.getBlock("memory")?.content).toBe("");
   });
 });

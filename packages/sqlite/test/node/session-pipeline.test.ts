@@ -1,7 +1,12 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { type ContextPlugin, contextPipeline } from "@contextblocks/ai";
 import { assertStablePrefix, comparePrefix } from "@contextblocks/ai/test";
-import { isSessionMessageEvent, Session, type SessionEvent } from "@contextblocks/sessions";
+import {
+  isSessionMessageEvent,
+  type Session,
+  SessionBuilder,
+  type SessionEvent,
+} from "@contextblocks/sessions";
 import { createCompactFunction } from "@contextblocks/sessions/compaction";
 import { answer, callTool, scriptedModel } from "@contextblocks/test-kit/model";
 import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
@@ -27,7 +32,7 @@ afterEach(() => file.remove());
 
 /** Every message counts 100 tokens: `compactAfter(750)` compacts once a branch holds 8 messages. */
 function chatSession(database: Database.Database, summaries: string[]): Session {
-  return Session.create(sqliteBackend(database))
+  return new SessionBuilder(sqliteBackend(database))
     .forSession("chat-1")
     .withContext("soul", { provider: { get: async () => "You are a friendly assistant." } })
     .withContext("memory", { description: "Facts about the user", maxTokens: 400 })
@@ -44,7 +49,8 @@ function chatSession(database: Database.Database, summaries: string[]): Session 
         tokenCounter: (messages) => messages.length * 100,
       }),
     )
-    .compactAfter(750, { tokenCounter: ({ messages }) => messages.length * 100 });
+    .compactAfter(750, { tokenCounter: ({ messages }) => messages.length * 100 })
+    .build();
 }
 
 function systemOf(call: LanguageModelV3CallOptions | undefined): string {
@@ -200,7 +206,10 @@ describe("contextPipeline({ model, session }) on sqliteBackend(better-sqlite3)",
       "user: What do I drink?",
     ]);
     await assertStablePrefix(model.doStreamCalls[0]!, model.doStreamCalls[2]!);
-    const stored = await Session.create(sqliteBackend(file.reopen())).forSession("chat-1").getHistory();
+    const stored = await new SessionBuilder(sqliteBackend(file.reopen()))
+      .forSession("chat-1")
+      .build()
+      .getHistory();
     expect(stored.map((message) => message.role)).toEqual([
       "user",
       "assistant",

@@ -1,7 +1,8 @@
 import { contextTools, loadedSkillKeys, unloadSkill } from "@contextblocks/ai";
 import { ContextBlocks, isContextError } from "@contextblocks/core";
 import { InMemorySkillProvider, InMemoryStore } from "@contextblocks/core/memory";
-import { Session, type SessionMessage } from "@contextblocks/sessions";
+import { Session, SessionBuilder, type SessionMessage } from "@contextblocks/sessions";
+import type { SessionStore } from "@contextblocks/sessions/store-kit";
 import { createCompactFunction } from "@contextblocks/sessions/compaction";
 import type { SessionStore } from "@contextblocks/sessions/store-kit";
 import { fromBetterSqlite3 } from "@contextblocks/sql";
@@ -29,9 +30,12 @@ describe("Session.create", () => {
   it("sqliteBackend accepts better-sqlite3, a SqlClient and an agents-style sql host; new Session takes a store", async () => {
     const database = temporary.database;
     const hosts = [database, fromBetterSqlite3(database), agentsHost(database)];
-    await Session.create(sqliteBackend(database)).forSession("same").appendMessage(message("m1", "hello"));
+    await new SessionBuilder(sqliteBackend(database))
+      .forSession("same")
+      .build()
+      .appendMessage(message("m1", "hello"));
     for (const host of hosts) {
-      const session = Session.create(sqliteBackend(host)).forSession("same");
+      const session = new SessionBuilder(sqliteBackend(host)).forSession("same").build();
       expect(ids(await session.getHistory())).toEqual(["m1"]);
     }
     const direct = new Session({ store: sqliteTree(database, "same") });
@@ -39,33 +43,36 @@ describe("Session.create", () => {
     expect(() => sqliteBackend(42 as never)).toThrow();
   });
 
-  it("builder calls are order-independent and refused after first use", async () => {
-    const session = Session.create(sqliteBackend(temporary.database))
+  it("builder calls are order-independent; a built session keeps the settings it was built with", async () => {
+    const builder = new SessionBuilder(sqliteBackend(temporary.database))
       .withCachedPrompt()
       .withContext("memory", { description: "Facts", maxTokens: 200 })
       .forSession("chat");
-    await session.replaceContextBlock("memory", "User likes tea.");
-    expect(await session.freezeSystemPrompt()).toContain("User likes tea.");
-    expect(() => session.withContext("late")).toThrow(/already in use/);
+    const session = builder.build();
+    await session.context.setBlock("memory", "User likes tea.");
+    expect(await session.context.freezeSystemPrompt()).toContain("User likes tea.");
+    builder.withContext("late");
+    expect(session.context.getConfigs().map((config) => config.label)).toEqual(["memory"]);
   });
 
   it("keeps blocks and frozen prompts of sessions apart, and the prompt survives a restart", async () => {
     const build = (database: Database.Database, id: string) =>
-      Session.create(sqliteBackend(database))
+      new SessionBuilder(sqliteBackend(database))
         .forSession(id)
         .withContext("memory", { maxTokens: 200 })
-        .withCachedPrompt();
+        .withCachedPrompt()
+        .build();
     const first = build(temporary.database, "one");
     const second = build(temporary.database, "two");
-    await first.replaceContextBlock("memory", "one's fact");
-    await second.replaceContextBlock("memory", "two's fact");
-    const prompt = await first.freezeSystemPrompt();
+    await first.context.setBlock("memory", "one's fact");
+    await second.context.setBlock("memory", "two's fact");
+    const prompt = await first.context.freezeSystemPrompt();
     expect(prompt).toContain("one's fact");
-    expect(await second.freezeSystemPrompt()).toContain("two's fact");
-    await first.replaceContextBlock("memory", "changed later");
+    expect(await second.context.freezeSystemPrompt()).toContain("two's fact");
+    await first.context.setBlock("memory", "changed later");
     const restarted = build(temporary.reopen(), "one");
-    expect(await restarted.freezeSystemPrompt()).toBe(prompt);
-    expect(await restarted.refreshSystemPrompt()).toContain("changed later");
+    expect(await restarted.context.freezeSystemPrompt()).toBe(prompt);
+    expect(await restarted.context.refreshSystemPrompt()).toContain("changed later");
   });
 
   it("the direct constructor takes a store and a ContextBlocks", async () => {
@@ -79,16 +86,17 @@ describe("Session.create", () => {
       ),
     });
     await session.appendMessage(message("a", "hi"));
-    expect(await session.freezeSystemPrompt()).toContain("You are helpful.");
-    expect(session.getContextBlock("notes")?.writable).toBe(true);
+    expect(await session.context.freezeSystemPrompt()).toContain("You are helpful.");
+    expect(session.context.getBlock("notes")?.writable).toBe(true);
   });
 });
 
 describe("Session tools through generateText", () => {
   it("set_context writes the session's memory; a bad call reads as Error text, nothing thrown", async () => {
-    const session = Session.create(sqliteBackend(temporary.database))
+    const session = new SessionBuilder(sqliteBackend(temporary.database))
       .forSession("chat")
-      .withContext("memory", { description: "Facts", maxTokens: 50 });
+      .withContext("memory", { description: "Facts", maxTokens: 50 })
+      .build();
     const model = scriptedModel([
       callTool("c1", "set_context", { label: "memory", content: "User likes tea." }),
       callTool("c2", "set_context", { label: "nope", content: "x" }),
@@ -97,13 +105,13 @@ describe("Session tools through generateText", () => {
     await session.context.load();
     const result = await generateText({
       model,
-      system: await session.freezeSystemPrompt(),
+      system: await session.context.freezeSystemPrompt(),
       prompt: "remember that I like tea",
       tools: contextTools(session.context),
       stopWhen: stepCountIs(5),
     });
     expect(result.text).toBe("done");
-    expect(session.getContextBlock("memory")?.content).toBe("User likes tea.");
+    expect(session.context.getBlock("memory")?.content).toBe("User likes tea.");
     expect(String(toolResult(model.doGenerateCalls[2], "c2"))).toMatch(/^Error: /);
   });
 
@@ -111,9 +119,10 @@ describe("Session tools through generateText", () => {
     const store = new InMemoryStore();
     const skills = { "pdf-forms": { content: "PDF FORM INSTRUCTIONS", description: "Forms" } };
     const build = (database: Database.Database) =>
-      Session.create(sqliteBackend(database))
+      new SessionBuilder(sqliteBackend(database))
         .forSession("chat")
-        .withContext("skills", { provider: new InMemorySkillProvider({ store, skills }) });
+        .withContext("skills", { provider: new InMemorySkillProvider({ store, skills }) })
+        .build();
     const session = build(temporary.database);
     const model = scriptedModel([
       callTool("load-1", "load_context", { label: "skills", key: "pdf-forms" }),
@@ -146,7 +155,7 @@ describe("Session tools through generateText", () => {
     const restarted = build(temporary.reopen());
     expect([...(await loadedSkillKeys(restarted))]).toEqual(["skills:pdf-forms"]);
     expect(await unloadSkill(restarted, "skills", "pdf-forms")).toBe(true);
-    const stored = await restarted.getMessage("a1");
+    const stored = await restarted.store.getMessage("a1");
     expect(stored?.parts[0]?.output).toEqual({ isError: false, text: "[unloaded: pdf-forms from skills]" });
     expect(JSON.stringify(await restarted.getHistory())).not.toContain("PDF FORM INSTRUCTIONS");
     expect(await unloadSkill(restarted, "skills", "pdf-forms")).toBe(false);
@@ -156,7 +165,7 @@ describe("Session tools through generateText", () => {
 
 describe("Session search", () => {
   it("finds messages by their words and throws UNSUPPORTED without searchMessages", async () => {
-    const session = Session.create(sqliteBackend(temporary.database)).forSession("chat");
+    const session = new SessionBuilder(sqliteBackend(temporary.database)).forSession("chat").build();
     await session.appendMessage(message("a", "We deploy on Friday afternoon"));
     await session.appendMessage(message("b", "Lunch is at noon", "assistant"));
     const hits = await session.search("when do we deploy?", { limit: 5 });
@@ -199,11 +208,12 @@ describe("compaction", () => {
   it("summarises the middle through generateText, keeps head and tail, and updates the summary next time", async () => {
     const model = scriptedModel([answer("FIRST SUMMARY"), answer("SECOND SUMMARY")]);
     const summarize = async (prompt: string) => (await generateText({ model, prompt })).text;
-    const session = Session.create(sqliteBackend(temporary.database))
+    const session = new SessionBuilder(sqliteBackend(temporary.database))
       .forSession("chat")
       .onCompaction(
         createCompactFunction({ summarize, protectHead: 2, tailTokenBudget: 150, minTailMessages: 2 }),
-      );
+      )
+      .build();
     for (const turn of turns(10)) await session.appendMessage(turn);
     const first = await session.compact();
     expect(first).not.toBeNull();
@@ -227,7 +237,7 @@ describe("compaction", () => {
     expect(
       after.filter((entry) => entry.id.startsWith("compaction_")).map((entry) => entry.parts[0]?.text),
     ).toEqual(["SECOND SUMMARY"]);
-    expect(await session.getPathLength()).toBe(16);
+    expect(await session.store.getPathLength()).toBe(16);
     expect(await session.getCompactions()).toHaveLength(2);
   });
 
@@ -256,7 +266,7 @@ describe("compaction", () => {
   it("compacts automatically past the threshold, refreshes the frozen prompt, and a failure never fails the append", async () => {
     const errors: unknown[] = [];
     let fail = true;
-    const session = Session.create(sqliteBackend(temporary.database))
+    const session = new SessionBuilder(sqliteBackend(temporary.database))
       .forSession("chat")
       .withContext("soul", { provider: { get: async () => `soul version ${fail ? 1 : 2}` } })
       .onCompaction(
@@ -273,22 +283,23 @@ describe("compaction", () => {
       .onCompactionError((error) => {
         errors.push(error);
         throw new Error("the handler fails too");
-      });
-    expect(await session.freezeSystemPrompt()).toContain("soul version 1");
+      })
+      .build();
+    expect(await session.context.freezeSystemPrompt()).toContain("soul version 1");
     for (const turn of turns(8)) await session.appendMessage(turn);
-    expect(await session.getPathLength()).toBe(8);
+    expect(await session.store.getPathLength()).toBe(8);
     expect(errors.length).toBeGreaterThan(0);
     expect(String(errors[0])).toMatch(/model down/);
     fail = false;
     await session.appendMessage(message("m8", "one more turn"));
     const history = await session.getHistory();
     expect(history.some((entry) => entry.parts[0]?.text === "AUTO SUMMARY")).toBe(true);
-    expect(await session.freezeSystemPrompt()).toContain("soul version 2");
+    expect(await session.context.freezeSystemPrompt()).toContain("soul version 2");
   });
 
   it("passes the session's token counter the messages, the frozen prompt and the blocks", async () => {
     const inputs: { messages: number; systemPrompt: string; blocks: string[] }[] = [];
-    const session = Session.create(sqliteBackend(temporary.database))
+    const session = new SessionBuilder(sqliteBackend(temporary.database))
       .forSession("chat")
       .withContext("soul", { provider: { get: async () => "You are terse." } })
       .onCompaction(async () => null)
@@ -301,7 +312,8 @@ describe("compaction", () => {
           });
           return 0;
         },
-      });
+      })
+      .build();
     await session.appendMessage(message("a", "hi"));
     expect(inputs.at(-1)?.messages).toBe(1);
     expect(inputs.at(-1)?.systemPrompt).toContain("You are terse.");
@@ -311,7 +323,7 @@ describe("compaction", () => {
 
 describe("clearMessages", () => {
   it("deletes messages, overlays and loaded-skill state", async () => {
-    const session = Session.create(sqliteBackend(temporary.database)).forSession("chat");
+    const session = new SessionBuilder(sqliteBackend(temporary.database)).forSession("chat").build();
     await session.appendMessage(message("a", "x"));
     await session.addCompaction("s", "a", "a");
     await session.clearMessages();

@@ -1,5 +1,5 @@
 import { isContextError } from "@contextblocks/core";
-import { Session, type SessionBackend, type SessionMessage } from "@contextblocks/sessions";
+import { type SessionBackend, SessionBuilder, type SessionMessage } from "@contextblocks/sessions";
 import { inMemoryBackend } from "@contextblocks/sessions/memory";
 import Database from "better-sqlite3";
 import fc from "fast-check";
@@ -303,7 +303,7 @@ function run(backend: SessionBackend, write: Append): Promise<unknown> {
   const sessionId = sessionIds[write.session] as string;
   const message = write.message as SessionMessage;
   if (write.via === "store") return backend.messages(sessionId).appendMessage(message);
-  const session = Session.create(backend).forSession(sessionId);
+  const session = new SessionBuilder(backend).forSession(sessionId).build();
   return session.appendMessage(message, undefined, write.via === "client" ? { source: "client" } : {});
 }
 

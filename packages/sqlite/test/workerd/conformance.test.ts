@@ -1,5 +1,5 @@
 import { env, runInDurableObject } from "cloudflare:test";
-import { describeContextProvider, describeHistory, routeProviderCalls } from "@contextblocks/conformance";
+import { describeContextProvider, describeVersions, routeProviderCalls } from "@contextblocks/conformance";
 import { SqliteContextProvider } from "../../src/index.js";
 
 /** The Durable Object a provider's storage belongs to. */
@@ -17,10 +17,10 @@ async function openIn(
   namespace: string | undefined,
   retention?: number,
 ): Promise<SqliteContextProvider> {
-  const history = retention === undefined ? true : { retention };
+  const versions = retention === undefined ? true : { retention };
   const provider = await runInDurableObject(
     stub,
-    (_instance, state) => new SqliteContextProvider(state.storage, { namespace, history }),
+    (_instance, state) => new SqliteContextProvider(state.storage, { namespace, versions }),
   );
   const routed = routeProviderCalls(provider, (call) => runInDurableObject(stub, call));
   objectOf.set(routed, stub);
@@ -38,18 +38,18 @@ describeContextProvider(
   // A new Durable Object (its own SQLite database) for every provider the suite asks for.
   () => openIn(env.CONTEXT_OBJECT.getByName(`conformance-${++objects}`), undefined),
   {
-    capabilities: { readable: true, writable: true, namespacing: true, history: true },
+    capabilities: { readable: true, writable: true, namespacing: true, versions: true },
     reopen: (provider) => openIn(objectFor(provider), provider.namespace),
     namespace: (provider, namespace) => openIn(objectFor(provider), namespace),
   },
 );
 
-describeHistory(
+describeVersions(
   "SqliteContextProvider on Durable Object storage, keeping 3 versions",
   () => openIn(env.CONTEXT_OBJECT.getByName(`conformance-${++objects}`), undefined, 3),
   {
-    capabilities: { writable: true, history: true },
+    capabilities: { writable: true, versions: true },
     reopen: (provider) => openIn(objectFor(provider), provider.namespace, 3),
-    historyRetention: 3,
+    versionRetention: 3,
   },
 );

@@ -25,7 +25,11 @@ describe("row cost of a write with history on a Durable Object", () => {
           rowsWritten: reports.reduce((sum, report) => sum + (report.rowsWritten ?? 0), 0),
         };
       };
-      const plain = new SqliteContextProvider(state.storage, { label: "plain", onStatement, history: false });
+      const plain = new SqliteContextProvider(state.storage, {
+        label: "plain",
+        onStatement,
+        versions: false,
+      });
       // History is on by default.
       const kept = new SqliteContextProvider(state.storage, { label: "kept", onStatement });
       await plain.set("v0");
@@ -39,7 +43,10 @@ describe("row cost of a write with history on a Durable Object", () => {
         await measure("set with history, version 61 (ring of 50 full)", () => kept.set("v60")),
         await measure("set with history, unchanged content", () => kept.set("v60")),
         await measure("setIf with history, changed content", () => kept.setIf("v60", "v61")),
-        await measure("history(), 50 versions kept", async () => (await kept.history?.({ limit: 50 })) ?? []),
+        await measure(
+          "history(), 50 versions kept",
+          async () => (await kept.versions?.({ limit: 50 })) ?? [],
+        ),
       );
       const versions = state.storage.sql
         .exec("SELECT COUNT(*) AS n FROM contextblocks_block_history WHERE label = 'kept'")

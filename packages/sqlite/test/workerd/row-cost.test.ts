@@ -53,16 +53,20 @@ describe("row cost on a Durable Object (figures for the README)", () => {
       const provider = new SqliteContextProvider(state.storage, {
         label: "memory",
         onStatement,
-        history: false,
+        versions: false,
       });
-      const other = new SqliteContextProvider(state.storage, { label: "other", onStatement, history: false });
+      const other = new SqliteContextProvider(state.storage, {
+        label: "other",
+        onStatement,
+        versions: false,
+      });
       return [
         await measure("get, no table yet", () => provider.get()),
         await measure("set, first write to the database (creates the table)", () => provider.set("v1")),
         await measure("set, new row", () => other.set("v1")),
         await measure("get, existing row", () => provider.get()),
         await measure("get, missing row", () =>
-          new SqliteContextProvider(state.storage, { label: "none", onStatement, history: false }).get(),
+          new SqliteContextProvider(state.storage, { label: "none", onStatement, versions: false }).get(),
         ),
         await measure("set, changed content", () => provider.set("v2")),
         await measure("set, unchanged content", () => provider.set("v2")),

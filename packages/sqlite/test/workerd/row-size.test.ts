@@ -16,7 +16,7 @@ async function refusedByName(call: () => Promise<unknown>): Promise<void> {
 
 it("on a Durable Object: a block and a run state up to the limit are stored whole, past it refused by name", async () => {
   await inObject("row-size", async (state) => {
-    const memory = new SqliteContextProvider(state.storage, { label: "memory", history: true });
+    const memory = new SqliteContextProvider(state.storage, { label: "memory", versions: true });
     const large = "é".repeat((maxRowBytes - "memory".length) / 2);
     await memory.set(large);
     await memory.set(`${large.slice(1)}a`); // a second version: the history keeps the first

@@ -1,5 +1,6 @@
 import { checkSessionHistoryAndFeed } from "@contextblocks/conformance";
-import { Session } from "@contextblocks/sessions";
+import { SessionBuilder } from "@contextblocks/sessions";
+import { MessageTree } from "@contextblocks/sessions/store-kit";
 import { InMemorySessionStore } from "@contextblocks/sessions/memory";
 import { MessageTree } from "@contextblocks/sessions/store-kit";
 import { describe, it } from "vitest";
@@ -9,7 +10,7 @@ import { inObject } from "./in-object.js";
 describe("Session.history / historyBatches / the change feed in a Durable Object", () => {
   it("batched and budgeted reads equal getHistory with a message over the 2 MB row; the feed mirrors", async () => {
     await inObject("history-feed", async (state) => {
-      const session = Session.create(sqliteBackend(state.storage)).forSession("chat");
+      const session = new SessionBuilder(sqliteBackend(state.storage)).forSession("chat").build();
       await checkSessionHistoryAndFeed(session, {
         mirror: new MessageTree(new InMemorySessionStore({ sessionId: "chat" })),
         largeMessageBytes: 3 * 1024 * 1024,

@@ -3,7 +3,7 @@ import { type ContextPlugin, contextPipeline, SessionHistoryPlugin } from "@cont
 import { comparePrefix } from "@contextblocks/ai/test";
 import { ContextBlocks } from "@contextblocks/core";
 import { InMemoryContextProvider, InMemoryStore } from "@contextblocks/core/memory";
-import { Session } from "@contextblocks/sessions";
+import { SessionBuilder } from "@contextblocks/sessions";
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
@@ -66,7 +66,7 @@ describe("SessionHistoryPlugin on Durable Object storage", () => {
     // Each inObject call builds everything anew from ctx.storage, as a woken Durable Object does.
     const turn = (prompt: string, stopAfter: number) =>
       inObject("history", async (state) => {
-        const session = Session.create(sqliteBackend(state.storage)).forSession("chat");
+        const session = new SessionBuilder(sqliteBackend(state.storage)).forSession("chat").build();
         const pipeline = contextPipeline({
           model,
           context,
@@ -91,7 +91,10 @@ describe("SessionHistoryPlugin on Durable Object storage", () => {
       previousCount: 3,
     });
     await inObject("history", async (state) => {
-      const history = await Session.create(sqliteBackend(state.storage)).forSession("chat").getHistory();
+      const history = await new SessionBuilder(sqliteBackend(state.storage))
+        .forSession("chat")
+        .build()
+        .getHistory();
       expect(
         history.map((message) => `${message.role}: ${message.parts.map((part) => part.type).join(",")}`),
       ).toEqual([

@@ -1,5 +1,5 @@
 import { ContextError } from "@contextblocks/core";
-import { Session, type SessionMessage } from "@contextblocks/sessions";
+import { SessionBuilder, type SessionMessage } from "@contextblocks/sessions";
 import { fromDurableObjectStorage, type StatementReport } from "@contextblocks/sql";
 import { describe, expect, it } from "vitest";
 import { sqliteBackend } from "../../src/index.js";
@@ -93,7 +93,7 @@ describe("messages over the 2 MB Durable Object row limit", () => {
 
   it("a Session with compaction and search works on a session holding big messages", async () => {
     await inObject("big-session", async (state) => {
-      const session = Session.create(sqliteBackend(state)).forSession("s");
+      const session = new SessionBuilder(sqliteBackend(state)).forSession("s").build();
       await session.appendMessage(message("a", bigText(2_200_000, "first")));
       await session.appendMessage(message("b", "short answer about the first file", "assistant"));
       expect(ids(await session.getHistory())).toEqual(["a", "b"]);
@@ -127,11 +127,15 @@ describe("two writers, one session", () => {
   it("one new Session per request, requests overlapping, keeps every message on the path", async () => {
     await inObject("session-per-request", async (state) => {
       const request = (index: number) =>
-        Session.create(sqliteBackend(state.storage))
+        new SessionBuilder(sqliteBackend(state.storage))
           .forSession("chat")
+          .build()
           .appendMessage(message(`r${index}`, `request ${index}`));
       await Promise.all(Array.from({ length: 12 }, (_, index) => request(index)));
-      const history = await Session.create(sqliteBackend(state.storage)).forSession("chat").getHistory();
+      const history = await new SessionBuilder(sqliteBackend(state.storage))
+        .forSession("chat")
+        .build()
+        .getHistory();
       expect(ids(history).sort()).toEqual(Array.from({ length: 12 }, (_, index) => `r${index}`).sort());
     });
   });
@@ -198,19 +202,19 @@ describe("row costs on a Durable Object", () => {
 describe("deleting a session deletes its data", () => {
   it("its text is found in no table of the object, the search index's own tables included", async () => {
     await inObject("delete-session", async (state) => {
-      const { SessionManager } = await import("@contextblocks/sessions");
+      const { SessionBuilder, SessionManager } = await import("@contextblocks/sessions");
       const backend = sqliteBackend(state);
-      const manager = new SessionManager(backend)
-        .withContext("memory", { maxTokens: 100 })
-        .withCachedPrompt();
+      const manager = new SessionManager(
+        new SessionBuilder(backend).withContext("memory", { maxTokens: 100 }).withCachedPrompt(),
+      );
       const doomed = await manager.create("Doomed");
       const kept = await manager.create("Kept");
-      await manager.append(kept.id, message("k1", "ordinary words about lunch"));
-      await manager.append(doomed.id, message("d1", "zanzibarquux is the launch code"));
-      await manager.append(doomed.id, message("d2", bigText(2_500_000, "payloadqwerty")));
+      await manager.getSession(kept.id).appendMessage(message("k1", "ordinary words about lunch"));
+      await manager.getSession(doomed.id).appendMessage(message("d1", "zanzibarquux is the launch code"));
+      await manager.getSession(doomed.id).appendMessage(message("d2", bigText(2_500_000, "payloadqwerty")));
       const session = manager.getSession(doomed.id);
-      await session.replaceContextBlock("memory", "the user likes xylophonequark");
-      await session.freezeSystemPrompt();
+      await session.context.setBlock("memory", "the user likes xylophonequark");
+      await session.context.freezeSystemPrompt();
       // "d2" through its context (its parent "d1"'s words: message-search.ts).
       expect((await manager.search("zanzibarquux")).map((hit) => hit.id)).toEqual(["d1", "d2"]);
       await manager.delete(doomed.id);

@@ -1,4 +1,4 @@
-import { Session, SessionManager, type SessionMessage } from "@contextblocks/sessions";
+import { SessionBuilder, SessionManager, type SessionMessage } from "@contextblocks/sessions";
 import { createCompactFunction } from "@contextblocks/sessions/compaction";
 import { fromDurableObjectStorage, type StatementReport } from "@contextblocks/sql";
 import { describe, expect, it } from "vitest";
@@ -15,30 +15,32 @@ const ids = (messages: readonly { id: string }[]) => messages.map((entry) => ent
 describe("sessions on Durable Object storage", () => {
   it("stores a tree, branches, overlays and search in ctx.storage, and reads them after a new Session", async () => {
     await inObject("tree", async (state) => {
-      const session = Session.create(sqliteBackend(state))
+      const session = new SessionBuilder(sqliteBackend(state))
         .forSession("chat")
         .withContext("memory", { maxTokens: 100 })
-        .withCachedPrompt();
+        .withCachedPrompt()
+        .build();
       await session.appendMessage(message("q", "when do we deploy"));
       await session.appendMessage(message("a1", "on Friday", "assistant"));
       await session.appendMessage(message("a2", "on Monday", "assistant"), "q");
       await session.addCompaction("the question", "q", "q");
-      await session.replaceContextBlock("memory", "User deploys weekly.");
-      const prompt = await session.freezeSystemPrompt();
-      const again = Session.create(sqliteBackend(state.storage))
+      await session.context.setBlock("memory", "User deploys weekly.");
+      const prompt = await session.context.freezeSystemPrompt();
+      const again = new SessionBuilder(sqliteBackend(state.storage))
         .forSession("chat")
         .withContext("memory", { maxTokens: 100 })
-        .withCachedPrompt();
-      expect(ids(await again.getBranches("q"))).toEqual(["a1", "a2"]);
+        .withCachedPrompt()
+        .build();
+      expect(ids(await again.store.getBranches("q"))).toEqual(["a1", "a2"]);
       const history = await again.getHistory();
       expect(history.map((entry) => entry.parts[0]?.text)).toEqual(["the question", "on Monday"]);
-      expect(await again.getPathLength("a1")).toBe(2);
+      expect(await again.store.getPathLength("a1")).toBe(2);
       // "q" has its own "deploy" and its answer's "Friday" (lent at query time), "a1" its own "Friday" and
       // its parent's "deploy" (the context column): both above "a2", which has only its parent's words.
       const found = (await again.search("Friday deploy")).map((hit) => hit.id);
       expect(found.slice(0, 2).sort()).toEqual(["a1", "q"]);
       expect(found[2]).toBe("a2");
-      expect(await again.freezeSystemPrompt()).toBe(prompt);
+      expect(await again.context.freezeSystemPrompt()).toBe(prompt);
     });
   });
 
@@ -83,22 +85,26 @@ describe("sessions on Durable Object storage", () => {
 
   it("compacts automatically and the manager keeps sessions apart", async () => {
     await inObject("manager", async (state) => {
-      const manager = new SessionManager(sqliteBackend(state.storage))
-        .onCompaction(
-          createCompactFunction({ summarize: async () => "SUMMARY", protectHead: 1, tailTokenBudget: 50 }),
-        )
-        .compactAfter(200);
+      const manager = new SessionManager(
+        new SessionBuilder(sqliteBackend(state.storage))
+          .onCompaction(
+            createCompactFunction({ summarize: async () => "SUMMARY", protectHead: 1, tailTokenBudget: 50 }),
+          )
+          .compactAfter(200),
+      );
       const one = await manager.create("One");
       const two = await manager.create("Two");
       for (let index = 0; index < 12; index++) {
-        await manager.append(one.id, message(`one-${index}`, `turn ${index} ${"words ".repeat(30)}`));
+        await manager
+          .getSession(one.id)
+          .appendMessage(message(`one-${index}`, `turn ${index} ${"words ".repeat(30)}`));
       }
-      await manager.append(two.id, message("two-0", "hello"));
-      expect((await manager.getHistory(one.id)).some((entry) => entry.parts[0]?.text === "SUMMARY")).toBe(
-        true,
-      );
-      expect(ids(await manager.getHistory(two.id))).toEqual(["two-0"]);
-      expect(await manager.getPathLength(one.id)).toBe(12);
+      await manager.getSession(two.id).appendMessage(message("two-0", "hello"));
+      expect(
+        (await manager.getSession(one.id).getHistory()).some((entry) => entry.parts[0]?.text === "SUMMARY"),
+      ).toBe(true);
+      expect(ids(await manager.getSession(two.id).getHistory())).toEqual(["two-0"]);
+      expect(await manager.getSession(one.id).store.getPathLength()).toBe(12);
     });
   });
 });

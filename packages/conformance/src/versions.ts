@@ -3,13 +3,13 @@ import {
   type BlockWrite,
   ContextBlocks,
   type ContextProvider,
-  type HistoryProvider,
+  type VersionedProvider,
 } from "@contextblocks/core";
 import { describeValue, hasMethod, type WriteSource } from "@contextblocks/core/store-kit";
 import { expect } from "vitest";
 import { check, firstMissing, group, needsReopen, type Suite } from "./suite.js";
 
-type Kept = ContextProvider & HistoryProvider & { setIf?(...args: unknown[]): Promise<boolean> };
+type Kept = ContextProvider & VersionedProvider & { setIf?(...args: unknown[]): Promise<boolean> };
 
 const LABEL = "notes";
 
@@ -24,17 +24,17 @@ function toolSource(call: number): BlockWrite {
 }
 
 /**
- * History (the `history` capability: `history(query?)` beside a whole-block `set`): every changed write is a
+ * Versions (the `versions` capability: `versions(query?)` beside a whole-block `set`): every changed write is a
  * version `{ version, content, writtenAt, source }`, listed newest first; `restoreBlock` writes a new version
  * and never rewrites the old ones; retention holds; a failed write leaves no version; versions survive a
  * restart.
  */
-export function historyGroup<P extends ContextProvider>(suite: Suite<P>): void {
-  const enabled = suite.declared.history && suite.kind === "writable";
-  const retention = suite.options.historyRetention;
-  const needsRetention = retention === undefined ? "needs the historyRetention option" : null;
+export function versionsGroup<P extends ContextProvider>(suite: Suite<P>): void {
+  const enabled = suite.declared.versions && suite.kind === "writable";
+  const retention = suite.options.versionRetention;
+  const needsRetention = retention === undefined ? "needs the versionRetention option" : null;
 
-  group("history", suite, enabled, (fixture) => {
+  group("versions", suite, enabled, (fixture) => {
     const open = async () => (await fixture.create(LABEL)) as P & Kept;
 
     check(
@@ -43,13 +43,13 @@ export function historyGroup<P extends ContextProvider>(suite: Suite<P>): void {
       null,
       async () => {
         const provider = await open();
-        expect(await provider.history(), "history() before any write").toEqual([]);
+        expect(await provider.versions(), "versions() before any write").toEqual([]);
         await provider.set("first", toolSource(1));
         await provider.set("second", { source: { kind: "api", name: "setBlock" } });
         await provider.set("second", toolSource(2));
         await provider.set("third\nwith a second line ✅", toolSource(3));
-        const versions = await provider.history();
-        expect(versions.map(shape), "history() after three changed writes and one unchanged").toEqual([
+        const versions = await provider.versions();
+        expect(versions.map(shape), "versions() after three changed writes and one unchanged").toEqual([
           { version: 3, content: "third\nwith a second line ✅", source: toolSource(3).source },
           { version: 2, content: "second", source: { kind: "api", name: "setBlock" } },
           { version: 1, content: "first", source: toolSource(1).source },
@@ -71,16 +71,16 @@ export function historyGroup<P extends ContextProvider>(suite: Suite<P>): void {
 
     check(
       suite,
-      "history({ limit }) lists the newest limit; history({ version }) only that one",
+      "versions({ limit }) lists the newest limit; versions({ version }) only that one",
       null,
       async () => {
         const provider = await open();
         for (const content of ["a", "b", "c", "d"]) await provider.set(content);
-        expect((await provider.history({ limit: 2 })).map((version) => version.content)).toEqual(["d", "c"]);
-        expect((await provider.history({ version: 2 })).map(shape)).toEqual([
+        expect((await provider.versions({ limit: 2 })).map((version) => version.content)).toEqual(["d", "c"]);
+        expect((await provider.versions({ version: 2 })).map(shape)).toEqual([
           { version: 2, content: "b", source: expect.any(Object) },
         ]);
-        expect(await provider.history({ version: 99 }), "a version never written").toEqual([]);
+        expect(await provider.versions({ version: 99 }), "a version never written").toEqual([]);
       },
     );
 
@@ -95,11 +95,11 @@ export function historyGroup<P extends ContextProvider>(suite: Suite<P>): void {
         await context.setBlock(LABEL, "Name: Ada");
         await context.setBlock(LABEL, "Name: Ada\nCity: Paris");
         await context.appendToBlock(LABEL, "Likes: tea");
-        const before = (await provider.history()).map(shape);
+        const before = (await provider.versions()).map(shape);
         const restored = await context.restoreBlock(LABEL, 1);
         expect(restored.content, "restoreBlock returns the block with the old content").toBe("Name: Ada");
         expect(await provider.get(), "get() after restoreBlock").toBe("Name: Ada");
-        const after = (await provider.history()).map(shape);
+        const after = (await provider.versions()).map(shape);
         expect(after[0], "the restore is the newest version").toEqual({
           version: 4,
           content: "Name: Ada",
@@ -109,7 +109,7 @@ export function historyGroup<P extends ContextProvider>(suite: Suite<P>): void {
         expect(after.slice(1), "the versions before the restore are unchanged").toEqual(
           before.slice(0, after.length - 1),
         );
-        expect((await context.blockHistory(LABEL)).map(shape), "blockHistory() lists the same").toEqual(
+        expect((await context.blockVersions(LABEL)).map(shape), "blockVersions() lists the same").toEqual(
           after,
         );
       },
@@ -117,20 +117,20 @@ export function historyGroup<P extends ContextProvider>(suite: Suite<P>): void {
 
     check(
       suite,
-      `keeps only the newest historyRetention (${retention ?? "option"}) versions, and their numbers go on counting`,
+      `keeps only the newest versionRetention (${retention ?? "option"}) versions, and their numbers go on counting`,
       needsRetention,
       async () => {
         const kept = retention ?? 1;
         const provider = await open();
         const writes = kept + 3;
         for (let index = 1; index <= writes; index++) await provider.set(`version ${index}`);
-        const versions = await provider.history({ limit: writes });
+        const versions = await provider.versions({ limit: writes });
         expect(versions.length, `versions listed after ${writes} writes with retention ${kept}`).toBe(kept);
         expect(versions[0]?.version).toBe(writes);
         expect(versions.at(-1)?.version, "the oldest kept version").toBe(writes - kept + 1);
-        expect(await provider.history({ version: 1 }), "version 1 is past the retention").toEqual([]);
+        expect(await provider.versions({ version: 1 }), "version 1 is past the retention").toEqual([]);
         await provider.set("one more");
-        expect((await provider.history({ limit: 1 }))[0]?.version).toBe(writes + 1);
+        expect((await provider.versions({ limit: 1 }))[0]?.version).toBe(writes + 1);
       },
     );
 
@@ -141,7 +141,7 @@ export function historyGroup<P extends ContextProvider>(suite: Suite<P>): void {
       async () => {
         const provider = await open();
         await provider.set("kept", toolSource(1));
-        const before = await provider.history();
+        const before = await provider.versions();
         let refused = false;
         try {
           await provider.set(42 as unknown as string, toolSource(2));
@@ -156,7 +156,7 @@ export function historyGroup<P extends ContextProvider>(suite: Suite<P>): void {
           ).toBe(false);
         }
         expect(await provider.get(), "get() after the failed writes").toBe("kept");
-        expect(await provider.history(), "history() after the failed writes").toEqual(before);
+        expect(await provider.versions(), "versions() after the failed writes").toEqual(before);
       },
     );
 
@@ -168,11 +168,11 @@ export function historyGroup<P extends ContextProvider>(suite: Suite<P>): void {
         const provider = await open();
         await provider.set("before the restart", toolSource(1));
         await provider.set("still before", toolSource(2));
-        const before = await provider.history();
+        const before = await provider.versions();
         const reopened = (await fixture.reopen(provider, LABEL)) as P & Kept;
-        expect(await reopened.history(), "history() on a reopened instance").toEqual(before);
+        expect(await reopened.versions(), "versions() on a reopened instance").toEqual(before);
         await reopened.set("after the restart");
-        expect((await reopened.history()).map((version) => version.version)).toEqual([3, 2, 1]);
+        expect((await reopened.versions()).map((version) => version.version)).toEqual([3, 2, 1]);
       },
     );
   });
