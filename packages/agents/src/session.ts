@@ -72,15 +72,7 @@ export class Session extends BaseSession {
    * agents' `new Session(sessionProvider, { context: [configs], promptStore, tokenCounter, onCompactionError })`,
    * or contextblocks' `new Session({ store })`, `new Session({ backend })` or `new Session(builder)`.
    */
-  constructor(
-    storeOrOptions:
-      | SessionStore
-      | SessionStoreV1
-      | SessionOptions
-      | { backend: SessionBackend }
-      | SessionBuilder,
-    options?: AgentsSessionOptions,
-  ) {
+  constructor(storeOrOptions: AgentsSessionSource, options?: AgentsSessionOptions) {
     const { builder, compaction, threshold } = builderOf(storeOrOptions, options);
     super(builder);
     this.#builder = builder;
@@ -400,6 +392,14 @@ export type AgentsSessionOptions = Omit<SessionOptions, "store" | "context"> & {
   promptStore?: WritableContextProvider | undefined;
 };
 
+/** What `new Session(…)` takes: agents' `SessionProvider`, or contextblocks' options, backend or builder. */
+type AgentsSessionSource =
+  | SessionStore
+  | SessionStoreV1
+  | SessionOptions
+  | { backend: SessionBackend }
+  | SessionBuilder;
+
 /** A block as agents reports it: core's block plus `isSkill` (agents' name for loadable). */
 export type AgentsContextBlock = ContextBlock & { isSkill: boolean };
 
@@ -412,12 +412,7 @@ function withSkillFlag(block: ContextBlock): AgentsContextBlock {
  * session registers itself (agents wraps the compaction function).
  */
 function builderOf(
-  storeOrOptions:
-    | SessionStore
-    | SessionStoreV1
-    | SessionOptions
-    | { backend: SessionBackend }
-    | SessionBuilder,
+  storeOrOptions: AgentsSessionSource,
   options: AgentsSessionOptions | undefined,
 ): { builder: SessionBuilder; compaction: CompactFunction | undefined; threshold: number | undefined } {
   if (storeOrOptions instanceof SessionBuilder) {
