@@ -161,7 +161,7 @@ export class SessionHistoryPlugin implements HistoryPlugin {
 function isSession(value: unknown): value is Session {
   if (typeof value !== "object" || value === null) return false;
   const candidate = value as Record<string, unknown>;
-  return ["getHistory", "getRecentHistory", "getLatestLeaf", "appendMessage", "updateMessage"].every(
+  return ["getHistory", "getRecentHistory", "appendMessage", "updateMessage"].every(
     (method) => typeof candidate[method] === "function",
   );
 }
