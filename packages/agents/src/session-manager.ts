@@ -2,14 +2,16 @@ import { sessionSearchTool } from "@contextblocks/ai";
 import type { ContextTracer, WritableContextProvider } from "@contextblocks/core";
 import {
   SessionManager as BaseSessionManager,
-  type CompactAfterOptions,
-  type CompactFunction,
-  type CompactionErrorHandler,
   SessionBuilder,
-  type SessionContextOptions,
   type SessionMessage,
   type StoredCompaction,
 } from "@contextblocks/sessions";
+import type {
+  CompactAfterOptions,
+  CompactFunction,
+  CompactionErrorHandler,
+} from "@contextblocks/sessions/compaction";
+import type { SessionContextOptions } from "@contextblocks/sessions/store-kit";
 import type { ToolSet } from "ai";
 import { asyncResult } from "./async-result.js";
 import { backendOf, type SessionSource } from "./backend.js";

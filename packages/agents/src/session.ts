@@ -14,14 +14,19 @@ import {
   estimateMessageTokens,
   type SessionBackend,
   SessionBuilder,
-  type SessionContextOptions,
   type SessionMessage,
   type SessionOptions,
 } from "@contextblocks/sessions";
-import type { CompactAfterOptions, CompactFunction, CompactResult } from "@contextblocks/sessions/compaction";
+import type {
+  CompactAfterOptions,
+  CompactFunction,
+  CompactionErrorHandler,
+  CompactResult,
+} from "@contextblocks/sessions/compaction";
 import {
   compactionPrefix,
   type RecentHistoryResult,
+  type SessionContextOptions,
   type SessionStore,
   type SessionStoreV1,
 } from "@contextblocks/sessions/store-kit";

@@ -6,18 +6,18 @@
 export {
   hasMethod,
   isConditionalProvider,
-  isHistoryProvider,
   isSearchProvider,
   isSkillProvider,
+  isVersionedProvider,
   isWritableProvider,
 } from "./capabilities.js";
 export { describeValue, errorMessage } from "./describe-value.js";
 export { entryId, type LoadedEntry } from "./entries.js";
 export { labelOfHeader, SECTION_RULE } from "./prompt-format.js";
 export {
-  checkLabel,
   checkNamespace,
   checkRowLabel,
+  checkStoredLabel,
   type LabelCheckOptions,
   loneSurrogateProblem,
   NAMESPACE_MARK,

@@ -4,7 +4,12 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { sha256Hex } from "@contextblocks/core/store-kit";
 import { postgresBackend } from "@contextblocks/postgres";
-import { type SessionBackend, SessionBuilder, SessionManager, type SessionMessage } from "@contextblocks/sessions";
+import {
+  type SessionBackend,
+  SessionBuilder,
+  SessionManager,
+  type SessionMessage,
+} from "@contextblocks/sessions";
 import { createCompactFunction } from "@contextblocks/sessions/compaction";
 import { sqliteBackend } from "@contextblocks/sqlite";
 import { startThrowawayCluster, type ThrowawayCluster } from "@contextblocks/test-kit/postgres";

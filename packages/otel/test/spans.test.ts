@@ -187,9 +187,10 @@ describe("the span of a model call (@contextblocks/ai's pipeline)", () => {
         warnings: [],
       },
     });
-    const session = Session.create(inMemoryBackend())
+    const session = new SessionBuilder(inMemoryBackend())
       .forSession("chat-1")
-      .withContext("soul", { provider: { get: async () => "You are terse." } });
+      .withContext("soul", { provider: { get: async () => "You are terse." } })
+      .build();
     const pipeline = contextPipeline({ model, session, tracer: otelTracer({ tracer }) });
     await generateText({ model: pipeline.model, prompt: "Hello." });
     const [span] = named(exporter.getFinishedSpans(), "chat claude-sonnet-4-5");

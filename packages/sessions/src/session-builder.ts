@@ -3,9 +3,9 @@ import {
   type ContextConfig,
   ContextError,
   type ContextTracer,
-  describeValue,
   type WritableContextProvider,
 } from "@contextblocks/core";
+import { describeValue } from "@contextblocks/core/store-kit";
 import type {
   CompactAfterOptions,
   CompactFunction,

@@ -654,7 +654,7 @@ export class Session {
     }
     this.#emit({
       type: "usage-reported",
-      sessionId: this.#sessionId,
+      sessionId: this.id,
       inputTokens,
       cacheReadTokens: usage.cacheReadTokens ?? null,
       cacheWriteTokens: usage.cacheWriteTokens ?? null,

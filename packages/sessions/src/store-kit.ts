@@ -36,13 +36,11 @@ export type {
   MessagesClearedEvent,
   MessagesDeletedEvent,
   MessageUpdatedEvent,
-  SessionBackendOptions,
-  SessionContextBlock,
-  SessionContextOptions,
   SessionMessageEvent,
   UpsertOptions,
 } from "./session.js";
 export { isSessionBackend } from "./session-backend.js";
+export type { SessionContextOptions } from "./session-builder.js";
 export {
   continuationPreamble,
   formatSearchResults,

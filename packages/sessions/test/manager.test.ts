@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { SessionBuilder, SessionManager, type SessionMessage } from "../src/index.js";
-import { continuationPreamble } from "../src/store-kit.js";
 import { inMemoryBackend } from "../src/memory/index.js";
 import { continuationPreamble } from "../src/store-kit.js";
 

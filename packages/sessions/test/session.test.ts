@@ -5,7 +5,6 @@ import { generateText } from "ai";
 import { describe, expect, it } from "vitest";
 import { createCompactFunction } from "../src/compaction/index.js";
 import { Session, SessionBuilder, type SessionEvent, type SessionMessage } from "../src/index.js";
-import type { SessionStore } from "../src/store-kit.js";
 import { InMemorySessions, inMemoryBackend } from "../src/memory/index.js";
 import type { SessionStore } from "../src/store-kit.js";
 import { MemoryTree } from "./memory-tree.js";
@@ -146,7 +145,7 @@ describe("Session.subscribe", () => {
 
 describe("Session.reportUsage", () => {
   it("emits usage-reported with the provider's prompt-cache figures, and refuses a bad one by name", async () => {
-    const session = Session.create(inMemoryBackend()).forSession("usage");
+    const session = new SessionBuilder(inMemoryBackend()).forSession("usage").build();
     const heard: SessionEvent[] = [];
     session.subscribe((event) => {
       heard.push(event);

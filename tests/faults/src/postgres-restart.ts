@@ -1,5 +1,5 @@
 import { postgresBackend } from "@contextblocks/postgres";
-import { Session } from "@contextblocks/sessions";
+import { SessionBuilder } from "@contextblocks/sessions";
 import { startThrowawayCluster } from "@contextblocks/test-kit/postgres";
 import pg from "pg";
 import { batchMessages, batchScript } from "./batches.js";
@@ -47,7 +47,7 @@ export async function postgresRestart(options: PostgresRestartOptions): Promise<
   // Idle connections the restart cuts report here; the queries in flight fail on their own.
   pool.on("error", () => undefined);
   const backend = postgresBackend(pool);
-  const session = (sessionId: string) => Session.create(backend).forSession(sessionId);
+  const session = (sessionId: string) => new SessionBuilder(backend).forSession(sessionId).build();
   const writers = [
     ...Array.from(
       { length: appendWriters },

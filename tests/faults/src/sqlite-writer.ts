@@ -3,7 +3,7 @@
  * a random moment): it opens a better-sqlite3 file database, then appends to one `Session` until it is
  * killed, from batch or turn `start` on. It reports an append only after the append resolved, over IPC.
  */
-import { Session } from "@contextblocks/sessions";
+import { type Session, SessionBuilder } from "@contextblocks/sessions";
 import { sqliteBackend } from "@contextblocks/sqlite";
 import Database from "better-sqlite3";
 import { batchMessages, placeOf } from "./batches.js";
@@ -17,9 +17,9 @@ process.on("disconnect", () => process.exit(1));
 const database = new Database(options.database);
 database.pragma(`journal_mode = ${options.journalMode}`);
 database.pragma("busy_timeout = 10000");
-const session = Session.create(sqliteBackend(database, { newDatabaseLayout: options.layout })).forSession(
-  options.sessionId,
-);
+const session = new SessionBuilder(sqliteBackend(database, { newDatabaseLayout: options.layout }))
+  .forSession(options.sessionId)
+  .build();
 if (options.crashPoint !== undefined) {
   const crashPoint = options.crashPoint;
   // Listeners hear an append right after it was stored, before the next one starts.

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInspector } from "@contextblocks/inspector";
-import { Session, type SessionMessage } from "@contextblocks/sessions";
+import { type Session, SessionBuilder, type SessionMessage } from "@contextblocks/sessions";
 import { sqliteBackend } from "@contextblocks/sqlite";
 import Database from "better-sqlite3";
 
@@ -43,7 +43,7 @@ const used = async () => {
 const directory = mkdtempSync(join(tmpdir(), "contextblocks-subscriber-"));
 const database = new Database(join(directory, "session.sqlite"));
 database.pragma("journal_mode = wal");
-const session = Session.create(sqliteBackend(database)).forSession("chat");
+const session = new SessionBuilder(sqliteBackend(database)).forSession("chat").build();
 const inspector = createInspector({ sessions: session, authorize: () => "read" });
 const response =
   options.subscriber === "never-reads" ? await inspector(new Request("http://inspector.test/events")) : null;

@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { Session } from "@contextblocks/sessions";
+import { type Session, SessionBuilder } from "@contextblocks/sessions";
 import { type SqliteBackend, sqliteBackend } from "@contextblocks/sqlite";
 import { batchMessages, batchScript } from "../src/batches.js";
 import { checkTranscript, type TranscriptFindings } from "../src/transcript-check.js";
@@ -16,7 +16,7 @@ export class FaultsObject extends DurableObject {
 
   #session(sessionId: string): Session {
     this.#backend ??= sqliteBackend(this.ctx.storage);
-    return Session.create(this.#backend).forSession(sessionId);
+    return new SessionBuilder(this.#backend).forSession(sessionId).build();
   }
 
   /** Appends writer `writer`'s batch `batch` to the session; resolves with its message ids once stored. */

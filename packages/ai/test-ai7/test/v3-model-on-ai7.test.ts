@@ -1,6 +1,6 @@
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { contextPipeline } from "@contextblocks/ai";
-import { Session } from "@contextblocks/sessions";
+import { type Session, SessionBuilder } from "@contextblocks/sessions";
 import { inMemoryBackend } from "@contextblocks/sessions/memory";
 import { generateText, stepCountIs, streamText } from "ai";
 import { describe, expect, it } from "vitest";
@@ -16,10 +16,11 @@ const usage = {
 };
 
 function chatSession(): Session {
-  return Session.create(inMemoryBackend())
+  return new SessionBuilder(inMemoryBackend())
     .forSession("chat-1")
     .withContext("soul", { provider: { get: async () => "You are a friendly assistant." } })
-    .withContext("memory", { description: "Facts about the user", maxTokens: 400 });
+    .withContext("memory", { description: "Facts about the user", maxTokens: 400 })
+    .build();
 }
 
 describe("a V3 model under ai 7", () => {
@@ -56,7 +57,7 @@ describe("a V3 model under ai 7", () => {
       stopWhen: stepCountIs(3),
     });
     expect(result.text).toBe("Hello Ada.");
-    expect(session.getContextBlock("memory")?.content).toBe("Name: Ada.");
+    expect(session.context.getBlock("memory")?.content).toBe("Name: Ada.");
     expect(model.doGenerateCalls[0]?.prompt[0]).toMatchObject({ role: "system" });
     const stored = await session.getHistory();
     expect(stored.map((message) => message.role)).toEqual(["user", "assistant", "assistant"]);

@@ -1,5 +1,5 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from "@ai-sdk/provider";
-import { Session } from "@contextblocks/sessions";
+import { type Session, SessionBuilder } from "@contextblocks/sessions";
 import { inMemoryBackend } from "@contextblocks/sessions/memory";
 import { generateText, type ModelMessage } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
@@ -29,7 +29,7 @@ function callsWithoutResult(prompt: LanguageModelV3Prompt): string[] {
 
 /** A session whose last turn was cut off: the model's tool call was stored, its result never was. */
 async function sessionWithInterruptedTurn(): Promise<Session> {
-  const session = Session.create(inMemoryBackend()).forSession("tides");
+  const session = new SessionBuilder(inMemoryBackend()).forSession("tides").build();
   await session.appendMessage({
     id: "u1",
     role: "user",

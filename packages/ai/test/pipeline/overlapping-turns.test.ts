@@ -3,7 +3,7 @@ import type {
   LanguageModelV3Content,
   LanguageModelV3StreamPart,
 } from "@ai-sdk/provider";
-import { Session } from "@contextblocks/sessions";
+import { type Session, SessionBuilder } from "@contextblocks/sessions";
 import { inMemoryBackend } from "@contextblocks/sessions/memory";
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
@@ -125,7 +125,7 @@ const runners: [string, Run][] = [
 describe.each(runners)("two turns of one session overlapping (%s)", (_name, run) => {
   /** The session, its pipeline, and turn A's tool, which finishes when the test opens `toolDone`. */
   function setup(holdQuick?: Promise<void>) {
-    const session = Session.create(inMemoryBackend()).forSession("chat");
+    const session = new SessionBuilder(inMemoryBackend()).forSession("chat").build();
     const model = scriptedModel(holdQuick);
     const pipeline = contextPipeline({ model, session });
     const toolStarted = gate();

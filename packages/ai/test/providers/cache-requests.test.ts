@@ -1,6 +1,6 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
-import { Session } from "@contextblocks/sessions";
+import { type Session, SessionBuilder } from "@contextblocks/sessions";
 import { inMemoryBackend } from "@contextblocks/sessions/memory";
 import { generateText } from "ai";
 import { describe, expect, it } from "vitest";
@@ -13,10 +13,11 @@ import { anthropicAnswer, findKey, openaiAnswer, recordingFetch } from "./provid
  * ai 6 here, 4 under ai 7 in test-ai7), read from the HTTP body a `fetch` stub records.
  */
 function chatSession(): Session {
-  return Session.create(inMemoryBackend())
+  return new SessionBuilder(inMemoryBackend())
     .forSession("chat-1")
     .withContext("soul", { provider: { get: async () => "You are a friendly assistant." } })
-    .withContext("memory", { description: "Facts about the user", maxTokens: 400 });
+    .withContext("memory", { description: "Facts about the user", maxTokens: 400 })
+    .build();
 }
 
 /** Two turns through the session pipeline; the request bodies of both. */

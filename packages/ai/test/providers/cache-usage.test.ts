@@ -2,7 +2,7 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import type { ContextTracer, TraceAttributes } from "@contextblocks/core";
-import { Session, type SessionEvent } from "@contextblocks/sessions";
+import { type Session, SessionBuilder, type SessionEvent } from "@contextblocks/sessions";
 import { inMemoryBackend } from "@contextblocks/sessions/memory";
 import { generateText, streamText } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
@@ -32,9 +32,10 @@ function recordingTracer(): ContextTracer & { spans: RecordedSpan[] } {
 }
 
 function observedSession(): { session: Session; usage: SessionEvent[] } {
-  const session = Session.create(inMemoryBackend())
+  const session = new SessionBuilder(inMemoryBackend())
     .forSession("chat-1")
-    .withContext("soul", { provider: { get: async () => "You are a friendly assistant." } });
+    .withContext("soul", { provider: { get: async () => "You are a friendly assistant." } })
+    .build();
   const usage: SessionEvent[] = [];
   session.subscribe((event) => {
     if (event.type === "usage-reported") usage.push(event);

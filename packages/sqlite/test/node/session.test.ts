@@ -2,7 +2,6 @@ import { contextTools, loadedSkillKeys, unloadSkill } from "@contextblocks/ai";
 import { ContextBlocks, isContextError } from "@contextblocks/core";
 import { InMemorySkillProvider, InMemoryStore } from "@contextblocks/core/memory";
 import { Session, SessionBuilder, type SessionMessage } from "@contextblocks/sessions";
-import type { SessionStore } from "@contextblocks/sessions/store-kit";
 import { createCompactFunction } from "@contextblocks/sessions/compaction";
 import type { SessionStore } from "@contextblocks/sessions/store-kit";
 import { fromBetterSqlite3 } from "@contextblocks/sql";

@@ -1,6 +1,5 @@
 import { checkSessionHistoryAndFeed } from "@contextblocks/conformance";
 import { SessionBuilder } from "@contextblocks/sessions";
-import { MessageTree } from "@contextblocks/sessions/store-kit";
 import { InMemorySessionStore } from "@contextblocks/sessions/memory";
 import { MessageTree } from "@contextblocks/sessions/store-kit";
 import { describe, it } from "vitest";
