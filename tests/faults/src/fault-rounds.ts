@@ -1,3 +1,4 @@
+import { withDeadline } from "./deadline.js";
 import type { FaultTally } from "./figures.js";
 import type { RetryingWriter } from "./retrying-writer.js";
 import type { TranscriptFindings } from "./transcript-check.js";
@@ -27,6 +28,11 @@ export interface FaultRoundsOptions {
   random: () => number;
 }
 
+/** A fault is injected (a server restarted) within this, or the run stops and says so. */
+const injectMs = 120_000;
+/** A check reads a whole session: bounded, so a check that never settles is reported, not waited on. */
+const checkMs = 60_000;
+
 /**
  * Rounds of: every writer writing, a fault at a random moment, every writer writing once more after it,
  * then every session checked. A fault survived when no writer gave up and no check found anything new.
@@ -40,7 +46,7 @@ export async function faultRounds(options: FaultRoundsOptions): Promise<void> {
     const running = writers.map((writer) => writer.run());
     await new Promise((resolve) => setTimeout(resolve, options.random() * options.maximumDelayMs));
     tally.fault();
-    await options.inject();
+    await withDeadline(options.inject(), injectMs, `${options.faultName} ${round}`);
     for (const writer of writers) writer.stopAfterNextSuccess();
     await Promise.all(running);
     const fault = `${options.faultName} ${round}`;
@@ -58,7 +64,11 @@ export async function faultRounds(options: FaultRoundsOptions): Promise<void> {
     for (const sessionId of new Set(writers.map((writer) => writer.sessionId))) {
       const sharing = writers.filter((writer) => writer.sessionId === sessionId);
       const acknowledged = sharing.flatMap((writer) => writer.acknowledged);
-      const findings = await options.check(sessionId, acknowledged, sharing[0]!.script);
+      const findings = await withDeadline(
+        options.check(sessionId, acknowledged, sharing[0]!.script),
+        checkMs,
+        `the check of ${sessionId} after ${options.faultName} ${round}`,
+      );
       if (!tally.check(findings, sessionId, fault)) survived = false;
     }
     if (survived) tally.survive();

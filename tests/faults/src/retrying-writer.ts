@@ -1,7 +1,10 @@
+import { withDeadline } from "./deadline.js";
 import type { WriterScript } from "./writer-script.js";
 
 /** How long a writer keeps retrying one write before it reports it as failed. */
 const retryForMs = 30_000;
+/** How long one attempt may take before the writer gives up on it and retries (a request timing out). */
+const attemptMs = 12_000;
 
 /** The session a writer writes to now: its id and how many times the writer moved to a new one. */
 export interface WriterSession {
@@ -57,7 +60,11 @@ export class RetryingWriter {
       for (;;) {
         try {
           this.acknowledged.push(
-            ...(await this.write(this.#next, { id: this.sessionId, generation: this.#generation })),
+            ...(await withDeadline(
+              this.write(this.#next, { id: this.sessionId, generation: this.#generation }),
+              attemptMs,
+              `write ${this.#next} to ${this.sessionId}`,
+            )),
           );
           break;
         } catch (error) {

@@ -3,7 +3,7 @@
  * a random moment): it opens a better-sqlite3 file database, then appends to one `Session` until it is
  * killed, from batch or turn `start` on. It reports an append only after the append resolved, over IPC.
  */
-import { type Session, SessionBuilder } from "@contextblocks/sessions";
+import { SessionBuilder } from "@contextblocks/sessions";
 import { sqliteBackend } from "@contextblocks/sqlite";
 import Database from "better-sqlite3";
 import { batchMessages, placeOf } from "./batches.js";

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInspector } from "@contextblocks/inspector";
-import { type Session, SessionBuilder, type SessionMessage } from "@contextblocks/sessions";
+import { SessionBuilder, type SessionMessage } from "@contextblocks/sessions";
 import { sqliteBackend } from "@contextblocks/sqlite";
 import Database from "better-sqlite3";
 
