@@ -1,7 +1,5 @@
 import { ContextBlocks, type ContextEvent, isContextError } from "@contextblocks/core";
 import { InMemoryContextProvider, InMemoryStore } from "@contextblocks/core/memory";
-import { answer, promptText, scriptedModel } from "@contextblocks/test-kit/model";
-import { generateText } from "ai";
 import { describe, expect, it } from "vitest";
 import { createCompactFunction } from "../src/compaction/index.js";
 import { Session, SessionBuilder, type SessionEvent, type SessionMessage } from "../src/index.js";
@@ -46,27 +44,6 @@ describe("new SessionBuilder(backend)", () => {
     live.withContext("early");
     expect(liveSession.context.getConfigs().map((config) => config.label)).toEqual(["early"]);
     expect(() => live.withContext("late")).toThrow(/already in use/);
-  });
-
-  it("keeps blocks and frozen prompts of sessions apart, and the prompt survives a restart", async () => {
-    const backend = inMemoryBackend();
-    const build = (id: string) =>
-      new SessionBuilder(inMemoryBackend({ sessions: backend.sessions, blocks: backend.blocks }))
-        .forSession(id)
-        .withContext("memory", { maxTokens: 200 })
-        .withCachedPrompt()
-        .build();
-    const first = build("one");
-    const second = build("two");
-    await first.context.setBlock("memory", "one's fact");
-    await second.context.setBlock("memory", "two's fact");
-    const prompt = await first.context.freezeSystemPrompt();
-    expect(prompt).toContain("one's fact");
-    expect(await second.context.freezeSystemPrompt()).toContain("two's fact");
-    await first.context.setBlock("memory", "changed later");
-    const restarted = build("one");
-    expect(await restarted.context.freezeSystemPrompt()).toBe(prompt);
-    expect(await restarted.context.refreshSystemPrompt()).toContain("changed later");
   });
 });
 
@@ -176,15 +153,8 @@ describe("Session.reportUsage", () => {
 });
 
 describe("Session search", () => {
-  it("finds messages by their words and throws UNSUPPORTED without searchMessages", async () => {
-    const session = new SessionBuilder(inMemoryBackend()).forSession("chat").build();
-    await session.appendMessage(message("a", "We deploy on Friday afternoon"));
-    await session.appendMessage(message("b", "Lunch is at noon", "assistant"));
-    const hits = await session.search("when do we deploy", { limit: 5 });
-    expect(hits.map((hit) => [hit.id, hit.role, hit.content])).toEqual([
-      ["a", "user", "We deploy on Friday afternoon"],
-    ]);
-    expect(typeof hits[0]?.createdAt).toBe("string");
+  // Search on each backend: tests/backends.
+  it("throws UNSUPPORTED on a store without search", async () => {
     const inner = new MemoryTree({ sessionId: "chat" });
     const withoutSearch: SessionStore = {
       sessionId: "chat",
@@ -210,73 +180,10 @@ describe("Session search", () => {
 });
 
 describe("compaction", () => {
-  const turns = (count: number) =>
+  const _turns = (count: number) =>
     Array.from({ length: count }, (_, index) =>
       message(`m${index}`, `turn ${index}: ${"detail ".repeat(40)}`, index % 2 === 0 ? "user" : "assistant"),
     );
-
-  it("summarises the middle through generateText, keeps head and tail, and updates the summary next time", async () => {
-    const model = scriptedModel([answer("FIRST SUMMARY"), answer("SECOND SUMMARY")]);
-    const summarize = async (prompt: string) => (await generateText({ model, prompt })).text;
-    const session = new SessionBuilder(inMemoryBackend())
-      .forSession("chat")
-      .onCompaction(
-        createCompactFunction({ summarize, protectHead: 2, tailTokenBudget: 150, minTailMessages: 2 }),
-      )
-      .build();
-    const events: SessionEvent[] = [];
-    for (const turn of turns(10)) await session.appendMessage(turn);
-    session.subscribe((event) => events.push(event));
-    const first = await session.compact();
-    expect(first).not.toBeNull();
-    expect(events).toEqual([
-      {
-        type: "compaction-added",
-        sessionId: "chat",
-        compaction: {
-          id: expect.any(String),
-          summary: first?.summary,
-          fromMessageId: first?.fromMessageId,
-          toMessageId: first?.toMessageId,
-          createdAt: expect.any(String),
-        },
-      },
-      {
-        type: "compacted",
-        sessionId: "chat",
-        ...first,
-        messages: expect.any(Number),
-        tokensBefore: expect.any(Number),
-        tokensAfter: expect.any(Number),
-      },
-    ]);
-    const compacted = events[1];
-    if (compacted?.type !== "compacted") throw new Error("no compacted event");
-    // m2..the start of the tail: the range the overlay covers, and the history it shrank.
-    expect(compacted.messages).toBeGreaterThan(1);
-    expect(compacted.tokensAfter).toBeLessThan(compacted.tokensBefore);
-    const history = await session.getHistory();
-    expect(ids(history).slice(0, 2)).toEqual(["m0", "m1"]);
-    expect(history[2]?.parts[0]?.text).toBe("FIRST SUMMARY");
-    expect(ids(history).at(-1)).toBe("m9");
-    const firstPrompt = promptText(model.doGenerateCalls[0]);
-    for (const section of ["## Topic", "## Key Points", "## Current State", "## Open Items"]) {
-      expect(firstPrompt).toContain(section);
-    }
-    expect(firstPrompt).toContain("turn 2:");
-    expect(firstPrompt).not.toContain("turn 0:");
-    expect(firstPrompt).not.toContain("turn 9:");
-
-    for (const turn of turns(16).slice(10)) await session.appendMessage(turn);
-    await session.compact();
-    expect(promptText(model.doGenerateCalls[1])).toContain("PREVIOUS SUMMARY:\nFIRST SUMMARY");
-    const after = await session.getHistory();
-    expect(
-      after.filter((entry) => entry.id.startsWith("compaction_")).map((entry) => entry.parts[0]?.text),
-    ).toEqual(["SECOND SUMMARY"]);
-    expect(await session.store.getPathLength()).toBe(16);
-    expect(await session.getCompactions()).toHaveLength(2);
-  });
 
   it("never separates a tool call from its result", async () => {
     const compact = createCompactFunction({
@@ -292,40 +199,6 @@ describe("compaction", () => {
       { id: "result", role: "tool", parts: [{ type: "tool-result", toolCallId: "t1", output: "42" }] },
     ];
     expect(await compact(history)).toEqual({ fromMessageId: "x", toMessageId: "x", summary: "S" });
-  });
-
-  it("compacts automatically past the threshold, refreshes the frozen prompt, and a failure never fails the append", async () => {
-    const errors: unknown[] = [];
-    let fail = true;
-    const session = new SessionBuilder(inMemoryBackend())
-      .forSession("chat")
-      .withContext("soul", { provider: { get: async () => `soul version ${fail ? 1 : 2}` } })
-      .onCompaction(
-        createCompactFunction({
-          summarize: async () => {
-            if (fail) throw new Error("model down");
-            return "AUTO SUMMARY";
-          },
-          protectHead: 1,
-          tailTokenBudget: 100,
-        }),
-      )
-      .compactAfter(300)
-      .onCompactionError((error) => {
-        errors.push(error);
-        throw new Error("the handler fails too");
-      })
-      .build();
-    expect(await session.context.freezeSystemPrompt()).toContain("soul version 1");
-    for (const turn of turns(8)) await session.appendMessage(turn);
-    expect(await session.store.getPathLength()).toBe(8);
-    expect(errors.length).toBeGreaterThan(0);
-    expect(String(errors[0])).toMatch(/model down/);
-    fail = false;
-    await session.appendMessage(message("m8", "one more turn"));
-    const history = await session.getHistory();
-    expect(history.some((entry) => entry.parts[0]?.text === "AUTO SUMMARY")).toBe(true);
-    expect(await session.context.freezeSystemPrompt()).toContain("soul version 2");
   });
 
   it("a compaction brings memory written since into the next frozen prompt", async () => {
@@ -349,29 +222,6 @@ describe("compaction", () => {
     await session.appendMessage(message("a", "hi"));
     await session.compact();
     expect(await session.context.freezeSystemPrompt()).toContain("User's name is Ada.");
-  });
-
-  it("passes the session's token counter the messages, the frozen prompt and the blocks", async () => {
-    const inputs: { messages: number; systemPrompt: string; blocks: string[] }[] = [];
-    const session = new SessionBuilder(inMemoryBackend())
-      .forSession("chat")
-      .withContext("soul", { provider: { get: async () => "You are terse." } })
-      .onCompaction(async () => null)
-      .compactAfter(1_000, {
-        tokenCounter: ({ messages, systemPrompt, contextBlocks }) => {
-          inputs.push({
-            messages: messages.length,
-            systemPrompt,
-            blocks: contextBlocks.map((block) => block.label),
-          });
-          return 0;
-        },
-      })
-      .build();
-    await session.appendMessage(message("a", "hi"));
-    expect(inputs.at(-1)?.messages).toBe(1);
-    expect(inputs.at(-1)?.systemPrompt).toContain("You are terse.");
-    expect(inputs.at(-1)?.blocks).toEqual(["soul"]);
   });
 
   it("estimates without storing a prompt: the first frozen prompt is the one the model is sent", async () => {
@@ -428,40 +278,6 @@ describe("compaction", () => {
     await session.appendMessage(message("a", "hi"));
     expect(seen.at(-1)?.systemPrompt).toBe("SOUL\nstored frozen prompt");
     expect(seen.at(-1)?.blocks).toEqual(["current soul"]);
-  });
-});
-
-describe("clearMessages", () => {
-  it("deletes messages and overlays", async () => {
-    const session = new SessionBuilder(inMemoryBackend()).forSession("chat").build();
-    await session.appendMessage(message("a", "x"));
-    await session.addCompaction("s", "a", "a");
-    await session.clearMessages();
-    expect(await session.getHistory()).toEqual([]);
-    expect(await session.getCompactions()).toEqual([]);
-    expect(await session.search("x")).toEqual([]);
-  });
-});
-
-describe("appendMessages", () => {
-  it("refuses what is not an array of messages (a hole included) by name, storing nothing", async () => {
-    const session = new SessionBuilder(inMemoryBackend()).forSession("chat").build();
-    await session.appendMessage(message("a", "kept"));
-    const refusals: [unknown, RegExp][] = [
-      ["a", /appendMessages: expected an array of messages, got "a"/],
-      [null, /appendMessages: expected an array of messages, got null/],
-      [message("b", "one"), /appendMessages: expected an array of messages/],
-      // biome-ignore lint/suspicious/noSparseArray: a client's array with a hole
-      [[, message("c", "after a hole")], /appendMessages: not a SessionMessage: expected an object/],
-    ];
-    for (const [value, reason] of refusals) {
-      const error = await session
-        .appendMessages(value as SessionMessage[], undefined, { source: "client" })
-        .catch((caught: unknown) => caught);
-      expect(isContextError(error) && error.code, String(error)).toBe("INVALID_INPUT");
-      expect((error as Error).message).toMatch(reason);
-    }
-    expect(ids(await session.getHistory())).toEqual(["a"]);
   });
 });
 

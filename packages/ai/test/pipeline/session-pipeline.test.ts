@@ -1,68 +1,21 @@
-import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from "@ai-sdk/provider";
+import type { LanguageModelV3GenerateResult } from "@ai-sdk/provider";
 import {
   isSessionMessageEvent,
   type Session,
-  type SessionBackend,
   SessionBuilder,
   type SessionEvent,
 } from "@contextblocks/sessions";
 import { createCompactFunction } from "@contextblocks/sessions/compaction";
 import { inMemoryBackend } from "@contextblocks/sessions/memory";
-import { generateText, stepCountIs, streamText } from "ai";
+import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { type ContextPlugin, contextMiddleware, contextPipeline } from "../../src/index.js";
-import { assertStablePrefix, comparePrefix } from "../../src/test.js";
-import { answer, callTools, scriptedStreamModel, systemSeen } from "../helpers.js";
+import { answer, callTools, systemSeen } from "../helpers.js";
 import { conversation } from "./helpers.js";
 
-/**
- * Storage a process opens twice: `open()` again is a restart on the same data. In memory here; the same
- * scenario runs on better-sqlite3 through `sqliteBackend` in `@contextblocks/sqlite`'s tests
- * (test/node/session-pipeline.test.ts): `ai` does not depend on a backend.
- */
-const backends: Array<[name: string, storage: () => { open: () => SessionBackend; close: () => void }]> = [
-  [
-    "the in-memory backend",
-    () => {
-      const first = inMemoryBackend();
-      const { sessions, blocks, runState, registry } = first;
-      let opened = 0;
-      return {
-        open: () => (opened++ === 0 ? first : inMemoryBackend({ sessions, blocks, runState, registry })),
-        close: () => undefined,
-      };
-    },
-  ],
-];
-
-/** The summariser's answer: it leaves the user's name out, so the name can only come from memory. */
-const SUMMARY = "## Topic\nSmall talk.\n\n## Key Points\nThe user introduced themselves.";
-
-/** Every message counts 100 tokens: compaction passes `compactAfter(750)` once a branch holds 8 messages. */
+/** Every message counts 100 tokens. (The whole session scenario runs on every backend in tests/backends.) */
 const hundredEach = ({ messages }: { messages: readonly unknown[] }) => messages.length * 100;
-
-function chatSession(backend: SessionBackend, summaries: string[]): Session {
-  return new SessionBuilder(backend)
-    .forSession("chat-1")
-    .withContext("soul", { provider: { get: async () => "You are a friendly assistant." } })
-    .withContext("memory", { description: "Facts about the user", maxTokens: 400 })
-    .withCachedPrompt()
-    .onCompaction(
-      createCompactFunction({
-        summarize: async (prompt) => {
-          summaries.push(prompt);
-          return SUMMARY;
-        },
-        protectHead: 0,
-        minTailMessages: 2,
-        tailTokenBudget: 0,
-        tokenCounter: (messages) => messages.length * 100,
-      }),
-    )
-    .compactAfter(750, { tokenCounter: hundredEach })
-    .build();
-}
 
 /** A model that plays `steps` in order through `doGenerate` and records every call it received. */
 function scripted(steps: LanguageModelV3GenerateResult[]): MockLanguageModelV3 {
@@ -87,175 +40,6 @@ function callCounter(): ContextPlugin {
     },
   };
 }
-
-describe.each(backends)("contextPipeline({ model, session }) on %s", (_name, storage) => {
-  it("stores each turn, compacts once past the threshold, and the refreshed prompt carries what the model wrote to memory", async () => {
-    const { open, close } = storage();
-    const backend = open();
-    const summaries: string[] = [];
-    const session = chatSession(backend, summaries);
-    const events: SessionEvent[] = [];
-    // The message change feed is checked in @contextblocks/sessions, usage reports in
-    // test/providers/cache-usage.test.ts; here: blocks, prompt, compaction.
-    session.subscribe((event) => {
-      if (!isSessionMessageEvent(event) && event.type !== "usage-reported") events.push(event);
-    });
-    const model = scripted([
-      callTools(0, { toolName: "set_context", input: { label: "memory", content: "The user is Ada." } }),
-      answer("Nice to meet you!"),
-      answer("Turn 2."),
-      answer("Turn 3."),
-      answer("Turn 4."),
-      answer("Turn 5."),
-      answer("Turn 6."),
-    ]);
-    const pipeline = contextPipeline({ model, session, plugins: [callCounter()] });
-    const turn = (text: string) =>
-      generateText({ model: pipeline.model, tools: pipeline.tools, prompt: text, stopWhen: stepCountIs(4) });
-
-    // Turn 1: the model writes memory with set_context; the frozen prompt stays as it was (cache kept).
-    const first = await turn("Hi, I'm Ada.");
-    expect(first.text).toBe("Nice to meet you!");
-    expect(events).toEqual([
-      expect.objectContaining({ type: "prompt-frozen", origin: "rendered" }),
-      {
-        type: "block-written",
-        label: "memory",
-        action: "set",
-        source: { kind: "tool", name: "set_context", toolCallId: expect.any(String) },
-      },
-    ]);
-    const calls = model.doGenerateCalls;
-    const turnOnePrompt = systemSeen(calls[0]);
-    expect(turnOnePrompt).toContain("You are a friendly assistant.");
-    expect(turnOnePrompt).not.toContain("Ada");
-    expect(systemSeen(calls[1])).toBe(turnOnePrompt);
-    expect(await session.store.getPathLength()).toBe(3); // user, assistant (tool call and its result), answer
-
-    // Turns 2-4 pass only their new message; the session supplies the rest. No compaction yet.
-    await turn("What's the weather?");
-    await turn("And tomorrow?");
-    expect(conversation(calls[3])).toEqual([
-      "user: Hi, I'm Ada.",
-      "assistant: [tool-call set_context]",
-      "tool: [tool-result set_context]",
-      "assistant: Nice to meet you!",
-      "user: What's the weather?",
-      "assistant: Turn 2.",
-      "user: And tomorrow?",
-    ]);
-    // The cached prefix (system prompt and tools) is byte-identical from call to call between compactions.
-    await assertStablePrefix(calls[0] as LanguageModelV3CallOptions, calls[3] as LanguageModelV3CallOptions, {
-      context: session.context,
-    });
-    expect((await comparePrefix(calls[2]!, calls[3]!)).messages).toEqual({
-      sharedPrefix: 5,
-      previousCount: 5,
-    });
-    expect(events.map((event) => event.type)).toEqual(["prompt-frozen", "block-written"]);
-
-    // Turn 4 makes 9 messages (900 > 750): stored as one turn, then one compaction, then the prompt refresh.
-    await turn("Thanks!");
-    expect(events.map((event) => event.type)).toEqual([
-      "prompt-frozen",
-      "block-written",
-      "compacted",
-      "prompt-refreshed",
-    ]);
-    expect(summaries).toHaveLength(1);
-    expect(summaries[0]).toContain("Hi, I'm Ada.");
-    const compacted = events[2];
-    expect(compacted).toMatchObject({ type: "compacted", summary: SUMMARY });
-    const refreshed = events[3];
-    expect(refreshed?.type === "prompt-refreshed" && refreshed.prompt).toContain("The user is Ada.");
-    expect(await session.getHistory()).toHaveLength(3); // the summary, then turn 4 (the protected tail)
-
-    // Turn 5: the system prompt carries the memory, although turn 1 was summarised away.
-    await turn("Do you remember me?");
-    const turnFive = calls[5] as LanguageModelV3CallOptions;
-    expect(systemSeen(turnFive)).toContain("The user is Ada.");
-    expect(conversation(turnFive)).toEqual([
-      `assistant: ${SUMMARY}`,
-      "user: Thanks!",
-      "assistant: Turn 4.",
-      "user: Do you remember me?",
-    ]);
-    expect(JSON.stringify(turnFive.prompt)).not.toContain("Hi, I'm Ada.");
-    const busted = await comparePrefix(calls[4]!, turnFive, { context: session.context });
-    expect(busted.system.changedBlocks).toEqual(["memory"]);
-    expect(busted.tools.identical).toBe(true);
-
-    // The plugin beside the session ran on every call; its state lives in the session's run-state store.
-    expect(systemSeen(turnFive)).not.toContain("Answer in one sentence.");
-    expect(turnFive.prompt.filter((message) => message.role === "system").map((m) => m.content)).toEqual([
-      systemSeen(turnFive),
-      "Answer in one sentence.",
-    ]);
-    expect(await backend.runState.load("chat-1")).toEqual({ counter: { calls: 6 } });
-
-    // A restart on the same storage: the stored prompt (with the memory) and the compacted history come back.
-    const restarted = chatSession(open(), summaries);
-    const again = contextPipeline({ model, session: restarted, plugins: [callCounter()] });
-    await generateText({ model: again.model, tools: again.tools, prompt: "Still there?" });
-    const turnSix = calls[6] as LanguageModelV3CallOptions;
-    await assertStablePrefix(turnFive, turnSix, { context: restarted.context });
-    expect((await comparePrefix(turnFive, turnSix)).messages).toEqual({ sharedPrefix: 4, previousCount: 4 });
-    expect(await open().runState.load("chat-1")).toEqual({ counter: { calls: 7 } });
-    close();
-  });
-
-  it("streams a turn through streamText and stores it like generateText", async () => {
-    const { open, close } = storage();
-    const session = chatSession(open(), []);
-    const events: SessionEvent[] = [];
-    // The message change feed is checked in @contextblocks/sessions, usage reports in
-    // test/providers/cache-usage.test.ts; here: blocks, prompt, compaction.
-    session.subscribe((event) => {
-      if (!isSessionMessageEvent(event) && event.type !== "usage-reported") events.push(event);
-    });
-    const model = scriptedStreamModel([
-      callTools(0, { toolName: "set_context", input: { label: "memory", content: "Likes tea." } }),
-      answer("Noted."),
-      answer("Tea it is."),
-    ]);
-    const pipeline = contextPipeline({ model, session });
-
-    const result = streamText({
-      model: pipeline.model,
-      tools: pipeline.tools,
-      prompt: "I like tea.",
-      stopWhen: stepCountIs(4),
-    });
-    expect(await result.text).toBe("Noted.");
-    expect(events).toEqual([
-      expect.objectContaining({ type: "prompt-frozen", origin: "rendered" }),
-      {
-        type: "block-written",
-        label: "memory",
-        action: "set",
-        source: { kind: "tool", name: "set_context", toolCallId: expect.any(String) },
-      },
-    ]);
-    expect((await session.getHistory()).map((message) => message.role)).toEqual([
-      "user",
-      "assistant",
-      "assistant",
-    ]);
-
-    const next = streamText({ model: pipeline.model, tools: pipeline.tools, prompt: "What do I drink?" });
-    expect(await next.text).toBe("Tea it is.");
-    const calls = model.doStreamCalls;
-    expect(conversation(calls[2])).toEqual([
-      "user: I like tea.",
-      "assistant: [tool-call set_context]",
-      "tool: [tool-result set_context]",
-      "assistant: Noted.",
-      "user: What do I drink?",
-    ]);
-    await assertStablePrefix(calls[0]!, calls[2]!);
-    close();
-  });
-});
 
 describe("contextMiddleware({ session }) configuration", () => {
   it("takes the session's id and run state, and refuses a second source of blocks or another id", async () => {

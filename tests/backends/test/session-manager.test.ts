@@ -1,11 +1,17 @@
 import { contextTools, sessionSearchTool } from "@contextblocks/ai";
-import { SessionBuilder, SessionManager, type SessionMessage } from "@contextblocks/sessions";
+import {
+  type SessionBackend,
+  SessionBuilder,
+  SessionManager,
+  type SessionMessage,
+} from "@contextblocks/sessions";
 import { continuationPreamble } from "@contextblocks/sessions/store-kit";
 import { answer, callTool, scriptedModel, toolResult } from "@contextblocks/test-kit/model";
 import { generateText, stepCountIs } from "ai";
-import Database from "better-sqlite3";
-import { describe, expect, it } from "vitest";
-import { sqliteBackend } from "../../src/index.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { backends, type OpenBackend } from "../src/backends.js";
+
+/* `SessionManager` over each backend: the registry, what a deletion leaves, forks, splits and search. */
 
 function message(id: string, text: string, role = "user"): SessionMessage {
   return { id, role, parts: [{ type: "text", text }] };
@@ -13,10 +19,17 @@ function message(id: string, text: string, role = "user"): SessionMessage {
 
 const ids = (messages: readonly { id: string }[]) => messages.map((entry) => entry.id);
 
-describe("SessionManager", () => {
-  it("creates, lists by updated_at, renames and deletes sessions with their messages", async () => {
-    const database = new Database(":memory:");
-    const manager = new SessionManager(sqliteBackend(database));
+describe.each(backends)("SessionManager on $name", (underTest) => {
+  let opened: OpenBackend;
+  let backend: SessionBackend;
+  beforeEach(async () => {
+    opened = await underTest.open();
+    backend = opened.backend;
+  });
+  afterEach(() => opened.close());
+
+  it("creates, lists by update, renames and deletes sessions", async () => {
+    const manager = new SessionManager(backend);
     const first = await manager.create("First", { model: "m-1", source: "web" });
     const second = await manager.create("Second", { parentSessionId: first.id });
     expect(first).toMatchObject({
@@ -31,51 +44,46 @@ describe("SessionManager", () => {
     expect((await manager.list()).map((info) => info.name)).toEqual(["First", "Second"]);
     await manager.rename(second.id, "Renamed");
     expect((await manager.list()).map((info) => info.name)).toEqual(["Renamed", "First"]);
+    await expect(manager.rename("nope", "x")).rejects.toThrow(/no session "nope"/);
     await manager.delete(first.id);
     expect(await manager.get(first.id)).toBeNull();
     expect(await manager.search("hello")).toEqual([]);
-    database.close();
+    expect(await manager.getSession(first.id).getHistory()).toEqual([]);
+    const restarted = new SessionManager(await opened.restart());
+    expect((await restarted.list()).map((info) => info.name)).toEqual(["Renamed"]);
   });
 
   it("delete removes everything the session owned, in every table, and nothing of another session", async () => {
-    const database = new Database(":memory:");
-    const backend = sqliteBackend(database);
     const manager = new SessionManager(
       new SessionBuilder(backend).withContext("memory", { maxTokens: 100 }).withCachedPrompt(),
     );
     const doomed = await manager.create("Doomed");
     const kept = await manager.create("Kept");
     for (const info of [doomed, kept]) {
-      await manager
-        .getSession(info.id)
-        .appendMessage(message(`${info.name}-1`, `SECRET-${info.name} said hello`));
-      await manager
-        .getSession(info.id)
-        .addCompaction(`SECRET-${info.name} summary`, `${info.name}-1`, `${info.name}-1`);
       const session = manager.getSession(info.id);
+      await session.appendMessage(message(`${info.name}-1`, `SECRET-${info.name} said hello`));
+      await session.addCompaction(`SECRET-${info.name} summary`, `${info.name}-1`, `${info.name}-1`);
       await session.context.setBlock("memory", `SECRET-${info.name} memory`);
       await session.context.freezeSystemPrompt();
       await backend.runState.save(info.id, { counter: { note: `SECRET-${info.name} state` } });
     }
     await manager.delete(doomed.id);
-    const tables = (
-      database.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]
-    ).map((row) => row.name);
-    const dump = tables
-      .filter((name) => !name.startsWith("assistant_fts_") && name !== "sqlite_sequence")
-      .map((name) => JSON.stringify(database.prepare(`SELECT * FROM "${name}"`).all()))
-      .join("\n");
-    expect(dump).not.toContain("SECRET-Doomed");
-    expect(dump).not.toContain(doomed.id);
-    expect(dump).toContain("SECRET-Kept memory");
-    expect(dump).toContain("SECRET-Kept state");
-    expect(await backend.runState.load(kept.id)).not.toBeNull();
+    const rows = (await opened.everyRow()).join("\n");
+    expect(rows).not.toContain("SECRET-Doomed");
+    expect(rows).not.toContain(doomed.id);
+    expect(rows).toContain("SECRET-Kept memory");
+    expect(await backend.runState.load(doomed.id)).toBeNull();
+    expect(await backend.runState.load(kept.id)).toEqual({ counter: { note: "SECRET-Kept state" } });
     expect((await manager.search("hello")).map((hit) => hit.sessionId)).toEqual([kept.id]);
-    database.close();
+    const keptSession = manager.getSession(kept.id);
+    expect(await keptSession.store.getPathLength()).toBe(1);
+    expect((await keptSession.getCompactions()).map((overlay) => overlay.summary)).toEqual([
+      "SECRET-Kept summary",
+    ]);
   });
 
-  it("a session of the manager appends, upserts, counts, reads branches and clears", async () => {
-    const manager = new SessionManager(sqliteBackend(new Database(":memory:")));
+  it("a session of the manager appends, upserts, reads branches and path lengths, and clears", async () => {
+    const manager = new SessionManager(backend);
     const { id } = await manager.create("Chat");
     await manager.getSession(id).appendMessages([message("a", "1"), message("b", "2"), message("c", "3")]);
     expect((await manager.getSession(id).store.getLatestLeaf())?.id).toBe("c");
@@ -84,6 +92,7 @@ describe("SessionManager", () => {
     expect((await manager.getSession(id).getHistory("c"))[1]?.parts[0]?.text).toBe("2, edited");
     expect(ids(await manager.getSession(id).store.getBranches("a"))).toEqual(["b", "b2"]);
     expect(await manager.getSession(id).store.getPathLength()).toBe(2);
+    expect(await manager.getSession(id).store.getPathLength("c")).toBe(3);
     await manager.getSession(id).deleteMessages(["b2"]);
     expect(ids(await manager.getSession(id).getHistory())).toEqual(["a", "b", "c"]);
     await manager.getSession(id).clearMessages();
@@ -91,7 +100,7 @@ describe("SessionManager", () => {
   });
 
   it("forks at a message, splits after a compaction, adds usage", async () => {
-    const manager = new SessionManager(sqliteBackend(new Database(":memory:")));
+    const manager = new SessionManager(backend);
     const { id } = await manager.create("Chat", { model: "m-1" });
     await manager
       .getSession(id)
@@ -119,9 +128,9 @@ describe("SessionManager", () => {
     await expect(manager.addUsage(id, Number.NaN, 0, 0)).rejects.toThrow(/inputTokens/);
   });
 
-  it("searches across sessions, through session_search and the searchable history block", async () => {
+  it("searches across sessions, through session_search and the searchable history block; blocks are per session", async () => {
     const manager = new SessionManager(
-      new SessionBuilder(sqliteBackend(new Database(":memory:"))).withContext("memory", { maxTokens: 100 }),
+      new SessionBuilder(backend).withContext("memory", { maxTokens: 100 }),
     ).withSearchableHistory("history");
     const one = await manager.create("One");
     const two = await manager.create("Two");

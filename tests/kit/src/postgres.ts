@@ -1,0 +1,7 @@
+export { provideThrowawayCluster } from "./cluster-setup.js";
+export { createTestSchema, type TestSchema } from "./test-schema.js";
+export {
+  startThrowawayCluster,
+  type ThrowawayCluster,
+  type ThrowawayClusterOptions,
+} from "./throwaway-cluster.js";
