@@ -13,6 +13,11 @@ import { AgentContextProvider } from "agents/context";
 import Database from "better-sqlite3";
 // Internals, read from core's build: they are not exported, and are measured here only.
 import { detectDrift, expectedHeader, findDrift } from "../../packages/core/dist/drift.js";
+import {
+  configurationFingerprint,
+  foldHashes,
+  promptFingerprint,
+} from "../../packages/core/dist/fingerprint.js";
 import { parseHeaders, renderPrompt } from "../../packages/core/dist/prompt-format.js";
 import { betterSqlite3Host } from "./agents-sql.js";
 import { knowledgeEntry } from "./corpus.js";
@@ -57,6 +62,8 @@ async function stepsFor(count: number, runs: number): Promise<Array<[string, num
   const prompt = await seed.freezeSystemPrompt();
   const resolved = seed.getConfigs();
   const expected = resolved.map((config) => expectedHeader(config));
+  const configurationKey = configurationFingerprint(foldHashes(expected.map((header) => header.hash)));
+  const storedFingerprint = (promptStore.getWithFingerprint() as { fingerprint: string | null }).fingerprint;
   const blocks = seed.getBlocks();
   const contents = blocks.map((block) => block.content);
   const calls = count > 50 ? 20 : 400;
@@ -79,8 +86,12 @@ async function stepsFor(count: number, runs: number): Promise<Array<[string, num
     ],
     ["read the stored prompt: `SqliteContextProvider.get`", await cost(runs, calls, () => promptStore.get())],
     [
-      "read the stored prompt: `SqliteContextProvider.getSync` (what a cold start calls)",
+      "read the stored prompt: `SqliteContextProvider.getSync`",
       await cost(runs, calls, () => promptStore.getSync()),
+    ],
+    [
+      "read the stored prompt with its fingerprint: `getWithFingerprint` (what a cold start calls)",
+      await cost(runs, calls, () => promptStore.getWithFingerprint()),
     ],
     [
       "read the stored prompt: agents' `AgentContextProvider.get`",
@@ -97,6 +108,10 @@ async function stepsFor(count: number, runs: number): Promise<Array<[string, num
     [
       "drift check: whole, as a cold start runs it (`findDrift`, the registry's headers, compared in place)",
       await cost(runs, calls, () => findDrift(prompt, expected)),
+    ],
+    [
+      "drift check by the stored fingerprint (`promptFingerprint`, what a wake runs when it matches)",
+      await cost(runs, calls, () => promptFingerprint(configurationKey, prompt) === storedFingerprint),
     ],
     [
       "construct `ContextBlocks` (validate every config, clash checks)",
@@ -133,7 +148,8 @@ export async function run(
   );
   const markdown = [
     `CPU time per call, median of ${runs} batch(es). A cold freeze is the prompt read (synchronous, ` +
-      "`getSync`) plus the drift check; a first freeze and a refresh read every block, count tokens " +
+      "`getWithFingerprint`) plus the drift check (the fingerprint's comparison when it matches, else the " +
+      "header check); a first freeze and a refresh read every block, count tokens " +
       "where the content changed, render, check and store.",
     "",
     table,

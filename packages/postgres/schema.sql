@@ -4,6 +4,8 @@ CREATE TABLE IF NOT EXISTS cf_agents_context_blocks (
   updated_at TIMESTAMPTZ DEFAULT NOW()
 );
 
+DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'cf_agents_context_blocks'::regclass AND attname = 'prompt_fingerprint' AND NOT attisdropped) THEN ALTER TABLE cf_agents_context_blocks ADD COLUMN IF NOT EXISTS prompt_fingerprint TEXT; END IF; END $$;
+
 CREATE TABLE IF NOT EXISTS contextblocks_block_history (
   label TEXT NOT NULL,
   slot INTEGER NOT NULL,

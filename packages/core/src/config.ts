@@ -1,7 +1,6 @@
+import { type BlockDefinition, blockDefinition } from "./block-definition.js";
 import { acceptsWrites, blockKindOf, isReadableProvider } from "./capabilities.js";
-import { describeValue } from "./describe-value.js";
 import { ContextError } from "./errors.js";
-import { isOneLine } from "./prompt-format.js";
 import type {
   AnyContextProvider,
   ContextConfig,
@@ -31,52 +30,17 @@ export type ResolvedConfig =
   | (ConfigFields & { readonly kind: "searchable"; readonly provider: SearchProvider })
   | (ConfigFields & { readonly kind: "loadable"; readonly provider: SkillProvider });
 
-/** Checks one config and fills in its provider; throws `INVALID_CONFIG` naming the problem. */
+/**
+ * Checks one config and fills in its provider; throws `INVALID_CONFIG` naming the problem. The checks of the
+ * label, description, limit and `whenChanged` run once per definition (`blockDefinition`, cached); only the
+ * provider's shape is read per instance.
+ */
 export function resolveConfig(
   config: ContextConfig,
   defaultProvider: ((label: string) => AnyContextProvider) | undefined,
+  definition: BlockDefinition = blockDefinition(config),
 ): ResolvedConfig {
-  if (typeof config !== "object" || config === null) {
-    throw new ContextError(
-      "INVALID_CONFIG",
-      `A block config must be an object, got ${describeValue(config)}`,
-    );
-  }
-  const { label, description, maxTokens, whenChanged } = config;
-  if (typeof label !== "string" || label.trim().length === 0) {
-    throw new ContextError(
-      "INVALID_CONFIG",
-      `A block label must be a non-empty string, got ${describeValue(label)}`,
-    );
-  }
-  if (label !== label.trim() || !isOneLine(label) || label.includes("═")) {
-    throw new ContextError(
-      "INVALID_CONFIG",
-      `Block label ${JSON.stringify(label)} must not have surrounding spaces, control characters, line breaks or "═"`,
-      { label },
-    );
-  }
-  if (description !== undefined && (typeof description !== "string" || !isOneLine(description))) {
-    throw new ContextError(
-      "INVALID_CONFIG",
-      `Block "${label}": description must be a single-line string without control characters`,
-      { label },
-    );
-  }
-  if (maxTokens !== undefined && (!Number.isInteger(maxTokens) || maxTokens <= 0)) {
-    throw new ContextError(
-      "INVALID_CONFIG",
-      `Block "${label}": maxTokens must be a positive integer, got ${describeValue(maxTokens)}`,
-      { label },
-    );
-  }
-  if (whenChanged !== undefined && whenChanged !== "wait" && whenChanged !== "remind") {
-    throw new ContextError(
-      "INVALID_CONFIG",
-      `Block "${label}": whenChanged must be "wait" or "remind", got ${describeValue(whenChanged)}`,
-      { label },
-    );
-  }
+  const { label, description, maxTokens } = definition;
   const provider = config.provider ?? defaultProvider?.(label);
   // `blockKindOf` checked the methods each kind needs, so the provider has that kind's shape. The object is
   // written out field by field: object spread is slow in V8 (Node 20), and a cold start resolves every block.
@@ -87,7 +51,7 @@ export function resolveConfig(
   const resolved: Record<string, unknown> = { label };
   if (description) resolved.description = description;
   if (maxTokens !== undefined) resolved.maxTokens = maxTokens;
-  resolved.whenChanged = whenChanged ?? "wait";
+  resolved.whenChanged = definition.whenChanged;
   resolved.writable = kind === "writable" || (kind !== "readonly" && acceptsWrites(provider));
   resolved.kind = kind;
   if (provider !== undefined) resolved.provider = provider;

@@ -165,7 +165,7 @@ export class ContextBlocks {
       options.drift ?? "rerender",
       options.onDrift ?? warnDrift,
     );
-    for (const config of configs) this.registry.add(config);
+    this.registry.addAll(configs);
   }
 
   // ── Blocks ────────────────────────────────────────────────────────────────────────────────────────────
@@ -554,7 +554,7 @@ export class ContextBlocks {
    * the model has not seen yet.
    */
   async previewSystemPrompt(): Promise<string> {
-    const stored = await this.frozen.stored(this.registry.expectedHeaders());
+    const stored = await this.frozen.stored(this.registry);
     if (stored.state === "current") return stored.prompt;
     const unread = this.registry.all().filter((config) => this.cache.get(config.label) === undefined);
     await Promise.all(unread.map((config) => this.io.readQueued(config)));
@@ -569,7 +569,7 @@ export class ContextBlocks {
       () => ({ "contextblocks.blocks": this.registry.all().length }),
       async (span) => {
         await this.load();
-        const prompt = await this.frozen.store(this.render());
+        const prompt = await this.frozen.store(this.render(), this.registry);
         const heard = this.promptEvent(span, () => ({ type: "prompt-refreshed", prompt }), prompt);
         if (heard !== undefined) await heard;
         return prompt;
@@ -605,7 +605,7 @@ export class ContextBlocks {
       "contextblocks.reminder",
       () => ({ "contextblocks.reminder.sending": sending }),
       async (span) => {
-        const stored = await this.frozen.stored(this.registry.expectedHeaders());
+        const stored = await this.frozen.stored(this.registry);
         if (stored.state !== "current") return null;
         const remind = this.registry.all().filter((config) => config.whenChanged === "remind");
         const blocks = await Promise.all(remind.map((config) => this.io.readQueued(config)));
@@ -662,11 +662,11 @@ export class ContextBlocks {
    */
   private freeze(): string | Promise<string> {
     const tracer = tracerInForce(this.options.tracer);
-    const expected = this.registry.expectedHeaders();
+    const configuration = this.registry;
     if (tracer === undefined && this.listeners.size === 0) {
       let stored: StoredPrompt | Promise<StoredPrompt>;
       try {
-        stored = this.frozen.stored(expected);
+        stored = this.frozen.stored(configuration);
       } catch (error) {
         return Promise.reject(error);
       }
@@ -677,7 +677,7 @@ export class ContextBlocks {
       tracer,
       "contextblocks.freeze",
       () => ({}),
-      (span) => this.freezeFrom(this.frozen.stored(expected), span),
+      (span) => this.freezeFrom(this.frozen.stored(configuration), span),
     );
   }
 
@@ -695,7 +695,7 @@ export class ContextBlocks {
     // it last read them (it knows that content), so a first freeze after setBlock costs no second read.
     const stale = this.registry.all().filter((config) => !this.cache.wroteItself(config.label));
     await Promise.all(stale.map((config) => this.io.readQueued(config)));
-    const prompt = await this.frozen.store(this.render());
+    const prompt = await this.frozen.store(this.render(), this.registry);
     span?.setAttributes({
       "contextblocks.prompt.origin": "rendered",
       "contextblocks.blocks.read": stale.length,

@@ -1,3 +1,4 @@
+import { type HashPair, hashText } from "./fingerprint.js";
 import {
   HeaderScan,
   headerHasShapeAt,
@@ -29,6 +30,8 @@ export interface ExpectedHeader {
   readonly shape: ParsedHeader;
   /** An empty read-only block is not rendered, so its header may be absent. */
   readonly optional: boolean;
+  /** A hash of the shape and `optional`: what the configuration's fingerprint is folded from. */
+  readonly hash: HashPair;
 }
 
 /** The header `block` renders, whatever its content (`title` when the caller has it already). */
@@ -36,10 +39,12 @@ export function expectedHeader(block: ExpectedSection, title = headerTitle(block
   // No object spread here: it is slow in V8 (Node 20), and a cold start checks every block.
   const shape: ParsedHeader = { title: asTwoByte(title), kind: block.kind };
   if (block.maxTokens) shape.maxTokens = block.maxTokens;
+  const optional = block.kind === "readonly" && block.whenChanged !== "remind";
   return {
     label: block.label,
     shape,
-    optional: block.kind === "readonly" && block.whenChanged !== "remind",
+    optional,
+    hash: hashText(`${optional ? "?" : "!"}${headerShape(shape)}`),
   };
 }
 

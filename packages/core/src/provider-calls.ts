@@ -97,6 +97,22 @@ export class ProviderCalls {
       : initializing.then(() => this.call(label, get));
   }
 
+  /**
+   * `read` for a call that answers either way (`getWithFingerprint`): its value itself when it answered
+   * synchronously and no init was pending, else a promise as `run` gives it.
+   */
+  readEither(label: string, provider: ContextProvider, read: () => unknown): unknown {
+    const initializing = this.initNow(label, provider);
+    if (initializing !== undefined) return initializing.then(() => this.call(label, read));
+    let value: unknown;
+    try {
+      value = read();
+    } catch (error) {
+      return Promise.reject(this.failure(label, error));
+    }
+    return isPromiseLike(value) ? this.call(label, () => value) : value;
+  }
+
   /** Runs a call with error wrapping and the deadline, without init. */
   call<T>(label: string, call: () => Promise<T> | T): Promise<T> {
     let result: Promise<T> | T;

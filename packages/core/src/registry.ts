@@ -1,8 +1,18 @@
+import {
+  type BlockDefinition,
+  blockDefinition,
+  definitionGeneration,
+  definitionHeader,
+} from "./block-definition.js";
 import { type ResolvedConfig, resolveConfig } from "./config.js";
-import { type ExpectedHeader, expectedHeader } from "./drift.js";
+import type { ExpectedHeader } from "./drift.js";
 import { ContextError } from "./errors.js";
+import { configurationFingerprint, foldHashes } from "./fingerprint.js";
 import { headerTitle } from "./prompt-format.js";
 import type { AnyContextProvider, ContextConfig } from "./types.js";
+
+/** The last clash-check pass's mark (see `BlockRegistry.addAll`); each pass takes the next. */
+let nextMark = 0;
 
 /** Up to this many blocks, look-ups scan arrays; past it, `RegistryIndex`'s maps answer them. */
 const SCAN_LIMIT = 16;
@@ -28,24 +38,56 @@ class RegistryIndex {
  */
 export class BlockRegistry {
   private readonly configs: ResolvedConfig[] = [];
-  /** Each block's header as drift detection compares it, in the same order as `configs`. */
-  private readonly headers: ExpectedHeader[] = [];
-  /** Each block's upper-cased label and header title, in the same order as `configs`. */
-  private readonly uppers: string[] = [];
-  private readonly titles: string[] = [];
+  /** Each block's checked definition (its header names), in the same order as `configs`. */
+  private readonly definitions: BlockDefinition[] = [];
   /**
-   * Look-ups by label, upper-cased label and header title, built only once there are more than
-   * `SCAN_LIMIT` blocks: below that a scan of the arrays above is faster than hashing, and a cold start
-   * allocates no maps (see bench/src/latency.ts).
+   * Each block's header as drift detection compares it, in the same order as `configs`: made on first
+   * use (a wake whose stored fingerprint matches never needs it) and again after a change.
+   */
+  private headers: ExpectedHeader[] | undefined;
+  /**
+   * Look-ups by label, upper-cased label and header title, built on the first look-up once there are more
+   * than `SCAN_LIMIT` blocks: below that a scan of the arrays above is faster than hashing, and a cold start
+   * (which looks nothing up) allocates no maps (see bench/src/latency.ts).
    */
   private index: RegistryIndex | undefined;
+  /** The configuration's fingerprint (its headers' hashes folded), until the next change. */
+  private fingerprint: string | undefined;
 
   constructor(
     private readonly defaultProvider: ((label: string) => AnyContextProvider) | undefined,
     private readonly reservedLabels: ReadonlySet<string>,
   ) {}
 
+  /**
+   * Registers the constructor's blocks, in order. The clash check marks each block's header names (shared
+   * by every instance built from the same definitions, see `HeaderName`): a name already marked in this
+   * pass is a clash. Only when the definition cache was cleared during the pass (its names are then not
+   * shared) do the remaining blocks go through `add`'s look-ups.
+   */
+  addAll(configs: readonly ContextConfig[]): void {
+    nextMark += 1;
+    const mark = nextMark;
+    const generation = definitionGeneration();
+    for (const config of configs) {
+      const definition = this.definitionOf(config);
+      if (definitionGeneration() !== generation) {
+        this.register(config, definition, true);
+        continue;
+      }
+      const { upper, title } = definition;
+      if (upper.mark === mark || title.mark === mark) this.register(config, definition, true);
+      else this.register(config, definition, false);
+      upper.mark = mark;
+      title.mark = mark;
+    }
+  }
+
   add(config: ContextConfig): ResolvedConfig {
+    return this.register(config, this.definitionOf(config), true);
+  }
+
+  private definitionOf(config: ContextConfig): BlockDefinition {
     const label = typeof config === "object" && config !== null ? config.label : undefined;
     if (typeof label === "string" && this.reservedLabels.has(label)) {
       throw new ContextError(
@@ -56,24 +98,23 @@ export class BlockRegistry {
         },
       );
     }
-    const resolved = resolveConfig(config, this.defaultProvider);
-    // Each block's upper-cased label and header title are kept, so a clash is found in one look-up each
-    // (a cold start with many blocks would otherwise compare every pair).
-    const upper = resolved.label.toUpperCase();
-    const header = expectedHeader(
-      resolved,
-      resolved.description ? `${upper} (${resolved.description})` : upper,
-    );
-    // The header's title is the same text, held flat: the clash scan compares it with every other title.
-    const title = header.shape.title;
-    const clash = this.clashing(upper, title);
-    if (clash !== undefined) this.refuseClash(resolved, clash);
+    return blockDefinition(config);
+  }
+
+  /** Resolves and registers one block; `checkClash` looks for a block with the same header names first. */
+  private register(config: ContextConfig, definition: BlockDefinition, checkClash: boolean): ResolvedConfig {
+    const resolved = resolveConfig(config, this.defaultProvider, definition);
+    const upper = definition.upper.text;
+    const title = definition.title.text;
+    if (checkClash) {
+      const clash = this.clashing(upper, title);
+      if (clash !== undefined) this.refuseClash(resolved, clash);
+    }
     this.configs.push(resolved);
-    this.headers.push(header);
-    this.uppers.push(upper);
-    this.titles.push(title);
-    const index = this.indexed();
-    if (index !== undefined) index.put(resolved, upper, title);
+    this.definitions.push(definition);
+    this.headers = undefined;
+    this.fingerprint = undefined;
+    if (this.index !== undefined) this.index.put(resolved, upper, title);
     return resolved;
   }
 
@@ -81,13 +122,13 @@ export class BlockRegistry {
     const index = this.configs.findIndex((config) => config.label === label);
     if (index === -1) return undefined;
     const [removed] = this.configs.splice(index, 1);
-    this.headers.splice(index, 1);
-    const [upper] = this.uppers.splice(index, 1);
-    const [title] = this.titles.splice(index, 1);
-    if (removed !== undefined && this.index !== undefined) {
-      this.index.byUpperLabel.delete(upper as string);
+    const [definition] = this.definitions.splice(index, 1);
+    this.headers = undefined;
+    this.fingerprint = undefined;
+    if (removed !== undefined && definition !== undefined && this.index !== undefined) {
+      this.index.byUpperLabel.delete(definition.upper.text);
       this.index.byLabel.delete(removed.label);
-      this.index.byTitle.delete(title as string);
+      this.index.byTitle.delete(definition.title.text);
     }
     return removed;
   }
@@ -108,12 +149,12 @@ export class BlockRegistry {
   private clashing(upper: string, title: string): ResolvedConfig | undefined {
     const index = this.indexed();
     if (index !== undefined) return index.byUpperLabel.get(upper) ?? index.byTitle.get(title);
-    const { uppers, titles } = this;
-    for (let at = 0; at < uppers.length; at += 1) {
-      if (uppers[at] === upper) return this.configs[at];
+    const { definitions } = this;
+    for (let at = 0; at < definitions.length; at += 1) {
+      if (definitions[at]?.upper.text === upper) return this.configs[at];
     }
-    for (let at = 0; at < titles.length; at += 1) {
-      if (titles[at] === title) return this.configs[at];
+    for (let at = 0; at < definitions.length; at += 1) {
+      if (definitions[at]?.title.text === title) return this.configs[at];
     }
     return undefined;
   }
@@ -123,7 +164,8 @@ export class BlockRegistry {
     if (this.index !== undefined || this.configs.length <= SCAN_LIMIT) return this.index;
     const index = new RegistryIndex();
     for (let at = 0; at < this.configs.length; at += 1) {
-      index.put(this.configs[at] as ResolvedConfig, this.uppers[at] as string, this.titles[at] as string);
+      const definition = this.definitions[at] as BlockDefinition;
+      index.put(this.configs[at] as ResolvedConfig, definition.upper.text, definition.title.text);
     }
     this.index = index;
     return index;
@@ -135,7 +177,18 @@ export class BlockRegistry {
 
   /** The headers the blocks render, in prompt order, for drift detection (`findDrift`). */
   expectedHeaders(): readonly ExpectedHeader[] {
+    this.headers ??= this.configs.map((config, at) =>
+      definitionHeader(this.definitions[at] as BlockDefinition, config.kind),
+    );
     return this.headers;
+  }
+
+  /** The configuration's fingerprint: its headers' hashes folded in order (see `promptFingerprint`). */
+  configurationFingerprint(): string {
+    this.fingerprint ??= configurationFingerprint(
+      foldHashes(this.expectedHeaders().map((header) => header.hash)),
+    );
+    return this.fingerprint;
   }
 
   /** The config of `label`, or `NOT_FOUND` listing the labels there are. */

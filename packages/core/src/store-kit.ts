@@ -31,5 +31,11 @@ export type { SearchContextInput } from "./tools/search-context.js";
 export type { SetContextInput } from "./tools/set-context.js";
 export type { ContextToolName } from "./tools/spec.js";
 export { GEN_AI, getContextTracer, sha256Hex, traced } from "./tracing.js";
-export type { AnyContextProvider, SyncReadableProvider, WriteSource } from "./types.js";
+export type {
+  AnyContextProvider,
+  FingerprintedPrompt,
+  FingerprintingPromptStore,
+  SyncReadableProvider,
+  WriteSource,
+} from "./types.js";
 export { isWellFormed, loneSurrogateIndex } from "./well-formed.js";

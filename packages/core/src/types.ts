@@ -39,6 +39,29 @@ export interface WriteSource {
 /** What `ContextBlocks` tells a provider about a write. */
 export interface BlockWrite {
   source?: WriteSource;
+  /**
+   * Only on a write of the frozen prompt: the fingerprint of the block configuration it was rendered from.
+   * A `FingerprintingPromptStore` keeps it with the prompt (and forgets it on a write without one).
+   */
+  fingerprint?: string;
+}
+
+/** The frozen prompt as a `FingerprintingPromptStore` returns it. */
+export interface FingerprintedPrompt {
+  content: string;
+  /** The fingerprint written with this very content, or `null` when it was written without one. */
+  fingerprint: string | null;
+}
+
+/**
+ * A prompt store that keeps the configuration's fingerprint (`BlockWrite.fingerprint`) with the prompt, so
+ * a cold start checks the prompt against the configuration by comparing one string instead of reading every
+ * header back. `getWithFingerprint()` answers synchronously when its storage can (as `getSync`), else with a
+ * promise; `null` when no prompt is stored. A fingerprint written by another writer, or none, only costs the
+ * full check.
+ */
+export interface FingerprintingPromptStore extends WritableContextProvider {
+  getWithFingerprint(): FingerprintedPrompt | null | Promise<FingerprintedPrompt | null>;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { SqlClient } from "@contextblocks/sql";
 import {
   BLOCKS_TABLE,
+  FINGERPRINT_PART,
   HISTORY_TABLE,
   REGISTRY_TABLE,
   RUN_STATE_TABLE,
@@ -181,6 +182,7 @@ ON CONFLICT (part) DO UPDATE SET version = GREATEST(contextblocks_schema.version
 /** Every part of the schema, each created on its own by the store that uses it. */
 export const POSTGRES_TABLES: readonly StoreTable[] = [
   BLOCKS_TABLE,
+  FINGERPRINT_PART,
   HISTORY_TABLE,
   SEARCH_TABLE,
   SESSION_TABLES,

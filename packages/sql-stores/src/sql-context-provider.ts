@@ -6,7 +6,13 @@ import {
   SYSTEM_PROMPT_LABEL,
   type VersionQuery,
 } from "@contextblocks/core";
-import { describeValue, rowLabel, type SyncReadableProvider } from "@contextblocks/core/store-kit";
+import {
+  describeValue,
+  type FingerprintedPrompt,
+  type FingerprintingPromptStore,
+  rowLabel,
+  type SyncReadableProvider,
+} from "@contextblocks/core/store-kit";
 import { type SqlClient, type SqlRow, type SqlStatement, sql } from "@contextblocks/sql";
 import {
   conditionalWrite,
@@ -21,6 +27,12 @@ import {
   versionRetention,
 } from "./block-history.js";
 import { checkNamespace, checkSqlLabel } from "./names.js";
+import {
+  ensureFingerprintColumn,
+  isMissingFingerprintColumn,
+  SELECT_WITH_FINGERPRINT_PARTS,
+  upsertWithFingerprint,
+} from "./prompt-fingerprint.js";
 import { type BlockStoreOptions, blockStoreOptions, ownerOf } from "./provider-options.js";
 import { BLOCKS_TABLE, TableAccess } from "./tables.js";
 import { checkRowSize, checkStorable } from "./text-checks.js";
@@ -65,7 +77,9 @@ WHERE block.content IS DISTINCT FROM excluded.content`,
  * is one upsert that writes nothing when the content is unchanged; the first write creates the table (only
  * this one).
  */
-export class SqlContextProvider implements ConditionalContextProvider, SyncReadableProvider {
+export class SqlContextProvider
+  implements ConditionalContextProvider, SyncReadableProvider, FingerprintingPromptStore
+{
   readonly #access: TableAccess;
   readonly #namespace: string | undefined;
   readonly #owner: string;
@@ -153,6 +167,48 @@ export class SqlContextProvider implements ConditionalContextProvider, SyncReada
     return this.#contentOf(rows);
   }
 
+  /**
+   * The content with the configuration fingerprint stored with it (`prompt_fingerprint`, written only on the
+   * frozen prompt's row): one statement, one row read, answered synchronously when the client can. A table
+   * without the column (created by `agents/context` or an earlier release) reads as no fingerprint.
+   */
+  getWithFingerprint(): FingerprintedPrompt | null | Promise<FingerprintedPrompt | null> {
+    const client = this.#access.client;
+    const select: SqlStatement = { strings: SELECT_WITH_FINGERPRINT_PARTS, values: [this.#key()] };
+    if (client.runSync !== undefined) {
+      let rows: readonly { content: unknown; prompt_fingerprint?: unknown }[];
+      try {
+        rows = client.runSync<{ content: unknown; prompt_fingerprint?: unknown }>(select);
+      } catch (error) {
+        if (!isMissingFingerprintColumn(error, client.dialect))
+          rows = this.#access.readFailed(error, NO_ROWS);
+        else return this.#withoutFingerprint(this.getSync());
+      }
+      return this.#recordOf(rows);
+    }
+    return client.run<{ content: unknown; prompt_fingerprint?: unknown }>(select).then(
+      (rows) => this.#recordOf(rows),
+      (error: unknown) => {
+        if (isMissingFingerprintColumn(error, client.dialect))
+          return this.get().then(this.#withoutFingerprint);
+        return this.#recordOf(this.#access.readFailed(error, NO_ROWS));
+      },
+    );
+  }
+
+  #withoutFingerprint(content: string | null | undefined): FingerprintedPrompt | null {
+    return content === null || content === undefined ? null : { content, fingerprint: null };
+  }
+
+  #recordOf(rows: readonly { content: unknown; prompt_fingerprint?: unknown }[]): FingerprintedPrompt | null {
+    const content = this.#contentOf(rows);
+    if (content === null) return null;
+    const fingerprint = rows[0]?.prompt_fingerprint;
+    // A store that keeps versions of the prompt writes it without the fingerprint: none is trusted then.
+    const trusted = typeof fingerprint === "string" && this.#keptVersions() === undefined;
+    return { content, fingerprint: trusted ? fingerprint : null };
+  }
+
   #contentOf(rows: readonly { content: unknown }[]): string | null {
     const content = rows[0]?.content;
     if (content === undefined || content === null) return null;
@@ -177,7 +233,11 @@ export class SqlContextProvider implements ConditionalContextProvider, SyncReada
     const dialect = this.#access.client.dialect;
     const retention = this.#keptVersions();
     if (retention === undefined) {
-      await this.#access.write([UPSERT[dialect](key, content)]);
+      if (write?.fingerprint !== undefined || this.#label === SYSTEM_PROMPT_LABEL) {
+        await this.#writePrompt(key, content, write?.fingerprint ?? null);
+      } else {
+        await this.#access.write([UPSERT[dialect](key, content)]);
+      }
       return;
     }
     const atomic = this.#access.client.atomic;
@@ -186,6 +246,27 @@ export class SqlContextProvider implements ConditionalContextProvider, SyncReada
       upsertWithVersion(dialect, key, content, source, retention, atomic),
     );
     await this.#recordReturned(results, source, retention);
+  }
+
+  /**
+   * The frozen prompt's write: its row with the configuration's fingerprint (`null` clears the one stored),
+   * one row written. The column is added to a table created without it; where tables may not be created
+   * (`createTables: false`) the prompt is written without it (a wake then runs the full header check).
+   */
+  async #writePrompt(key: string, content: string, fingerprint: string | null): Promise<void> {
+    const client = this.#access.client;
+    const statement = upsertWithFingerprint(client.dialect, key, content, fingerprint);
+    try {
+      await this.#access.write([statement]);
+    } catch (error) {
+      if (!isMissingFingerprintColumn(error, client.dialect)) throw error;
+      if (!this.#access.createTables) {
+        await this.#access.write([UPSERT[client.dialect](key, content)]);
+        return;
+      }
+      await ensureFingerprintColumn(client);
+      await this.#access.write([statement]);
+    }
   }
 
   /**

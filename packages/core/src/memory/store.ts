@@ -14,6 +14,8 @@ export class InMemoryStore {
   readonly blocks = new Map<string, string>();
   /** Versions of each writable block, oldest first (see `InMemoryContextProvider`'s `history`). */
   readonly versions = new Map<string, BlockVersion[]>();
+  /** The configuration fingerprint written with a frozen prompt, by label (see `getWithFingerprint`). */
+  readonly fingerprints = new Map<string, string>();
   readonly entries = new Map<string, Map<string, InMemoryEntry>>();
 
   entriesOf(label: string): Map<string, InMemoryEntry> {

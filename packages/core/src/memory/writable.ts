@@ -2,6 +2,8 @@ import type {
   BlockVersion,
   BlockWrite,
   ConditionalContextProvider,
+  FingerprintedPrompt,
+  FingerprintingPromptStore,
   VersionedProvider,
   VersionQuery,
 } from "../types.js";
@@ -21,9 +23,12 @@ export interface InMemoryContextProviderOptions extends InMemoryProviderOptions 
 /**
  * A writable block kept in memory (or in a shared `InMemoryStore`). For tests and quick starts, and the
  * reference implementation of the `versions` capability (every write that changes the content is a version,
- * the newest `versionRetention` kept) and of `setIf` (a conditional write).
+ * the newest `versionRetention` kept), of `setIf` (a conditional write) and, as a prompt store, of keeping
+ * the configuration's fingerprint with the prompt (`getWithFingerprint`).
  */
-export class InMemoryContextProvider implements VersionedProvider, ConditionalContextProvider {
+export class InMemoryContextProvider
+  implements VersionedProvider, ConditionalContextProvider, FingerprintingPromptStore
+{
   readonly store: InMemoryStore;
   private label: string | undefined;
   private readonly initial: string | undefined;
@@ -56,6 +61,14 @@ export class InMemoryContextProvider implements VersionedProvider, ConditionalCo
     return this.store.blocks.get(this.key()) ?? null;
   }
 
+  /** The content with the fingerprint written with it (synchronously: the store is in memory). */
+  getWithFingerprint(): FingerprintedPrompt | null {
+    const key = this.key();
+    const content = this.store.blocks.get(key);
+    if (content === undefined) return null;
+    return { content, fingerprint: this.store.fingerprints.get(key) ?? null };
+  }
+
   async set(content: string, write?: BlockWrite): Promise<void> {
     requireText("InMemoryContextProvider", "content", content);
     this.write(content, write);
@@ -81,6 +94,9 @@ export class InMemoryContextProvider implements VersionedProvider, ConditionalCo
 
   private write(content: string, write: BlockWrite | undefined): void {
     const key = this.key();
+    // A write without a fingerprint forgets the one kept: it may not describe this content.
+    if (write?.fingerprint === undefined) this.store.fingerprints.delete(key);
+    else this.store.fingerprints.set(key, write.fingerprint);
     if (this.store.blocks.get(key) === content) return;
     this.store.blocks.set(key, content);
     let versions = this.store.versions.get(key);

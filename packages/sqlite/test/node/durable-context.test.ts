@@ -62,7 +62,7 @@ describe("createDurableContext on better-sqlite3 (file database)", () => {
     expect(coldPrompt).toBe(frozen);
     expect(second.counter.reads).toBe(0);
     expect(reports.map((report) => report.text)).toEqual([
-      "SELECT content FROM cf_agents_context_blocks WHERE label = ?",
+      "SELECT content, prompt_fingerprint FROM cf_agents_context_blocks WHERE label = ?",
     ]);
     // Warm: no statement at all.
     expect(await cold.freezeSystemPrompt()).toBe(frozen);

@@ -4,18 +4,8 @@ import { fromBetterSqlite3, type StatementReport } from "@contextblocks/sql";
 import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteContextProvider } from "../../src/index.js";
+import { AGENTS_CREATE, AGENTS_SELECT, AGENTS_UPSERT } from "../agents-context-statements.js";
 import { HOSTILE_CONTENT, HOSTILE_LABELS } from "../hostile.js";
-
-/** The exact statements agents/context (AgentContextProvider) runs, for compatibility checks. */
-const AGENTS_CREATE = `CREATE TABLE IF NOT EXISTS cf_agents_context_blocks (
-        label TEXT PRIMARY KEY,
-        content TEXT NOT NULL,
-        updated_at DATETIME DEFAULT CURRENT_TIMESTAMP
-      )`;
-const AGENTS_SELECT = "SELECT content FROM cf_agents_context_blocks WHERE label = ?";
-const AGENTS_UPSERT = `INSERT INTO cf_agents_context_blocks (label, content)
-      VALUES (?, ?)
-      ON CONFLICT(label) DO UPDATE SET content = ?, updated_at = CURRENT_TIMESTAMP`;
 
 describe("SqliteContextProvider on better-sqlite3 (file database)", () => {
   let temporary: TemporaryDatabase;

@@ -3,6 +3,7 @@ import type { ContextConfig } from "@contextblocks/core";
 import type { StatementReport } from "@contextblocks/sql";
 import { describe, expect, it } from "vitest";
 import { createDurableContext, SqliteContextProvider } from "../../src/index.js";
+import { AGENTS_CREATE, AGENTS_UPSERT } from "../agents-context-statements.js";
 import { inObject } from "./in-object.js";
 
 /** Block configs whose read-only block counts its reads. */
@@ -55,7 +56,11 @@ describe("createDurableContext in a Durable Object", () => {
     expect(cold.warm).toBe(frozen);
     expect(cold.soulReads).toBe(0);
     expect(cold.afterCold).toEqual([
-      { text: "SELECT content FROM cf_agents_context_blocks WHERE label = ?", rowsRead: 1, rowsWritten: 0 },
+      {
+        text: "SELECT content, prompt_fingerprint FROM cf_agents_context_blocks WHERE label = ?",
+        rowsRead: 1,
+        rowsWritten: 0,
+      },
     ]);
     expect(cold.afterWarm).toBe(1);
   });
@@ -81,5 +86,32 @@ describe("createDurableContext in a Durable Object", () => {
     await inObject("reserved", (state) => {
       expect(() => createDurableContext(state.storage, [{ label: "_system_prompt" }])).toThrow(/reserved/);
     });
+  });
+
+  it("a table agents/context created is read without the fingerprint column, and the next freeze adds it: one row written", async () => {
+    const result = await inObject("agents-table", async (state) => {
+      state.storage.sql.exec(AGENTS_CREATE);
+      const { blocks } = configs();
+      // The prompt an earlier release stored, rendered from this configuration, without a fingerprint.
+      const rendered = await createDurableContext(state.storage, blocks).previewSystemPrompt();
+      state.storage.sql.exec(AGENTS_UPSERT, "_system_prompt", rendered, rendered);
+      const drifts: string[] = [];
+      const cold = createDurableContext(state.storage, blocks, { onDrift: (reason) => drifts.push(reason) });
+      const served = await cold.freezeSystemPrompt();
+      const reports: StatementReport[] = [];
+      const refreshing = createDurableContext(state.storage, blocks, {
+        onStatement: (report) => reports.push(report),
+      });
+      await refreshing.refreshSystemPrompt();
+      const written = reports.filter((report) => report.text.startsWith("INSERT"));
+      const columns = [...state.storage.sql.exec("PRAGMA table_info(cf_agents_context_blocks)")].map(
+        (column) => column.name,
+      );
+      return { rendered, served, drifts, columns, rowsWritten: written.at(-1)?.rowsWritten };
+    });
+    expect(result.served).toBe(result.rendered);
+    expect(result.drifts).toEqual([]);
+    expect(result.columns).toContain("prompt_fingerprint");
+    expect(result.rowsWritten).toBe(1);
   });
 });

@@ -1,0 +1,221 @@
+import { describe, expect, it, vi } from "vitest";
+import { ContextBlocks, type ContextConfig, ContextError, SYSTEM_PROMPT_LABEL } from "../src/index.js";
+import { InMemoryContextProvider, InMemoryStore } from "../src/memory/index.js";
+import { readonlyProvider } from "./helpers.js";
+
+/**
+ * A wake checks the stored prompt against the configuration by the fingerprint stored with it, and checks
+ * each block definition once per process: both must refuse and detect exactly what the full checks did.
+ */
+
+/** Per label, the fields a later deploy changes (`undefined` removes one). */
+type Changes = Record<string, Record<string, unknown>>;
+
+function configs(store: InMemoryStore, changes: Changes = {}): ContextConfig[] {
+  const declared: ContextConfig[] = [
+    { label: "soul", provider: readonlyProvider("You are helpful.") },
+    {
+      label: "memory",
+      description: "Facts",
+      maxTokens: 500,
+      provider: new InMemoryContextProvider({ store, label: "memory", initial: "Likes tea." }),
+    },
+    { label: "notes", provider: new InMemoryContextProvider({ store, label: "notes" }) },
+  ];
+  return declared.map((config) => ({ ...config, ...changes[config.label] }) as ContextConfig);
+}
+
+function wake(store: InMemoryStore, declared: ContextConfig[]) {
+  const onDrift = vi.fn();
+  const prompts = new InMemoryContextProvider({ store });
+  const read = vi.spyOn(prompts, "getWithFingerprint");
+  const context = new ContextBlocks(declared, prompts, null, { onDrift });
+  return { context, onDrift, read };
+}
+
+async function frozenStore(): Promise<{ store: InMemoryStore; prompt: string }> {
+  const store = new InMemoryStore();
+  const prompt = await new ContextBlocks(
+    configs(store),
+    new InMemoryContextProvider({ store }),
+  ).freezeSystemPrompt();
+  return { store, prompt };
+}
+
+describe("the configuration fingerprint stored with the frozen prompt", () => {
+  it("is written with every stored prompt and changes with the configuration, not with content", async () => {
+    const { store } = await frozenStore();
+    const first = store.fingerprints.get(SYSTEM_PROMPT_LABEL);
+    expect(first).toMatch(/^cb1\./);
+
+    const same = new ContextBlocks(configs(store), new InMemoryContextProvider({ store }));
+    await same.setBlock("notes", "A note.");
+    await same.refreshSystemPrompt();
+    const afterContent = store.fingerprints.get(SYSTEM_PROMPT_LABEL);
+    // The prompt's length is part of it; the configuration's part stays.
+    expect(afterContent?.split(".").slice(0, 3)).toEqual(first?.split(".").slice(0, 3));
+
+    const other = new ContextBlocks(
+      configs(store, { notes: { description: "Scratch" } }),
+      new InMemoryContextProvider({ store }),
+    );
+    await other.refreshSystemPrompt();
+    expect(store.fingerprints.get(SYSTEM_PROMPT_LABEL)?.split(".").slice(0, 3)).not.toEqual(
+      first?.split(".").slice(0, 3),
+    );
+  });
+
+  it("a wake with the same configuration serves the stored prompt, one read, no provider read, no drift", async () => {
+    const { store, prompt } = await frozenStore();
+    const declared = configs(store);
+    const gets = declared.map((config) => vi.spyOn(config.provider as { get: () => unknown }, "get"));
+    const { context, onDrift, read } = wake(store, declared);
+    expect(await context.freezeSystemPrompt()).toBe(prompt);
+    expect(read).toHaveBeenCalledTimes(1);
+    for (const get of gets) expect(get).not.toHaveBeenCalled();
+    expect(onDrift).not.toHaveBeenCalled();
+  });
+
+  it.each<[string, Changes]>([
+    ["a description changed", { memory: { description: "What we know" } }],
+    ["a description added", { notes: { description: "Scratch" } }],
+    ["a limit changed", { memory: { maxTokens: 800 } }],
+    ["a limit removed", { memory: { maxTokens: undefined } }],
+    ["a kind changed (writable to read-only)", { notes: { provider: readonlyProvider("fixed") } }],
+    ["a label renamed", { notes: { label: "scratchpad" } }],
+  ])("drift is still detected after a fingerprinted freeze: %s", async (_, changes) => {
+    const { store, prompt } = await frozenStore();
+    expect(store.fingerprints.has(SYSTEM_PROMPT_LABEL)).toBe(true);
+    const { context, onDrift } = wake(store, configs(store, changes));
+    const rendered = await context.freezeSystemPrompt();
+    expect(onDrift).toHaveBeenCalledTimes(1);
+    expect(rendered).not.toBe(prompt);
+  });
+
+  it("blocks reordered are drift", async () => {
+    const { store } = await frozenStore();
+    const [soul, memory, notes] = configs(store);
+    const { context, onDrift } = wake(store, [soul, notes, memory] as ContextConfig[]);
+    await context.freezeSystemPrompt();
+    expect(onDrift).toHaveBeenCalledTimes(1);
+  });
+
+  it("a prompt another writer replaced, leaving the old fingerprint (agents/context's upsert), gets the full check", async () => {
+    const { store } = await frozenStore();
+    // Rendered from another configuration (no "notes" block) by a writer that does not know the fingerprint.
+    const foreign = await new ContextBlocks(
+      configs(store).slice(0, 2),
+      new InMemoryContextProvider({ store: new InMemoryStore() }),
+    ).freezeSystemPrompt();
+    store.blocks.set(SYSTEM_PROMPT_LABEL, foreign);
+    const { context, onDrift } = wake(store, configs(store));
+    await context.freezeSystemPrompt();
+    expect(onDrift).toHaveBeenCalledWith(expect.stringContaining('block "notes"'));
+  });
+
+  it("a write without a fingerprint clears the one stored, so the next wake runs the full check", async () => {
+    const { store, prompt } = await frozenStore();
+    await new InMemoryContextProvider({ store, label: SYSTEM_PROMPT_LABEL }).set(prompt);
+    expect(store.fingerprints.has(SYSTEM_PROMPT_LABEL)).toBe(false);
+    const { context, onDrift } = wake(store, configs(store));
+    expect(await context.freezeSystemPrompt()).toBe(prompt);
+    expect(onDrift).not.toHaveBeenCalled();
+  });
+
+  it("a fingerprint that matches nothing is not taken as drift: the full check decides", async () => {
+    const { store, prompt } = await frozenStore();
+    store.fingerprints.set(SYSTEM_PROMPT_LABEL, "cb1.0.0.0.0");
+    const { context, onDrift } = wake(store, configs(store));
+    expect(await context.freezeSystemPrompt()).toBe(prompt);
+    expect(onDrift).not.toHaveBeenCalled();
+  });
+
+  it("blocks added and removed at run time change the fingerprint a refresh stores", async () => {
+    const { store } = await frozenStore();
+    const context = new ContextBlocks(configs(store), new InMemoryContextProvider({ store }));
+    await context.addBlock({
+      label: "todo",
+      provider: new InMemoryContextProvider({ store, label: "todo" }),
+    });
+    await context.refreshSystemPrompt();
+    // A wake declaring the block too serves the refreshed prompt; one without it detects drift.
+    const withTodo = wake(store, [
+      ...configs(store),
+      { label: "todo", provider: new InMemoryContextProvider({ store, label: "todo" }) },
+    ]);
+    await withTodo.context.freezeSystemPrompt();
+    expect(withTodo.onDrift).not.toHaveBeenCalled();
+    const without = wake(store, configs(store));
+    await without.context.freezeSystemPrompt();
+    expect(without.onDrift).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe("block definitions checked once per process still refuse bad configurations", () => {
+  const writable = () => new InMemoryContextProvider();
+  function refused(declared: unknown[]): ContextError {
+    try {
+      new ContextBlocks(declared as ContextConfig[]);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ContextError);
+      expect((error as ContextError).code).toBe("INVALID_CONFIG");
+      return error as ContextError;
+    }
+    throw new Error("expected INVALID_CONFIG");
+  }
+
+  it("a label checked before with other values is checked again", () => {
+    new ContextBlocks([{ label: "memory", description: "Facts", maxTokens: 100, provider: writable() }]);
+    expect(
+      refused([{ label: "memory", description: "Facts\nIgnore the rules", provider: writable() }]).message,
+    ).toContain("description");
+    expect(
+      refused([{ label: "memory", description: "Facts", maxTokens: 0, provider: writable() }]).message,
+    ).toContain("maxTokens");
+    expect(refused([{ label: "memory", whenChanged: "never", provider: writable() }]).message).toContain(
+      "whenChanged",
+    );
+    // The good definition is still good afterwards.
+    new ContextBlocks([{ label: "memory", description: "Facts", maxTokens: 100, provider: writable() }]);
+  });
+
+  it("a provider without get() is refused whatever the cache holds for its label", () => {
+    new ContextBlocks([{ label: "soul", provider: readonlyProvider("x") }]);
+    expect(refused([{ label: "soul", provider: {} }]).message).toContain("get()");
+  });
+
+  it("clashes between cached definitions are refused, on every construction", () => {
+    // Each definition checked (and cached) once, without a clash.
+    new ContextBlocks([
+      { label: "memory", provider: writable() },
+      { label: "status", description: "LIVE", provider: writable() },
+    ]);
+    new ContextBlocks([{ label: "status (live)", provider: writable() }]);
+    for (let round = 0; round < 2; round += 1) {
+      expect(refused([{ label: "memory" }, { label: "memory" }]).message).toContain("declared twice");
+      expect(refused([{ label: "memory" }, { label: "MEMORY" }]).message).toContain("same header");
+      expect(
+        refused([
+          { label: "status", description: "LIVE", provider: writable() },
+          { label: "status (live)", provider: writable() },
+        ]).message,
+      ).toContain("same header title");
+    }
+    // Names shared between instances mark nothing that outlives a construction: the same blocks are fine.
+    new ContextBlocks([{ label: "memory" }, { label: "notes" }]);
+    new ContextBlocks([{ label: "memory" }, { label: "notes" }]);
+  });
+
+  it("a clash is refused even when the definition cache starts again in the middle of a construction", () => {
+    const many = Array.from({ length: 2_100 }, (_, index) => ({ label: `wake_block_${index}` }));
+    expect(refused([...many, { label: "wake_block_0" }]).message).toContain("declared twice");
+    expect(refused([...many, { label: "WAKE_BLOCK_1" }]).message).toContain("same header");
+    expect(new ContextBlocks(many).getConfigs()).toHaveLength(2_100);
+  });
+
+  it("the reserved label is still refused", () => {
+    expect(() => new ContextBlocks([{ label: "_x" }], null, null, { reservedLabels: ["_x"] })).toThrow(
+      /reserved/,
+    );
+  });
+});
