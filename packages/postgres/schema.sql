@@ -1,7 +1,8 @@
 CREATE TABLE IF NOT EXISTS cf_agents_context_blocks (
   label TEXT PRIMARY KEY,
   content TEXT NOT NULL,
-  updated_at TIMESTAMPTZ DEFAULT NOW()
+  updated_at TIMESTAMPTZ DEFAULT NOW(),
+  prompt_fingerprint TEXT
 );
 
 DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'cf_agents_context_blocks'::regclass AND attname = 'prompt_fingerprint' AND NOT attisdropped) THEN ALTER TABLE cf_agents_context_blocks ADD COLUMN IF NOT EXISTS prompt_fingerprint TEXT; END IF; END $$;

@@ -136,19 +136,25 @@ export class TableAccess {
   }
 }
 
-/** `cf_agents_context_blocks`: on SQLite exactly as `agents/context` declares it, so either creates it first. */
+/**
+ * `cf_agents_context_blocks`: `agents/context`'s columns, in its order, so either may create it first, plus
+ * the nullable `prompt_fingerprint` (prompt-fingerprint.ts), created with the table so a first freeze needs
+ * no `ALTER TABLE` (a table `agents/context` created gets it on the first write of the prompt).
+ */
 export const BLOCKS_TABLE: StoreTable = {
   name: "cf_agents_context_blocks",
   ddl: {
     sqlite: `CREATE TABLE IF NOT EXISTS cf_agents_context_blocks (
   label TEXT PRIMARY KEY,
   content TEXT NOT NULL,
-  updated_at DATETIME DEFAULT CURRENT_TIMESTAMP
+  updated_at DATETIME DEFAULT CURRENT_TIMESTAMP,
+  prompt_fingerprint TEXT
 )`,
     postgres: `CREATE TABLE IF NOT EXISTS cf_agents_context_blocks (
   label TEXT PRIMARY KEY,
   content TEXT NOT NULL,
-  updated_at TIMESTAMPTZ DEFAULT NOW()
+  updated_at TIMESTAMPTZ DEFAULT NOW(),
+  prompt_fingerprint TEXT
 );
 `,
   },

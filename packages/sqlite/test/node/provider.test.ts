@@ -19,7 +19,7 @@ describe("SqliteContextProvider on better-sqlite3 (file database)", () => {
       .prepare("SELECT 1 FROM sqlite_master WHERE name = 'cf_agents_context_blocks'")
       .get() !== undefined;
 
-  it("creates no table before first use, none on a read, and agents' exact table on the first write", async () => {
+  it("creates no table before first use, none on a read, and agents' table (plus the prompt's fingerprint) on the first write", async () => {
     const provider = new SqliteContextProvider(temporary.database, { label: "memory", versions: false });
     expect(tableExists()).toBe(false);
     expect(await provider.get()).toBeNull();
@@ -31,13 +31,15 @@ describe("SqliteContextProvider on better-sqlite3 (file database)", () => {
       { cid: 0, name: "label", type: "TEXT", notnull: 0, dflt_value: null, pk: 1 },
       { cid: 1, name: "content", type: "TEXT", notnull: 1, dflt_value: null, pk: 0 },
       { cid: 2, name: "updated_at", type: "DATETIME", notnull: 0, dflt_value: "CURRENT_TIMESTAMP", pk: 0 },
+      // Nullable, after agents' columns: agents' statements neither name nor need it.
+      { cid: 3, name: "prompt_fingerprint", type: "TEXT", notnull: 0, dflt_value: null, pk: 0 },
     ]);
     expect(await provider.get()).toBe("first");
     // With history (the default) the table gains one column, the newest version number.
     await new SqliteContextProvider(temporary.database, "kept").set("first");
     const added = temporary.database.prepare("PRAGMA table_info(cf_agents_context_blocks)").all();
     expect(added.at(-1)).toEqual({
-      cid: 3,
+      cid: 4,
       name: "history_version",
       type: "INTEGER",
       notnull: 1,
