@@ -15,6 +15,8 @@ export class InMemoryStore {
   /** Versions of each writable block, oldest first (see `InMemoryContextProvider`'s `history`). */
   readonly versions = new Map<string, BlockVersion[]>();
   readonly entries = new Map<string, Map<string, InMemoryEntry>>();
+  /** Versions of each skill entry, oldest first, by `entryId({ label, key })` (see `InMemorySkillProvider`). */
+  readonly entryVersions = new Map<string, BlockVersion[]>();
 
   entriesOf(label: string): Map<string, InMemoryEntry> {
     let entries = this.entries.get(label);
