@@ -675,8 +675,14 @@ export class ContextBlocks {
       appendToBlock: (label, content, options) => this.appendToBlock(label, content, options),
       editBlock: (label, oldStr, newStr, options) => this.editBlock(label, oldStr, newStr, options),
       editEntry: (label, key, oldStr, newStr, options) => this.editEntry(label, key, oldStr, newStr, options),
-      setEntry: (label, key, content, description) =>
-        this.writeEntry(label, key, content, description, { kind: "tool", name: "set_context" }),
+      setEntry: (label, key, content, description, options = {}) =>
+        this.writeEntry(
+          label,
+          key,
+          content,
+          description,
+          options.source ?? { kind: "tool", name: "set_context" },
+        ),
       search: (label, query) => this.search(label, query),
       loadEntry: (label, key) => this.readEntry(label, key, "tool"),
       unloadEntry: (label, key) => this.unloadEntry(label, key),
