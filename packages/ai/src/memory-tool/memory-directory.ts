@@ -68,10 +68,35 @@ export class MemoryDirectory {
     return { kind: "absent", path: path.path, relative: path };
   }
 
-  /** A new file of the files block at `path`: its names checked, the files block present. */
-  newFile(path: Relative): Extract<MemoryTarget, { kind: "file" }> {
+  /**
+   * A new file of the files block at `path`: its names checked, the files block present, and no file on the
+   * way (`/memories/a.md/b.md` when `a.md` is a file) nor a block's file in its place.
+   */
+  async newFile(path: Relative): Promise<Extract<MemoryTarget, { kind: "file" }>> {
+    if (path.directory) {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `${path.path}/ ends with "/"; give a file path. Nothing was changed.`,
+      );
+    }
     checkFileNames(path);
     this.filesBlock();
+    if (this.blockFiles().some((file) => file.path === path.path)) {
+      throw new ContextError(
+        "CONFLICT",
+        `${path.path} is a block's file; write to it without "/" at the end. Nothing was changed.`,
+      );
+    }
+    const keys = new Set(await this.fileKeys());
+    for (let depth = 1; depth < path.segments.length; depth++) {
+      const parent = path.segments.slice(0, depth).join("/");
+      if (keys.has(parent)) {
+        throw new ContextError(
+          "CONFLICT",
+          `${MEMORY_ROOT}/${parent} is a file, so it cannot hold ${path.path}; choose another path. Nothing was changed.`,
+        );
+      }
+    }
     return { kind: "file", path: path.path, key: path.relative };
   }
 

@@ -154,7 +154,7 @@ class MemoryCommands {
 
   private async create(path: MemoryPath, text: string, source: WriteSource): Promise<string> {
     const target = await this.fileOf(path, "create");
-    const file = target.kind === "absent" ? this.directory.newFile(target.relative) : target;
+    const file = target.kind === "absent" ? await this.directory.newFile(target.relative) : target;
     await this.directory.write(file, text, source);
     return target.kind === "absent" ? `Created ${file.path}.` : `Wrote ${file.path}.`;
   }
@@ -233,7 +233,7 @@ class MemoryCommands {
         `${target.path} already exists; choose another new_path. Nothing was changed.`,
       );
     }
-    const moved = this.directory.newFile(target.relative);
+    const moved = await this.directory.newFile(target.relative);
     const text = await this.directory.read(old);
     await this.directory.write(moved, text, source);
     await this.directory.remove(old.key, source);

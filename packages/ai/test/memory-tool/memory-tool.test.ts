@@ -226,6 +226,22 @@ describe("memoryTool's commands", () => {
     expect(snapshot(store)).toBe(before);
   });
 
+  it("keeps files and directories apart: no file under a file, no file in a block file's place", async () => {
+    const context = memoryContext();
+    await run(context, { command: "create", path: "/memories/a.md", file_text: "A" });
+    expect(await run(context, { command: "create", path: "/memories/a.md/b.md", file_text: "B" })).toBe(
+      "Error: /memories/a.md is a file, so it cannot hold /memories/a.md/b.md; choose another path. Nothing was changed.",
+    );
+    expect(await run(context, { command: "create", path: "/memories/user.md/", file_text: "B" })).toMatch(
+      /^Error: \/memories\/user\.md\/ ends with "\/"; give a file path/,
+    );
+    await run(context, { command: "create", path: "/memories/trips/lyon.md", file_text: "June" });
+    expect(await run(context, { command: "create", path: "/memories/trips", file_text: "x" })).toBe(
+      "Error: create needs a file path; /memories/trips is a directory. Nothing was changed.",
+    );
+    expect(await context.loadEntry("memories", "a.md/b.md")).toBeNull();
+  });
+
   it("without a files block only the block files exist", async () => {
     const context = memoryContext();
     const tool = memoryTool(context);
