@@ -103,8 +103,8 @@ export interface EntryVersionQuery extends VersionQuery {
 
 /**
  * Entry versions (the `versions` capability of a loadable block, recognised as for whole blocks by a
- * function-valued `versions` beside `load` and `set`): every `set(key, …)` that changes an entry's content
- * is a version of that entry, numbered per key from 1, with the write's source. Deleting an entry keeps its
+ * function-valued `versions` beside `load` and `set`): every `set(key, …)` whose content differs from the
+ * entry's newest version is a version of that entry, numbered per key from 1, with the write's source. Deleting an entry keeps its
  * versions (a later `set` of the key counts on), so a deleted entry can be restored. The same rules as
  * `VersionedProvider`: newest first, bounded retention, never rewritten.
  */

@@ -55,7 +55,9 @@ export class InMemorySkillProvider implements VersionedSkillProvider {
     const previous = this.entries().get(key);
     const kept = description ?? previous?.description;
     this.entries().set(key, kept === undefined ? { content } : { content, description: kept });
-    if (previous?.content !== content) recordVersion(this.versionsOf(key), content, write, this.retention);
+    // A version when the content differs from the newest version kept (as the SQL skill stores decide).
+    const versions = this.versionsOf(key);
+    if (versions.at(-1)?.content !== content) recordVersion(versions, content, write, this.retention);
   }
 
   async delete(key: string): Promise<void> {
