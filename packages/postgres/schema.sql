@@ -144,6 +144,16 @@ CREATE TABLE IF NOT EXISTS contextblocks_skills (
   PRIMARY KEY (scope, key)
 );
 
+CREATE TABLE IF NOT EXISTS contextblocks_skill_history (
+  scope TEXT NOT NULL,
+  key TEXT NOT NULL,
+  version BIGINT NOT NULL,
+  content TEXT NOT NULL,
+  source TEXT NOT NULL,
+  written_at TIMESTAMPTZ NOT NULL DEFAULT NOW(),
+  PRIMARY KEY (scope, key, version)
+);
+
 CREATE TABLE IF NOT EXISTS contextblocks_run_state (
   session_id TEXT NOT NULL,
   source_id TEXT NOT NULL,

@@ -1,3 +1,4 @@
+export { memoryTool } from "./memory-tool/memory-tool.js";
 export { contextBlocksPlugin } from "./pipeline/blocks-plugin.js";
 export { promptCacheKey } from "./pipeline/cache-hints.js";
 export { contextMiddleware } from "./pipeline/context-middleware.js";

@@ -65,10 +65,12 @@ export function capabilityGroup<P extends ContextProvider>(suite: Suite<P>): voi
       ).toBe(suite.declared.namespacing);
     });
 
-    it("versions come with a whole-block set: it needs writable, and neither searchable nor loadable", () => {
+    it("versions come with a set: a whole-block set (writable), or a keyed set of a loadable block", () => {
       expect(
-        !suite.declared.versions || suite.kind === "writable",
-        "versions(query) lists versions of a whole-block set(content); declare writable (and not searchable or loadable)",
+        !suite.declared.versions ||
+          suite.kind === "writable" ||
+          (suite.kind === "loadable" && suite.declared.writable),
+        "versions(query) lists versions of a whole-block set(content) or of a loadable block's set(key, …); declare writable (and loadable for entries, never searchable)",
       ).toBe(true);
     });
 

@@ -1,6 +1,7 @@
 import type { ContextProvider } from "@contextblocks/core";
 import { describe } from "vitest";
 import { capabilityGroup } from "./capabilities.js";
+import { entryVersionsGroup } from "./entry-versions.js";
 import { loadableGroup } from "./loadable.js";
 import { namespacingGroup } from "./namespacing.js";
 import type { ConformanceOptions, ProviderFactory } from "./options.js";
@@ -20,6 +21,7 @@ const ALL_GROUPS: readonly Group[] = [
   versionsGroup,
   searchableGroup,
   loadableGroup,
+  entryVersionsGroup,
   namespacingGroup,
   throughContextGroup,
 ];
@@ -122,4 +124,13 @@ export function describeVersions<P extends ContextProvider>(
   options: ConformanceOptions<P>,
 ): void {
   describeGroups([versionsGroup], name, factory, options);
+}
+
+/** Only the entry versions group: versions of a loadable block's entries by key, restore, retention, restart. */
+export function describeEntryVersions<P extends ContextProvider>(
+  name: string,
+  factory: ProviderFactory<P>,
+  options: ConformanceOptions<P>,
+): void {
+  describeGroups([entryVersionsGroup], name, factory, options);
 }

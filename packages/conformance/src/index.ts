@@ -9,6 +9,7 @@ export type { ContractSuiteOptions } from "./contract-suite.js";
 export {
   describeCapabilityDeclaration,
   describeContextProvider,
+  describeEntryVersions,
   describeLoadable,
   describeNamespacing,
   describeReadable,

@@ -23,7 +23,8 @@ export interface ConformanceCapabilities {
   /**
    * The provider keeps block versions (`versions(query?)` beside a whole-block `set`): versions newest first,
    * restores as new versions, bounded retention (checked with the `versionRetention` option), no version for
-   * a failed write, versions that survive a restart (with `reopen`).
+   * a failed write, versions that survive a restart (with `reopen`). On a loadable block with `set`: entry
+   * versions (`versions({ key })` beside `set(key, content, description?, write?)`), the same rules per key.
    */
   versions?: boolean;
 }

@@ -4,7 +4,12 @@ import {
   InMemorySkillProvider,
   InMemoryStore,
 } from "@contextblocks/core/memory";
-import { describeContextProvider, describeSearchable, describeVersions } from "../src/index.js";
+import {
+  describeContextProvider,
+  describeEntryVersions,
+  describeSearchable,
+  describeVersions,
+} from "../src/index.js";
 import { MemoryReadOnlyProvider, NamespacedMemoryProvider } from "./memory-providers.js";
 
 describeContextProvider("InMemoryContextProvider", () => new InMemoryContextProvider(), {
@@ -28,9 +33,19 @@ describeContextProvider("InMemorySearchProvider", () => new InMemorySearchProvid
 });
 
 describeContextProvider("InMemorySkillProvider", () => new InMemorySkillProvider(), {
-  capabilities: { loadable: true, writable: true, delete: true },
+  capabilities: { loadable: true, writable: true, delete: true, versions: true },
   reopen: (provider) => new InMemorySkillProvider({ store: provider.store }),
 });
+
+describeEntryVersions(
+  "InMemorySkillProvider keeping 3 versions per entry",
+  () => new InMemorySkillProvider({ versionRetention: 3 }),
+  {
+    capabilities: { loadable: true, writable: true, delete: true, versions: true },
+    reopen: (provider) => new InMemorySkillProvider({ store: provider.store, versionRetention: 3 }),
+    versionRetention: 3,
+  },
+);
 
 describeContextProvider("read-only provider over a InMemoryStore", () => new MemoryReadOnlyProvider(), {
   capabilities: {},

@@ -5,6 +5,7 @@ import type {
   SearchProvider,
   SkillProvider,
   VersionedProvider,
+  VersionedSkillProvider,
   WritableContextProvider,
 } from "./types.js";
 
@@ -53,7 +54,14 @@ export function acceptsWrites(provider: unknown): boolean {
 
 /** A writable provider that keeps versions (`versions`), see `VersionedProvider`. */
 export function isVersionedProvider(provider: unknown): provider is VersionedProvider {
-  return isWritableProvider(provider) && hasMethod(provider, "versions");
+  return blockKindOf(provider) === "writable" && hasMethod(provider, "versions");
+}
+
+/** A loadable provider that keeps versions of its entries (`versions`), see `VersionedSkillProvider`. */
+export function isVersionedSkillProvider(provider: unknown): provider is VersionedSkillProvider {
+  return (
+    blockKindOf(provider) === "loadable" && hasMethod(provider, "set") && hasMethod(provider, "versions")
+  );
 }
 
 /** A writable provider with an atomic conditional write (`setIf`), see `ConditionalContextProvider`. */

@@ -1,7 +1,7 @@
 import { BlockCache } from "./block-cache.js";
 import { BlockIO } from "./block-io.js";
 import { BlockQueue } from "./block-queue.js";
-import { isVersionedProvider, isWritableProvider } from "./capabilities.js";
+import { isVersionedProvider, isVersionedSkillProvider, isWritableProvider } from "./capabilities.js";
 import type { ResolvedConfig } from "./config.js";
 import { describeValue } from "./describe-value.js";
 import type { DriftPolicy } from "./drift.js";
@@ -49,6 +49,18 @@ export const DEFAULT_HISTORY_LIMIT = 50;
 
 function sourceOf(options: WriteOptions, method: string): WriteSource {
   return options.source === undefined ? { kind: "api", name: method } : { ...options.source };
+}
+
+/** `value` when it is a positive integer (a version number or a limit), else `INVALID_INPUT` naming `field`. */
+function checkPositive(label: string, field: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
+    throw new ContextError(
+      "INVALID_INPUT",
+      `Block "${label}": ${field} must be a positive integer, got ${describeValue(value)}`,
+      { label },
+    );
+  }
+  return value;
 }
 
 /** No reserved labels: one empty set shared by every instance given none. */
@@ -286,14 +298,7 @@ export class ContextBlocks {
    */
   async blockVersions(label: string, options: { limit?: number } = {}): Promise<BlockVersion[]> {
     const { provider } = this.requireHistory(label);
-    const limit = options.limit ?? DEFAULT_HISTORY_LIMIT;
-    if (!Number.isSafeInteger(limit) || limit < 1) {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `Block "${label}": limit must be a positive integer, got ${describeValue(limit)}`,
-        { label },
-      );
-    }
+    const limit = checkPositive(label, "limit", options.limit ?? DEFAULT_HISTORY_LIMIT);
     const versions = await this.calls.run(label, provider, () => provider.versions({ limit }));
     return versions.slice(0, limit).map((version) => ({ ...version, source: { ...version.source } }));
   }
@@ -304,13 +309,7 @@ export class ContextBlocks {
    */
   async restoreBlock(label: string, version: number): Promise<ContextBlock> {
     const { config, provider } = this.requireHistory(label);
-    if (!Number.isSafeInteger(version) || version < 1) {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `Block "${label}": version must be a positive integer, got ${describeValue(version)}`,
-        { label },
-      );
-    }
+    checkPositive(label, "version", version);
     const found = (await this.calls.run(label, provider, () => provider.versions({ version }))).find(
       (candidate) => candidate.version === version,
     );
@@ -334,8 +333,14 @@ export class ContextBlocks {
    * providers; it is listed on one line, so line breaks and control characters in it become spaces).
    * `maxTokens` applies to each entry: its content and description together.
    */
-  setEntry(label: string, key: string, content: string, description?: string): Promise<ContextBlock> {
-    return this.writeEntry(label, key, content, description, { kind: "api", name: "setEntry" });
+  setEntry(
+    label: string,
+    key: string,
+    content: string,
+    description?: string,
+    options: WriteOptions = {},
+  ): Promise<ContextBlock> {
+    return this.writeEntry(label, key, content, description, sourceOf(options, "setEntry"));
   }
 
   private writeEntry(
@@ -365,8 +370,9 @@ export class ContextBlocks {
     const provider = config.provider;
     const listed = description === undefined ? undefined : toOneLine(description);
     checkTokenLimit(config, this.countTokens, "entry", content, listed);
+    // The source goes to every keyed provider: one that keeps entry versions stores it, others ignore it.
     const block = await this.io.changeEntry(config, () =>
-      listed === undefined ? set.call(provider, key, content) : set.call(provider, key, content, listed),
+      set.call(provider, key, content, listed, { source }),
     );
     this.written(label, "set-entry", source, key);
     return block;
@@ -403,6 +409,7 @@ export class ContextBlocks {
       }
       const load = provider.load;
       const set = entrySetter(label, provider, key);
+      const source = sourceOf(options, "editEntry");
       // Read, edit and write in the block's queue: the AI SDK runs a step's tool calls in parallel, and two
       // edits of one entry that both read it first would each write back the text without the other's edit.
       const block = await this.io.changeEntry(config, async () => {
@@ -417,19 +424,57 @@ export class ContextBlocks {
         const edited = applyEdit(label, current, oldStr, newStr, `${label} entry "${key}"`);
         checkTokenLimit(config, this.countTokens, "entry", edited);
         // No description: the provider keeps the entry's own.
-        await set.call(provider, key, edited);
+        await set.call(provider, key, edited, undefined, { source });
       });
-      this.written(label, "set-entry", sourceOf(options, "editEntry"), key);
+      this.written(label, "set-entry", source, key);
       return block;
     });
   }
 
-  /** Removes one keyed entry, when the provider can delete. */
-  deleteEntry(label: string, key: string): Promise<ContextBlock> {
-    return this.traceWrite("delete_memory", label, { key }, () => this.deleteEntryNow(label, key));
+  /** Removes one keyed entry, when the provider can delete. A provider that keeps entry versions keeps them. */
+  deleteEntry(label: string, key: string, options: WriteOptions = {}): Promise<ContextBlock> {
+    return this.traceWrite("delete_memory", label, { key }, () =>
+      this.deleteEntryNow(label, key, sourceOf(options, "deleteEntry")),
+    );
   }
 
-  private async deleteEntryNow(label: string, key: string): Promise<ContextBlock> {
+  /**
+   * The versions a loadable block's provider keeps of entry `key` (entry versions, `versions({ key })`),
+   * newest first, at most `limit` (default 50); a deleted entry's versions too. `UNSUPPORTED` when its
+   * provider keeps none.
+   */
+  async entryVersions(label: string, key: string, options: { limit?: number } = {}): Promise<BlockVersion[]> {
+    const { provider } = this.requireEntryHistory(label, key);
+    const limit = checkPositive(label, "limit", options.limit ?? DEFAULT_HISTORY_LIMIT);
+    const versions = await this.calls.run(label, provider, () => provider.versions({ key, limit }));
+    return versions.slice(0, limit).map((version) => ({ ...version, source: { ...version.source } }));
+  }
+
+  /**
+   * Writes the content of an earlier `version` of entry `key` again, as its new version (a deleted entry
+   * comes back). `NOT_FOUND` when the provider no longer keeps that version; `maxTokens` holds.
+   */
+  async restoreEntry(label: string, key: string, version: number): Promise<ContextBlock> {
+    const { provider } = this.requireEntryHistory(label, key);
+    checkPositive(label, "version", version);
+    const found = (await this.calls.run(label, provider, () => provider.versions({ key, version }))).find(
+      (candidate) => candidate.version === version,
+    );
+    if (found === undefined) {
+      throw new ContextError(
+        "NOT_FOUND",
+        `Block "${label}" has no version ${version} of entry "${key}" (it never existed or is past the retention of its versions)`,
+        { label },
+      );
+    }
+    return this.writeEntry(label, key, found.content, undefined, {
+      kind: "api",
+      name: "restoreEntry",
+      restoredFrom: version,
+    });
+  }
+
+  private async deleteEntryNow(label: string, key: string, source: WriteSource): Promise<ContextBlock> {
     const config = this.registry.requireKeyed(label);
     requireString(label, "key", key);
     const provider = config.provider;
@@ -443,7 +488,7 @@ export class ContextBlocks {
       await remove.call(provider, key);
       this.loaded.remove({ label, key });
     });
-    this.written(label, "delete-entry", { kind: "api", name: "deleteEntry" }, key);
+    this.written(label, "delete-entry", source, key);
     return block;
   }
 
@@ -630,8 +675,14 @@ export class ContextBlocks {
       appendToBlock: (label, content, options) => this.appendToBlock(label, content, options),
       editBlock: (label, oldStr, newStr, options) => this.editBlock(label, oldStr, newStr, options),
       editEntry: (label, key, oldStr, newStr, options) => this.editEntry(label, key, oldStr, newStr, options),
-      setEntry: (label, key, content, description) =>
-        this.writeEntry(label, key, content, description, { kind: "tool", name: "set_context" }),
+      setEntry: (label, key, content, description, options = {}) =>
+        this.writeEntry(
+          label,
+          key,
+          content,
+          description,
+          options.source ?? { kind: "tool", name: "set_context" },
+        ),
       search: (label, query) => this.search(label, query),
       loadEntry: (label, key) => this.readEntry(label, key, "tool"),
       unloadEntry: (label, key) => this.unloadEntry(label, key),
@@ -640,6 +691,20 @@ export class ContextBlocks {
   }
 
   // ── Internals ─────────────────────────────────────────────────────────────────────────────────────────
+
+  private requireEntryHistory(label: string, key: string) {
+    const config = this.registry.requireKeyed(label);
+    requireString(label, "key", key);
+    const provider = config.provider;
+    if (!isVersionedSkillProvider(provider)) {
+      throw new ContextError(
+        "UNSUPPORTED",
+        `Block "${label}": its provider keeps no entry versions (it is not loadable with set() and versions())`,
+        { label },
+      );
+    }
+    return { config, provider };
+  }
 
   private requireHistory(label: string) {
     const config = this.registry.requireWritable(label);

@@ -9,6 +9,7 @@ export {
   isSearchProvider,
   isSkillProvider,
   isVersionedProvider,
+  isVersionedSkillProvider,
   isWritableProvider,
 } from "./capabilities.js";
 export { describeValue, errorMessage } from "./describe-value.js";

@@ -114,8 +114,26 @@ export interface SearchProvider extends ContextProvider {
  */
 export interface SkillProvider extends ContextProvider {
   load(key: string): Promise<string | null>;
-  set?(key: string, content: string, description?: string): Promise<void>;
+  /** `write` says where the write came from; providers that keep versions store it (others may ignore it). */
+  set?(key: string, content: string, description?: string, write?: BlockWrite): Promise<void>;
   delete?(key: string): Promise<void>;
+}
+
+/** `versions()`'s arguments for one keyed entry: its key, and at most `limit` versions or only `version`. */
+export interface EntryVersionQuery extends VersionQuery {
+  key: string;
+}
+
+/**
+ * Entry versions (the `versions` capability of a loadable block, recognised as for whole blocks by a
+ * function-valued `versions` beside `load` and `set`): every `set(key, …)` whose content differs from the
+ * entry's newest version is a version of that entry, numbered per key from 1, with the write's source. Deleting an entry keeps its
+ * versions (a later `set` of the key counts on), so a deleted entry can be restored. The same rules as
+ * `VersionedProvider`: newest first, bounded retention, never rewritten.
+ */
+export interface VersionedSkillProvider extends SkillProvider {
+  set(key: string, content: string, description?: string, write?: BlockWrite): Promise<void>;
+  versions(query: EntryVersionQuery): Promise<BlockVersion[]>;
 }
 
 export type AnyContextProvider = ContextProvider | WritableContextProvider | SearchProvider | SkillProvider;

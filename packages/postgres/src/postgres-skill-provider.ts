@@ -14,6 +14,11 @@ export interface PostgresSkillProviderOptions {
   createTables?: boolean | undefined;
   /** Per-statement report (`changes` for writes). Not for a ready `SqlClient`. */
   onStatement?: StatementObserver | undefined;
+  /**
+   * Entry versions (`versions({ key })`), off by default: `true` keeps the last 50 versions of each skill in
+   * `contextblocks_skill_history`, `{ retention }` the last `retention`.
+   */
+  versions?: boolean | { retention?: number } | undefined;
 }
 
 /**
@@ -29,11 +34,12 @@ export interface PostgresSkillProviderOptions {
 export class PostgresSkillProvider extends SqlSkillProvider {
   constructor(source: PostgresSource, labelOrOptions?: string | PostgresSkillProviderOptions) {
     const options = blockStoreOptions(labelOrOptions, OWNER);
-    const { label, namespace, createTables } = options;
+    const { label, namespace, createTables, versions } = options;
     super(postgresClient(source, options.onStatement, OWNER), {
       label,
       namespace,
       createTables,
+      versions,
       owner: OWNER,
     });
   }

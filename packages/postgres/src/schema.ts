@@ -6,6 +6,7 @@ import {
   REGISTRY_TABLE,
   RUN_STATE_TABLE,
   SCHEMA_LOCK,
+  SKILL_HISTORY_TABLE,
   SKILLS_TABLE,
   type StoreTable,
   tableStatements,
@@ -187,6 +188,7 @@ export const POSTGRES_TABLES: readonly StoreTable[] = [
   SEARCH_TABLE,
   SESSION_TABLES,
   SKILLS_TABLE,
+  SKILL_HISTORY_TABLE,
   RUN_STATE_TABLE,
   REGISTRY_TABLE,
 ];

@@ -61,13 +61,25 @@ for (const [connection, name] of Object.entries(connections) as [Connection, str
   );
 
   const openSkills = (store: Store, namespace: string | undefined) =>
-    openProvider(store, connection, (source) => new PostgresSkillProvider(source, { namespace }));
+    openProvider(
+      store,
+      connection,
+      (source) => new PostgresSkillProvider(source, { namespace, versions: { retention: 3 } }),
+    );
 
   describeContextProvider<PostgresSkillProvider>(
     `PostgresSkillProvider on ${name}`,
     async () => openSkills(await newStore(), undefined),
     {
-      capabilities: { readable: true, writable: true, loadable: true, delete: true, namespacing: true },
+      capabilities: {
+        readable: true,
+        writable: true,
+        loadable: true,
+        delete: true,
+        namespacing: true,
+        versions: true,
+      },
+      versionRetention: 3,
       reopen: (provider) => openSkills(storeFor(provider), provider.namespace),
       namespace: (provider, namespace) => openSkills(storeFor(provider), namespace),
       cleanup: release,

@@ -193,6 +193,7 @@ describe("schema", () => {
       "contextblocks_block_history",
       "contextblocks_run_state",
       "contextblocks_schema",
+      "contextblocks_skill_history",
       "contextblocks_skills",
     ]);
     const memory = new PostgresContextProvider(client, { label: "memory", createTables: false });

@@ -1,19 +1,35 @@
-import { ContextError, type SkillProvider } from "@contextblocks/core";
+import {
+  type BlockVersion,
+  type BlockWrite,
+  ContextError,
+  type EntryVersionQuery,
+  type SkillProvider,
+} from "@contextblocks/core";
 import { describeValue, rowLabel } from "@contextblocks/core/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+import { toVersion, versionRetention } from "./block-history.js";
 import { checkNamespace, checkSqlLabel } from "./names.js";
 import { type BlockStoreOptions, blockStoreOptions, ownerOf } from "./provider-options.js";
-import { SKILLS_TABLE, TableAccess } from "./tables.js";
+import { recordSkillVersion, SKILL_HISTORY_TABLE, selectSkillVersions } from "./skill-history.js";
+import { ensureTable, SKILLS_TABLE, TableAccess } from "./tables.js";
 import { checkRowSize, checkStorable } from "./text-checks.js";
 
 /** Options of `SqlSkillProvider`: those of every block store, and the name its errors begin with. */
 export interface SqlSkillProviderOptions extends BlockStoreOptions {
   /** The class name errors begin with (`SqliteSkillProvider`, `PostgresSkillProvider`). */
   owner?: string | undefined;
+  /**
+   * Entry versions (`versions({ key })`): off by default (a skill store written only by its author needs
+   * none). `true` keeps the last 50 versions of each skill, `{ retention }` the last `retention`. A changed
+   * write then writes two rows (the skill and its version in `contextblocks_skill_history`) in one group.
+   */
+  versions?: boolean | { retention?: number } | undefined;
 }
 
 /** Control characters (C0, DEL, C1) and the Unicode line and paragraph separators. */
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+type VersionRow = Parameters<typeof toVersion>[0];
 
 type Upsert = (scope: string, key: string, description: string | null, content: string) => SqlStatement;
 
@@ -56,17 +72,33 @@ export class SqlSkillProvider implements SkillProvider {
   readonly #access: TableAccess;
   readonly #namespace: string | undefined;
   readonly #owner: string;
+  readonly #history: TableAccess;
+  readonly #retention: number | undefined;
   #label: string | undefined;
+  #versionsRead: ((query: EntryVersionQuery) => Promise<BlockVersion[]>) | undefined;
 
   constructor(client: SqlClient, labelOrOptions?: string | SqlSkillProviderOptions) {
     this.#owner = ownerOf(labelOrOptions, "SqlSkillProvider");
     const options = blockStoreOptions(labelOrOptions, this.#owner);
-    this.#access = new TableAccess(client, SKILLS_TABLE, options.createTables ?? true, this.#owner);
+    const createTables = options.createTables ?? true;
+    this.#access = new TableAccess(client, SKILLS_TABLE, createTables, this.#owner);
+    this.#history = new TableAccess(client, SKILL_HISTORY_TABLE, createTables, this.#owner);
+    this.#retention = options.versions ? versionRetention(options.versions, this.#owner) : undefined;
     this.#namespace = checkNamespace(options.namespace, this.#owner, client.dialect);
     this.#label =
       options.label === undefined
         ? undefined
         : checkSqlLabel(options.label, this.#namespace, this.#owner, client.dialect);
+  }
+
+  /**
+   * The kept versions of one skill, newest first (`ContextBlocks.entryVersions`); a function only when
+   * versions are kept, so `ContextBlocks` and the conformance suite recognise the capability by shape.
+   */
+  get versions(): ((query: EntryVersionQuery) => Promise<BlockVersion[]>) | undefined {
+    if (this.#retention === undefined) return undefined;
+    this.#versionsRead ??= (query) => this.#versions(query);
+    return this.#versionsRead;
   }
 
   /** The block's label: given to the constructor, or filled in by `init`. */
@@ -130,7 +162,7 @@ WHERE scope = ${scope} AND key = ${key}`,
    * what the row already holds writes nothing. Refuses a key with control characters or line breaks, a
    * description with line breaks (each skill is one line of the listing), and text the database would change.
    */
-  async set(key: string, content: string, description?: string): Promise<void> {
+  async set(key: string, content: string, description?: string, write?: BlockWrite): Promise<void> {
     const scope = this.#scope();
     this.#checkKey(key, "set");
     if (typeof content !== "string") {
@@ -144,7 +176,38 @@ WHERE scope = ${scope} AND key = ${key}`,
     checkStorable(content, `content of skill "${key}"`, this.#owner, dialect, "INVALID_INPUT", this.#label);
     const kept = this.#checkDescription(key, description);
     checkRowSize([scope, key, kept ?? "", content], `skill "${key}"`, this.#owner, this.#label);
-    await this.#access.write([UPSERT[dialect](scope, key, kept, content)]);
+    const upsert = UPSERT[dialect](scope, key, kept, content);
+    const retention = this.#retention;
+    if (retention === undefined) {
+      await this.#access.write([upsert]);
+      return;
+    }
+    // The history table first (once per client): the group below then only ever misses the skills table.
+    if (this.#history.createTables) await ensureTable(this.#access.client, SKILL_HISTORY_TABLE);
+    try {
+      await this.#access.write([
+        upsert,
+        ...recordSkillVersion(dialect, scope, key, content, write, retention),
+      ]);
+    } catch (error) {
+      // A missing history table (`createTables: false` without schema.sql's part) says so by name.
+      if (!(error instanceof ContextError)) this.#history.readFailed(error, undefined);
+      throw error;
+    }
+  }
+
+  async #versions(query: EntryVersionQuery): Promise<BlockVersion[]> {
+    const retention = this.#retention ?? 0;
+    const scope = this.#scope();
+    this.#checkKey(query?.key, "versions");
+    const { key, version } = query;
+    const limit = Math.min(query.limit ?? retention, retention);
+    const client = this.#access.client;
+    const rows = await this.#history.read(
+      () => client.run<VersionRow>(selectSkillVersions(scope, key, { limit, version })),
+      [],
+    );
+    return rows.map((row) => toVersion(row, this.#owner));
   }
 
   /** Removes a skill; an unknown key (or no table yet) is a no-op. */

@@ -1,11 +1,19 @@
 import type { SqlSource } from "@contextblocks/sql";
-import { type BlockStoreOptions, blockStoreOptions, SqlSkillProvider } from "@contextblocks/sql-stores";
+import {
+  type BlockStoreOptions,
+  blockStoreOptions,
+  SqlSkillProvider,
+  type SqlSkillProviderOptions,
+} from "@contextblocks/sql-stores";
 import { sqliteClient } from "./sqlite-client.js";
 
 const OWNER = "SqliteSkillProvider";
 
-/** Options of `SqliteSkillProvider` (the object form of its second argument): label, namespace, onStatement. */
-export type SqliteSkillProviderOptions = BlockStoreOptions;
+/**
+ * Options of `SqliteSkillProvider` (the object form of its second argument): label, namespace, onStatement,
+ * and `versions` (entry versions, off by default: `true` keeps the last 50 of each skill).
+ */
+export type SqliteSkillProviderOptions = BlockStoreOptions & Pick<SqlSkillProviderOptions, "versions">;
 
 /**
  * A loadable block (skills) in any SQLite database: a Durable Object's `ctx.storage`, an object with a
@@ -25,7 +33,7 @@ export type SqliteSkillProviderOptions = BlockStoreOptions;
 export class SqliteSkillProvider extends SqlSkillProvider {
   constructor(source: SqlSource, labelOrOptions?: string | SqliteSkillProviderOptions) {
     const options = blockStoreOptions(labelOrOptions, OWNER);
-    const { label, namespace } = options;
-    super(sqliteClient(source, options.onStatement, OWNER), { label, namespace, owner: OWNER });
+    const { label, namespace, versions } = options;
+    super(sqliteClient(source, options.onStatement, OWNER), { label, namespace, versions, owner: OWNER });
   }
 }

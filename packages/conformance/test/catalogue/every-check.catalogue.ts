@@ -19,9 +19,10 @@ describeContextProvider("searchable", () => new InMemorySearchProvider(), {
   reopen: (provider) => new InMemorySearchProvider({ store: provider.store }),
 });
 
-describeContextProvider("loadable", () => new InMemorySkillProvider(), {
-  capabilities: { loadable: true, writable: true, delete: true },
-  reopen: (provider) => new InMemorySkillProvider({ store: provider.store }),
+describeContextProvider("loadable", () => new InMemorySkillProvider({ versionRetention: 3 }), {
+  capabilities: { loadable: true, writable: true, delete: true, versions: true },
+  reopen: (provider) => new InMemorySkillProvider({ store: provider.store, versionRetention: 3 }),
+  versionRetention: 3,
 });
 
 describeVersions("versions", () => new InMemoryContextProvider({ versionRetention: 3 }), {

@@ -17,6 +17,8 @@ export class InMemoryStore {
   /** The configuration fingerprint written with a frozen prompt, by label (see `getWithFingerprint`). */
   readonly fingerprints = new Map<string, string>();
   readonly entries = new Map<string, Map<string, InMemoryEntry>>();
+  /** Versions of each skill entry, oldest first, by `entryId({ label, key })` (see `InMemorySkillProvider`). */
+  readonly entryVersions = new Map<string, BlockVersion[]>();
 
   entriesOf(label: string): Map<string, InMemoryEntry> {
     let entries = this.entries.get(label);

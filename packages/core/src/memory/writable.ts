@@ -8,9 +8,7 @@ import type {
   VersionQuery,
 } from "../types.js";
 import { type InMemoryProviderOptions, InMemoryStore, requireText } from "./store.js";
-
-/** Versions a block keeps when no `versionRetention` is given. */
-export const DEFAULT_HISTORY_RETENTION = 50;
+import { checkRetention, listVersions, recordVersion } from "./version-list.js";
 
 /** Options of `InMemoryContextProvider`. */
 export interface InMemoryContextProviderOptions extends InMemoryProviderOptions {
@@ -37,13 +35,7 @@ export class InMemoryContextProvider
   constructor(options: InMemoryContextProviderOptions = {}) {
     this.store = options.store ?? new InMemoryStore();
     this.label = options.label;
-    const retention = options.versionRetention ?? DEFAULT_HISTORY_RETENTION;
-    if (!Number.isSafeInteger(retention) || retention < 1) {
-      throw new Error(
-        `InMemoryContextProvider: versionRetention must be a positive integer, got ${retention}`,
-      );
-    }
-    this.retention = retention;
+    this.retention = checkRetention("InMemoryContextProvider", options.versionRetention);
     if (options.initial !== undefined && this.label !== undefined && !this.store.blocks.has(this.label)) {
       this.store.blocks.set(this.label, options.initial);
     }
@@ -83,13 +75,7 @@ export class InMemoryContextProvider
   }
 
   async versions(query: VersionQuery = {}): Promise<BlockVersion[]> {
-    const versions = this.store.versions.get(this.key()) ?? [];
-    const newestFirst = [...versions].reverse();
-    const selected =
-      query.version === undefined
-        ? newestFirst.slice(0, query.limit ?? newestFirst.length)
-        : newestFirst.filter((version) => version.version === query.version);
-    return selected.map((version) => ({ ...version, source: { ...version.source } }));
+    return listVersions(this.store.versions.get(this.key()) ?? [], query);
   }
 
   private write(content: string, write: BlockWrite | undefined): void {
@@ -104,13 +90,7 @@ export class InMemoryContextProvider
       versions = [];
       this.store.versions.set(key, versions);
     }
-    versions.push({
-      version: (versions.at(-1)?.version ?? 0) + 1,
-      content,
-      writtenAt: new Date().toISOString(),
-      source: write?.source ? { ...write.source } : { kind: "api", name: "set" },
-    });
-    if (versions.length > this.retention) versions.splice(0, versions.length - this.retention);
+    recordVersion(versions, content, write, this.retention);
   }
 
   private key(): string {

@@ -19,7 +19,13 @@ export interface ToolHost {
     newStr: string,
     options?: WriteOptions,
   ): Promise<ContextBlock>;
-  setEntry(label: string, key: string, content: string, description?: string): Promise<ContextBlock>;
+  setEntry(
+    label: string,
+    key: string,
+    content: string,
+    description?: string,
+    options?: WriteOptions,
+  ): Promise<ContextBlock>;
   search(label: string, query: string): Promise<string | null>;
   loadEntry(label: string, key: string): Promise<string | null>;
   unloadEntry(label: string, key: string): boolean;

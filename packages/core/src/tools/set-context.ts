@@ -102,7 +102,7 @@ export function setContextTool(host: ToolHost, maxContentLength: number): Contex
         const config = writable.find((candidate) => candidate.label === label);
         if (config && config.kind !== "writable") {
           const key = entryKey(title, content);
-          await host.setEntry(label, key, content, description);
+          await host.setEntry(label, key, content, description, { source });
           return `Indexed "${key}" in ${label}.`;
         }
         const block =

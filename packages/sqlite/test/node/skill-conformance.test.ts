@@ -20,7 +20,7 @@ function openOn(store: FileStore, namespace: string | undefined): SqliteSkillPro
   const connection = new Database(store.path);
   store.connections.push(connection);
   store.live += 1;
-  const provider = new SqliteSkillProvider(connection, { namespace });
+  const provider = new SqliteSkillProvider(connection, { namespace, versions: { retention: 3 } });
   storeOf.set(provider, store);
   return provider;
 }
@@ -38,7 +38,15 @@ describeContextProvider(
     return openOn({ directory, path: join(directory, "skills.sqlite"), connections: [], live: 0 }, undefined);
   },
   {
-    capabilities: { readable: true, writable: true, loadable: true, delete: true, namespacing: true },
+    capabilities: {
+      readable: true,
+      writable: true,
+      loadable: true,
+      delete: true,
+      namespacing: true,
+      versions: true,
+    },
+    versionRetention: 3,
     reopen: (provider) => openOn(store(provider), provider.namespace),
     namespace: (provider, namespace) => openOn(store(provider), namespace),
     cleanup: (provider) => {

@@ -12,7 +12,7 @@ let objects = 0;
 async function openIn(stub: Stub, namespace: string | undefined): Promise<SqliteSkillProvider> {
   const provider = await runInDurableObject(
     stub,
-    (_instance, state) => new SqliteSkillProvider(state.storage, { namespace }),
+    (_instance, state) => new SqliteSkillProvider(state.storage, { namespace, versions: { retention: 3 } }),
   );
   const routed = routeProviderCalls(provider, (call) => runInDurableObject(stub, call));
   objectOf.set(routed, stub);
@@ -30,7 +30,15 @@ describeContextProvider(
   // A new Durable Object (its own SQLite database) for every provider the suite asks for.
   () => openIn(env.CONTEXT_OBJECT.getByName(`skill-conformance-${++objects}`), undefined),
   {
-    capabilities: { readable: true, writable: true, loadable: true, delete: true, namespacing: true },
+    capabilities: {
+      readable: true,
+      writable: true,
+      loadable: true,
+      delete: true,
+      namespacing: true,
+      versions: true,
+    },
+    versionRetention: 3,
     reopen: (provider) => openIn(objectFor(provider), provider.namespace),
     namespace: (provider, namespace) => openIn(objectFor(provider), namespace),
   },

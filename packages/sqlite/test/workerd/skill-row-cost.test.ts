@@ -72,3 +72,46 @@ describe("SqliteSkillProvider row cost on a Durable Object", () => {
     expect(large.get).toMatchObject({ statements: 1, rowsRead: 1_000, rowsWritten: 0 });
   });
 });
+
+/** A versioned write of one skill with `versions` kept, `history` versions of it already written. */
+async function versionedCosts(history: number) {
+  return inObject(`skill-version-cost-${history}`, async (state) => {
+    let reports: StatementReport[] = [];
+    const skills = new SqliteSkillProvider(state.storage, {
+      label: "skills",
+      versions: { retention: 5 },
+      onStatement: (report) => reports.push(report),
+    });
+    for (let index = 0; index < history; index++) await skills.set("notes.md", `Version ${index}`);
+    const measure = async (run: () => Promise<unknown>): Promise<Cost> => {
+      reports = [];
+      await run();
+      return {
+        statements: reports.length,
+        rowsRead: reports.reduce((sum, report) => sum + (report.rowsRead ?? 0), 0),
+        rowsWritten: reports.reduce((sum, report) => sum + (report.rowsWritten ?? 0), 0),
+      };
+    };
+    return {
+      setChanged: await measure(() => skills.set("notes.md", "Changed")),
+      setUnchanged: await measure(() => skills.set("notes.md", "Changed")),
+      versions: await measure(() => skills.versions?.({ key: "notes.md" }) ?? Promise.resolve([])),
+    };
+  });
+}
+
+describe("SqliteSkillProvider with versions: row cost on a Durable Object", () => {
+  it("a changed write costs the same whatever the number of versions written before", async () => {
+    const few = await versionedCosts(10);
+    const many = await versionedCosts(40);
+    console.log(JSON.stringify({ 10: few, 40: many }));
+    expect(many.setChanged, "a changed write after 40 versions costs what it costs after 10").toEqual(
+      few.setChanged,
+    );
+    expect(many.setUnchanged).toEqual(few.setUnchanged);
+    expect(
+      many.versions.rowsRead,
+      "versions() reads the kept versions only (retention 5)",
+    ).toBeLessThanOrEqual(few.versions.rowsRead + 5);
+  });
+});
