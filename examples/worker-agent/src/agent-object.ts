@@ -38,6 +38,7 @@ import {
 } from "./agent-context.js";
 import { Conversations, compactAfterFrom, PROTECT_HEAD, TAIL_TOKEN_BUDGET } from "./conversations.js";
 import { sha256Hex } from "./hash.js";
+import { authorizeInspector, inspectorLogin } from "./inspector-login.js";
 import { type ChosenModel, chooseModel, OFFLINE_NOTE } from "./model.js";
 import { AgentSettings } from "./settings.js";
 import { SharedBlockProvider } from "./shared-block.js";
@@ -166,14 +167,17 @@ export class AgentObject extends DurableObject<Env> {
 
   /**
    * `/agents/:id/inspector/…`: `@contextblocks/inspector` over the agent's blocks and conversations, with
-   * their lifecycle events live. Only with the `INSPECTOR_TOKEN` (a bearer header or a cookie); read-only.
+   * their lifecycle events live. Only with the `INSPECTOR_TOKEN`: a bearer header, or the cookie the login
+   * at `/agents/:id/inspector/login` sets (what a browser uses); read-only.
    */
   override async fetch(request: Request): Promise<Response> {
-    const base = /^\/agents\/[^/]+\/inspector/.exec(new URL(request.url).pathname)?.[0];
+    const pathname = new URL(request.url).pathname;
+    const base = /^\/agents\/[^/]+\/inspector/.exec(pathname)?.[0];
     if (base === undefined) return new Response("Not found", { status: 404 });
+    const token = this.env.INSPECTOR_TOKEN ?? "";
+    if (pathname === `${base}/login`) return inspectorLogin(request, token, base);
     let inspector = this.inspectors.get(base);
     if (inspector === undefined) {
-      const token = this.env.INSPECTOR_TOKEN ?? "";
       inspector = createInspector({
         context: this.context,
         sessions: this.conversations.manager,
@@ -183,7 +187,7 @@ export class AgentObject extends DurableObject<Env> {
         },
         title: `Agent ${decodeURIComponent(base.split("/")[2] ?? "")}`,
         basePath: base,
-        authorize: (incoming) => (token !== "" && presentsToken(incoming, token) ? "read" : false),
+        authorize: (incoming) => authorizeInspector(incoming, token, base),
       });
       this.inspectors.set(base, inspector);
     }
@@ -426,13 +430,6 @@ export class AgentObject extends DurableObject<Env> {
       compactions: tree.overlays,
     };
   }
-}
-
-/** The request carries the token: `Authorization: Bearer <token>` or a `contextblocks_inspector` cookie. */
-function presentsToken(request: Request, token: string): boolean {
-  if (request.headers.get("authorization") === `Bearer ${token}`) return true;
-  const cookies = request.headers.get("cookie") ?? "";
-  return cookies.split(";").some((cookie) => cookie.trim() === `contextblocks_inspector=${token}`);
 }
 
 function refuse(status: 400 | 404, error: string): Refusal {

@@ -77,8 +77,9 @@ export class SessionManager extends BaseSessionManager {
     await super.delete(sessionId);
   }
 
+  /** As agents: a changed block waits for a refresh (`whenChanged: "wait"`) unless told otherwise. */
   withContext(label: string, options?: SessionContextOptions): this {
-    this.#builder.withContext(label, options);
+    this.#builder.withContext(label, { ...options, whenChanged: options?.whenChanged ?? "wait" });
     return this;
   }
 

@@ -21,6 +21,7 @@ import type {
   CompactAfterOptions,
   CompactFunction,
   CompactionErrorHandler,
+  CompactOutcome,
   CompactResult,
 } from "@contextblocks/sessions/compaction";
 import {
@@ -102,8 +103,9 @@ export class Session extends BaseSession {
     return this;
   }
 
+  /** As agents: a changed block waits for a refresh (`whenChanged: "wait"`) unless told otherwise. */
   withContext(label: string, options?: SessionContextOptions): this {
-    this.#builder.withContext(label, options);
+    this.#builder.withContext(label, { ...options, whenChanged: options?.whenChanged ?? "wait" });
     return this;
   }
 
@@ -204,24 +206,27 @@ export class Session extends BaseSession {
     return this;
   }
 
-  /** As agents: throws when no compaction function is registered (contextblocks' `Session` resolves `null`). */
-  override async compact(leafId?: string | null): Promise<CompactResult | null> {
+  /**
+   * As agents: throws when no compaction function is registered, and resolves `null` when it found nothing
+   * to compact (contextblocks' `Session` resolves `{ compacted: false, reason, message }` for both).
+   */
+  override async compact(leafId?: string | null): Promise<(CompactResult & { compacted: true }) | null> {
     if (!this.#hasCompaction) throw new ContextError("UNSUPPORTED", `compact: ${NO_COMPACTION_MESSAGE}`);
     const tokensBefore = await this.#status.send("compacting");
-    let result: CompactResult | null;
+    let outcome: CompactOutcome | null;
     try {
-      result = await super.compact(leafId);
+      outcome = await super.compact(leafId);
     } catch (error) {
       this.#status.error(error);
       throw error;
     }
-    if (result === null) {
+    if (outcome === null || !outcome.compacted) {
       await this.#status.send("idle");
       return null;
     }
     await this.#status.send("idle", { compacted: { tokensBefore } });
     await this.#status.notify({ type: "compact" });
-    return result;
+    return outcome;
   }
 
   /**
@@ -248,13 +253,21 @@ export class Session extends BaseSession {
     return { ...result, totalContentBytes: bytes };
   }
 
-  /** AI SDK tools (`set_context`, `search_context`, `load_context`, `unload_context`) whose results are text. */
+  /**
+   * AI SDK tools (`set_context`, `search_context`, `load_context`, `unload_context`, `edit_context`) whose
+   * results are text. As agents, the first call reads the blocks not read yet, so `getContextBlock` answers
+   * after a cold start (where `freezeSystemPrompt` served the stored prompt without reading them).
+   */
   async tools(): Promise<ToolSet> {
     if (!this.#restored) await this.#restoreLoadedSkills();
+    await readUnreadBlocks(this.context);
     return agentsTools(this.context, this.#onUnload);
   }
 
-  /** The block as last read (blocks are read on first use: `freezeSystemPrompt`, a write, `context.load()`). */
+  /**
+   * The block as last read: blocks are read by `tools()`, a freeze that renders, a write or `context.load()`
+   * (a cold-start freeze serves the stored prompt without reading them, as agents').
+   */
   getContextBlock(label: string): AgentsContextBlock | null {
     const block = this.context.getBlock(label);
     return block === null ? null : withSkillFlag(block);
@@ -378,6 +391,11 @@ export class Session extends BaseSession {
     // `loadedSkillKeys` reads the transcript through `getHistory` only: give it the assistant rows.
     return loadedSkillKeys({ getHistory: async () => assistant } as unknown as BaseSession);
   }
+}
+
+/** Reads every block when some were not read yet (a warm session reads nothing). */
+export async function readUnreadBlocks(context: CoreContextBlocks): Promise<void> {
+  if (context.getBlocks().length < context.getConfigs().length) await context.load();
 }
 
 /** One row of agents' `getHistoryRowStats`: a message's id, role and stored size. */

@@ -1,4 +1,7 @@
-/** Test helpers: compare the cached prefix of two requests (`@contextblocks/ai/test`). */
+/**
+ * Test helpers (`@contextblocks/ai/test`): compare the cached prefix of two requests, and a scripted
+ * tool-calling model that reports usage as a provider does.
+ */
 export {
   assertStablePrefix,
   type ComparePrefixOptions,
@@ -9,3 +12,14 @@ export {
   type PrefixSource,
   prefixSnapshot,
 } from "./prefix.js";
+export {
+  type ScriptedCall,
+  type ScriptedGenerateResult,
+  ScriptedLanguageModel,
+  type ScriptedModelOptions,
+  type ScriptedStep,
+  type ScriptedStreamPart,
+  type ScriptedToolCall,
+  type ScriptedUsage,
+  scriptedModel,
+} from "./scripted-model.js";

@@ -96,7 +96,8 @@ function renderSearch(search: InspectorSnapshot["search"]): string {
   return `<ol class="transcript search-results">${search.results
     .map(
       (hit) =>
-        `<li class="message message-${escapeHtml(hit.role)}" data-id="${escapeHtml(hit.id)}"><span class="role">${escapeHtml(hit.role)}</span>${hit.sessionId ? ` <code>${escapeHtml(shortId(hit.sessionId))}</code>` : ""}<pre>${escapeHtml(hit.content)}</pre></li>`,
+        // Two children, as every transcript row: the role (with the session) beside the text, never above it.
+        `<li class="message message-${escapeHtml(hit.role)}" data-id="${escapeHtml(hit.id)}"><span class="role">${escapeHtml(hit.role)}${hit.sessionId ? ` <code class="hit-session">${escapeHtml(shortId(hit.sessionId))}</code>` : ""}</span><pre>${escapeHtml(hit.content)}</pre></li>`,
     )
     .join("\n")}</ol>`;
 }

@@ -28,13 +28,15 @@ code, pre { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monosp
 pre { margin: .5rem 0 0; padding: .75rem; background: var(--code-bg); border-radius: 6px;
   white-space: pre-wrap; overflow-wrap: anywhere; max-height: 28rem; overflow: auto; }
 .facts { display: flex; flex-wrap: wrap; gap: .5rem 2rem; margin: 0; }
-.facts div { min-width: 10rem; }
+.facts div { min-width: min(10rem, 100%); }
+.facts dd { overflow-wrap: anywhere; }
+code { overflow-wrap: anywhere; }
 .facts dt { color: var(--muted); font-size: .8rem; }
 .facts dd { margin: 0; }
 .hint, .description { color: var(--muted); margin: .2rem 0 .6rem; }
 .empty { color: var(--muted); font-style: italic; }
 .blocks, .tools, .transcript { list-style: none; padding: 0; margin: 0; }
-.blocks { display: grid; grid-template-columns: repeat(auto-fill, minmax(26rem, 1fr)); gap: 1rem; }
+.blocks { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(26rem, 100%), 1fr)); gap: 1rem; }
 .block article, .tool { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 1rem; height: 100%; }
 .block-header { display: flex; flex-wrap: wrap; align-items: baseline; gap: .5rem; }
 .marker { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .8rem; padding: .05rem .4rem;
@@ -60,7 +62,15 @@ pre { margin: .5rem 0 0; padding: .75rem; background: var(--code-bg); border-rad
 details summary { cursor: pointer; color: var(--accent); margin-top: .5rem; }
 .transcript li { display: grid; grid-template-columns: 5.5rem 1fr; gap: .5rem; margin-bottom: .4rem; }
 .transcript pre { margin: 0; }
-.role { color: var(--muted); font-size: .85rem; padding-top: .6rem; }
+.transcript li > * { min-width: 0; }
+.role { color: var(--muted); font-size: .85rem; padding-top: .6rem; overflow-wrap: anywhere; }
+.hit-session { display: block; font-size: .75rem; }
+@media (max-width: 40rem) {
+  .page-header, main { padding: 1rem .75rem; }
+  .transcript li { grid-template-columns: 1fr; gap: 0; }
+  .role { padding-top: 0; }
+  .hit-session { display: inline; }
+}
 .prompt, .reminder { max-height: 36rem; }
 .message-summary pre { border-left: 3px solid var(--medium); }
 .sessions { border-collapse: collapse; width: 100%; background: var(--panel); border: 1px solid var(--line); border-radius: 8px; }

@@ -1,6 +1,7 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sha256Hex } from "@contextblocks/core/store-kit";
 import { postgresBackend } from "@contextblocks/postgres";
@@ -22,7 +23,11 @@ import { createInspector, toNodeListener } from "../src/index.js";
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const IN_CI = process.env.CI === "true" || process.env.CI === "1";
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const SCREENSHOTS = join(import.meta.dirname, "..", "screenshots");
+// A scratch folder, so a test run leaves the work tree clean; UPDATE_SCREENSHOTS=1 replaces the README's pictures.
+const SCREENSHOTS =
+  process.env.UPDATE_SCREENSHOTS === "1"
+    ? join(import.meta.dirname, "..", "screenshots")
+    : mkdtempSync(join(tmpdir(), "inspector-screenshots-"));
 const TOKEN = "Bearer inspector-test-token";
 
 if (!HAVE_CHROMIUM && !IN_CI) {

@@ -3,9 +3,16 @@ import {
   type ContextConfig,
   ContextError,
   type ContextTracer,
+  type WhenChanged,
   type WritableContextProvider,
 } from "@contextblocks/core";
-import { describeValue } from "@contextblocks/core/store-kit";
+import {
+  type AnyContextProvider,
+  describeValue,
+  isSearchProvider,
+  isSkillProvider,
+  isWritableProvider,
+} from "@contextblocks/core/store-kit";
 import type {
   CompactAfterOptions,
   CompactFunction,
@@ -123,7 +130,12 @@ export class SessionBuilder {
     return this;
   }
 
-  /** Adds a block; without a `provider` it is stored by the backend, kept apart per session. */
+  /**
+   * Adds a block; without a `provider` it is stored by the backend, kept apart per session. Unless
+   * `whenChanged` is given, a block the model writes whole (`set_context`: the backend's blocks, any provider
+   * with `set` and neither `load` nor `search`) reminds: a write reaches the model in the next turn after the
+   * cached prefix. Every other block waits for a refresh (core's default).
+   */
   withContext(label: string, options: SessionContextOptions = {}): this {
     beforeUse(this, "withContext").settings.contexts.push({ ...options, label });
     return this;
@@ -203,13 +215,41 @@ export function resolveCollaborators(builder: SessionBuilder): SessionCollaborat
   const { sessionId, settings } = state;
   const cached = settings.cachedPrompt;
   const promptStorage = cached === true ? backend.prompt(sessionId) : (cached ?? null);
+  // Providers the backend made while choosing defaults, handed to `ContextBlocks` instead of new ones.
+  const made = new Map<string, AnyContextProvider>();
+  const blockOf = (label: string) => {
+    let provider = made.get(label);
+    if (provider === undefined) {
+      provider = backend.block(label, sessionId);
+      made.set(label, provider);
+    }
+    return provider;
+  };
+  const configs = settings.contexts.map((config) =>
+    config.whenChanged !== undefined
+      ? config
+      : { ...config, whenChanged: defaultWhenChanged(config.provider ?? blockOf(config.label)) },
+  );
   const context = new ContextBlocks(
-    settings.contexts,
+    configs,
     promptStorage,
-    (label) => backend.block(label, sessionId),
+    blockOf,
     settings.tracer !== undefined ? { tracer: settings.tracer } : {},
   );
   return { store: messageTreeOf(backend.messages(sessionId)), context, runState: backend.runState };
+}
+
+/**
+ * A block the model writes whole (`set_context`) reminds by default: what it wrote in one turn reaches it in
+ * the next as a reminder after the cached prefix, and the frozen prompt stays byte-identical until a refresh.
+ * Other blocks wait, as core's default: a read-only block's rendering (an empty one is skipped) and a keyed
+ * block's summary (a count, a list) are not what the model needs to see again. Cost: each turn re-reads the
+ * reminding blocks (one row each on SQL backends).
+ */
+function defaultWhenChanged(provider: unknown): WhenChanged {
+  const writesWhole =
+    isWritableProvider(provider) && !isSearchProvider(provider) && !isSkillProvider(provider);
+  return writesWhole ? "remind" : "wait";
 }
 
 /** The state of a builder whose backend and blocks may still change. */

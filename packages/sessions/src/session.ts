@@ -7,7 +7,7 @@ import {
 } from "@contextblocks/core";
 import { describeValue, GEN_AI, getContextTracer, traced } from "@contextblocks/core/store-kit";
 import { clientRewrite } from "./client-rewrite.js";
-import type { CompactResult } from "./compaction/types.js";
+import type { CompactOutcome, CompactResult } from "./compaction/types.js";
 import {
   type HistoryBatchOptions,
   type HistoryOptions,
@@ -585,21 +585,35 @@ export class Session {
   /**
    * Runs the compaction function on the path to `leafId` (default: the latest leaf) and stores its overlay,
    * emits `compacted`, then refreshes the frozen prompt (the one deliberate cache bust: the history prefix
-   * changed anyway), so what was written to memory since reaches the next prompt. `null` when there is no
-   * function or it found nothing to compact.
+   * changed anyway), so what was written to memory since reaches the next prompt. Resolves what it did:
+   * `{ compacted: true, fromMessageId, toMessageId, summary }`, or `{ compacted: false, reason, message }`
+   * when there is no compaction function or it found nothing to compact. (`null` only from a subclass that
+   * keeps Cloudflare agents' contract, `Session` of `@contextblocks/agents`; this class never resolves it.)
    */
-  compact(leafId?: string | null): Promise<CompactResult | null> {
+  compact(leafId?: string | null): Promise<CompactOutcome | null> {
     const compaction = this.#settings.compaction;
-    if (compaction === undefined) return Promise.resolve(null);
+    if (compaction === undefined) {
+      return Promise.resolve({
+        compacted: false,
+        reason: "no-compaction-function",
+        message: "compact: no compaction function is registered (onCompaction(createCompactFunction(…)))",
+      });
+    }
     return this.#trace(
       "contextblocks.compaction",
       () => ({}),
-      async (span) => {
+      async (span): Promise<CompactOutcome> => {
         const { store, context } = this.#use();
         const history = await store.getHistory(leafId);
         const result = await compaction(history, { tokenCounter: this.#settings.tokenCounter });
         span?.setAttributes({ "contextblocks.compaction.compacted": result !== null });
-        if (result === null) return null;
+        if (result === null) {
+          return {
+            compacted: false,
+            reason: "nothing-to-compact",
+            message: `compact: the compaction function returned null for a path of ${history.length} messages (${estimateMessageTokens(history)} estimated tokens); createCompactFunction does when nothing lies between the protected head (protectHead messages) and the kept tail (tailTokenBudget tokens, at least minTailMessages), or when the summary is empty`,
+          };
+        }
         const overlay = await store.addCompaction(result.summary, result.fromMessageId, result.toMessageId);
         this.#pathTokens = null;
         this.#emit({ type: "compaction-added", sessionId: this.id, compaction: { ...overlay } });
@@ -615,7 +629,7 @@ export class Session {
           this.#emit(event);
         }
         if (context.getConfigs().length > 0) await context.refreshSystemPrompt();
-        return result;
+        return { ...result, compacted: true };
       },
     );
   }

@@ -180,7 +180,7 @@ describe("Session search", () => {
 });
 
 describe("compaction", () => {
-  const _turns = (count: number) =>
+  const turns = (count: number) =>
     Array.from({ length: count }, (_, index) =>
       message(`m${index}`, `turn ${index}: ${"detail ".repeat(40)}`, index % 2 === 0 ? "user" : "assistant"),
     );
@@ -199,6 +199,52 @@ describe("compaction", () => {
       { id: "result", role: "tool", parts: [{ type: "tool-result", toolCallId: "t1", output: "42" }] },
     ];
     expect(await compact(history)).toEqual({ fromMessageId: "x", toMessageId: "x", summary: "S" });
+  });
+
+  it("says why it compacted nothing: no function, or a function that found nothing between head and tail", async () => {
+    const without = new SessionBuilder(inMemoryBackend()).forSession("chat").build();
+    await without.appendMessage(message("a", "hi"));
+    expect(await without.compact()).toEqual({
+      compacted: false,
+      reason: "no-compaction-function",
+      message: expect.stringContaining("onCompaction"),
+    });
+    let asked = 0;
+    const short = new SessionBuilder(inMemoryBackend())
+      .forSession("chat")
+      .onCompaction(
+        createCompactFunction({
+          summarize: async () => {
+            asked++;
+            return "NEVER USED";
+          },
+        }),
+      )
+      .build();
+    for (const turn of turns(4)) await short.appendMessage(turn);
+    const outcome = await short.compact();
+    expect(outcome).toEqual({
+      compacted: false,
+      reason: "nothing-to-compact",
+      message: expect.stringContaining("a path of 4 messages"),
+    });
+    expect(outcome?.compacted === false && outcome.message).toContain("protectHead");
+    expect(asked).toBe(0);
+    expect(await short.getCompactions()).toEqual([]);
+    // And what it did, when it did: the range and the summary.
+    const long = new SessionBuilder(inMemoryBackend())
+      .forSession("chat")
+      .onCompaction(
+        createCompactFunction({ summarize: async () => "S", protectHead: 1, tailTokenBudget: 50 }),
+      )
+      .build();
+    for (const turn of turns(8)) await long.appendMessage(turn);
+    expect(await long.compact()).toEqual({
+      compacted: true,
+      fromMessageId: "m1",
+      toMessageId: expect.any(String),
+      summary: "S",
+    });
   });
 
   it("a compaction brings memory written since into the next frozen prompt", async () => {

@@ -12,6 +12,7 @@ import {
 } from "@contextblocks/sql";
 import { catchUpMessageIndex } from "./message-index.js";
 import { searchMessageIndex } from "./message-search.js";
+import { SessionBlockProvider } from "./session-block-provider.js";
 import { type NewSessionLayout, schemaReady } from "./session-schema.js";
 import { SqliteContextProvider } from "./sqlite-context-provider.js";
 import { SqliteRunStateStore } from "./sqlite-run-state-store.js";
@@ -73,7 +74,10 @@ export function sqliteBackend(source: SqlSource, options: SqliteBackendOptions =
     messages: (sessionId) =>
       new MessageTree(new SqliteSessionStore(client, { sessionId, newDatabaseLayout })),
     block: (label, sessionId) =>
-      new SqliteContextProvider(client, { label, namespace: namespaceOf(sessionId) }),
+      sessionId === ""
+        ? // The default session's rows are agents' rows too: the plain label.
+          new SqliteContextProvider(client, { label })
+        : new SessionBlockProvider(client, label, sessionId),
     prompt: (sessionId) =>
       // The frozen prompt is not a block the model writes: no versions.
       new SqliteContextProvider(client, {

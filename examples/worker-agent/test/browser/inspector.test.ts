@@ -11,8 +11,12 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const IN_CI = process.env.CI === "true" || process.env.CI === "1";
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 const AGENT = "browser-check";
-const SCREENSHOT = join(EXAMPLE_ROOT, "inspector.png");
-const LIVE_SCREENSHOT = join(EXAMPLE_ROOT, "inspector-live.png");
+// Screenshots go to a scratch folder (printed), so a test run leaves the work tree clean; with
+// UPDATE_SCREENSHOTS=1 they replace the committed pictures the README shows.
+const SCREENSHOTS =
+  process.env.UPDATE_SCREENSHOTS === "1" ? EXAMPLE_ROOT : mkdtempSync(join(tmpdir(), "inspector-shots-"));
+const SCREENSHOT = join(SCREENSHOTS, "inspector.png");
+const LIVE_SCREENSHOT = join(SCREENSHOTS, "inspector-live.png");
 const INSPECTOR_TOKEN = "browser-test-token";
 
 if (!HAVE_CHROMIUM && !IN_CI) {
@@ -51,6 +55,7 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the inspector page in headless Chromi
   });
 
   afterAll(async () => {
+    console.info(`[inspector browser test] screenshots in ${SCREENSHOTS}`);
     await browser?.close();
     await dev?.stop();
     if (persistTo) rmSync(persistTo, { recursive: true, force: true });
@@ -226,22 +231,70 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the inspector page in headless Chromi
     expect(JSON.parse(body)).toEqual({ error: "The body is larger than 65536 bytes" });
   });
 
+  it("shows search results as wide as the page allows at common widths (phone, tablet, desktop)", async () => {
+    if (!browser || !dev) throw new Error("not started");
+    const agent = "search-check";
+    await post(`/agents/${agent}/chat`, {
+      message: "Remember that I deploy hotfixes on Fridays, after the tests pass in CI.",
+    });
+    for (const width of [390, 768, 1280]) {
+      const context = await browser.newContext({ viewport: { width, height: 900 } });
+      await context.addCookies([{ name: "contextblocks_inspector", value: INSPECTOR_TOKEN, url: dev.url }]);
+      const page = await context.newPage();
+      const response = await page.goto(`${dev.url}/agents/${agent}/inspector/?q=hotfixes`, {
+        waitUntil: "load",
+      });
+      expect(response?.status()).toBe(200);
+      const hit = page.locator(".search-results li").first();
+      await expect(hit.textContent()).resolves.toMatch(/hotfixes/i);
+      // The text of a result takes most of the section's width (it was a column a few characters wide).
+      const text = await hit.locator("pre").boundingBox();
+      const section = await page.locator('section[aria-labelledby="search-heading"]').boundingBox();
+      expect(text?.width ?? 0).toBeGreaterThan((section?.width ?? 0) * (width < 640 ? 0.9 : 0.75));
+      // Nothing wider than the screen: no sideways scrolling.
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      await page.locator('section[aria-labelledby="search-heading"]').screenshot({
+        path: join(SCREENSHOTS, `inspector-search-${width}.png`),
+      });
+      await context.close();
+    }
+  });
+
   it("mounts @contextblocks/inspector: refused without the token, and with it streams the agent's events live", async () => {
     if (!browser || !dev) throw new Error("not started");
     const agent = "live-check";
     await post(`/agents/${agent}/chat`, { message: "Remember that I prefer TypeScript." });
     const url = `${dev.url}/agents/${agent}/inspector/`;
-    const stranger = await browser.newPage();
-    expect((await stranger.goto(url))?.status()).toBe(401);
-    await expect(stranger.content()).resolves.not.toContain("TypeScript");
-    await stranger.close();
-
+    // A browser without the cookie is sent to the login form; the JSON stays a plain 401.
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.addCookies([{ name: "contextblocks_inspector", value: INSPECTOR_TOKEN, url: dev.url }]);
     const page = await context.newPage();
     const problems: string[] = [];
     page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-    expect((await page.goto(url, { waitUntil: "load" }))?.status()).toBe(200);
+    expect((await page.goto(url))?.status()).toBe(200);
+    expect(page.url()).toBe(`${dev.url}/agents/${agent}/inspector/login`);
+    await expect(page.content()).resolves.not.toContain("TypeScript");
+    expect((await fetch(`${url}snapshot.json`)).status).toBe(401);
+    // A wrong token: refused, still on the form, no cookie.
+    await page.getByLabel("Inspector token").fill("not-the-token");
+    const refused = page.waitForResponse((response) => response.url().endsWith("/login"));
+    await page.getByRole("button", { name: "Open the inspector" }).click();
+    expect((await refused).status()).toBe(401);
+    await expect(page.getByRole("alert").textContent()).resolves.toMatch(/not the inspector token/);
+    await expect(context.cookies()).resolves.toEqual([]);
+    // The token: an HttpOnly, SameSite=Strict cookie for the inspector's path, and the page.
+    await page.getByLabel("Inspector token").fill(INSPECTOR_TOKEN);
+    await Promise.all([
+      page.waitForURL(url),
+      page.getByRole("button", { name: "Open the inspector" }).click(),
+    ]);
+    const [cookie] = await context.cookies();
+    expect(cookie).toMatchObject({
+      name: "contextblocks_inspector",
+      path: `/agents/${agent}/inspector`,
+      httpOnly: true,
+      sameSite: "Strict",
+    });
     await expect(page.locator('li.block[data-label="memory"] .content').textContent()).resolves.toContain(
       "TypeScript",
     );

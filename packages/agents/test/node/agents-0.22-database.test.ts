@@ -1,7 +1,9 @@
+import { SessionBuilder } from "@contextblocks/sessions";
+import { sqliteBackend } from "@contextblocks/sqlite";
 import { agentsHost, openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { Session as AgentsSession } from "agents-session/experimental/memory/session";
 import { afterEach, describe, expect, it } from "vitest";
-import { NO_COMPACTION_MESSAGE, Session, SessionManager } from "../../src/index.js";
+import { agentsSqliteBackend, NO_COMPACTION_MESSAGE, Session, SessionManager } from "../../src/index.js";
 
 const text = (id: string, role: "user" | "assistant", body: string) => ({
   id,
@@ -86,7 +88,103 @@ describe.each(["chat-1", "support/2024 ü"])("a database agents@0.22.0 wrote, se
   });
 });
 
+describe("the same database opened through the native path (sqliteBackend)", () => {
+  it("refuses to serve agents' memory as empty, naming agentsSqliteBackend; nothing stored is lost", async () => {
+    temporary = openTemporaryDatabase();
+    const written = await writtenByAgents(temporary.database, "chat-1");
+    const build = () =>
+      new SessionBuilder(sqliteBackend(temporary!.database))
+        .forSession("chat-1")
+        .withContext("soul", { provider: soul })
+        .withContext("memory", { description: "Learned facts", maxTokens: 1100 })
+        .withCachedPrompt()
+        .build();
+    const native = build();
+    const refused = native.context.freezeSystemPrompt();
+    await expect(refused).rejects.toThrow(/agentsSqliteBackend/);
+    await expect(refused).rejects.toThrow(/"memory_chat-1"/);
+    await expect(refused).rejects.toMatchObject({ code: "INVALID_CONFIG", label: "memory" });
+    // The async read refuses too (a client without synchronous statements reads through `get`).
+    await expect(build().context.load()).rejects.toThrow(/agentsSqliteBackend/);
+    // Nothing was written over agents' rows; the path the error names serves them.
+    const agentsRows = () =>
+      temporary!.database.prepare("SELECT label, content FROM cf_agents_context_blocks ORDER BY label").all();
+    const before = agentsRows();
+    expect(before).toHaveLength(2);
+    const dropIn = new SessionBuilder(agentsSqliteBackend(temporary.database))
+      .forSession("chat-1")
+      .withContext("soul", { provider: soul })
+      .withContext("memory", { description: "Learned facts", maxTokens: 1100 })
+      .withCachedPrompt()
+      .build();
+    expect(await dropIn.context.freezeSystemPrompt()).toBe(written.prompt);
+    expect(agentsRows()).toEqual(before);
+  });
+
+  it("a native session whose block has content under contextblocks' key reads it (no refusal)", async () => {
+    temporary = openTemporaryDatabase();
+    await writtenByAgents(temporary.database, "chat-1");
+    const native = new SessionBuilder(sqliteBackend(temporary.database))
+      .forSession("chat-1")
+      .withContext("memory", { description: "Learned facts", maxTokens: 1100 })
+      .build();
+    // Moved on purpose: the fact copied under contextblocks' key, then read as usual.
+    await sqliteBackend(temporary.database).block("memory", "chat-1").set("The ferry leaves at nine.");
+    await native.context.load();
+    expect(native.context.getBlock("memory")?.content).toBe("The ferry leaves at nine.");
+    // Other sessions of the same database never had agents' rows: they read as empty, as before.
+    const other = new SessionBuilder(sqliteBackend(temporary.database))
+      .forSession("chat-2")
+      .withContext("memory")
+      .build();
+    await other.context.load();
+    expect(other.context.getBlock("memory")?.content).toBe("");
+  });
+});
+
 describe("agents' behaviours kept by the compatibility entry", () => {
+  it("after a cold-start freeze, tools() reads the blocks, so getContextBlock answers as agents' does", async () => {
+    temporary = openTemporaryDatabase();
+    await writtenByAgents(temporary.database, "chat-1");
+    const blockAfterTurnStart = async (session: {
+      freezeSystemPrompt(): Promise<string>;
+      tools(): Promise<unknown>;
+      getContextBlock(label: string): { content: string } | null;
+    }) => {
+      await session.freezeSystemPrompt(); // served from the stored prompt: no block read
+      await session.tools();
+      return session.getContextBlock("memory")?.content ?? null;
+    };
+    const agents = AgentsSession.create(agentsHost(temporary.database))
+      .forSession("chat-1")
+      .withContext("soul", { provider: soul })
+      .withContext("memory", { description: "Learned facts", maxTokens: 1100 })
+      .withCachedPrompt();
+    const ours = Session.create(temporary.database)
+      .forSession("chat-1")
+      .withContext("soul", { provider: soul })
+      .withContext("memory", { description: "Learned facts", maxTokens: 1100 })
+      .withCachedPrompt();
+    expect(await blockAfterTurnStart(agents)).toBe("The ferry leaves at nine.");
+    expect(await blockAfterTurnStart(ours)).toBe("The ferry leaves at nine.");
+  });
+
+  it("keeps agents' default: a changed block waits for a refresh (no reminder), unless told otherwise", async () => {
+    temporary = openTemporaryDatabase();
+    const session = Session.create(temporary.database)
+      .forSession("c")
+      .withContext("memory")
+      .withContext("date", { provider: { get: async () => "today" }, whenChanged: "remind" })
+      .withCachedPrompt();
+    await session.freezeSystemPrompt();
+    await session.replaceContextBlock("memory", "A fact written after the freeze.");
+    expect(await session.context.reminder()).toBeNull();
+    const whenChanged = session.context.getConfigs().map((config) => config.whenChanged);
+    expect(whenChanged).toEqual(["wait", "remind"]);
+    const manager = new SessionManager(temporary.database).withContext("memory");
+    expect(manager.getSession("m").context.getConfigs()[0]?.whenChanged).toBe("wait");
+  });
+
   it("compact() without onCompaction() throws agents' words", async () => {
     temporary = openTemporaryDatabase();
     const session = Session.create(temporary.database);

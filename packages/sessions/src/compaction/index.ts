@@ -4,6 +4,7 @@ export type {
   CompactContext,
   CompactFunction,
   CompactionErrorHandler,
+  CompactOutcome,
   CompactResult,
   SessionTokenCounter,
   SessionTokenCounterInput,

@@ -8,6 +8,20 @@ export interface CompactResult {
   summary: string;
 }
 
+/**
+ * What `Session.compact()` did: the range it summarised (`compacted: true`, with the function's result), or
+ * why it stored nothing (`compacted: false`): `"no-compaction-function"` (none registered: `onCompaction`)
+ * or `"nothing-to-compact"` (the function returned `null`: too few messages outside the protected head and
+ * the kept tail, or an empty summary). `message` says it in a sentence, with the figures.
+ */
+export type CompactOutcome =
+  | (CompactResult & { compacted: true })
+  | {
+      compacted: false;
+      reason: "no-compaction-function" | "nothing-to-compact";
+      message: string;
+    };
+
 /** What `SessionTokenCounter` is given: the active path, the frozen prompt and the blocks behind it. */
 export interface SessionTokenCounterInput {
   messages: SessionMessage[];
