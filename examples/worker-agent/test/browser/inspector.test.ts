@@ -252,7 +252,9 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the inspector page in headless Chromi
       const section = await page.locator('section[aria-labelledby="search-heading"]').boundingBox();
       expect(text?.width ?? 0).toBeGreaterThan((section?.width ?? 0) * (width < 640 ? 0.9 : 0.75));
       // Nothing wider than the screen: no sideways scrolling.
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      const overflow = Number(
+        await page.evaluate("document.documentElement.scrollWidth - window.innerWidth"),
+      );
       expect(overflow).toBeLessThanOrEqual(0);
       await page.locator('section[aria-labelledby="search-heading"]').screenshot({
         path: join(SCREENSHOTS, `inspector-search-${width}.png`),
