@@ -159,7 +159,14 @@ export class SessionBuilder {
     return this;
   }
 
-  /** Compacts automatically after an append when the estimate passes `threshold` tokens. */
+  /**
+   * Compacts automatically after an append when the estimate passes `threshold` tokens. Without a
+   * `tokenCounter`, the estimate (stored parts plus the frozen prompt, core's `estimateTokens`) is calibrated
+   * by the input tokens the model reports (`reportUsage`, which `contextPipeline({ session })` calls after
+   * each model call): a tool-heavy history a chars/4 estimate undercounts still compacts. A test model that
+   * reports constant usage (10 tokens a call) calibrates the estimate down to it, and compaction never
+   * fires: test with `scriptedModel` of `@contextblocks/ai/test`, whose usage grows with the prompt.
+   */
   compactAfter(threshold: number, options: CompactAfterOptions = {}): this {
     const { settings } = stateOf(this);
     settings.threshold = checkThreshold(threshold);
