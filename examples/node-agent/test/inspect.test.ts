@@ -47,8 +47,11 @@ it("mounts @contextblocks/inspector on the agent's session: nothing without the 
   const decoder = new TextDecoder();
   let received = decoder.decode((await reader.read()).value);
   const turn = agent.chat("Remember that I deploy on Fridays.");
-  while (!received.includes("event: lifecycle")) received += decoder.decode((await reader.read()).value);
+  // The turn's reminder (the memory written by the first chat, not in the frozen prompt yet) comes first.
+  while (!received.includes('"type":"block-written"'))
+    received += decoder.decode((await reader.read()).value);
   await turn;
   await reader.cancel();
-  expect(received).toContain('"type":"block-written"');
+  expect(received.indexOf('"type":"reminder-sent"')).toBeGreaterThan(-1);
+  expect(received.indexOf('"type":"reminder-sent"')).toBeLessThan(received.indexOf('"type":"block-written"'));
 });
