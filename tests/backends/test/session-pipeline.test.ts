@@ -39,25 +39,28 @@ const SUMMARY = "## Topic\nSmall talk.\n\n## Key Points\nThe user introduced the
 const hundredEach = ({ messages }: { messages: readonly unknown[] }) => messages.length * 100;
 
 function chatSession(backend: SessionBackend, summaries: string[]): Session {
-  return new SessionBuilder(backend)
-    .forSession("chat-1")
-    .withContext("soul", { provider: { get: async () => "You are a friendly assistant." } })
-    .withContext("memory", { description: "Facts about the user", maxTokens: 400 })
-    .withCachedPrompt()
-    .onCompaction(
-      createCompactFunction({
-        summarize: async (prompt) => {
-          summaries.push(prompt);
-          return SUMMARY;
-        },
-        protectHead: 0,
-        minTailMessages: 2,
-        tailTokenBudget: 0,
-        tokenCounter: (messages) => messages.length * 100,
-      }),
-    )
-    .compactAfter(750, { tokenCounter: hundredEach })
-    .build();
+  return (
+    new SessionBuilder(backend)
+      .forSession("chat-1")
+      .withContext("soul", { provider: { get: async () => "You are a friendly assistant." } })
+      // Waits for a refresh, so the transcripts below are exact; the default (a reminder) is tested last.
+      .withContext("memory", { description: "Facts about the user", maxTokens: 400, whenChanged: "wait" })
+      .withCachedPrompt()
+      .onCompaction(
+        createCompactFunction({
+          summarize: async (prompt) => {
+            summaries.push(prompt);
+            return SUMMARY;
+          },
+          protectHead: 0,
+          minTailMessages: 2,
+          tailTokenBudget: 0,
+          tokenCounter: (messages) => messages.length * 100,
+        }),
+      )
+      .compactAfter(750, { tokenCounter: hundredEach })
+      .build()
+  );
 }
 
 /** A plugin beside the session's: counts calls in its run state and adds one instruction. */
@@ -192,6 +195,43 @@ describe.each(backends)("contextPipeline({ model, session }) on $name", (underTe
     await assertStablePrefix(turnFive, turnSix, { context: restarted.context });
     expect((await comparePrefix(turnFive, turnSix)).messages).toEqual({ sharedPrefix: 4, previousCount: 4 });
     expect(await (await opened.restart()).runState.load("chat-1")).toEqual({ counter: { calls: 7 } });
+  });
+
+  it("with default settings, a fact written with set_context reaches the next turn as a reminder after the cached prefix", async () => {
+    const fact = "The user deploys on Cloudflare Workers.";
+    const model = scriptedModel([
+      callTool("call-1", "set_context", { label: "memory", content: fact }),
+      answer("Noted."),
+      answer("On Workers."),
+      answer("Still Workers."),
+    ]);
+    // The documented wiring, a new Session per turn (as a Worker builds one per request).
+    const documented = () =>
+      new SessionBuilder(opened.backend)
+        .forSession("chat-1")
+        .withContext("soul", { provider: { get: async () => "You are a helpful assistant." } })
+        .withContext("memory", { description: "Facts learned about the user", maxTokens: 1100 })
+        .withCachedPrompt()
+        .build();
+    const turn = async (prompt: string) => {
+      const pipeline = contextPipeline({ model, session: documented() });
+      await generateText({ model: pipeline.model, tools: pipeline.tools, prompt, stopWhen: stepCountIs(3) });
+    };
+    await turn("I deploy on Workers.");
+    await turn("Where do I deploy?");
+    const [first, , second] = model.doGenerateCalls;
+    // The prefix cache stays warm: the same system prompt, byte for byte; the fact travels after it.
+    expect(systemOf(second)).toBe(systemOf(first));
+    expect(systemOf(first)).not.toContain(fact);
+    const newest = JSON.stringify(second?.prompt.at(-1));
+    expect(newest).toContain("Where do I deploy?");
+    expect(newest).toContain(fact);
+    // A refresh (the one deliberate cache bust) moves it into the prompt; the reminder stops.
+    await documented().context.refreshSystemPrompt();
+    await turn("And now?");
+    const third = model.doGenerateCalls[3];
+    expect(systemOf(third)).toContain(fact);
+    expect(JSON.stringify(third?.prompt.at(-1))).not.toContain(fact);
   });
 
   it("streams a turn through streamText and stores it like generateText", async () => {
