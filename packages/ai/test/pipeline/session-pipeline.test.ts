@@ -14,6 +14,13 @@ import { type ContextPlugin, contextMiddleware, contextPipeline } from "../../sr
 import { answer, callTools, systemSeen } from "../helpers.js";
 import { conversation } from "./helpers.js";
 
+/**
+ * These tests follow the transcript and events of the pipeline exactly, so memory waits for a refresh
+ * (`whenChanged: "wait"`): the default reminder is tested in `sessions/memory-reminder.test.ts` and, on every
+ * backend, in tests/backends.
+ */
+const WAIT = { whenChanged: "wait" } as const;
+
 /** Every message counts 100 tokens. (The whole session scenario runs on every backend in tests/backends.) */
 const hundredEach = ({ messages }: { messages: readonly unknown[] }) => messages.length * 100;
 
@@ -44,7 +51,7 @@ function callCounter(): ContextPlugin {
 describe("contextMiddleware({ session }) configuration", () => {
   it("takes the session's id and run state, and refuses a second source of blocks or another id", async () => {
     const backend = inMemoryBackend();
-    const session = new SessionBuilder(backend).forSession("s-1").withContext("memory").build();
+    const session = new SessionBuilder(backend).forSession("s-1").withContext("memory", WAIT).build();
     const session2 = new SessionBuilder(backend).forSession("s-2").build();
     expect(() => contextMiddleware({ session, context: session2.context })).toThrow(
       /either session or context/,
@@ -75,7 +82,7 @@ describe("contextMiddleware({ session }) configuration", () => {
 
   it('keys the default session\'s run state (session id "") as "default", the id SQL run-state stores accept', async () => {
     const backend = inMemoryBackend();
-    const session = new SessionBuilder(backend).withContext("memory").build();
+    const session = new SessionBuilder(backend).withContext("memory", WAIT).build();
     expect(session.id).toBe("");
     const pipeline = contextPipeline({
       model: scripted([answer("One.")]),
@@ -91,7 +98,10 @@ describe("contextMiddleware({ session }) configuration", () => {
 
 describe("a call that continues a named message (providerOptions.contextblocks.parentId)", () => {
   it("loads that branch and stores the turn beside the old one; the next turns continue the new branch", async () => {
-    const session = new SessionBuilder(inMemoryBackend()).forSession("branchy").withContext("memory").build();
+    const session = new SessionBuilder(inMemoryBackend())
+      .forSession("branchy")
+      .withContext("memory", WAIT)
+      .build();
     const model = scripted([
       answer("A1"),
       answer("A2"),
@@ -160,7 +170,7 @@ describe("compaction and the tool loop", () => {
     const summaries: string[] = [];
     const session = new SessionBuilder(inMemoryBackend())
       .forSession("loop")
-      .withContext("memory")
+      .withContext("memory", WAIT)
       .onCompaction(
         createCompactFunction({
           summarize: async (prompt) => {
