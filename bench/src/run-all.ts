@@ -302,6 +302,15 @@ function sections(): Section[] {
       run: async () => (await import("./package-sizes.js")).run(),
     });
   }
+  list.push({
+    id: "bundle-size",
+    title: "What contextblocks adds to a Worker",
+    about:
+      "Three tiny Workers (blocks; + sessions; + an AI SDK turn) bundled with `wrangler deploy --dry-run --minify`, " +
+      "each beside the same job with agents@0.32.0 (`agents/context`, `agents/sessions`), `ai` and `zod` subtracted " +
+      "through a baseline Worker; the minified bytes of (c) by package from esbuild's metafile.",
+    run: (smoke) => import("./bundle-size.js").then((section) => section.run({ smoke })),
+  });
   if (hasScript("./skills-row-cost.ts")) {
     list.push({
       id: "skills-row-cost",

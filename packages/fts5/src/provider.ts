@@ -6,8 +6,8 @@ import {
   type LabelCheckOptions,
   loneSurrogateProblem,
 } from "@contextblocks/core/store-kit";
-import { type SqlClient, type SqlSource, type StatementObserver, sql, toSqlClient } from "@contextblocks/sql";
-import { isMissingTableError, raw, rowTooLarge } from "@contextblocks/sql/store-kit";
+import { type SqlClient, type SqlSource, type StatementObserver, sql } from "@contextblocks/sql";
+import { isMissingTableError, raw, rowTooLarge, toSqliteClient } from "@contextblocks/sql/store-kit";
 import { keyHandle } from "./handle.js";
 import { openLayout } from "./layout.js";
 import { importLegacyEntries, storedKey } from "./migrate.js";
@@ -172,7 +172,7 @@ export class Fts5SearchProvider implements SearchProvider {
     this.#dropBelow = dropBelow;
     this.#resultTokens = resultTokens;
     this.#searchTokens = searchTokens;
-    this.#client = toSqlClient(source, { onStatement });
+    this.#client = toSqliteClient(source, { onStatement });
     this.#sort = sort ?? (this.#client.billsRows === false ? "bm25" : "rank");
     this.#searchKeys = searchKeys;
     // Stored scopes keep "no namespace" as the empty string, which no caller can pass.

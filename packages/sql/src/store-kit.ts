@@ -32,5 +32,7 @@ export {
   isDurableObjectStorage,
   isSqlClient,
   isTaggedTemplateSource,
+  type SqliteSource,
+  toSqliteClient,
 } from "./to-sql-client.js";
 export type { SqlDialect } from "./types.js";

@@ -50,12 +50,40 @@ const ACCEPTED =
  * `batch` or `dialect`, so it cannot be mistaken for a `SqlClient`.)
  */
 export function toSqlClient(source: SqlSource, options: BetterSqlite3Options = NO_OPTIONS): SqlClient {
-  // Many providers are handed the same database: without options they share one client (and so one
-  // statement cache) per handle instead of building one each.
+  return sharedClient(source, options, adapt);
+}
+
+/**
+ * `toSqlClient` for SQLite backends: the same client for the same handle, but only SQLite's adapters, so a
+ * Worker bundling a SQLite backend does not bundle the Postgres drivers' adapters too. A node-postgres or
+ * postgres (porsager) handle is refused with a `TypeError` saying it is a Postgres database.
+ */
+export function toSqliteClient(source: SqlSource, options: BetterSqlite3Options = NO_OPTIONS): SqlClient {
+  return sharedClient(source, options, adaptSqlite);
+}
+
+/** What `toSqliteClient` adapts (it takes any `SqlSource`, to refuse a Postgres one by name). */
+export type SqliteSource =
+  | SqlClient
+  | DurableObjectStorageLike
+  | DurableObjectStateLike
+  | TaggedTemplateSqlSource
+  | BetterSqlite3Database;
+
+/**
+ * Many providers are handed the same database: without options they share one client (and so one
+ * statement cache, and one schema check) per handle instead of building one each, whichever of
+ * `toSqlClient` and `toSqliteClient` built it.
+ */
+function sharedClient(
+  source: SqlSource,
+  options: BetterSqlite3Options,
+  adaptSource: (source: SqlSource, options: BetterSqlite3Options) => SqlClient,
+): SqlClient {
   const shareable = options.onStatement === undefined && options.statementCacheSize === undefined;
   const existing = shareable ? sharedClients.get(source) : undefined;
   if (existing !== undefined) return existing;
-  const client = adapt(source, options);
+  const client = adaptSource(source, options);
   if (shareable) sharedClients.set(source, client);
   return client;
 }
@@ -66,6 +94,32 @@ const sharedClients = new WeakMap<object, SqlClient>();
 const NO_OPTIONS: BetterSqlite3Options = Object.freeze({});
 
 function adapt(source: SqlSource, options: BetterSqlite3Options): SqlClient {
+  const client = adaptSqliteSource(source, options);
+  if (client !== undefined) return client;
+  // After the Agent check: an Agent is read as an Agent even if it grew query/connect methods.
+  if (isPostgresJs(source)) return fromPostgresJs(source, options);
+  if (isPgPool(source) || isPgClient(source)) return fromPg(source, options);
+  throw new TypeError(`toSqlClient: expected ${ACCEPTED}; got ${describeValue(source)}`);
+}
+
+function adaptSqlite(source: SqlSource, options: BetterSqlite3Options): SqlClient {
+  const client = adaptSqliteSource(source, options);
+  if (client !== undefined) return client;
+  if (isPostgresJs(source) || isPgPool(source) || isPgClient(source)) {
+    throw new TypeError(
+      "toSqliteClient: this is a Postgres database (a node-postgres Client or Pool, or a postgres sql " +
+        "instance); a SQLite backend needs SQLite (for Postgres, use @contextblocks/postgres)",
+    );
+  }
+  throw new TypeError(`toSqliteClient: expected ${SQLITE_ACCEPTED}; got ${describeValue(source)}`);
+}
+
+const SQLITE_ACCEPTED =
+  "a SqlClient, a Durable Object storage (ctx.storage), a Durable Object state (ctx), " +
+  "an object with a tagged-template sql method (an agents Agent) or a better-sqlite3 Database";
+
+/** A SQLite handle (or a ready `SqlClient`) as a `SqlClient`; `undefined` for anything else. */
+function adaptSqliteSource(source: SqlSource, options: BetterSqlite3Options): SqlClient | undefined {
   if (isSqlClient(source)) {
     if (options.onStatement !== undefined) {
       throw new TypeError(
@@ -78,10 +132,7 @@ function adapt(source: SqlSource, options: BetterSqlite3Options): SqlClient {
   if (isDurableObjectState(source)) return fromDurableObjectStorage(source.storage, options);
   if (isBetterSqlite3Database(source)) return fromBetterSqlite3(source, options);
   if (isTaggedTemplateSource(source)) return fromTaggedTemplate(source, options);
-  // After the Agent check: an Agent is read as an Agent even if it grew query/connect methods.
-  if (isPostgresJs(source)) return fromPostgresJs(source, options);
-  if (isPgPool(source) || isPgClient(source)) return fromPg(source, options);
-  throw new TypeError(`toSqlClient: expected ${ACCEPTED}; got ${describeValue(source)}`);
+  return undefined;
 }
 
 /** True for an object that already implements `SqlClient`. */

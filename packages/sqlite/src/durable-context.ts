@@ -6,7 +6,8 @@ import {
   SYSTEM_PROMPT_LABEL,
 } from "@contextblocks/core";
 import type { AnyContextProvider } from "@contextblocks/core/store-kit";
-import { type SqlSource, type StatementObserver, toSqlClient } from "@contextblocks/sql";
+import { type SqlSource, type StatementObserver } from "@contextblocks/sql";
+import { toSqliteClient } from "@contextblocks/sql/store-kit";
 import { SqliteContextProvider } from "./sqlite-context-provider.js";
 
 /** Options of `createDurableContext`: a namespace, a statement hook, and `ContextBlocks`' own options. */
@@ -37,7 +38,7 @@ export function createDurableContext(
   options: DurableContextOptions = {},
 ): ContextBlocks {
   const { namespace, onStatement, versions, ...contextOptions } = options;
-  const client = toSqlClient(source, { onStatement });
+  const client = toSqliteClient(source, { onStatement });
   if (Array.isArray(configs)) for (const config of configs) refuseReservedLabel(config);
   const promptStore = new SqliteContextProvider(client, {
     label: SYSTEM_PROMPT_LABEL,

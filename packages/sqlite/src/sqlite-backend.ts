@@ -8,8 +8,8 @@ import {
   type SqlStatement,
   type StatementObserver,
   sql,
-  toSqlClient,
 } from "@contextblocks/sql";
+import { toSqliteClient } from "@contextblocks/sql/store-kit";
 import { catchUpMessageIndex } from "./message-index.js";
 import { searchMessageIndex } from "./message-search.js";
 import { SessionBlockProvider } from "./session-block-provider.js";
@@ -55,7 +55,7 @@ export interface SqliteBackend extends SessionBackend {
  * ```
  */
 export function sqliteBackend(source: SqlSource, options: SqliteBackendOptions = {}): SqliteBackend {
-  const client = toSqlClient(source, { onStatement: options.onStatement });
+  const client = toSqliteClient(source, { onStatement: options.onStatement });
   if (client.dialect !== "sqlite") {
     throw new ContextError(
       "INVALID_CONFIG",

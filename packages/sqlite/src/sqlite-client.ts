@@ -1,5 +1,6 @@
 import { ContextError } from "@contextblocks/core";
-import { type SqlClient, type SqlSource, type StatementObserver, toSqlClient } from "@contextblocks/sql";
+import { type SqlClient, type SqlSource, type StatementObserver } from "@contextblocks/sql";
+import { toSqliteClient } from "@contextblocks/sql/store-kit";
 
 /** The source as a `SqlClient`, refusing a client of another dialect with an error naming `owner`. */
 export function sqliteClient(
@@ -9,7 +10,7 @@ export function sqliteClient(
 ): SqlClient {
   let client: SqlClient;
   try {
-    client = onStatement === undefined ? toSqlClient(source) : toSqlClient(source, { onStatement });
+    client = onStatement === undefined ? toSqliteClient(source) : toSqliteClient(source, { onStatement });
   } catch (error) {
     throw new ContextError(
       "INVALID_CONFIG",

@@ -15,9 +15,8 @@ import {
   type SqlStatement,
   type StatementObserver,
   sql,
-  toSqlClient,
 } from "@contextblocks/sql";
-import { raw } from "@contextblocks/sql/store-kit";
+import { raw, toSqliteClient } from "@contextblocks/sql/store-kit";
 import { ChainAppend } from "./chain-append.js";
 import { IndexedLayout } from "./indexed-layout.js";
 import { KeyedLayout } from "./keyed-layout.js";
@@ -118,7 +117,7 @@ export class SqliteSessionStore implements SessionStoreV1 {
         `SqliteSessionStore: the session id must be a string, got ${describeValue(options.sessionId)}`,
       );
     }
-    this.#client = toSqlClient(source, { onStatement: options.onStatement });
+    this.#client = toSqliteClient(source, { onStatement: options.onStatement });
     if (this.#client.dialect !== "sqlite") {
       throw new ContextError(
         "INVALID_CONFIG",

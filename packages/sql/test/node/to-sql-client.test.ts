@@ -1,7 +1,7 @@
 import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fromBetterSqlite3, type SqlSource, sql, toSqlClient } from "../../src/index.js";
-import { isPgClient, isPgPool, isPostgresJs } from "../../src/store-kit.js";
+import { isPgClient, isPgPool, isPostgresJs, toSqliteClient } from "../../src/store-kit.js";
 
 describe("toSqlClient (Node)", () => {
   let temporary: TemporaryDatabase;
@@ -68,5 +68,39 @@ describe("toSqlClient (Postgres shapes; the real drivers are tested in @contextb
     const instance = Object.assign(() => undefined, { unsafe: query, begin: connect });
     expect(isPostgresJs(instance)).toBe(true);
     expect(toSqlClient(instance as unknown as SqlSource).dialect).toBe("postgres");
+  });
+});
+
+describe("toSqliteClient (what SQLite backends call, so a Worker does not bundle the Postgres adapters)", () => {
+  let temporary: TemporaryDatabase;
+  beforeEach(() => {
+    temporary = openTemporaryDatabase();
+  });
+  afterEach(() => temporary.remove());
+
+  it("shares the client toSqlClient built for the same handle, either way round", () => {
+    const first = toSqlClient(temporary.database);
+    expect(toSqliteClient(temporary.database)).toBe(first);
+    const agent = { sql: (strings: TemplateStringsArray) => [{ text: strings.join("?") }] };
+    const second = toSqliteClient(agent);
+    expect(toSqlClient(agent)).toBe(second);
+    expect(second.dialect).toBe("sqlite");
+  });
+
+  it("refuses a Postgres handle by name instead of adapting it", () => {
+    const query = async () => ({ rows: [], rowCount: 0 });
+    const connect = async () => undefined;
+    const postgresJs = Object.assign(async () => [], { unsafe: async () => [], begin: async () => [] });
+    for (const source of [{ query, connect }, { query, connect, idleCount: 0 }, postgresJs]) {
+      expect(() => toSqliteClient(source as unknown as SqlSource)).toThrow(
+        /this is a Postgres database .*use @contextblocks\/postgres/,
+      );
+    }
+  });
+
+  it("refuses anything else with a TypeError naming the SQLite handles it accepts", () => {
+    expect(() => toSqliteClient({} as unknown as SqlSource)).toThrow(
+      /toSqliteClient: expected a SqlClient, .* or a better-sqlite3 Database; got/,
+    );
   });
 });

@@ -198,7 +198,7 @@ describe("SqliteContextProvider on better-sqlite3 (file database)", () => {
     );
     expect(() => new SqliteContextProvider(temporary.database, { label: "a\udc00" })).toThrow(/surrogate/);
     await expect(new SqliteContextProvider(temporary.database).get()).rejects.toThrow(/has no label/);
-    expect(() => new SqliteContextProvider({} as never, "m")).toThrow(/toSqlClient: expected/);
+    expect(() => new SqliteContextProvider({} as never, "m")).toThrow(/toSqliteClient: expected/);
   });
 
   it("writes nothing when the content is unchanged", async () => {
