@@ -149,14 +149,17 @@ async function askAll(
   const times = turnTimes !== null;
   const byConversation = new Map<string, Asked[]>();
   for (const conversation of conversations) {
-    const store = backend.store(`${conversation.name}${times ? "-t" : ""}`);
+    const sessionId = `${conversation.name}${times ? "-t" : ""}`;
+    const store = backend.store(sessionId);
+    // Ids are unique across a database's sessions (Postgres holds every conversation in one database).
+    const idOf = (turn: string) => `${sessionId}:${turn}`;
     const tree = new MessageTree(store);
     const timeOf = turnTimes?.get(conversation.name);
     let turns = 0;
     for (const turn of conversation.turns) {
       const time = timeOf?.get(turn.dia_id);
       await tree.appendMessage({
-        id: turn.dia_id,
+        id: idOf(turn.dia_id),
         role: turns++ % 2 === 0 ? "user" : "assistant",
         parts: [{ type: "text", text: `${turn.speaker}: ${turn.text}` }],
         ...(time === undefined ? {} : { createdAt: time }),
@@ -173,7 +176,7 @@ async function askAll(
       const plan = planQuery(question.question);
       asked.push({
         candidates,
-        evidence: new Set(question.evidence),
+        evidence: new Set(question.evidence.map(idOf)),
         stems: new Set(plan?.terms.map((term) => term.stem) ?? []),
       });
     }
