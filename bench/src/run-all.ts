@@ -232,6 +232,18 @@ function sections(): Section[] {
       run: async (smoke) => runScript("./locomo-retrieval.ts", smoke).markdown,
     });
   }
+  if (hasScript("./session-search-selection.ts")) {
+    list.push({
+      id: "session-search-selection",
+      title: "Session search on LoCoMo: precision beside recall, settings by leave-one-conversation-out",
+      about:
+        "Every turn one message, every question `session.search` of 10 hits, on memory, SQLite (lean and keyed) " +
+        "and Postgres, with and without message times: hit@10, the share of hits holding a query term and " +
+        "result tokens per call, the hit selection's settings chosen on the other conversations (fold mean ± " +
+        "spread) (bench/src/session-search-selection.ts; skipped when the data is absent).",
+      run: async (smoke) => runScript("./session-search-selection.ts", smoke).markdown,
+    });
+  }
   if (hasScript("./agents-sessions-locomo.ts")) {
     list.push({
       id: "agents-sessions-locomo",

@@ -37,6 +37,7 @@ export { checkSessionHistoryAndFeed, type SessionUnderTest } from "./session-fee
 export type {
   ConformanceMessage,
   ConformanceNode,
+  ConformanceSearchHit,
   SessionConformanceCapabilities,
   SessionConformanceOptions,
   SessionStoreFactory,

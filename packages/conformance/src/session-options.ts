@@ -53,10 +53,18 @@ export interface SessionStoreUnderTest {
   ): MaybePromise<{ messages: ConformanceMessage[]; truncated: boolean }>;
   /** Stores a message written elsewhere with its parent and time; checked when present. */
   importMessage?(message: ConformanceMessage, parentId: string | null, createdAt: string): MaybePromise<void>;
-  searchMessages?(
-    query: string,
-    limit?: number,
-  ): MaybePromise<{ id: string; role: string; content: string }[]>;
+  searchMessages?(query: string, limit?: number): MaybePromise<ConformanceSearchHit[]>;
+}
+
+/** A search hit as the suite reads it (`SearchResult` of `@contextblocks/sessions`). */
+export interface ConformanceSearchHit {
+  id: string;
+  role: string;
+  content: string;
+  /** Whether the message's own text matched, or only the turns around it. */
+  matchedBy: "text" | "neighbours";
+  /** Turns near the hit that matched too weakly to be hits of their own. */
+  context?: { id: string; role: string; text: string }[];
 }
 
 /** What a session store can do, declared as data; undeclared groups are listed as skipped. */

@@ -1,7 +1,13 @@
 import { expect } from "vitest";
 import { HOSTILE_QUERIES } from "./hostile-queries.js";
-import type { SessionStoreUnderTest } from "./session-options.js";
+import type { ConformanceMessage, SessionStoreUnderTest } from "./session-options.js";
 import { type SessionSuite, sessionGroup, textMessage } from "./session-suite.js";
+
+/** An assistant turn that is only a tool call: no text part. */
+function toolCall(id: string, type: string): ConformanceMessage {
+  const parts = [{ type, toolCallId: `${id}-call`, state: "output-available", input: {}, output: "ok" }];
+  return { id, role: "assistant", parts };
+}
 
 /** `searchMessages`: words of text parts, one session's messages only, hostile queries read as text. */
 export function sessionSearchGroup<P extends SessionStoreUnderTest>(suite: SessionSuite<P>): void {
@@ -46,6 +52,67 @@ export function sessionSearchGroup<P extends SessionStoreUnderTest>(suite: Sessi
       const two = await fixture.session(one, "other-session");
       await two.appendMessage(textMessage("x", "secret elephant"));
       expect(await search(one, "elephant")).toEqual([]);
+    });
+
+    test("precise hits: on a short chat a one-word search returns the turns that hold it, near-matches as context", async () => {
+      const store = await fixture.create();
+      // A planted chat: two turns about the tide among small talk, and a tool call with no text at all.
+      const turns: [string, string, string][] = [
+        ["p1", "user", "Morning! Did you sleep well?"],
+        ["p2", "assistant", "I did, thanks. Coffee first."],
+        ["p3", "user", "When is low tide at the harbour today?"],
+        ["p4", "assistant", "Let me look that up for you."],
+        ["p6", "assistant", "It is at 14:20, so the beach walk works after lunch."],
+        ["p7", "user", "Great, we will bring the dog."],
+        ["p8", "assistant", "Bring water too, it will be warm."],
+        ["p9", "user", "Do you know a good lunch place?"],
+        ["p10", "assistant", "The fish shack by the pier is good."],
+        ["p11", "user", "The tide tables said spring tides this week."],
+        ["p12", "assistant", "Then the water comes far up the sand."],
+        ["p13", "user", "Noted. Anything else for the walk?"],
+        ["p14", "assistant", "Sunscreen and a hat."],
+        ["p15", "user", "Thanks, see you later."],
+      ];
+      for (const [id, role, text] of turns.slice(0, 4))
+        await store.appendMessage(textMessage(id, text, role));
+      await store.appendMessage(toolCall("p5", "tool-tides"));
+      for (const [id, role, text] of turns.slice(4)) await store.appendMessage(textMessage(id, text, role));
+      const hits = await search(store, "tide");
+      const holds = (text: string) => /\btides?\b/i.test(text);
+      expect(
+        hits
+          .slice(0, 2)
+          .map((hit) => hit.id)
+          .sort(),
+      ).toEqual(["p11", "p3"]);
+      expect(hits.map((hit) => hit.id)).not.toContain("p5");
+      for (const hit of hits) {
+        expect(hit.content.trim().length, hit.id).toBeGreaterThan(0);
+        expect(["text", "neighbours"], hit.id).toContain(hit.matchedBy);
+        if (hit.matchedBy === "text") expect(holds(hit.content), hit.id).toBe(true);
+        if (hit.matchedBy === "neighbours") expect(holds(hit.content), hit.id).toBe(false);
+      }
+      expect(hits.filter((hit) => holds(hit.content)).length * 2).toBeGreaterThanOrEqual(hits.length);
+      // A turn shown as context is never also a hit, and context stays short.
+      const ids = new Set(hits.map((hit) => hit.id));
+      for (const hit of hits) {
+        for (const turn of hit.context ?? []) {
+          expect(ids.has(turn.id), turn.id).toBe(false);
+          expect(turn.id).not.toBe("p5");
+        }
+        const characters = (hit.context ?? []).reduce((sum, turn) => sum + turn.text.length, 0);
+        expect(characters, hit.id).toBeLessThan(1_000);
+      }
+    });
+
+    test("a message with no text is never a hit, even between two that match", async () => {
+      const store = await fixture.create();
+      await store.appendMessage(textMessage("q", "Which marmot burrow did we find?"));
+      await store.appendMessage(toolCall("call", "tool-map"));
+      await store.appendMessage(textMessage("a", "The marmot burrow by the lake.", "assistant"));
+      const hits = await search(store, "marmot burrow");
+      expect(hits.map((hit) => hit.id).sort()).toEqual(["a", "q"]);
+      expect(hits.every((hit) => hit.matchedBy === "text")).toBe(true);
     });
 
     test("hostile queries are read as text: no error, no injection", async () => {

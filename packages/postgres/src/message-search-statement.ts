@@ -115,33 +115,38 @@ scored AS MATERIALIZED (
   FROM matched JOIN frequency ON frequency.n = matched.n CROSS JOIN messages CROSS JOIN average
   GROUP BY matched.session_id, matched.id, matched.parent_id
 ),
-lent (session_id, id, score) AS (
-  SELECT scored.session_id, scored.id, scored.score FROM scored
+lent (session_id, id, score, own_hit) AS (
+  SELECT scored.session_id, scored.id, scored.score, CASE WHEN scored.own > 0 THEN 1 ELSE 0 END FROM scored
   UNION ALL
-  SELECT scored.session_id, scored.parent_id, ${raw(String(afterShare))}::float8 * scored.own FROM scored
+  SELECT scored.session_id, scored.parent_id, ${raw(String(afterShare))}::float8 * scored.own, 0 FROM scored
     WHERE scored.parent_id IS NOT NULL AND scored.own > 0
   UNION ALL
-  SELECT scored.session_id, parent.parent_id, ${raw(String(afterShare * afterShare))}::float8 * scored.own
+  SELECT scored.session_id, parent.parent_id, ${raw(String(afterShare * afterShare))}::float8 * scored.own, 0
   FROM scored JOIN assistant_messages parent
     ON parent.session_id = scored.session_id AND parent.id = scored.parent_id
   WHERE parent.parent_id IS NOT NULL AND scored.own > 0
 ),
 ranked AS (
-  SELECT message.id, message.session_id, message.position, message.time_text,
+  SELECT message.id, message.session_id, message.position, message.time_text, total.own_hit,
     total.score * CASE WHEN message.speaker IN (SELECT json_array_elements_text(${words}::text::json))
       THEN ${raw(String(1 + speakerBoost))}::float8 ELSE 1.0::float8 END AS score
-  FROM (SELECT lent.session_id, lent.id, sum(lent.score) AS score FROM lent GROUP BY lent.session_id, lent.id) total
+  FROM (SELECT lent.session_id, lent.id, sum(lent.score) AS score, max(lent.own_hit) AS own_hit
+    FROM lent GROUP BY lent.session_id, lent.id) total
   JOIN assistant_messages message ON message.session_id = total.session_id AND message.id = total.id
+  -- A message without text (a tool call) is never a hit, even when the turns around it lend it a score.
+  WHERE message.text_content <> ''
 ),
 best AS (
-  SELECT ranked.session_id, ranked.id, ranked.position,
+  SELECT ranked.session_id, ranked.id, ranked.position, ranked.own_hit, ranked.score AS relevance,
     ranked.score + ${raw(String(dayShare))}::float8 * max(ranked.score) OVER (PARTITION BY ranked.session_id, ranked.time_text) AS score
   FROM ranked
-  ORDER BY 4 DESC, ranked.position DESC
+  ORDER BY 6 DESC, ranked.position DESC
   LIMIT ${limit}
 )
-SELECT message.id, message.session_id, message.role, message.text_content AS text, message.created_at
+SELECT message.id, message.session_id, message.role, message.text_content AS text, message.created_at,
+  message.parent_id, parent.parent_id AS grandparent_id, best.relevance, best.own_hit
 FROM best JOIN assistant_messages message ON message.session_id = best.session_id AND message.id = best.id
+LEFT JOIN assistant_messages parent ON parent.session_id = message.session_id AND parent.id = message.parent_id
 ORDER BY best.score DESC, best.position DESC`;
 }
 

@@ -1,6 +1,7 @@
 import { ContextError } from "@contextblocks/core";
 import { describeValue } from "@contextblocks/core/store-kit";
 import type { SearchResult } from "@contextblocks/sessions";
+import { candidateCount, type SearchCandidate, selectSearchHits } from "@contextblocks/sessions/store-kit";
 import type { SqlStatement } from "@contextblocks/sql";
 import { planQuery } from "@contextblocks/text";
 import { catchUpSearchFields } from "./message-search-index.js";
@@ -17,6 +18,27 @@ export interface MessageSearchRow {
   role: string;
   text: string;
   created_at: unknown;
+  parent_id: string | null;
+  grandparent_id: string | null;
+  /** The message's relevance before the day's share (which lifts every turn of a day alike), higher is better. */
+  relevance: number | string;
+  /** 1 when the message's own text holds a query word, 0 when only the turns around it do. */
+  own_hit: number | string;
+}
+
+/** A row as a search candidate (`selectSearchHits` makes hits of them). */
+export function candidateOf(row: MessageSearchRow): SearchCandidate {
+  return {
+    id: row.id,
+    role: row.role,
+    text: row.text,
+    createdAt: row.created_at === null || row.created_at === undefined ? null : timeText(row.created_at),
+    score: Number(row.relevance),
+    matchedBy: Number(row.own_hit) === 1 ? "text" : "neighbours",
+    parentId: row.parent_id,
+    grandparentId: row.grandparent_id,
+    sessionId: row.session_id,
+  };
 }
 
 /**
@@ -56,9 +78,6 @@ export async function searchAllSessions(
       `search: limit must be a whole number from 1 to ${maximumSearchLimit}, got ${String(limit)}`,
     );
   }
-  return (await searchMessageRows(read, query, count, undefined)).map((row) => {
-    const result: SearchResult = { id: row.id, role: row.role, content: row.text, sessionId: row.session_id };
-    if (row.created_at !== null && row.created_at !== undefined) result.createdAt = timeText(row.created_at);
-    return result;
-  });
+  const rows = await searchMessageRows(read, query, candidateCount(count, maximumSearchLimit), undefined);
+  return selectSearchHits(rows.map(candidateOf), count);
 }

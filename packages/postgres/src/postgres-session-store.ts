@@ -20,7 +20,7 @@ import {
 import { type AppendRow, appendStatement } from "./append-statement.js";
 import { type PostgresSource, postgresClient } from "./client.js";
 import { leafStatement, newestChildlessStatement } from "./latest-leaf.js";
-import { searchMessageRows } from "./message-search.js";
+import { candidateOf, searchMessageRows } from "./message-search.js";
 import { staleSearchFieldsStatement } from "./message-search-index.js";
 import { refreshContextStatement } from "./message-search-statement.js";
 import { SESSION_TABLES } from "./schema.js";
@@ -289,12 +289,10 @@ WHERE session_id = ${this.#sessionId} ORDER BY created_at, position`);
 
   async search(query: string, limit: number): Promise<StoredSearchHit[]> {
     const rows = await searchMessageRows((statement) => this.#read(statement), query, limit, this.#sessionId);
-    return rows.map((row) => ({
-      id: row.id,
-      role: row.role,
-      text: row.text,
-      createdAt: row.created_at === null || row.created_at === undefined ? null : timeText(row.created_at),
-    }));
+    return rows.map((row) => {
+      const { sessionId: _sessionId, ...hit } = candidateOf(row);
+      return hit;
+    });
   }
 
   async readCalibration(): Promise<number | null> {

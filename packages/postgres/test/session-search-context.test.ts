@@ -15,8 +15,11 @@ afterEach(async () => {
   await schema.drop();
 });
 
+/** What a search shows: its hits and the turns beside them (near-matches come back as a hit's context). */
 async function found(store: SearchableTree, query: string): Promise<string[]> {
-  return (await store.searchMessages(query, 10)).map((hit) => hit.id).sort();
+  return (await store.searchMessages(query, 10))
+    .flatMap((hit) => [hit.id, ...(hit.context ?? []).map((turn) => turn.id)])
+    .sort();
 }
 
 describe("PostgresSessionStore search: each message indexed with the turns around it on its branch", () => {
@@ -32,9 +35,11 @@ describe("PostgresSessionStore search: each message indexed with the turns aroun
     // "other" hangs under "a": its grandparent is the question.
     expect(await found(store, "researching")).toEqual(["a", "other", "q", "z"]);
     // The text returned is the message's own, never its context.
-    expect((await store.searchMessages("researching", 10)).find((hit) => hit.id === "a")?.content).toBe(
-      "Adoption agencies, mostly.",
-    );
+    const shown = await store.searchMessages("researching", 10);
+    expect(shown.map((hit) => [hit.id, hit.content, hit.matchedBy])).toEqual([
+      ["q", "What are you researching lately?", "text"],
+    ]);
+    expect(shown[0]?.context?.find((turn) => turn.id === "a")?.text).toBe("Adoption agencies, mostly.");
     // "z" is the first answer to "a": "a" and "q" have it among the turns after them (as on SQLite).
     expect(await found(store, "zebra")).toEqual(["a", "q", "z", "z-reply"]);
     // The second branch: its own turns and the one after it find it, and so do the turns it answers ("a",

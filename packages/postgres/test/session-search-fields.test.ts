@@ -15,8 +15,11 @@ afterEach(async () => {
   await schema.drop();
 });
 
+/** What a search shows: its hits and the turns beside them (near-matches come back as a hit's context). */
 async function found(store: SearchableTree, query: string): Promise<string[]> {
-  return (await store.searchMessages(query, 10)).map((hit) => hit.id).sort();
+  return (await store.searchMessages(query, 10))
+    .flatMap((hit) => [hit.id, ...(hit.context ?? []).map((turn) => turn.id)])
+    .sort();
 }
 
 describe("PostgresSessionStore search: the turns after a message, its day and its speaker", () => {

@@ -3,6 +3,7 @@ import { describeValue } from "@contextblocks/core/store-kit";
 import { checkMessageId, checkSessionMessage, type SessionMessage, textOfMessage } from "./message.js";
 import { estimateMessageTokens, messageTokenStamp, pathTokensWithOverlays } from "./message-tokens.js";
 import { applyCompactions, sameOverlay } from "./overlays.js";
+import { candidateCount, selectSearchHits } from "./search-hits.js";
 import type {
   AppendedMessage,
   MessageNode,
@@ -369,12 +370,11 @@ export class MessageTree implements SessionStore {
         `search: limit must be a whole number from 1 to ${maximumSearchLimit}, got ${String(limit)}`,
       );
     }
-    const hits = await (this.storage.search as NonNullable<SessionStoreV1["search"]>)(query, whole);
-    return hits.slice(0, whole).map((hit) => {
-      const result: SearchResult = { id: hit.id, role: hit.role, content: hit.text };
-      if (hit.createdAt !== null) result.createdAt = hit.createdAt;
-      return result;
-    });
+    const candidates = await (this.storage.search as NonNullable<SessionStoreV1["search"]>)(
+      query,
+      candidateCount(whole, maximumSearchLimit),
+    );
+    return selectSearchHits(candidates, whole);
   }
 
   /** `getRecentHistory` on a store that reads whole paths: the newest records that fit, read leaf first. */

@@ -146,6 +146,16 @@ export interface StoredSearchHit {
   createdAt: string | null;
   /** Records near the hit that explain it, each with its searchable text. */
   context?: { id: string; role: string; text: string }[];
+  /**
+   * The store's score (higher is better), read against the best of the same search: candidates far below
+   * it are cut, and a neighbour match far below it becomes context (`selectSearchHits`). Omitted: no cut.
+   */
+  score?: number;
+  /** Whether the record's own text matched or only the records around it. Omitted: `"text"`. */
+  matchedBy?: "text" | "neighbours";
+  /** The record's parent and grandparent, so a near-match can be shown beside the hit it explains. */
+  parentId?: string | null;
+  grandparentId?: string | null;
 }
 
 /** True for a store that declares this contract. */

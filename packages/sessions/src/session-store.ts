@@ -14,9 +14,23 @@ export interface SearchResult {
   id: string;
   role: string;
   content: string;
+  /**
+   * `"text"`: the message's own text holds a query word. `"neighbours"`: it ranked by the turns around it
+   * (the question before an answer), strongly enough to be a hit of its own.
+   */
+  matchedBy: "text" | "neighbours";
+  /** Turns beside the hit that matched too weakly to be hits of their own, their text capped in tokens. */
+  context?: SearchContextTurn[];
   createdAt?: string;
   /** Set by cross-session searches (`SessionManager.search`). */
   sessionId?: string;
+}
+
+/** A turn shown as context of a search hit: its text may be cut ("…" at the end). */
+export interface SearchContextTurn {
+  id: string;
+  role: string;
+  text: string;
 }
 
 /** A byte-budgeted read of the newest messages of a path (see `getRecentHistory`). */

@@ -29,6 +29,15 @@ export {
 export { type AppendChainOptions, MessageTree } from "./message-tree.js";
 export { applyCompactions, compactionPrefix, sameOverlay } from "./overlays.js";
 export type { RunState, RunStateStore, RunStates } from "./run-state.js";
+export {
+  candidateCount,
+  contextTokens,
+  type HitSelection,
+  neighbourShare,
+  type SearchCandidate,
+  selectSearchHits,
+  weakShare,
+} from "./search-hits.js";
 export type {
   CompactionAddedEvent,
   ImportOptions,

@@ -1,5 +1,5 @@
 import { ContextError } from "@contextblocks/core";
-import type { SearchResult } from "@contextblocks/sessions";
+import type { SearchCandidate } from "@contextblocks/sessions/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { raw } from "@contextblocks/sql/store-kit";
 import { fts5MatchExpression, monthNames, planQuery } from "@contextblocks/text";
@@ -70,6 +70,15 @@ interface Row {
   role: string;
   content: string;
   created_at: string | null;
+  parent_id: string | null;
+  grandparent_id: string | null;
+  /**
+   * The message's relevance, higher is better: bm25 with the shares lent and the speaker's factor, negated,
+   * before the day's share (which lifts every turn of a day alike, and would hide how weak a turn is).
+   */
+  relevance: number;
+  /** 1 when the message's own text holds a query word, 0 when only the turns around it do. */
+  own_hit: number;
 }
 
 /**
@@ -259,11 +268,16 @@ export function refreshContextStatements(
   ];
 }
 
+/**
+ * The candidates of a search, best first, each with its score and whether its own text matched: what
+ * `selectSearchHits` (`@contextblocks/sessions/store-kit`) turns into hits. Ask for more than the hits wanted
+ * (`candidateCount`), so the cut sees the runners-up.
+ */
 export async function searchMessageIndex(
   client: SqlClient,
   query: string,
   options: MessageSearchOptions,
-): Promise<SearchResult[]> {
+): Promise<SearchCandidate[]> {
   if (typeof query !== "string") {
     throw new ContextError("INVALID_INPUT", `search: the query must be a string, got ${typeof query}`);
   }
@@ -283,7 +297,9 @@ export async function searchMessageIndex(
     // A table Cloudflare agents' Sessions API created: message text alone, FTS5's own bm25.
     const rows = await client.run<Row>(sql`
       SELECT f.id AS id, f.session_id AS session_id, f.role AS role, f.content AS content,
-        m.created_at AS created_at
+        m.created_at AS created_at, m.parent_id AS parent_id,
+        (SELECT p.parent_id FROM assistant_messages p WHERE p.id = m.parent_id AND p.session_id = m.session_id)
+          AS grandparent_id, -f.rank AS relevance, 1 AS own_hit
       FROM assistant_fts f JOIN assistant_messages m ON m.id = f.id AND m.session_id = f.session_id
       WHERE assistant_fts MATCH ${fts5MatchExpression(plan, { column: "content" })} ${inSession}
       ORDER BY f.rank LIMIT ${limit}`);
@@ -303,35 +319,47 @@ export async function searchMessageIndex(
       FROM assistant_fts f
       WHERE assistant_fts MATCH ${expression} ${inSession}
     ),
-    lent (target, score) AS (
-      SELECT target, score FROM hit
+    lent (target, score, own_hit) AS (
+      SELECT target, score, own < 0 FROM hit
       UNION ALL
-      SELECT parent_row, ${raw(String(share))} * own FROM hit WHERE parent_row IS NOT NULL AND own < 0
+      SELECT parent_row, ${raw(String(share))} * own, 0 FROM hit WHERE parent_row IS NOT NULL AND own < 0
       UNION ALL
-      SELECT grandparent_row, ${raw(String(share * share))} * own FROM hit
+      SELECT grandparent_row, ${raw(String(share * share))} * own, 0 FROM hit
         WHERE grandparent_row IS NOT NULL AND own < 0
     ),
     scored AS (
       SELECT f.id AS id, f.session_id AS session_id, f.role AS role, f.content AS content, f.time AS time,
+        total.own_hit AS own_hit,
         total.score * CASE WHEN f.speaker IN (SELECT value FROM json_each(${words}))
           THEN ${raw(String(1 + speakerBoost))} ELSE 1 END AS score
-      FROM (SELECT target, sum(score) AS score FROM lent GROUP BY target) total
+      FROM (SELECT target, sum(score) AS score, max(own_hit) AS own_hit FROM lent GROUP BY target) total
       JOIN assistant_fts f ON f.rowid = total.target
       -- A message without text (the keyed layout gives it an empty row, which holds its place in the
       -- order) is never a hit, as on the layouts that write it no row.
       WHERE f.content <> ''
     )
     SELECT scored.id AS id, scored.session_id AS session_id, scored.role AS role, scored.content AS content,
-      m.created_at AS created_at
+      m.created_at AS created_at, m.parent_id AS parent_id, scored.own_hit AS own_hit,
+      (SELECT p.parent_id FROM assistant_messages p WHERE p.id = m.parent_id AND p.session_id = m.session_id)
+        AS grandparent_id,
+      -scored.score AS relevance
     FROM scored JOIN assistant_messages m ON m.id = scored.id AND m.session_id = scored.session_id
     ORDER BY scored.score + ${raw(String(dayShare))} * min(scored.score) OVER (PARTITION BY scored.session_id, scored.time)
     LIMIT ${limit}`);
   return rows.map((row) => resultOf(row, sessionId));
 }
 
-function resultOf(row: Row, sessionId: string | undefined): SearchResult {
-  const result: SearchResult = { id: row.id, role: row.role, content: row.content };
-  if (row.created_at !== null) result.createdAt = row.created_at;
+function resultOf(row: Row, sessionId: string | undefined): SearchCandidate {
+  const result: SearchCandidate = {
+    id: row.id,
+    role: row.role,
+    text: row.content,
+    createdAt: row.created_at,
+    score: Number(row.relevance),
+    matchedBy: Number(row.own_hit) === 1 ? "text" : "neighbours",
+    parentId: row.parent_id,
+    grandparentId: row.grandparent_id,
+  };
   if (sessionId === undefined) result.sessionId = row.session_id;
   return result;
 }

@@ -1,7 +1,7 @@
 import { ContextError, SYSTEM_PROMPT_LABEL } from "@contextblocks/core";
 import { namespacePrefix } from "@contextblocks/core/store-kit";
 import type { SearchResult, SessionBackend } from "@contextblocks/sessions";
-import { MessageTree } from "@contextblocks/sessions/store-kit";
+import { candidateCount, MessageTree, selectSearchHits } from "@contextblocks/sessions/store-kit";
 import {
   type SqlClient,
   type SqlSource,
@@ -11,7 +11,7 @@ import {
 } from "@contextblocks/sql";
 import { toSqliteClient } from "@contextblocks/sql/store-kit";
 import { catchUpMessageIndex } from "./message-index.js";
-import { searchMessageIndex } from "./message-search.js";
+import { maximumSearchLimit, searchMessageIndex } from "./message-search.js";
 import { SessionBlockProvider } from "./session-block-provider.js";
 import { type NewSessionLayout, schemaReady } from "./session-schema.js";
 import { SqliteContextProvider } from "./sqlite-context-provider.js";
@@ -88,7 +88,10 @@ export function sqliteBackend(source: SqlSource, options: SqliteBackendOptions =
     async searchMessages(query: string, limit: number): Promise<SearchResult[]> {
       // The keyed layout writes each search row on append: nothing to catch up.
       if ((await schemaReady(client, newDatabaseLayout)) !== "keyed") await catchUpMessageIndex(client);
-      return searchMessageIndex(client, query, { limit });
+      return selectSearchHits(
+        await searchMessageIndex(client, query, { limit: candidateCount(limit, maximumSearchLimit) }),
+        limit,
+      );
     },
     deleteSession: (sessionId) => deleteSession(client, sessionId),
   };

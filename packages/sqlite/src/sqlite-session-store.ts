@@ -408,13 +408,7 @@ export class SqliteSessionStore implements SessionStoreV1 {
   async search(query: string, limit: number): Promise<StoredSearchHit[]> {
     // The keyed layout writes each search row on append: nothing to catch up.
     if ((await this.#layout()).layout !== "keyed") await catchUpMessageIndex(this.#client);
-    const hits = await searchMessageIndex(this.#client, query, { limit, sessionId: this.#sessionId });
-    return hits.map((hit) => ({
-      id: hit.id,
-      role: hit.role,
-      text: hit.content,
-      createdAt: hit.createdAt ?? null,
-    }));
+    return searchMessageIndex(this.#client, query, { limit, sessionId: this.#sessionId });
   }
 
   async readCalibration(): Promise<number | null> {

@@ -90,7 +90,8 @@ describe("a better-sqlite3 database agents@0.32.0's agents/sessions wrote", () =
     expect((await store.getBranches("m1")).map((message) => message.id)).toEqual(["m2", "m2b"]);
     expect((await store.searchMessages?.("lighthouse tour"))?.map((hit) => hit.id)).toContain("m3");
     await store.appendMessage(say("m5", "assistant", "The chandlery opens at eight."));
-    // The new turn first; m3 too, through the turns after it (its search row carries its neighbours).
-    expect((await store.searchMessages?.("chandlery"))?.map((hit) => hit.id)).toEqual(["m5", "m3"]);
+    // The new turn is the hit; m3, found through the turn after it, is shown beside it as its context.
+    const hits = (await store.searchMessages?.("chandlery")) ?? [];
+    expect(hits.map((hit) => [hit.id, hit.context?.map((turn) => turn.id)])).toEqual([["m5", ["m3"]]]);
   });
 });

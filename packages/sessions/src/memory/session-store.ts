@@ -1,5 +1,6 @@
 import { ContextError } from "@contextblocks/core";
 import { describeValue } from "@contextblocks/core/store-kit";
+import { type SearchCandidate, selectSearchHits } from "../search-hits.js";
 import type { SearchResult, StoredCompaction } from "../session-store.js";
 import type {
   AppendPlacement,
@@ -39,6 +40,11 @@ export class InMemorySessions {
 
   /** Search over every session's messages (or one session's), by the words of their text. */
   search(query: string, limit: number, sessionId?: string): SearchResult[] {
+    return selectSearchHits(this.candidates(query, limit, sessionId), limit);
+  }
+
+  /** @internal The records that hold a query word, scored by how many they hold, best first. */
+  candidates(query: string, limit: number, sessionId?: string): SearchCandidate[] {
     if (typeof query !== "string") {
       throw new ContextError(
         "INVALID_INPUT",
@@ -47,18 +53,23 @@ export class InMemorySessions {
     }
     const words = new Set(wordsOf(query));
     if (words.size === 0) return [];
-    const hits: { result: SearchResult; score: number; order: number }[] = [];
+    const hits: { result: SearchCandidate; score: number; order: number }[] = [];
     for (const record of this.records.values()) {
       if (sessionId !== undefined && record.sessionId !== sessionId) continue;
       const have = new Set(wordsOf(record.text));
       let score = 0;
       for (const word of words) if (have.has(word)) score++;
       if (score === 0) continue;
-      const result: SearchResult = {
+      const result: SearchCandidate = {
         id: record.id,
         role: record.role,
-        content: record.text,
+        text: record.text,
         createdAt: record.createdAt ?? "",
+        score,
+        matchedBy: "text",
+        parentId: record.parentId,
+        grandparentId:
+          record.parentId === null ? null : (this.records.get(record.parentId)?.parentId ?? null),
       };
       if (sessionId === undefined) result.sessionId = record.sessionId;
       hits.push({ result, score, order: record.order });
@@ -197,12 +208,9 @@ export class InMemorySessionStore implements SessionStoreV1 {
   }
 
   async search(query: string, limit: number): Promise<StoredSearchHit[]> {
-    return this.sessions.search(query, limit, this.sessionId).map((hit) => ({
-      id: hit.id,
-      role: hit.role,
-      text: hit.content,
-      createdAt: hit.createdAt ?? null,
-    }));
+    return this.sessions
+      .candidates(query, limit, this.sessionId)
+      .map(({ sessionId: _sessionId, ...hit }) => hit);
   }
 
   async readCalibration(): Promise<number | null> {

@@ -42,8 +42,9 @@ describe("deleting a session deletes its data", () => {
     const session = manager.getSession(doomed.id);
     await session.context.setBlock("memory", "the user likes xylophonequark");
     await session.context.freezeSystemPrompt();
-    // "d2" through its context (its parent "d1"'s words: message-search.ts).
-    expect((await manager.search("zanzibarquux")).map((hit) => hit.id)).toEqual(["d1", "d2"]);
+    // "d2" beside it, as its context (its parent "d1"'s words: message-search.ts).
+    const hits = await manager.search("zanzibarquux");
+    expect(hits.map((hit) => [hit.id, hit.context?.map((turn) => turn.id)])).toEqual([["d1", ["d2"]]]);
     expect(everything(database)).toContain("zanzibarquux");
     await manager.delete(doomed.id);
     const dump = everything(database);

@@ -127,14 +127,15 @@ describe("SqliteSessionStore: the message tree", () => {
     for (const id of ["a", "b", "c"]) await provider.appendMessage(message(id, `${id} mentions zebras`));
     await provider.updateMessage(message("b", "b mentions giraffes"));
     expect(ids(await provider.searchMessages("zebras"))).toEqual(expect.arrayContaining(["a", "c"]));
-    // "a" precedes "b" and "c" follows it: both found through their context, ranked below "b".
-    const giraffes = ids(await provider.searchMessages("giraffes"));
-    expect(giraffes[0]).toBe("b");
-    expect(giraffes.slice(1).sort()).toEqual(["a", "c"]);
+    // "a" precedes "b" and "c" follows it: both found through their context, shown beside "b".
+    const giraffes = await provider.searchMessages("giraffes");
+    expect(ids(giraffes)).toEqual(["b"]);
+    expect(giraffes[0]?.context?.map((turn) => turn.id).sort()).toEqual(["a", "c"]);
     await provider.deleteMessages(["c"]);
     expect(ids(await provider.getHistory())).toEqual(["a", "b"]);
-    // "c" is gone; "b" is found through "a" before it.
-    expect(ids(await provider.searchMessages("zebras"))).toEqual(["a", "b"]);
+    // "c" is gone; "b" is found through "a" before it, shown beside it.
+    const zebras = await provider.searchMessages("zebras");
+    expect(zebras.map((hit) => [hit.id, hit.context?.map((turn) => turn.id)])).toEqual([["a", ["b"]]]);
     const error = await provider.updateMessage(message("nope")).catch((caught: unknown) => caught);
     expect((error as { code?: string }).code).toBe("NOT_FOUND");
   });
@@ -175,8 +176,10 @@ describe("SqliteSessionStore: the message tree", () => {
     await provider.appendMessage(message("large", large));
     expect((await provider.getMessage("h"))?.parts[0]?.text).toBe(hostile);
     expect((await provider.getMessage("large"))?.parts[0]?.text).toBe(large);
-    // "large" follows "h": found through its context, ranked below it.
-    expect(ids(await provider.searchMessages('DROP TABLE "NEAR" OR *'))).toEqual(["h", "large"]);
+    // "large" follows "h": found through its context, shown beside it (cut to the context's budget).
+    const found = await provider.searchMessages('DROP TABLE "NEAR" OR *');
+    expect(ids(found)).toEqual(["h"]);
+    expect(found[0]?.context?.map((turn) => [turn.id, turn.text.length < 1_000])).toEqual([["large", true]]);
     expect(await provider.searchMessages("   ")).toEqual([]);
   });
 

@@ -60,10 +60,11 @@ describe("messages over the 2 MB Durable Object row limit", () => {
       const recent = await store.getRecentHistory(null, 1024, 3);
       expect(ids(recent.messages)).toEqual(["tool", "shot", "a"]);
       expect(recent.totalContentBytes).toBeGreaterThan(5 * 1024 * 1024);
-      // "a", "tool" and "q" through their context (the turns around them: message-search.ts).
-      const screenshot = ids(await store.searchMessages("screenshot"));
-      expect(screenshot[0]).toBe("shot");
-      expect(screenshot.slice(1).sort()).toEqual(["a", "q", "tool"]);
+      // "a", "tool" and "q" through their context (the turns around them: message-search.ts), shown beside
+      // the one hit, never hits of their own.
+      const screenshot = await store.searchMessages("screenshot");
+      expect(ids(screenshot)).toEqual(["shot"]);
+      expect(screenshot[0]?.context?.map((turn) => turn.id).sort()).toEqual(["a", "q", "tool"]);
 
       // A new store on the same object reads them too; an update shrinks one back to one row.
       const again = sqliteTree(state.storage, "chat");
@@ -186,10 +187,15 @@ describe("row costs on a Durable Object", () => {
       // The message row and its primary-key entry (the lean layout of a new database); no search row.
       expect(written).toBe(2);
       expect(reports.some((report) => /assistant_fts/.test(report.text))).toBe(false);
-      // "m0" through its context: "m1" is the turn after it.
-      expect(ids(await store.searchMessages("deploy friday"))).toEqual(["m1", "m0"]);
+      // "m0" through its context ("m1" is the turn after it), shown beside "m1".
+      const shown = async () =>
+        (await store.searchMessages("deploy friday")).flatMap((hit) => [
+          hit.id,
+          ...(hit.context ?? []).map((turn) => turn.id),
+        ]);
+      expect(await shown()).toEqual(["m1", "m0"]);
       reports.length = 0;
-      expect(ids(await store.searchMessages("deploy friday"))).toEqual(["m1", "m0"]);
+      expect(await shown()).toEqual(["m1", "m0"]);
       expect(reports.reduce((sum, report) => sum + (report.rowsWritten ?? 0), 0)).toBe(0);
       // A deleted newest message never lets a later one slip under the index's mark.
       await store.deleteMessages(["m1"]);
@@ -215,8 +221,9 @@ describe("deleting a session deletes its data", () => {
       const session = manager.getSession(doomed.id);
       await session.context.setBlock("memory", "the user likes xylophonequark");
       await session.context.freezeSystemPrompt();
-      // "d2" through its context (its parent "d1"'s words: message-search.ts).
-      expect((await manager.search("zanzibarquux")).map((hit) => hit.id)).toEqual(["d1", "d2"]);
+      // "d2" through its context (its parent "d1"'s words: message-search.ts), shown beside "d1".
+      const hits = await manager.search("zanzibarquux");
+      expect(hits.map((hit) => [hit.id, hit.context?.map((turn) => turn.id)])).toEqual([["d1", ["d2"]]]);
       await manager.delete(doomed.id);
       const tables = state.storage.sql
         .exec<{ name: string }>(

@@ -1,0 +1,100 @@
+import { estimateTokens } from "@contextblocks/core";
+import { describe, expect, test } from "vitest";
+import { type SearchCandidate, selectSearchHits } from "../src/search-hits.js";
+
+const candidate = (
+  id: string,
+  score: number,
+  matchedBy: "text" | "neighbours",
+  parentId: string | null = null,
+  text = `text of ${id}`,
+): SearchCandidate => ({ id, role: "user", text, createdAt: null, score, matchedBy, parentId });
+
+describe("selectSearchHits", () => {
+  test("a candidate without text is never a hit", () => {
+    const hits = selectSearchHits(
+      [
+        candidate("a", 1, "text"),
+        candidate("call", 0.9, "neighbours", "a", " "),
+        candidate("b", 0.8, "text"),
+      ],
+      10,
+    );
+    expect(hits.map((hit) => hit.id)).toEqual(["a", "b"]);
+  });
+
+  test("candidates below the weak share of the best are cut", () => {
+    const hits = selectSearchHits(
+      [candidate("a", 10, "text"), candidate("b", 2, "text"), candidate("c", 1, "text")],
+      10,
+      {
+        weakShare: 0.15,
+      },
+    );
+    expect(hits.map((hit) => hit.id)).toEqual(["a", "b"]);
+  });
+
+  test("a weak neighbour match becomes context of the hit it is the child or parent of", () => {
+    const hits = selectSearchHits(
+      [
+        candidate("question", 10, "text", "before"),
+        candidate("answer", 4, "neighbours", "question"),
+        candidate("before", 3, "neighbours", null),
+        candidate("far", 3, "neighbours", "elsewhere"),
+      ],
+      10,
+      { neighbourShare: 0.6 },
+    );
+    expect(hits.map((hit) => [hit.id, hit.matchedBy])).toEqual([["question", "text"]]);
+    expect(hits[0]?.context?.map((turn) => turn.id)).toEqual(["answer", "before"]);
+  });
+
+  test("a strong neighbour match is a hit, marked so, but never outnumbers the text matches", () => {
+    const hits = selectSearchHits(
+      [
+        candidate("q1", 10, "text"),
+        candidate("a1", 9, "neighbours", "q1"),
+        candidate("a2", 9, "neighbours", "q1"),
+        candidate("q2", 8, "text"),
+        candidate("a3", 8, "neighbours", "q2"),
+      ],
+      10,
+      { neighbourShare: 0.6 },
+    );
+    expect(hits.map((hit) => [hit.id, hit.matchedBy])).toEqual([
+      ["q1", "text"],
+      ["a1", "neighbours"],
+      ["q2", "text"],
+      ["a3", "neighbours"],
+    ]);
+    expect(hits[0]?.context?.map((turn) => turn.id)).toEqual(["a2"]);
+  });
+
+  test("a hit's context stays within its token budget", () => {
+    const long = "word ".repeat(400);
+    const hits = selectSearchHits(
+      [
+        candidate("q", 10, "text"),
+        candidate("a", 1, "neighbours", "q", long),
+        candidate("b", 1, "neighbours", "q", long),
+      ],
+      10,
+      { contextTokens: 50 },
+    );
+    const context = hits[0]?.context ?? [];
+    expect(context.length).toBeGreaterThan(0);
+    expect(context[0]?.text.endsWith("…")).toBe(true);
+    expect(context.reduce((sum, turn) => sum + estimateTokens(turn.text), 0)).toBeLessThanOrEqual(50);
+  });
+
+  test("without scores the store's order and count are kept, as text matches", () => {
+    const hits = selectSearchHits(
+      [
+        { id: "a", role: "user", text: "x", createdAt: null },
+        { id: "b", role: "user", text: "y", createdAt: "2024-01-01T00:00:00.000Z" },
+      ],
+      1,
+    );
+    expect(hits).toEqual([{ id: "a", role: "user", content: "x", matchedBy: "text" }]);
+  });
+});
