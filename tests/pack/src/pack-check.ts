@@ -32,6 +32,14 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { startThrowawayCluster } from "@contextblocks/test-kit/postgres";
 import { extractSnippets, snippetModule } from "../../readmes/src/extract.js";
+import {
+  freePort,
+  quickStartFiles,
+  quickStartTurns,
+  rootReadme,
+  startWranglerDev,
+  writeQuickStart,
+} from "./quick-start.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const HERE = fileURLToPath(new URL("../", import.meta.url));
@@ -375,8 +383,8 @@ async function postgresOnly(work: string, packed: readonly PackedPackage[], tsc:
 
 /** The AI SDK majors the adapter supports, each with the providers of its line (TOOLCHAIN.md). */
 const AI_SDK_MAJORS = [
-  { name: "ai 7", packages: ["ai@7.0.173", "@ai-sdk/openai@4.0.118"] },
-  { name: "ai 6", packages: ["ai@6.0.325", "@ai-sdk/openai@3.0.141"] },
+  { name: "ai 7", packages: ["ai@7.0.173", "@ai-sdk/openai@4.0.118", "@ai-sdk/anthropic@4.0.105"] },
+  { name: "ai 6", packages: ["ai@6.0.325", "@ai-sdk/openai@3.0.141", "@ai-sdk/anthropic@3.0.140"] },
 ] as const;
 
 /**
@@ -678,6 +686,11 @@ async function main(): Promise<void> {
     });
   }
 
+  await stepAsync(
+    "the root README's quick start, from the tarballs outside the workspace, under wrangler dev",
+    () => quickStart(work, packed),
+  );
+
   process.stdout.write("\n| package | tarball | unpacked | files |\n| --- | ---: | ---: | ---: |\n");
   for (const item of packed) {
     process.stdout.write(
@@ -720,6 +733,91 @@ async function main(): Promise<void> {
     process.exitCode = 1;
   } else
     process.stdout.write("\npack check: every package packs, lints, installs, compiles, runs and bundles\n");
+}
+
+/** The workspace packages `names` stand on (their `workspace:` dependencies), `names` included. */
+function dependencyClosure(names: readonly string[]): Set<string> {
+  const closure = new Set<string>();
+  const visit = (name: string) => {
+    if (closure.has(name)) return;
+    closure.add(name);
+    const manifest = JSON.parse(readFileSync(join(ROOT, "packages", name, "package.json"), "utf8")) as {
+      dependencies?: Record<string, string>;
+    };
+    for (const dependency of Object.keys(manifest.dependencies ?? {})) {
+      if (dependency.startsWith("@contextblocks/")) visit(dependency.slice("@contextblocks/".length));
+    }
+  };
+  for (const name of names) visit(name);
+  return closure;
+}
+
+/**
+ * The root README's quick start as a newcomer follows it: its install line (our packages from their
+ * tarballs, with the ones they depend on, and AI SDK 7), its two files, `wrangler dev`, and its three turns
+ * answered as the README shows.
+ */
+async function quickStart(work: string, packed: readonly PackedPackage[]): Promise<void> {
+  const readme = rootReadme(ROOT);
+  const files = quickStartFiles(readme);
+  const turns = quickStartTurns(readme);
+  if (files.length === 0 || turns.length === 0) {
+    fail("the root README's quick start has no marked files or no curl turns");
+    return;
+  }
+  const installLine = /npm install (@contextblocks\/[^\n]+)/.exec(readme)?.[1] ?? "";
+  const ours = [...installLine.matchAll(/@contextblocks\/([a-z0-9-]+)/g)].map((match) => match[1] as string);
+  const closure = dependencyClosure(ours);
+  const project = join(work, "quick-start");
+  mkdirSync(project, { recursive: true });
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({ name: "my-agent", private: true, type: "module" }),
+  );
+  const installed = must(
+    "npm install (quick start)",
+    "npm",
+    [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--prefer-offline",
+      ...packed.filter((item) => closure.has(item.name)).map((item) => item.tarball),
+      "ai@7.0.173",
+      "zod@4.6.7",
+    ],
+    project,
+  );
+  if (installed === null) return;
+  writeQuickStart(project, files);
+  const wrangler = join(
+    realpathSync(join(ROOT, "packages", "sqlite", "node_modules", "wrangler")),
+    "bin",
+    "wrangler.js",
+  );
+  const port = await freePort();
+  let dev: Awaited<ReturnType<typeof startWranglerDev>> | undefined;
+  try {
+    dev = await startWranglerDev(wrangler, project, port);
+    for (const turn of turns) {
+      const response = await fetch(`http://127.0.0.1:${port}${turn.path}`, {
+        method: "POST",
+        body: turn.message,
+      });
+      const answer = (await response.text()).trim();
+      if (answer !== turn.answer) {
+        fail(
+          `quick start: "${turn.message}" to ${turn.path} answered ${JSON.stringify(answer)}, the README shows ${JSON.stringify(turn.answer)}\n${dev.output()}`,
+        );
+        return;
+      }
+      process.stdout.write(`  ${turn.path} "${turn.message}" → ${answer}\n`);
+    }
+  } catch (error) {
+    fail(`quick start: ${(error as Error).message}`);
+  } finally {
+    dev?.child.kill();
+  }
 }
 
 await main();
