@@ -80,6 +80,7 @@ export async function run(
       "batches stored in part",
       "tool calls left without a result",
       "writes cut and retried",
+      "calls that never settled",
       "memory (peak writer heap; held by the subscriber)",
     ],
     figures.map((figure) => [
@@ -94,6 +95,7 @@ export async function run(
       formatInteger(figure.partialBatches),
       formatInteger(figure.invalidNextPrompts),
       figure.retriedWrites === null ? "" : formatInteger(figure.retriedWrites),
+      formatInteger(figure.unsettledCalls),
       memory(figure.peakMemoryBytes),
     ]),
   );

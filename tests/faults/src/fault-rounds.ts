@@ -1,4 +1,4 @@
-import { withDeadline } from "./deadline.js";
+import { DeadlineExceeded, withDeadline } from "./deadline.js";
 import type { FaultTally } from "./figures.js";
 import type { RetryingWriter } from "./retrying-writer.js";
 import type { TranscriptFindings } from "./transcript-check.js";
@@ -23,6 +23,11 @@ export interface FaultRoundsOptions {
   maximumDelayMs: number;
   /** Rounds before the writers move on to new sessions (`RetryingWriter.renew`). Default: never. */
   roundsPerSession?: number;
+  /**
+   * Brings the system back after a call that never settled (a Durable Object reset), before a check is
+   * tried again. Without it, a check that does not settle ends the run.
+   */
+  recover?: () => Promise<void>;
   /** Called after each round (to publish the figures so far). */
   onRound?: (round: number) => void;
   random: () => number;
@@ -54,6 +59,7 @@ export async function faultRounds(options: FaultRoundsOptions): Promise<void> {
     for (const writer of writers) {
       tally.acknowledge(writer.acknowledged);
       tally.retried(writer.takeRetries());
+      tally.unsettledCalls += writer.takeUnsettled();
       if (writer.failure !== null) {
         survived = false;
         tally.example(`${fault}, ${writer.sessionId}: ${writer.failure}`);
@@ -64,11 +70,22 @@ export async function faultRounds(options: FaultRoundsOptions): Promise<void> {
     for (const sessionId of new Set(writers.map((writer) => writer.sessionId))) {
       const sharing = writers.filter((writer) => writer.sessionId === sessionId);
       const acknowledged = sharing.flatMap((writer) => writer.acknowledged);
-      const findings = await withDeadline(
-        options.check(sessionId, acknowledged, sharing[0]!.script),
-        checkMs,
-        `the check of ${sessionId} after ${options.faultName} ${round}`,
-      );
+      const check = () =>
+        withDeadline(
+          options.check(sessionId, acknowledged, sharing[0]!.script),
+          checkMs,
+          `the check of ${sessionId} after ${options.faultName} ${round}`,
+        );
+      let findings: TranscriptFindings;
+      try {
+        findings = await check();
+      } catch (error) {
+        // A reader whose request hung asks again once the system is back; the data decides, not the hang.
+        if (!(error instanceof DeadlineExceeded) || options.recover === undefined) throw error;
+        tally.unsettledCalls++;
+        await options.recover();
+        findings = await check();
+      }
       if (!tally.check(findings, sessionId, fault)) survived = false;
     }
     if (survived) tally.survive();

@@ -11,6 +11,11 @@ export interface FaultFigures {
   acknowledged: number;
   /** Writes that failed because of a fault and were retried (`null` where a writer dies with its write). */
   retriedWrites: number | null;
+  /**
+   * Calls that never settled and were given up on (a write retried, a check retried after the object was
+   * recovered): an availability finding, not damage; the checks still decide what survived.
+   */
+  unsettledCalls: number;
   /** Acknowledged messages missing from the active path afterwards. */
   lost: number;
   /** Acknowledged messages stored more than once. */
@@ -40,6 +45,7 @@ export class FaultTally {
   injected = 0;
   survived = 0;
   retriedWrites: number | null = null;
+  unsettledCalls = 0;
   peakMemoryBytes: number | null = null;
   readonly #acknowledged = new Set<string>();
   readonly #found: Record<Kind, Set<string>> = {
@@ -125,6 +131,7 @@ export class FaultTally {
       survived: this.survived,
       acknowledged: this.#acknowledged.size,
       retriedWrites: this.retriedWrites,
+      unsettledCalls: this.unsettledCalls,
       lost: this.#found.lost.size,
       duplicated: this.#found.duplicated.size,
       forks: this.#found.forks.size,

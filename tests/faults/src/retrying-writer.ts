@@ -1,4 +1,4 @@
-import { withDeadline } from "./deadline.js";
+import { DeadlineExceeded, withDeadline } from "./deadline.js";
 import type { WriterScript } from "./writer-script.js";
 
 /** How long a writer keeps retrying one write before it reports it as failed. */
@@ -25,6 +25,7 @@ export class RetryingWriter {
   #generation = 0;
   #next = 0;
   #retries = 0;
+  #unsettled = 0;
   #stopping = false;
   #successesSinceStop = 0;
 
@@ -68,6 +69,7 @@ export class RetryingWriter {
           );
           break;
         } catch (error) {
+          if (error instanceof DeadlineExceeded) this.#unsettled++;
           if (Date.now() - started > retryForMs) {
             this.failure = `write ${this.#next} still failing after ${retryForMs} ms: ${(error as Error).message}`;
             return;
@@ -89,6 +91,13 @@ export class RetryingWriter {
   stopAfterNextSuccess(): void {
     this.#successesSinceStop = 0;
     this.#stopping = true;
+  }
+
+  /** Attempts given up on because they never settled, since the last call. */
+  takeUnsettled(): number {
+    const unsettled = this.#unsettled;
+    this.#unsettled = 0;
+    return unsettled;
   }
 
   /** Writes that failed (once or more) and were retried, since the last call. */

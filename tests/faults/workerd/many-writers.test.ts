@@ -58,6 +58,9 @@ it(`${appendWriters + turnWriters} writers on ${sessions + turnWriters} sessions
     },
     check: (sessionId, acknowledged, script) =>
       object().check(sessionId, [...acknowledged], script === turnScript ? "turns" : "appends"),
+    recover: async () => {
+      await withDeadline(object().reset(), 10_000, "reset").catch(() => undefined);
+    },
     faultName: "reset",
     maximumDelayMs: 200,
     roundsPerSession: 5,
