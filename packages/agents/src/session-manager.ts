@@ -13,6 +13,7 @@ import type {
 } from "@contextblocks/sessions/compaction";
 import type { SessionContextOptions } from "@contextblocks/sessions/store-kit";
 import type { ToolSet } from "ai";
+import { agentsBlockOptions } from "./agents-block-options.js";
 import { asyncResult } from "./async-result.js";
 import { backendOf, type SessionSource } from "./backend.js";
 import { Session } from "./session.js";
@@ -79,7 +80,7 @@ export class SessionManager extends BaseSessionManager {
 
   /** As agents: a changed block waits for a refresh (`whenChanged: "wait"`) unless told otherwise. */
   withContext(label: string, options?: SessionContextOptions): this {
-    this.#builder.withContext(label, { ...options, whenChanged: options?.whenChanged ?? "wait" });
+    this.#builder.withContext(label, agentsBlockOptions(options));
     return this;
   }
 

@@ -32,6 +32,7 @@ import {
   type SessionStoreV1,
 } from "@contextblocks/sessions/store-kit";
 import type { ToolSet } from "ai";
+import { agentsBlockOptions } from "./agents-block-options.js";
 import { backendOf, type SessionSource } from "./backend.js";
 import { ContextBlocks } from "./context-blocks.js";
 import {
@@ -105,7 +106,7 @@ export class Session extends BaseSession {
 
   /** As agents: a changed block waits for a refresh (`whenChanged: "wait"`) unless told otherwise. */
   withContext(label: string, options?: SessionContextOptions): this {
-    this.#builder.withContext(label, { ...options, whenChanged: options?.whenChanged ?? "wait" });
+    this.#builder.withContext(label, agentsBlockOptions(options));
     return this;
   }
 
