@@ -11,6 +11,7 @@ import {
   type StoreTable,
   tableStatements,
 } from "@contextblocks/sql-stores";
+import { reportUnmigratable } from "./session-migration.js";
 
 /** The version of the session tables this release creates (`contextblocks_schema`, part `sessions`). */
 export const SESSION_TABLES_VERSION = 1;
@@ -211,7 +212,6 @@ export async function ensureSchema(client: SqlClient): Promise<void> {
       ...POSTGRES_TABLES.flatMap((table) => tableStatements(table, "postgres")),
     ]);
   } catch (error) {
-    const { reportUnmigratable } = await import("./session-migration.js");
     throw await reportUnmigratable(client, "createTables", error);
   }
 }

@@ -20,7 +20,7 @@ import { SESSION_TABLES, SESSION_TABLES_VERSION } from "./schema.js";
 export async function migrateSessionTables(client: SqlClient, owner: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await client.batch([SCHEMA_LOCK, stopWhenCurrent, ...tableStatements(SESSION_TABLES, "postgres")]);
+      await client.batch([SCHEMA_LOCK, stopWhenCurrent(), ...tableStatements(SESSION_TABLES, "postgres")]);
       return;
     } catch (error) {
       const state = (error as { code?: unknown } | null)?.code;
@@ -38,10 +38,13 @@ const alreadyCurrent = "contextblocks: the session tables are already current";
 /**
  * Under the lock, ends the transaction before any table is touched when the marker is current: the second
  * of two writers opening the database at once alters nothing, so it cannot deadlock with the first's readers.
+ * A function, not a constant: schema.ts and this module import each other.
  */
-const stopWhenCurrent = raw(`DO $$ BEGIN IF to_regclass('contextblocks_schema') IS NOT NULL THEN
+function stopWhenCurrent() {
+  return raw(`DO $$ BEGIN IF to_regclass('contextblocks_schema') IS NOT NULL THEN
   IF EXISTS (SELECT 1 FROM contextblocks_schema WHERE part = 'sessions' AND version >= ${SESSION_TABLES_VERSION}) THEN
   RAISE EXCEPTION '${alreadyCurrent}'; END IF; END IF; END $$`);
+}
 
 /** How many times a migration chosen as a deadlock's victim runs again. */
 const deadlockAttempts = 5;

@@ -2,6 +2,7 @@ import { ContextError } from "@contextblocks/core";
 import { type SqlClient, sql } from "@contextblocks/sql";
 import { ensureTable, isMissingTable } from "@contextblocks/sql-stores";
 import { SESSION_TABLES, SESSION_TABLES_VERSION } from "./schema.js";
+import { migrateSessionTables, reportUnmigratable } from "./session-migration.js";
 
 const MARKER_TABLE = { name: "contextblocks_schema", ddl: { sqlite: "", postgres: "" } };
 
@@ -11,8 +12,8 @@ const checking = new WeakMap<SqlClient, Promise<void>>();
 
 /**
  * Brings session tables an earlier release (or Cloudflare agents) created to this release's schema before a
- * store's first statement on `client`: one read of the version marker per client, and the migration module
- * loaded (with `import()`) only when the marker is missing or older. No session tables at all: a read
+ * store's first statement on `client`: one read of the version marker per client, and the migration run
+ * only when the marker is missing or older. No session tables at all: a read
  * creates nothing (it finds nothing), a write (`forWrite`) creates them, marker included.
  */
 export function sessionTablesReady(
@@ -43,7 +44,6 @@ async function check(
       // Every statement of the session tables (another writer may have created some since the check).
       await ensureTable(client, SESSION_TABLES);
     } catch (error) {
-      const { reportUnmigratable } = await import("./session-migration.js");
       throw await reportUnmigratable(client, owner, error);
     }
     current.add(client);
@@ -56,7 +56,6 @@ async function check(
         `${owner}: the session tables were created by an earlier release (no contextblocks_schema version ${SESSION_TABLES_VERSION}) and createTables is false; run @contextblocks/postgres's schema.sql (POSTGRES_SCHEMA) or createTables() once to bring them up to date`,
       );
     }
-    const { migrateSessionTables } = await import("./session-migration.js");
     await migrateSessionTables(client, owner);
   }
   current.add(client);

@@ -6,7 +6,7 @@ import {
   SYSTEM_PROMPT_LABEL,
 } from "@contextblocks/core";
 import type { AnyContextProvider } from "@contextblocks/core/store-kit";
-import { type SqlSource, type StatementObserver } from "@contextblocks/sql";
+import type { SqlSource, StatementObserver } from "@contextblocks/sql";
 import { toSqliteClient } from "@contextblocks/sql/store-kit";
 import { SqliteContextProvider } from "./sqlite-context-provider.js";
 

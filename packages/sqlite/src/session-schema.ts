@@ -1,5 +1,6 @@
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { isMissingTableError } from "@contextblocks/sql/store-kit";
+import { migrateSessionSchema } from "./session-migration.js";
 
 /**
  * The tables, named and shaped as `agents/experimental/memory/session` creates them, so a database written
@@ -34,7 +35,7 @@ import { isMissingTableError } from "@contextblocks/sql/store-kit";
  * instead of a scan (FTS5 cannot index `UNINDEXED` columns).
  *
  * - `contextblocks_schema`: one row (`part = 'sessions'`) with the version of these tables and their layout,
- *   read when a client first opens the database; an older or missing one loads `session-migration.ts`.
+ *   read when a client first opens the database; an older or missing one runs `session-migration.ts`.
  *
  * Three layouts of `assistant_messages` (see `SessionLayout`): a database that has no `assistant_messages`
  * table when a store first opens it gets the keyed or the lean one; a database agents@0.22.0 or an older
@@ -104,7 +105,11 @@ async function markedLayout(client: SqlClient): Promise<SessionLayout | null> {
 
 /**
  * The database's layout, its tables brought to this release's schema. When the marker says they are, that
- * is one read; otherwise the migration module is loaded (only then) and creates or upgrades them.
+ * is one read; otherwise the migration creates or upgrades them.
+ *
+ * The migration is imported statically, not with `import()`: under `@cloudflare/vitest-pool-workers` a
+ * dynamic import inside a Durable Object's request can stay pending for good (cloudflare/workers-sdk#5387),
+ * and an object whose schema check awaits it would stay unavailable, reset or not, until its isolate goes.
  */
 export async function ensureSchema(
   client: SqlClient,
@@ -112,7 +117,6 @@ export async function ensureSchema(
 ): Promise<SessionLayout> {
   const marked = await markedLayout(client);
   if (marked !== null) return marked;
-  const { migrateSessionSchema } = await import("./session-migration.js");
   return migrateSessionSchema(client, newLayout);
 }
 

@@ -1,5 +1,5 @@
 import { ContextError } from "@contextblocks/core";
-import { type SqlClient, type SqlSource, type StatementObserver } from "@contextblocks/sql";
+import type { SqlClient, SqlSource, StatementObserver } from "@contextblocks/sql";
 import { toSqliteClient } from "@contextblocks/sql/store-kit";
 
 /** The source as a `SqlClient`, refusing a client of another dialect with an error naming `owner`. */

@@ -108,6 +108,21 @@ export function importClosure(
   return reached;
 }
 
+/** The built files of a package (its `dist`), with their text. */
+export function builtFiles(pkg: WorkspacePackage): { path: string; text: string }[] {
+  const files: { path: string; text: string }[] = [];
+  const walk = (folder: string): void => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith(".js")) files.push({ path, text: readFileSync(path, "utf8") });
+    }
+  };
+  const dist = join(pkg.folder, "dist");
+  if (existsSync(dist)) walk(dist);
+  return files;
+}
+
 /** The packages a package's own built files import directly (any entry), to compare with its manifest. */
 export function directImports(pkg: WorkspacePackage): Set<string> {
   const names = new Set<string>();

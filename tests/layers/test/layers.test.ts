@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { directImports, entryFile, importClosure, workspacePackages } from "../src/import-closure.js";
+import {
+  builtFiles,
+  directImports,
+  entryFile,
+  importClosure,
+  workspacePackages,
+} from "../src/import-closure.js";
 import { backends, layers } from "../src/layers.js";
 
 const packages = workspacePackages();
@@ -46,5 +52,21 @@ describe("every package a package imports is in its manifest", () => {
       (imported) => !imported.startsWith("node:") && !declared.has(imported),
     );
     expect(undeclared).toEqual([]);
+  });
+});
+
+/**
+ * Under `@cloudflare/vitest-pool-workers` an `import()` made inside a Durable Object's request can stay
+ * pending for good (cloudflare/workers-sdk#5387): a store that awaited one once left a user's object
+ * unavailable until its isolate went. Code that runs in a Worker loads its modules statically; the
+ * conformance suite, which runs in the test runner and loads what it is told to, is the exception.
+ */
+describe("no package that runs in a Worker loads a module with import()", () => {
+  const dynamicImport = /(?<![\w$.])import\s*\(/;
+  it.each([...packages.keys()].filter((name) => name !== "@contextblocks/conformance"))("%s", (name) => {
+    const loading = builtFiles(packages.get(name)!)
+      .filter((file) => dynamicImport.test(file.text.replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, "")))
+      .map((file) => file.path);
+    expect(loading).toEqual([]);
   });
 });
