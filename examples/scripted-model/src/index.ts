@@ -35,7 +35,8 @@ export interface ScriptedModelOptions {
  * - "remember …" / "note that …": calls `set_context` (append) on the memory block;
  * - a question about the date: answers from the environment block, preferring a reminder's newer copy;
  * - "what do you remember?": answers from the memory section of the system prompt and the
- *   `set_context` calls in the transcript (writes reach the prompt only at the next refresh);
+ *   `set_context` calls in the transcript (a write reaches the next turn as a reminder on the user's message,
+ *   and the system prompt only at the next refresh);
  * - "load the X skill" / "unload the X skill": calls `load_context` / `unload_context` on the skills block;
  * - any other question: calls `search_context` on the knowledge block and answers from the matches;
  * - a compaction prompt (`createCompactFunction` of `@contextblocks/sessions`): a summary under the four
@@ -160,7 +161,7 @@ export class ScriptedModel implements LanguageModelV3 {
       .map((result) => {
         if (result.failed) return `The ${result.toolName} tool said: ${result.output}`;
         if (result.toolName === "set_context") {
-          return `Noted: I wrote that to my ${this.memoryLabel} block (set_context: "${result.output}"). It is stored now and reaches my system prompt at the next refresh.`;
+          return `Noted: I wrote that to my ${this.memoryLabel} block (set_context: "${result.output}"). It is stored now: my next turn sees it in a reminder on your message, and my system prompt takes it at the next refresh.`;
         }
         if (result.toolName === "search_context") {
           if (result.output === "No results found.")

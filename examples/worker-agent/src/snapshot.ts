@@ -14,7 +14,7 @@ export interface BlockView {
   maxTokens?: number;
   usagePercent?: number;
   writable: boolean;
-  /** False when the block changed after the prompt was frozen (it reaches the prompt at the next refresh). */
+  /** False when the block changed after the prompt was frozen (it travels as a reminder until the next refresh puts it in the prompt). */
   matchesFrozenPrompt: boolean;
   /** Loadable blocks: the keys loaded in the conversation and not unloaded since, in load order. */
   loaded?: string[];

@@ -12,7 +12,7 @@ import { legacyKeysSchema, legacyKeysTable, legacyTable, scopesTable, writesView
  * `contextblocks_search_legacy_keys`, and marks the scope as imported, all in one batch: atomic on Durable
  * Objects and better-sqlite3. The old rows are never deleted: going back to `agents/context` finds its index
  * as it was (without what was written here since). Dropping the old table, once no block uses the old
- * provider, is the user's decision: `DROP TABLE cf_agents_search_fts;` (README, "Migrating").
+ * provider, is the user's decision: `DROP TABLE cf_agents_search_fts;` (docs/migration-from-agents-context.md).
  *
  * Keys: `agents/context` keys an entry by the slug of its title (`C++ tips` → `c-tips`); `set_context` here
  * writes a title that is not plain words as slug, `--`, hash (`c-tips--…`). So that the model's next write of
