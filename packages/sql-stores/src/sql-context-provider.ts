@@ -69,6 +69,53 @@ ON CONFLICT (label) DO UPDATE SET content = excluded.content, updated_at = NOW()
 WHERE block.content IS DISTINCT FROM excluded.content`,
 } satisfies Record<SqlClient["dialect"], (label: string, content: string) => SqlStatement>;
 
+/** The options a store was made with, checked, and its way to the table: shared by stores made alike. */
+interface ProviderSettings {
+  readonly access: TableAccess;
+  readonly namespace: string | undefined;
+  readonly owner: string;
+  readonly retention: number | undefined;
+  readonly versionsChosen: boolean;
+}
+
+/**
+ * Settings of stores made with the default options, by client and owner. A cold start constructs a store
+ * per block, usually all alike (`new SqliteContextProvider(this, label)`): they share one checked settings
+ * object instead of each checking and keeping its own. Stores given a namespace, `versions` or
+ * `createTables` get their own (a key built from those would cost more than it saves).
+ */
+const sharedSettings = new WeakMap<SqlClient, Map<string, ProviderSettings>>();
+
+function providerSettings(
+  client: SqlClient,
+  options: SqlContextProviderOptions,
+  owner: string,
+): ProviderSettings {
+  const { namespace, versions, createTables } = options;
+  const shareable = namespace === undefined && versions === undefined && createTables === undefined;
+  let byOwner: Map<string, ProviderSettings> | undefined;
+  if (shareable) {
+    byOwner = sharedSettings.get(client);
+    const found = byOwner?.get(owner);
+    if (found !== undefined) return found;
+  }
+  const settings: ProviderSettings = {
+    access: new TableAccess(client, BLOCKS_TABLE, createTables ?? true, owner),
+    namespace: checkNamespace(namespace, owner, client.dialect),
+    owner,
+    retention: versionRetention(versions, owner),
+    versionsChosen: versions !== undefined,
+  };
+  if (shareable) {
+    if (byOwner === undefined) {
+      byOwner = new Map();
+      sharedSettings.set(client, byOwner);
+    }
+    byOwner.set(owner, settings);
+  }
+  return settings;
+}
+
 /**
  * A writable context block stored as one row of `cf_agents_context_blocks` (the table `agents/context`
  * uses) on any `SqlClient`, SQLite or Postgres. The row's label is the block's label, or with a namespace
@@ -81,11 +128,8 @@ WHERE block.content IS DISTINCT FROM excluded.content`,
 export class SqlContextProvider
   implements ConditionalContextProvider, SyncReadableProvider, FingerprintingPromptStore
 {
-  readonly #access: TableAccess;
-  readonly #namespace: string | undefined;
-  readonly #owner: string;
-  readonly #retention: number | undefined;
-  readonly #versionsChosen: boolean;
+  /** What stores made with the same options share (one object per client and options, not per block). */
+  readonly #settings: ProviderSettings;
   #label: string | undefined;
   /** The length of the row's array of recent versions after this store's last write (unknown before). */
   #recentCount: number | undefined;
@@ -94,16 +138,33 @@ export class SqlContextProvider
   #versionsRead: ((query?: VersionQuery) => Promise<BlockVersion[]>) | undefined;
 
   constructor(client: SqlClient, labelOrOptions?: string | SqlContextProviderOptions) {
-    this.#owner = ownerOf(labelOrOptions, "SqlContextProvider");
-    const options = blockStoreOptions(labelOrOptions, this.#owner);
-    this.#access = new TableAccess(client, BLOCKS_TABLE, options.createTables ?? true, this.#owner);
-    this.#namespace = checkNamespace(options.namespace, this.#owner, client.dialect);
-    this.#retention = versionRetention(options.versions, this.#owner);
-    this.#versionsChosen = options.versions !== undefined;
+    const owner = ownerOf(labelOrOptions, "SqlContextProvider");
+    const options = blockStoreOptions(labelOrOptions, owner);
+    this.#settings = providerSettings(client, options, owner);
     this.#label =
       options.label === undefined
         ? undefined
-        : checkSqlLabel(options.label, this.#namespace, this.#owner, client.dialect);
+        : checkSqlLabel(options.label, this.#settings.namespace, owner, client.dialect);
+  }
+
+  get #access(): TableAccess {
+    return this.#settings.access;
+  }
+
+  get #namespace(): string | undefined {
+    return this.#settings.namespace;
+  }
+
+  get #owner(): string {
+    return this.#settings.owner;
+  }
+
+  get #retention(): number | undefined {
+    return this.#settings.retention;
+  }
+
+  get #versionsChosen(): boolean {
+    return this.#settings.versionsChosen;
   }
 
   /**
