@@ -20,7 +20,7 @@ export const VERSION_COLUMN = "history_version";
  *   in the block's own row, moved out 16 at a time to a ring of batches (recent-versions.ts). A write with
  *   history is then one row written, one more every 16 versions.
  * - `contextblocks_block_history`: a ring of `retention` slots per block row label, version `v` in slot
- *   `v % retention`, for writes that do not keep their version in the row (content over 16 KiB, clients
+ *   `v % retention`, for writes that do not keep their version in the row (content over 8 KiB, clients
  *   without atomic groups) and for versions an earlier release kept: two rows written per write.
  *
  * The columns are added to a table created without them (an older contextblocks, or `agents@0.22.0`), the

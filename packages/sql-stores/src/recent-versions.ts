@@ -25,9 +25,11 @@ export const BATCHES_TABLE_NAME = "contextblocks_block_history_batches";
 
 /**
  * Content longer than this (in UTF-16 units) is versioned as before, in its own slot of
- * `contextblocks_block_history` (two rows written): the row then never holds many copies of a large text.
+ * `contextblocks_block_history` (two rows written), so the row never holds many copies of a large text: even
+ * two batches of versions whose every character JSON escapes to six bytes stay under 1.6 MB, below a
+ * Durable Object's 2 MB row.
  */
-export const RECENT_CONTENT_LIMIT = 16 * 1024;
+export const RECENT_CONTENT_LIMIT = 8 * 1024;
 
 /** The number of batch slots a block keeps for `retention` versions. */
 export function batchSlots(retention: number): number {
