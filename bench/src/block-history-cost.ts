@@ -48,7 +48,7 @@ async function durableScenario(state: DurableObjectStateLike): Promise<WriteCost
   ];
   for (let index = 2; index < 60; index++) await kept.set(`v${index}`);
   costs.push(
-    await measure("`set`, changed content, with history (version 61, ring of 50 full)", () =>
+    await measure("`set`, changed content, with history (version 61, 50 kept)", () =>
       kept.set("v60"),
     ),
     await measure("`set`, unchanged content, with history", () => kept.set("v60")),
@@ -162,8 +162,9 @@ export async function runBlockHistoryCost(
   return [
     "## `SqliteContextProvider` on a Durable Object: a write with and without history",
     "",
-    "The next version number is kept on the block's row, so a write with history reads and writes the same",
-    "rows whether 1 or 50 versions are kept (the version's slot in a ring of 50 is overwritten in place).",
+    "A block's newest versions are kept in its own row, so a write with history reads and writes one row,",
+    "as a write without, whether 1 or 50 versions are kept; every 16 versions the next write moves them to a",
+    "batch row (one row more of each). A store's first write reads the row once more.",
     "",
     markdownTable(
       ["operation", "statements", "rows read", "rows written"],

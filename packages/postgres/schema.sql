@@ -19,6 +19,16 @@ CREATE TABLE IF NOT EXISTS contextblocks_block_history (
 
 DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'cf_agents_context_blocks'::regclass AND attname = 'history_version' AND NOT attisdropped) THEN ALTER TABLE cf_agents_context_blocks ADD COLUMN IF NOT EXISTS history_version BIGINT NOT NULL DEFAULT 0; UPDATE cf_agents_context_blocks AS block SET history_version = kept.version FROM (SELECT label, MAX(version) AS version FROM contextblocks_block_history GROUP BY label) AS kept WHERE block.label = kept.label; END IF; END $$;
 
+CREATE TABLE IF NOT EXISTS contextblocks_block_history_batches (
+  label TEXT NOT NULL,
+  slot INTEGER NOT NULL,
+  last_version BIGINT NOT NULL,
+  versions JSONB NOT NULL,
+  PRIMARY KEY (label, slot)
+);
+
+DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'cf_agents_context_blocks'::regclass AND attname = 'history_recent' AND NOT attisdropped) THEN ALTER TABLE cf_agents_context_blocks ADD COLUMN IF NOT EXISTS history_recent JSONB; END IF; END $$;
+
 CREATE TABLE IF NOT EXISTS cf_agents_search_entries (
   label TEXT NOT NULL,
   key TEXT NOT NULL,

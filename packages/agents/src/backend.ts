@@ -61,7 +61,13 @@ export function agentsSqliteBackend(source: SqlSource): SessionBackend {
 /** Deletes block rows and their versions by key, in one batch; a table never created is skipped. */
 async function deleteBlockRows(client: SqlClient, keys: readonly string[]): Promise<void> {
   const list = JSON.stringify(keys);
-  for (const table of ["contextblocks_block_history", "cf_agents_context_blocks"]) {
+  // A block's newest versions are in its own row; older ones in batches or single slots.
+  const tables = [
+    "contextblocks_block_history",
+    "contextblocks_block_history_batches",
+    "cf_agents_context_blocks",
+  ];
+  for (const table of tables) {
     try {
       await client.batch([
         sql`DELETE FROM ${raw(table)} WHERE label IN (SELECT value FROM json_each(${list}))`,

@@ -185,8 +185,15 @@ export class BlockRegistry {
 
   /** The configuration's fingerprint: its headers' hashes folded in order (see `promptFingerprint`). */
   configurationFingerprint(): string {
+    // From each definition's cached header (not through `expectedHeaders`): a wake whose fingerprint
+    // matches then keeps no array of expected headers.
     this.fingerprint ??= configurationFingerprint(
-      foldHashes(this.expectedHeaders().map((header) => header.hash)),
+      foldHashes(
+        this.headers?.map((header) => header.hash) ??
+          this.configs.map(
+            (config, at) => definitionHeader(this.definitions[at] as BlockDefinition, config.kind).hash,
+          ),
+      ),
     );
     return this.fingerprint;
   }

@@ -143,6 +143,10 @@ WHERE to_regclass(name) IS NOT NULL`)
         sql`DELETE FROM contextblocks_block_history WHERE starts_with(label, ${prefix})`,
       );
       when(
+        "contextblocks_block_history_batches",
+        sql`DELETE FROM contextblocks_block_history_batches WHERE starts_with(label, ${prefix})`,
+      );
+      when(
         "cf_agents_search_entries",
         sql`DELETE FROM cf_agents_search_entries WHERE starts_with(label, ${prefix})`,
       );

@@ -130,13 +130,18 @@ describe("schema", () => {
     expect(await tables()).toEqual([]);
     await memory.set("first");
     // History is on by default: the block's table and its versions.
-    expect(await tables()).toEqual(["cf_agents_context_blocks", "contextblocks_block_history"]);
+    expect(await tables()).toEqual([
+      "cf_agents_context_blocks",
+      "contextblocks_block_history",
+      "contextblocks_block_history_batches",
+    ]);
     expect(await memory.get()).toBe("first");
     await knowledge.set("k", "entry");
     expect(await tables()).toEqual([
       "cf_agents_context_blocks",
       "cf_agents_search_entries",
       "contextblocks_block_history",
+      "contextblocks_block_history_batches",
     ]);
     await new PostgresSkillProvider(client, "skills").set("deploy", "Run the script.");
     await new PostgresRunStateStore(client).save("s", { memory: { turns: 1 } });
@@ -146,6 +151,7 @@ describe("schema", () => {
       "cf_agents_context_blocks",
       "cf_agents_search_entries",
       "contextblocks_block_history",
+      "contextblocks_block_history_batches",
       "contextblocks_run_state",
       "contextblocks_skills",
     ]);
@@ -159,6 +165,7 @@ describe("schema", () => {
       "cf_agents_context_blocks",
       "cf_agents_search_entries",
       "contextblocks_block_history",
+      "contextblocks_block_history_batches",
       "contextblocks_run_state",
       "contextblocks_schema",
       "contextblocks_skills",
@@ -191,6 +198,7 @@ describe("schema", () => {
       "cf_agents_context_blocks",
       "cf_agents_search_entries",
       "contextblocks_block_history",
+      "contextblocks_block_history_batches",
       "contextblocks_run_state",
       "contextblocks_schema",
       "contextblocks_skill_history",

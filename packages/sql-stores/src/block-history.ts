@@ -1,7 +1,8 @@
 import { type BlockVersion, type BlockWrite, ContextError } from "@contextblocks/core";
 import { describeValue, type WriteSource } from "@contextblocks/core/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
-import { raw, type SqlDialect } from "@contextblocks/sql/store-kit";
+import { isMissingTableError, raw, type SqlDialect } from "@contextblocks/sql/store-kit";
+import { BATCHES_TABLE_NAME, RECENT_COLUMN, recentEntries } from "./recent-versions.js";
 import { BLOCKS_TABLE, ensureTable, isMissingTable, type StoreTable } from "./tables.js";
 
 /** Versions a block keeps when no retention is given (versions are kept unless `versions: false`). */
@@ -11,20 +12,22 @@ export const DEFAULT_HISTORY_RETENTION = 50;
 export const VERSION_COLUMN = "history_version";
 
 /**
- * Block history (its DDL comes after `BLOCKS_TABLE`'s, whose table it alters). Two parts, both additive to `agents/context`'s table:
+ * Block history (its DDL comes after `BLOCKS_TABLE`'s, whose table it alters). All additive to `agents/context`'s table:
  * - `cf_agents_context_blocks.history_version`: the newest version number, on the block's own row. A write
  *   raises it in the same statement that writes the content, so the next number is read with the block
  *   (one row) and never searched for in the history.
- * - `contextblocks_block_history`: a ring of `retention` slots per block row label. Version `v` lives in slot
- *   `v % retention`, so a write overwrites the oldest slot in place: one row written per write whatever the
- *   number of versions, and no delete.
+ * - `cf_agents_context_blocks.history_recent` and `contextblocks_block_history_batches`: the newest versions
+ *   in the block's own row, moved out 16 at a time to a ring of batches (recent-versions.ts). A write with
+ *   history is then one row written, one more every 16 versions.
+ * - `contextblocks_block_history`: a ring of `retention` slots per block row label, version `v` in slot
+ *   `v % retention`, for writes that do not keep their version in the row (content over 8 KiB, clients
+ *   without atomic groups) and for versions an earlier release kept: two rows written per write.
  *
- * A write with history therefore reads a constant number of rows and writes two (the block's row and one
- * slot), in one transaction. The column is added to a table created without it (an older contextblocks, or
- * `agents@0.22.0`) and set from the history already kept; on Postgres by `ADD COLUMN IF NOT EXISTS` (also in
- * `schema.sql`), on SQLite by `addVersionColumn`. A write of `agents/context` itself leaves the number as it
- * was, so its writes are simply not versions. On Postgres the column is looked up first (a `DO` block), so
- * the DDL of a database that has it takes no `ACCESS EXCLUSIVE` lock on the blocks table.
+ * The columns are added to a table created without them (an older contextblocks, or `agents@0.22.0`), the
+ * number set from the history already kept; on Postgres by `ADD COLUMN IF NOT EXISTS` (also in
+ * `schema.sql`), on SQLite by `ensureHistorySchema`. A write of `agents/context` itself leaves the number and
+ * the recent versions as they were, so its writes are simply not versions. On Postgres the columns are
+ * looked up first (`DO` blocks), so the DDL of a database that has them takes no `ACCESS EXCLUSIVE` lock.
  */
 export const HISTORY_TABLE: StoreTable = {
   name: "contextblocks_block_history",
@@ -38,6 +41,13 @@ export const HISTORY_TABLE: StoreTable = {
   source TEXT NOT NULL,
   written_at TEXT NOT NULL,
   PRIMARY KEY (label, slot)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS contextblocks_block_history_batches (
+  label TEXT NOT NULL,
+  slot INTEGER NOT NULL,
+  last_version INTEGER NOT NULL,
+  versions TEXT NOT NULL,
+  PRIMARY KEY (label, slot)
 ) WITHOUT ROWID`,
     postgres: `CREATE TABLE IF NOT EXISTS contextblocks_block_history (
   label TEXT NOT NULL,
@@ -50,6 +60,16 @@ export const HISTORY_TABLE: StoreTable = {
 );
 
 DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'cf_agents_context_blocks'::regclass AND attname = 'history_version' AND NOT attisdropped) THEN ALTER TABLE cf_agents_context_blocks ADD COLUMN IF NOT EXISTS history_version BIGINT NOT NULL DEFAULT 0; UPDATE cf_agents_context_blocks AS block SET history_version = kept.version FROM (SELECT label, MAX(version) AS version FROM contextblocks_block_history GROUP BY label) AS kept WHERE block.label = kept.label; END IF; END $$;
+
+CREATE TABLE IF NOT EXISTS contextblocks_block_history_batches (
+  label TEXT NOT NULL,
+  slot INTEGER NOT NULL,
+  last_version BIGINT NOT NULL,
+  versions JSONB NOT NULL,
+  PRIMARY KEY (label, slot)
+);
+
+DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'cf_agents_context_blocks'::regclass AND attname = 'history_recent' AND NOT attisdropped) THEN ALTER TABLE cf_agents_context_blocks ADD COLUMN IF NOT EXISTS history_recent JSONB; END IF; END $$;
 `,
   },
 };
@@ -219,15 +239,24 @@ ${conflict} DO UPDATE SET content = excluded.content, updated_at = ${now}${raise
 /** True when `error` says a part of the history's schema (a table, or the version column) is missing. */
 export function isMissingHistorySchema(error: unknown, dialect: SqlDialect): boolean {
   if (dialect === "postgres") return isMissingTable(error, HISTORY_TABLE, "postgres");
-  if (isMissingTable(error, HISTORY_TABLE, "sqlite") || isMissingTable(error, BLOCKS_TABLE, "sqlite")) {
+  if (
+    isMissingTable(error, HISTORY_TABLE, "sqlite") ||
+    isMissingTable(error, BLOCKS_TABLE, "sqlite") ||
+    isMissingTableError(error, BATCHES_TABLE_NAME)
+  ) {
     return true;
   }
+  return isMissingColumn(error, VERSION_COLUMN) || isMissingColumn(error, RECENT_COLUMN);
+}
+
+/** SQLite: true when `error` says `column` of the blocks table is missing. */
+function isMissingColumn(error: unknown, column: string): boolean {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
     const message = current.message.toLowerCase();
     if (
-      (message.includes("no such column:") && message.includes(VERSION_COLUMN)) ||
-      message.includes(`has no column named ${VERSION_COLUMN}`)
+      (message.includes("no such column:") && message.includes(column)) ||
+      message.includes(`has no column named ${column}`)
     ) {
       return true;
     }
@@ -257,19 +286,31 @@ export async function ensureHistorySchema(client: SqlClient): Promise<void> {
   // Both tables in one group (one transaction behind the schema lock on Postgres): a first write pays once.
   await ensureTable(client, BLOCKS_WITH_HISTORY);
   if (client.dialect === "postgres") return;
-  try {
-    await client.query`SELECT history_version FROM cf_agents_context_blocks LIMIT 0`;
-    return;
-  } catch (error) {
-    if (!isMissingHistorySchema(error, "sqlite")) throw error;
-  }
-  try {
-    await client.batch([
-      raw(`ALTER TABLE cf_agents_context_blocks ADD COLUMN ${VERSION_COLUMN} INTEGER NOT NULL DEFAULT 0`),
-      raw(`UPDATE cf_agents_context_blocks SET ${VERSION_COLUMN} = (
+  // The number is set from the versions already kept only when its column is new.
+  await addColumnOnce(client, VERSION_COLUMN, [
+    raw(`ALTER TABLE cf_agents_context_blocks ADD COLUMN ${VERSION_COLUMN} INTEGER NOT NULL DEFAULT 0`),
+    raw(`UPDATE cf_agents_context_blocks SET ${VERSION_COLUMN} = (
   SELECT MAX(version) FROM contextblocks_block_history AS kept WHERE kept.label = cf_agents_context_blocks.label)
 WHERE label IN (SELECT label FROM contextblocks_block_history)`),
-    ]);
+  ]);
+  await addColumnOnce(client, RECENT_COLUMN, [
+    raw(`ALTER TABLE cf_agents_context_blocks ADD COLUMN ${RECENT_COLUMN} TEXT`),
+  ]);
+}
+
+/**
+ * SQLite (no `ADD COLUMN IF NOT EXISTS`): runs `adding` when `column` is missing from the blocks table; a
+ * concurrent connection that added it first ("duplicate column") counts as done.
+ */
+async function addColumnOnce(client: SqlClient, column: string, adding: SqlStatement[]): Promise<void> {
+  try {
+    await client.run(raw(`SELECT ${column} FROM cf_agents_context_blocks LIMIT 0`));
+    return;
+  } catch (error) {
+    if (!isMissingColumn(error, column)) throw error;
+  }
+  try {
+    await client.batch(adding);
   } catch (error) {
     if (!(error instanceof Error && /duplicate column/i.test(error.message))) throw error;
   }
@@ -285,7 +326,8 @@ interface VersionRow {
 /**
  * The kept versions of `key`, newest first: at most `limit`, or only `version`. "Kept" is decided by the
  * block row's number: the newest `retention` up to it (slots a smaller retention no longer uses, or a row
- * `agents/context` replaced, never show through).
+ * `agents/context` replaced, never show through). They are gathered from the row's recent versions, its
+ * batches and the per-version ring (large contents, clients without transactions, earlier releases).
  */
 export async function readVersions(
   client: SqlClient,
@@ -294,13 +336,48 @@ export async function readVersions(
   query: { limit?: number; version?: number },
 ): Promise<VersionRow[]> {
   const limit = Math.min(query.limit ?? retention, retention);
+  // A database from before recent versions (no column, no batches table yet) reads as having none there.
+  const dialect = client.dialect;
+  const [row] = await client
+    .run<{ history_version: unknown; history_recent?: unknown }>(
+      sql`SELECT history_version, history_recent FROM cf_agents_context_blocks WHERE label = ${key}`,
+    )
+    .catch((error: unknown) => {
+      if (dialect !== "sqlite" || !isMissingColumn(error, RECENT_COLUMN)) throw error;
+      return client.run<{ history_version: unknown; history_recent?: unknown }>(
+        sql`SELECT history_version FROM cf_agents_context_blocks WHERE label = ${key}`,
+      );
+    });
+  if (row === undefined) return [];
+  const newest = Number(row.history_version);
+  const oldest = newest - retention;
   const only = query.version === undefined ? sql`` : sql` AND version = ${query.version}`;
-  // The row's number, read once (an uncorrelated subquery), bounds the versions listed.
-  const newest = sql`(SELECT history_version FROM cf_agents_context_blocks WHERE label = ${key})`;
-  return client.run<VersionRow>(sql`SELECT version, content, source, written_at
-FROM contextblocks_block_history
-WHERE label = ${key} AND version <= ${newest} AND version > ${newest} - ${retention}${only}
-ORDER BY version DESC LIMIT ${limit}`);
+  const batches = await client
+    .run<{ versions: unknown }>(sql`SELECT versions FROM contextblocks_block_history_batches
+WHERE label = ${key} AND last_version > ${oldest} ORDER BY last_version DESC`)
+    .catch((error: unknown) => {
+      const missing =
+        dialect === "sqlite"
+          ? isMissingTableError(error, BATCHES_TABLE_NAME)
+          : isMissingTable(error, HISTORY_TABLE, dialect);
+      if (!missing) throw error;
+      return [];
+    });
+  const single = await client.run<VersionRow>(sql`SELECT version, content, source, written_at
+FROM contextblocks_block_history WHERE label = ${key} AND version <= ${newest} AND version > ${oldest}${only}`);
+  // The same version can sit in two places for a moment (a flush before a write that changed nothing):
+  // the row's copy first, then the newest batch's.
+  const found = new Map<number, VersionRow>();
+  const keep = (entry: VersionRow) => {
+    const version = Number(entry.version);
+    if (version <= oldest || version > newest || found.has(version)) return;
+    if (query.version !== undefined && version !== query.version) return;
+    found.set(version, entry);
+  };
+  for (const entry of recentEntries(row.history_recent)) keep(entry);
+  for (const batch of batches) for (const entry of recentEntries(batch.versions)) keep(entry);
+  for (const entry of single) keep(entry);
+  return [...found.values()].sort((a, b) => Number(b.version) - Number(a.version)).slice(0, limit);
 }
 
 export function toVersion(row: VersionRow, owner: string): BlockVersion {

@@ -34,6 +34,7 @@ import {
   upsertWithFingerprint,
 } from "./prompt-fingerprint.js";
 import { type BlockStoreOptions, blockStoreOptions, ownerOf } from "./provider-options.js";
+import { RECENT_BATCH, RECENT_CONTENT_LIMIT, writeWithRecent } from "./recent-versions.js";
 import { BLOCKS_TABLE, TableAccess } from "./tables.js";
 import { checkRowSize, checkStorable } from "./text-checks.js";
 
@@ -43,9 +44,9 @@ export interface SqlContextProviderOptions extends BlockStoreOptions {
   owner?: string | undefined;
   /**
    * Versions (the `versions` capability). On by default, keeping the last 50; `{ retention }` keeps the
-   * last `retention`; `false` turns it off. With versions a changed write writes two rows (the block's row,
-   * which also holds the newest version number, and one slot of `contextblocks_block_history`) in one
-   * transaction, and reads a constant number of rows; without, one row, as `agents/context`'s.
+   * last `retention`; `false` turns it off. With versions a changed write writes one row (the block's row
+   * also holds its newest versions, recent-versions.ts) and every 16 versions one more, reading a constant
+   * number of rows; without, one row, as `agents/context`'s.
    */
   versions?: boolean | { retention?: number } | undefined;
 }
@@ -68,6 +69,53 @@ ON CONFLICT (label) DO UPDATE SET content = excluded.content, updated_at = NOW()
 WHERE block.content IS DISTINCT FROM excluded.content`,
 } satisfies Record<SqlClient["dialect"], (label: string, content: string) => SqlStatement>;
 
+/** The options a store was made with, checked, and its way to the table: shared by stores made alike. */
+interface ProviderSettings {
+  readonly access: TableAccess;
+  readonly namespace: string | undefined;
+  readonly owner: string;
+  readonly retention: number | undefined;
+  readonly versionsChosen: boolean;
+}
+
+/**
+ * Settings of stores made with the default options, by client and owner. A cold start constructs a store
+ * per block, usually all alike (`new SqliteContextProvider(this, label)`): they share one checked settings
+ * object instead of each checking and keeping its own. Stores given a namespace, `versions` or
+ * `createTables` get their own (a key built from those would cost more than it saves).
+ */
+const sharedSettings = new WeakMap<SqlClient, Map<string, ProviderSettings>>();
+
+function providerSettings(
+  client: SqlClient,
+  options: SqlContextProviderOptions,
+  owner: string,
+): ProviderSettings {
+  const { namespace, versions, createTables } = options;
+  const shareable = namespace === undefined && versions === undefined && createTables === undefined;
+  let byOwner: Map<string, ProviderSettings> | undefined;
+  if (shareable) {
+    byOwner = sharedSettings.get(client);
+    const found = byOwner?.get(owner);
+    if (found !== undefined) return found;
+  }
+  const settings: ProviderSettings = {
+    access: new TableAccess(client, BLOCKS_TABLE, createTables ?? true, owner),
+    namespace: checkNamespace(namespace, owner, client.dialect),
+    owner,
+    retention: versionRetention(versions, owner),
+    versionsChosen: versions !== undefined,
+  };
+  if (shareable) {
+    if (byOwner === undefined) {
+      byOwner = new Map();
+      sharedSettings.set(client, byOwner);
+    }
+    byOwner.set(owner, settings);
+  }
+  return settings;
+}
+
 /**
  * A writable context block stored as one row of `cf_agents_context_blocks` (the table `agents/context`
  * uses) on any `SqlClient`, SQLite or Postgres. The row's label is the block's label, or with a namespace
@@ -80,27 +128,43 @@ WHERE block.content IS DISTINCT FROM excluded.content`,
 export class SqlContextProvider
   implements ConditionalContextProvider, SyncReadableProvider, FingerprintingPromptStore
 {
-  readonly #access: TableAccess;
-  readonly #namespace: string | undefined;
-  readonly #owner: string;
-  readonly #retention: number | undefined;
-  readonly #versionsChosen: boolean;
+  /** What stores made with the same options share (one object per client and options, not per block). */
+  readonly #settings: ProviderSettings;
   #label: string | undefined;
+  /** The length of the row's array of recent versions after this store's last write (unknown before). */
+  #recentCount: number | undefined;
   #selectStatement: SqlStatement | undefined;
   /** `versions`'s function, made on first read (a provider whose versions are never read allocates none). */
   #versionsRead: ((query?: VersionQuery) => Promise<BlockVersion[]>) | undefined;
 
   constructor(client: SqlClient, labelOrOptions?: string | SqlContextProviderOptions) {
-    this.#owner = ownerOf(labelOrOptions, "SqlContextProvider");
-    const options = blockStoreOptions(labelOrOptions, this.#owner);
-    this.#access = new TableAccess(client, BLOCKS_TABLE, options.createTables ?? true, this.#owner);
-    this.#namespace = checkNamespace(options.namespace, this.#owner, client.dialect);
-    this.#retention = versionRetention(options.versions, this.#owner);
-    this.#versionsChosen = options.versions !== undefined;
+    const owner = ownerOf(labelOrOptions, "SqlContextProvider");
+    const options = blockStoreOptions(labelOrOptions, owner);
+    this.#settings = providerSettings(client, options, owner);
     this.#label =
       options.label === undefined
         ? undefined
-        : checkSqlLabel(options.label, this.#namespace, this.#owner, client.dialect);
+        : checkSqlLabel(options.label, this.#settings.namespace, owner, client.dialect);
+  }
+
+  get #access(): TableAccess {
+    return this.#settings.access;
+  }
+
+  get #namespace(): string | undefined {
+    return this.#settings.namespace;
+  }
+
+  get #owner(): string {
+    return this.#settings.owner;
+  }
+
+  get #retention(): number | undefined {
+    return this.#settings.retention;
+  }
+
+  get #versionsChosen(): boolean {
+    return this.#settings.versionsChosen;
   }
 
   /**
@@ -242,10 +306,59 @@ export class SqlContextProvider
     }
     const atomic = this.#access.client.atomic;
     const source = sourceText(write);
+    if (this.#keepsRecent(content)) {
+      await this.#writeRecent(key, content, undefined, source, retention);
+      return;
+    }
     const results = await this.#writeWithVersions(
       upsertWithVersion(dialect, key, content, source, retention, atomic),
     );
     await this.#recordReturned(results, source, retention);
+  }
+
+  /**
+   * Whether a write keeps its version in the block's own row (recent-versions.ts): on clients that run a
+   * group atomically, for content up to `RECENT_CONTENT_LIMIT`. Other writes keep it in its own slot.
+   */
+  #keepsRecent(content: string): boolean {
+    const client = this.#access.client;
+    return (client.atomic || client.dialect === "postgres") && content.length <= RECENT_CONTENT_LIMIT;
+  }
+
+  /**
+   * A write whose version goes into the row: one row written, plus one batch every `RECENT_BATCH` writes.
+   * The flush runs with the write when the array is known to be full, or not known (this store's first
+   * write: it then reads the row once more); `false` when the write did not happen.
+   */
+  async #writeRecent(
+    key: string,
+    content: string,
+    expected: string | undefined,
+    source: string,
+    retention: number,
+  ): Promise<boolean> {
+    const client = this.#access.client;
+    const known = this.#recentCount;
+    const flush = known === undefined || known >= RECENT_BATCH;
+    const { statements, applied, flushed } = writeWithRecent(
+      client.dialect,
+      key,
+      content,
+      expected,
+      source,
+      retention,
+      flush,
+    );
+    const results = await this.#writeWithVersions(statements);
+    if (client.dialect === "postgres") return results[applied]?.[0] !== undefined;
+    // Counted here rather than returned (`RETURNING` reads a row more on a Durable Object). After a flush
+    // that found the array short of a batch the count starts at 0 all the same: it may then be low, so the
+    // array can reach almost two batches before this store moves it out, never more (another store writing
+    // the same row adds its own writes, and moves them out as well).
+    if (flushed !== undefined) this.#recentCount = 0;
+    const wrote = Number(results[applied]?.[0]?.applied ?? 0) > 0;
+    if (wrote && this.#recentCount !== undefined) this.#recentCount += 1;
+    return wrote;
   }
 
   /**
@@ -304,6 +417,9 @@ export class SqlContextProvider
     const dialect = this.#access.client.dialect;
     const retention = this.#keptVersions();
     const versioning = retention === undefined ? undefined : { source: sourceText(write), retention };
+    if (versioning !== undefined && this.#keepsRecent(content)) {
+      return this.#writeRecent(key, content, expected, versioning.source, versioning.retention);
+    }
     const atomic = this.#access.client.atomic;
     const { statements, applied } = conditionalWrite(dialect, key, expected, content, versioning, atomic);
     const results =

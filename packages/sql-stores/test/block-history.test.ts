@@ -54,10 +54,14 @@ describe("SqlContextProvider history on better-sqlite3", () => {
   it("keeps no versions of the frozen prompt unless asked: its store writes one row per freeze", async () => {
     const database = new Database(":memory:");
     const client = fromBetterSqlite3(database);
+    // Versions kept in the block's own row (its recent versions) or in the per-version ring.
     const versionsOf = (label: string) =>
       database
-        .prepare("SELECT COUNT(*) AS n FROM contextblocks_block_history WHERE label = ?")
-        .get(label) as { n: number };
+        .prepare(
+          `SELECT coalesce((SELECT json_array_length(history_recent) FROM cf_agents_context_blocks WHERE label = @label), 0)
+  + (SELECT COUNT(*) FROM contextblocks_block_history WHERE label = @label) AS n`,
+        )
+        .get({ label }) as { n: number };
     const memory = new SqlContextProvider(client, "memory");
     const context = new ContextBlocks(
       [{ label: "memory", maxTokens: 200, provider: memory }],
@@ -112,12 +116,14 @@ describe("SqlContextProvider history on better-sqlite3", () => {
       name: "restoreBlock",
       restoredFrom: 1,
     });
-    // Version 1 left the ring of three; its slot now holds version 4.
+    // Version 1 is past the retention of three: it is no longer a version, though the row's recent
+    // versions hold it until they move out to a batch.
     await expect(again.restoreBlock("profile", 1)).rejects.toMatchObject({ code: "NOT_FOUND" });
-    const rows = database.prepare("SELECT COUNT(*) AS n FROM contextblocks_block_history").get() as {
-      n: number;
-    };
-    expect(rows.n).toBe(3);
+    expect(
+      database.prepare("SELECT history_recent AS recent FROM cf_agents_context_blocks").get(),
+    ).toMatchObject({
+      recent: expect.stringMatching(/^\[\[1,"Name: Ada",/),
+    });
     database.close();
   });
 
@@ -159,13 +165,67 @@ describe("SqlContextProvider history on better-sqlite3", () => {
     expect(database.prepare("SELECT history_version FROM cf_agents_context_blocks").get()).toEqual({
       history_version: 5,
     });
-    // Only the ring's two slots exist; their numbers follow the row's.
+    // The versions are in the row itself (one row written per write); nothing in the per-version ring.
+    const recent = database
+      .prepare("SELECT history_recent AS recent FROM cf_agents_context_blocks")
+      .get() as {
+      recent: string;
+    };
     expect(
-      database.prepare("SELECT slot, version, content FROM contextblocks_block_history ORDER BY slot").all(),
+      (JSON.parse(recent.recent) as unknown[][]).map(([version, content]) => [version, content]),
     ).toEqual([
-      { slot: 0, version: 4, content: "d" },
-      { slot: 1, version: 5, content: "e" },
+      [1, "a"],
+      [2, "b"],
+      [3, "c"],
+      [4, "d"],
+      [5, "e"],
     ]);
+    expect(database.prepare("SELECT COUNT(*) AS n FROM contextblocks_block_history").get()).toEqual({ n: 0 });
+    expect((await provider.versions?.())?.map((version) => version.content)).toEqual(["e", "d"]);
+  });
+
+  it("moves recent versions out in batches: every kept version survives, one batch row per 16 writes", async () => {
+    const database = new Database(":memory:");
+    const client = fromBetterSqlite3(database);
+    const options = { label: "notes", versions: { retention: 20 } };
+    const same = new SqlContextProvider(client, options);
+    for (let version = 1; version <= 40; version++) await same.set(`note ${version}`);
+    const counts = () =>
+      database
+        .prepare(
+          `SELECT json_array_length(history_recent) AS recent,
+  (SELECT COUNT(*) FROM contextblocks_block_history_batches) AS batches FROM cf_agents_context_blocks`,
+        )
+        .get();
+    // The writes after the 16th and the 32nd moved the row's sixteen versions to a batch each.
+    expect(counts()).toEqual({ recent: 8, batches: 2 });
+    const kept = async (provider: SqlContextProvider) =>
+      (await provider.versions?.())?.map((version) => [version.version, version.content]);
+    const expected = (newest: number) =>
+      Array.from({ length: 20 }, (_, index) => [newest - index, `note ${newest - index}`]);
+    expect(await kept(same)).toEqual(expected(40));
+
+    // A store made afresh for every write (a Durable Object woken for each) does not know how full the
+    // row is: each of its writes moves a full array out first, so the row never holds more than a batch.
+    for (let version = 41; version <= 100; version++) {
+      await new SqlContextProvider(client, options).set(`note ${version}`);
+      expect((counts() as { recent: number }).recent).toBeLessThanOrEqual(16);
+    }
+    expect(await kept(new SqlContextProvider(client, options))).toEqual(expected(100));
+    // Slots are a ring: retention 20 in batches of 16 needs three.
+    expect((counts() as { batches: number }).batches).toBeLessThanOrEqual(3);
+
+    // A large content keeps its version in its own slot, and reads still merge every place in order.
+    const large = "x".repeat(20_000);
+    await same.set(large);
+    await same.set("after the large one");
+    const versions = await same.versions?.({ limit: 3 });
+    expect(versions?.map((version) => [version.version, version.content.length])).toEqual([
+      [102, "after the large one".length],
+      [101, 20_000],
+      [100, "note 100".length],
+    ]);
+    expect(await same.versions?.({ version: 101 })).toHaveLength(1);
   });
 
   it("opens databases created before history: agents@0.22.0's table and an earlier history table", async () => {
@@ -208,6 +268,7 @@ describe("SqlContextProvider history on better-sqlite3", () => {
       { name: "content" },
       { name: "updated_at" },
       { name: "history_version" },
+      { name: "history_recent" },
     ]);
   });
 });

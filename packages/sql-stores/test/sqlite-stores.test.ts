@@ -28,11 +28,16 @@ describe("sql-stores on SQLite statements", () => {
     expect(tables()).toEqual([]);
     await memory.set("Ada");
     // History is on by default: the block's table and its versions.
-    expect(tables()).toEqual(["cf_agents_context_blocks", "contextblocks_block_history"]);
+    expect(tables()).toEqual([
+      "cf_agents_context_blocks",
+      "contextblocks_block_history",
+      "contextblocks_block_history_batches",
+    ]);
     await new SqlSkillProvider(client, "skills").set("deploy", "Run it.");
     expect(tables()).toEqual([
       "cf_agents_context_blocks",
       "contextblocks_block_history",
+      "contextblocks_block_history_batches",
       "contextblocks_skills",
     ]);
     const other = new Database(":memory:");

@@ -107,6 +107,7 @@ const ownedTables = [
   "assistant_token_calibration",
   "cf_agents_context_blocks",
   "contextblocks_block_history",
+  "contextblocks_block_history_batches",
   "contextblocks_run_state",
   "assistant_sessions",
 ] as const;
@@ -161,6 +162,11 @@ async function deleteSession(client: SqlClient, sessionId: string): Promise<void
       if (has("contextblocks_block_history")) {
         statements.push(
           sql`DELETE FROM contextblocks_block_history WHERE label >= ${prefix} AND label < ${end}`,
+        );
+      }
+      if (has("contextblocks_block_history_batches")) {
+        statements.push(
+          sql`DELETE FROM contextblocks_block_history_batches WHERE label >= ${prefix} AND label < ${end}`,
         );
       }
     }

@@ -9,9 +9,9 @@ export interface SqliteContextProviderOptions extends BlockStoreOptions {
   /**
    * Versions for `ContextBlocks.blockVersions` / `restoreBlock`. On by default (the last 50; the frozen prompt's store, `"_system_prompt"`, keeps none unless asked);
    * `{ retention }` keeps the last `retention`; `false` turns it off (a write is then one row written, as
-   * `agents/context`'s). On, a changed write writes two rows (the block's row, which also holds the newest
-   * version number, and one slot of the fixed-size ring in `contextblocks_block_history`) in the same
-   * transaction, and reads a constant number of rows, whatever the number of versions kept.
+   * `agents/context`'s). On, a changed write writes one row (the block's own row also holds its newest
+   * versions), and every 16 versions one more (they move to a batch row), reading a constant number of rows
+   * whatever the number of versions kept.
    */
   versions?: boolean | { retention?: number } | undefined;
 }

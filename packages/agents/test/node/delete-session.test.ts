@@ -34,9 +34,15 @@ describe("SessionManager.delete on the agents drop-in", () => {
     await restarted.delete(doomed.id);
 
     expect(labels().filter((label) => label.endsWith(doomed.id))).toEqual([]);
-    const versions = database.prepare("SELECT content FROM contextblocks_block_history").all() as {
-      content: string;
-    }[];
+    // Versions live in the block's own row (history_recent), in batches and in single slots.
+    const versions = database
+      .prepare(
+        `SELECT content FROM contextblocks_block_history
+UNION ALL SELECT json_extract(value, '$[1]') FROM cf_agents_context_blocks, json_each(history_recent)
+UNION ALL SELECT json_extract(entry.value, '$[1]') FROM contextblocks_block_history_batches AS batch,
+  json_each(batch.versions) AS entry`,
+      )
+      .all() as { content: string }[];
     expect(versions.filter((row) => row.content.startsWith("Doomed"))).toEqual([]);
     const reopened = Session.create(database).forSession(doomed.id).withContext("memory").withCachedPrompt();
     expect(await reopened.freezeSystemPrompt()).not.toContain("Doomed");

@@ -35,17 +35,14 @@ describe("SqliteContextProvider on better-sqlite3 (file database)", () => {
       { cid: 3, name: "prompt_fingerprint", type: "TEXT", notnull: 0, dflt_value: null, pk: 0 },
     ]);
     expect(await provider.get()).toBe("first");
-    // With history (the default) the table gains one column, the newest version number.
+    // With history (the default) the table gains two columns: the newest version number, and the newest
+    // versions themselves (nullable, after agents' columns).
     await new SqliteContextProvider(temporary.database, "kept").set("first");
     const added = temporary.database.prepare("PRAGMA table_info(cf_agents_context_blocks)").all();
-    expect(added.at(-1)).toEqual({
-      cid: 4,
-      name: "history_version",
-      type: "INTEGER",
-      notnull: 1,
-      dflt_value: "0",
-      pk: 0,
-    });
+    expect(added.slice(-2)).toEqual([
+      { cid: 4, name: "history_version", type: "INTEGER", notnull: 1, dflt_value: "0", pk: 0 },
+      { cid: 5, name: "history_recent", type: "TEXT", notnull: 0, dflt_value: null, pk: 0 },
+    ]);
   });
 
   it("upserts one row per label", async () => {
@@ -209,10 +206,11 @@ describe("SqliteContextProvider on better-sqlite3 (file database)", () => {
     const before = temporary.database.prepare("SELECT updated_at FROM cf_agents_context_blocks").get();
     reports.length = 0;
     await provider.set("same");
-    // The block's upsert, then its version (history is on by default): neither writes.
-    expect(reports.map((report) => report.changes)).toEqual([0, 0]);
+    // The block's upsert, its version in the same row (history is on by default), writes nothing; then
+    // `SELECT changes()` (a read, no changes reported) tells the store so.
+    expect(reports.map((report) => report.changes)).toEqual([0, undefined]);
     await provider.set("different");
-    expect(reports.map((report) => report.changes)).toEqual([0, 0, 1, 1]);
+    expect(reports.map((report) => report.changes)).toEqual([0, undefined, 1, undefined]);
     expect(before).toBeDefined();
   });
 

@@ -11,7 +11,7 @@ interface Cost {
 }
 
 describe("row cost of a write with history on a Durable Object", () => {
-  it("adds one row written per changed write and reads a constant number of rows, whatever the number of versions", async () => {
+  it("writes one row per changed write, one batch row more every 16, and reads a constant number of rows", async () => {
     const costs = await inObject("history-row-cost", async (state) => {
       let reports: StatementReport[] = [];
       const onStatement = (report: StatementReport) => reports.push(report);
@@ -36,21 +36,34 @@ describe("row cost of a write with history on a Durable Object", () => {
       await kept.set("v0");
       const rows: Cost[] = [
         await measure("set without history, changed content", () => plain.set("v1")),
-        await measure("set with history, version 2 (ring not full)", () => kept.set("v1")),
+        await measure("set with history, version 2", () => kept.set("v1")),
       ];
       for (let index = 2; index < 60; index++) await kept.set(`v${index}`);
       rows.push(
-        await measure("set with history, version 61 (ring of 50 full)", () => kept.set("v60")),
+        await measure("set with history, version 61 (50 kept)", () => kept.set("v60")),
         await measure("set with history, unchanged content", () => kept.set("v60")),
         await measure("setIf with history, changed content", () => kept.setIf("v60", "v61")),
+      );
+      // Version 64 fills the row's sixteen; the write of version 65 moves them to a batch.
+      await kept.set("v62");
+      rows.push(
+        await measure("set with history, version 64 (row's recent versions full)", () => kept.set("v63")),
+        await measure("set with history, version 65 (moves them to a batch)", () => kept.set("v64")),
+        await measure("set with history, first write of a new store (instance)", () =>
+          new SqliteContextProvider(state.storage, { label: "kept", onStatement }).set("v65"),
+        ),
+      );
+      const amortized = await measure("160 writes with history, one store", async () => {
+        for (let index = 0; index < 160; index++) await kept.set(`w${index}`);
+      });
+      rows.push(
+        amortized,
         await measure(
           "history(), 50 versions kept",
           async () => (await kept.versions?.({ limit: 50 })) ?? [],
         ),
       );
-      const versions = state.storage.sql
-        .exec("SELECT COUNT(*) AS n FROM contextblocks_block_history WHERE label = 'kept'")
-        .one().n;
+      const versions = (await kept.versions?.({ limit: 50 }))?.length;
       return { rows, versions };
     });
     console.log(
@@ -61,17 +74,34 @@ describe("row cost of a write with history on a Durable Object", () => {
       ].join("\n"),
     );
     const byName = new Map(costs.rows.map((cost) => [cost.operation, cost]));
-    expect(byName.get("set without history, changed content")?.rowsWritten).toBe(1);
-    const early = byName.get("set with history, version 2 (ring not full)");
-    const late = byName.get("set with history, version 61 (ring of 50 full)");
-    expect(early?.rowsWritten).toBe(2);
-    expect(late?.rowsWritten).toBe(2);
-    // The next version number is on the block's row: no scan of the ring, so rows read stay small and the
-    // same with 1 or 50 versions kept (before, a write read about retention + 2 rows).
-    expect(late?.rowsRead).toBe(early?.rowsRead);
-    expect(late?.rowsRead).toBeLessThanOrEqual(4);
-    expect(byName.get("setIf with history, changed content")?.rowsRead).toBeLessThanOrEqual(4);
-    expect(byName.get("set with history, unchanged content")?.rowsWritten).toBe(0);
+    const cost = (name: string) => {
+      const found = byName.get(name);
+      if (found === undefined) throw new Error(`no row ${name}`);
+      return found;
+    };
+    expect(cost("set without history, changed content").rowsWritten).toBe(1);
+    // The version is in the block's own row: one row read, one written, as agents/context (a second
+    // statement, `SELECT changes()`, reads none).
+    for (const name of ["set with history, version 2", "set with history, version 61 (50 kept)"]) {
+      expect(cost(name)).toMatchObject({ rowsRead: 1, rowsWritten: 1 });
+    }
+    expect(cost("set with history, version 64 (row's recent versions full)")).toMatchObject({
+      rowsWritten: 1,
+    });
+    expect(cost("set with history, version 65 (moves them to a batch)")).toMatchObject({
+      rowsRead: 2,
+      rowsWritten: 2,
+    });
+    // A new store does not know how full the row is: it reads it once more, writes one row.
+    expect(cost("set with history, first write of a new store (instance)")).toMatchObject({
+      rowsRead: 2,
+      rowsWritten: 1,
+    });
+    // One batch row per 16 writes: 1.0625 rows written and read per write.
+    expect(cost("160 writes with history, one store")).toMatchObject({ rowsRead: 170, rowsWritten: 170 });
+    expect(cost("setIf with history, changed content").rowsWritten).toBe(1);
+    expect(cost("set with history, unchanged content").rowsWritten).toBe(0);
+    expect(cost("history(), 50 versions kept").rowsRead).toBeLessThanOrEqual(10);
     expect(costs.versions).toBe(50);
   });
 });

@@ -115,5 +115,7 @@ describe("row cost on a Durable Object (figures for the README)", () => {
       rowsWritten: 0,
     });
     expect(byName.get("refresh (nothing changed)")).toMatchObject({ rowsRead: count + 1, rowsWritten: 0 });
+    // Versions are on: the block's version is kept in its own row, so a write is one row, as agents/context's.
+    expect(byName.get("setBlock")).toMatchObject({ rowsRead: 1, rowsWritten: 1 });
   });
 });

@@ -32,3 +32,26 @@ it("on a Durable Object: a block and a run state up to the limit are stored whol
     expect(await states.load("s")).toEqual({ plugin: { note } });
   });
 });
+
+it("on a Durable Object: versions kept in the block's row stay under the row limit, whatever the text", async () => {
+  await inObject("row-size-recent", async (state) => {
+    const options = { label: "notes", versions: { retention: 50 } };
+    // Content of 8 KiB (the longest kept in the row) that JSON escapes to six bytes a character.
+    const content = (index: number) => `${index}`.padEnd(8 * 1024, "\u0001");
+    const same = new SqliteContextProvider(state.storage, options);
+    for (let index = 0; index < 40; index++) await same.set(content(index));
+    // A store made for every write (a Durable Object woken for each), and two stores taking turns.
+    for (let index = 40; index < 80; index++)
+      await new SqliteContextProvider(state.storage, options).set(content(index));
+    const other = new SqliteContextProvider(state.storage, options);
+    for (let index = 80; index < 120; index++) await (index % 2 === 0 ? same : other).set(content(index));
+    const versions = (await same.versions?.()) ?? [];
+    expect(versions.map((version) => version.content)).toEqual(
+      Array.from({ length: 50 }, (_, at) => content(119 - at)),
+    );
+    const row = state.storage.sql
+      .exec("SELECT length(CAST(history_recent AS BLOB)) AS bytes FROM cf_agents_context_blocks")
+      .one();
+    expect(Number(row.bytes)).toBeLessThan(2_000_000);
+  });
+});
