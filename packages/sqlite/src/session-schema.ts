@@ -10,7 +10,9 @@ import { migrateSessionSchema } from "./session-migration.js";
  *   path length is one indexed read; `NULL` on rows another writer made (then counted along the path once).
  * - `assistant_leaves`: one row per session pointing at its latest leaf, so an append does not search the
  *   session for it.
- * - An index on `assistant_compactions(session_id)`: overlays are read on every history read.
+ * - An index on `assistant_compactions(session_id)`: overlays are read on every history read. On the keyed
+ *   layout (which agents@0.22.0 cannot write to) the overlay table is ours instead: keyed by
+ *   (`session_id`, `seq`), `WITHOUT ROWID`, one billed row per overlay (session-migration.ts).
  *
  * - `assistant_fts.context`, `.time`, `.speaker`: the text of the turns around the message, its day and its
  *   speaker, searched beside its text and never returned (message-search.ts, message-index-schema.ts); a
@@ -75,7 +77,7 @@ export function defaultNewLayout(client: SqlClient): NewSessionLayout {
 }
 
 /** The version of the session tables this release writes, kept in `contextblocks_schema` with the layout. */
-export const SESSION_SCHEMA_VERSION = 1;
+export const SESSION_SCHEMA_VERSION = 2;
 
 /**
  * The schema marker: one row of `contextblocks_schema` (a primary-key read: 1 row on a Durable Object, where

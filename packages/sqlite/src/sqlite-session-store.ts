@@ -379,7 +379,16 @@ export class SqliteSessionStore implements SessionStoreV1 {
   // Overlays, search, calibration
 
   async addOverlay(overlay: StoredCompaction): Promise<void> {
-    await this.#layout();
+    if ((await this.#layout()).layout === "keyed") {
+      // The keyed overlay table: one row under the session's next seq (its largest is one seek).
+      await this.#client.query`
+        INSERT INTO assistant_compactions
+          (session_id, seq, id, summary, from_message_id, to_message_id, created_at)
+        VALUES (${this.#sessionId},
+          (SELECT COALESCE(MAX(seq), 0) + 1 FROM assistant_compactions WHERE session_id = ${this.#sessionId}),
+          ${overlay.id}, ${overlay.summary}, ${overlay.fromMessageId}, ${overlay.toMessageId}, ${overlay.createdAt})`;
+      return;
+    }
     await this.#client.query`
       INSERT INTO assistant_compactions (id, session_id, summary, from_message_id, to_message_id, created_at)
       VALUES (${overlay.id}, ${this.#sessionId}, ${overlay.summary}, ${overlay.fromMessageId},
@@ -387,22 +396,11 @@ export class SqliteSessionStore implements SessionStoreV1 {
   }
 
   async readOverlays(): Promise<StoredCompaction[]> {
-    await this.#layout();
-    const rows = await this.#client.query<{
-      id: string;
-      summary: string;
-      from_message_id: string;
-      to_message_id: string;
-      created_at: string;
-    }>`SELECT id, summary, from_message_id, to_message_id, created_at FROM assistant_compactions
-      WHERE session_id = ${this.#sessionId} ORDER BY rowid ASC`;
-    return rows.map((row) => ({
-      id: row.id,
-      summary: row.summary,
-      fromMessageId: row.from_message_id,
-      toMessageId: row.to_message_id,
-      createdAt: row.created_at,
-    }));
+    return this.#overlays("ASC", null);
+  }
+
+  async readNewestOverlay(): Promise<StoredCompaction | null> {
+    return (await this.#overlays("DESC", 1))[0] ?? null;
   }
 
   async search(query: string, limit: number): Promise<StoredSearchHit[]> {
@@ -427,6 +425,27 @@ export class SqliteSessionStore implements SessionStoreV1 {
   }
 
   // Internals
+
+  /** The session's overlays in the order they were added (`seq` on the keyed layout, else `rowid`). */
+  async #overlays(direction: "ASC" | "DESC", limit: number | null): Promise<StoredCompaction[]> {
+    const order = (await this.#layout()).layout === "keyed" ? "seq" : "rowid";
+    const rows = await this.#client.run<{
+      id: string;
+      summary: string;
+      from_message_id: string;
+      to_message_id: string;
+      created_at: string;
+    }>(sql`SELECT id, summary, from_message_id, to_message_id, created_at FROM assistant_compactions
+      WHERE session_id = ${this.#sessionId} ORDER BY ${raw(`${order} ${direction}`)}
+      ${limit === null ? sql`` : sql`LIMIT ${limit}`}`);
+    return rows.map((row) => ({
+      id: row.id,
+      summary: row.summary,
+      fromMessageId: row.from_message_id,
+      toMessageId: row.to_message_id,
+      createdAt: row.created_at,
+    }));
+  }
 
   /** The strategy of the database's layout (its tables created on first use). */
   async #layout(): Promise<LayoutStrategy> {

@@ -67,6 +67,34 @@ describe("the row budget of a new database (keyed layout) on a Durable Object", 
     });
   });
 
+  it("addCompaction writes 1 row and reads its session's newest overlay only, at 1 and 30 overlays; a retry writes none", async () => {
+    await inObject("keyed-row-budget-overlays", async (state) => {
+      const { store, measure } = counted(state);
+      const other = counted(state, "other");
+      for (let index = 0; index < 4; index++)
+        await store.appendMessage(message(`m${index}`, `message ${index}`));
+      await other.store.addCompaction("another session's summary", "x", "y");
+      const first = await measure(() => store.addCompaction("summary 0", "m0", "m1"));
+      for (let index = 1; index < 29; index++) await store.addCompaction(`summary ${index}`, "m0", "m1");
+      const thirtieth = await measure(() => store.addCompaction("summary 29", "m0", "m2"));
+      console.log(JSON.stringify({ first, thirtieth }));
+      for (const cost of [first, thirtieth]) {
+        expect(cost.written).toBe(1);
+        // The newest overlay (the retry check) and the session's largest seq: one seek each.
+        expect(cost.read).toBeLessThanOrEqual(2);
+      }
+      const retried = await measure(() => store.addCompaction("summary 29", "m0", "m2"));
+      expect(retried.written).toBe(0);
+      const overlays = await store.getCompactions();
+      expect(overlays.map((overlay) => overlay.summary)).toEqual(
+        Array.from({ length: 30 }, (_, index) => `summary ${index}`),
+      );
+      expect((await other.store.getCompactions()).map((overlay) => overlay.summary)).toEqual([
+        "another session's summary",
+      ]);
+    });
+  });
+
   it("a message without text still gets its (empty) search row, which holds its place in the order", async () => {
     await inObject("keyed-row-budget-empty", async (state) => {
       const { store, measure } = counted(state);
