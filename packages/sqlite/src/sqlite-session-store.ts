@@ -20,7 +20,7 @@ import { raw, toSqliteClient } from "@contextblocks/sql/store-kit";
 import { ChainAppend } from "./chain-append.js";
 import { IndexedLayout } from "./indexed-layout.js";
 import { KeyedLayout } from "./keyed-layout.js";
-import { largestSeq, rememberKeyedTail } from "./keyed-tail.js";
+import { largestSeq, rememberKeyedTail, rememberUpdatedText, searchOrderBump } from "./keyed-tail.js";
 import type { LayoutStrategy } from "./layout-strategy.js";
 import { LeanLayout } from "./lean-layout.js";
 import { rememberTail } from "./lean-tail.js";
@@ -311,6 +311,8 @@ export class SqliteSessionStore implements SessionStoreV1 {
         ),
       );
       await this.#client.batch(statements);
+      // The remembered tail's context (the next append's search row) takes the new text.
+      if (keyed) rememberUpdatedText(this.#client, this.#sessionId, record.id, indexed.text);
       return true;
     });
   }
@@ -329,7 +331,7 @@ export class SqliteSessionStore implements SessionStoreV1 {
         const parentId = await this.#parentOf(id);
         await this.#client.batch([
           ...(keyed
-            ? [sql`DELETE FROM assistant_fts WHERE rowid = ${place} AND id = ${id}`]
+            ? [searchOrderBump, sql`DELETE FROM assistant_fts WHERE rowid = ${place} AND id = ${id}`]
             : await this.#unindexStatements(id, place)),
           ...(lean
             ? [
@@ -368,6 +370,7 @@ export class SqliteSessionStore implements SessionStoreV1 {
           SELECT id FROM assistant_messages WHERE session_id = ${this.#sessionId} AND content_chunks > 0)`,
         sql`DELETE FROM assistant_messages WHERE session_id = ${this.#sessionId}`,
         sql`DELETE FROM assistant_compactions WHERE session_id = ${this.#sessionId}`,
+        ...(layout.layout === "keyed" ? [searchOrderBump] : []),
         sql`DELETE FROM assistant_fts WHERE session_id = ${this.#sessionId}`,
         sql`DELETE FROM assistant_leaves WHERE session_id = ${this.#sessionId}`,
         sql`DELETE FROM assistant_token_calibration WHERE session_id = ${this.#sessionId}`,
