@@ -55,7 +55,8 @@ export interface SqliteSessionStoreOptions {
    * Writes each message's search row on append, as agents@0.22.0's `agents/experimental/memory/session`
    * does, so that version's `searchMessages` finds what this store wrote on a shared database. Default
    * `false`: the index is built lazily at search time and an append writes no search row (billed rows on a
-   * Durable Object).
+   * Durable Object); where rows are not billed (better-sqlite3) every 8th append indexes the 8 before it,
+   * so a search never catches up more than that.
    */
   indexOnAppend?: boolean | undefined;
   /**
@@ -67,6 +68,12 @@ export interface SqliteSessionStoreOptions {
    */
   newDatabaseLayout?: NewSessionLayout | undefined;
 }
+
+/** How many of a client's appended messages a lean or indexed search index may lag behind (`#boundCatchUp`). */
+const catchUpEvery = 8;
+
+/** Per client: messages it appended since its search index last caught up. */
+const unindexedAppends = new WeakMap<SqlClient, number>();
 
 /** How many times an append reads again when another writer moved the latest leaf meanwhile. */
 const appendAttempts = 50;
@@ -242,6 +249,7 @@ export class SqliteSessionStore implements SessionStoreV1 {
         if (result?.status === "appended") {
           if (this.#indexOnAppend && layout.layout !== "keyed")
             await this.#indexAppended(records, result.parentId);
+          else if (layout.layout !== "keyed") await this.#boundCatchUp(links.length);
           return result;
         }
         if (result !== null) return result;
@@ -408,7 +416,10 @@ export class SqliteSessionStore implements SessionStoreV1 {
 
   async search(query: string, limit: number): Promise<StoredSearchHit[]> {
     // The keyed layout writes each search row on append: nothing to catch up.
-    if ((await this.#layout()).layout !== "keyed") await catchUpMessageIndex(this.#client);
+    if ((await this.#layout()).layout !== "keyed") {
+      await catchUpMessageIndex(this.#client);
+      unindexedAppends.set(this.#client, 0);
+    }
     return searchMessageIndex(this.#client, query, { limit, sessionId: this.#sessionId });
   }
 
@@ -448,6 +459,24 @@ export class SqliteSessionStore implements SessionStoreV1 {
       toMessageId: row.to_message_id,
       createdAt: row.created_at,
     }));
+  }
+
+  /**
+   * Lean and indexed layouts where rows cost only time (`billsRows: false`, better-sqlite3): once this
+   * client's appends left `catchUpEvery` messages unindexed, the append indexes them, so a search never
+   * catches up more than that many of this client's messages in its own request (the first search after
+   * many appends costs about what a warm one does). Where rows are billed the index stays lazy: a session
+   * never searched writes no search row.
+   */
+  async #boundCatchUp(appended: number): Promise<void> {
+    if (this.#client.billsRows !== false) return;
+    const pending = (unindexedAppends.get(this.#client) ?? 0) + appended;
+    if (pending < catchUpEvery) {
+      unindexedAppends.set(this.#client, pending);
+      return;
+    }
+    await catchUpMessageIndex(this.#client);
+    unindexedAppends.set(this.#client, 0);
   }
 
   /** The strategy of the database's layout (its tables created on first use). */
