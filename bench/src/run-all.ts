@@ -289,6 +289,16 @@ function sections(): Section[] {
       run: async (smoke) => runScript("./sessions-row-cost.ts", smoke).markdown,
     });
   }
+  if (hasScript("./session-growth.ts")) {
+    list.push({
+      id: "session-growth",
+      title: "First search after many appends",
+      about:
+        "The first session search after 5,000 and 25,000 appended LoCoMo turns against the same search warm, on each " +
+        "layout of `SqliteSessionStore` over better-sqlite3 (bench/src/session-growth.ts).",
+      run: async (smoke) => runScript("./session-growth.ts", smoke).markdown,
+    });
+  }
   if (hasScript("./tokens.ts")) {
     list.push({
       id: "tokens",

@@ -223,8 +223,13 @@ export function sessionStorageGroup<S extends SessionStoreV1>(
       await store.addOverlay(first);
       await store.addOverlay(second);
       expect(await store.readOverlays()).toEqual([first, second]);
+      // Optional: the newest overlay read alone (a retried addCompaction compares against it).
+      if (typeof store.readNewestOverlay === "function") {
+        expect(await store.readNewestOverlay()).toEqual(second);
+      }
       await store.clear();
       expect(await store.readOverlays()).toEqual([]);
+      if (typeof store.readNewestOverlay === "function") expect(await store.readNewestOverlay()).toBeNull();
       expect(await store.readTree(10)).toEqual([]);
       expect(await store.append([record("a", "again")], { parentId: undefined })).toEqual({
         status: "appended",

@@ -270,6 +270,14 @@ VALUES (${overlay.id}, ${this.#sessionId}, ${overlay.summary}, ${overlay.fromMes
   }
 
   async readOverlays(): Promise<StoredCompaction[]> {
+    return this.#overlays(sql`ORDER BY created_at, position`);
+  }
+
+  async readNewestOverlay(): Promise<StoredCompaction | null> {
+    return (await this.#overlays(sql`ORDER BY created_at DESC, position DESC LIMIT 1`))[0] ?? null;
+  }
+
+  async #overlays(order: SqlStatement): Promise<StoredCompaction[]> {
     const rows = await this.#read<{
       id: string;
       summary: string;
@@ -277,7 +285,7 @@ VALUES (${overlay.id}, ${this.#sessionId}, ${overlay.summary}, ${overlay.fromMes
       to_message_id: string;
       created_at: unknown;
     }>(sql`SELECT id, summary, from_message_id, to_message_id, created_at FROM assistant_compactions
-WHERE session_id = ${this.#sessionId} ORDER BY created_at, position`);
+WHERE session_id = ${this.#sessionId} ${order}`);
     return rows.map((row) => ({
       id: row.id,
       summary: row.summary,

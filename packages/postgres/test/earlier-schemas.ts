@@ -219,5 +219,20 @@ export function earlierDatabase(schema: EarlierSchema): { text: string; values: 
       });
     }
   }
+  // Overlays as every earlier release and agents' own provider insert them (one statement: the same NOW()),
+  // into the table as agents' provider and the first releases created it.
+  statements.push({ text: agentsCompactionsTable, values: [] });
+  statements.push({
+    text: "INSERT INTO assistant_compactions (id, session_id, summary, from_message_id, to_message_id) VALUES ($1, $3, 'first', 's1', 's2'), ($2, $3, 'second', 's1', 's3')",
+    values: [...earlierOverlayIds, earlierOverlaySession],
+  });
   return statements;
 }
+
+const agentsCompactionsTable = `CREATE TABLE IF NOT EXISTS assistant_compactions (
+  id TEXT PRIMARY KEY, session_id TEXT NOT NULL DEFAULT '', summary TEXT NOT NULL, from_message_id TEXT NOT NULL,
+  to_message_id TEXT NOT NULL, created_at TIMESTAMPTZ DEFAULT NOW())`;
+
+/** The overlays every fixture holds, oldest first, in a session of their own (its messages are not stored). */
+export const earlierOverlayIds = ["c-first", "c-second"] as const;
+export const earlierOverlaySession = "shelf";

@@ -1,10 +1,18 @@
 import { isContextError } from "@contextblocks/core";
+import { MessageTree } from "@contextblocks/sessions/store-kit";
 import type { StatementReport } from "@contextblocks/sql";
 import type pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTables } from "../src/index.js";
+import { createTables, PostgresSessionStore } from "../src/index.js";
+import { SESSION_TABLES_VERSION } from "../src/schema.js";
 import { createSchema, type TestSchema } from "./database.js";
-import { type EarlierSchema, earlierDatabase, earlierSchemas } from "./earlier-schemas.js";
+import {
+  type EarlierSchema,
+  earlierDatabase,
+  earlierOverlayIds,
+  earlierOverlaySession,
+  earlierSchemas,
+} from "./earlier-schemas.js";
 import { postgresTree } from "./message-tree.js";
 
 let schema: TestSchema;
@@ -78,7 +86,7 @@ describe.each(earlierSchemas.map((fixture) => [fixture.name, fixture] as const))
       expect(await isUnique(client)).toEqual([true]);
       expect(await shape(client)).toEqual(await currentShape());
       const { rows } = await client.query("SELECT part, version FROM contextblocks_schema");
-      expect(rows).toEqual([{ part: "sessions", version: 1 }]);
+      expect(rows).toEqual([{ part: "sessions", version: SESSION_TABLES_VERSION }]);
       await chat.appendMessage({
         id: "u3",
         role: "user",
@@ -87,6 +95,22 @@ describe.each(earlierSchemas.map((fixture) => [fixture.name, fixture] as const))
       expect(ids(await chat.getHistory())).toEqual(["u1", "a1", "u2", "u3"]);
       expect(ids(await chat.searchMessages("lighthouse", 5))).toContain("u1");
       expect(ids(await postgresTree(client, "other").getHistory())).toEqual(["o1"]);
+      // Overlays keep their order (two stored in the same transaction: by position); the newest is read alone.
+      const shelf = new PostgresSessionStore(client, earlierOverlaySession);
+      expect((await shelf.readOverlays()).map((overlay) => overlay.id)).toEqual([...earlierOverlayIds]);
+      expect((await shelf.readNewestOverlay())?.id).toBe("c-second");
+      const added = await new MessageTree(shelf).addCompaction("third", "s1", "s4");
+      expect(await new MessageTree(shelf).addCompaction("third", "s1", "s4")).toEqual(added);
+      expect((await shelf.readOverlays()).map((overlay) => overlay.id)).toEqual([
+        ...earlierOverlayIds,
+        added.id,
+      ]);
+      // agents' own provider still inserts overlays into the table (it names no position).
+      await client.query(
+        "INSERT INTO assistant_compactions (id, session_id, summary, from_message_id, to_message_id) VALUES ('c-agents', $1, 'agents', 's1', 's5')",
+        [earlierOverlaySession],
+      );
+      expect((await shelf.readNewestOverlay())?.id).toBe("c-agents");
     });
 
     it("are migrated once: createTables again, or another client opening them, changes nothing", async () => {

@@ -335,7 +335,10 @@ export class MessageTree implements SessionStore {
   ): Promise<StoredCompaction> {
     checkCompactionArguments(summary, fromMessageId, toMessageId);
     // A retried compaction whose first attempt was stored returns that overlay instead of a second one.
-    const newest = (await this.storage.readOverlays()).at(-1);
+    const newest =
+      typeof this.storage.readNewestOverlay === "function"
+        ? ((await this.storage.readNewestOverlay()) ?? undefined)
+        : (await this.storage.readOverlays()).at(-1);
     if (sameOverlay(newest, summary, fromMessageId, toMessageId)) return { ...newest };
     const overlay: StoredCompaction = {
       id: crypto.randomUUID(),

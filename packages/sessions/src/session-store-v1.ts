@@ -72,6 +72,11 @@ export interface SessionStoreV1 {
   addOverlay(overlay: StoredCompaction): Promise<void>;
   /** The session's overlays, oldest first. */
   readOverlays(): Promise<StoredCompaction[]>;
+  /**
+   * Optional: the session's newest overlay (`null`: none), what a retried `addCompaction` compares against,
+   * read without reading every overlay. Without it the tree takes the last of `readOverlays()`.
+   */
+  readNewestOverlay?(): Promise<StoredCompaction | null>;
 
   /**
    * Optional: the session's messages that match `query`, best first, at most `limit` (the caller checks

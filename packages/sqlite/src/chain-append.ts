@@ -5,7 +5,8 @@ import type {
   MessageRecord,
 } from "@contextblocks/sessions/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
-import type { LayoutStrategy } from "./layout-strategy.js";
+import { searchOrderBump } from "./keyed-tail.js";
+import type { ChainMemory, LayoutStrategy } from "./layout-strategy.js";
 import { readContinuations } from "./message-index.js";
 import { appendedContinuationRows, sliceStoredMessage, unstoredChunksDeletion } from "./message-rows.js";
 import { type PlaceRow, wholeNumber } from "./path-row.js";
@@ -22,6 +23,8 @@ interface Link {
 interface Plan {
   links: Link[];
   parent: PlaceRow | null;
+  /** The guard proves the parent still stored, its totals known: the first insert reads no parent row. */
+  parentKnown?: boolean;
   guard: SqlStatement;
   depth: number | null;
   pathTokens: number | null;
@@ -59,7 +62,8 @@ export class ChainAppend {
   async run(links: Link[], placement: AppendPlacement): Promise<AppendResult | null> {
     const planned = await this.#plan(links, placement);
     if ("status" in planned) return planned;
-    const place = this.client.atomic ? await this.#atomic(planned) : await this.#oneByOne(planned);
+    const atomic = this.client.atomic ? await this.#atomic(planned) : null;
+    const place = atomic !== null ? atomic.place : await this.#oneByOne(planned);
     if (place === "retry") return null;
     if (place === null) return this.#conflict(links, placement);
     const last = links.at(-1) as Link;
@@ -67,7 +71,7 @@ export class ChainAppend {
     let pathTokens = planned.pathTokens;
     for (const link of links)
       pathTokens = pathTokens === null || link.tokens === null ? null : pathTokens + link.tokens;
-    this.layout.remember({ id: last.record.id, order: place, depth, pathTokens });
+    this.layout.remember({ id: last.record.id, order: place, depth, pathTokens }, atomic?.kept);
     return { status: "appended", parentId: planned.parent?.id ?? null };
   }
 
@@ -86,10 +90,22 @@ export class ChainAppend {
     }
     let parent: PlaceRow | null = null;
     let guard: SqlStatement = sql`1`;
+    let parentKnown = false;
     if (parentId === undefined) {
       parent = latest?.leaf ?? null;
-      // The parent's row is the insert's source: its own check is the row being read.
-      guard = latest?.stillAbove ?? guard;
+      if (
+        latest?.current !== undefined &&
+        parent !== null &&
+        parent.depth !== null &&
+        parent.pathTokens !== null
+      ) {
+        // Proven current without a read: the insert takes the remembered totals, reading no parent row.
+        guard = latest.current;
+        parentKnown = true;
+      } else {
+        // The parent's row is the insert's source: its own check is the row being read.
+        guard = latest?.stillAbove ?? guard;
+      }
     } else {
       if (parentId !== null) {
         parent = await this.place(parentId);
@@ -105,6 +121,7 @@ export class ChainAppend {
     return {
       links,
       parent,
+      parentKnown,
       guard,
       depth: parent === null ? 0 : (parent.depth ?? known?.depth ?? 0) + 1,
       pathTokens: parent === null ? 0 : (parent.pathTokens ?? known?.tokens ?? null),
@@ -132,20 +149,24 @@ export class ChainAppend {
         };
   }
 
-  /** One transaction: the continuation rows, the inserts, the outcome; `null` when the first insert stored nothing. */
-  async #atomic(plan: Plan): Promise<number | null> {
+  /**
+   * One transaction: the continuation rows, the inserts, the outcome; `place` `null` when the first insert
+   * stored nothing. `kept`: what the layout remembers of the chain.
+   */
+  async #atomic(plan: Plan): Promise<{ place: number | null; kept?: ChainMemory | undefined }> {
     const { links } = plan;
     const ids = links.map((link) => link.record.id);
     const statements: SqlStatement[] = links.flatMap((link) =>
       link.slices.length > 1 ? appendedContinuationRows(link.record.id, link.slices) : [],
     );
+    const after = this.layout.afterInserts(links, plan.parent);
     links.forEach((link, index) => {
       const previous = links[index - 1];
       statements.push(
         previous === undefined
           ? this.#insert(link, plan, sql`${this.#free(ids)} AND ${this.layout.layoutStill} AND ${plan.guard}`)
           : this.#insert(link, { ...plan, parent: null }, sql`changes() = 1`, previous.record.id),
-        ...this.layout.afterInsert(link.record.id, link.content, link.record.role, link.record.text),
+        ...(after.statements[index] ?? []),
       );
     });
     const outcome = statements.length;
@@ -156,7 +177,7 @@ export class ChainAppend {
     const row = (await this.client.batch(statements))[outcome]?.[0] as
       | { stored?: unknown; place?: unknown }
       | undefined;
-    return Number(row?.stored ?? 0) > 0 ? Number(row?.place) : null;
+    return Number(row?.stored ?? 0) > 0 ? { place: Number(row?.place), kept: after.kept } : { place: null };
   }
 
   /**
@@ -199,6 +220,7 @@ export class ChainAppend {
   async #takeBack(stored: readonly { id: string; place: number }[]): Promise<void> {
     for (const { id } of stored.slice().reverse()) {
       await this.client.batch([
+        ...(this.layout.layout === "keyed" ? [searchOrderBump] : []),
         sql`DELETE FROM assistant_fts WHERE id = ${id} AND session_id = ${this.sessionId}`,
         sql`DELETE FROM assistant_messages WHERE id = ${id} AND session_id = ${this.sessionId}`,
         sql`DELETE FROM assistant_message_chunks WHERE id = ${id}`,
@@ -214,6 +236,18 @@ export class ChainAppend {
   #insert(link: Link, plan: Plan, check: SqlStatement, previous?: string): SqlStatement {
     const { record } = link;
     const chunks = link.slices.length - 1;
+    if (previous === undefined && plan.parent !== null && plan.parentKnown === true) {
+      // Under a parent the guard proves stored: its totals as remembered, no row read.
+      const depth = plan.depth;
+      const pathTokens =
+        plan.pathTokens === null || link.tokens === null ? null : plan.pathTokens + link.tokens;
+      return sql`
+      INSERT INTO assistant_messages (id, session_id, parent_id, role, content, depth, content_chunks, tokens,
+        path_tokens, created_at${this.layout.orderColumns})
+      SELECT ${record.id}, ${this.sessionId}, ${plan.parent.id}, ${record.role}, ${link.slices[0] ?? ""}, ${depth},
+        ${chunks > 0 ? chunks : null}, ${link.tokens}, ${pathTokens}, ${record.createdAt}${this.layout.orderValues(true)}
+      WHERE ${check}`;
+    }
     const underRow = previous !== undefined || plan.parent !== null;
     const source = underRow ? sql`assistant_messages AS p` : sql`(SELECT 1) AS p`;
     const parentIs =

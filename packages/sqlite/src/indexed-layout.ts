@@ -1,6 +1,6 @@
 import { type SqlClient, type SqlRow, type SqlStatement, sql } from "@contextblocks/sql";
 import { raw } from "@contextblocks/sql/store-kit";
-import type { LatestLeaf, LayoutStrategy } from "./layout-strategy.js";
+import type { InsertedLink, LatestLeaf, LayoutStrategy } from "./layout-strategy.js";
 import type { PathRow, PlaceRow } from "./path-row.js";
 import { storedBytes, wholeNumber } from "./path-row.js";
 
@@ -126,8 +126,8 @@ export class IndexedLayout implements LayoutStrategy {
       WHERE ${named} AND session_id = ${this.sessionId})`;
   }
 
-  afterInsert(): SqlStatement[] {
-    return [];
+  afterInserts(links: readonly InsertedLink[]): { statements: SqlStatement[][] } {
+    return { statements: links.map(() => []) };
   }
 
   afterStored(lastId: string): SqlStatement[] {

@@ -10,9 +10,9 @@ import {
   readKeyedTail,
   rememberKeyedTail,
 } from "./keyed-tail.js";
-import type { LatestLeaf, LayoutStrategy } from "./layout-strategy.js";
+import type { ChainMemory, InsertedLink, LatestLeaf, LayoutStrategy } from "./layout-strategy.js";
 import { indexedJsonOf } from "./message-index-text.js";
-import { keyedRowStatement } from "./message-search.js";
+import { keyedRowFromContext, keyedRowStatement } from "./message-search.js";
 import type { PathRow, PlaceRow } from "./path-row.js";
 import { noTombstoneFor, tombstonedParent } from "./tombstones.js";
 import { walkedTotals } from "./walked-totals.js";
@@ -49,6 +49,9 @@ export class KeyedLayout implements LayoutStrategy {
           : sql`${above} AND EXISTS (SELECT 1 FROM assistant_messages
               WHERE id = ${tail.leaf.id} AND session_id = ${this.sessionId})`,
       stillAbove: above,
+      // The leaf holds the largest search rowid, which every append and delete moves: unmoved, the leaf
+      // is still stored and still the latest (searchOrderBump).
+      current: tail.leaf !== null && tail.leaf.seq === tail.horizon ? above : undefined,
     };
   }
 
@@ -96,19 +99,74 @@ export class KeyedLayout implements LayoutStrategy {
     return noTombstoneFor(this.sessionId, ids);
   }
 
-  afterInsert(id: string, content: string, role: string, text: string | undefined): SqlStatement[] {
-    // Its search row, under its seq: written only when its insert stored it.
-    return [keyedRowStatement(this.sessionId, id, indexedJsonOf(content, role, text), { afterInsert: true })];
+  /**
+   * Each message's search row, under its seq, written only when its insert stored it. When the chain goes
+   * under the remembered leaf whose context is known (or is a new root), the rows are written from what the
+   * append knows (the leaf's text, its parent's; each next message's parent is the one before it), reading
+   * no row; otherwise each row reads its context from its ancestors' rows.
+   */
+  afterInserts(
+    links: readonly InsertedLink[],
+    parent: PlaceRow | null,
+  ): { statements: SqlStatement[][]; kept?: ChainMemory } {
+    const tail = cachedKeyedTail(this.client, this.sessionId);
+    const fromRows = () => ({
+      statements: links.map(({ record, content }) => [
+        keyedRowStatement(this.sessionId, record.id, indexedJsonOf(content, record.role, record.text), {
+          afterInsert: true,
+        }),
+      ]),
+    });
+    let turn: Turn;
+    let turnBefore: Turn;
+    if (parent === null) {
+      turn = noTurn;
+      turnBefore = noTurn;
+    } else if (tail?.leaf?.id === parent.id && tail.context !== undefined) {
+      turn = { id: parent.id, row: tail.leaf.seq, text: tail.context.text };
+      turnBefore = { id: tail.context.parentId, row: tail.context.parentSeq, text: tail.context.parentText };
+    } else {
+      return fromRows();
+    }
+    const statements: SqlStatement[][] = [];
+    for (const { record, content } of links) {
+      const indexed = indexedJsonOf(content, record.role, record.text);
+      statements.push([
+        keyedRowFromContext(this.sessionId, record.id, record.role, indexed, record.createdAt ?? null, {
+          parentRow: rowOf(turn.row),
+          parentText: turn.text,
+          grandparentRow: rowOf(turnBefore.row),
+          grandparentText: turnBefore.text,
+        }),
+      ]);
+      // The next message's parent is this one, the largest search rowid when its row is written.
+      turnBefore = turn.row === "largest" ? { ...turn, row: "below" } : turn;
+      turn = { id: record.id, row: "largest", text: indexed.text };
+    }
+    const below = turnBefore.row;
+    return {
+      statements,
+      kept: {
+        text: turn.text,
+        parentId: turnBefore.id,
+        parentSeq: below === "largest" ? null : below,
+        parentText: turnBefore.text,
+      },
+    };
   }
 
   afterStored(): SqlStatement[] {
     return [];
   }
 
-  remember(leaf: PlaceRow): void {
+  remember(leaf: PlaceRow, kept?: ChainMemory): void {
     rememberKeyedTail(this.client, this.sessionId, {
       leaf: { id: leaf.id, seq: leaf.order, depth: leaf.depth, pathTokens: leaf.pathTokens },
       horizon: leaf.order,
+      context:
+        kept === undefined
+          ? undefined
+          : { ...kept, parentSeq: kept.parentSeq === "below" ? leaf.order - 1 : kept.parentSeq },
     });
   }
 
@@ -144,6 +202,22 @@ export class KeyedLayout implements LayoutStrategy {
     await this.client.query`DELETE FROM assistant_message_chunks WHERE id = ${id}`;
     return true;
   }
+}
+
+/**
+ * A turn before a message, as its append knows it: a search rowid (`"largest"`: the message stored just
+ * before in the same transaction; `"below"`: the one before that), its id and text.
+ */
+interface Turn {
+  id: string | null;
+  row: number | null | "largest" | "below";
+  text: string;
+}
+
+const noTurn: Turn = { id: null, row: null, text: "" };
+
+function rowOf(row: Turn["row"]): number | null | SqlStatement {
+  return row === "largest" ? largestSeq : row === "below" ? sql`(${largestSeq} - 1)` : row;
 }
 
 function placeOfTail(tail: KeyedTail): PlaceRow | null {

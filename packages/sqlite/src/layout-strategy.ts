@@ -1,6 +1,25 @@
+import type { MessageRecord } from "@contextblocks/sessions/store-kit";
 import type { SqlRow, SqlStatement } from "@contextblocks/sql";
 import type { PathRow, PlaceRow } from "./path-row.js";
 import type { SessionLayout } from "./session-schema.js";
+
+/** A record of an appended chain and its stored JSON. */
+export interface InsertedLink {
+  record: MessageRecord;
+  content: string;
+}
+
+/**
+ * What an append keeps of its chain for the next one (keyed layout): the last message's search text and its
+ * parent's id, search rowid and text. `"below"`: the rowid just below the last message's (the chain's
+ * previous message, stored in the same transaction).
+ */
+export interface ChainMemory {
+  text: string;
+  parentId: string | null;
+  parentSeq: number | null | "below";
+  parentText: string;
+}
 
 /** The session's latest leaf as read, and what an append's insert checks so that it still is. */
 export interface LatestLeaf {
@@ -10,6 +29,12 @@ export interface LatestLeaf {
   still: SqlStatement;
   /** The same without the leaf's own row: for an insert that reads that row as its source anyway. */
   stillAbove: SqlStatement;
+  /**
+   * Where it holds without reading a row, a check that `leaf` is still the latest leaf and still stored
+   * (the keyed layout, when the leaf holds the largest search rowid): an append under it then reads no row
+   * for its parent, its depth and path total taken from `leaf`.
+   */
+  current?: SqlStatement | undefined;
 }
 
 /**
@@ -48,14 +73,20 @@ export interface LayoutStrategy {
   noChildrenOf(ids: readonly string[]): SqlStatement;
   /** What else the first insert checks (the layout is still this one). */
   readonly layoutStill: SqlStatement;
-  /** Statements that follow each insert in the same group (the keyed layout's search row). */
-  afterInsert(id: string, content: string, role: string, text: string | undefined): SqlStatement[];
+  /**
+   * Statements that follow each insert of a chain under `parent` in the same group (the keyed layout's search
+   * row), one list per link, and what `remember` keeps of the chain (the keyed layout's tail context).
+   */
+  afterInserts(
+    links: readonly InsertedLink[],
+    parent: PlaceRow | null,
+  ): { statements: SqlStatement[][]; kept?: ChainMemory | undefined };
   /** The statement after the inserts whose row says whether the last stored (`stored`) and its `place`. */
   readonly outcome: SqlStatement;
   /** Statements after the outcome, run only when the chain was stored (`changes()` still the last insert's). */
   afterStored(lastId: string): SqlStatement[];
   /** Remembers the appended chain's last message as the latest leaf, where the layout remembers one. */
-  remember(leaf: PlaceRow): void;
+  remember(leaf: PlaceRow, kept?: ChainMemory): void;
 
   /** On a client without transactions: finishes a stored link (its search row, the leaf pointer); `false` when another writer took its place and the row was taken back. */
   finishLink(

@@ -1,6 +1,6 @@
 import { type SqlClient, type SqlRow, type SqlStatement, sql } from "@contextblocks/sql";
 import { raw } from "@contextblocks/sql/store-kit";
-import type { LatestLeaf, LayoutStrategy } from "./layout-strategy.js";
+import type { InsertedLink, LatestLeaf, LayoutStrategy } from "./layout-strategy.js";
 import { readLeanPath } from "./lean-path.js";
 import { cachedTail, currentTail, readTail, rememberTail, type Tail, tailStill } from "./lean-tail.js";
 import type { PathRow, PlaceRow } from "./path-row.js";
@@ -82,8 +82,8 @@ export class LeanLayout implements LayoutStrategy {
     return noTombstoneFor(this.sessionId, ids);
   }
 
-  afterInsert(): SqlStatement[] {
-    return [];
+  afterInserts(links: readonly InsertedLink[]): { statements: SqlStatement[][] } {
+    return { statements: links.map(() => []) };
   }
 
   afterStored(): SqlStatement[] {

@@ -136,10 +136,10 @@ const monthCases = monthNames
  * The time column of `m`: the day its message carries (`createdAt`, as `dayWords` writes it) when given,
  * else the day its row was written, in the same words ("8 May 2023").
  */
-function timeOfM(time: string | null): SqlStatement {
-  return sql`coalesce(${time}, CASE WHEN m.created_at IS NULL THEN '' ELSE
-    CAST(strftime('%d', m.created_at) AS INTEGER) || ' ' || CASE strftime('%m', m.created_at) ${raw(monthCases)} END
-    || ' ' || strftime('%Y', m.created_at) END)`;
+function timeOfM(time: string | null, createdAt: SqlStatement = raw("m.created_at")): SqlStatement {
+  return sql`coalesce(${time}, CASE WHEN ${createdAt} IS NULL THEN '' ELSE
+    CAST(strftime('%d', ${createdAt}) AS INTEGER) || ' ' || CASE strftime('%m', ${createdAt}) ${raw(monthCases)} END
+    || ' ' || strftime('%Y', ${createdAt}) END)`;
 }
 
 /** What one message's search row is written from: its text and its fields (`messageFieldsOf`). */
@@ -174,6 +174,40 @@ export function keyedRowStatement(
     FROM assistant_messages m WHERE m.id = ${id} AND m.session_id = ${sessionId}
       AND NOT EXISTS (SELECT 1 FROM assistant_fts f WHERE f.rowid = m.seq)
       ${options.afterInsert === true ? sql`AND changes() = 1` : sql``}`;
+}
+
+/** The two turns before a message on its branch, as an append that remembers them knows them. */
+export interface KnownContext {
+  /** The parent's search rowid (or the expression giving it) and text (`null`/`""` for a root). */
+  parentRow: number | null | SqlStatement;
+  parentText: string;
+  /** The grandparent's (`null`/`""` when there is none). */
+  grandparentRow: number | null | SqlStatement;
+  grandparentText: string;
+}
+
+/**
+ * The search row of a message on the keyed layout when its append knows the context (the turns before it
+ * are the ones it remembers: keyed-tail.ts): the row `keyedRowStatement` would write, from the values
+ * given, so it reads no row. Under the largest rowid + 1 (the `seq` its insert just took), written only
+ * when that insert stored its message (`changes()`).
+ */
+export function keyedRowFromContext(
+  sessionId: string,
+  id: string,
+  role: string,
+  message: IndexedMessage,
+  createdAt: string | null,
+  context: KnownContext,
+): SqlStatement {
+  // As `beforeOfM` writes it: parent, newline, grandparent.
+  const before = `${context.parentText}\n${context.grandparentText}`;
+  return sql`INSERT INTO assistant_fts
+      (rowid, id, session_id, role, speaker, parent_row, grandparent_row, content, context, time)
+    SELECT (SELECT COALESCE(MAX(rowid), 0) FROM assistant_fts) + 1, ${id}, ${sessionId}, ${role},
+      ${message.speaker}, ${context.parentRow}, ${context.grandparentRow}, ${message.text}, ${before},
+      ${timeOfM(message.time, sql`COALESCE(${createdAt}, CURRENT_TIMESTAMP)`)}
+    WHERE changes() = 1`;
 }
 
 /** A keyed message's search row after its text changed: updated in place, so it never leaves the order. */

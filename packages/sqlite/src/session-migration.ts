@@ -68,7 +68,12 @@ const indexedStatements: SqlStatement[] = [
   sql`CREATE INDEX IF NOT EXISTS idx_assistant_msg_session ON assistant_messages(session_id)`,
 ];
 
-const createStatements: SqlStatement[] = [
+/**
+ * The overlay table of the lean and indexed layouts: agents@0.22.0's own, which that release inserts into
+ * (`id`, `session_id`, `summary`, `from_message_id`, `to_message_id`) and reads in `rowid` order, so it
+ * keeps that shape: an overlay writes its row, its `id` key entry and its session index entry.
+ */
+const sharedCompactionStatements: SqlStatement[] = [
   sql`CREATE TABLE IF NOT EXISTS assistant_compactions (
     id TEXT PRIMARY KEY,
     session_id TEXT NOT NULL DEFAULT '',
@@ -78,6 +83,41 @@ const createStatements: SqlStatement[] = [
     created_at DATETIME DEFAULT CURRENT_TIMESTAMP
   )`,
   sql`CREATE INDEX IF NOT EXISTS idx_assistant_compactions_session ON assistant_compactions(session_id)`,
+];
+
+/**
+ * The overlay table of the keyed layout (which agents@0.22.0 cannot write to anyway: its message table
+ * has a `NOT NULL seq`): one b-tree keyed by (session, `seq`), `WITHOUT ROWID`, so an overlay is one
+ * billed row on a Durable Object, a session's overlays one range and its newest one seek. `seq` counts the
+ * session's overlays in the order they were added.
+ */
+function keyedCompactionTable(name: string): SqlStatement {
+  return raw(`CREATE TABLE IF NOT EXISTS ${name} (
+    session_id TEXT NOT NULL DEFAULT '',
+    seq INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    from_message_id TEXT NOT NULL,
+    to_message_id TEXT NOT NULL,
+    created_at DATETIME DEFAULT CURRENT_TIMESTAMP,
+    PRIMARY KEY (session_id, seq)
+  ) WITHOUT ROWID`);
+}
+
+/**
+ * A keyed database an earlier release wrote has the shared overlay table: its rows move to the keyed one,
+ * their `rowid` as `seq` (the order they were read in), and the old table and its index are dropped.
+ */
+const keyedCompactionRebuild: SqlStatement[] = [
+  keyedCompactionTable("assistant_compactions_keyed"),
+  sql`INSERT INTO assistant_compactions_keyed
+    (session_id, seq, id, summary, from_message_id, to_message_id, created_at)
+    SELECT session_id, rowid, id, summary, from_message_id, to_message_id, created_at FROM assistant_compactions`,
+  sql`DROP TABLE assistant_compactions`,
+  sql`ALTER TABLE assistant_compactions_keyed RENAME TO assistant_compactions`,
+];
+
+const createStatements: SqlStatement[] = [
   createSearchTable,
   sql`CREATE TABLE IF NOT EXISTS assistant_leaves (
     session_id TEXT PRIMARY KEY,
@@ -137,13 +177,18 @@ async function plan(
   const existing = await client.query<{ name: string }>`
     SELECT name FROM sqlite_master WHERE (type = 'table' AND name = 'assistant_messages')
       OR (type = 'index' AND name = 'idx_assistant_msg_parent')
-    UNION ALL SELECT 'column:' || name FROM pragma_table_info('assistant_messages')`;
+    UNION ALL SELECT 'column:' || name FROM pragma_table_info('assistant_messages')
+    UNION ALL SELECT 'overlay:' || name FROM pragma_table_info('assistant_compactions')`;
   const names = new Set(existing.map((row) => row.name));
   const keyed = names.has("column:seq") || (newLayout === "keyed" && !names.has("assistant_messages"));
   if (keyed) {
+    const overlays =
+      names.has("overlay:id") && !names.has("overlay:seq")
+        ? keyedCompactionRebuild
+        : [keyedCompactionTable("assistant_compactions")];
     return {
       layout: "keyed",
-      statements: [createKeyedTable, ...createStatements, ...markerStatements("keyed")],
+      statements: [createKeyedTable, ...overlays, ...createStatements, ...markerStatements("keyed")],
     };
   }
   // agents@0.22.0 opening a lean database adds the indexes: it is read as indexed from then on, since that
@@ -162,6 +207,7 @@ async function plan(
       ...table,
       ...columns,
       ...rebuild.before,
+      ...sharedCompactionStatements,
       ...createStatements,
       ...indexMarkStatements,
       ...rebuild.after,
@@ -196,7 +242,8 @@ export async function migrateSessionSchema(
 /** An error another writer's concurrent migration explains: a column added meanwhile, a locked file. */
 function raced(error: unknown): boolean {
   const text = String((error as { message?: unknown })?.message ?? error);
-  return /duplicate column|already exists|database is locked|SQLITE_BUSY/i.test(text);
+  // A keyed overlay table rebuilt meanwhile: the planned copy no longer finds the old table's rowid.
+  return /duplicate column|already exists|no such column: rowid|database is locked|SQLITE_BUSY/i.test(text);
 }
 
 /**

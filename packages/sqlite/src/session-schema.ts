@@ -10,7 +10,9 @@ import { migrateSessionSchema } from "./session-migration.js";
  *   path length is one indexed read; `NULL` on rows another writer made (then counted along the path once).
  * - `assistant_leaves`: one row per session pointing at its latest leaf, so an append does not search the
  *   session for it.
- * - An index on `assistant_compactions(session_id)`: overlays are read on every history read.
+ * - An index on `assistant_compactions(session_id)`: overlays are read on every history read. On the keyed
+ *   layout (which agents@0.22.0 cannot write to) the overlay table is ours instead: keyed by
+ *   (`session_id`, `seq`), `WITHOUT ROWID`, one billed row per overlay (session-migration.ts).
  *
  * - `assistant_fts.context`, `.time`, `.speaker`: the text of the turns around the message, its day and its
  *   speaker, searched beside its text and never returned (message-search.ts, message-index-schema.ts); a
@@ -67,15 +69,15 @@ export type NewSessionLayout = "keyed" | "lean";
 /**
  * The layout a new database gets unless one is asked for. Keyed where rows are billed (a Durable Object;
  * a client that does not say): an append writes 2 billed rows, search row included. Lean where rows cost
- * only time (better-sqlite3: `billsRows: false`): an append writes no search row, so it is several times
- * faster, and the search index is built lazily at search time.
+ * only time (better-sqlite3: `billsRows: false`): an append writes no search row of its own; every 8th
+ * indexes the 8 before it in one batch (so a search catches up at most that many).
  */
 export function defaultNewLayout(client: SqlClient): NewSessionLayout {
   return client.billsRows === false ? "lean" : "keyed";
 }
 
 /** The version of the session tables this release writes, kept in `contextblocks_schema` with the layout. */
-export const SESSION_SCHEMA_VERSION = 1;
+export const SESSION_SCHEMA_VERSION = 2;
 
 /**
  * The schema marker: one row of `contextblocks_schema` (a primary-key read: 1 row on a Durable Object, where

@@ -10,6 +10,7 @@ import {
   sql,
 } from "@contextblocks/sql";
 import { toSqliteClient } from "@contextblocks/sql/store-kit";
+import { searchOrderBump } from "./keyed-tail.js";
 import { catchUpMessageIndex } from "./message-index.js";
 import { maximumSearchLimit, searchMessageIndex } from "./message-search.js";
 import { SessionBlockProvider } from "./session-block-provider.js";
@@ -97,6 +98,13 @@ export function sqliteBackend(source: SqlSource, options: SqliteBackendOptions =
   };
 }
 
+/** True when `assistant_messages` has the keyed layout's `seq`. */
+async function keyedLayout(client: SqlClient): Promise<boolean> {
+  const rows = await client.query<{ name: string }>`
+    SELECT name FROM pragma_table_info('assistant_messages') WHERE name = 'seq'`;
+  return rows.length > 0;
+}
+
 const ownedTables = [
   "assistant_messages",
   "assistant_compactions",
@@ -134,7 +142,11 @@ async function deleteSession(client: SqlClient, sessionId: string): Promise<void
   );
   const statements: SqlStatement[] = [];
   const has = (table: (typeof ownedTables)[number]) => tables.has(table);
-  if (has("assistant_fts")) statements.push(sql`DELETE FROM assistant_fts WHERE session_id = ${sessionId}`);
+  if (has("assistant_fts")) {
+    // On the keyed layout the largest search rowid never goes back (keyed-tail.ts).
+    if (await keyedLayout(client)) statements.push(searchOrderBump);
+    statements.push(sql`DELETE FROM assistant_fts WHERE session_id = ${sessionId}`);
+  }
   if (has("assistant_message_chunks"))
     statements.push(sql`DELETE FROM assistant_message_chunks WHERE id IN (
       SELECT id FROM assistant_messages WHERE session_id = ${sessionId} AND content_chunks > 0)`);

@@ -20,7 +20,7 @@ import { raw, toSqliteClient } from "@contextblocks/sql/store-kit";
 import { ChainAppend } from "./chain-append.js";
 import { IndexedLayout } from "./indexed-layout.js";
 import { KeyedLayout } from "./keyed-layout.js";
-import { largestSeq, rememberKeyedTail } from "./keyed-tail.js";
+import { largestSeq, rememberKeyedTail, rememberUpdatedText, searchOrderBump } from "./keyed-tail.js";
 import type { LayoutStrategy } from "./layout-strategy.js";
 import { LeanLayout } from "./lean-layout.js";
 import { rememberTail } from "./lean-tail.js";
@@ -55,7 +55,8 @@ export interface SqliteSessionStoreOptions {
    * Writes each message's search row on append, as agents@0.22.0's `agents/experimental/memory/session`
    * does, so that version's `searchMessages` finds what this store wrote on a shared database. Default
    * `false`: the index is built lazily at search time and an append writes no search row (billed rows on a
-   * Durable Object).
+   * Durable Object); where rows are not billed (better-sqlite3) every 8th append indexes the 8 before it,
+   * so a search never catches up more than that.
    */
   indexOnAppend?: boolean | undefined;
   /**
@@ -67,6 +68,12 @@ export interface SqliteSessionStoreOptions {
    */
   newDatabaseLayout?: NewSessionLayout | undefined;
 }
+
+/** How many of a client's appended messages a lean or indexed search index may lag behind (`#boundCatchUp`). */
+const catchUpEvery = 8;
+
+/** Per client: messages it appended since its search index last caught up. */
+const unindexedAppends = new WeakMap<SqlClient, number>();
 
 /** How many times an append reads again when another writer moved the latest leaf meanwhile. */
 const appendAttempts = 50;
@@ -242,6 +249,7 @@ export class SqliteSessionStore implements SessionStoreV1 {
         if (result?.status === "appended") {
           if (this.#indexOnAppend && layout.layout !== "keyed")
             await this.#indexAppended(records, result.parentId);
+          else if (layout.layout !== "keyed") await this.#boundCatchUp(links.length);
           return result;
         }
         if (result !== null) return result;
@@ -311,6 +319,8 @@ export class SqliteSessionStore implements SessionStoreV1 {
         ),
       );
       await this.#client.batch(statements);
+      // The remembered tail's context (the next append's search row) takes the new text.
+      if (keyed) rememberUpdatedText(this.#client, this.#sessionId, record.id, indexed.text);
       return true;
     });
   }
@@ -329,7 +339,7 @@ export class SqliteSessionStore implements SessionStoreV1 {
         const parentId = await this.#parentOf(id);
         await this.#client.batch([
           ...(keyed
-            ? [sql`DELETE FROM assistant_fts WHERE rowid = ${place} AND id = ${id}`]
+            ? [searchOrderBump, sql`DELETE FROM assistant_fts WHERE rowid = ${place} AND id = ${id}`]
             : await this.#unindexStatements(id, place)),
           ...(lean
             ? [
@@ -368,6 +378,7 @@ export class SqliteSessionStore implements SessionStoreV1 {
           SELECT id FROM assistant_messages WHERE session_id = ${this.#sessionId} AND content_chunks > 0)`,
         sql`DELETE FROM assistant_messages WHERE session_id = ${this.#sessionId}`,
         sql`DELETE FROM assistant_compactions WHERE session_id = ${this.#sessionId}`,
+        ...(layout.layout === "keyed" ? [searchOrderBump] : []),
         sql`DELETE FROM assistant_fts WHERE session_id = ${this.#sessionId}`,
         sql`DELETE FROM assistant_leaves WHERE session_id = ${this.#sessionId}`,
         sql`DELETE FROM assistant_token_calibration WHERE session_id = ${this.#sessionId}`,
@@ -379,7 +390,16 @@ export class SqliteSessionStore implements SessionStoreV1 {
   // Overlays, search, calibration
 
   async addOverlay(overlay: StoredCompaction): Promise<void> {
-    await this.#layout();
+    if ((await this.#layout()).layout === "keyed") {
+      // The keyed overlay table: one row under the session's next seq (its largest is one seek).
+      await this.#client.query`
+        INSERT INTO assistant_compactions
+          (session_id, seq, id, summary, from_message_id, to_message_id, created_at)
+        VALUES (${this.#sessionId},
+          (SELECT COALESCE(MAX(seq), 0) + 1 FROM assistant_compactions WHERE session_id = ${this.#sessionId}),
+          ${overlay.id}, ${overlay.summary}, ${overlay.fromMessageId}, ${overlay.toMessageId}, ${overlay.createdAt})`;
+      return;
+    }
     await this.#client.query`
       INSERT INTO assistant_compactions (id, session_id, summary, from_message_id, to_message_id, created_at)
       VALUES (${overlay.id}, ${this.#sessionId}, ${overlay.summary}, ${overlay.fromMessageId},
@@ -387,27 +407,19 @@ export class SqliteSessionStore implements SessionStoreV1 {
   }
 
   async readOverlays(): Promise<StoredCompaction[]> {
-    await this.#layout();
-    const rows = await this.#client.query<{
-      id: string;
-      summary: string;
-      from_message_id: string;
-      to_message_id: string;
-      created_at: string;
-    }>`SELECT id, summary, from_message_id, to_message_id, created_at FROM assistant_compactions
-      WHERE session_id = ${this.#sessionId} ORDER BY rowid ASC`;
-    return rows.map((row) => ({
-      id: row.id,
-      summary: row.summary,
-      fromMessageId: row.from_message_id,
-      toMessageId: row.to_message_id,
-      createdAt: row.created_at,
-    }));
+    return this.#overlays("ASC", null);
+  }
+
+  async readNewestOverlay(): Promise<StoredCompaction | null> {
+    return (await this.#overlays("DESC", 1))[0] ?? null;
   }
 
   async search(query: string, limit: number): Promise<StoredSearchHit[]> {
     // The keyed layout writes each search row on append: nothing to catch up.
-    if ((await this.#layout()).layout !== "keyed") await catchUpMessageIndex(this.#client);
+    if ((await this.#layout()).layout !== "keyed") {
+      await catchUpMessageIndex(this.#client);
+      unindexedAppends.set(this.#client, 0);
+    }
     return searchMessageIndex(this.#client, query, { limit, sessionId: this.#sessionId });
   }
 
@@ -427,6 +439,45 @@ export class SqliteSessionStore implements SessionStoreV1 {
   }
 
   // Internals
+
+  /** The session's overlays in the order they were added (`seq` on the keyed layout, else `rowid`). */
+  async #overlays(direction: "ASC" | "DESC", limit: number | null): Promise<StoredCompaction[]> {
+    const order = (await this.#layout()).layout === "keyed" ? "seq" : "rowid";
+    const rows = await this.#client.run<{
+      id: string;
+      summary: string;
+      from_message_id: string;
+      to_message_id: string;
+      created_at: string;
+    }>(sql`SELECT id, summary, from_message_id, to_message_id, created_at FROM assistant_compactions
+      WHERE session_id = ${this.#sessionId} ORDER BY ${raw(`${order} ${direction}`)}
+      ${limit === null ? sql`` : sql`LIMIT ${limit}`}`);
+    return rows.map((row) => ({
+      id: row.id,
+      summary: row.summary,
+      fromMessageId: row.from_message_id,
+      toMessageId: row.to_message_id,
+      createdAt: row.created_at,
+    }));
+  }
+
+  /**
+   * Lean and indexed layouts where rows cost only time (`billsRows: false`, better-sqlite3): once this
+   * client's appends left `catchUpEvery` messages unindexed, the append indexes them, so a search never
+   * catches up more than that many of this client's messages in its own request (the first search after
+   * many appends costs about what a warm one does). Where rows are billed the index stays lazy: a session
+   * never searched writes no search row.
+   */
+  async #boundCatchUp(appended: number): Promise<void> {
+    if (this.#client.billsRows !== false) return;
+    const pending = (unindexedAppends.get(this.#client) ?? 0) + appended;
+    if (pending < catchUpEvery) {
+      unindexedAppends.set(this.#client, pending);
+      return;
+    }
+    await catchUpMessageIndex(this.#client);
+    unindexedAppends.set(this.#client, 0);
+  }
 
   /** The strategy of the database's layout (its tables created on first use). */
   async #layout(): Promise<LayoutStrategy> {

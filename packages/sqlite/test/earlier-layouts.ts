@@ -270,7 +270,18 @@ export const fixtureRows: readonly FixtureRow[] = [
 export function writeEarlierDatabase(exec: Exec, fixture: EarlierLayout): void {
   for (const statement of fixture.ddl) exec(statement);
   for (const row of fixtureRows) fixture.insert(exec, row);
+  // Every earlier release (and agents@0.22.0) inserted overlays alike, into its own overlay table.
+  for (const id of fixtureOverlayIds) {
+    exec(
+      "INSERT INTO assistant_compactions (id, session_id, summary, from_message_id, to_message_id) VALUES (?, ?, ?, ?, ?)",
+      ...[id, fixtureOverlaySession, `summary ${id}`, "s1", "s2"],
+    );
+  }
 }
+
+/** The overlays every fixture holds, oldest first, in a session of their own (its messages are not stored). */
+export const fixtureOverlayIds = ["c-first", "c-second"] as const;
+export const fixtureOverlaySession = "shelf";
 
 /**
  * The shape of the session tables, to compare a migrated database with a new one of its layout: every

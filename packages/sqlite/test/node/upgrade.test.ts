@@ -1,10 +1,15 @@
+import { MessageTree } from "@contextblocks/sessions/store-kit";
 import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import type Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { SqliteSessionStore } from "../../src/index.js";
+import { SESSION_SCHEMA_VERSION } from "../../src/session-schema.js";
 import {
   agentsSearchTable,
   type EarlierLayout,
   earlierLayouts,
+  fixtureOverlayIds,
+  fixtureOverlaySession,
   fixtureRows,
   schemaShapeQuery,
   searchColumnsQuery,
@@ -61,7 +66,7 @@ describe.each(earlierLayouts.map((fixture) => [fixture.name, fixture] as const))
       const chat = sqliteTree(database, "chat");
       expect(ids(await chat.getHistory())).toEqual(["u1", "a1", "u2"]);
       expect(shape(database)).toEqual(await reference(fixture.layout));
-      expect(marker(database)).toEqual({ version: 1, layout: fixture.layout });
+      expect(marker(database)).toEqual({ version: SESSION_SCHEMA_VERSION, layout: fixture.layout });
       const searchColumns = (database.prepare(searchColumnsQuery).all() as { name: string }[]).map(
         (row) => row.name,
       );
@@ -72,6 +77,17 @@ describe.each(earlierLayouts.map((fixture) => [fixture.name, fixture] as const))
       expect(await chat.getPathLength()).toBe(4);
       expect(ids(await chat.searchMessages("lighthouse", 5))).toContain("u1");
       expect(ids(await sqliteTree(database, "other").getHistory())).toEqual(["o1"]);
+      // Overlays stay in the order they were added; the newest is read alone; a new one comes after them.
+      const shelf = new SqliteSessionStore(database, fixtureOverlaySession);
+      expect((await shelf.readOverlays()).map((overlay) => overlay.id)).toEqual([...fixtureOverlayIds]);
+      expect((await shelf.readNewestOverlay())?.id).toBe("c-second");
+      const added = await new MessageTree(shelf).addCompaction("summary c-third", "s1", "s3");
+      expect((await shelf.readOverlays()).map((overlay) => overlay.id)).toEqual([
+        ...fixtureOverlayIds,
+        added.id,
+      ]);
+      expect(await new MessageTree(shelf).addCompaction("summary c-third", "s1", "s3")).toEqual(added);
+      expect(await shelf.readOverlays()).toHaveLength(3);
       // An id is still one per database: another session's id is refused.
       await expect(sqliteTree(database, "other").appendMessage(say("u1", "taken"))).rejects.toThrow(/u1/);
     });

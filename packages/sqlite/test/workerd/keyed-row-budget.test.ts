@@ -45,9 +45,9 @@ describe("the row budget of a new database (keyed layout) on a Durable Object", 
       expect(costs[200]?.append.read).toBe(costs[20]?.append.read);
       // One transaction: the conditional insert, the search row, the outcome (changes(), largest rowid).
       expect(costs[200]?.append.statements).toBe(3);
-      // The parent's row (the insert's source), and the search row's context: its parent's and
-      // grandparent's rows and search rows.
-      expect(costs[200]?.append.read).toBeLessThanOrEqual(10);
+      // The insert's own and the search row's own: the parent is proven current by the largest search
+      // rowid (0 rows), and the search row's context (parent, grandparent) is carried in memory.
+      expect(costs[200]?.append.read).toBeLessThanOrEqual(2);
       // The search row was written by the append: a search writes nothing.
       expect(costs[20]?.search).toBe(0);
       expect(costs[200]?.search).toBe(0);
@@ -64,6 +64,34 @@ describe("the row budget of a new database (keyed layout) on a Durable Object", 
       expect(history.written).toBe(0);
       expect((await measure(() => store.getLatestLeaf())).read).toBeLessThanOrEqual(2);
       expect((await measure(() => store.getPathTokens())).read).toBeLessThanOrEqual(2);
+    });
+  });
+
+  it("addCompaction writes 1 row and reads its session's newest overlay only, at 1 and 30 overlays; a retry writes none", async () => {
+    await inObject("keyed-row-budget-overlays", async (state) => {
+      const { store, measure } = counted(state);
+      const other = counted(state, "other");
+      for (let index = 0; index < 4; index++)
+        await store.appendMessage(message(`m${index}`, `message ${index}`));
+      await other.store.addCompaction("another session's summary", "x", "y");
+      const first = await measure(() => store.addCompaction("summary 0", "m0", "m1"));
+      for (let index = 1; index < 29; index++) await store.addCompaction(`summary ${index}`, "m0", "m1");
+      const thirtieth = await measure(() => store.addCompaction("summary 29", "m0", "m2"));
+      console.log(JSON.stringify({ first, thirtieth }));
+      for (const cost of [first, thirtieth]) {
+        expect(cost.written).toBe(1);
+        // The newest overlay (the retry check) and the session's largest seq: one seek each.
+        expect(cost.read).toBeLessThanOrEqual(2);
+      }
+      const retried = await measure(() => store.addCompaction("summary 29", "m0", "m2"));
+      expect(retried.written).toBe(0);
+      const overlays = await store.getCompactions();
+      expect(overlays.map((overlay) => overlay.summary)).toEqual(
+        Array.from({ length: 30 }, (_, index) => `summary ${index}`),
+      );
+      expect((await other.store.getCompactions()).map((overlay) => overlay.summary)).toEqual([
+        "another session's summary",
+      ]);
     });
   });
 

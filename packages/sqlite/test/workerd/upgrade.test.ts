@@ -1,9 +1,14 @@
+import { MessageTree } from "@contextblocks/sessions/store-kit";
 import { fromDurableObjectStorage, type StatementReport } from "@contextblocks/sql";
 import { describe, expect, it } from "vitest";
+import { SqliteSessionStore } from "../../src/index.js";
+import { SESSION_SCHEMA_VERSION } from "../../src/session-schema.js";
 import { ensureSessionSchema } from "../../src/store-kit.js";
 import {
   type EarlierLayout,
   earlierLayouts,
+  fixtureOverlayIds,
+  fixtureOverlaySession,
   schemaShapeQuery,
   writeEarlierDatabase,
 } from "../earlier-layouts.js";
@@ -41,11 +46,22 @@ describe("a database an earlier release wrote, opened by this release on a Durab
         const marker = state.storage.sql
           .exec("SELECT version, layout FROM contextblocks_schema WHERE part = 'sessions'")
           .toArray();
-        expect(marker).toEqual([{ version: 1, layout: fixture.layout }]);
+        expect(marker).toEqual([{ version: SESSION_SCHEMA_VERSION, layout: fixture.layout }]);
         await chat.appendMessage(say("u3", "and its name again?"));
         expect(ids(await chat.getHistory())).toEqual(["u1", "a1", "u2", "u3"]);
         expect(ids(await chat.searchMessages("lighthouse", 5))).toContain("u1");
         expect(ids(await sqliteTree(state.storage, "other").getHistory())).toEqual(["o1"]);
+        // Overlays stay in the order they were added; the newest is read alone; a new one comes after them.
+        const shelf = new SqliteSessionStore(state.storage, fixtureOverlaySession);
+        expect((await shelf.readOverlays()).map((overlay) => overlay.id)).toEqual([...fixtureOverlayIds]);
+        expect((await shelf.readNewestOverlay())?.id).toBe("c-second");
+        const added = await new MessageTree(shelf).addCompaction("summary c-third", "s1", "s3");
+        expect((await shelf.readOverlays()).map((overlay) => overlay.id)).toEqual([
+          ...fixtureOverlayIds,
+          added.id,
+        ]);
+        expect(await new MessageTree(shelf).addCompaction("summary c-third", "s1", "s3")).toEqual(added);
+        expect(await shelf.readOverlays()).toHaveLength(3);
       });
     },
   );
