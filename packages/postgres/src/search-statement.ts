@@ -23,8 +23,9 @@ import type { QueryPlan } from "@contextblocks/text";
  * M matches, at least 0.1). Counting the label's entries for a collection size cost a scan of the whole
  * label per search (9 ms of 17 at 20,000 entries); against the matches, a term every match holds weighs
  * least and a term few hold weighs most, as before. Each match's term flags are computed once
- * (`candidate`); the costly `ts_rank_cd` (with the key's vector built) runs only on the rows still tied
- * after the first three keys (`FETCH FIRST … WITH TIES`), not on every match.
+ * (`candidate`), each term's weight once (`stats`); a key's vector is built only for the entries whose key
+ * holds a term (`keyed`, found by the key's GIN index); the costly `ts_rank_cd` runs only on the rows still
+ * tied after the first three keys (`FETCH FIRST … WITH TIES`), not on every match.
  */
 export function searchStatement(
   storedLabel: string,
@@ -34,15 +35,13 @@ export function searchStatement(
 ): SqlStatement {
   const termQueries = plan.terms.map((term) => sql`plainto_tsquery('english', ${term.word})`);
   const anyTerm = joined(termQueries, " || ");
-  const keyVector = sql`to_tsvector('english', entry.key)`;
-  const matches = searchKeys
-    ? sql`(entry.content_tsv @@ (${anyTerm}) OR ${keyVector} @@ (${anyTerm}))`
-    : sql`entry.content_tsv @@ (${anyTerm})`;
   // Per term: whether the match holds it in its content (c0, c1, …), and in its content or key (t0, t1, …).
   const flags = joined(
     termQueries.map((query, index) => {
       const content = sql`matched.content_tsv @@ (${query})`;
-      const either = searchKeys ? sql`(${content} OR matched.key_tsv @@ (${query}))` : content;
+      const either = searchKeys
+        ? sql`(${content} OR coalesce(matched.key_tsv @@ (${query}), FALSE))`
+        : content;
       return sql`${content} AS ${plain(`c${index}`)}, ${either} AS ${plain(`t${index}`)}`;
     }),
     ", ",
@@ -53,16 +52,43 @@ export function searchStatement(
     ),
     ", ",
   );
-  const coverage = joined(
+  const weights = joined(
     plan.terms.map((_, index) => {
-      const [held, frequency] = [plain(`candidate.t${index}`), plain(`stats.d${index}`)];
-      return sql`CASE WHEN ${held} THEN greatest(ln((stats.total - ${frequency} + 0.5) / (${frequency} + 0.5)), 0.1) ELSE 0 END`;
+      const frequency = plain(`counted.d${index}`);
+      return sql`greatest(ln((counted.total - ${frequency} + 0.5) / (${frequency} + 0.5)), 0.1) AS ${plain(`w${index}`)}`;
     }),
+    ", ",
+  );
+  const coverage = joined(
+    plan.terms.map(
+      (_, index) =>
+        sql`CASE WHEN ${plain(`candidate.t${index}`)} THEN ${plain(`stats.w${index}`)} ELSE 0 END`,
+    ),
     " + ",
   );
   const density = searchKeys
-    ? sql`ts_rank_cd(setweight(top.key_tsv, 'A') || top.content_tsv, (${anyTerm}))`
+    ? sql`ts_rank_cd(setweight(coalesce(top.key_tsv, ''::tsvector), 'A') || top.content_tsv, (${anyTerm}))`
     : sql`ts_rank_cd(top.content_tsv, (${anyTerm}))`;
+  // The key's vector is built only for entries whose key holds a term (found by the key's GIN index), not
+  // for every match: building it was a tenth of a search.
+  const matched = searchKeys
+    ? sql`keyed AS MATERIALIZED (
+  SELECT entry.key, to_tsvector('english', entry.key) AS key_tsv FROM cf_agents_search_entries entry
+  WHERE entry.label = ${storedLabel} AND to_tsvector('english', entry.key) @@ (${anyTerm})
+),
+matched AS MATERIALIZED (
+  SELECT entry.key, entry.content, entry.content_tsv, keyed.key_tsv
+  FROM cf_agents_search_entries entry LEFT JOIN keyed ON keyed.key = entry.key
+  WHERE entry.label = ${storedLabel} AND entry.content_tsv @@ (${anyTerm})
+  UNION ALL
+  SELECT entry.key, entry.content, entry.content_tsv, keyed.key_tsv
+  FROM keyed JOIN cf_agents_search_entries entry ON entry.label = ${storedLabel} AND entry.key = keyed.key
+  WHERE NOT entry.content_tsv @@ (${anyTerm})
+)`
+    : sql`matched AS MATERIALIZED (
+  SELECT entry.key, entry.content, entry.content_tsv FROM cf_agents_search_entries entry
+  WHERE entry.label = ${storedLabel} AND entry.content_tsv @@ (${anyTerm})
+)`;
 
   // Postgres refuses a constant in ORDER BY: the phrase and pair keys are left out when there are none.
   const exact =
@@ -89,13 +115,11 @@ export function searchStatement(
       .join(", "),
   );
 
-  return sql`WITH matched AS MATERIALIZED (
-  SELECT entry.key, entry.content, entry.content_tsv${searchKeys ? sql`, ${keyVector} AS key_tsv` : sql``}
-  FROM cf_agents_search_entries entry
-  WHERE entry.label = ${storedLabel} AND ${matches}
-),
+  return sql`WITH ${matched},
 candidate AS MATERIALIZED (SELECT matched.*, ${flags} FROM matched),
-stats AS MATERIALIZED (SELECT count(*)::float8 AS total, ${frequencies} FROM candidate),
+stats AS MATERIALIZED (
+  SELECT ${weights} FROM (SELECT count(*)::float8 AS total, ${frequencies} FROM candidate) counted
+),
 top AS (
   SELECT candidate.*, ${exact} AS exact, ${coverage} AS coverage, ${pairs} AS pairs
   FROM candidate CROSS JOIN stats
