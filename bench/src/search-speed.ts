@@ -190,6 +190,7 @@ async function postgresPair(cluster: ThrowawayCluster, name: string): Promise<Pa
 async function measure(backend: string, open: () => Promise<Pair>, rows: string[][]): Promise<void> {
   for (const corpus of corpora) {
     for (const size of sizes) {
+      process.stderr.write(`search-speed: ${backend}, ${corpus.name}, ${size} entries\n`);
       const pair = await open();
       const next = random(size);
       await pair.add("warm", "warm");
