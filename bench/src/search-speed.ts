@@ -7,7 +7,7 @@
  *   (the kind of corpus bench/src/fts5-scale.ts uses), queries of 3 words of the same vocabulary;
  * - "random": 5,000 distinct words `w0…w4999` drawn uniformly, 30 words an entry, 3-word queries, and on the
  *   same index 5-word queries (more terms, and more adjacent pairs to look for in the candidates).
- * Medians of per-query times over the same queries, after a warm-up, paired in one process: ours and the floor
+ * Medians of per-query times over the same queries (300; 100 on Postgres), after a warm-up, paired in one process: ours and the floor
  * run in turns (each goes first for half the queries: the second finds the query's posting lists warm); the
  * ratio is ours / floor (goal: at most 1.5× on SQLite, 2× on Postgres).
  *
@@ -29,6 +29,8 @@ import { PostgresSearchFloor, SqliteSearchFloor } from "./search-floor.js";
 const smoke = process.argv.includes("--smoke");
 const sizes = smoke ? [2_000] : [20_000, 100_000];
 const queryCount = smoke ? 50 : 300;
+/** Postgres searches of the Zipf corpus take tens of milliseconds each (thousands of matches): fewer queries. */
+const postgresQueryCount = smoke ? 50 : 100;
 const backends = process.argv.includes("--sqlite")
   ? ["sqlite"]
   : process.argv.includes("--postgres")
@@ -187,7 +189,12 @@ async function postgresPair(cluster: ThrowawayCluster, name: string): Promise<Pa
   };
 }
 
-async function measure(backend: string, open: () => Promise<Pair>, rows: string[][]): Promise<void> {
+async function measure(
+  backend: string,
+  open: () => Promise<Pair>,
+  rows: string[][],
+  queries = queryCount,
+): Promise<void> {
   for (const corpus of corpora) {
     for (const size of sizes) {
       process.stderr.write(`search-speed: ${backend}, ${corpus.name}, ${size} entries\n`);
@@ -198,8 +205,8 @@ async function measure(backend: string, open: () => Promise<Pair>, rows: string[
         for (let index = 0; index < size; index++) await pair.add(`e${index}`, corpus.entry(next));
       });
       for (const words of corpus.queryWords) {
-        const queries = Array.from({ length: queryCount }, () => corpus.query(next, words));
-        const [ours, floor] = await timePaired(pair, queries);
+        const asked = Array.from({ length: queries }, () => corpus.query(next, words));
+        const [ours, floor] = await timePaired(pair, asked);
         rows.push([
           backend,
           corpus.name,
@@ -225,13 +232,24 @@ async function main(): Promise<void> {
     let cluster: ThrowawayCluster | undefined;
     try {
       cluster = await startThrowawayCluster();
+      // A run stopped from outside still stops its server.
+      const started = cluster;
+      process.once("SIGTERM", () => {
+        started.stop();
+        process.exit(143);
+      });
     } catch (error) {
       notes.push(`Postgres skipped: ${(error as Error).message.split("\n")[0]}`);
     }
     if (cluster !== undefined) {
       try {
         let schema = 0;
-        await measure("Postgres", () => postgresPair(cluster as ThrowawayCluster, `speed_${schema++}`), rows);
+        await measure(
+          "Postgres",
+          () => postgresPair(cluster as ThrowawayCluster, `speed_${schema++}`),
+          rows,
+          postgresQueryCount,
+        );
       } finally {
         cluster.stop();
       }
