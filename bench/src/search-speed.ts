@@ -207,6 +207,9 @@ async function measure(
       for (const words of corpus.queryWords) {
         const asked = Array.from({ length: queries }, () => corpus.query(next, words));
         const [ours, floor] = await timePaired(pair, asked);
+        process.stderr.write(
+          `  ${words} words: ours ${(ours * 1000).toFixed(0)} µs, floor ${(floor * 1000).toFixed(0)} µs\n`,
+        );
         rows.push([
           backend,
           corpus.name,
