@@ -23,9 +23,10 @@ import type { QueryPlan } from "@contextblocks/text";
  * M matches, at least 0.1). Counting the label's entries for a collection size cost a scan of the whole
  * label per search (9 ms of 17 at 20,000 entries); against the matches, a term every match holds weighs
  * least and a term few hold weighs most, as before. Each match's term flags are computed once
- * (`candidate`), each term's weight once (`stats`); a key's vector is built only for the entries whose key
- * holds a term (`keyed`, found by the key's GIN index); the costly `ts_rank_cd` runs only on the rows still
- * tied after the first three keys (`FETCH FIRST … WITH TIES`), not on every match.
+ * (`candidate`), each term's weight once (`stats`); whether a key holds a term is looked up among the few
+ * entries whose key holds one (`keyed`, found by the key's GIN index), not by building every match's key
+ * vector (a tenth of a search) or joining every match to them (half of one at 20,000 entries); the costly
+ * `ts_rank_cd` runs only on the rows still tied after the first three keys (`FETCH FIRST … WITH TIES`).
  */
 export function searchStatement(
   storedLabel: string,
@@ -39,11 +40,18 @@ export function searchStatement(
   const flags = joined(
     termQueries.map((query, index) => {
       const content = sql`matched.content_tsv @@ (${query})`;
+      // A hashed look-up in the few entries whose key holds a term (`keyed`), not a join of every match.
       const either = searchKeys
-        ? sql`(${content} OR coalesce(matched.key_tsv @@ (${query}), FALSE))`
+        ? sql`(${content} OR matched.key IN (SELECT keyed.key FROM keyed WHERE ${plain(`keyed.k${index}`)}))`
         : content;
       return sql`${content} AS ${plain(`c${index}`)}, ${either} AS ${plain(`t${index}`)}`;
     }),
+    ", ",
+  );
+  const keyFlags = joined(
+    termQueries.map(
+      (query, index) => sql`to_tsvector('english', entry.key) @@ (${query}) AS ${plain(`k${index}`)}`,
+    ),
     ", ",
   );
   const frequencies = joined(
@@ -67,26 +75,25 @@ export function searchStatement(
     " + ",
   );
   const density = searchKeys
-    ? sql`ts_rank_cd(setweight(coalesce(top.key_tsv, ''::tsvector), 'A') || top.content_tsv, (${anyTerm}))`
-    : sql`ts_rank_cd(top.content_tsv, (${anyTerm}))`;
+    ? sql`ts_rank_cd(setweight(to_tsvector('english', top.key), 'A') || entry.content_tsv, (${anyTerm}))`
+    : sql`ts_rank_cd(entry.content_tsv, (${anyTerm}))`;
   // The key's vector is built only for entries whose key holds a term (found by the key's GIN index), not
   // for every match: building it was a tenth of a search.
   const matched = searchKeys
     ? sql`keyed AS MATERIALIZED (
-  SELECT entry.key, to_tsvector('english', entry.key) AS key_tsv FROM cf_agents_search_entries entry
+  SELECT entry.key, ${keyFlags} FROM cf_agents_search_entries entry
   WHERE entry.label = ${storedLabel} AND to_tsvector('english', entry.key) @@ (${anyTerm})
 ),
 matched AS MATERIALIZED (
-  SELECT entry.key, entry.content, entry.content_tsv, keyed.key_tsv
-  FROM cf_agents_search_entries entry LEFT JOIN keyed ON keyed.key = entry.key
+  SELECT entry.key, entry.content_tsv FROM cf_agents_search_entries entry
   WHERE entry.label = ${storedLabel} AND entry.content_tsv @@ (${anyTerm})
   UNION ALL
-  SELECT entry.key, entry.content, entry.content_tsv, keyed.key_tsv
+  SELECT entry.key, entry.content_tsv
   FROM keyed JOIN cf_agents_search_entries entry ON entry.label = ${storedLabel} AND entry.key = keyed.key
   WHERE NOT entry.content_tsv @@ (${anyTerm})
 )`
     : sql`matched AS MATERIALIZED (
-  SELECT entry.key, entry.content, entry.content_tsv FROM cf_agents_search_entries entry
+  SELECT entry.key, entry.content_tsv FROM cf_agents_search_entries entry
   WHERE entry.label = ${storedLabel} AND entry.content_tsv @@ (${anyTerm})
 )`;
 
@@ -94,14 +101,14 @@ matched AS MATERIALIZED (
   const exact =
     plan.phrase === null
       ? sql`FALSE`
-      : sql`candidate.content_tsv @@ phraseto_tsquery('english', ${plan.phrase.join(" ")})`;
+      : sql`matched.content_tsv @@ phraseto_tsquery('english', ${plan.phrase.join(" ")})`;
   const pairs =
     plan.pairs.length === 0
       ? sql`0`
       : joined(
           plan.pairs.map(
             ([first, second]) =>
-              sql`(candidate.content_tsv @@ phraseto_tsquery('english', ${`${first.word} ${second.word}`}))::int`,
+              sql`(matched.content_tsv @@ phraseto_tsquery('english', ${`${first.word} ${second.word}`}))::int`,
           ),
           " + ",
         );
@@ -115,18 +122,22 @@ matched AS MATERIALIZED (
       .join(", "),
   );
 
+  // The sort carries small columns only (key, flags, scores): the content and its vector are read again for
+  // the few rows still tied, by primary key, instead of travelling through a sort of every match.
   return sql`WITH ${matched},
-candidate AS MATERIALIZED (SELECT matched.*, ${flags} FROM matched),
+candidate AS MATERIALIZED (
+  SELECT matched.key, ${flags}, ${exact} AS exact, ${pairs} AS pairs FROM matched
+),
 stats AS MATERIALIZED (
   SELECT ${weights} FROM (SELECT count(*)::float8 AS total, ${frequencies} FROM candidate) counted
 ),
 top AS (
-  SELECT candidate.*, ${exact} AS exact, ${coverage} AS coverage, ${pairs} AS pairs
+  SELECT candidate.key, candidate.exact, ${coverage} AS coverage, candidate.pairs
   FROM candidate CROSS JOIN stats
   ORDER BY ${leading} FETCH FIRST ${limit} ROWS WITH TIES
 )
-SELECT top.key, top.content
-FROM top
+SELECT top.key, entry.content
+FROM top JOIN cf_agents_search_entries entry ON entry.label = ${storedLabel} AND entry.key = top.key
 ORDER BY ${leading}, ${density} DESC, top.key
 LIMIT ${limit}`;
 }
