@@ -63,7 +63,7 @@ export function behindInDurableBlocks(markdown: string): BehindReport {
 export function behindInSearchScale(text: string): BehindReport {
   const report: BehindReport = { rows: 0, behind: [] };
   for (const line of text.split("\n")) {
-    // The floor rows: our search against one bare FTS5 statement on the same index (goal: at most 1.5x).
+    // The floor rows: our search against one statement on a plain FTS5 table of the same entries (goal: at most 1.5x).
     const floor = /^\s*(\d+)\s+(search floor \(\w+\))\s+([\d.]+)\s+-\s+ours\/floor ([\d.]+)x\s*$/.exec(line);
     if (floor) {
       report.rows += 1;
@@ -71,7 +71,7 @@ export function behindInSearchScale(text: string): BehindReport {
       if (Number(ratio) > 1.5) {
         report.behind.push(
           `${Number(entries).toLocaleString("en-US")} entries, ${operation}: our search takes ${ratio}× one ` +
-            `bare FTS5 statement (${floorTime} ms); the goal is at most 1.5×`,
+            `statement on a plain FTS5 table (${floorTime} ms); the goal is at most 1.5×`,
         );
       }
       continue;

@@ -1,27 +1,41 @@
 /**
- * Search speed against the floor: `Fts5SearchProvider.search` (planning, the scope check, key and context
- * columns, the pair re-ranking, excerpts, formatting) against one bare FTS5 statement on the same index (the
- * query's terms ORed, bm25, top 10), at 20k and 100k entries, on two corpora:
+ * Search speed against the floor a user compares against (search-floor.ts): `Fts5SearchProvider.search` against
+ * a plain two-column FTS5 table (`key`, `content`, `porter unicode61`, `ORDER BY rank LIMIT 10`, MATCH the
+ * query's content words ORed) holding the same entries after the same writes, and `PostgresSearchProvider.search`
+ * against one query on a plain `tsvector` + GIN table of the same texts. At 20k and 100k entries, on two corpora:
  * - "zipf": about 30 words an entry drawn from a Zipf-like vocabulary of 6,000 words plus common English
  *   (the kind of corpus bench/src/fts5-scale.ts uses), queries of 3 words of the same vocabulary;
  * - "random": 5,000 distinct words `w0…w4999` drawn uniformly, 30 words an entry, 3-word queries, and on the
  *   same index 5-word queries (more terms, and more adjacent pairs to look for in the candidates).
- * Medians of per-query times over the same queries, after a warm-up, the two run in turns (each goes first for
- * half the queries: the second finds the query's posting lists warm); the ratio is ours / bare (goal ≤ 1.5).
+ * Medians of per-query times over the same queries (300; 100 on Postgres), after a warm-up, paired in one process: ours and the floor
+ * run in turns (each goes first for half the queries: the second finds the query's posting lists warm); the
+ * ratio is ours / floor (goal: at most 1.5× on SQLite, 2× on Postgres).
  *
- *   pnpm --filter @contextblocks/fts5 build
- *   cd bench && node --import tsx src/search-speed.ts           # 20k and 100k
- *   cd bench && node --import tsx src/search-speed.ts --smoke   # 2k only
+ *   pnpm turbo run build --filter=@contextblocks/bench^...
+ *   cd bench && node --import tsx src/search-speed.ts             # 20k and 100k, SQLite and Postgres
+ *   cd bench && node --import tsx src/search-speed.ts --smoke     # 2k only
+ *   cd bench && node --import tsx src/search-speed.ts --sqlite    # SQLite only (--postgres: Postgres only)
  */
 import { performance } from "node:perf_hooks";
 import { Fts5SearchProvider } from "@contextblocks/fts5";
-import { fts5MatchExpression, planQuery } from "@contextblocks/text";
+import { PostgresSearchProvider } from "@contextblocks/postgres";
+import { fromPg } from "@contextblocks/sql";
+import { startThrowawayCluster, type ThrowawayCluster } from "@contextblocks/test-kit/postgres";
 import Database from "better-sqlite3";
+import pg from "pg";
 import { markdownTable } from "./markdown.js";
+import { PostgresSearchFloor, SqliteSearchFloor } from "./search-floor.js";
 
 const smoke = process.argv.includes("--smoke");
 const sizes = smoke ? [2_000] : [20_000, 100_000];
 const queryCount = smoke ? 50 : 300;
+/** Postgres searches of the Zipf corpus take tens of milliseconds each (thousands of matches): fewer queries. */
+const postgresQueryCount = smoke ? 50 : 100;
+const backends = process.argv.includes("--sqlite")
+  ? ["sqlite"]
+  : process.argv.includes("--postgres")
+    ? ["postgres"]
+    : ["sqlite", "postgres"];
 
 function random(seed: number): () => number {
   let state = seed >>> 0;
@@ -96,74 +110,169 @@ function median(values: number[]): number {
     : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
-async function main(): Promise<void> {
-  const rows: string[][] = [];
+/** One index pair under test: ours and the floor, holding the same entries. */
+interface Pair {
+  add(key: string, content: string): Promise<void>;
+  /** Runs the fill (one transaction on SQLite, as a bulk import would be). */
+  fill(run: () => Promise<void>): Promise<void>;
+  ours(query: string): Promise<unknown>;
+  floor(query: string): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * Medians of ours and the floor over the same queries, timed in turns: whichever runs second finds the query's
+ * posting lists warm in the CPU caches, so each goes first for half of them. Round 0 is the warm-up.
+ */
+async function timePaired(pair: Pair, queries: string[]): Promise<[number, number]> {
+  const ours: number[] = [];
+  const floor: number[] = [];
+  for (const round of [0, 1, 2]) {
+    for (const [index, query] of queries.entries()) {
+      const oursFirst = (index + round) % 2 === 0;
+      const start = performance.now();
+      await (oursFirst ? pair.ours(query) : pair.floor(query));
+      const middle = performance.now();
+      await (oursFirst ? pair.floor(query) : pair.ours(query));
+      const end = performance.now();
+      if (round > 0) {
+        ours.push(oursFirst ? middle - start : end - middle);
+        floor.push(oursFirst ? end - middle : middle - start);
+      }
+    }
+  }
+  return [median(ours), median(floor)];
+}
+
+function sqlitePair(): Pair {
+  const database = new Database(":memory:");
+  const provider = new Fts5SearchProvider(database, { label: "speed" });
+  const floor = new SqliteSearchFloor(database);
+  return {
+    async add(key, content) {
+      await provider.set(key, content);
+      floor.add(key, content);
+    },
+    async fill(run) {
+      database.exec("BEGIN");
+      await run();
+      database.exec("COMMIT");
+    },
+    ours: (query) => provider.search(query),
+    floor: async (query) => floor.search(query),
+    async close() {
+      database.close();
+    },
+  };
+}
+
+async function postgresPair(cluster: ThrowawayCluster, name: string): Promise<Pair> {
+  const connection = new pg.Client({ connectionString: cluster.connectionString });
+  await connection.connect();
+  await connection.query(`DROP SCHEMA IF EXISTS ${name} CASCADE; CREATE SCHEMA ${name}`);
+  await connection.query(`SET search_path TO ${name}`);
+  const provider = new PostgresSearchProvider(fromPg(connection), { label: "speed" });
+  const floor = new PostgresSearchFloor(connection);
+  await floor.create();
+  return {
+    async add(key, content) {
+      await provider.set(key, content);
+      await floor.add(key, content);
+    },
+    fill: (run) => run(),
+    ours: (query) => provider.search(query),
+    floor: (query) => floor.search(query),
+    async close() {
+      await connection.query(`DROP SCHEMA ${name} CASCADE`);
+      await connection.end();
+    },
+  };
+}
+
+async function measure(
+  backend: string,
+  open: () => Promise<Pair>,
+  rows: string[][],
+  queries = queryCount,
+): Promise<void> {
   for (const corpus of corpora) {
     for (const size of sizes) {
-      const database = new Database(":memory:");
-      const provider = new Fts5SearchProvider(database, { label: "speed" });
+      process.stderr.write(`search-speed: ${backend}, ${corpus.name}, ${size} entries\n`);
+      const pair = await open();
       const next = random(size);
-      await provider.set("warm", "warm");
-      database.exec("BEGIN");
-      for (let index = 0; index < size; index++) await provider.set(`e${index}`, corpus.entry(next));
-      database.exec("COMMIT");
-      const bare = database.prepare(
-        `SELECT rowid, content FROM contextblocks_search_index WHERE contextblocks_search_index MATCH ?
-         ORDER BY bm25(contextblocks_search_index) LIMIT 10`,
-      );
-      const bareExpression = (query: string) => {
-        const plan = planQuery(query);
-        return plan === null ? '""' : fts5MatchExpression({ ...plan, pairs: [] }, { column: "content" });
-      };
+      await pair.add("warm", "warm");
+      await pair.fill(async () => {
+        for (let index = 0; index < size; index++) await pair.add(`e${index}`, corpus.entry(next));
+      });
       for (const words of corpus.queryWords) {
-        const queries = Array.from({ length: queryCount }, () => corpus.query(next, words));
-        const expressions = queries.map(bareExpression);
-        const ours: number[] = [];
-        const floor: number[] = [];
-        for (const round of [0, 1, 2]) {
-          for (const [index, query] of queries.entries()) {
-            // Whichever runs second finds the query's posting lists warm in the CPU caches: alternate.
-            const oursFirst = (index + round) % 2 === 0;
-            const start = performance.now();
-            if (oursFirst) await provider.search(query);
-            else bare.all(expressions[index]);
-            const middle = performance.now();
-            if (oursFirst) bare.all(expressions[index]);
-            else await provider.search(query);
-            const end = performance.now();
-            if (round > 0) {
-              ours.push(oursFirst ? middle - start : end - middle);
-              floor.push(oursFirst ? end - middle : middle - start);
-            }
-          }
-        }
-        const oursMedian = median(ours);
-        const floorMedian = median(floor);
+        const asked = Array.from({ length: queries }, () => corpus.query(next, words));
+        const [ours, floor] = await timePaired(pair, asked);
+        process.stderr.write(
+          `  ${words} words: ours ${(ours * 1000).toFixed(0)} µs, floor ${(floor * 1000).toFixed(0)} µs\n`,
+        );
         rows.push([
+          backend,
           corpus.name,
           size.toLocaleString("en"),
           String(words),
-          `${(oursMedian * 1000).toFixed(0)} µs`,
-          `${(floorMedian * 1000).toFixed(0)} µs`,
-          `${(oursMedian / floorMedian).toFixed(2)}×`,
+          `${(ours * 1000).toFixed(0)} µs`,
+          `${(floor * 1000).toFixed(0)} µs`,
+          `${(ours / floor).toFixed(2)}×`,
         ]);
       }
-      database.close();
+      await pair.close();
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const rows: string[][] = [];
+  if (backends.includes("sqlite")) {
+    await measure("SQLite", async () => sqlitePair(), rows);
+  }
+  const notes: string[] = [];
+  if (backends.includes("postgres")) {
+    let cluster: ThrowawayCluster | undefined;
+    try {
+      cluster = await startThrowawayCluster();
+      // A run stopped from outside still stops its server.
+      const started = cluster;
+      process.once("SIGTERM", () => {
+        started.stop();
+        process.exit(143);
+      });
+    } catch (error) {
+      notes.push(`Postgres skipped: ${(error as Error).message.split("\n")[0]}`);
+    }
+    if (cluster !== undefined) {
+      try {
+        let schema = 0;
+        await measure(
+          "Postgres",
+          () => postgresPair(cluster as ThrowawayCluster, `speed_${schema++}`),
+          rows,
+          postgresQueryCount,
+        );
+      } finally {
+        cluster.stop();
+      }
     }
   }
   console.log(
     markdownTable(
       [
+        "backend",
         "corpus",
         "entries",
         "query words",
-        "Fts5SearchProvider.search",
-        "bare FTS5 statement",
-        "ours / bare (goal ≤ 1.5× on 3 words)",
+        "our search",
+        "floor (plain table, one statement)",
+        "ours / floor (goal ≤ 1.5× SQLite, ≤ 2× Postgres)",
       ],
       rows,
     ),
   );
+  for (const note of notes) console.log(`\n${note}`);
 }
 
 await main();

@@ -50,6 +50,20 @@ describe("PostgresSearchProvider", () => {
     expect(keysOf(await search.search("window"))).toHaveLength(2);
   });
 
+  it("among many entries equal on phrase, coverage and pairs, returns the densest first and in key order after it", async () => {
+    const search = new PostgresSearchProvider(await schema.client(), { label: "knowledge", limit: 3 });
+    // Twenty entries hold "harbour" once (tied for coverage); the densest is written last, so a search that
+    // cut the tied matches before weighing their density would leave it out.
+    for (let index = 0; index < 20; index++) {
+      await search.set(
+        `kb-${String(index).padStart(2, "0")}`,
+        `Note ${index}: the boats left the harbour at dawn.`,
+      );
+    }
+    await search.set("kb-zz", "Harbour harbour harbour.");
+    expect(keysOf(await search.search("harbour"))).toEqual(["kb-zz", "kb-00", "kb-01"]);
+  });
+
   it("finds an entry by the words of its key", async () => {
     const search = new PostgresSearchProvider(await schema.client(), "knowledge");
     await search.set("ferry-timetable", "Leaves at nine, returns before dusk.");
