@@ -6,9 +6,11 @@ import type {
   AppendResult,
   MessageRecord,
   PathTotals,
+  SearchRanking,
   SessionStoreV1,
   StoredSearchHit,
 } from "@contextblocks/sessions/store-kit";
+import { searchRankingOf } from "@contextblocks/sessions/store-kit";
 import {
   type SqlClient,
   type SqlSource,
@@ -66,6 +68,11 @@ export interface SqliteSessionStoreOptions {
    * where it says it does not (better-sqlite3).
    */
   newDatabaseLayout?: NewSessionLayout | undefined;
+  /**
+   * The weights of `search`'s ranking over `defaultSearchRanking` (`@contextblocks/sessions/store-kit`), for
+   * a benchmark choosing them on conversations of its own. Most applications leave it out.
+   */
+  searchRanking?: Partial<SearchRanking> | undefined;
 }
 
 /** How many times an append reads again when another writer moved the latest leaf meanwhile. */
@@ -100,6 +107,7 @@ export class SqliteSessionStore implements SessionStoreV1 {
   readonly #queue = new SerialQueue();
   readonly #indexOnAppend: boolean;
   readonly #newLayout: NewSessionLayout | undefined;
+  readonly #ranking: SearchRanking;
   readonly #layouts = new Map<SessionLayout, LayoutStrategy>();
 
   constructor(source: SqlSource, sessionIdOrOptions?: string | SqliteSessionStoreOptions) {
@@ -137,6 +145,7 @@ export class SqliteSessionStore implements SessionStoreV1 {
       );
     }
     this.#newLayout = options.newDatabaseLayout;
+    this.#ranking = searchRankingOf(options.searchRanking, "SqliteSessionStore");
   }
 
   /** The session this store reads and writes. */
@@ -408,7 +417,11 @@ export class SqliteSessionStore implements SessionStoreV1 {
   async search(query: string, limit: number): Promise<StoredSearchHit[]> {
     // The keyed layout writes each search row on append: nothing to catch up.
     if ((await this.#layout()).layout !== "keyed") await catchUpMessageIndex(this.#client);
-    return searchMessageIndex(this.#client, query, { limit, sessionId: this.#sessionId });
+    return searchMessageIndex(this.#client, query, {
+      limit,
+      sessionId: this.#sessionId,
+      ranking: this.#ranking,
+    });
   }
 
   async readCalibration(): Promise<number | null> {
