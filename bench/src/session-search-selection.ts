@@ -5,29 +5,37 @@
  * on every backend: memory, SQLite (lean and keyed layouts) and Postgres (a throwaway cluster, when one can be
  * started here).
  *
- * Each store ranks its candidates once per question (`store.search(question, candidateCount(10))`); then
- * `selectSearchHits` (what `session.search` runs) makes hits of them under each setting of the grid
- * (`weakShare` × `neighbourShare`). For each held-out conversation the setting with the best hit@10 on the
- * other conversations (ties: the better precision, then the stricter setting) is scored on it; the figures
- * are the fold mean and spread (sample standard deviation over the folds). Never a figure from a setting
- * chosen on the conversation it is scored on.
+ * A setting is a ranking (the SQL stores' `searchRanking`: the share of the turns around a message,
+ * `contextWeight` = `afterShare`, the speaker's boost, the day's and the near turns' shares) and a hit
+ * selection (`weakShare` × `neighbourShare`). Each store ranks its candidates once per question and ranking
+ * (`store.search(question, candidateCount(10))`, a store over the same database per ranking); then
+ * `selectSearchHits` (what `session.search` runs) makes hits of them under each selection. For each held-out
+ * conversation the setting with the best hit@10 on the other conversations (ties: the better precision, then
+ * the earlier setting) is scored on it; the figures are the fold mean and spread (sample standard deviation
+ * over the folds), and per LoCoMo category over the held-out questions. Never a figure from a setting chosen
+ * on the conversation it is scored on. The memory store has one ranking (its defaults). Without message times
+ * every turn carries the day it was written (one day here), so the day's share shifts every hit alike and
+ * only its default is run.
  *
  * - hit@10: an evidence turn among the hits' ids (context turns are not counted);
  * - precision: the share of hits whose own text holds a query term (stemmed, stopwords aside, as planned);
  * - tokens per call: `estimateTokens` of the hits' text and their context.
  *
  *   cd bench && node --import tsx src/session-search-selection.ts [--smoke] [--no-postgres | --postgres-only]
+ *     [--backends=memory,lean,keyed,postgres]
  */
 import { readFileSync } from "node:fs";
 import { estimateTokens } from "@contextblocks/core";
 import { PostgresSessionStore } from "@contextblocks/postgres";
 import type { SearchResult } from "@contextblocks/sessions";
-import { InMemorySessionStore } from "@contextblocks/sessions/memory";
+import { InMemorySessionStore, InMemorySessions } from "@contextblocks/sessions/memory";
 import {
   candidateCount,
+  defaultSearchRanking,
   MessageTree,
   neighbourShare,
   type SearchCandidate,
+  type SearchRanking,
   type SessionStoreV1,
   type StoredSearchHit,
   selectSearchHits,
@@ -39,26 +47,57 @@ import { planQuery, tokenize } from "@contextblocks/text";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { type LocomoConversation, locomoDirectory, readLocomo } from "./locomo-data.js";
+import { locomoCategoryNames } from "./locomo-scoring.js";
 import { locomoSessionTime } from "./locomo-time.js";
 import { markdownTable } from "./markdown.js";
 
 const limit = 10;
-const weakShares = [0, 0.05, 0.1, 0.15, 0.2, 0.3];
-const neighbourShares = [0, 0.3, 0.45, 0.6, 0.75, 1.01];
+const weakShares = [0, 0.1, 0.15, 0.3];
+const neighbourShares = [0, 0.3, 0.6, 1.01];
 
-interface Setting {
+interface Selection {
   weakShare: number;
   neighbourShare: number;
 }
-const grid: Setting[] = weakShares.flatMap((weak) =>
+const selections: Selection[] = weakShares.flatMap((weak) =>
   neighbourShares.map((near) => ({ weakShare: weak, neighbourShare: near })),
 );
 
-/** One question's candidates as its store ranked them, with what scoring needs. */
+/** The rankings tried on the SQL stores: round values, the turns after a message weighed as those before. */
+function rankingsOf(times: boolean): Partial<SearchRanking>[] {
+  const rankings: Partial<SearchRanking>[] = [];
+  for (const share of [0.3, 0.5])
+    for (const speakerBoost of [0, 0.5])
+      for (const nearShare of [0, 0.3])
+        for (const dayShare of times ? [0, 0.4] : [defaultSearchRanking.dayShare])
+          rankings.push({ contextWeight: share, afterShare: share, speakerBoost, nearShare, dayShare });
+  return rankings;
+}
+
+function rankingName(ranking: Partial<SearchRanking>): string {
+  if (Object.keys(ranking).length === 0) return "defaults";
+  return `turns ${ranking.contextWeight}, speaker ${ranking.speakerBoost}, near ${ranking.nearShare}, day ${ranking.dayShare}`;
+}
+
+interface Setting {
+  ranking: number;
+  selection: Selection;
+}
+
+/** One question's candidates as its store ranked them under each ranking, with what scoring needs. */
 interface Asked {
-  candidates: SearchCandidate[];
+  candidates: SearchCandidate[][];
   evidence: ReadonlySet<string>;
   stems: ReadonlySet<string>;
+  category: number;
+}
+
+/** One question's figures under one setting. */
+interface Scored {
+  hit: boolean;
+  shown: number;
+  holding: number;
+  tokens: number;
 }
 
 interface Figures {
@@ -67,21 +106,32 @@ interface Figures {
   tokens: number;
 }
 
-function figuresOf(asked: readonly Asked[], setting: Setting): Figures {
+function scoreOf(question: Asked, setting: Setting): Scored {
+  const results = selectSearchHits(question.candidates[setting.ranking] ?? [], limit, setting.selection);
+  let holding = 0;
+  for (const result of results) {
+    if (tokenize(result.content).some((token) => question.stems.has(token.stem))) holding++;
+  }
+  return {
+    hit: results.some((result) => question.evidence.has(result.id)),
+    shown: results.length,
+    holding,
+    tokens: resultTokens(results),
+  };
+}
+
+function figuresOf(scored: readonly Scored[]): Figures {
   let hits = 0;
   let shown = 0;
   let holding = 0;
   let tokens = 0;
-  for (const question of asked) {
-    const results = selectSearchHits(question.candidates, limit, setting);
-    if (results.some((result) => question.evidence.has(result.id))) hits++;
-    for (const result of results) {
-      shown++;
-      if (tokenize(result.content).some((token) => question.stems.has(token.stem))) holding++;
-    }
-    tokens += resultTokens(results);
+  for (const each of scored) {
+    if (each.hit) hits++;
+    shown += each.shown;
+    holding += each.holding;
+    tokens += each.tokens;
   }
-  const count = Math.max(asked.length, 1);
+  const count = Math.max(scored.length, 1);
   return { hit: hits / count, precision: shown === 0 ? 1 : holding / shown, tokens: tokens / count };
 }
 
@@ -104,25 +154,54 @@ interface Fold {
   conversation: string;
   chosen: Setting;
   figures: Figures;
+  /** The held-out questions' hits under the chosen setting, by category: [hits, questions]. */
+  categories: Map<number, [number, number]>;
 }
 
-function leaveOneOut(byConversation: ReadonlyMap<string, Asked[]>): Fold[] {
+function leaveOneOut(byConversation: ReadonlyMap<string, Asked[]>, rankings: number): Fold[] {
+  const grid: Setting[] = [];
+  for (let ranking = 0; ranking < rankings; ranking++)
+    for (const selection of selections) grid.push({ ranking, selection });
+  // Every question scored once under every setting; a fold sums the others' scores.
+  const scores = new Map<string, Scored[][]>();
+  for (const [name, asked] of byConversation) {
+    scores.set(
+      name,
+      grid.map((setting) => asked.map((question) => scoreOf(question, setting))),
+    );
+  }
   const folds: Fold[] = [];
   for (const [heldOut, asked] of byConversation) {
-    const training = [...byConversation].filter(([name]) => name !== heldOut).flatMap(([, list]) => list);
-    let chosen = grid[0] as Setting;
-    let best = figuresOf(training, chosen);
-    for (const setting of grid.slice(1)) {
-      const figures = figuresOf(training, setting);
-      if (better(figures, best)) {
+    const training = (index: number) =>
+      [...scores].filter(([name]) => name !== heldOut).flatMap(([, bySetting]) => bySetting[index] ?? []);
+    let chosen = 0;
+    let best = figuresOf(training(0));
+    for (let index = 1; index < grid.length; index++) {
+      const figures = figuresOf(training(index));
+      if (better(figures, best) && !same(figures, best)) {
         best = figures;
-        chosen = setting;
+        chosen = index;
       }
     }
-    folds.push({ conversation: heldOut, chosen, figures: figuresOf(asked, chosen) });
+    const held = scores.get(heldOut)?.[chosen] ?? [];
+    const categories = new Map<number, [number, number]>();
+    asked.forEach((question, index) => {
+      const tally = categories.get(question.category) ?? [0, 0];
+      tally[0] += held[index]?.hit === true ? 1 : 0;
+      tally[1]++;
+      categories.set(question.category, tally);
+    });
+    folds.push({
+      conversation: heldOut,
+      chosen: grid[chosen] as Setting,
+      figures: figuresOf(held),
+      categories,
+    });
   }
   return folds;
 }
+
+const same = (left: Figures, right: Figures) => left.hit === right.hit && left.precision === right.precision;
 
 const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 function spread(values: readonly number[]): number {
@@ -135,7 +214,10 @@ const meanAndSpread = (values: readonly number[], digits: number) =>
 
 interface Backend {
   name: string;
-  store(conversation: string): SessionStoreV1;
+  /** A store of the session; `ranking` given: a store over the same database ranking with it. */
+  store(conversation: string, ranking?: Partial<SearchRanking>): SessionStoreV1;
+  /** Whether the store takes a `searchRanking` (the SQL stores). */
+  ranks: boolean;
 }
 
 /** Each conversation's turns' times, by `dia_id`. */
@@ -145,6 +227,7 @@ async function askAll(
   backend: Backend,
   conversations: readonly LocomoConversation[],
   turnTimes: TurnTimes | null,
+  rankings: readonly Partial<SearchRanking>[],
 ): Promise<Map<string, Asked[]>> {
   const times = turnTimes !== null;
   const byConversation = new Map<string, Asked[]>();
@@ -165,20 +248,23 @@ async function askAll(
         ...(time === undefined ? {} : { createdAt: time }),
       });
     }
-    const asked: Asked[] = [];
-    for (const question of conversation.questions) {
-      const search = store.search as NonNullable<SessionStoreV1["search"]>;
-      const candidates: StoredSearchHit[] = await search.call(
-        store,
-        question.question,
-        candidateCount(limit, 1_000),
-      );
-      const plan = planQuery(question.question);
-      asked.push({
-        candidates,
-        evidence: new Set(question.evidence.map(idOf)),
-        stems: new Set(plan?.terms.map((term) => term.stem) ?? []),
-      });
+    const asked: Asked[] = conversation.questions.map((question) => ({
+      candidates: [],
+      evidence: new Set(question.evidence.map(idOf)),
+      stems: new Set(planQuery(question.question)?.terms.map((term) => term.stem) ?? []),
+      category: question.category,
+    }));
+    for (const ranking of rankings) {
+      const ranked = backend.store(sessionId, ranking);
+      const search = ranked.search as NonNullable<SessionStoreV1["search"]>;
+      for (const [index, question] of conversation.questions.entries()) {
+        const candidates: StoredSearchHit[] = await search.call(
+          ranked,
+          question.question,
+          candidateCount(limit, 1_000),
+        );
+        asked[index]?.candidates.push(candidates);
+      }
     }
     byConversation.set(conversation.name, asked);
   }
@@ -189,32 +275,54 @@ export interface SelectionResult {
   markdown: string;
 }
 
+/** A SQLite store per session, each session its own database, a store per ranking over it. */
+function sqliteBackend(name: string, layout: "lean" | "keyed"): Backend {
+  const databases = new Map<string, Database.Database>();
+  return {
+    name,
+    ranks: true,
+    store(sessionId, ranking) {
+      let database = databases.get(sessionId);
+      if (database === undefined) {
+        database = new Database(":memory:");
+        databases.set(sessionId, database);
+      }
+      return new SqliteSessionStore(database, {
+        sessionId,
+        newDatabaseLayout: layout,
+        ...(ranking === undefined ? {} : { searchRanking: ranking }),
+      });
+    },
+  };
+}
+
+const categoryOrder = [1, 2, 3, 4, 5];
+
 export async function run(
-  options: { smoke?: boolean; postgres?: boolean; postgresOnly?: boolean } = {},
+  options: { smoke?: boolean; postgres?: boolean; postgresOnly?: boolean; backends?: string[] } = {},
 ): Promise<SelectionResult> {
   const conversations = readLocomo(options.smoke === true);
   if (conversations === null) {
     return { markdown: `Skipped: ${locomoDirectory.pathname} is not on this machine.` };
   }
   const turnTimes = timesOf(conversations);
-  const local: Backend[] = [
-    { name: "memory", store: (sessionId) => new InMemorySessionStore({ sessionId }) },
-    {
-      name: "SQLite (lean)",
-      store: (sessionId) =>
-        new SqliteSessionStore(new Database(":memory:"), { sessionId, newDatabaseLayout: "lean" }),
-    },
-    {
-      name: "SQLite (keyed, the Durable Object layout)",
-      store: (sessionId) =>
-        new SqliteSessionStore(new Database(":memory:"), { sessionId, newDatabaseLayout: "keyed" }),
-    },
-  ];
+  const wanted = (id: string) => options.backends === undefined || options.backends.includes(id);
+  const local: Backend[] = [];
+  if (wanted("memory")) {
+    const sessions = new InMemorySessions();
+    local.push({
+      name: "memory",
+      ranks: false,
+      store: (sessionId) => new InMemorySessionStore({ sessionId, sessions }),
+    });
+  }
+  if (wanted("lean")) local.push(sqliteBackend("SQLite (lean)", "lean"));
+  if (wanted("keyed")) local.push(sqliteBackend("SQLite (keyed, the Durable Object layout)", "keyed"));
   const backends = options.postgresOnly === true ? [] : local;
   let cluster: ThrowawayCluster | undefined;
   let client: pg.Client | undefined;
   let postgresNote = "";
-  if (options.postgres !== false) {
+  if (options.postgres !== false && wanted("postgres")) {
     try {
       cluster = await startThrowawayCluster();
       client = new pg.Client({ connectionString: cluster.connectionString });
@@ -222,22 +330,45 @@ export async function run(
       const connected = client;
       backends.push({
         name: "Postgres",
-        store: (sessionId) => new PostgresSessionStore(connected, sessionId),
+        ranks: true,
+        store: (sessionId, ranking) =>
+          new PostgresSessionStore(connected, {
+            sessionId,
+            ...(ranking === undefined ? {} : { searchRanking: ranking }),
+          }),
       });
     } catch (error) {
       postgresNote = `\nPostgres skipped: no server could be started here (${String(error).split("\n")[0]}).`;
     }
   }
   const rows: string[][] = [];
+  const categoryRows: string[][] = [];
   const choices: string[] = [];
   try {
     for (const backend of backends) {
       for (const times of [true, false]) {
-        const asked = await askAll(backend, conversations, times ? turnTimes : null);
-        const folds = leaveOneOut(asked);
+        const rankings = backend.ranks ? rankingsOf(times) : [{}];
+        const asked = await askAll(backend, conversations, times ? turnTimes : null, rankings);
+        const folds = leaveOneOut(asked, rankings.length);
         const all = [...asked.values()].flat();
-        const defaults = figuresOf(all, { weakShare, neighbourShare });
-        const unselected = figuresOf(all, { weakShare: 0, neighbourShare: 0 });
+        // The store's default ranking with the default selection, over every question (for comparison).
+        const defaultsAt = Math.max(
+          0,
+          rankings.findIndex(
+            (ranking) =>
+              Object.keys(ranking).length === 0 ||
+              (ranking.contextWeight === defaultSearchRanking.contextWeight &&
+                ranking.afterShare === defaultSearchRanking.afterShare &&
+                ranking.speakerBoost === defaultSearchRanking.speakerBoost &&
+                ranking.nearShare === defaultSearchRanking.nearShare &&
+                ranking.dayShare === defaultSearchRanking.dayShare),
+          ),
+        );
+        const defaults = figuresOf(
+          all.map((question) =>
+            scoreOf(question, { ranking: defaultsAt, selection: { weakShare, neighbourShare } }),
+          ),
+        );
         rows.push([
           backend.name,
           times ? "yes" : "no",
@@ -254,11 +385,28 @@ export async function run(
             0,
           ),
           `${defaults.hit.toFixed(3)} / ${defaults.precision.toFixed(3)} / ${defaults.tokens.toFixed(0)}`,
-          `${unselected.hit.toFixed(3)} / ${unselected.precision.toFixed(3)} / ${unselected.tokens.toFixed(0)}`,
+        ]);
+        categoryRows.push([
+          backend.name,
+          times ? "yes" : "no",
+          ...categoryOrder.map((category) => {
+            let hits = 0;
+            let questions = 0;
+            for (const fold of folds) {
+              const [foldHits, foldQuestions] = fold.categories.get(category) ?? [0, 0];
+              hits += foldHits;
+              questions += foldQuestions;
+            }
+            return questions === 0 ? "n/a" : (hits / questions).toFixed(3);
+          }),
         ]);
         choices.push(
           `${backend.name}, times ${times ? "on" : "off"}: ${folds
-            .map((fold) => `${fold.conversation} ${fold.chosen.weakShare}/${fold.chosen.neighbourShare}`)
+            .map(
+              (fold) =>
+                `${fold.conversation} [${rankingName(rankings[fold.chosen.ranking] ?? {})}; ` +
+                `${fold.chosen.selection.weakShare}/${fold.chosen.selection.neighbourShare}]`,
+            )
             .join(", ")}`,
         );
       }
@@ -270,10 +418,11 @@ export async function run(
   const questions = conversations.reduce((sum, conversation) => sum + conversation.questions.length, 0);
   const markdown = [
     `${conversations.length} conversation(s), ${questions} questions${options.smoke === true ? " (smoke)" : ""}. ` +
-      "Leave-one-conversation-out: fold mean ± spread (sample standard deviation over the folds) of the " +
-      "setting chosen on the other conversations. precision = share of hits whose own text holds a query " +
-      "term; tokens = the hits' text and their context per call. The defaults' and the unselected " +
-      "ranking's (no cut, every neighbour match a hit) figures are over every question, for comparison.",
+      "Leave-one-conversation-out over the ranking (SQL stores) and the hit selection: fold mean ± spread " +
+      "(sample standard deviation over the folds) of the setting chosen on the other conversations. " +
+      "precision = share of hits whose own text holds a query term; tokens = the hits' text and their " +
+      "context per call. The defaults' figures (the store's default ranking and selection) are over every " +
+      "question, for comparison.",
     "",
     markdownTable(
       [
@@ -282,13 +431,23 @@ export async function run(
         "hit@10 (LOO)",
         "precision (LOO)",
         "tokens per call (LOO)",
-        `defaults ${weakShare}/${neighbourShare}: hit / precision / tokens`,
-        "no selection: hit / precision / tokens",
+        `defaults (selection ${weakShare}/${neighbourShare}): hit / precision / tokens`,
       ],
       rows,
     ),
     "",
-    "Settings chosen per held-out conversation (weakShare/neighbourShare):",
+    "hit@10 per LoCoMo category, held-out questions under the setting chosen without them:",
+    "",
+    markdownTable(
+      [
+        "backend",
+        "message times",
+        ...categoryOrder.map((category) => `${locomoCategoryNames[category] ?? category} (${category})`),
+      ],
+      categoryRows,
+    ),
+    "",
+    "Settings chosen per held-out conversation [ranking; weakShare/neighbourShare]:",
     "",
     ...choices.map((line) => `- ${line}`),
   ].join("\n");
@@ -313,11 +472,17 @@ function timesOf(conversations: readonly LocomoConversation[]): TurnTimes {
   return all;
 }
 
+function backendsArgument(): { backends?: string[] } {
+  const given = process.argv.find((argument) => argument.startsWith("--backends="));
+  return given === undefined ? {} : { backends: given.slice("--backends=".length).split(",") };
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const result = await run({
     smoke: process.argv.includes("--smoke"),
     postgres: !process.argv.includes("--no-postgres"),
     postgresOnly: process.argv.includes("--postgres-only"),
+    ...backendsArgument(),
   });
   console.log(result.markdown);
 }

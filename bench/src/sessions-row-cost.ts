@@ -314,15 +314,20 @@ export async function runSessionsRowCost(
         : smoke
           ? SMOKE_LENGTHS
           : LENGTHS;
+      // `--systems=contextblocks,contextblocks-lean`: some systems only (the first one listed is the reference).
+      const named = process.argv.find((arg) => arg.startsWith("--systems="));
+      const systems: readonly SystemName[] = named
+        ? SYSTEMS.filter((system) => named.slice("--systems=".length).split(",").includes(system))
+        : SYSTEMS;
       const costs = new Map<string, OperationCost[]>();
       for (const length of lengths) {
-        for (const system of SYSTEMS) {
+        for (const system of systems) {
           const response = await worker.fetch(`http://sessions-cost/?system=${system}&length=${length}`);
           if (!response.ok) throw new Error(`${system}, ${length} messages: ${await response.text()}`);
           costs.set(`${system}-${length}`, (await response.json()) as OperationCost[]);
         }
       }
-      const operations = (costs.get(`contextblocks-${lengths[0]}`) ?? []).map((cost) => cost.operation);
+      const operations = (costs.get(`${systems[0]}-${lengths[0]}`) ?? []).map((cost) => cost.operation);
       const cell = (system: SystemName, length: number, index: number) => {
         const cost = costs.get(`${system}-${length}`)?.[index];
         if (cost === undefined || cost.absent === true) return "n/a";
@@ -330,7 +335,7 @@ export async function runSessionsRowCost(
         return `${cost.rowsRead} / ${cost.rowsWritten}${returned}`;
       };
       const rows = operations.flatMap((operation, index) =>
-        SYSTEMS.map((system) => [
+        systems.map((system) => [
           operation,
           SYSTEM_NAMES[system],
           ...lengths.map((length) => cell(system, length, index)),

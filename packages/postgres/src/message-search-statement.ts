@@ -1,3 +1,4 @@
+import { defaultSearchRanking, type SearchRanking } from "@contextblocks/sessions/store-kit";
 import { type SqlStatement, sql } from "@contextblocks/sql";
 import { raw } from "@contextblocks/sql/store-kit";
 import type { QueryPlan } from "@contextblocks/text";
@@ -19,18 +20,6 @@ import type { QueryPlan } from "@contextblocks/text";
  * against the terms it contains only (one join, grouped by message), and term frequencies are counted over
  * the candidates.
  */
-/** The weight of a term found in a message's context (the turns before it), against 1 in its own text. */
-export const contextWeight = 0.3;
-
-/** Share of a message's own-text score lent to its parent (squared: to its grandparent), as on SQLite. */
-export const afterShare = 0.3;
-
-/** A message whose speaker the query names scores this much more (1.5×, as on SQLite). */
-export const speakerBoost = 0.5;
-
-/** Share of the best score of the same day added to each hit's own (as on SQLite: message-search.ts there). */
-export const dayShare = 0.4;
-
 /** BM25's term-frequency saturation and length normalisation, FTS5's defaults. */
 const k1 = 1.2;
 const b = 0.75;
@@ -65,7 +54,9 @@ export function messageSearchStatement(
   sessionId: string | undefined,
   plan: QueryPlan,
   limit: number,
+  ranking: SearchRanking = defaultSearchRanking,
 ): SqlStatement {
+  const number = (value: number) => raw(String(value));
   const inSession = sessionId === undefined ? sql`true` : sql`message.session_id = ${sessionId}`;
   const termQueries = [
     ...plan.terms.map((term) => sql`plainto_tsquery('english', ${term.word})`),
@@ -98,8 +89,8 @@ matched AS MATERIALIZED (
   SELECT candidate.session_id, candidate.id, candidate.parent_id, candidate.size,
     CASE WHEN candidate.content_tsv @@ term.query THEN 1.0::float8 ELSE 0.0::float8 END AS own,
     CASE WHEN candidate.content_tsv @@ term.query THEN 1.0::float8 ELSE 0.0::float8 END
-      + CASE WHEN candidate.time_tsv @@ term.query THEN 1.0::float8 ELSE 0.0::float8 END
-      + CASE WHEN candidate.context_tsv @@ term.query THEN ${raw(String(contextWeight))}::float8 ELSE 0.0::float8 END
+      + CASE WHEN candidate.time_tsv @@ term.query THEN ${number(ranking.timeWeight)}::float8 ELSE 0.0::float8 END
+      + CASE WHEN candidate.context_tsv @@ term.query THEN ${number(ranking.contextWeight)}::float8 ELSE 0.0::float8 END
       AS weight,
     term.n
   FROM candidate JOIN term ON candidate.content_tsv @@ term.query OR candidate.context_tsv @@ term.query
@@ -118,10 +109,10 @@ scored AS MATERIALIZED (
 lent (session_id, id, score, own_hit) AS (
   SELECT scored.session_id, scored.id, scored.score, CASE WHEN scored.own > 0 THEN 1 ELSE 0 END FROM scored
   UNION ALL
-  SELECT scored.session_id, scored.parent_id, ${raw(String(afterShare))}::float8 * scored.own, 0 FROM scored
+  SELECT scored.session_id, scored.parent_id, ${number(ranking.afterShare)}::float8 * scored.own, 0 FROM scored
     WHERE scored.parent_id IS NOT NULL AND scored.own > 0
   UNION ALL
-  SELECT scored.session_id, parent.parent_id, ${raw(String(afterShare * afterShare))}::float8 * scored.own, 0
+  SELECT scored.session_id, parent.parent_id, ${number(ranking.afterShare * ranking.afterShare)}::float8 * scored.own, 0
   FROM scored JOIN assistant_messages parent
     ON parent.session_id = scored.session_id AND parent.id = scored.parent_id
   WHERE parent.parent_id IS NOT NULL AND scored.own > 0
@@ -129,7 +120,7 @@ lent (session_id, id, score, own_hit) AS (
 ranked AS (
   SELECT message.id, message.session_id, message.position, message.time_text, total.own_hit,
     total.score * CASE WHEN message.speaker IN (SELECT json_array_elements_text(${words}::text::json))
-      THEN ${raw(String(1 + speakerBoost))}::float8 ELSE 1.0::float8 END AS score
+      THEN ${number(1 + ranking.speakerBoost)}::float8 ELSE 1.0::float8 END AS score
   FROM (SELECT lent.session_id, lent.id, sum(lent.score) AS score, max(lent.own_hit) AS own_hit
     FROM lent GROUP BY lent.session_id, lent.id) total
   JOIN assistant_messages message ON message.session_id = total.session_id AND message.id = total.id
@@ -138,7 +129,11 @@ ranked AS (
 ),
 best AS (
   SELECT ranked.session_id, ranked.id, ranked.position, ranked.own_hit, ranked.score AS relevance,
-    ranked.score + ${raw(String(dayShare))}::float8 * max(ranked.score) OVER (PARTITION BY ranked.session_id, ranked.time_text) AS score
+    ranked.score
+      + ${number(ranking.dayShare)}::float8 * max(ranked.score) OVER (PARTITION BY ranked.session_id, ranked.time_text)
+      + ${number(ranking.nearShare)}::float8 * max(ranked.score) OVER (PARTITION BY ranked.session_id
+        ORDER BY ranked.position RANGE BETWEEN ${number(ranking.nearTurns)} PRECEDING AND ${number(ranking.nearTurns)} FOLLOWING)
+      AS score
   FROM ranked
   ORDER BY 6 DESC, ranked.position DESC
   LIMIT ${limit}

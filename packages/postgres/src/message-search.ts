@@ -1,7 +1,13 @@
 import { ContextError } from "@contextblocks/core";
 import { describeValue } from "@contextblocks/core/store-kit";
 import type { SearchResult } from "@contextblocks/sessions";
-import { candidateCount, type SearchCandidate, selectSearchHits } from "@contextblocks/sessions/store-kit";
+import {
+  candidateCount,
+  defaultSearchRanking,
+  type SearchCandidate,
+  type SearchRanking,
+  selectSearchHits,
+} from "@contextblocks/sessions/store-kit";
 import type { SqlStatement } from "@contextblocks/sql";
 import { planQuery } from "@contextblocks/text";
 import { catchUpSearchFields } from "./message-search-index.js";
@@ -52,11 +58,12 @@ export async function searchMessageRows(
   query: string,
   limit: number,
   sessionId: string | undefined,
+  ranking: SearchRanking = defaultSearchRanking,
 ): Promise<MessageSearchRow[]> {
   const plan = planQuery(query);
   if (plan === null) return [];
   await catchUpSearchFields(read, sessionId);
-  return (await read(messageSearchStatement(sessionId, plan, limit))) as MessageSearchRow[];
+  return (await read(messageSearchStatement(sessionId, plan, limit, ranking))) as MessageSearchRow[];
 }
 
 /** Search over every session's messages (`SessionBackend.searchMessages`): each hit names its `sessionId`. */

@@ -6,9 +6,11 @@ import type {
   AppendResult,
   IdHolder,
   MessageRecord,
+  SearchRanking,
   SessionStoreV1,
   StoredSearchHit,
 } from "@contextblocks/sessions/store-kit";
+import { searchRankingOf } from "@contextblocks/sessions/store-kit";
 import { type SqlClient, type SqlStatement, type StatementObserver, sql } from "@contextblocks/sql";
 import {
   checkStorable as checkText,
@@ -38,6 +40,11 @@ export interface PostgresSessionStoreOptions {
   createTables?: boolean | undefined;
   /** Per-statement report (`changes` for writes). Not for a ready `SqlClient`. */
   onStatement?: StatementObserver | undefined;
+  /**
+   * The weights of `search`'s ranking over `defaultSearchRanking` (`@contextblocks/sessions/store-kit`), for
+   * a benchmark choosing them on conversations of its own. Most applications leave it out.
+   */
+  searchRanking?: Partial<SearchRanking> | undefined;
 }
 
 /**
@@ -84,6 +91,7 @@ export class PostgresSessionStore implements SessionStoreV1 {
   readonly specificationVersion = "v1";
   readonly #client: SqlClient;
   readonly #sessionId: string;
+  readonly #ranking: SearchRanking;
   readonly #access: TableAccess;
 
   constructor(source: PostgresSource, sessionIdOrOptions?: string | PostgresSessionStoreOptions) {
@@ -104,6 +112,7 @@ export class PostgresSessionStore implements SessionStoreV1 {
     }
     this.#client = postgresClient(source, options.onStatement, PROVIDER);
     this.#sessionId = sessionId;
+    this.#ranking = searchRankingOf(options.searchRanking, "PostgresSessionStore");
     this.#access = new TableAccess(this.#client, SESSION_TABLES, createTables, PROVIDER);
   }
 
@@ -296,7 +305,13 @@ WHERE session_id = ${this.#sessionId} ${order}`);
   }
 
   async search(query: string, limit: number): Promise<StoredSearchHit[]> {
-    const rows = await searchMessageRows((statement) => this.#read(statement), query, limit, this.#sessionId);
+    const rows = await searchMessageRows(
+      (statement) => this.#read(statement),
+      query,
+      limit,
+      this.#sessionId,
+      this.#ranking,
+    );
     return rows.map((row) => {
       const { sessionId: _sessionId, ...hit } = candidateOf(row);
       return hit;

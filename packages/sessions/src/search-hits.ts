@@ -86,13 +86,14 @@ export function selectSearchHits(
     if (turn.matchedBy !== "neighbours") continue;
     const owner = ownerOf(turn, kept, keyOf);
     if (owner === undefined) continue;
+    const before = owner.parentId === turn.id || owner.grandparentId === turn.id;
     const key = keyOf(owner);
     const used = spent.get(key) ?? 0;
     const text = clipToTokens(turn.text, budget - used);
     if (text === null) continue;
     spent.set(key, used + estimateTokens(text));
     const list = contexts.get(key) ?? [];
-    list.push({ id: turn.id, role: turn.role, text });
+    list.push({ id: turn.id, role: turn.role, text, position: before ? "before" : "after" });
     contexts.set(key, list);
   }
   return kept.map((hit) => {

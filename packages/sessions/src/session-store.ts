@@ -31,6 +31,8 @@ export interface SearchContextTurn {
   id: string;
   role: string;
   text: string;
+  /** Where the turn stands: before the hit (its parent or grandparent) or after it (a child or grandchild). */
+  position?: "before" | "after";
 }
 
 /** A byte-budgeted read of the newest messages of a path (see `getRecentHistory`). */

@@ -38,6 +38,7 @@ export {
   selectSearchHits,
   weakShare,
 } from "./search-hits.js";
+export { defaultSearchRanking, type SearchRanking, searchRankingOf } from "./search-ranking.js";
 export type {
   CompactionAddedEvent,
   ImportOptions,

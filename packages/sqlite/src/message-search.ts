@@ -1,5 +1,9 @@
 import { ContextError } from "@contextblocks/core";
-import type { SearchCandidate } from "@contextblocks/sessions/store-kit";
+import {
+  defaultSearchRanking,
+  type SearchCandidate,
+  type SearchRanking,
+} from "@contextblocks/sessions/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { raw } from "@contextblocks/sql/store-kit";
 import { fts5MatchExpression, monthNames, planQuery } from "@contextblocks/text";
@@ -11,7 +15,7 @@ import { fts5MatchExpression, monthNames, planQuery } from "@contextblocks/text"
  * with fields weighed apart as in BM25F:
  * - `content`: the message's own text (weight 1), the only column returned;
  * - `context`: the text of the two turns before it on its own branch (parent, grandparent), weight
- *   `contextWeight`. A question's words often sit in the turn that asked, while the answer is the turn after;
+ *   `contextWeight` (the weights are a `SearchRanking`, `@contextblocks/sessions/store-kit`). A question's words often sit in the turn that asked, while the answer is the turn after;
  * - `time`: the day the message carries, in words ("8 May 2023"), so "what happened in May 2023" matches;
  * - `speaker` (not a searched column): a hit whose speaker the query names scores `speakerBoost` more;
  * - `parent_row`, `grandparent_row` (not searched): the rowids of those two turns.
@@ -29,10 +33,15 @@ import { fts5MatchExpression, monthNames, planQuery } from "@contextblocks/text"
  * no row, so the turns under them stay searchable.
  *
  * The query is words, never FTS5 syntax (`planQuery`): every word and adjacent pair is ORed, ranked by
- * bm25 with the weights above, in one statement.
+ * bm25 with the weights above, in one statement. FTS5 ranks every match from its index (`rank MATCH`, `ORDER
+ * BY rank LIMIT`), and only the best `candidatesOf(limit)` are read and ranked further, so the rows a search
+ * reads do not grow with the session. A turn near the best matches (`nearShare`, `nearTurns`) ranks higher,
+ * with or without message times.
  */
 export interface MessageSearchOptions {
   limit: number;
+  /** The ranking's weights (`defaultSearchRanking` when omitted), checked by `searchRankingOf`. */
+  ranking?: SearchRanking | undefined;
   /** One session's messages; omitted: every session's (the manager's cross-session search). */
   sessionId?: string | undefined;
 }
@@ -41,28 +50,6 @@ export const maximumSearchLimit = 1_000;
 
 /** Turns before a message whose text its row carries as context. */
 export const contextTurns = 2;
-
-/** bm25 weight of the context column against 1 for the message's own text. */
-export const contextWeight = 0.3;
-
-/** bm25 weight of the time column (the message's day in words: "8 May 2023"). */
-export const timeWeight = 1;
-
-/**
- * Share of a message's own-text score lent to its parent (and, squared, to its grandparent) at query time:
- * the turns after a message, weighed as its context column weighs the turns before it.
- */
-export const afterShare = 0.3;
-
-/** A message whose speaker the query names scores this much more (1.5×), the turns after it included. */
-export const speakerBoost = 0.5;
-
-/**
- * Share of the best score of the same day (in the same session) added to each hit's own: a conversation
- * talks about a thing over several turns of one day, so a turn on the day the query's words cluster ranks
- * above a lone match on another day. A session held in one day shifts every hit alike and keeps its order.
- */
-export const dayShare = 0.4;
 
 interface Row {
   id: string;
@@ -341,31 +328,34 @@ export async function searchMessageIndex(
   }
   const expression = fts5MatchExpression(plan, { column: ["content", "context", "time"] });
   const words = JSON.stringify(plan.terms.map((term) => term.word));
-  const share = afterShare;
+  const ranking = options.ranking ?? defaultSearchRanking;
+  const share = ranking.afterShare;
+  const number = (value: number) => raw(String(value));
   // bm25 weights follow the column order: id, session_id, role, speaker, parent_row, grandparent_row
   // (unindexed), content, context, time. bm25 is negative (lower ranks first): the shares lent by the turns
   // after, the speaker's factor and the day's share make a score lower.
   const rows = await client.run<Row>(sql`
     WITH hit AS MATERIALIZED (
       SELECT f.rowid AS target, f.parent_row AS parent_row, f.grandparent_row AS grandparent_row,
-        bm25(assistant_fts, 0, 0, 0, 0, 0, 0, 1, ${raw(String(contextWeight))}, ${raw(String(timeWeight))}) AS score,
-        bm25(assistant_fts, 0, 0, 0, 0, 0, 0, 1, 0, 0) AS own
+        f.rank AS score, bm25(assistant_fts, 0, 0, 0, 0, 0, 0, 1, 0, 0) AS own
       FROM assistant_fts f
-      WHERE assistant_fts MATCH ${expression} ${inSession}
+      WHERE assistant_fts MATCH ${expression}
+        AND f.rank MATCH ${`bm25(0, 0, 0, 0, 0, 0, 1, ${ranking.contextWeight}, ${ranking.timeWeight})`} ${inSession}
+      ORDER BY f.rank LIMIT ${candidatesOf(limit)}
     ),
     lent (target, score, own_hit) AS (
       SELECT target, score, own < 0 FROM hit
       UNION ALL
-      SELECT parent_row, ${raw(String(share))} * own, 0 FROM hit WHERE parent_row IS NOT NULL AND own < 0
+      SELECT parent_row, ${number(share)} * own, 0 FROM hit WHERE parent_row IS NOT NULL AND own < 0
       UNION ALL
-      SELECT grandparent_row, ${raw(String(share * share))} * own, 0 FROM hit
+      SELECT grandparent_row, ${number(share * share)} * own, 0 FROM hit
         WHERE grandparent_row IS NOT NULL AND own < 0
     ),
     scored AS (
       SELECT f.id AS id, f.session_id AS session_id, f.role AS role, f.content AS content, f.time AS time,
         total.own_hit AS own_hit,
         total.score * CASE WHEN f.speaker IN (SELECT value FROM json_each(${words}))
-          THEN ${raw(String(1 + speakerBoost))} ELSE 1 END AS score
+          THEN ${number(1 + ranking.speakerBoost)} ELSE 1 END AS score, total.target AS row
       FROM (SELECT target, sum(score) AS score, max(own_hit) AS own_hit FROM lent GROUP BY target) total
       JOIN assistant_fts f ON f.rowid = total.target
       -- A message without text (the keyed layout gives it an empty row, which holds its place in the
@@ -378,9 +368,37 @@ export async function searchMessageIndex(
         AS grandparent_id,
       -scored.score AS relevance
     FROM scored JOIN assistant_messages m ON m.id = scored.id AND m.session_id = scored.session_id
-    ORDER BY scored.score + ${raw(String(dayShare))} * min(scored.score) OVER (PARTITION BY scored.session_id, scored.time)
+    ORDER BY scored.score${dayAndNear(ranking)}
     LIMIT ${limit}`);
   return rows.map((row) => resultOf(row, sessionId));
+}
+
+/**
+ * The shares of the best score of a hit's day and of the turns near it, each a window over the candidates
+ * (left out when its weight is 0: each window is a pass over them, rows read on a Durable Object).
+ */
+function dayAndNear(ranking: SearchRanking): SqlStatement {
+  const day =
+    ranking.dayShare > 0
+      ? sql` + ${raw(String(ranking.dayShare))} * min(scored.score) OVER (PARTITION BY scored.session_id, scored.time)`
+      : sql``;
+  const near =
+    ranking.nearShare > 0
+      ? sql` + ${raw(String(ranking.nearShare))} * min(scored.score) OVER (PARTITION BY scored.session_id
+          ORDER BY scored.row RANGE BETWEEN ${raw(String(ranking.nearTurns))} PRECEDING
+          AND ${raw(String(ranking.nearTurns))} FOLLOWING)`
+      : sql``;
+  return sql`${day}${near}`;
+}
+
+/**
+ * How many of the best matches by bm25 a search ranks further (lending, speaker, day, near turns): a bound on
+ * the rows it reads whatever the number of matches (a Durable Object bills each; FTS5 ranks every match from
+ * its index without reading rows). A few more than the candidates asked for, so a turn the lending lifts
+ * still has its matches counted; 40 for a 10-hit search (`candidateCount`: 30) reads about 550 rows.
+ */
+export function candidatesOf(limit: number): number {
+  return limit + 10;
 }
 
 function resultOf(row: Row, sessionId: string | undefined): SearchCandidate {

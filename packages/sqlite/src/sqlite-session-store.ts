@@ -6,9 +6,11 @@ import type {
   AppendResult,
   MessageRecord,
   PathTotals,
+  SearchRanking,
   SessionStoreV1,
   StoredSearchHit,
 } from "@contextblocks/sessions/store-kit";
+import { searchRankingOf } from "@contextblocks/sessions/store-kit";
 import {
   type SqlClient,
   type SqlSource,
@@ -67,6 +69,11 @@ export interface SqliteSessionStoreOptions {
    * where it says it does not (better-sqlite3).
    */
   newDatabaseLayout?: NewSessionLayout | undefined;
+  /**
+   * The weights of `search`'s ranking over `defaultSearchRanking` (`@contextblocks/sessions/store-kit`), for
+   * a benchmark choosing them on conversations of its own. Most applications leave it out.
+   */
+  searchRanking?: Partial<SearchRanking> | undefined;
 }
 
 /** How many of a client's appended messages a lean or indexed search index may lag behind (`#boundCatchUp`). */
@@ -107,6 +114,7 @@ export class SqliteSessionStore implements SessionStoreV1 {
   readonly #queue = new SerialQueue();
   readonly #indexOnAppend: boolean;
   readonly #newLayout: NewSessionLayout | undefined;
+  readonly #ranking: SearchRanking;
   readonly #layouts = new Map<SessionLayout, LayoutStrategy>();
 
   constructor(source: SqlSource, sessionIdOrOptions?: string | SqliteSessionStoreOptions) {
@@ -144,6 +152,7 @@ export class SqliteSessionStore implements SessionStoreV1 {
       );
     }
     this.#newLayout = options.newDatabaseLayout;
+    this.#ranking = searchRankingOf(options.searchRanking, "SqliteSessionStore");
   }
 
   /** The session this store reads and writes. */
@@ -420,7 +429,11 @@ export class SqliteSessionStore implements SessionStoreV1 {
       await catchUpMessageIndex(this.#client);
       unindexedAppends.set(this.#client, 0);
     }
-    return searchMessageIndex(this.#client, query, { limit, sessionId: this.#sessionId });
+    return searchMessageIndex(this.#client, query, {
+      limit,
+      sessionId: this.#sessionId,
+      ranking: this.#ranking,
+    });
   }
 
   async readCalibration(): Promise<number | null> {

@@ -3,11 +3,13 @@ import { type SearchResult, type SessionManager, textOfMessage } from "@contextb
 
 /**
  * Search hits with the turns around them (as Mastra's `messageRange` returns a hit with its neighbours): an
- * answer often sits in the turn after the one that matched, or the question in the turn before it. Each hit
- * is shown with its parent and its first child on its branch, marked `>`, under its day (the `createdAt` its
- * message carries, else the day it was stored); the whole result
- * fits a token budget (default 300). Every hit gets its share of the budget first (its text cut around its
- * first matching word), then the best hits get the turns around them with what is left.
+ * answer often sits in the turn after the one that matched, or the question in the turn before it. Each hit,
+ * marked `>`, is shown under its day (the `createdAt` its message carries, else the day it was stored) with
+ * its context: the neighbouring turns the search ranked but kept as context of the hit (`hit.context`,
+ * already capped in tokens), which cost no read; a hit without context gets its parent and its first child
+ * on its branch. The whole result fits a token budget (default 300). Every hit gets its share of the budget
+ * first (its text cut around its first matching word), then the best hits get the turns around them with
+ * what is left.
  */
 export interface SearchExcerptOptions {
   /** Hits asked of the search. Default 10. */
@@ -79,7 +81,9 @@ export async function searchExcerpts(
   }
   for (const group of groups) {
     if (cost() >= budget - minimumClip / 4) break;
-    const around = await turnsAround(manager, group.hit);
+    const context = group.hit.context ?? [];
+    const around =
+      context.length > 0 ? contextAround(group.hit, context) : await turnsAround(manager, group.hit);
     for (const [side, lines] of [
       ["before", around.before],
       ["after", around.after],
@@ -107,6 +111,22 @@ function render(header: string, lines: readonly Line[]): string {
   return [header, ...lines.map((line) => `${line.turn.hit ? ">" : " "} ${line.role}: ${line.text}`)].join(
     "\n",
   );
+}
+
+/** The hit's context turns (chosen by the search), before and after it as they stand on its branch. */
+function contextAround(
+  hit: SearchResult,
+  context: NonNullable<SearchResult["context"]>,
+): { before: Line[]; after: Line[] } {
+  const line = (turn: (typeof context)[number]): Line => ({
+    turn: { sessionId: hit.sessionId, id: turn.id, hit: false },
+    role: turn.role,
+    text: turn.text,
+  });
+  return {
+    before: context.filter((turn) => turn.position === "before").map(line),
+    after: context.filter((turn) => turn.position !== "before").map(line),
+  };
 }
 
 /** The hit's parent and its first child on its branch (one read each), as lines. */

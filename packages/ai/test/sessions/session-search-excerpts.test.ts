@@ -34,10 +34,43 @@ describe("session_search: hits with the turns around them, within a token budget
     });
     const text = resultText(model.doGenerateCalls[1], "call-0-0");
     // The hit is the question, under the day its message carries (not the day it was stored); the answer
-    // is the turn after it.
+    // and the turn after it are its context (their turns before hold the word).
     expect(text).toMatch(
-      /^--- 8 May 2023\n> user: What are you researching these days\?\n {2}assistant: Adoption agencies, mostly\.$/,
+      /^--- 8 May 2023\n> user: What are you researching these days\?\n {2}assistant: Adoption agencies, mostly\.\n {2}user: Good luck with it\.$/,
     );
+  });
+
+  it("shows the neighbours the search kept as context of a hit, before or after it, capped", async () => {
+    const manager = new SessionManager(inMemoryBackend());
+    const chat = await manager.create("Chat");
+    const session = manager.getSession(chat.id);
+    const long = `Mostly ${"the paperwork and the interviews and the home visits ".repeat(20)}`;
+    await session.appendMessage(message("q", "Which agencies did you call last week?"));
+    await session.appendMessage(message("a", "Adoption agencies in the city.", "assistant"));
+    await session.appendMessage(message("n", long));
+    const hits = await manager.search("adoption", { limit: 10 });
+    // The search ranked the question before the answer and the turn after it, and kept both as its context.
+    expect(hits.map((hit) => [hit.id, hit.matchedBy])).toEqual([["a", "text"]]);
+    expect(hits[0]?.context?.map((turn) => [turn.id, turn.position])).toEqual([
+      ["q", "before"],
+      ["n", "after"],
+    ]);
+    const model = scriptedModel([
+      callTools(0, { toolName: "session_search", input: { query: "adoption" } }),
+      answer("ok"),
+    ]);
+    await generateText({
+      model,
+      prompt: "which agencies?",
+      tools: sessionSearchTool(manager),
+      stopWhen: stepCountIs(3),
+    });
+    const lines = resultText(model.doGenerateCalls[1], "call-0-0").split("\n");
+    expect(lines[1]).toBe("  user: Which agencies did you call last week?");
+    expect(lines[2]).toBe("> assistant: Adoption agencies in the city.");
+    // The long turn after it, cut: the tool shows context, not a second hit.
+    expect(lines[3]).toMatch(/^ {2}user: Mostly the paperwork .*…$/);
+    expect(lines).toHaveLength(4);
   });
 
   it("keeps a call within maxTokens however long and many the hits are, every hit shown first", async () => {

@@ -1,6 +1,8 @@
 import { ContextError } from "@contextblocks/core";
 import { describeValue } from "@contextblocks/core/store-kit";
+import { planQuery, type QueryPlan, tokenize } from "@contextblocks/text";
 import { type SearchCandidate, selectSearchHits } from "../search-hits.js";
+import { defaultSearchRanking } from "../search-ranking.js";
 import type { SearchResult, StoredCompaction } from "../session-store.js";
 import type {
   AppendPlacement,
@@ -43,7 +45,12 @@ export class InMemorySessions {
     return selectSearchHits(this.candidates(query, limit, sessionId), limit);
   }
 
-  /** @internal The records that hold a query word, scored by how many they hold, best first. */
+  /**
+   * @internal The records that hold a query term or whose replies do, best first: the words stemmed and
+   * stopwords left out as the SQL stores' full-text indexes do (`@contextblocks/text`), each term weighed by
+   * how rare it is (BM25 over the records searched), a record's two turns before it counted as its context
+   * and its replies lending it a share of their score (`defaultSearchRanking`), so every backend ranks alike.
+   */
   candidates(query: string, limit: number, sessionId?: string): SearchCandidate[] {
     if (typeof query !== "string") {
       throw new ContextError(
@@ -51,22 +58,23 @@ export class InMemorySessions {
         `search: the query must be a string, got ${describeValue(query)}`,
       );
     }
-    const words = new Set(wordsOf(query));
-    if (words.size === 0) return [];
+    const plan = planQuery(query);
+    if (plan === null) return [];
+    const records = [...this.records.values()].filter(
+      (record) => sessionId === undefined || record.sessionId === sessionId,
+    );
+    const scores = rankRecords(plan, records, (id) => this.records.get(id));
     const hits: { result: SearchCandidate; score: number; order: number }[] = [];
-    for (const record of this.records.values()) {
-      if (sessionId !== undefined && record.sessionId !== sessionId) continue;
-      const have = new Set(wordsOf(record.text));
-      let score = 0;
-      for (const word of words) if (have.has(word)) score++;
-      if (score === 0) continue;
+    for (const [id, { score, own }] of scores) {
+      const record = this.records.get(id);
+      if (record === undefined || score <= 0) continue;
       const result: SearchCandidate = {
         id: record.id,
         role: record.role,
         text: record.text,
         createdAt: record.createdAt ?? "",
         score,
-        matchedBy: "text",
+        matchedBy: own ? "text" : "neighbours",
         parentId: record.parentId,
         grandparentId:
           record.parentId === null ? null : (this.records.get(record.parentId)?.parentId ?? null),
@@ -86,8 +94,71 @@ export class InMemorySessions {
   }
 }
 
-function wordsOf(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+/** BM25's term-frequency saturation and length normalisation, FTS5's defaults. */
+const k1 = 1.2;
+const b = 0.75;
+
+/**
+ * Each record's score for the plan's terms: BM25 of its own text, plus `contextWeight` of the turns before
+ * it, plus `afterShare` of its children's own score (squared: its grandchildren's). `own`: its text holds a term.
+ */
+function rankRecords(
+  plan: QueryPlan,
+  records: readonly StoredRecord[],
+  byId: (id: string) => StoredRecord | undefined,
+): Map<string, { score: number; own: boolean }> {
+  const ranking = defaultSearchRanking;
+  const wanted = new Set(plan.terms.map((term) => term.stem));
+  const stems = new Map<string, string[]>();
+  for (const record of records)
+    stems.set(
+      record.id,
+      tokenize(record.text).map((token) => token.stem),
+    );
+  const frequency = new Map<string, number>();
+  let length = 0;
+  for (const list of stems.values()) {
+    length += list.length;
+    for (const stem of new Set(list))
+      if (wanted.has(stem)) frequency.set(stem, (frequency.get(stem) ?? 0) + 1);
+  }
+  const average = Math.max(length / Math.max(records.length, 1), 1);
+  const weightOf = (stem: string) => {
+    const documents = frequency.get(stem) ?? 0;
+    return Math.max(Math.log((records.length - documents + 0.5) / (documents + 0.5)), 0.1);
+  };
+  const bm25 = (list: readonly string[]) => {
+    let score = 0;
+    for (const stem of wanted) {
+      let count = 0;
+      for (const each of list) if (each === stem) count++;
+      if (count === 0) continue;
+      score += (weightOf(stem) * count * (k1 + 1)) / (count + k1 * (1 - b + (b * list.length) / average));
+    }
+    return score;
+  };
+  const own = new Map<string, number>();
+  for (const [id, list] of stems) own.set(id, bm25(list));
+  const scores = new Map<string, { score: number; own: boolean }>();
+  const add = (id: string | null | undefined, score: number, matched: boolean) => {
+    if (id === null || id === undefined || score <= 0 || !stems.has(id)) return;
+    const entry = scores.get(id) ?? { score: 0, own: false };
+    entry.score += score;
+    entry.own ||= matched;
+    scores.set(id, entry);
+  };
+  for (const record of records) {
+    const parent = record.parentId === null ? undefined : byId(record.parentId);
+    const grandparent = parent?.parentId === null || parent === undefined ? undefined : byId(parent.parentId);
+    const context = [parent, grandparent].flatMap((turn) =>
+      turn === undefined ? [] : (stems.get(turn.id) ?? []),
+    );
+    const score = own.get(record.id) ?? 0;
+    add(record.id, score + ranking.contextWeight * bm25(context), score > 0);
+    add(parent?.id, ranking.afterShare * score, false);
+    add(grandparent?.id, ranking.afterShare * ranking.afterShare * score, false);
+  }
+  return scores;
 }
 
 /**

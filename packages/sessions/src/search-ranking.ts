@@ -1,0 +1,76 @@
+import { ContextError } from "@contextblocks/core";
+
+/**
+ * The weights of a message search's ranking, shared by the SQL stores (SQLite's and Postgres' session stores
+ * rank with the same formula). Each is a choice a benchmark must make on conversations it does not score:
+ * bench's `session-search-selection` chooses them by leave-one-conversation-out, and the defaults are the
+ * settings chosen there on most folds.
+ */
+export interface SearchRanking {
+  /** bm25 weight of the turns before a message (parent, grandparent) against 1 for its own text. */
+  contextWeight: number;
+  /** bm25 weight of the message's day in words ("8 May 2023"). */
+  timeWeight: number;
+  /** Share of a message's own-text score lent to its parent (squared: to its grandparent). */
+  afterShare: number;
+  /** A message whose speaker the query names scores `1 + speakerBoost` times as much. */
+  speakerBoost: number;
+  /** Share of the best score of the message's day (in its session) added to its own. */
+  dayShare: number;
+  /**
+   * Share of the best score among the turns within `nearTurns` of a message (in its session, by append
+   * order) added to its own: a conversation dwells on a thing for a while, with or without message times.
+   */
+  nearShare: number;
+  /** How many turns either side count as near (`nearShare`). */
+  nearTurns: number;
+}
+
+export const defaultSearchRanking: Readonly<SearchRanking> = Object.freeze({
+  contextWeight: 0.3,
+  timeWeight: 1,
+  afterShare: 0.3,
+  speakerBoost: 0.5,
+  dayShare: 0.4,
+  nearShare: 0,
+  nearTurns: 8,
+});
+
+/**
+ * The ranking with `given` over the defaults, every weight checked: a finite number from 0 (a whole number
+ * for `nearTurns`), so it can be written into a statement as a literal.
+ */
+export function searchRankingOf(given: Partial<SearchRanking> | undefined, owner: string): SearchRanking {
+  if (given === undefined) return { ...defaultSearchRanking };
+  if (typeof given !== "object" || given === null) {
+    throw new ContextError(
+      "INVALID_CONFIG",
+      `${owner}: searchRanking must be an object, got ${String(given)}`,
+    );
+  }
+  const ranking: SearchRanking = { ...defaultSearchRanking };
+  for (const [name, value] of Object.entries(given)) {
+    if (!(name in defaultSearchRanking)) {
+      throw new ContextError(
+        "INVALID_CONFIG",
+        `${owner}: searchRanking has no weight "${name}" (known: ${Object.keys(defaultSearchRanking).join(", ")})`,
+      );
+    }
+    if (value === undefined) continue;
+    const whole = name === "nearTurns";
+    if (
+      typeof value !== "number" ||
+      !Number.isFinite(value) ||
+      value < 0 ||
+      value > 1_000 ||
+      (whole && !Number.isInteger(value))
+    ) {
+      throw new ContextError(
+        "INVALID_CONFIG",
+        `${owner}: searchRanking.${name} must be ${whole ? "a whole number" : "a number"} from 0 to 1000, got ${String(value)}`,
+      );
+    }
+    ranking[name as keyof SearchRanking] = value;
+  }
+  return ranking;
+}

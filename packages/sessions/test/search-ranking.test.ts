@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { defaultSearchRanking, searchRankingOf } from "../src/store-kit.js";
+
+describe("searchRankingOf: the weights of a search's ranking, checked", () => {
+  it("fills what is not given from the defaults", () => {
+    expect(searchRankingOf(undefined, "Store")).toEqual(defaultSearchRanking);
+    expect(searchRankingOf({ nearShare: 0.3, nearTurns: 4 }, "Store")).toEqual({
+      ...defaultSearchRanking,
+      nearShare: 0.3,
+      nearTurns: 4,
+    });
+  });
+
+  it("refuses an unknown weight, a negative or non-finite one, and a fractional nearTurns, by name", () => {
+    expect(() => searchRankingOf({ dayshare: 1 } as never, "Store")).toThrow(
+      /Store: searchRanking has no weight "dayshare"/,
+    );
+    expect(() => searchRankingOf({ dayShare: -1 }, "Store")).toThrow(
+      /searchRanking\.dayShare must be a number/,
+    );
+    expect(() => searchRankingOf({ speakerBoost: Number.NaN }, "Store")).toThrow(/speakerBoost/);
+    expect(() => searchRankingOf({ nearTurns: 2.5 }, "Store")).toThrow(/nearTurns must be a whole number/);
+    expect(() => searchRankingOf("x" as never, "Store")).toThrow(/searchRanking must be an object/);
+  });
+});
