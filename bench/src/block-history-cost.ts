@@ -48,9 +48,7 @@ async function durableScenario(state: DurableObjectStateLike): Promise<WriteCost
   ];
   for (let index = 2; index < 60; index++) await kept.set(`v${index}`);
   costs.push(
-    await measure("`set`, changed content, with history (version 61, 50 kept)", () =>
-      kept.set("v60"),
-    ),
+    await measure("`set`, changed content, with history (version 61, 50 kept)", () => kept.set("v60")),
     await measure("`set`, unchanged content, with history", () => kept.set("v60")),
     await measure("`setIf` (edits, appends), with history", () => kept.setIf("v60", "v61")),
     await measure("`setIf` (edits, appends), without history", () => plain.setIf("v1", "v2")),
