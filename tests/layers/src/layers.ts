@@ -20,10 +20,13 @@ export const layers: Readonly<Record<string, Layer>> = {
   [core]: { role: "contracts: blocks, search, skills, ContextBlocks, tools, errors", mayReach: [] },
   [sql]: { role: "SQL: SqlClient and the adapters of every driver", mayReach: [] },
   [text]: { role: "text analysis: tokenizer, stemmer, stopwords, query planning", mayReach: [] },
-  [sessions]: { role: "contracts: the message tree, Session, compaction (storage-free)", mayReach: [core] },
+  [sessions]: {
+    role: "contracts: the message tree, Session, compaction (storage-free); its in-memory search ranks with text",
+    mayReach: [core, text],
+  },
   [sqlStores]: {
     role: "stores written once over SqlClient, with per-dialect statements",
-    mayReach: [core, sql, sessions],
+    mayReach: [core, sql, text, sessions],
   },
   "@contextblocks/sqlite": { role: "backend: SQLite", mayReach: [core, sql, text, sessions, sqlStores] },
   "@contextblocks/fts5": { role: "backend: SQLite FTS5 search", mayReach: [core, sql, text] },
@@ -31,7 +34,7 @@ export const layers: Readonly<Record<string, Layer>> = {
   "@contextblocks/r2": { role: "backend: R2 skills", mayReach: [core] },
   "@contextblocks/ai": {
     role: "adapter: the AI SDK",
-    mayReach: [core, sessions, "ai", "zod", "@ai-sdk/provider", "@ai-sdk/provider-utils"],
+    mayReach: [core, text, sessions, "ai", "zod", "@ai-sdk/provider", "@ai-sdk/provider-utils"],
   },
   "@contextblocks/otel": {
     role: "adapter: OpenTelemetry spans through core's tracing hook",
@@ -39,7 +42,7 @@ export const layers: Readonly<Record<string, Layer>> = {
   },
   "@contextblocks/inspector": {
     role: "tools: the inspector page, a request handler over any ContextBlocks and sessions",
-    mayReach: [core, sessions],
+    mayReach: [core, text, sessions],
   },
   "@contextblocks/agents": {
     role: "drop-in: Cloudflare agents' Sessions API names on the SQLite, FTS5, R2 and Postgres backends and the AI SDK",
@@ -62,7 +65,7 @@ export const layers: Readonly<Record<string, Layer>> = {
   },
   "@contextblocks/conformance": {
     role: "tools: the provider conformance suites",
-    mayReach: [core, sessions, "vitest"],
+    mayReach: [core, text, sessions, "vitest"],
   },
 };
 
