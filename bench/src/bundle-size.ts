@@ -13,6 +13,7 @@
  * the minified bytes by package, which says where the bytes are (gzip cannot be split by input).
  *
  *   node --import tsx src/bundle-size.ts            # prints the tables
+ *   node --import tsx src/bundle-size.ts --files    # and every counted module of each Worker, largest first
  *   node --import tsx src/run-all.ts --only=bundle-size
  *
  * The Workers are written under bench/out/bundle-size/ (so they resolve the bench's own node_modules:
@@ -232,6 +233,8 @@ interface Bundled {
   gzipBytes: number;
   /** Minified bytes per package (`@contextblocks/core`, `ai`, `(app)`, …), from esbuild's metafile. */
   byPackage: Map<string, number>;
+  /** Minified bytes per input module of our packages (`core/dist/render.js`), from the same metafile. */
+  byModule: Map<string, number>;
 }
 
 function wranglerBin(): string {
@@ -300,6 +303,7 @@ function bundle(id: string, source: string): Bundled {
   }
   const code = readFileSync(output);
   const byPackage = new Map<string, number>();
+  const byModule = new Map<string, number>();
   const metafilePath = [join(directory, "meta.json"), join(directory, "dist", "meta.json")].find(existsSync);
   if (metafilePath !== undefined) {
     const metafile = JSON.parse(readFileSync(metafilePath, "utf8")) as Metafile;
@@ -308,10 +312,13 @@ function bundle(id: string, source: string): Bundled {
       for (const [input, { bytesInOutput }] of Object.entries(out.inputs)) {
         const key = packageOf(input);
         byPackage.set(key, (byPackage.get(key) ?? 0) + bytesInOutput);
+        const workspace = /(?:^|\/)packages\/([^/]+\/dist\/.+)$/.exec(input);
+        if (workspace?.[1] !== undefined)
+          byModule.set(workspace[1], (byModule.get(workspace[1]) ?? 0) + bytesInOutput);
       }
     }
   }
-  return { bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length, byPackage };
+  return { bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length, byPackage, byModule };
 }
 
 export interface BundleSizeRow {
@@ -321,6 +328,7 @@ export interface BundleSizeRow {
   bytes: number;
   gzipBytes: number;
   byPackage: Map<string, number>;
+  byModule: Map<string, number>;
 }
 
 /** Bundles every Worker and its baseline; `variants` narrows the run (the smoke run bundles (c) only). */
@@ -337,6 +345,7 @@ export function measure(variants: readonly Variant[] = ["a", "b", "c"]): BundleS
         bytes: worker.bytes - base.bytes,
         gzipBytes: worker.gzipBytes - base.gzipBytes,
         byPackage: worker.byPackage,
+        byModule: worker.byModule,
       });
     }
   }
@@ -388,10 +397,33 @@ export function table(rows: readonly BundleSizeRow[]): string {
   return lines.join("\n");
 }
 
-export async function run(options: { smoke?: boolean } = {}): Promise<string> {
-  return table(measure(options.smoke === true ? ["c"] : ["a", "b", "c"]));
+/**
+ * Every module of our packages in each of our Workers, largest first: where to look for code a Worker
+ * bundles but never runs. Not part of RESULTS.md (it changes with every refactor); `--files` prints it.
+ */
+export function moduleTable(rows: readonly BundleSizeRow[]): string {
+  const lines: string[] = [];
+  for (const row of rows.filter((item) => item.system === "contextblocks")) {
+    const modules = [...row.byModule.entries()].sort((left, right) => right[1] - left[1]);
+    lines.push(
+      "",
+      `${VARIANTS[row.variant]}, contextblocks: minified bytes by module`,
+      "",
+      "| module | minified bytes |",
+      "| --- | ---: |",
+      ...modules.filter(([, bytes]) => bytes > 0).map(([name, bytes]) => `| ${name} | ${bytes} |`),
+    );
+  }
+  return lines.join("\n");
+}
+
+export async function run(options: { smoke?: boolean; modules?: boolean } = {}): Promise<string> {
+  const rows = measure(options.smoke === true ? ["c"] : ["a", "b", "c"]);
+  return options.modules === true ? `${table(rows)}\n${moduleTable(rows)}` : table(rows);
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  console.log(await run({ smoke: process.argv.includes("--smoke") }));
+  console.log(
+    await run({ smoke: process.argv.includes("--smoke"), modules: process.argv.includes("--files") }),
+  );
 }
