@@ -76,7 +76,7 @@ export default {
 };
 `;
 
-const OURS: Record<Variant, string> = {
+export const OURS: Record<Variant, string> = {
   a: `import { DurableObject } from "cloudflare:workers";
 import { createDurableContext } from "@contextblocks/sqlite";
 
