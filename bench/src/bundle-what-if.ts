@@ -69,9 +69,24 @@ export const GROUPS: readonly { name: string; when: string; modules: readonly st
     ],
   },
   {
-    name: "sessions: the registry and run state",
-    when: "`SessionManager` (registry); a pipeline turn (run state)",
-    modules: ["sql-stores/dist/sql-session-registry.js", "sql-stores/dist/sql-run-state-store.js"],
+    name: "sessions: the registry",
+    when: "`SessionManager` only (a `SessionBuilder` session never touches it)",
+    modules: ["sql-stores/dist/sql-session-registry.js", "sqlite/dist/sqlite-session-registry.js"],
+  },
+  {
+    name: "sessions: run state",
+    when: "a pipeline turn (an interrupted run resumed)",
+    modules: ["sql-stores/dist/sql-run-state-store.js", "sqlite/dist/sqlite-run-state-store.js"],
+  },
+  {
+    name: "ai: prompt-cache hints (Anthropic, Bedrock, OpenAI)",
+    when: "every pipeline call (each provider ignores the others' hints)",
+    modules: ["ai/dist/pipeline/cache-hints.js", "ai/dist/pipeline/cache-breakpoints.js"],
+  },
+  {
+    name: "core: the `edit_context` tool",
+    when: "a model edit of one line of a block",
+    modules: ["core/dist/tools/edit-context.js", "core/dist/edits.js"],
   },
   {
     name: "tracing (OpenTelemetry-shaped spans)",
