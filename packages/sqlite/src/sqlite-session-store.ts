@@ -256,9 +256,7 @@ export class SqliteSessionStore implements SessionStoreV1 {
         }
         const result = await this.#chain(layout).run(links, placement);
         if (result?.status === "appended") {
-          if (this.#indexOnAppend && layout.layout !== "keyed")
-            await this.#indexAppended(records, result.parentId);
-          else if (layout.layout !== "keyed") await this.#boundCatchUp(links.length);
+          if (layout.layout !== "keyed") await this.#indexAfterAppend(records, result.parentId);
           return result;
         }
         if (result !== null) return result;
@@ -472,6 +470,21 @@ export class SqliteSessionStore implements SessionStoreV1 {
       toMessageId: row.to_message_id,
       createdAt: row.created_at,
     }));
+  }
+
+  /**
+   * The lean and indexed layouts' search rows for an append that is already stored. Indexing is work the next
+   * search's catch-up redoes from the index's mark, so a failure here (a locked or damaged index) must not
+   * report a stored append as failed: a caller would retry a message that is there. A lasting failure
+   * surfaces in the search that needs the index.
+   */
+  async #indexAfterAppend(records: readonly MessageRecord[], parentId: string | null): Promise<void> {
+    try {
+      if (this.#indexOnAppend) await this.#indexAppended(records, parentId);
+      else await this.#boundCatchUp(records.length);
+    } catch {
+      // Left to the next search's catch-up (see above).
+    }
   }
 
   /**

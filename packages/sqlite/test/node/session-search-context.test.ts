@@ -115,4 +115,28 @@ describe("SqliteSessionStore search: each message indexed with the turns around 
     // The question's row gained the answer as the turn after it when the answer was appended.
     expect(await found(store, "agencies")).toEqual(["a", "q"]);
   });
+
+  it("an append whose search rows cannot be written is still reported stored, and the next search indexes it", async () => {
+    for (const indexOnAppend of [true, false]) {
+      const sessionId = `chat-${indexOnAppend}`;
+      const store = sqliteTree(temporary.database, { sessionId, indexOnAppend });
+      await store.appendMessage(message(`${sessionId}-q`, "Where does the ferry leave from?"));
+      // The search index is out of reach: every write of search rows fails from here on.
+      temporary.database.exec("ALTER TABLE assistant_fts RENAME TO assistant_fts_away");
+      // Enough appends that the bounded catch-up runs (and fails) inside one of them.
+      for (let i = 0; i < 10; i++) {
+        await store.appendMessage(
+          message(`${sessionId}-m${i}`, `The ferry number ${i} leaves from pier seven.`),
+        );
+      }
+      expect((await store.getHistory()).map((stored) => stored.id)).toHaveLength(11);
+      // A search that needs the index reports the failure; nothing stored is lost.
+      await expect(store.searchMessages("pier", 10)).rejects.toThrow(/assistant_fts/);
+      temporary.database.exec("ALTER TABLE assistant_fts_away RENAME TO assistant_fts");
+      const hits = await store.searchMessages("pier", 20);
+      expect(hits.map((hit) => hit.id).sort()).toEqual(
+        Array.from({ length: 10 }, (_, i) => `${sessionId}-m${i}`).sort(),
+      );
+    }
+  });
 });
