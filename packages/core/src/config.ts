@@ -1,9 +1,9 @@
-import { type BlockDefinition, blockDefinition } from "./block-definition.js";
+import type { BlockDefinition } from "./block-definition.js";
 import { acceptsWrites, blockKindOf, isReadableProvider } from "./capabilities.js";
 import { ContextError } from "./errors.js";
 import type {
   AnyContextProvider,
-  ContextConfig,
+  BlockKind,
   ContextProvider,
   SearchProvider,
   SkillProvider,
@@ -31,23 +31,30 @@ export type ResolvedConfig =
   | (ConfigFields & { readonly kind: "loadable"; readonly provider: SkillProvider });
 
 /**
- * Checks one config and fills in its provider; throws `INVALID_CONFIG` naming the problem. The checks of the
- * label, description, limit and `whenChanged` run once per definition (`blockDefinition`, cached); only the
- * provider's shape is read per instance.
+ * The kind of a block whose provider is `provider`, from its shape (see `blockKindOf`); throws
+ * `INVALID_CONFIG` for a provider without `get()`. The per-instance part of checking a config: the label,
+ * description, limit and `whenChanged` are checked once per definition (`blockDefinition`, cached).
  */
-export function resolveConfig(
-  config: ContextConfig,
-  defaultProvider: ((label: string) => AnyContextProvider) | undefined,
-  definition: BlockDefinition = blockDefinition(config),
-): ResolvedConfig {
-  const { label, description, maxTokens } = definition;
-  const provider = config.provider ?? defaultProvider?.(label);
-  // `blockKindOf` checked the methods each kind needs, so the provider has that kind's shape. The object is
-  // written out field by field: object spread is slow in V8 (Node 20), and a cold start resolves every block.
+export function providerKind(provider: AnyContextProvider | undefined, label: string): BlockKind {
   const kind = blockKindOf(provider);
   if (provider !== undefined && kind === "readonly" && !isReadableProvider(provider)) {
     throw new ContextError("INVALID_CONFIG", `Block "${label}": its provider has no get() method`, { label });
   }
+  return kind;
+}
+
+/**
+ * The resolved config of a checked definition, its provider and the kind `providerKind` gave. The registry
+ * makes these on first use, not on construction: a wake that serves the stored prompt needs none.
+ */
+export function resolvedConfig(
+  definition: BlockDefinition,
+  provider: AnyContextProvider | undefined,
+  kind: BlockKind,
+): ResolvedConfig {
+  const { label, description, maxTokens } = definition;
+  // `providerKind` checked the methods each kind needs, so the provider has that kind's shape. The object is
+  // written out field by field: object spread is slow in V8 (Node 20).
   const resolved: Record<string, unknown> = { label };
   if (description) resolved.description = description;
   if (maxTokens !== undefined) resolved.maxTokens = maxTokens;

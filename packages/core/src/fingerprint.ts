@@ -42,17 +42,39 @@ export function hashText(text: string): HashPair {
   return hashInto(EMPTY, text, 0, text.length);
 }
 
+/**
+ * Folds the hashes of a configuration's headers, in order, into one pair, one header at a time: the
+ * registry folds each block's header while it registers the block (`BlockRegistry.addAll`), so a wake walks
+ * its blocks once, not once to register them and again for the fingerprint.
+ */
+export class HashFold {
+  private first: number;
+  private second: number;
+
+  /** `count`: how many hashes will be folded (part of the result, so a prefix never matches the whole). */
+  constructor(count: number) {
+    this.first = FNV_OFFSET ^ count;
+    this.second = SECOND_OFFSET ^ count;
+  }
+
+  add(hash: HashPair): void {
+    this.first = Math.imul(Math.imul(this.first ^ hash.first, FNV_PRIME) ^ (hash.second >>> 16), FNV_PRIME);
+    this.second = Math.imul(
+      Math.imul(this.second ^ hash.second, 0x2127599b) ^ (hash.first >>> 16),
+      0x2127599b,
+    );
+  }
+
+  result(): HashPair {
+    return { first: this.first >>> 0, second: this.second >>> 0 };
+  }
+}
+
 /** Folds the hashes of a configuration's headers, in order, into one pair. */
 export function foldHashes(hashes: readonly HashPair[]): HashPair {
-  let first = FNV_OFFSET ^ hashes.length;
-  let second = SECOND_OFFSET ^ hashes.length;
-  for (const hash of hashes) {
-    first = Math.imul(first ^ hash.first, FNV_PRIME);
-    first = Math.imul(first ^ (hash.second >>> 16), FNV_PRIME);
-    second = Math.imul(second ^ hash.second, 0x2127599b);
-    second = Math.imul(second ^ (hash.first >>> 16), 0x2127599b);
-  }
-  return { first: first >>> 0, second: second >>> 0 };
+  const fold = new HashFold(hashes.length);
+  for (const hash of hashes) fold.add(hash);
+  return fold.result();
 }
 
 /**

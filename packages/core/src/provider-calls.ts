@@ -16,9 +16,10 @@ export class ProviderCalls {
   /**
    * Per provider and label: the pending (or failed-and-forgotten) init, or `true` once it succeeded. A Map,
    * not a WeakMap: it lives as long as the instance, which holds its providers anyway, and weak maps cost
-   * the garbage collector extra work on every cycle.
+   * the garbage collector extra work on every cycle. Made on the first init: a wake whose only call is the
+   * prompt store's read of a provider without `init` makes none.
    */
-  private readonly ready = new Map<object, Map<string, (() => Promise<void>) | true>>();
+  private ready: Map<object, Map<string, (() => Promise<void>) | true>> | undefined;
 
   constructor(private readonly timeoutMs: number | undefined) {}
 
@@ -29,6 +30,7 @@ export class ProviderCalls {
    */
   initNow(label: string, provider: ContextProvider | undefined): Promise<void> | undefined {
     if (provider === undefined || typeof provider.init !== "function") return undefined;
+    this.ready ??= new Map();
     let byLabel = this.ready.get(provider);
     if (!byLabel) {
       byLabel = new Map();

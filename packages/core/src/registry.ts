@@ -4,12 +4,11 @@ import {
   definitionGeneration,
   definitionHeader,
 } from "./block-definition.js";
-import { type ResolvedConfig, resolveConfig } from "./config.js";
+import { providerKind, type ResolvedConfig, resolvedConfig } from "./config.js";
 import type { ExpectedHeader } from "./drift.js";
 import { ContextError } from "./errors.js";
-import { configurationFingerprint, foldHashes } from "./fingerprint.js";
-import { headerTitle } from "./prompt-format.js";
-import type { AnyContextProvider, ContextConfig } from "./types.js";
+import { configurationFingerprint, foldHashes, HashFold, type HashPair } from "./fingerprint.js";
+import type { AnyContextProvider, BlockKind, ContextConfig } from "./types.js";
 
 /** The last clash-check pass's mark (see `BlockRegistry.addAll`); each pass takes the next. */
 let nextMark = 0;
@@ -20,13 +19,13 @@ const SCAN_LIMIT = 16;
 /** The registry's look-ups by label, upper-cased label and header title, for many blocks. */
 class RegistryIndex {
   readonly byLabel = new Map<string, ResolvedConfig>();
-  readonly byUpperLabel = new Map<string, ResolvedConfig>();
-  readonly byTitle = new Map<string, ResolvedConfig>();
+  readonly byUpperLabel = new Map<string, BlockDefinition>();
+  readonly byTitle = new Map<string, BlockDefinition>();
 
-  put(config: ResolvedConfig, upper: string, title: string): void {
-    this.byUpperLabel.set(upper, config);
+  put(config: ResolvedConfig, definition: BlockDefinition): void {
+    this.byUpperLabel.set(definition.upper.text, definition);
     this.byLabel.set(config.label, config);
-    this.byTitle.set(title, config);
+    this.byTitle.set(definition.title.text, definition);
   }
 }
 
@@ -35,14 +34,23 @@ class RegistryIndex {
  * block's: the same label, the same upper-cased label (headers are upper-cased), or the same header title
  * (`status` described `LIVE` and `status (live)` both render `STATUS (LIVE)`). Either would let one block
  * pass for the other in reminders, drift detection and prefix comparisons.
+ *
+ * A block is kept as its checked definition, its provider and its kind (three arrays in prompt order);
+ * its `ResolvedConfig` is made on the first call that hands configs out. A wake (construct, then serve the
+ * stored prompt when its fingerprint matches) makes none: it needs the definitions and kinds alone.
  */
 export class BlockRegistry {
-  private readonly configs: ResolvedConfig[] = [];
-  /** Each block's checked definition (its header names), in the same order as `configs`. */
-  private readonly definitions: BlockDefinition[] = [];
+  /** Each block's checked definition (its header names), in prompt order. */
+  private definitions: BlockDefinition[] = [];
+  /** Each block's provider (its own, or the default provider's), in the same order. */
+  private providers: (AnyContextProvider | undefined)[] = [];
+  /** Each block's kind, from its provider's shape, in the same order. */
+  private kinds: BlockKind[] = [];
+  /** The resolved configs, in the same order: made on first use, then kept in step. */
+  private configs: ResolvedConfig[] | undefined;
   /**
-   * Each block's header as drift detection compares it, in the same order as `configs`: made on first
-   * use (a wake whose stored fingerprint matches never needs it) and again after a change.
+   * Each block's header as drift detection compares it, in the same order: made on first use (a wake
+   * whose stored fingerprint matches never needs it) and again after a change.
    */
   private headers: ExpectedHeader[] | undefined;
   /**
@@ -53,6 +61,8 @@ export class BlockRegistry {
   private index: RegistryIndex | undefined;
   /** The configuration's fingerprint (its headers' hashes folded), until the next change. */
   private fingerprint: string | undefined;
+  /** The headers' hashes folded by `addAll` as it registered the blocks, until the next change. */
+  private folded: HashPair | undefined;
 
   constructor(
     private readonly defaultProvider: ((label: string) => AnyContextProvider) | undefined,
@@ -63,28 +73,55 @@ export class BlockRegistry {
    * Registers the constructor's blocks, in order. The clash check marks each block's header names (shared
    * by every instance built from the same definitions, see `HeaderName`): a name already marked in this
    * pass is a clash. Only when the definition cache was cleared during the pass (its names are then not
-   * shared) do the remaining blocks go through `add`'s look-ups.
+   * shared), or another pass ran inside this one (a default provider that builds a `ContextBlocks`), does
+   * a block go through a scan of the blocks before it. Each block's header hash is folded into the
+   * configuration's fingerprint on the way (a wake's drift check needs nothing else), so the blocks are
+   * walked once while their definitions are at hand, into arrays made at their final length.
    */
   addAll(configs: readonly ContextConfig[]): void {
+    if (this.definitions.length > 0) {
+      for (const config of configs) this.add(config);
+      return;
+    }
+    const total = configs.length;
+    const definitions = new Array<BlockDefinition>(total);
+    const providers = new Array<AnyContextProvider | undefined>(total);
+    const kinds = new Array<BlockKind>(total);
+    const fold = new HashFold(total);
     nextMark += 1;
     const mark = nextMark;
     const generation = definitionGeneration();
-    for (const config of configs) {
+    for (let at = 0; at < total; at += 1) {
+      const config = configs[at] as ContextConfig;
       const definition = this.definitionOf(config);
-      if (definitionGeneration() !== generation) {
-        this.register(config, definition, true);
-        continue;
-      }
+      const provider = config.provider ?? this.defaultProvider?.(definition.label);
+      const kind = providerKind(provider, definition.label);
       const { upper, title } = definition;
-      if (upper.mark === mark || title.mark === mark) this.register(config, definition, true);
-      else this.register(config, definition, false);
+      const shared = nextMark === mark && definitionGeneration() === generation;
+      if (!shared || upper.mark === mark || title.mark === mark) {
+        const other = clashIn(definitions, at, definition);
+        if (other !== undefined) throwClash(definition, other);
+      }
       upper.mark = mark;
       title.mark = mark;
+      definitions[at] = definition;
+      providers[at] = provider;
+      kinds[at] = kind;
+      fold.add(definitionHeader(definition, kind).hash);
     }
+    this.definitions = definitions;
+    this.providers = providers;
+    this.kinds = kinds;
+    this.folded = fold.result();
   }
 
   add(config: ContextConfig): ResolvedConfig {
-    return this.register(config, this.definitionOf(config), true);
+    const definition = this.definitionOf(config);
+    const provider = config.provider ?? this.defaultProvider?.(definition.label);
+    const kind = providerKind(provider, definition.label);
+    this.refuseClash(definition);
+    this.push(definition, provider, kind);
+    return this.all()[this.definitions.length - 1] as ResolvedConfig;
   }
 
   private definitionOf(config: ContextConfig): BlockDefinition {
@@ -101,30 +138,32 @@ export class BlockRegistry {
     return blockDefinition(config);
   }
 
-  /** Resolves and registers one block; `checkClash` looks for a block with the same header names first. */
-  private register(config: ContextConfig, definition: BlockDefinition, checkClash: boolean): ResolvedConfig {
-    const resolved = resolveConfig(config, this.defaultProvider, definition);
-    const upper = definition.upper.text;
-    const title = definition.title.text;
-    if (checkClash) {
-      const clash = this.clashing(upper, title);
-      if (clash !== undefined) this.refuseClash(resolved, clash);
-    }
-    this.configs.push(resolved);
+  /** Appends one checked block (its clash check done). */
+  private push(definition: BlockDefinition, provider: AnyContextProvider | undefined, kind: BlockKind): void {
     this.definitions.push(definition);
+    this.providers.push(provider);
+    this.kinds.push(kind);
+    if (this.configs !== undefined) {
+      const config = resolvedConfig(definition, provider, kind);
+      this.configs.push(config);
+      this.index?.put(config, definition);
+    }
     this.headers = undefined;
     this.fingerprint = undefined;
-    if (this.index !== undefined) this.index.put(resolved, upper, title);
-    return resolved;
+    this.folded = undefined;
   }
 
   remove(label: string): ResolvedConfig | undefined {
-    const index = this.configs.findIndex((config) => config.label === label);
-    if (index === -1) return undefined;
-    const [removed] = this.configs.splice(index, 1);
-    const [definition] = this.definitions.splice(index, 1);
+    const at = this.definitions.findIndex((definition) => definition.label === label);
+    if (at === -1) return undefined;
+    const removed = this.all()[at];
+    const [definition] = this.definitions.splice(at, 1);
+    this.providers.splice(at, 1);
+    this.kinds.splice(at, 1);
+    this.configs?.splice(at, 1);
     this.headers = undefined;
     this.fingerprint = undefined;
+    this.folded = undefined;
     if (removed !== undefined && definition !== undefined && this.index !== undefined) {
       this.index.byUpperLabel.delete(definition.upper.text);
       this.index.byLabel.delete(removed.label);
@@ -136,7 +175,10 @@ export class BlockRegistry {
   find(label: string): ResolvedConfig | undefined {
     const index = this.indexed();
     if (index !== undefined) return index.byLabel.get(label);
-    for (const config of this.configs) if (config.label === label) return config;
+    const { definitions } = this;
+    for (let at = 0; at < definitions.length; at += 1) {
+      if (definitions[at]?.label === label) return this.all()[at];
+    }
     return undefined;
   }
 
@@ -145,55 +187,65 @@ export class BlockRegistry {
     return this.find(config.label) === config;
   }
 
-  /** The block whose upper-cased label or header title is `upper` or `title`, if any. */
-  private clashing(upper: string, title: string): ResolvedConfig | undefined {
+  /** The block whose upper-cased label or header title is that of `definition`, if any. */
+  private clashing(definition: BlockDefinition): BlockDefinition | undefined {
     const index = this.indexed();
-    if (index !== undefined) return index.byUpperLabel.get(upper) ?? index.byTitle.get(title);
-    const { definitions } = this;
-    for (let at = 0; at < definitions.length; at += 1) {
-      if (definitions[at]?.upper.text === upper) return this.configs[at];
+    if (index !== undefined) {
+      return index.byUpperLabel.get(definition.upper.text) ?? index.byTitle.get(definition.title.text);
     }
-    for (let at = 0; at < definitions.length; at += 1) {
-      if (definitions[at]?.title.text === title) return this.configs[at];
-    }
-    return undefined;
+    return clashIn(this.definitions, this.definitions.length, definition);
   }
 
   /** The look-up maps once there are more than `SCAN_LIMIT` blocks (built then, from the arrays). */
   private indexed(): RegistryIndex | undefined {
-    if (this.index !== undefined || this.configs.length <= SCAN_LIMIT) return this.index;
+    if (this.index !== undefined || this.definitions.length <= SCAN_LIMIT) return this.index;
+    const configs = this.all();
     const index = new RegistryIndex();
-    for (let at = 0; at < this.configs.length; at += 1) {
-      const definition = this.definitions[at] as BlockDefinition;
-      index.put(this.configs[at] as ResolvedConfig, definition.upper.text, definition.title.text);
+    for (let at = 0; at < configs.length; at += 1) {
+      index.put(configs[at] as ResolvedConfig, this.definitions[at] as BlockDefinition);
     }
     this.index = index;
     return index;
   }
 
+  /** The resolved configs, in prompt order (made on the first call). */
   all(): readonly ResolvedConfig[] {
+    if (this.configs === undefined) {
+      const configs: ResolvedConfig[] = [];
+      for (let at = 0; at < this.definitions.length; at += 1) {
+        configs.push(
+          resolvedConfig(
+            this.definitions[at] as BlockDefinition,
+            this.providers[at],
+            this.kinds[at] as BlockKind,
+          ),
+        );
+      }
+      this.configs = configs;
+    }
     return this.configs;
   }
 
   /** The headers the blocks render, in prompt order, for drift detection (`findDrift`). */
   expectedHeaders(): readonly ExpectedHeader[] {
-    this.headers ??= this.configs.map((config, at) =>
-      definitionHeader(this.definitions[at] as BlockDefinition, config.kind),
+    this.headers ??= this.definitions.map((definition, at) =>
+      definitionHeader(definition, this.kinds[at] as BlockKind),
     );
     return this.headers;
   }
 
   /** The configuration's fingerprint: its headers' hashes folded in order (see `promptFingerprint`). */
   configurationFingerprint(): string {
-    // From each definition's cached header (not through `expectedHeaders`): a wake whose fingerprint
-    // matches then keeps no array of expected headers.
+    // Folded by `addAll`, else from each definition's cached header (not through `expectedHeaders`): a
+    // wake whose fingerprint matches then keeps no array of expected headers.
     this.fingerprint ??= configurationFingerprint(
-      foldHashes(
-        this.headers?.map((header) => header.hash) ??
-          this.configs.map(
-            (config, at) => definitionHeader(this.definitions[at] as BlockDefinition, config.kind).hash,
-          ),
-      ),
+      this.folded ??
+        foldHashes(
+          this.headers?.map((header) => header.hash) ??
+            this.definitions.map(
+              (definition, at) => definitionHeader(definition, this.kinds[at] as BlockKind).hash,
+            ),
+        ),
     );
     return this.fingerprint;
   }
@@ -202,7 +254,7 @@ export class BlockRegistry {
   require(label: string): ResolvedConfig {
     const config = this.find(label);
     if (config) return config;
-    const known = this.configs.map((candidate) => candidate.label).join(", ") || "none";
+    const known = this.definitions.map((definition) => definition.label).join(", ") || "none";
     throw new ContextError("NOT_FOUND", `Block "${String(label)}" not found. Blocks: ${known}`, {
       label: String(label),
     });
@@ -238,25 +290,42 @@ export class BlockRegistry {
     return config;
   }
 
-  private refuseClash(config: ResolvedConfig, other: ResolvedConfig): void {
-    const { label } = config;
-    if (other.label === label) {
-      throw new ContextError("INVALID_CONFIG", `Block "${label}" is declared twice`, { label });
-    }
-    if (other.label.toUpperCase() === label.toUpperCase()) {
-      throw new ContextError(
-        "INVALID_CONFIG",
-        `Block "${label}" would render under the same header as block "${other.label}" (${label.toUpperCase()})`,
-        { label },
-      );
-    }
-    const title = headerTitle(config);
-    if (headerTitle(other) === title) {
-      throw new ContextError(
-        "INVALID_CONFIG",
-        `Block "${label}" would render the same header title as block "${other.label}" (${title}): change a label or a description`,
-        { label },
-      );
-    }
+  /** Throws `INVALID_CONFIG` when a registered block would render the same header names as `definition`. */
+  private refuseClash(definition: BlockDefinition): void {
+    const other = this.clashing(definition);
+    if (other !== undefined) throwClash(definition, other);
   }
+}
+
+/** The first of `definitions[0, count)` with the same upper-cased label or header title as `definition`. */
+function clashIn(
+  definitions: readonly BlockDefinition[],
+  count: number,
+  definition: BlockDefinition,
+): BlockDefinition | undefined {
+  const upper = definition.upper.text;
+  const title = definition.title.text;
+  for (let at = 0; at < count; at += 1) if (definitions[at]?.upper.text === upper) return definitions[at];
+  for (let at = 0; at < count; at += 1) if (definitions[at]?.title.text === title) return definitions[at];
+  return undefined;
+}
+
+/** `INVALID_CONFIG` for `definition`, whose header names are those of `other`, saying which. */
+function throwClash(definition: BlockDefinition, other: BlockDefinition): never {
+  const { label } = definition;
+  if (other.label === label) {
+    throw new ContextError("INVALID_CONFIG", `Block "${label}" is declared twice`, { label });
+  }
+  if (other.upper.text === definition.upper.text) {
+    throw new ContextError(
+      "INVALID_CONFIG",
+      `Block "${label}" would render under the same header as block "${other.label}" (${definition.upper.text})`,
+      { label },
+    );
+  }
+  throw new ContextError(
+    "INVALID_CONFIG",
+    `Block "${label}" would render the same header title as block "${other.label}" (${definition.title.text}): change a label or a description`,
+    { label },
+  );
 }

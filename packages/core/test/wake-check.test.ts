@@ -65,6 +65,13 @@ describe("the configuration fingerprint stored with the frozen prompt", () => {
     );
   });
 
+  it("keeps its format: a fingerprint stored by an earlier release still matches the same configuration", async () => {
+    // Folded one header at a time since (HashFold); the value stored for this configuration must not move,
+    // or every database's stored prompt would get the full check again after an upgrade.
+    const { store } = await frozenStore();
+    expect(store.fingerprints.get(SYSTEM_PROMPT_LABEL)).toBe("cb1.1gyu1ly.17jwu3m.391.1138686375");
+  });
+
   it("a wake with the same configuration serves the stored prompt, one read, no provider read, no drift", async () => {
     const { store, prompt } = await frozenStore();
     const declared = configs(store);
@@ -211,6 +218,46 @@ describe("block definitions checked once per process still refuse bad configurat
     expect(refused([...many, { label: "wake_block_0" }]).message).toContain("declared twice");
     expect(refused([...many, { label: "WAKE_BLOCK_1" }]).message).toContain("same header");
     expect(new ContextBlocks(many).getConfigs()).toHaveLength(2_100);
+  });
+
+  it("a clash is refused even when a default provider builds another ContextBlocks in the middle of a construction", () => {
+    // The inner construction marks the same shared header names with its own pass's mark.
+    const nested = (label: string) => {
+      new ContextBlocks([{ label: "memory", provider: writable() }]);
+      return new InMemoryContextProvider({ label });
+    };
+    const declared = [{ label: "memory" }, { label: "notes" }, { label: "memory" }];
+    expect(() => new ContextBlocks(declared, null, nested)).toThrow(/declared twice/);
+  });
+
+  it("configs are made on first use and stay the same objects as blocks are added and removed", async () => {
+    const context = new ContextBlocks([
+      { label: "soul", provider: readonlyProvider("x") },
+      { label: "memory", description: "Facts", maxTokens: 50, provider: writable() },
+    ]);
+    const [soul, memory] = context.getConfigs();
+    expect(soul).toEqual({
+      label: "soul",
+      whenChanged: "wait",
+      writable: false,
+      kind: "readonly",
+      provider: soul?.provider,
+    });
+    expect(memory).toMatchObject({
+      label: "memory",
+      description: "Facts",
+      maxTokens: 50,
+      kind: "writable",
+      writable: true,
+    });
+    expect(context.getConfigs()[1]).toBe(memory);
+    await context.addBlock({ label: "notes", provider: writable() });
+    expect(context.removeBlock("soul")).toBe(true);
+    expect(context.getConfigs().map((config) => config.label)).toEqual(["memory", "notes"]);
+    expect(context.getConfigs()[0]).toBe(memory);
+    await context.setBlock("memory", "Likes tea.");
+    expect(context.getBlock("memory")?.content).toBe("Likes tea.");
+    await expect(context.addBlock({ label: "MEMORY" })).rejects.toThrow(/same header/);
   });
 
   it("the reserved label is still refused", () => {
