@@ -68,7 +68,14 @@ async function stepsFor(count: number, runs: number): Promise<Array<[string, num
   const contents = blocks.map((block) => block.content);
   const calls = count > 50 ? 20 : 400;
   const select = database.prepare("SELECT content FROM cf_agents_context_blocks WHERE label = ?");
-  const agentsPromptStore = new AgentContextProvider(betterSqlite3Host(database), "_system_prompt");
+  // The same row as bytes: better-sqlite3 then skips V8's UTF-8 decoder, and Node decodes them instead.
+  const selectBytes = database
+    .prepare("SELECT CAST(content AS BLOB) FROM cf_agents_context_blocks WHERE label = ?")
+    .pluck();
+  const decoder = new TextDecoder();
+  const agentsHost = betterSqlite3Host(database);
+  const agentsPromptStore = new AgentContextProvider(agentsHost, "_system_prompt");
+  const labels = Array.from({ length: count }, (_, index) => `block_${index}`);
   const built = configs();
   // The same prompt with every character past ASCII (the rules' `═`, the usage's `—`) as `=`: the read's
   // cost without turning UTF-8 with such characters into a JavaScript string, which both systems pay.
@@ -83,6 +90,18 @@ async function stepsFor(count: number, runs: number): Promise<Array<[string, num
     [
       "read the same prompt with its non-ASCII characters as `=` (the read without decoding them)",
       await cost(runs, calls, () => select.all("_ascii_prompt")),
+    ],
+    [
+      "read the stored prompt as bytes (`CAST(content AS BLOB)`), no decoding",
+      await cost(runs, calls, () => selectBytes.get("_system_prompt")),
+    ],
+    [
+      "read the stored prompt as bytes and decode them (`Buffer#toString('utf8')`)",
+      await cost(runs, calls, () => (selectBytes.get("_system_prompt") as Buffer).toString("utf8")),
+    ],
+    [
+      "read the stored prompt as bytes and decode them (`TextDecoder`)",
+      await cost(runs, calls, () => decoder.decode(selectBytes.get("_system_prompt") as Buffer)),
     ],
     ["read the stored prompt: `SqliteContextProvider.get`", await cost(runs, calls, () => promptStore.get())],
     [
@@ -114,7 +133,15 @@ async function stepsFor(count: number, runs: number): Promise<Array<[string, num
       await cost(runs, calls, () => promptFingerprint(configurationKey, prompt) === storedFingerprint),
     ],
     [
-      "construct `ContextBlocks` (validate every config, clash checks)",
+      "construct one store per block: `new SqliteContextProvider(database, label)`",
+      await cost(runs, calls, () => labels.map((label) => new SqliteContextProvider(database, label))),
+    ],
+    [
+      "construct one store per block: agents' `new AgentContextProvider(host, label)`",
+      await cost(runs, calls, () => labels.map((label) => new AgentContextProvider(agentsHost, label))),
+    ],
+    [
+      "construct `ContextBlocks` (validate every config, clash checks, fold the configuration's fingerprint)",
       await cost(runs, calls, () => new ContextBlocks(built, promptStore)),
     ],
     [

@@ -28,7 +28,8 @@ const UNSTORABLE: Record<SqlDialect, UnstorableText> = {
   postgres: unstorableIn("postgres"),
 };
 
-function checkOptions(owner: string, dialect: SqlDialect): LabelCheckOptions {
+/** The label checks of store class `owner` on `dialect` (one object per pair, kept by stores that share settings). */
+export function labelChecks(owner: string, dialect: SqlDialect): LabelCheckOptions {
   const byOwner = CHECKS[dialect];
   let options = byOwner.get(owner);
   if (options === undefined) {
@@ -45,10 +46,10 @@ export function checkSqlLabel(
   owner: string,
   dialect: SqlDialect,
 ): string {
-  return checkRowLabel(label, namespace, checkOptions(owner, dialect));
+  return checkRowLabel(label, namespace, labelChecks(owner, dialect));
 }
 
 /** Checks a namespace (core's `checkNamespace`); `undefined` means none. */
 export function checkNamespace(namespace: unknown, owner: string, dialect: SqlDialect): string | undefined {
-  return checkCoreNamespace(namespace, checkOptions(owner, dialect));
+  return checkCoreNamespace(namespace, labelChecks(owner, dialect));
 }

@@ -7,9 +7,11 @@ import {
   type VersionQuery,
 } from "@contextblocks/core";
 import {
+  checkRowLabel,
   describeValue,
   type FingerprintedPrompt,
   type FingerprintingPromptStore,
+  type LabelCheckOptions,
   rowLabel,
   type SyncReadableProvider,
 } from "@contextblocks/core/store-kit";
@@ -26,7 +28,7 @@ import {
   upsertWithVersion,
   versionRetention,
 } from "./block-history.js";
-import { checkNamespace, checkSqlLabel } from "./names.js";
+import { checkNamespace, checkSqlLabel, labelChecks } from "./names.js";
 import {
   ensureFingerprintColumn,
   isMissingFingerprintColumn,
@@ -72,6 +74,8 @@ WHERE block.content IS DISTINCT FROM excluded.content`,
 /** The options a store was made with, checked, and its way to the table: shared by stores made alike. */
 interface ProviderSettings {
   readonly access: TableAccess;
+  /** The label checks of this owner and dialect, so a store made with these settings looks up none. */
+  readonly labelChecks: LabelCheckOptions;
   readonly namespace: string | undefined;
   readonly owner: string;
   readonly retention: number | undefined;
@@ -84,7 +88,7 @@ interface ProviderSettings {
  * object instead of each checking and keeping its own. Stores given a namespace, `versions` or
  * `createTables` get their own (a key built from those would cost more than it saves).
  */
-const sharedSettings = new WeakMap<SqlClient, Map<string, ProviderSettings>>();
+const sharedSettings = new WeakMap<SqlClient, ProviderSettings[]>();
 
 function providerSettings(
   client: SqlClient,
@@ -93,14 +97,17 @@ function providerSettings(
 ): ProviderSettings {
   const { namespace, versions, createTables } = options;
   const shareable = namespace === undefined && versions === undefined && createTables === undefined;
-  let byOwner: Map<string, ProviderSettings> | undefined;
+  // A short list per client, one entry per store class (owner) made on it: scanned, not hashed.
+  let byOwner: ProviderSettings[] | undefined;
   if (shareable) {
     byOwner = sharedSettings.get(client);
-    const found = byOwner?.get(owner);
-    if (found !== undefined) return found;
+    if (byOwner !== undefined) {
+      for (const settings of byOwner) if (settings.owner === owner) return settings;
+    }
   }
   const settings: ProviderSettings = {
     access: new TableAccess(client, BLOCKS_TABLE, createTables ?? true, owner),
+    labelChecks: labelChecks(owner, client.dialect),
     namespace: checkNamespace(namespace, owner, client.dialect),
     owner,
     retention: versionRetention(versions, owner),
@@ -108,10 +115,10 @@ function providerSettings(
   };
   if (shareable) {
     if (byOwner === undefined) {
-      byOwner = new Map();
+      byOwner = [];
       sharedSettings.set(client, byOwner);
     }
-    byOwner.set(owner, settings);
+    byOwner.push(settings);
   }
   return settings;
 }
@@ -144,7 +151,7 @@ export class SqlContextProvider
     this.#label =
       options.label === undefined
         ? undefined
-        : checkSqlLabel(options.label, this.#settings.namespace, owner, client.dialect);
+        : checkRowLabel(options.label, this.#settings.namespace, this.#settings.labelChecks);
   }
 
   get #access(): TableAccess {
