@@ -7,6 +7,7 @@ import {
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { raw } from "@contextblocks/sql/store-kit";
 import { fts5MatchExpression, monthNames, planQuery } from "@contextblocks/text";
+import type { SessionShare } from "./session-share.js";
 
 /**
  * Message search over `assistant_fts`: what each message's row holds, and how a search ranks them.
@@ -33,9 +34,10 @@ import { fts5MatchExpression, monthNames, planQuery } from "@contextblocks/text"
  * no row, so the turns under them stay searchable.
  *
  * The query is words, never FTS5 syntax (`planQuery`): every word and adjacent pair is ORed, ranked by
- * bm25 with the weights above, in one statement. FTS5 ranks every match from its index (`rank MATCH`, `ORDER
- * BY rank LIMIT`), and only the best `candidatesOf(limit)` are read and ranked further, so the rows a search
- * reads do not grow with the session. A turn near the best matches (`nearShare`, `nearTurns`) ranks higher,
+ * bm25 with the weights above, in one statement. Every match is ranked from the index without reading its
+ * row, and only the best `candidatesOf(limit)` are read and ranked further: sorted by FTS5 (`ORDER BY rank`),
+ * so the rows a search reads do not grow with the session, or, where rows read are not billed, by SQLite
+ * (`MessageSort`), faster. A turn near the best matches (`nearShare`, `nearTurns`) ranks higher,
  * with or without message times.
  */
 export interface MessageSearchOptions {
@@ -44,6 +46,10 @@ export interface MessageSearchOptions {
   ranking?: SearchRanking | undefined;
   /** One session's messages; omitted: every session's (the manager's cross-session search). */
   sessionId?: string | undefined;
+  /** Who sorts the matches (`MessageSort`); default `"rank"`. */
+  sort?: MessageSort | undefined;
+  /** With `sort: "bm25"` and a session: whether it was found alone in the index lately. */
+  share?: SessionShare | undefined;
 }
 
 export const maximumSearchLimit = 1_000;
@@ -66,6 +72,8 @@ interface Row {
   relevance: number;
   /** 1 when the message's own text holds a query word, 0 when only the turns around it do. */
   own_hit: number;
+  /** How many of the hits ranked over the whole index are another session's (`"whole"` hits only). */
+  strays?: number;
 }
 
 /**
@@ -329,20 +337,89 @@ export async function searchMessageIndex(
   const expression = fts5MatchExpression(plan, { column: ["content", "context", "time"] });
   const words = JSON.stringify(plan.terms.map((term) => term.word));
   const ranking = options.ranking ?? defaultSearchRanking;
+  const candidates = candidatesOf(limit);
+  const values = { expression, words, ranking, candidates, limit, sessionId };
+  if (options.sort === "bm25" && (sessionId === undefined || options.share?.tryAlone() !== false)) {
+    const rows = await client.run<Row>(candidatesStatement({ ...values, hits: "whole" }));
+    // The whole index's best are this session's (or no session was asked for): the session's own best.
+    // Otherwise (or when nothing came back, which cannot tell) the session's rows are ranked apart.
+    const first = rows[0];
+    if (sessionId === undefined || (first !== undefined && Number(first.strays) === 0)) {
+      return rows.map((row) => resultOf(row, sessionId));
+    }
+    if (first !== undefined) options.share?.notAlone();
+  }
+  const rows = await client.run<Row>(candidatesStatement({ ...values, hits: "ranked" }));
+  return rows.map((row) => resultOf(row, sessionId));
+}
+
+/**
+ * Who sorts a search's matches; both give the same candidates in the same order (the same bm25, equal
+ * scores in rowid order):
+ * - `"rank"` (`ORDER BY rank`): FTS5 scores every match, sorts them all and hands over the best in order, so
+ *   only those rows are read: a constant number of rows read, what a Durable Object bills.
+ * - `"bm25"` (`ORDER BY bm25(...)`): SQLite keeps the best as the matches stream by, without FTS5's second
+ *   statement and full sort (about 0.7× the time at 5k-22k messages), but every match is a row read. A
+ *   session's search ranks the whole index and checks that the best are the session's (`SessionShare`):
+ *   filtering each match by session would read its row.
+ */
+export type MessageSort = "rank" | "bm25";
+
+/** `"bm25"` where the client says rows read are not billed (better-sqlite3), `"rank"` everywhere else. */
+export function searchSortOf(client: SqlClient): MessageSort {
+  return client.billsRows === false ? "bm25" : "rank";
+}
+
+/** Which statement finds the hits: `"ranked"` FTS5 sorts them (filtered by session), `"whole"` SQLite does. */
+type HitSource = "ranked" | "whole";
+
+interface CandidateValues {
+  expression: string;
+  words: string;
+  ranking: SearchRanking;
+  candidates: number;
+  limit: number;
+  sessionId: string | undefined;
+  hits: HitSource;
+}
+
+/**
+ * The statement ranking a search's candidates. bm25 weights follow the column order: id, session_id, role,
+ * speaker, parent_row, grandparent_row (unindexed), content, context, time. bm25 is negative (lower ranks
+ * first): the shares lent by the turns after, the speaker's factor and the day's share make a score lower.
+ * The messages' own columns (`created_at`, the parent's parent) are read for the returned rows only.
+ */
+function candidatesStatement(values: CandidateValues): SqlStatement {
+  const { ranking, sessionId } = values;
   const share = ranking.afterShare;
   const number = (value: number) => raw(String(value));
-  // bm25 weights follow the column order: id, session_id, role, speaker, parent_row, grandparent_row
-  // (unindexed), content, context, time. bm25 is negative (lower ranks first): the shares lent by the turns
-  // after, the speaker's factor and the day's share make a score lower.
-  const rows = await client.run<Row>(sql`
-    WITH hit AS MATERIALIZED (
+  const weights = `0, 0, 0, 0, 0, 0, 1, ${ranking.contextWeight}, ${ranking.timeWeight}`;
+  const own = raw("bm25(assistant_fts, 0, 0, 0, 0, 0, 0, 1, 0, 0)");
+  const hit =
+    values.hits === "ranked"
+      ? sql`
       SELECT f.rowid AS target, f.parent_row AS parent_row, f.grandparent_row AS grandparent_row,
-        f.rank AS score, bm25(assistant_fts, 0, 0, 0, 0, 0, 0, 1, 0, 0) AS own
+        f.session_id AS session_id, f.rank AS score, ${own} AS own
       FROM assistant_fts f
-      WHERE assistant_fts MATCH ${expression}
-        AND f.rank MATCH ${`bm25(0, 0, 0, 0, 0, 0, 1, ${ranking.contextWeight}, ${ranking.timeWeight})`} ${inSession}
-      ORDER BY f.rank LIMIT ${candidatesOf(limit)}
-    ),
+      WHERE assistant_fts MATCH ${values.expression} AND f.rank MATCH ${`bm25(${weights})`}
+        ${sessionId === undefined ? sql`` : sql`AND f.session_id = ${sessionId}`}
+      ORDER BY f.rank LIMIT ${values.candidates}`
+      : // Ranked without reading a row, equal scores in rowid order as FTS5 sorts them; then only the best
+        // rows are read.
+        sql`
+      SELECT best.target AS target, f.parent_row AS parent_row, f.grandparent_row AS grandparent_row,
+        f.session_id AS session_id, best.score AS score, best.own AS own
+      FROM (SELECT rowid AS target, bm25(assistant_fts, ${raw(weights)}) AS score, ${own} AS own
+        FROM assistant_fts WHERE assistant_fts MATCH ${values.expression}
+        ORDER BY score, rowid LIMIT ${values.candidates}) best
+      JOIN assistant_fts f ON f.rowid = best.target`;
+  // Whether any of the whole index's best is another session's: then the caller ranks the session apart.
+  const strays =
+    values.hits === "whole" && sessionId !== undefined
+      ? sql`(SELECT count(*) FROM hit WHERE hit.session_id IS NOT ${sessionId})`
+      : sql`0`;
+  return sql`
+    WITH hit AS MATERIALIZED (${hit}),
     lent (target, score, own_hit) AS (
       SELECT target, score, own < 0 FROM hit
       UNION ALL
@@ -354,23 +431,25 @@ export async function searchMessageIndex(
     scored AS (
       SELECT f.id AS id, f.session_id AS session_id, f.role AS role, f.content AS content, f.time AS time,
         total.own_hit AS own_hit,
-        total.score * CASE WHEN f.speaker IN (SELECT value FROM json_each(${words}))
+        total.score * CASE WHEN f.speaker IN (SELECT value FROM json_each(${values.words}))
           THEN ${number(1 + ranking.speakerBoost)} ELSE 1 END AS score, total.target AS row
       FROM (SELECT target, sum(score) AS score, max(own_hit) AS own_hit FROM lent GROUP BY target) total
       JOIN assistant_fts f ON f.rowid = total.target
       -- A message without text (the keyed layout gives it an empty row, which holds its place in the
       -- order) is never a hit, as on the layouts that write it no row.
       WHERE f.content <> ''
+    ),
+    best AS (
+      SELECT id, session_id, role, content, own_hit, score, scored.score${dayAndNear(ranking)} AS place
+      FROM scored ORDER BY place LIMIT ${values.limit}
     )
-    SELECT scored.id AS id, scored.session_id AS session_id, scored.role AS role, scored.content AS content,
-      m.created_at AS created_at, m.parent_id AS parent_id, scored.own_hit AS own_hit,
+    SELECT best.id AS id, best.session_id AS session_id, best.role AS role, best.content AS content,
+      m.created_at AS created_at, m.parent_id AS parent_id, best.own_hit AS own_hit,
       (SELECT p.parent_id FROM assistant_messages p WHERE p.id = m.parent_id AND p.session_id = m.session_id)
         AS grandparent_id,
-      -scored.score AS relevance
-    FROM scored JOIN assistant_messages m ON m.id = scored.id AND m.session_id = scored.session_id
-    ORDER BY scored.score${dayAndNear(ranking)}
-    LIMIT ${limit}`);
-  return rows.map((row) => resultOf(row, sessionId));
+      -best.score AS relevance, ${strays} AS strays
+    FROM best JOIN assistant_messages m ON m.id = best.id AND m.session_id = best.session_id
+    ORDER BY best.place`;
 }
 
 /**

@@ -12,7 +12,7 @@ import {
 import { toSqliteClient } from "@contextblocks/sql/store-kit";
 import { searchOrderBump } from "./keyed-tail.js";
 import { catchUpMessageIndex } from "./message-index.js";
-import { maximumSearchLimit, searchMessageIndex } from "./message-search.js";
+import { maximumSearchLimit, searchMessageIndex, searchSortOf } from "./message-search.js";
 import { SessionBlockProvider } from "./session-block-provider.js";
 import { type NewSessionLayout, schemaReady } from "./session-schema.js";
 import { SqliteContextProvider } from "./sqlite-context-provider.js";
@@ -90,7 +90,10 @@ export function sqliteBackend(source: SqlSource, options: SqliteBackendOptions =
       // The keyed layout writes each search row on append: nothing to catch up.
       if ((await schemaReady(client, newDatabaseLayout)) !== "keyed") await catchUpMessageIndex(client);
       return selectSearchHits(
-        await searchMessageIndex(client, query, { limit: candidateCount(limit, maximumSearchLimit) }),
+        await searchMessageIndex(client, query, {
+          limit: candidateCount(limit, maximumSearchLimit),
+          sort: searchSortOf(client),
+        }),
         limit,
       );
     },

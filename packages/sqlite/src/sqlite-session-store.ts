@@ -35,6 +35,7 @@ import {
   keyedRowUpdateStatement,
   refreshContextStatements,
   searchMessageIndex,
+  searchSortOf,
 } from "./message-search.js";
 import { type PathRow, recordOf, storedBytes, wholeNumber } from "./path-row.js";
 import { SerialQueue } from "./serial-queue.js";
@@ -45,6 +46,7 @@ import {
   type SessionLayout,
   schemaReady,
 } from "./session-schema.js";
+import { SessionShare } from "./session-share.js";
 import { tombstoneStatement } from "./tombstones.js";
 
 /** Options of `SqliteSessionStore`. */
@@ -115,6 +117,8 @@ export class SqliteSessionStore implements SessionStoreV1 {
   readonly #indexOnAppend: boolean;
   readonly #newLayout: NewSessionLayout | undefined;
   readonly #ranking: SearchRanking;
+  /** Whether this session held the whole search index when last searched (`searchSortOf`: `"bm25"`). */
+  readonly #share = new SessionShare();
   readonly #layouts = new Map<SessionLayout, LayoutStrategy>();
 
   constructor(source: SqlSource, sessionIdOrOptions?: string | SqliteSessionStoreOptions) {
@@ -431,6 +435,8 @@ export class SqliteSessionStore implements SessionStoreV1 {
       limit,
       sessionId: this.#sessionId,
       ranking: this.#ranking,
+      sort: searchSortOf(this.#client),
+      share: this.#share,
     });
   }
 
