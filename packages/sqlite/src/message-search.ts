@@ -7,6 +7,7 @@ import {
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { raw } from "@contextblocks/sql/store-kit";
 import { fts5MatchExpression, monthNames, planQuery } from "@contextblocks/text";
+import { searchRowsTable } from "./message-index-schema.js";
 import type { SessionShare } from "./session-share.js";
 
 /**
@@ -370,6 +371,16 @@ export function searchSortOf(client: SqlClient): MessageSort {
   return client.billsRows === false ? "bm25" : "rank";
 }
 
+/**
+ * The search row at `target` as `f`: read from FTS5's own table where SQLite sorts (`searchRowsTable`), through
+ * `assistant_fts` where FTS5 does (the statement a Durable Object runs, whose rows read are counted).
+ */
+function searchRowAt(hits: HitSource, target: string): SqlStatement {
+  return hits === "whole"
+    ? sql`${searchRowsTable} f ON f.search_rowid = ${raw(target)}`
+    : sql`assistant_fts f ON f.rowid = ${raw(target)}`;
+}
+
 /** Which statement finds the hits: `"ranked"` FTS5 sorts them (filtered by session), `"whole"` SQLite does. */
 type HitSource = "ranked" | "whole";
 
@@ -412,7 +423,7 @@ function candidatesStatement(values: CandidateValues): SqlStatement {
       FROM (SELECT rowid AS target, bm25(assistant_fts, ${raw(weights)}) AS score, ${own} AS own
         FROM assistant_fts WHERE assistant_fts MATCH ${values.expression}
         ORDER BY score, rowid LIMIT ${values.candidates}) best
-      JOIN assistant_fts f ON f.rowid = best.target`;
+      JOIN ${searchRowAt(values.hits, "best.target")}`;
   // Whether any of the whole index's best is another session's: then the caller ranks the session apart.
   const strays =
     values.hits === "whole" && sessionId !== undefined
@@ -434,7 +445,7 @@ function candidatesStatement(values: CandidateValues): SqlStatement {
         total.score * CASE WHEN f.speaker IN (SELECT value FROM json_each(${values.words}))
           THEN ${number(1 + ranking.speakerBoost)} ELSE 1 END AS score, total.target AS row
       FROM (SELECT target, sum(score) AS score, max(own_hit) AS own_hit FROM lent GROUP BY target) total
-      JOIN assistant_fts f ON f.rowid = total.target
+      JOIN ${searchRowAt(values.hits, "total.target")}
       -- A message without text (the keyed layout gives it an empty row, which holds its place in the
       -- order) is never a hit, as on the layouts that write it no row.
       WHERE f.content <> ''
