@@ -27,6 +27,8 @@ import type { QueryPlan } from "@contextblocks/text";
  * entries whose key holds one (`keyed`, found by the key's GIN index), not by building every match's key
  * vector (a tenth of a search) or joining every match to them (half of one at 20,000 entries); the costly
  * `ts_rank_cd` runs only on the rows still tied after the first three keys (`FETCH FIRST … WITH TIES`).
+ * The matches stream into `candidate` as they are found: holding them first (`MATERIALIZED`), vectors and
+ * all, wrote them to a temporary file at 10,000 matches and took a third of the search.
  */
 export function searchStatement(
   storedLabel: string,
@@ -74,8 +76,15 @@ export function searchStatement(
     ),
     " + ",
   );
+  // Cover density over the key (weight A) and the content. A key holding no term adds no cover: the content's
+  // positions only move up by the key's length, which changes no distance between them unless it pushes them
+  // past the last position a vector keeps (16,383; a position takes at least one character), so the key's
+  // vector is built for the keys that hold a term (`keyed`) and for content that long.
   const density = searchKeys
-    ? sql`ts_rank_cd(setweight(to_tsvector('english', top.key), 'A') || entry.content_tsv, (${anyTerm}))`
+    ? sql`ts_rank_cd(CASE WHEN top.key IN (SELECT keyed.key FROM keyed)
+          OR char_length(entry.content) + char_length(top.key) >= 16383
+        THEN setweight(to_tsvector('english', top.key), 'A') || entry.content_tsv
+        ELSE entry.content_tsv END, (${anyTerm}))`
     : sql`ts_rank_cd(entry.content_tsv, (${anyTerm}))`;
   // The key's vector is built only for entries whose key holds a term (found by the key's GIN index), not
   // for every match: building it was a tenth of a search.
@@ -84,16 +93,16 @@ export function searchStatement(
   SELECT entry.key, ${keyFlags} FROM cf_agents_search_entries entry
   WHERE entry.label = ${storedLabel} AND to_tsvector('english', entry.key) @@ (${anyTerm})
 ),
-matched AS MATERIALIZED (
-  SELECT entry.key, entry.content_tsv FROM cf_agents_search_entries entry
+matched AS (
+  SELECT entry.ctid AS place, entry.key, entry.content_tsv FROM cf_agents_search_entries entry
   WHERE entry.label = ${storedLabel} AND entry.content_tsv @@ (${anyTerm})
   UNION ALL
-  SELECT entry.key, entry.content_tsv
+  SELECT entry.ctid AS place, entry.key, entry.content_tsv
   FROM keyed JOIN cf_agents_search_entries entry ON entry.label = ${storedLabel} AND entry.key = keyed.key
   WHERE NOT entry.content_tsv @@ (${anyTerm})
 )`
-    : sql`matched AS MATERIALIZED (
-  SELECT entry.key, entry.content_tsv FROM cf_agents_search_entries entry
+    : sql`matched AS (
+  SELECT entry.ctid AS place, entry.key, entry.content_tsv FROM cf_agents_search_entries entry
   WHERE entry.label = ${storedLabel} AND entry.content_tsv @@ (${anyTerm})
 )`;
 
@@ -122,22 +131,23 @@ matched AS MATERIALIZED (
       .join(", "),
   );
 
-  // The sort carries small columns only (key, flags, scores): the content and its vector are read again for
-  // the few rows still tied, by primary key, instead of travelling through a sort of every match.
+  // The sort carries small columns only (the row's place, key, flags, scores): the content and its vector are
+  // read again for the few rows still tied, at their place (`ctid`, one tuple of the statement's own snapshot:
+  // a look-up with no index), instead of travelling through a sort of every match.
   return sql`WITH ${matched},
 candidate AS MATERIALIZED (
-  SELECT matched.key, ${flags}, ${exact} AS exact, ${pairs} AS pairs FROM matched
+  SELECT matched.place, matched.key, ${flags}, ${exact} AS exact, ${pairs} AS pairs FROM matched
 ),
 stats AS MATERIALIZED (
   SELECT ${weights} FROM (SELECT count(*)::float8 AS total, ${frequencies} FROM candidate) counted
 ),
 top AS (
-  SELECT candidate.key, candidate.exact, ${coverage} AS coverage, candidate.pairs
+  SELECT candidate.place, candidate.key, candidate.exact, ${coverage} AS coverage, candidate.pairs
   FROM candidate CROSS JOIN stats
   ORDER BY ${leading} FETCH FIRST ${limit} ROWS WITH TIES
 )
 SELECT top.key, entry.content
-FROM top JOIN cf_agents_search_entries entry ON entry.label = ${storedLabel} AND entry.key = top.key
+FROM top JOIN cf_agents_search_entries entry ON entry.ctid = top.place
 ORDER BY ${leading}, ${density} DESC, top.key
 LIMIT ${limit}`;
 }
