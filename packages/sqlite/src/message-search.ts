@@ -398,7 +398,6 @@ interface CandidateValues {
  * The statement ranking a search's candidates. bm25 weights follow the column order: id, session_id, role,
  * speaker, parent_row, grandparent_row (unindexed), content, context, time. bm25 is negative (lower ranks
  * first): the shares lent by the turns after, the speaker's factor and the day's share make a score lower.
- * The messages' own columns (`created_at`, the parent's parent) are read for the returned rows only.
  */
 function candidatesStatement(values: CandidateValues): SqlStatement {
   const { ranking, sessionId } = values;
@@ -424,11 +423,6 @@ function candidatesStatement(values: CandidateValues): SqlStatement {
         FROM assistant_fts WHERE assistant_fts MATCH ${values.expression}
         ORDER BY score, rowid LIMIT ${values.candidates}) best
       JOIN ${searchRowAt(values.hits, "best.target")}`;
-  // Whether any of the whole index's best is another session's: then the caller ranks the session apart.
-  const strays =
-    values.hits === "whole" && sessionId !== undefined
-      ? sql`(SELECT count(*) FROM hit WHERE hit.session_id IS NOT ${sessionId})`
-      : sql`0`;
   return sql`
     WITH hit AS MATERIALIZED (${hit}),
     lent (target, score, own_hit) AS (
@@ -449,16 +443,42 @@ function candidatesStatement(values: CandidateValues): SqlStatement {
       -- A message without text (the keyed layout gives it an empty row, which holds its place in the
       -- order) is never a hit, as on the layouts that write it no row.
       WHERE f.content <> ''
-    ),
+    )
+    ${resultsOf(values)}`;
+}
+
+/**
+ * The candidates returned, best first, with their messages' own columns. Where SQLite sorts, those columns
+ * are read for the returned candidates only; on a Durable Object (FTS5 sorts) they are read before the cut,
+ * which reads fewer rows there than sorting twice (636 against 563 at 60 messages,
+ * test/workerd/search-row-cost.test.ts).
+ */
+function resultsOf(values: CandidateValues): SqlStatement {
+  const { ranking, sessionId } = values;
+  const grandparent = raw(`(SELECT p.parent_id FROM assistant_messages p
+      WHERE p.id = m.parent_id AND p.session_id = m.session_id)`);
+  if (values.hits === "ranked") {
+    return sql`
+    SELECT scored.id AS id, scored.session_id AS session_id, scored.role AS role, scored.content AS content,
+      m.created_at AS created_at, m.parent_id AS parent_id, scored.own_hit AS own_hit,
+      ${grandparent} AS grandparent_id, -scored.score AS relevance, 0 AS strays
+    FROM scored JOIN assistant_messages m ON m.id = scored.id AND m.session_id = scored.session_id
+    ORDER BY scored.score${dayAndNear(ranking)}
+    LIMIT ${values.limit}`;
+  }
+  // Whether any of the whole index's best is another session's: then the caller ranks the session apart.
+  const strays =
+    sessionId === undefined
+      ? sql`0`
+      : sql`(SELECT count(*) FROM hit WHERE hit.session_id IS NOT ${sessionId})`;
+  return sql`,
     best AS (
       SELECT id, session_id, role, content, own_hit, score, scored.score${dayAndNear(ranking)} AS place
       FROM scored ORDER BY place LIMIT ${values.limit}
     )
     SELECT best.id AS id, best.session_id AS session_id, best.role AS role, best.content AS content,
       m.created_at AS created_at, m.parent_id AS parent_id, best.own_hit AS own_hit,
-      (SELECT p.parent_id FROM assistant_messages p WHERE p.id = m.parent_id AND p.session_id = m.session_id)
-        AS grandparent_id,
-      -best.score AS relevance, ${strays} AS strays
+      ${grandparent} AS grandparent_id, -best.score AS relevance, ${strays} AS strays
     FROM best JOIN assistant_messages m ON m.id = best.id AND m.session_id = best.session_id
     ORDER BY best.place`;
 }
