@@ -6,7 +6,8 @@
  * started here).
  *
  * A setting is a ranking (the SQL stores' `searchRanking`: the share of the turns around a message,
- * `contextWeight` = `afterShare`, the speaker's boost, the day's and the near turns' shares) and a hit
+ * `contextWeight` = `afterShare`, the speaker's boost, the day's and the near turns' shares, the boost of a
+ * turn that says when for a question that asks when) and a hit
  * selection (`weakShare` × `neighbourShare`). Each store ranks its candidates once per question and ranking
  * (`store.search(question, candidateCount(10))`, a store over the same database per ranking); then
  * `selectSearchHits` (what `session.search` runs) makes hits of them under each selection. For each held-out
@@ -70,13 +71,21 @@ function rankingsOf(times: boolean): Partial<SearchRanking>[] {
     for (const speakerBoost of [0, 0.5])
       for (const nearShare of [0, 0.3])
         for (const dayShare of times ? [0, 0.4] : [defaultSearchRanking.dayShare])
-          rankings.push({ contextWeight: share, afterShare: share, speakerBoost, nearShare, dayShare });
+          for (const datedBoost of [0, 0.5])
+            rankings.push({
+              contextWeight: share,
+              afterShare: share,
+              speakerBoost,
+              nearShare,
+              dayShare,
+              datedBoost,
+            });
   return rankings;
 }
 
 function rankingName(ranking: Partial<SearchRanking>): string {
   if (Object.keys(ranking).length === 0) return "defaults";
-  return `turns ${ranking.contextWeight}, speaker ${ranking.speakerBoost}, near ${ranking.nearShare}, day ${ranking.dayShare}`;
+  return `turns ${ranking.contextWeight}, speaker ${ranking.speakerBoost}, near ${ranking.nearShare}, day ${ranking.dayShare}, dated ${ranking.datedBoost}`;
 }
 
 interface Setting {
@@ -361,7 +370,8 @@ export async function run(
                 ranking.afterShare === defaultSearchRanking.afterShare &&
                 ranking.speakerBoost === defaultSearchRanking.speakerBoost &&
                 ranking.nearShare === defaultSearchRanking.nearShare &&
-                ranking.dayShare === defaultSearchRanking.dayShare),
+                ranking.dayShare === defaultSearchRanking.dayShare &&
+                ranking.datedBoost === defaultSearchRanking.datedBoost),
           ),
         );
         const defaults = figuresOf(

@@ -1,7 +1,7 @@
 import { defaultSearchRanking, type SearchRanking } from "@contextblocks/sessions/store-kit";
 import { type SqlStatement, sql } from "@contextblocks/sql";
 import { raw } from "@contextblocks/sql/store-kit";
-import type { QueryPlan } from "@contextblocks/text";
+import { datePatterns, type QueryPlan } from "@contextblocks/text";
 
 /**
  * The one statement of a message search in one session (or, with `sessionId` undefined, in every session),
@@ -120,7 +120,7 @@ lent (session_id, id, score, own_hit) AS (
 ranked AS (
   SELECT message.id, message.session_id, message.position, message.time_text, total.own_hit,
     total.score * CASE WHEN message.speaker IN (SELECT json_array_elements_text(${words}::text::json))
-      THEN ${number(1 + ranking.speakerBoost)}::float8 ELSE 1.0::float8 END AS score
+      THEN ${number(1 + ranking.speakerBoost)}::float8 ELSE 1.0::float8 END${datedFactor(plan, ranking)} AS score
   FROM (SELECT lent.session_id, lent.id, sum(lent.score) AS score, max(lent.own_hit) AS own_hit
     FROM lent GROUP BY lent.session_id, lent.id) total
   JOIN assistant_messages message ON message.session_id = total.session_id AND message.id = total.id
@@ -143,6 +143,16 @@ SELECT message.id, message.session_id, message.role, message.text_content AS tex
 FROM best JOIN assistant_messages message ON message.session_id = best.session_id AND message.id = best.id
 LEFT JOIN assistant_messages parent ON parent.session_id = message.session_id AND parent.id = message.parent_id
 ORDER BY best.score DESC, best.position DESC`;
+}
+
+/**
+ * The factor of a message whose own text says when, for a query that asks when (`datedBoost`), as SQLite's
+ * store writes it (`LIKE` there, `ILIKE` here, over `datePatterns`); nothing for any other query.
+ */
+function datedFactor(plan: QueryPlan, ranking: SearchRanking): SqlStatement {
+  if (ranking.datedBoost <= 0 || !plan.asksWhen) return sql``;
+  return sql` * CASE WHEN ' ' || message.text_content ILIKE ANY (SELECT json_array_elements_text(${JSON.stringify(datePatterns)}::text::json))
+      THEN ${raw(String(1 + ranking.datedBoost))}::float8 ELSE 1.0::float8 END`;
 }
 
 /** Fragments joined by a separator we write (never user text). */

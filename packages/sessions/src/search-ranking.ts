@@ -24,6 +24,12 @@ export interface SearchRanking {
   nearShare: number;
   /** How many turns either side count as near (`nearShare`). */
   nearTurns: number;
+  /**
+   * When the query asks when ("when did…", "how long…": `asksWhen`, `@contextblocks/text`), a message whose
+   * own text says when ("yesterday", "last week": `mentionsDate`) scores `1 + datedBoost` times as much. Needs
+   * no message times: the answer to a "when" question usually tells the time in its words.
+   */
+  datedBoost: number;
 }
 
 export const defaultSearchRanking: Readonly<SearchRanking> = Object.freeze({
@@ -34,6 +40,7 @@ export const defaultSearchRanking: Readonly<SearchRanking> = Object.freeze({
   dayShare: 0.4,
   nearShare: 0,
   nearTurns: 8,
+  datedBoost: 0.5,
 });
 
 /**

@@ -6,7 +6,13 @@ import {
 } from "@contextblocks/sessions/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { raw } from "@contextblocks/sql/store-kit";
-import { fts5MatchExpression, monthNames, planQuery } from "@contextblocks/text";
+import {
+  datePatterns,
+  fts5MatchExpression,
+  monthNames,
+  planQuery,
+  type QueryPlan,
+} from "@contextblocks/text";
 import { searchRowsTable } from "./message-index-schema.js";
 import type { SessionShare } from "./session-share.js";
 
@@ -339,7 +345,7 @@ export async function searchMessageIndex(
   const words = JSON.stringify(plan.terms.map((term) => term.word));
   const ranking = options.ranking ?? defaultSearchRanking;
   const candidates = candidatesOf(limit);
-  const values = { expression, words, ranking, candidates, limit, sessionId };
+  const values = { plan, expression, words, ranking, candidates, limit, sessionId };
   if (options.sort === "bm25" && (sessionId === undefined || options.share?.tryAlone() !== false)) {
     const rows = await client.run<Row>(candidatesStatement({ ...values, hits: "whole" }));
     // The whole index's best are this session's (or no session was asked for): the session's own best.
@@ -385,6 +391,7 @@ function searchRowAt(hits: HitSource, target: string): SqlStatement {
 type HitSource = "ranked" | "whole";
 
 interface CandidateValues {
+  plan: QueryPlan;
   expression: string;
   words: string;
   ranking: SearchRanking;
@@ -437,7 +444,8 @@ function candidatesStatement(values: CandidateValues): SqlStatement {
       SELECT f.id AS id, f.session_id AS session_id, f.role AS role, f.content AS content, f.time AS time,
         total.own_hit AS own_hit,
         total.score * CASE WHEN f.speaker IN (SELECT value FROM json_each(${values.words}))
-          THEN ${number(1 + ranking.speakerBoost)} ELSE 1 END AS score, total.target AS row
+          THEN ${number(1 + ranking.speakerBoost)} ELSE 1 END${datedFactor(values.plan, ranking)} AS score,
+        total.target AS row
       FROM (SELECT target, sum(score) AS score, max(own_hit) AS own_hit FROM lent GROUP BY target) total
       JOIN ${searchRowAt(values.hits, "total.target")}
       -- A message without text (the keyed layout gives it an empty row, which holds its place in the
@@ -481,6 +489,16 @@ function resultsOf(values: CandidateValues): SqlStatement {
       ${grandparent} AS grandparent_id, -best.score AS relevance, ${strays} AS strays
     FROM best JOIN assistant_messages m ON m.id = best.id AND m.session_id = best.session_id
     ORDER BY best.place`;
+}
+
+/**
+ * The factor of a message whose own text says when, for a query that asks when (`datedBoost`); nothing for
+ * any other query, or with a weight of 0.
+ */
+function datedFactor(plan: QueryPlan, ranking: SearchRanking): SqlStatement {
+  if (ranking.datedBoost <= 0 || !plan.asksWhen) return sql``;
+  return sql` * CASE WHEN EXISTS (SELECT 1 FROM json_each(${JSON.stringify(datePatterns)})
+      WHERE ' ' || f.content LIKE value) THEN ${raw(String(1 + ranking.datedBoost))} ELSE 1 END`;
 }
 
 /**

@@ -1,3 +1,4 @@
+export { asksWhen, datePatterns, mentionsDate } from "./date-expressions.js";
 export { fts5MatchExpression, fts5String, type MatchExpressionOptions } from "./fts5-match.js";
 export {
   dayWords,

@@ -1,3 +1,4 @@
+import { asksWhen } from "./date-expressions.js";
 import { isStopword } from "./stopwords.js";
 import { type Token, tokenize } from "./tokenize.js";
 
@@ -31,6 +32,8 @@ export interface QueryPlan {
    * ranking puts entries that contain it first. Not sent to FTS5 (see `fts5MatchExpression`).
    */
   readonly phrase: readonly string[] | null;
+  /** Whether the query asks when ("when…", "how long…", "what year…": `asksWhen`). */
+  readonly asksWhen: boolean;
 }
 
 /** Adjacent pairs are planned only for queries of at least this many terms. */
@@ -58,6 +61,7 @@ export function planQuery(text: string): QueryPlan | null {
     pairs: terms.length >= minimumTermsForPairs ? adjacentPairs(tokens, kept) : [],
     phrase:
       tokens.length >= 2 && tokens.length <= maximumPhraseWords ? tokens.map((token) => token.folded) : null,
+    asksWhen: asksWhen(text.slice(0, maximumQueryCharacters)),
   };
 }
 

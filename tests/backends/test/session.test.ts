@@ -141,6 +141,22 @@ describe.each(backends)("Session on $name", (underTest) => {
     expect(await session.search("zebra")).toEqual([]);
   });
 
+  it("a question that asks when ranks the turn that says when first, without message times", async () => {
+    const session = new SessionBuilder(backend).forSession("chat").build();
+    const small = ["Lunch is at noon", "The garden needs water", "Trains run late", "Tea or coffee?"];
+    const chat = [
+      "The concert hall is big",
+      ...small,
+      "We went to the concert with my sister last week",
+      ...small.map((text) => `${text} again`),
+    ];
+    for (const [index, text] of chat.entries())
+      await session.appendMessage(message(`m${index}`, text, index % 2 === 0 ? "user" : "assistant"));
+    // By its words alone the shorter turn ranks first; asked when, the turn that says when does.
+    expect(ids(await session.search("tell me about the concert", { limit: 5 }))[0]).toBe("m0");
+    expect(ids(await session.search("When did they go to the concert?", { limit: 5 }))[0]).toBe("m5");
+  });
+
   it("compaction summarises the middle through generateText, keeps head and tail, and updates the summary next time", async () => {
     const model = scriptedModel([answer("FIRST SUMMARY"), answer("SECOND SUMMARY")]);
     const summarize = async (prompt: string) => (await generateText({ model, prompt })).text;

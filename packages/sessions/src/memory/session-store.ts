@@ -1,6 +1,6 @@
 import { ContextError } from "@contextblocks/core";
 import { describeValue } from "@contextblocks/core/store-kit";
-import { planQuery, type QueryPlan, tokenize } from "@contextblocks/text";
+import { mentionsDate, messageFieldsOf, planQuery, type QueryPlan, tokenize } from "@contextblocks/text";
 import { type SearchCandidate, selectSearchHits } from "../search-hits.js";
 import { defaultSearchRanking } from "../search-ranking.js";
 import type { SearchResult, StoredCompaction } from "../session-store.js";
@@ -65,9 +65,15 @@ export class InMemorySessions {
     );
     const scores = rankRecords(plan, records, (id) => this.records.get(id));
     const hits: { result: SearchCandidate; score: number; order: number }[] = [];
-    for (const [id, { score, own }] of scores) {
+    const words = new Set(plan.terms.map((term) => term.word));
+    const when = plan.asksWhen;
+    for (const [id, { score: bm25, own }] of scores) {
       const record = this.records.get(id);
-      if (record === undefined || score <= 0) continue;
+      if (record === undefined || bm25 <= 0) continue;
+      // As the SQL stores weigh a turn: its speaker named in the query, its words saying when to a "when" question.
+      const speaker = words.has(speakerOf(record)) ? 1 + defaultSearchRanking.speakerBoost : 1;
+      const dated = when && mentionsDate(record.text) ? 1 + defaultSearchRanking.datedBoost : 1;
+      const score = bm25 * speaker * dated;
       const result: SearchCandidate = {
         id: record.id,
         role: record.role,
@@ -92,6 +98,17 @@ export class InMemorySessions {
     this.overlays.delete(sessionId);
     this.calibrations.delete(sessionId);
   }
+}
+
+/** Who spoke a record, as the SQL stores index it (`messageFieldsOf`: its metadata's speaker, a "Name:" label, its role). */
+function speakerOf(record: StoredRecord): string {
+  let metadata: unknown;
+  try {
+    metadata = (JSON.parse(record.content) as { metadata?: unknown } | null)?.metadata;
+  } catch {
+    metadata = undefined;
+  }
+  return messageFieldsOf({ role: record.role, metadata }, record.text).speaker;
 }
 
 /** BM25's term-frequency saturation and length normalisation, FTS5's defaults. */
