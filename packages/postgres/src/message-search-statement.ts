@@ -131,8 +131,11 @@ best AS (
   SELECT ranked.session_id, ranked.id, ranked.position, ranked.own_hit, ranked.score AS relevance,
     ranked.score
       + ${number(ranking.dayShare)}::float8 * max(ranked.score) OVER (PARTITION BY ranked.session_id, ranked.time_text)
-      + ${number(ranking.nearShare)}::float8 * max(ranked.score) OVER (PARTITION BY ranked.session_id
-        ORDER BY ranked.position RANGE BETWEEN ${number(ranking.nearTurns)} PRECEDING AND ${number(ranking.nearTurns)} FOLLOWING)
+      -- The near turns count only when the candidates are all of one day (as on SQLite).
+      + CASE WHEN min(ranked.time_text) OVER () IS NOT DISTINCT FROM max(ranked.time_text) OVER ()
+        THEN ${number(ranking.nearShare)}::float8 * max(ranked.score) OVER (PARTITION BY ranked.session_id
+          ORDER BY ranked.position RANGE BETWEEN ${number(ranking.nearTurns)} PRECEDING AND ${number(ranking.nearTurns)} FOLLOWING)
+        ELSE 0.0::float8 END
       AS score
   FROM ranked
   ORDER BY 6 DESC, ranked.position DESC

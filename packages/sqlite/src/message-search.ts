@@ -416,7 +416,7 @@ function candidatesStatement(values: CandidateValues): SqlStatement {
     values.hits === "ranked"
       ? sql`
       SELECT f.rowid AS target, f.parent_row AS parent_row, f.grandparent_row AS grandparent_row,
-        f.session_id AS session_id, f.rank AS score, ${own} AS own
+        f.session_id AS session_id, f.time AS time, f.rank AS score, ${own} AS own
       FROM assistant_fts f
       WHERE assistant_fts MATCH ${values.expression} AND f.rank MATCH ${`bm25(${weights})`}
         ${sessionId === undefined ? sql`` : sql`AND f.session_id = ${sessionId}`}
@@ -425,7 +425,7 @@ function candidatesStatement(values: CandidateValues): SqlStatement {
         // rows are read.
         sql`
       SELECT best.target AS target, f.parent_row AS parent_row, f.grandparent_row AS grandparent_row,
-        f.session_id AS session_id, best.score AS score, best.own AS own
+        f.session_id AS session_id, f.time AS time, best.score AS score, best.own AS own
       FROM (SELECT rowid AS target, bm25(assistant_fts, ${raw(weights)}) AS score, ${own} AS own
         FROM assistant_fts WHERE assistant_fts MATCH ${values.expression}
         ORDER BY score, rowid LIMIT ${values.candidates}) best
@@ -503,18 +503,24 @@ function datedFactor(plan: QueryPlan, ranking: SearchRanking): SqlStatement {
 
 /**
  * The shares of the best score of a hit's day and of the turns near it, each a window over the candidates
- * (left out when its weight is 0: each window is a pass over them, rows read on a Durable Object).
+ * (left out when its weight is 0: each window is a pass over them, rows read on a Durable Object). The near
+ * turns' share applies when the candidates are all of one day (`nearShare`).
  */
 function dayAndNear(ranking: SearchRanking): SqlStatement {
   const day =
     ranking.dayShare > 0
       ? sql` + ${raw(String(ranking.dayShare))} * min(scored.score) OVER (PARTITION BY scored.session_id, scored.time)`
       : sql``;
+  // The near turns count only when the candidates are all of one day: the day tells where a conversation
+  // dwelt when its messages carry times, the order of its turns when they do not. Read from `hit` (already
+  // read, about 40 rows): a window of its own would read more rows on a Durable Object.
   const near =
     ranking.nearShare > 0
-      ? sql` + ${raw(String(ranking.nearShare))} * min(scored.score) OVER (PARTITION BY scored.session_id
-          ORDER BY scored.row RANGE BETWEEN ${raw(String(ranking.nearTurns))} PRECEDING
-          AND ${raw(String(ranking.nearTurns))} FOLLOWING)`
+      ? sql` + CASE WHEN (SELECT min(hit.time) = max(hit.time) FROM hit)
+          THEN ${raw(String(ranking.nearShare))} * min(scored.score) OVER (PARTITION BY scored.session_id
+            ORDER BY scored.row RANGE BETWEEN ${raw(String(ranking.nearTurns))} PRECEDING
+            AND ${raw(String(ranking.nearTurns))} FOLLOWING)
+          ELSE 0 END`
       : sql``;
   return sql`${day}${near}`;
 }

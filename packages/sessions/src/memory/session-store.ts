@@ -64,14 +64,15 @@ export class InMemorySessions {
       (record) => sessionId === undefined || record.sessionId === sessionId,
     );
     const scores = rankRecords(plan, records, (id) => this.records.get(id));
-    const hits: { result: SearchCandidate; score: number; order: number }[] = [];
+    const hits: RankedHit[] = [];
     const words = new Set(plan.terms.map((term) => term.word));
     const when = plan.asksWhen;
     for (const [id, { score: bm25, own }] of scores) {
       const record = this.records.get(id);
       if (record === undefined || bm25 <= 0) continue;
       // As the SQL stores weigh a turn: its speaker named in the query, its words saying when to a "when" question.
-      const speaker = words.has(speakerOf(record)) ? 1 + defaultSearchRanking.speakerBoost : 1;
+      const fields = fieldsOf(record);
+      const speaker = words.has(fields.speaker) ? 1 + defaultSearchRanking.speakerBoost : 1;
       const dated = when && mentionsDate(record.text) ? 1 + defaultSearchRanking.datedBoost : 1;
       const score = bm25 * speaker * dated;
       const result: SearchCandidate = {
@@ -86,9 +87,17 @@ export class InMemorySessions {
           record.parentId === null ? null : (this.records.get(record.parentId)?.parentId ?? null),
       };
       if (sessionId === undefined) result.sessionId = record.sessionId;
-      hits.push({ result, score, order: record.order });
+      hits.push({
+        result,
+        score,
+        order: record.order,
+        session: record.sessionId,
+        day: fields.day,
+        rank: score,
+      });
     }
-    hits.sort((left, right) => right.score - left.score || left.order - right.order);
+    addDayAndNear(hits);
+    hits.sort((left, right) => right.rank - left.rank || left.order - right.order);
     return hits.slice(0, Math.max(0, Math.floor(limit))).map((hit) => hit.result);
   }
 
@@ -100,15 +109,77 @@ export class InMemorySessions {
   }
 }
 
-/** Who spoke a record, as the SQL stores index it (`messageFieldsOf`: its metadata's speaker, a "Name:" label, its role). */
-function speakerOf(record: StoredRecord): string {
-  let metadata: unknown;
-  try {
-    metadata = (JSON.parse(record.content) as { metadata?: unknown } | null)?.metadata;
-  } catch {
-    metadata = undefined;
+interface RankedHit {
+  result: SearchCandidate;
+  /** Its relevance (what the hit selection reads). */
+  score: number;
+  order: number;
+  session: string;
+  /** The UTC day of its `createdAt`. */
+  day: string;
+  /** What it is ordered by: its score with the shares of its day and of the turns near it. */
+  rank: number;
+}
+
+/**
+ * As the SQL stores order their candidates: `dayShare` of the best score of a hit's day (in its session)
+ * added, and `nearShare` of the best score within `nearTurns` turns (in its session) when every hit is of
+ * one day.
+ */
+function addDayAndNear(hits: RankedHit[]): void {
+  const { dayShare, nearShare, nearTurns } = defaultSearchRanking;
+  const bestOfDay = new Map<string, number>();
+  const bySession = new Map<string, RankedHit[]>();
+  for (const hit of hits) {
+    const key = `${hit.session}\u0000${hit.day}`;
+    bestOfDay.set(key, Math.max(bestOfDay.get(key) ?? 0, hit.score));
+    const list = bySession.get(hit.session) ?? [];
+    list.push(hit);
+    bySession.set(hit.session, list);
   }
-  return messageFieldsOf({ role: record.role, metadata }, record.text).speaker;
+  for (const hit of hits) hit.rank += dayShare * (bestOfDay.get(`${hit.session}\u0000${hit.day}`) ?? 0);
+  if (nearShare <= 0) return;
+  if (new Set(hits.map((hit) => hit.day)).size > 1) return;
+  for (const list of bySession.values()) {
+    // In insertion order, each hit's neighbours within `nearTurns` are the few on either side of it.
+    list.sort((left, right) => left.order - right.order);
+    const scores = list.map((hit) => hit.score);
+    list.forEach((hit, index) => {
+      let near = 0;
+      for (let other = index; other >= 0 && hit.order - (list[other]?.order ?? 0) <= nearTurns; other--)
+        near = Math.max(near, scores[other] ?? 0);
+      for (
+        let other = index + 1;
+        other < list.length && (list[other]?.order ?? 0) - hit.order <= nearTurns;
+        other++
+      )
+        near = Math.max(near, scores[other] ?? 0);
+      hit.rank += nearShare * near;
+    });
+  }
+}
+
+/**
+ * Who spoke a record and on which day, as the SQL stores index them (`messageFieldsOf`: its metadata's
+ * speaker, else a "Name:" label, else its role; the day of the message's `createdAt`, else of its storing).
+ */
+interface StoredFields {
+  metadata?: unknown;
+  createdAt?: unknown;
+}
+
+function fieldsOf(record: StoredRecord): { speaker: string; day: string } {
+  let message: StoredFields | null;
+  try {
+    message = JSON.parse(record.content) as StoredFields | null;
+  } catch {
+    message = null;
+  }
+  const fields = messageFieldsOf(
+    { role: record.role, metadata: message?.metadata, createdAt: message?.createdAt },
+    record.text,
+  );
+  return { speaker: fields.speaker, day: fields.time ?? (record.createdAt ?? "").slice(0, 10) };
 }
 
 /** BM25's term-frequency saturation and length normalisation, FTS5's defaults. */

@@ -97,3 +97,30 @@ describe("SqliteSessionStore search: the day and the speaker of a message", () =
     ]);
   });
 });
+
+describe("SqliteSessionStore search: the turns near the best match", () => {
+  // A strong match, a weaker one four turns later, and a slightly stronger one far away, among small talk.
+  async function chat(times: boolean) {
+    const store = sqliteTree(temporary.database, {
+      sessionId: "chat",
+      searchRanking: { nearShare: 1, dayShare: 0 },
+    });
+    const texts = Array.from({ length: 24 }, (_, index) => `small talk number ${index}`);
+    texts[0] = "zebra zebra zebra on the plain";
+    texts[4] = "one more zebra here";
+    texts[20] = "zebra here";
+    for (const [index, text] of texts.entries()) {
+      const day = new Date(Date.UTC(2023, 4, 1 + index));
+      await store.appendMessage(message(`m${index}`, text, times ? { createdAt: day } : {}));
+    }
+    return (await store.searchMessages("zebra", 3)).map((hit) => hit.id);
+  }
+
+  it("lifts a turn near the best match when every candidate is of one day (no message times)", async () => {
+    expect(await chat(false)).toEqual(["m0", "m4", "m20"]);
+  });
+
+  it("leaves it to the day's share when the candidates carry different days", async () => {
+    expect(await chat(true)).toEqual(["m0", "m20", "m4"]);
+  });
+});
