@@ -57,7 +57,7 @@ function runScript(file: string, smoke: boolean): { output: string; markdown: st
     cwd: BENCH_DIRECTORY,
     encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024,
-    timeout: (smoke ? 3 : 30) * 60_000,
+    timeout: (smoke ? 3 : 90) * 60_000,
     killSignal: "SIGKILL",
   });
   if (child.error !== undefined)
