@@ -6,9 +6,10 @@
  * started here).
  *
  * A setting is a ranking (the SQL stores' `searchRanking`: the share of the turns around a message,
- * `contextWeight` = `afterShare`, the speaker's boost, the day's and the near turns' shares, the boost of a
- * turn that says when for a question that asks when) and a hit
- * selection (`weakShare` × `neighbourShare`). Each store ranks its candidates once per question and ranking
+ * `contextWeight` = `afterShare`, the speaker's boost, the day's share, the boost of a turn that says when
+ * for a question that asks when; the near turns' share stays at its default) under the stores' own hit
+ * selection (`weakShare`, `neighbourShare`: not tuned, so hits stay readable). The setting chosen on all
+ * conversations is what the stores' defaults follow. Each store ranks its candidates once per question and ranking
  * (`store.search(question, candidateCount(10))`, a store over the same database per ranking); then
  * `selectSearchHits` (what `session.search` runs) makes hits of them under each selection. For each held-out
  * conversation the setting with the best hit@10 on the other conversations (ties: the better precision, then
@@ -53,8 +54,10 @@ import { locomoSessionTime } from "./locomo-time.js";
 import { markdownTable } from "./markdown.js";
 
 const limit = 10;
-const weakShares = [0, 0.1, 0.15, 0.3];
-const neighbourShares = [0, 0.3, 0.6, 1.01];
+// The hit selection is the stores' own, not tuned: a neighbour-only turn is a hit only near the best, and
+// weak matches are cut, so hits stay readable. Tuned for hit@10 alone, it would keep every neighbour.
+const weakShares = [weakShare];
+const neighbourShares = [neighbourShare];
 
 interface Selection {
   weakShare: number;
@@ -67,9 +70,10 @@ const selections: Selection[] = weakShares.flatMap((weak) =>
 /** The rankings tried on the SQL stores: round values, the turns after a message weighed as those before. */
 function rankingsOf(times: boolean): Partial<SearchRanking>[] {
   const rankings: Partial<SearchRanking>[] = [];
+  // The near turns' share stays at its default: it costs a Durable Object rows on every search.
   for (const share of [0.3, 0.5])
     for (const speakerBoost of [0, 0.5])
-      for (const nearShare of [0, 0.3])
+      for (const nearShare of [defaultSearchRanking.nearShare])
         for (const dayShare of times ? [0, 0.4] : [defaultSearchRanking.dayShare])
           for (const datedBoost of [0, 0.5])
             rankings.push({
@@ -167,7 +171,14 @@ interface Fold {
   categories: Map<number, [number, number]>;
 }
 
-function leaveOneOut(byConversation: ReadonlyMap<string, Asked[]>, rankings: number): Fold[] {
+/**
+ * The folds, and the setting the same choice makes on every conversation: what the stores' defaults should
+ * be (its figures are tuned on what they score, so they are shown for that choice only, never as a result).
+ */
+function leaveOneOut(
+  byConversation: ReadonlyMap<string, Asked[]>,
+  rankings: number,
+): { folds: Fold[]; onAll: { setting: Setting; figures: Figures } } {
   const grid: Setting[] = [];
   for (let ranking = 0; ranking < rankings; ranking++)
     for (const selection of selections) grid.push({ ranking, selection });
@@ -179,10 +190,10 @@ function leaveOneOut(byConversation: ReadonlyMap<string, Asked[]>, rankings: num
       grid.map((setting) => asked.map((question) => scoreOf(question, setting))),
     );
   }
-  const folds: Fold[] = [];
-  for (const [heldOut, asked] of byConversation) {
+  // The setting with the best figures over the given conversations' questions.
+  const chooseOn = (included: (name: string) => boolean) => {
     const training = (index: number) =>
-      [...scores].filter(([name]) => name !== heldOut).flatMap(([, bySetting]) => bySetting[index] ?? []);
+      [...scores].filter(([name]) => included(name)).flatMap(([, bySetting]) => bySetting[index] ?? []);
     let chosen = 0;
     let best = figuresOf(training(0));
     for (let index = 1; index < grid.length; index++) {
@@ -192,6 +203,12 @@ function leaveOneOut(byConversation: ReadonlyMap<string, Asked[]>, rankings: num
         chosen = index;
       }
     }
+    return { chosen, figures: best };
+  };
+  const onAll = chooseOn(() => true);
+  const folds: Fold[] = [];
+  for (const [heldOut, asked] of byConversation) {
+    const { chosen } = chooseOn((name) => name !== heldOut);
     const held = scores.get(heldOut)?.[chosen] ?? [];
     const categories = new Map<number, [number, number]>();
     asked.forEach((question, index) => {
@@ -207,7 +224,7 @@ function leaveOneOut(byConversation: ReadonlyMap<string, Asked[]>, rankings: num
       categories,
     });
   }
-  return folds;
+  return { folds, onAll: { setting: grid[onAll.chosen] as Setting, figures: onAll.figures } };
 }
 
 const same = (left: Figures, right: Figures) => left.hit === right.hit && left.precision === right.precision;
@@ -358,7 +375,7 @@ export async function run(
       for (const times of [true, false]) {
         const rankings = backend.ranks ? rankingsOf(times) : [{}];
         const asked = await askAll(backend, conversations, times ? turnTimes : null, rankings);
-        const folds = leaveOneOut(asked, rankings.length);
+        const { folds, onAll } = leaveOneOut(asked, rankings.length);
         const all = [...asked.values()].flat();
         // The store's default ranking with the default selection, over every question (for comparison).
         const defaultsAt = Math.max(
@@ -410,14 +427,13 @@ export async function run(
             return questions === 0 ? "n/a" : (hits / questions).toFixed(3);
           }),
         ]);
+        const settingName = (setting: Setting) =>
+          `[${rankingName(rankings[setting.ranking] ?? {})}; ` +
+          `${setting.selection.weakShare}/${setting.selection.neighbourShare}]`;
         choices.push(
           `${backend.name}, times ${times ? "on" : "off"}: ${folds
-            .map(
-              (fold) =>
-                `${fold.conversation} [${rankingName(rankings[fold.chosen.ranking] ?? {})}; ` +
-                `${fold.chosen.selection.weakShare}/${fold.chosen.selection.neighbourShare}]`,
-            )
-            .join(", ")}`,
+            .map((fold) => `${fold.conversation} ${settingName(fold.chosen)}`)
+            .join(", ")}; on all: ${settingName(onAll.setting)}`,
         );
       }
     }
@@ -428,7 +444,7 @@ export async function run(
   const questions = conversations.reduce((sum, conversation) => sum + conversation.questions.length, 0);
   const markdown = [
     `${conversations.length} conversation(s), ${questions} questions${options.smoke === true ? " (smoke)" : ""}. ` +
-      "Leave-one-conversation-out over the ranking (SQL stores) and the hit selection: fold mean ± spread " +
+      "Leave-one-conversation-out over the ranking (SQL stores; the hit selection is the stores' own): fold mean ± spread " +
       "(sample standard deviation over the folds) of the setting chosen on the other conversations. " +
       "precision = share of hits whose own text holds a query term; tokens = the hits' text and their " +
       "context per call. The defaults' figures (the store's default ranking and selection) are over every " +
@@ -457,7 +473,8 @@ export async function run(
       categoryRows,
     ),
     "",
-    "Settings chosen per held-out conversation [ranking; weakShare/neighbourShare]:",
+    "Settings chosen per held-out conversation [ranking; weakShare/neighbourShare], and on all " +
+      "conversations (the choice the stores' defaults follow):",
     "",
     ...choices.map((line) => `- ${line}`),
   ].join("\n");

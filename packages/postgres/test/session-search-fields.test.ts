@@ -38,8 +38,13 @@ describe("PostgresSessionStore search: the turns after a message, its day and it
 
   it("ranks the turns of the speaker a query names first (a 'Name:' label, or metadata.speaker)", async () => {
     const store = postgresTree(await schema.client(), "chat");
+    // Two turns of small talk between them, so none ranks through another's text (the turns around it).
     await store.appendMessage(message("c", "Caroline: I went hiking last weekend."));
+    await store.appendMessage(message("c1", "Nice."));
+    await store.appendMessage(message("c2", "Yes."));
     await store.appendMessage(message("m", "Melanie: I went hiking last weekend."));
+    await store.appendMessage(message("m1", "Nice."));
+    await store.appendMessage(message("m2", "Yes."));
     await store.appendMessage(
       message("x", "I went hiking last weekend.", { metadata: { speaker: "Xavier" } }),
     );

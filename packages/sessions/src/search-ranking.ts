@@ -3,8 +3,9 @@ import { ContextError } from "@contextblocks/core";
 /**
  * The weights of a message search's ranking, shared by the SQL stores (SQLite's and Postgres' session stores
  * rank with the same formula). Each is a choice a benchmark must make on conversations it does not score:
- * bench's `session-search-selection` chooses them by leave-one-conversation-out, and the defaults are the
- * settings chosen there on most folds.
+ * bench's `session-search-selection` chooses them on the LoCoMo conversations it has, and the defaults are
+ * its choice on all of them but `nearShare` (leave-one-conversation-out measures how well that choice does on
+ * a conversation it did not see).
  */
 export interface SearchRanking {
   /** bm25 weight of the turns before a message (parent, grandparent) against 1 for its own text. */
@@ -21,8 +22,8 @@ export interface SearchRanking {
    * Share of the best score among the turns within `nearTurns` of a message (in its session, by append
    * order) added to its own: a conversation dwells on a thing for a while. Counted when the search's
    * candidates are all of one day (messages without times, or a chat of one day), where `dayShare` cannot
-   * tell them apart. 0 by default: each window is a pass over the candidates, about 270 more rows a search
-   * reads on a Durable Object.
+   * tell them apart. 0 by default, the one weight not bench's choice (which is 0.3 for messages without
+   * times): its window is a pass over the candidates, about 200 more rows a search reads on a Durable Object.
    */
   nearShare: number;
   /** How many turns either side count as near (`nearShare`). */
@@ -36,9 +37,9 @@ export interface SearchRanking {
 }
 
 export const defaultSearchRanking: Readonly<SearchRanking> = Object.freeze({
-  contextWeight: 0.3,
+  contextWeight: 0.5,
   timeWeight: 1,
-  afterShare: 0.3,
+  afterShare: 0.5,
   speakerBoost: 0.5,
   dayShare: 0.4,
   nearShare: 0,

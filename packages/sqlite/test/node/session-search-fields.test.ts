@@ -49,15 +49,22 @@ describe("SqliteSessionStore search: the day and the speaker of a message", () =
 
   it("ranks the turns of the speaker a query names first (a 'Name:' label, or metadata.speaker)", async () => {
     const store = sqliteTree(temporary.database, "chat");
+    // Two turns of small talk between them, so none ranks through another's text (the turns around it).
     await store.appendMessage(message("c", "Caroline: I went hiking last weekend."));
+    await store.appendMessage(message("c1", "Nice."));
+    await store.appendMessage(message("c2", "Yes."));
     await store.appendMessage(message("m", "Melanie: I went hiking last weekend."));
+    await store.appendMessage(message("m1", "Nice."));
+    await store.appendMessage(message("m2", "Yes."));
     await store.appendMessage(
       message("x", "I went hiking last weekend.", { metadata: { speaker: "Xavier" } }),
     );
     expect((await store.searchMessages("Where did Melanie go hiking?", 3))[0]?.id).toBe("m");
     expect((await store.searchMessages("Where did Caroline go hiking?", 3))[0]?.id).toBe("c");
     expect((await store.searchMessages("Where did Xavier go hiking?", 3))[0]?.id).toBe("x");
-    const speakers = temporary.database.prepare("SELECT speaker FROM assistant_fts ORDER BY rowid").all();
+    const speakers = temporary.database
+      .prepare("SELECT speaker FROM assistant_fts WHERE id IN ('c', 'm', 'x') ORDER BY rowid")
+      .all();
     expect(speakers).toEqual([{ speaker: "caroline" }, { speaker: "melanie" }, { speaker: "xavier" }]);
   });
 
@@ -113,7 +120,9 @@ describe("SqliteSessionStore search: the turns near the best match", () => {
       const day = new Date(Date.UTC(2023, 4, 1 + index));
       await store.appendMessage(message(`m${index}`, text, times ? { createdAt: day } : {}));
     }
-    return (await store.searchMessages("zebra", 3)).map((hit) => hit.id);
+    // The text matches' order (a turn before a match may rank through it, as a hit marked "neighbours").
+    const hits = await store.searchMessages("zebra", 6);
+    return hits.filter((hit) => hit.matchedBy === "text").map((hit) => hit.id);
   }
 
   it("lifts a turn near the best match when every candidate is of one day (no message times)", async () => {

@@ -60,11 +60,19 @@ describe("messages over the 2 MB Durable Object row limit", () => {
       const recent = await store.getRecentHistory(null, 1024, 3);
       expect(ids(recent.messages)).toEqual(["tool", "shot", "a"]);
       expect(recent.totalContentBytes).toBeGreaterThan(5 * 1024 * 1024);
-      // "a", "tool" and "q" through their context (the turns around them: message-search.ts), shown beside
-      // the one hit, never hits of their own.
+      // The answer "a" ranks through the turn before it (message-search.ts) near the one text match: a hit
+      // marked so. "tool" and "q" only through their context: shown beside the hit, never hits of their own.
       const screenshot = await store.searchMessages("screenshot");
-      expect(ids(screenshot)).toEqual(["shot"]);
-      expect(screenshot[0]?.context?.map((turn) => turn.id).sort()).toEqual(["a", "q", "tool"]);
+      expect(screenshot.map((hit) => [hit.id, hit.matchedBy])).toEqual([
+        ["shot", "text"],
+        ["a", "neighbours"],
+      ]);
+      expect(
+        screenshot
+          .flatMap((hit) => hit.context ?? [])
+          .map((turn) => turn.id)
+          .sort(),
+      ).toEqual(["q", "tool"]);
 
       // A new store on the same object reads them too; an update shrinks one back to one row.
       const again = sqliteTree(state.storage, "chat");
