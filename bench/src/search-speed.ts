@@ -24,6 +24,7 @@ import { startThrowawayCluster, type ThrowawayCluster } from "@contextblocks/tes
 import Database from "better-sqlite3";
 import pg from "pg";
 import { markdownTable } from "./markdown.js";
+import { corpora, random } from "./search-corpora.js";
 import { PostgresSearchFloor, SqliteSearchFloor } from "./search-floor.js";
 
 const smoke = process.argv.includes("--smoke");
@@ -36,71 +37,6 @@ const backends = process.argv.includes("--sqlite")
   : process.argv.includes("--postgres")
     ? ["postgres"]
     : ["sqlite", "postgres"];
-
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const common = "the a and of to in is it that for on with as was at by this we you they be have".split(" ");
-const syllables = [
-  "ka",
-  "lo",
-  "mi",
-  "ren",
-  "tu",
-  "sha",
-  "vel",
-  "dor",
-  "pi",
-  "quen",
-  "zu",
-  "bar",
-  "nel",
-  "os",
-];
-
-interface Corpus {
-  name: string;
-  entry(next: () => number): string;
-  query(next: () => number, words: number): string;
-  /** Words per query, one row each. */
-  queryWords: number[];
-}
-
-function zipfWord(next: () => number): string {
-  // Rank ~ 1/u: a few words very common, most rare; word text from its rank.
-  const rank = Math.min(5_999, Math.floor(1 / (next() + 1 / 6_000)) + Math.floor(next() * 50));
-  let word = "";
-  for (let value = rank + 1; value > 0; value = Math.floor(value / syllables.length)) {
-    word += syllables[value % syllables.length];
-  }
-  return word;
-}
-
-const corpora: Corpus[] = [
-  {
-    name: "zipf",
-    entry: (next) =>
-      Array.from({ length: 30 }, () =>
-        next() < 0.35 ? common[Math.floor(next() * common.length)] : zipfWord(next),
-      ).join(" "),
-    query: (next, words) => Array.from({ length: words }, () => zipfWord(next)).join(" "),
-    queryWords: [3],
-  },
-  {
-    name: "random",
-    entry: (next) => Array.from({ length: 30 }, () => `w${Math.floor(next() * 5_000)}`).join(" "),
-    query: (next, words) => Array.from({ length: words }, () => `w${Math.floor(next() * 5_000)}`).join(" "),
-    queryWords: [3, 5],
-  },
-];
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

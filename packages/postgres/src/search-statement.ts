@@ -22,13 +22,19 @@ import type { QueryPlan } from "@contextblocks/text";
  * the collection they are weighed against is the matches themselves (idf = ln((M − df + 0.5) / (df + 0.5)),
  * M matches, at least 0.1). Counting the label's entries for a collection size cost a scan of the whole
  * label per search (9 ms of 17 at 20,000 entries); against the matches, a term every match holds weighs
- * least and a term few hold weighs most, as before. Each match's term flags are computed once
- * (`candidate`), each term's weight once (`stats`); whether a key holds a term is looked up among the few
+ * least and a term few hold weighs most, as before. Whether a key holds a term is looked up among the few
  * entries whose key holds one (`keyed`, found by the key's GIN index), not by building every match's key
- * vector (a tenth of a search) or joining every match to them (half of one at 20,000 entries); the costly
- * `ts_rank_cd` runs only on the rows still tied after the first three keys (`FETCH FIRST … WITH TIES`).
- * The matches stream into `candidate` as they are found: holding them first (`MATERIALIZED`), vectors and
- * all, wrote them to a temporary file at 10,000 matches and took a third of the search.
+ * vector (a tenth of a search).
+ *
+ * A match's coverage depends only on which terms it holds, so the pass groups the matches by those flags
+ * (`pattern`: a few groups, each with its count and its matches' places) instead of sorting every
+ * match: the weights come from the groups' counts (`stats`), and the places read back (`covered`) are those
+ * of the groups fewer than `limit` matches outrank, which are the rows `FETCH FIRST limit ROWS WITH TIES`
+ * by coverage would keep. The phrase and the pairs are checked only on those rows: an exact match holds
+ * every term of the query (the phrase holds them all), so it has the highest coverage there is and is among
+ * them. `ts_rank_cd` runs only on the rows still tied after the first three keys. Rows are read back at
+ * their place (`ctid`, one tuple of the statement's own snapshot: a look-up with no index); the matches
+ * stream into the grouping as they are found, vectors never held.
  */
 export function searchStatement(
   storedLabel: string,
@@ -38,27 +44,19 @@ export function searchStatement(
 ): SqlStatement {
   const termQueries = plan.terms.map((term) => sql`plainto_tsquery('english', ${term.word})`);
   const anyTerm = joined(termQueries, " || ");
-  // Per term: whether the match holds it in its content (c0, c1, …), and in its content or key (t0, t1, …).
-  const flags = joined(
-    termQueries.map((query, index) => {
-      const content = sql`matched.content_tsv @@ (${query})`;
-      // A hashed look-up in the few entries whose key holds a term (`keyed`), not a join of every match.
-      const either = searchKeys
-        ? sql`(${content} OR matched.key IN (SELECT keyed.key FROM keyed WHERE ${plain(`keyed.k${index}`)}))`
-        : content;
-      return sql`${content} AS ${plain(`c${index}`)}, ${either} AS ${plain(`t${index}`)}`;
-    }),
-    ", ",
+  // Per term: whether the match holds it in its content (c0, c1, …) and, searching keys, in its key (k0, k1,
+  // …; null for the many entries whose key holds no term).
+  const contentFlags = termQueries.map(
+    (query, index) => sql`matched.content_tsv @@ (${query}) AS ${plain(`c${index}`)}`,
   );
-  const keyFlags = joined(
-    termQueries.map(
-      (query, index) => sql`to_tsvector('english', entry.key) @@ (${query}) AS ${plain(`k${index}`)}`,
-    ),
-    ", ",
+  const keyFlags = searchKeys ? plan.terms.map((_, index) => plain(`keyed.k${index}`)) : [];
+  const patternColumns = plain(
+    [...plan.terms.map((_, index) => `c${index}`), ...keyFlags.map((_, index) => `k${index}`)].join(", "),
   );
   const frequencies = joined(
     plan.terms.map(
-      (_, index) => sql`count(*) FILTER (WHERE ${plain(`c${index}`)})::float8 AS ${plain(`d${index}`)}`,
+      (_, index) =>
+        sql`coalesce(sum(pattern.entries) FILTER (WHERE ${plain(`pattern.c${index}`)}), 0) AS ${plain(`d${index}`)}`,
     ),
     ", ",
   );
@@ -69,11 +67,15 @@ export function searchStatement(
     }),
     ", ",
   );
+  // A term counts for coverage when the content or the key holds it.
   const coverage = joined(
-    plan.terms.map(
-      (_, index) =>
-        sql`CASE WHEN ${plain(`candidate.t${index}`)} THEN ${plain(`stats.w${index}`)} ELSE 0 END`,
-    ),
+    plan.terms.map((_, index) => {
+      const content = plain(`pattern.c${index}`);
+      const either = searchKeys
+        ? sql`(${content} OR coalesce(${plain(`pattern.k${index}`)}, FALSE))`
+        : content;
+      return sql`CASE WHEN ${either} THEN ${plain(`stats.w${index}`)} ELSE 0 END`;
+    }),
     " + ",
   );
   // Cover density over the key (weight A) and the content. A key holding no term adds no cover: the content's
@@ -88,10 +90,20 @@ export function searchStatement(
     : sql`ts_rank_cd(entry.content_tsv, (${anyTerm}))`;
   // The key's vector is built only for entries whose key holds a term (found by the key's GIN index), not
   // for every match: building it was a tenth of a search.
+  const keyed = joined(
+    termQueries.map(
+      (query, index) => sql`to_tsvector('english', entry.key) @@ (${query}) AS ${plain(`k${index}`)}`,
+    ),
+    ", ",
+  );
+  // `pg_backend_pid()` is parallel restricted: it keeps the planner from starting a worker for the key
+  // look-up, which it would at 100,000 entries (the key index's statistics expect thousands of keys to hold
+  // a term) and which took a quarter of a search to start, for the few keys that do.
   const matched = searchKeys
     ? sql`keyed AS MATERIALIZED (
-  SELECT entry.key, ${keyFlags} FROM cf_agents_search_entries entry
+  SELECT entry.key, ${keyed} FROM cf_agents_search_entries entry
   WHERE entry.label = ${storedLabel} AND to_tsvector('english', entry.key) @@ (${anyTerm})
+    AND pg_backend_pid() IS NOT NULL
 ),
 matched AS (
   SELECT entry.ctid AS place, entry.key, entry.content_tsv FROM cf_agents_search_entries entry
@@ -105,19 +117,24 @@ matched AS (
   SELECT entry.ctid AS place, entry.key, entry.content_tsv FROM cf_agents_search_entries entry
   WHERE entry.label = ${storedLabel} AND entry.content_tsv @@ (${anyTerm})
 )`;
+  // Every match's flags, and its key's when a key holds a term (a hashed join with the few `keyed` entries).
+  const flagged = searchKeys
+    ? sql`SELECT matched.place, ${joined(contentFlags, ", ")}, ${joined(keyFlags, ", ")}
+    FROM matched LEFT JOIN keyed ON keyed.key = matched.key`
+    : sql`SELECT matched.place, ${joined(contentFlags, ", ")} FROM matched`;
 
   // Postgres refuses a constant in ORDER BY: the phrase and pair keys are left out when there are none.
   const exact =
     plan.phrase === null
       ? sql`FALSE`
-      : sql`matched.content_tsv @@ phraseto_tsquery('english', ${plan.phrase.join(" ")})`;
+      : sql`entry.content_tsv @@ phraseto_tsquery('english', ${plan.phrase.join(" ")})`;
   const pairs =
     plan.pairs.length === 0
       ? sql`0`
       : joined(
           plan.pairs.map(
             ([first, second]) =>
-              sql`(matched.content_tsv @@ phraseto_tsquery('english', ${`${first.word} ${second.word}`}))::int`,
+              sql`(entry.content_tsv @@ phraseto_tsquery('english', ${`${first.word} ${second.word}`}))::int`,
           ),
           " + ",
         );
@@ -131,19 +148,33 @@ matched AS (
       .join(", "),
   );
 
-  // The sort carries small columns only (the row's place, key, flags, scores): the content and its vector are
-  // read again for the few rows still tied, at their place (`ctid`, one tuple of the statement's own snapshot:
-  // a look-up with no index), instead of travelling through a sort of every match.
+  // `covered` already holds just the ties for the first places: its FETCH keeps them all, and tells the
+  // planner they are few, so they are read back one by one at their place rather than by hashing the table.
   return sql`WITH ${matched},
-candidate AS MATERIALIZED (
-  SELECT matched.place, matched.key, ${flags}, ${exact} AS exact, ${pairs} AS pairs FROM matched
+pattern AS MATERIALIZED (
+  SELECT ${patternColumns}, count(*)::float8 AS entries, array_agg(flagged.place) AS places
+  FROM (${flagged}) flagged
+  GROUP BY ${patternColumns}
 ),
 stats AS MATERIALIZED (
-  SELECT ${weights} FROM (SELECT count(*)::float8 AS total, ${frequencies} FROM candidate) counted
+  SELECT ${weights}
+  FROM (SELECT sum(pattern.entries) AS total, ${frequencies} FROM pattern) counted
+),
+scored AS (
+  SELECT pattern.places, pattern.entries, ${coverage} AS coverage FROM pattern CROSS JOIN stats
+),
+covered AS (
+  SELECT unnest(ranked.places) AS place, ranked.coverage FROM (
+    SELECT scored.places, scored.coverage, coalesce(sum(scored.entries) OVER (ORDER BY scored.coverage DESC
+      RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE GROUP), 0) AS above
+    FROM scored
+  ) ranked
+  WHERE ranked.above < ${limit}
+  ORDER BY ranked.coverage DESC FETCH FIRST ${limit} ROWS WITH TIES
 ),
 top AS (
-  SELECT candidate.place, candidate.key, candidate.exact, ${coverage} AS coverage, candidate.pairs
-  FROM candidate CROSS JOIN stats
+  SELECT covered.place, entry.key, ${exact} AS exact, covered.coverage, ${pairs} AS pairs
+  FROM covered JOIN cf_agents_search_entries entry ON entry.ctid = covered.place
   ORDER BY ${leading} FETCH FIRST ${limit} ROWS WITH TIES
 )
 SELECT top.key, entry.content

@@ -64,6 +64,33 @@ describe("PostgresSearchProvider", () => {
     expect(keysOf(await search.search("harbour"))).toEqual(["kb-zz", "kb-00", "kb-01"]);
   });
 
+  it("ranks the exact phrase first among many denser entries holding every term, a key's terms counted", async () => {
+    const client = await schema.client();
+    const search = new PostgresSearchProvider(client, { label: "knowledge", limit: 3 });
+    // Twenty entries hold both words twice, never as the query's phrase (denser than the one that does): all
+    // tie on coverage with it, so the phrase must be looked for among more rows than the limit.
+    for (let index = 0; index < 20; index++) {
+      await search.set(
+        `kb-${String(index).padStart(2, "0")}`,
+        `Note ${index}: boats harbour, then boats harbour.`,
+      );
+    }
+    await search.set("kb-zz", "The old harbour boats.");
+    await search.set("boats-log", "Harbour dues were paid.");
+    for (let index = 0; index < 5; index++) await search.set(`kb-one-${index}`, "Only the harbour.");
+    const found = keysOf(await search.search("harbour boats"));
+    expect(found).toHaveLength(3);
+    expect(found[0]).toBe("kb-zz");
+    expect(found.filter((key) => key?.startsWith("kb-one-"))).toEqual([]);
+    // A word of the key counts for coverage: the entry whose key holds "boats" outranks those holding one word.
+    const all = keysOf(
+      await new PostgresSearchProvider(client, { label: "knowledge", limit: 30 }).search("harbour boats"),
+    );
+    expect(all).toHaveLength(27);
+    expect(all.indexOf("boats-log")).toBeLessThan(all.indexOf("kb-one-0"));
+    expect(all.slice(-5).every((key) => key?.startsWith("kb-one-"))).toBe(true);
+  });
+
   it("finds an entry by the words of its key", async () => {
     const search = new PostgresSearchProvider(await schema.client(), "knowledge");
     await search.set("ferry-timetable", "Leaves at nine, returns before dusk.");
