@@ -1,5 +1,6 @@
 import { parseStoredMessage } from "@contextblocks/sessions/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+import { limitLiteral } from "./limit-literal.js";
 import { indexedMessageOf } from "./message-index-text.js";
 import { hasContextColumn, indexRowStatement } from "./message-search.js";
 
@@ -43,13 +44,13 @@ export async function catchUpMessageIndex(client: SqlClient): Promise<void> {
     // Our table keeps a message's row under the message's rowid: the messages past the mark that have a row
     // already are indexed (the mark moves every `markStride` messages, not on every search).
     const rows = withContext
-      ? await client.query<PendingRow>`
+      ? await client.run<PendingRow>(sql`
       SELECT m.rowid, m.id, m.session_id, m.role, m.content, m.content_chunks FROM assistant_messages m
       WHERE m.rowid > ${cursor} AND NOT EXISTS (SELECT 1 FROM assistant_fts f WHERE f.rowid = m.rowid)
-      ORDER BY m.rowid ASC LIMIT ${indexBatchSize}`
-      : await client.query<PendingRow>`
+      ORDER BY m.rowid ASC LIMIT ${limitLiteral(indexBatchSize)}`)
+      : await client.run<PendingRow>(sql`
       SELECT rowid, id, session_id, role, content, content_chunks FROM assistant_messages
-      WHERE rowid > ${cursor} ORDER BY rowid ASC LIMIT ${indexBatchSize}`;
+      WHERE rowid > ${cursor} ORDER BY rowid ASC LIMIT ${limitLiteral(indexBatchSize)}`);
     const last = rows.at(-1);
     if (last === undefined) return;
     const continued = await readContinuations(

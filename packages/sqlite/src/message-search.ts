@@ -13,6 +13,7 @@ import {
   planQuery,
   type QueryPlan,
 } from "@contextblocks/text";
+import { limitLiteral } from "./limit-literal.js";
 import { searchRowsTable } from "./message-index-schema.js";
 import type { SessionShare } from "./session-share.js";
 
@@ -338,7 +339,7 @@ export async function searchMessageIndex(
           AS grandparent_id, -f.rank AS relevance, 1 AS own_hit
       FROM assistant_fts f JOIN assistant_messages m ON m.id = f.id AND m.session_id = f.session_id
       WHERE assistant_fts MATCH ${fts5MatchExpression(plan, { column: "content" })} ${inSession}
-      ORDER BY f.rank LIMIT ${limit}`);
+      ORDER BY f.rank LIMIT ${limitLiteral(limit)}`);
     return rows.map((row) => resultOf(row, sessionId));
   }
   const expression = fts5MatchExpression(plan, { column: ["content", "context", "time"] });
@@ -420,7 +421,7 @@ function candidatesStatement(values: CandidateValues): SqlStatement {
       FROM assistant_fts f
       WHERE assistant_fts MATCH ${values.expression} AND f.rank MATCH ${`bm25(${weights})`}
         ${sessionId === undefined ? sql`` : sql`AND f.session_id = ${sessionId}`}
-      ORDER BY f.rank LIMIT ${values.candidates}`
+      ORDER BY f.rank LIMIT ${limitLiteral(values.candidates)}`
       : // Ranked without reading a row, equal scores in rowid order as FTS5 sorts them; then only the best
         // rows are read.
         sql`
@@ -428,7 +429,7 @@ function candidatesStatement(values: CandidateValues): SqlStatement {
         f.session_id AS session_id, f.time AS time, best.score AS score, best.own AS own
       FROM (SELECT rowid AS target, bm25(assistant_fts, ${raw(weights)}) AS score, ${own} AS own
         FROM assistant_fts WHERE assistant_fts MATCH ${values.expression}
-        ORDER BY score, rowid LIMIT ${values.candidates}) best
+        ORDER BY score, rowid LIMIT ${limitLiteral(values.candidates)}) best
       JOIN ${searchRowAt(values.hits, "best.target")}`;
   return sql`
     WITH hit AS MATERIALIZED (${hit}),
@@ -440,7 +441,11 @@ function candidatesStatement(values: CandidateValues): SqlStatement {
       SELECT grandparent_row, ${number(share * share)} * own, 0 FROM hit
         WHERE grandparent_row IS NOT NULL AND own < 0
     ),
-    scored AS (
+    scored AS ${
+      // Where SQLite sorts, each candidate's factors are computed once (the day's pass and the cut would
+      // compute them again); on a Durable Object the ephemeral table would be rows read (about 40 more).
+      values.hits === "whole" ? raw("MATERIALIZED") : raw("")
+    } (
       SELECT f.id AS id, f.session_id AS session_id, f.role AS role, f.content AS content, f.time AS time,
         total.own_hit AS own_hit,
         total.score * CASE WHEN f.speaker IN (SELECT value FROM json_each(${values.words}))
@@ -472,7 +477,7 @@ function resultsOf(values: CandidateValues): SqlStatement {
       ${grandparent} AS grandparent_id, -scored.score AS relevance, 0 AS strays
     FROM scored JOIN assistant_messages m ON m.id = scored.id AND m.session_id = scored.session_id
     ORDER BY scored.score${dayAndNear(ranking)}
-    LIMIT ${values.limit}`;
+    LIMIT ${limitLiteral(values.limit)}`;
   }
   // Whether any of the whole index's best is another session's: then the caller ranks the session apart.
   const strays =
@@ -480,15 +485,35 @@ function resultsOf(values: CandidateValues): SqlStatement {
       ? sql`0`
       : sql`(SELECT count(*) FROM hit WHERE hit.session_id IS NOT ${sessionId})`;
   return sql`,
-    best AS (
-      SELECT id, session_id, role, content, own_hit, score, scored.score${dayAndNear(ranking)} AS place
-      FROM scored ORDER BY place LIMIT ${values.limit}
-    )
+    best AS (${bestOfScored(values)})
     SELECT best.id AS id, best.session_id AS session_id, best.role AS role, best.content AS content,
       m.created_at AS created_at, m.parent_id AS parent_id, best.own_hit AS own_hit,
       ${grandparent} AS grandparent_id, -best.score AS relevance, ${strays} AS strays
     FROM best JOIN assistant_messages m ON m.id = best.id AND m.session_id = best.session_id
     ORDER BY best.place`;
+}
+
+/**
+ * The best `limit` candidates where SQLite sorts, each with its place (its score with the shares of its day and
+ * near turns). With only the day's share (the default), the day's best score is a GROUP BY joined back, which
+ * costs SQLite less than the window `dayAndNear` writes; equal places keep the window's order (by session,
+ * day, rowid), so the candidates and their order are the same either way.
+ */
+function bestOfScored(values: CandidateValues): SqlStatement {
+  const { ranking } = values;
+  const limit = limitLiteral(values.limit);
+  if (ranking.dayShare <= 0 || ranking.nearShare > 0) {
+    return sql`
+      SELECT id, session_id, role, content, own_hit, score, scored.score${dayAndNear(ranking)} AS place
+      FROM scored ORDER BY place LIMIT ${limit}`;
+  }
+  return sql`
+      SELECT scored.id AS id, scored.session_id AS session_id, scored.role AS role, scored.content AS content,
+        scored.own_hit AS own_hit, scored.score AS score,
+        scored.score + ${raw(String(ranking.dayShare))} * day.best AS place
+      FROM scored JOIN (SELECT session_id, time, min(score) AS best FROM scored GROUP BY session_id, time) day
+        ON day.session_id IS scored.session_id AND day.time IS scored.time
+      ORDER BY place, scored.session_id, scored.time, scored.row LIMIT ${limit}`;
 }
 
 /**
