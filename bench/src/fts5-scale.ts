@@ -26,22 +26,13 @@ import { Fts5SearchProvider } from "@contextblocks/fts5";
 import { AgentSearchProvider } from "agents/context";
 import Database from "better-sqlite3";
 import { betterSqlite3Host } from "./agents-sql.js";
+import { seededRandom } from "./corpus.js";
 import { SqliteSearchFloor } from "./search-floor.js";
 
 const smoke = process.argv.includes("--smoke");
 const sizes = smoke ? [1_000] : [1_000, 20_000, 100_000];
 
-/** Deterministic pseudo-random numbers (mulberry32), so every run indexes the same text. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seededRandom;
 
 const syllables = [
   "ka",

@@ -2,16 +2,10 @@
  * The corpora search-speed.ts times and search-equality.ts compares statements on: seeded, so every run fills
  * the same entries and asks the same queries.
  */
-export function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "./corpus.js";
+
+/** The corpora's seeded generator (corpus.ts's mulberry32). */
+export const random = seededRandom;
 
 const common = "the a and of to in is it that for on with as was at by this we you they be have".split(" ");
 const syllables = [
