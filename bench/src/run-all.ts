@@ -249,11 +249,12 @@ function sections(): Section[] {
   if (hasScript("./session-search-scale.ts")) {
     list.push({
       id: "session-search-scale",
-      title: "Session search as a conversation grows: LoCoMo in one session against a bare FTS5 statement",
+      title: "Session search as a conversation grows: LoCoMo in one session against a bare statement",
       about:
-        "Every LoCoMo conversation we have, repeated, in one SQLite session (about 5,900 and 23,500 messages): " +
-        "median and p95 of `session.search` beside one bare FTS5 statement of the question's content words over " +
-        "a plain table of the same texts, and the first search after the appends " +
+        "Every LoCoMo conversation we have, repeated, in one session (about 5,900 and 23,500 messages), on SQLite " +
+        "and on Postgres: median and p95 of `session.search` beside one bare statement of the question's content " +
+        "words over a plain table of the same texts (FTS5; `tsvector` + GIN with `ts_rank`), and the first search " +
+        "after the appends " +
         "(bench/src/session-search-scale.ts; skipped when the data is absent).",
       run: async (smoke) => (await import("./session-search-scale.js")).run(smoke),
     });

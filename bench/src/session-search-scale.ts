@@ -1,19 +1,28 @@
 /**
- * Session search as a conversation grows, on better-sqlite3: every LoCoMo conversation we have, repeated
- * (each copy its own ids), appended to ONE session (about 5,900 and 23,500 messages), then 100 of their
- * questions asked with `session.search(question, { limit: 10 })`. The floor is the simplest thing doing the
- * same job: one bare FTS5 statement over a plain table of the same texts (`key`, `content`, `porter
- * unicode61`), its MATCH the question's content words (stopwords removed) ORed, `ORDER BY rank LIMIT 10`.
- * Median and p95 of each, side by side, and the ratio; the first search after the appends apart (it catches
- * the index up on the lean layout).
+ * Session search as a conversation grows: every LoCoMo conversation we have, repeated (each copy its own ids),
+ * appended to ONE session (about 5,900 and 23,500 messages), then 100 of their questions asked with
+ * `session.search(question, { limit: 10 })`, on SQLite (lean layout, better-sqlite3) and on Postgres
+ * (`postgresBackend` over one `pg.Client`, a throwaway local cluster). The floor is the simplest thing doing
+ * the same job, a plain table of the same texts and one bare statement:
  *
- *   cd bench && node --import tsx src/session-search-scale.ts [--smoke]
+ * - SQLite: FTS5 (`key`, `content`, `porter unicode61`), its MATCH the question's content words (stopwords
+ *   removed) ORed, `ORDER BY rank LIMIT 10`;
+ * - Postgres: a generated `tsvector` column with a GIN index, the same words each `plainto_tsquery` ORed with
+ *   `||`, ranked by `ts_rank`, top 10 (as the Postgres floor of search-floor.ts).
+ *
+ * Median and p95 of each, side by side, and the ratio; the first search after the appends apart (it catches
+ * the search fields up on both).
+ *
+ *   cd bench && node --import tsx src/session-search-scale.ts [--smoke] [--sqlite | --postgres]
  */
 import { performance } from "node:perf_hooks";
-import { SessionBuilder } from "@contextblocks/sessions";
+import { postgresBackend } from "@contextblocks/postgres";
+import { type SessionBackend, SessionBuilder } from "@contextblocks/sessions";
 import { sqliteBackend } from "@contextblocks/sqlite";
+import { startThrowawayCluster } from "@contextblocks/test-kit/postgres";
 import { fts5String, planQuery } from "@contextblocks/text";
 import Database from "better-sqlite3";
+import pg from "pg";
 import { locomoDirectory, readLocomo } from "./locomo-data.js";
 import { markdownTable } from "./markdown.js";
 
@@ -24,24 +33,71 @@ function quantile(values: readonly number[], share: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? 0;
 }
 
-export async function run(smoke: boolean): Promise<string> {
-  const conversations = readLocomo(false);
-  if (conversations === null) return `Skipped: ${locomoDirectory.pathname} is not on this machine.`;
-  const texts = conversations.flatMap((conversation) =>
-    conversation.turns.map((turn) => `${turn.speaker}: ${turn.text}`),
-  );
-  const questions = conversations
-    .flatMap((conversation) => conversation.questions.map((question) => question.question))
-    .filter((_, index, all) => index % Math.max(1, Math.floor(all.length / questionsAsked)) === 0)
-    .slice(0, smoke ? 10 : questionsAsked);
-  const copiesList = smoke ? [1] : [2, 8];
+/** One side of the comparison: a session backend, and the bare table beside it. */
+interface Side {
+  readonly backend: SessionBackend;
+  /** Adds one text to the bare table. */
+  add(key: string, text: string): Promise<void>;
+  /** The bare statement for a question's content words (`null` when it has none). */
+  floor(words: readonly string[]): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+function sqliteSide(): Side {
+  const database = new Database(":memory:");
+  const floor = new Database(":memory:");
+  floor.exec("CREATE VIRTUAL TABLE entries USING fts5(key, content, tokenize='porter unicode61')");
+  const insert = floor.prepare("INSERT INTO entries (key, content) VALUES (?, ?)");
+  const bare = floor.prepare("SELECT key FROM entries WHERE entries MATCH ? ORDER BY rank LIMIT 10");
+  return {
+    backend: sqliteBackend(database),
+    add: async (key, text) => {
+      insert.run(key, text);
+    },
+    floor: async (words) => bare.all(words.map((word) => fts5String(word)).join(" OR ")),
+    close: async () => {
+      database.close();
+      floor.close();
+    },
+  };
+}
+
+async function postgresSide(connectionString: string, table: string): Promise<Side> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  await client.query(`CREATE TABLE ${table} (key TEXT PRIMARY KEY, content TEXT NOT NULL,
+    content_tsv TSVECTOR GENERATED ALWAYS AS (to_tsvector('english', content)) STORED)`);
+  await client.query(`CREATE INDEX ${table}_fts ON ${table} USING GIN (content_tsv)`);
+  return {
+    backend: postgresBackend(client),
+    add: async (key, text) => {
+      await client.query(`INSERT INTO ${table} (key, content) VALUES ($1, $2)`, [key, text]);
+    },
+    floor: async (words) => {
+      const query = words.map((_, index) => `plainto_tsquery('english', $${index + 1})`).join(" || ");
+      return (
+        await client.query(
+          `SELECT key FROM ${table}, (SELECT ${query} AS query) given
+           WHERE content_tsv @@ given.query ORDER BY ts_rank(content_tsv, given.query) DESC LIMIT 10`,
+          [...words],
+        )
+      ).rows;
+    },
+    close: () => client.end(),
+  };
+}
+
+/** The rows of one backend's table: messages, median, p95, first search. */
+async function measure(
+  open: (copies: number) => Promise<Side>,
+  texts: readonly string[],
+  questions: readonly string[],
+  copiesList: readonly number[],
+): Promise<string[][]> {
   const rows: string[][] = [];
   for (const copies of copiesList) {
-    const database = new Database(":memory:");
-    const session = new SessionBuilder(sqliteBackend(database)).forSession("all").build();
-    const floor = new Database(":memory:");
-    floor.exec("CREATE VIRTUAL TABLE entries USING fts5(key, content, tokenize='porter unicode61')");
-    const insert = floor.prepare("INSERT INTO entries (key, content) VALUES (?, ?)");
+    const side = await open(copies);
+    const session = new SessionBuilder(side.backend).forSession("all").build();
     let count = 0;
     for (let copy = 0; copy < copies; copy++) {
       for (const text of texts) {
@@ -51,10 +107,9 @@ export async function run(smoke: boolean): Promise<string> {
           role: count % 2 === 0 ? "user" : "assistant",
           parts: [{ type: "text", text }],
         });
-        insert.run(id, text);
+        await side.add(id, text);
       }
     }
-    const bare = floor.prepare("SELECT key FROM entries WHERE entries MATCH ? ORDER BY rank LIMIT 10");
     const started = performance.now();
     await session.search(questions[0] ?? "hello", { limit: 10 });
     const first = performance.now() - started;
@@ -63,12 +118,12 @@ export async function run(smoke: boolean): Promise<string> {
     for (const question of questions) {
       const plan = planQuery(question);
       if (plan === null) continue;
-      const match = plan.terms.map((term) => fts5String(term.word)).join(" OR ");
+      const words = plan.terms.map((term) => term.word);
       // Paired in one process, one after the other, the order alternating.
       for (const which of ours.length % 2 === 0 ? ["ours", "floor"] : ["floor", "ours"]) {
         const start = performance.now();
         if (which === "ours") await session.search(question, { limit: 10 });
-        else bare.all(match);
+        else await side.floor(words);
         (which === "ours" ? ours : floors).push(performance.now() - start);
       }
     }
@@ -80,27 +135,82 @@ export async function run(smoke: boolean): Promise<string> {
       `${p95[0]?.toFixed(1)} / ${p95[1]?.toFixed(1)} (${((p95[0] ?? 0) / (p95[1] || 1)).toFixed(2)}×)`,
       `${first.toFixed(0)} (${(first / (median[0] || 1)).toFixed(1)}× a warm one)`,
     ]);
-    database.close();
-    floor.close();
+    await side.close();
   }
-  return [
-    `Every LoCoMo conversation in ${locomoDirectory.pathname} (${conversations.length}), repeated, in one session ` +
-      `(lean layout, better-sqlite3); ${questions.length} of their questions, each \`session.search(question, ` +
-      "{ limit: 10 })` paired with one bare FTS5 statement of its content words ORed over a plain table of the " +
-      "same texts. Milliseconds.",
-    "",
-    markdownTable(
-      [
-        "messages",
-        "median: session.search / bare FTS5",
-        "p95: session.search / bare FTS5",
-        "first search, ms",
-      ],
-      rows,
-    ),
-  ].join("\n");
+  return rows;
+}
+
+export async function run(
+  smoke: boolean,
+  backends: readonly ("sqlite" | "postgres")[] = ["sqlite", "postgres"],
+): Promise<string> {
+  const conversations = readLocomo(false);
+  if (conversations === null) return `Skipped: ${locomoDirectory.pathname} is not on this machine.`;
+  const texts = conversations.flatMap((conversation) =>
+    conversation.turns.map((turn) => `${turn.speaker}: ${turn.text}`),
+  );
+  const questions = conversations
+    .flatMap((conversation) => conversation.questions.map((question) => question.question))
+    .filter((_, index, all) => index % Math.max(1, Math.floor(all.length / questionsAsked)) === 0)
+    .slice(0, smoke ? 10 : questionsAsked);
+  const copiesList = smoke ? [1] : [2, 8];
+  const header = (floor: string) => [
+    "messages",
+    `median: session.search / bare ${floor}`,
+    `p95: session.search / bare ${floor}`,
+    "first search, ms",
+  ];
+  const intro =
+    `Every LoCoMo conversation in ${locomoDirectory.pathname} (${conversations.length}), repeated, in one session; ` +
+    `${questions.length} of their questions, each \`session.search(question, { limit: 10 })\` paired with one bare ` +
+    "statement of its content words ORed over a plain table of the same texts. Milliseconds.";
+  const sections = [intro];
+  if (backends.includes("sqlite")) {
+    const rows = await measure(async () => sqliteSide(), texts, questions, copiesList);
+    sections.push("", "SQLite (lean layout, better-sqlite3; the floor: FTS5, `ORDER BY rank`):", "");
+    sections.push(markdownTable(header("FTS5"), rows));
+  }
+  if (backends.includes("postgres")) {
+    sections.push(
+      "",
+      "Postgres (`postgresBackend`, one `pg.Client`; the floor: `tsvector` + GIN, `ts_rank`):",
+      "",
+    );
+    let cluster: Awaited<ReturnType<typeof startThrowawayCluster>> | undefined;
+    try {
+      cluster = await startThrowawayCluster();
+    } catch (error) {
+      sections.push(`Skipped: no PostgreSQL server could be started here (${String(error).split("\n")[0]}).`);
+    }
+    if (cluster !== undefined) {
+      const server = cluster;
+      try {
+        // Each size in its own database: a fresh table, as each SQLite size has.
+        const rows = await measure(
+          async (copies) => {
+            const name = `scale_${copies}`;
+            const admin = new pg.Client({ connectionString: server.connectionString });
+            await admin.connect();
+            await admin.query(`CREATE DATABASE ${name}`);
+            await admin.end();
+            const url = new URL(server.connectionString);
+            url.pathname = `/${name}`;
+            return postgresSide(url.toString(), "entries");
+          },
+          texts,
+          questions,
+          copiesList,
+        );
+        sections.push(markdownTable(header("tsvector"), rows));
+      } finally {
+        server.stop();
+      }
+    }
+  }
+  return sections.join("\n");
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(await run(process.argv.includes("--smoke")));
+  const only = (["sqlite", "postgres"] as const).filter((name) => process.argv.includes(`--${name}`));
+  console.log(await run(process.argv.includes("--smoke"), only.length > 0 ? only : undefined));
 }

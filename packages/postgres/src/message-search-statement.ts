@@ -86,15 +86,21 @@ candidate AS MATERIALIZED (
 messages AS MATERIALIZED (SELECT count(*)::float8 AS total FROM assistant_messages message WHERE ${inSession}),
 average AS MATERIALIZED (SELECT greatest(avg(candidate.size)::float8, 1.0::float8) AS size FROM candidate),
 matched AS MATERIALIZED (
-  SELECT candidate.session_id, candidate.id, candidate.parent_id, candidate.size,
-    CASE WHEN candidate.content_tsv @@ term.query THEN 1.0::float8 ELSE 0.0::float8 END AS own,
-    CASE WHEN candidate.content_tsv @@ term.query THEN 1.0::float8 ELSE 0.0::float8 END
-      + CASE WHEN candidate.time_tsv @@ term.query THEN ${number(ranking.timeWeight)}::float8 ELSE 0.0::float8 END
-      + CASE WHEN candidate.context_tsv @@ term.query THEN ${number(ranking.contextWeight)}::float8 ELSE 0.0::float8 END
+  SELECT flags.session_id, flags.id, flags.parent_id, flags.size,
+    CASE WHEN flags.in_text THEN 1.0::float8 ELSE 0.0::float8 END AS own,
+    CASE WHEN flags.in_text THEN 1.0::float8 ELSE 0.0::float8 END
+      + CASE WHEN flags.in_time THEN ${number(ranking.timeWeight)}::float8 ELSE 0.0::float8 END
+      + CASE WHEN flags.in_context THEN ${number(ranking.contextWeight)}::float8 ELSE 0.0::float8 END
       AS weight,
-    term.n
-  FROM candidate JOIN term ON candidate.content_tsv @@ term.query OR candidate.context_tsv @@ term.query
-    OR candidate.time_tsv @@ term.query
+    flags.n
+  FROM (
+    -- Each field is checked once per candidate and term.
+    SELECT candidate.session_id, candidate.id, candidate.parent_id, candidate.size, term.n,
+      candidate.content_tsv @@ term.query AS in_text, candidate.time_tsv @@ term.query AS in_time,
+      candidate.context_tsv @@ term.query AS in_context
+    FROM candidate CROSS JOIN term OFFSET 0
+  ) flags
+  WHERE flags.in_text OR flags.in_context OR flags.in_time
 ),
 frequency AS MATERIALIZED (SELECT matched.n, count(*)::float8 AS messages FROM matched GROUP BY matched.n),
 scored AS MATERIALIZED (
@@ -113,29 +119,26 @@ lent (session_id, id, score, own_hit) AS (
     WHERE scored.parent_id IS NOT NULL AND scored.own > 0
   UNION ALL
   SELECT scored.session_id, parent.parent_id, ${number(ranking.afterShare * ranking.afterShare)}::float8 * scored.own, 0
-  FROM scored JOIN assistant_messages parent
-    ON parent.session_id = scored.session_id AND parent.id = scored.parent_id
+  -- Looked up by key for each scoring message (a join here read the whole table).
+  FROM scored CROSS JOIN LATERAL (SELECT parent.parent_id FROM assistant_messages parent
+    WHERE parent.session_id = scored.session_id AND parent.id = scored.parent_id) parent
   WHERE parent.parent_id IS NOT NULL AND scored.own > 0
 ),
-ranked AS (
-  SELECT message.id, message.session_id, message.position, message.time_text, total.own_hit,
+ranked AS MATERIALIZED (
+  SELECT total.id, total.session_id, message.position, message.time_text, total.own_hit,
     total.score * CASE WHEN message.speaker IN (SELECT json_array_elements_text(${words}::text::json))
       THEN ${number(1 + ranking.speakerBoost)}::float8 ELSE 1.0::float8 END${datedFactor(plan, ranking)} AS score
   FROM (SELECT lent.session_id, lent.id, sum(lent.score) AS score, max(lent.own_hit) AS own_hit
     FROM lent GROUP BY lent.session_id, lent.id) total
-  JOIN assistant_messages message ON message.session_id = total.session_id AND message.id = total.id
+  -- Each scored message read by key (a join here read the whole table).
+  CROSS JOIN LATERAL (SELECT message.position, message.time_text, message.speaker, message.text_content
+    FROM assistant_messages message WHERE message.session_id = total.session_id AND message.id = total.id) message
   -- A message without text (a tool call) is never a hit, even when the turns around it lend it a score.
   WHERE message.text_content <> ''
 ),
 best AS (
   SELECT ranked.session_id, ranked.id, ranked.position, ranked.own_hit, ranked.score AS relevance,
-    ranked.score
-      + ${number(ranking.dayShare)}::float8 * max(ranked.score) OVER (PARTITION BY ranked.session_id, ranked.time_text)
-      -- The near turns count only when the candidates are all of one day (as on SQLite).
-      + CASE WHEN min(ranked.time_text) OVER () IS NOT DISTINCT FROM max(ranked.time_text) OVER ()
-        THEN ${number(ranking.nearShare)}::float8 * max(ranked.score) OVER (PARTITION BY ranked.session_id
-          ORDER BY ranked.position RANGE BETWEEN ${number(ranking.nearTurns)} PRECEDING AND ${number(ranking.nearTurns)} FOLLOWING)
-        ELSE 0.0::float8 END
+    ranked.score${dayShareOf(ranking)}${nearShareOf(ranking)}
       AS score
   FROM ranked
   ORDER BY 6 DESC, ranked.position DESC
@@ -149,14 +152,43 @@ ORDER BY best.score DESC, best.position DESC`;
 }
 
 /**
+ * `dayShare` of the best score of the message's day; nothing when the share is 0 (adding 0 changes no score,
+ * and the window costs a sort of every scored message).
+ */
+function dayShareOf(ranking: SearchRanking): SqlStatement {
+  if (ranking.dayShare === 0) return sql``;
+  return sql`
+      + ${raw(String(ranking.dayShare))}::float8 * max(ranked.score) OVER (PARTITION BY ranked.session_id, ranked.time_text)`;
+}
+
+/**
+ * `nearShare` of the best score within `nearTurns` positions, counted only when the scored messages are all
+ * of one day (as on SQLite); nothing when the share is 0, as `dayShareOf`.
+ */
+function nearShareOf(ranking: SearchRanking): SqlStatement {
+  if (ranking.nearShare === 0) return sql``;
+  const turns = raw(String(ranking.nearTurns));
+  return sql`
+      + CASE WHEN min(ranked.time_text) OVER () IS NOT DISTINCT FROM max(ranked.time_text) OVER ()
+        THEN ${raw(String(ranking.nearShare))}::float8 * max(ranked.score) OVER (PARTITION BY ranked.session_id
+          ORDER BY ranked.position RANGE BETWEEN ${turns} PRECEDING AND ${turns} FOLLOWING)
+        ELSE 0.0::float8 END`;
+}
+
+/**
  * The factor of a message whose own text says when, for a query that asks when (`datedBoost`), as SQLite's
- * store writes it (`LIKE` there, `ILIKE` here, over `datePatterns`); nothing for any other query.
+ * store decides it (`LIKE` over `datePatterns` there): each pattern is `% words%` on `' ' || text`, so one
+ * regular expression of the words ORed, each after a space, over the lower-cased text says the same (as
+ * `ILIKE` compares, and a pattern holds lower-case letters and spaces only), in one pass of the text.
  */
 function datedFactor(plan: QueryPlan, ranking: SearchRanking): SqlStatement {
   if (ranking.datedBoost <= 0 || !plan.asksWhen) return sql``;
-  return sql` * CASE WHEN ' ' || message.text_content ILIKE ANY (SELECT json_array_elements_text(${JSON.stringify(datePatterns)}::text::json))
+  return sql` * CASE WHEN lower(' ' || message.text_content) ~ ${datedExpression}
       THEN ${raw(String(1 + ranking.datedBoost))}::float8 ELSE 1.0::float8 END`;
 }
+
+/** `datePatterns` as one regular expression: ` (yesterday|today|…)`. */
+const datedExpression = ` (${datePatterns.map((pattern) => pattern.slice(2, -1)).join("|")})`;
 
 /** Fragments joined by a separator we write (never user text). */
 function joined(fragments: readonly SqlStatement[], separator: string): SqlStatement {

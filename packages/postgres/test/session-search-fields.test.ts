@@ -1,4 +1,5 @@
 import type { SessionMessage } from "@contextblocks/sessions";
+import { datePatterns } from "@contextblocks/text";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSchema, type TestSchema } from "./database.js";
 import { postgresTree, type SearchableTree } from "./message-tree.js";
@@ -34,6 +35,33 @@ describe("PostgresSessionStore search: the turns after a message, its day and it
     const hits = await store.searchMessages("tomatoes in May 2023", 1);
     expect(hits.map((hit) => hit.id)).toEqual(["may"]);
     expect(hits[0]?.content).toBe("We planted the tomatoes.");
+  });
+
+  it("a question that asks when ranks first the turn whose words say when, in any case, at a word's start", async () => {
+    const store = postgresTree(await schema.client(), "chat");
+    // Each matching turn after two others, so none lends another a share of its score and all have the same
+    // turns before them (the same length).
+    const turns = [
+      ["filler-a", "Nothing else happened."],
+      ["filler-b", "Nothing else happened."],
+      ["dated", "We saw the parade YESTERDAY."],
+      ["filler-1", "Nothing else happened."],
+      ["filler-2", "Nothing else happened."],
+      ["chicago", "We saw the parade in Chicago."],
+      ["filler-3", "Nothing else happened."],
+      ["filler-4", "Nothing else happened."],
+      ["newest", "We saw the parade in Toronto."],
+    ];
+    for (const [id, text] of turns) await store.appendMessage(message(String(id), String(text)));
+    const ids = async (query: string) =>
+      (await store.searchMessages(query, 3)).map((hit) => hit.id).filter((id) => !id.startsWith("filler"));
+    // "ago" inside "Chicago" does not say when; ties go to the newest turn.
+    expect(await ids("When was the parade?")).toEqual(["dated", "newest", "chicago"]);
+    expect(await ids("Which parade?")).toEqual(["newest", "chicago", "dated"]);
+  });
+
+  it("reads datePatterns as lower-case words after a space (the statement matches them as one expression)", () => {
+    for (const pattern of datePatterns) expect(pattern).toMatch(/^% [a-z]+( [a-z]+)*%$/);
   });
 
   it("ranks the turns of the speaker a query names first (a 'Name:' label, or metadata.speaker)", async () => {
