@@ -54,7 +54,7 @@ describe("PostgresSessionStore search: the turns after a message, its day and it
     ];
     for (const [id, text] of turns) await store.appendMessage(message(String(id), String(text)));
     const ids = async (query: string) =>
-      (await store.searchMessages(query, 3)).map((hit) => hit.id).filter((id) => !id.startsWith("filler"));
+      (await store.searchMessages(query, 10)).map((hit) => hit.id).filter((id) => !id.startsWith("filler"));
     // "ago" inside "Chicago" does not say when; ties go to the newest turn.
     expect(await ids("When was the parade?")).toEqual(["dated", "newest", "chicago"]);
     expect(await ids("Which parade?")).toEqual(["newest", "chicago", "dated"]);
