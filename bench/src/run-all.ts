@@ -241,8 +241,9 @@ function sections(): Section[] {
       about:
         "Every turn one message, every question `session.search` of 10 hits, on memory, SQLite (lean and keyed) " +
         "and Postgres, with and without message times: hit@10, the share of hits holding a query term and " +
-        "result tokens per call, the hit selection's settings chosen on the other conversations (fold mean ± " +
-        "spread) (bench/src/session-search-selection.ts; skipped when the data is absent).",
+        "result tokens per call, the ranking's settings chosen on the other conversations under the stores' " +
+        "own hit selection (fold mean ± spread) (bench/src/session-search-selection.ts; skipped when the data " +
+        "is absent).",
       run: async (smoke) => runScript("./session-search-selection.ts", smoke).markdown,
     });
   }
