@@ -247,6 +247,19 @@ function sections(): Section[] {
       run: async (smoke) => runScript("./session-search-selection.ts", smoke).markdown,
     });
   }
+  if (hasScript("./session-search-headroom.ts")) {
+    list.push({
+      id: "session-search-headroom",
+      title: "Session search on LoCoMo: where recall is lost, and what re-ranking the candidates recovers",
+      about:
+        "Each store with its default ranking, 100 candidates per question, with and without message times, on " +
+        "SQLite and Postgres: the share of questions with an evidence turn among the first k candidates beside " +
+        "hit@10 after the hit selection, and three re-rankings of the first 30 candidates (feedback words, query " +
+        "coverage, day spread) with their weight chosen by leave-one-conversation-out " +
+        "(bench/src/session-search-headroom.ts; skipped when the data is absent).",
+      run: async (smoke) => runScript("./session-search-headroom.ts", smoke).markdown,
+    });
+  }
   if (hasScript("./session-search-scale.ts")) {
     list.push({
       id: "session-search-scale",

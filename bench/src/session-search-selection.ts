@@ -26,7 +26,6 @@
  *   cd bench && node --import tsx src/session-search-selection.ts [--smoke] [--no-postgres | --postgres-only]
  *     [--backends=memory,lean,keyed,postgres]
  */
-import { readFileSync } from "node:fs";
 import { estimateTokens } from "@contextblocks/core";
 import { PostgresSessionStore } from "@contextblocks/postgres";
 import type { SearchResult } from "@contextblocks/sessions";
@@ -50,7 +49,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { type LocomoConversation, locomoDirectory, readLocomo } from "./locomo-data.js";
 import { locomoCategoryNames } from "./locomo-scoring.js";
-import { locomoSessionTime } from "./locomo-time.js";
+import { type LocomoTurnTimes, locomoTurnTimes } from "./locomo-time.js";
 import { markdownTable } from "./markdown.js";
 
 const limit = 10;
@@ -250,13 +249,10 @@ interface Backend {
   ranks: boolean;
 }
 
-/** Each conversation's turns' times, by `dia_id`. */
-type TurnTimes = ReadonlyMap<string, ReadonlyMap<string, Date>>;
-
 async function askAll(
   backend: Backend,
   conversations: readonly LocomoConversation[],
-  turnTimes: TurnTimes | null,
+  turnTimes: LocomoTurnTimes | null,
   rankings: readonly Partial<SearchRanking>[],
 ): Promise<Map<string, Asked[]>> {
   const times = turnTimes !== null;
@@ -335,7 +331,7 @@ export async function run(
   if (conversations === null) {
     return { markdown: `Skipped: ${locomoDirectory.pathname} is not on this machine.` };
   }
-  const turnTimes = timesOf(conversations);
+  const turnTimes = locomoTurnTimes(conversations);
   const wanted = (id: string) => options.backends === undefined || options.backends.includes(id);
   const local: Backend[] = [];
   if (wanted("memory")) {
@@ -486,23 +482,6 @@ export async function run(
 }
 
 /** Each turn's time: its session's (LoCoMo's `session_N_date_time`, read by `locomo-time.ts`). */
-function timesOf(conversations: readonly LocomoConversation[]): TurnTimes {
-  const all = new Map<string, Map<string, Date>>();
-  for (const conversation of conversations) {
-    const data = JSON.parse(
-      readFileSync(new URL(`${conversation.name}.json`, locomoDirectory), "utf8"),
-    ) as Record<string, unknown>;
-    const times = new Map<string, Date>();
-    for (let session = 1; Array.isArray(data[`session_${session}`]); session++) {
-      const time = locomoSessionTime(data[`session_${session}_date_time`]);
-      if (time === undefined) continue;
-      for (const turn of data[`session_${session}`] as { dia_id: string }[]) times.set(turn.dia_id, time);
-    }
-    all.set(conversation.name, times);
-  }
-  return all;
-}
-
 function backendsArgument(): { backends?: string[] } {
   const given = process.argv.find((argument) => argument.startsWith("--backends="));
   return given === undefined ? {} : { backends: given.slice("--backends=".length).split(",") };
