@@ -20,7 +20,10 @@ export function searchFieldsOf(role: string, content: string, text: string): Mes
   const fields = messageFieldsOf({ role, metadata: message?.metadata, createdAt: carried }, text);
   // `messageFieldsOf` falls back to the row's time only when the message carries none (`??`), as the search's
   // catch-up reads it (message-search-index.ts).
-  return { speaker: fields.speaker, time: carried === undefined || carried === null ? null : (fields.time ?? "") };
+  return {
+    speaker: fields.speaker,
+    time: carried === undefined || carried === null ? null : (fields.time ?? ""),
+  };
 }
 
 /**
