@@ -75,6 +75,9 @@ ALTER TABLE assistant_messages ADD COLUMN IF NOT EXISTS time_text TEXT NOT NULL 
 ALTER TABLE assistant_messages ADD COLUMN IF NOT EXISTS time_tsv TSVECTOR
   GENERATED ALWAYS AS (to_tsvector('english', time_text)) STORED;
 
+ALTER TABLE assistant_messages ADD COLUMN IF NOT EXISTS says_when BOOLEAN
+  GENERATED ALWAYS AS (lower(' ' || text_content) ~ ' (yesterday|today|tonight|tomorrow|ago|last night|week|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|june|july|august|september|october|november|december)') STORED;
+
 DROP INDEX IF EXISTS idx_assistant_msg_after_fts;
 
 ALTER TABLE assistant_messages DROP COLUMN IF EXISTS after_tsv;
@@ -152,7 +155,7 @@ CREATE TABLE IF NOT EXISTS contextblocks_schema (
   version INTEGER NOT NULL
 );
 
-INSERT INTO contextblocks_schema (part, version) VALUES ('sessions', 2)
+INSERT INTO contextblocks_schema (part, version) VALUES ('sessions', 3)
 ON CONFLICT (part) DO UPDATE SET version = GREATEST(contextblocks_schema.version, excluded.version);
 
 CREATE TABLE IF NOT EXISTS contextblocks_skills (

@@ -1,5 +1,6 @@
 import { type SqlStatement, sql } from "@contextblocks/sql";
 import { leafStatement } from "./latest-leaf.js";
+import { storedDayKnown, storedDayWords } from "./message-search-fields.js";
 
 /** One message of a chain as the append statement writes it (its searchable text already indexable). */
 export interface AppendRow {
@@ -9,6 +10,9 @@ export interface AppendRow {
   text: string;
   tokens: number | null;
   createdAt: string | null;
+  /** Its search fields (message-search-fields.ts): `time` `null` when its day is its stored time's. */
+  speaker: string;
+  time: string | null;
 }
 
 /** Where the chain goes: the first row's parent (`undefined`: the latest leaf) and the leaf expected. */
@@ -22,7 +26,8 @@ export interface AppendTarget {
  * the order the storage contract lists them (the latest leaf against the expected one, the named parent, then
  * per row: its id stored in any session, or named as parent by a message of this session), and writes only
  * when all pass: the session's `assistant_leaves` pointer row moves to the chain's last message, then the
- * rows go in, each under the one before. It answers one row: `status` (the first conflict, or `appended`),
+ * rows go in, each under the one before, with their search fields (speaker, day: `search_state` 2, so a
+ * search has nothing to catch up for them). It answers one row: `status` (the first conflict, or `appended`),
  * `stored` (rows written), the first row's parent, the latest leaf read, and the conflicting row's holder.
  *
  * Why a write it makes is never based on a stale read. Under READ COMMITTED every read of the statement
@@ -63,12 +68,14 @@ export function appendStatement(
     expectedLeafId === undefined
       ? sql`false`
       : sql`(SELECT id FROM leaf) IS DISTINCT FROM ${expectedLeafId}::text`;
+  const dayKnown = storedDayKnown(sql`g.created_at`);
   const missing = typeof parentId === "string" ? sql`NOT EXISTS (SELECT 1 FROM parent)` : sql`false`;
   return sql`WITH ${leaf},
 given AS MATERIALIZED (
   SELECT (r.ordinality - 1)::int AS index, r.value->>'id' AS id, r.value->>'role' AS role,
     r.value->>'content' AS content, r.value->>'text' AS text, (r.value->>'tokens')::int AS tokens,
-    (r.value->>'createdAt')::timestamptz AS created_at
+    coalesce((r.value->>'createdAt')::timestamptz, now()) AS created_at, r.value->>'speaker' AS speaker,
+    r.value->>'time' AS time
   FROM json_array_elements(${JSON.stringify(rows)}::text::json) WITH ORDINALITY AS r (value, ordinality)
 ),
 parent AS MATERIALIZED (${parent}),
@@ -103,17 +110,19 @@ claimed AS (
 current AS (SELECT 1 FROM claimed WHERE NOT created OR NOT EXISTS (SELECT 1 FROM snapshot)),
 inserted AS (
   INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content, created_at,
-    context_text, tokens)
+    context_text, tokens, speaker, time_text, search_state)
   SELECT g.id, ${sessionId},
     CASE WHEN g.index = 0 THEN (SELECT id FROM parent) ELSE lag(g.id) OVER chain END,
-    g.role, g.content, g.text, coalesce(g.created_at, now()),
+    g.role, g.content, g.text, g.created_at,
     CASE
       WHEN g.index = 0 THEN coalesce((SELECT p.text_content || E'\\n' || coalesce((SELECT up.text_content
         FROM assistant_messages up WHERE up.session_id = ${sessionId} AND up.id = p.parent_id), '') FROM parent p), '')
       WHEN g.index = 1 THEN lag(g.text) OVER chain || E'\\n' || coalesce((SELECT text_content FROM parent), '')
       ELSE lag(g.text) OVER chain || E'\\n' || lag(g.text, 2) OVER chain
     END,
-    g.tokens
+    g.tokens, g.speaker,
+    CASE WHEN g.time IS NOT NULL THEN g.time WHEN ${dayKnown} THEN ${storedDayWords(sql`g.created_at`)} ELSE '' END,
+    CASE WHEN g.time IS NOT NULL OR ${dayKnown} THEN 2 ELSE 0 END
   FROM given g
   WHERE EXISTS (SELECT 1 FROM current)
   WINDOW chain AS (ORDER BY g.index)

@@ -1,12 +1,13 @@
-import { parseStoredMessage } from "@contextblocks/sessions/store-kit";
 import { type SqlStatement, sql } from "@contextblocks/sql";
-import { messageFieldsOf } from "@contextblocks/text";
+import { dayWords } from "@contextblocks/text";
+import { searchFieldsOf } from "./message-search-fields.js";
 
 /**
- * The search fields of a message that its append does not write (as SQLite's lazy index, message-index.ts
- * there): its speaker and its day (`time_text`, `time_tsv`). A search first writes them for the messages
- * whose `search_state` is below 2 (a partial index finds them: the messages appended or updated since the
- * last search; 1 is a row an earlier release left waiting for the turns after it, which are now counted at
+ * The search fields of messages an earlier release stored without them: their speaker and their day
+ * (`time_text`, `time_tsv`). An append and an update write them with the message (`search_state` 2); a search
+ * first writes them for the rows whose `search_state` is below 2 (a partial index finds them: rows an earlier
+ * release appended or updated since its last search, and the rare row whose stored time is outside the years
+ * 1000 to 9999; 1 is a row an earlier release left waiting for the turns after it, which are now counted at
  * query time). Each message's fields are written once: a later append never rewrites an older row.
  */
 export const pendingBatchSize = 500;
@@ -40,12 +41,9 @@ ORDER BY m.position LIMIT ${pendingBatchSize}`)) as PendingRow[];
         changed.push({ session: row.session_id, id: row.id });
         continue;
       }
-      const message = parseStoredMessage(row.content);
-      const fields = messageFieldsOf(
-        { role: row.role, metadata: message?.metadata, createdAt: message?.createdAt ?? row.created_at },
-        row.text_content,
-      );
-      changed.push({ session: row.session_id, id: row.id, speaker: fields.speaker, time: fields.time ?? "" });
+      const fields = searchFieldsOf(row.role, row.content, row.text_content);
+      const time = fields.time ?? dayWords(row.created_at) ?? "";
+      changed.push({ session: row.session_id, id: row.id, speaker: fields.speaker, time });
     }
     if (changed.length > 0) {
       await run(sql`UPDATE assistant_messages m
@@ -57,15 +55,4 @@ WHERE m.session_id = v.session AND m.id = v.id`);
     if (last === undefined || rows.length < pendingBatchSize) return;
     after = String(last.position);
   }
-}
-
-/**
- * Before messages change (text updated, or deleted; `ids` a JSON array as text): they are marked for the
- * next search to write their fields again (an updated text may name another speaker). Their neighbours keep
- * theirs: the turns after a message count at query time. Run it before a delete, in the same transaction.
- */
-export function staleSearchFieldsStatement(sessionId: string, ids: string): SqlStatement {
-  return sql`UPDATE assistant_messages SET search_state = 0
-WHERE session_id = ${sessionId} AND search_state <> 0
-  AND id IN (SELECT json_array_elements_text(${ids}::text::json))`;
 }

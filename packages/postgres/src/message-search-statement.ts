@@ -1,7 +1,7 @@
 import { defaultSearchRanking, type SearchRanking } from "@contextblocks/sessions/store-kit";
 import { type SqlStatement, sql } from "@contextblocks/sql";
 import { raw } from "@contextblocks/sql/store-kit";
-import { datePatterns, type QueryPlan } from "@contextblocks/text";
+import type { QueryPlan } from "@contextblocks/text";
 
 /**
  * The one statement of a message search in one session (or, with `sessionId` undefined, in every session),
@@ -131,8 +131,8 @@ ranked AS MATERIALIZED (
   FROM (SELECT lent.session_id, lent.id, sum(lent.score) AS score, max(lent.own_hit) AS own_hit
     FROM lent GROUP BY lent.session_id, lent.id) total
   -- Each scored message read by key (a join here read the whole table).
-  CROSS JOIN LATERAL (SELECT message.position, message.time_text, message.speaker, message.text_content
-    FROM assistant_messages message WHERE message.session_id = total.session_id AND message.id = total.id) message
+  CROSS JOIN LATERAL (SELECT message.position, message.time_text, message.speaker, message.text_content,
+    message.says_when FROM assistant_messages message WHERE message.session_id = total.session_id AND message.id = total.id) message
   -- A message without text (a tool call) is never a hit, even when the turns around it lend it a score.
   WHERE message.text_content <> ''
 ),
@@ -176,19 +176,13 @@ function nearShareOf(ranking: SearchRanking): SqlStatement {
 }
 
 /**
- * The factor of a message whose own text says when, for a query that asks when (`datedBoost`), as SQLite's
- * store decides it (`LIKE` over `datePatterns` there): each pattern is `% words%` on `' ' || text`, so one
- * regular expression of the words ORed, each after a space, over the lower-cased text says the same (as
- * `ILIKE` compares, and a pattern holds lower-case letters and spaces only), in one pass of the text.
+ * The factor of a message whose own text says when (the generated column `says_when`: schema.ts), for a
+ * query that asks when (`datedBoost`), as SQLite's store decides it (`LIKE` over `datePatterns` there).
  */
 function datedFactor(plan: QueryPlan, ranking: SearchRanking): SqlStatement {
   if (ranking.datedBoost <= 0 || !plan.asksWhen) return sql``;
-  return sql` * CASE WHEN lower(' ' || message.text_content) ~ ${datedExpression}
-      THEN ${raw(String(1 + ranking.datedBoost))}::float8 ELSE 1.0::float8 END`;
+  return sql` * CASE WHEN message.says_when THEN ${raw(String(1 + ranking.datedBoost))}::float8 ELSE 1.0::float8 END`;
 }
-
-/** `datePatterns` as one regular expression: ` (yesterday|today|…)`. */
-const datedExpression = ` (${datePatterns.map((pattern) => pattern.slice(2, -1)).join("|")})`;
 
 /** Fragments joined by a separator we write (never user text). */
 function joined(fragments: readonly SqlStatement[], separator: string): SqlStatement {

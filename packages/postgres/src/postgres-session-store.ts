@@ -23,7 +23,7 @@ import { type AppendRow, appendStatement } from "./append-statement.js";
 import { type PostgresSource, postgresClient } from "./client.js";
 import { leafStatement, newestChildlessStatement } from "./latest-leaf.js";
 import { candidateOf, searchMessageRows } from "./message-search.js";
-import { staleSearchFieldsStatement } from "./message-search-index.js";
+import { searchFieldsOf, storedDayKnown, storedDayWords } from "./message-search-fields.js";
 import { refreshContextStatement } from "./message-search-statement.js";
 import { SESSION_TABLES } from "./schema.js";
 import { sessionTablesReady } from "./session-tables-ready.js";
@@ -223,14 +223,20 @@ WHERE session_id = ${this.#sessionId} ORDER BY position LIMIT ${count}::bigint`)
     const content = record.content ?? "";
     checkText(content, `content of message "${record.id}"`, PROVIDER, "postgres", "INVALID_INPUT", undefined);
     const ids = JSON.stringify([record.id]);
+    const text = indexableText(record.text ?? "");
+    // Its speaker and day are derived again from the new text (`created_at` stays), in the same statement.
+    const { speaker, time } = searchFieldsOf(record.role, content, text);
+    const dayKnown = storedDayKnown(sql`created_at`);
     // Its children and grandchildren carry its text as search context: read again in the same transaction.
     const [, updated = []] = await this.#transaction("lock", [
       sql`UPDATE assistant_messages
-SET content = ${content}, role = ${record.role}, text_content = ${indexableText(record.text ?? "")},
-  tokens = ${record.tokens ?? null}::int
+SET content = ${content}, role = ${record.role}, text_content = ${text}, tokens = ${record.tokens ?? null}::int,
+  speaker = ${speaker},
+  time_text = CASE WHEN ${time}::text IS NOT NULL THEN ${time}::text
+    WHEN ${dayKnown} THEN ${storedDayWords(sql`created_at`)} ELSE '' END,
+  search_state = CASE WHEN ${time}::text IS NOT NULL OR ${dayKnown} THEN 2 ELSE 0 END
 WHERE session_id = ${this.#sessionId} AND id = ${record.id} RETURNING id`,
       refreshContextStatement(this.#sessionId, ids),
-      staleSearchFieldsStatement(this.#sessionId, ids),
     ]);
     return updated.length > 0;
   }
@@ -241,8 +247,6 @@ WHERE session_id = ${this.#sessionId} AND id = ${record.id} RETURNING id`,
     const list = JSON.stringify(stored);
     const session = this.#sessionId;
     await this.#transaction("bump", [
-      // Their parents and grandparents index the turns after them again at the next search.
-      staleSearchFieldsStatement(session, list),
       sql`DELETE FROM assistant_messages
 WHERE session_id = ${session} AND id IN (SELECT json_array_elements_text(${list}::text::json))`,
       // The pointer named a deleted message: it moves to the newest childless message (under the lock).
@@ -433,13 +437,15 @@ function appendRowOf(record: MessageRecord): AppendRow {
   checkText(record.role, "role", PROVIDER, "postgres", "INVALID_INPUT", undefined);
   const content = record.content ?? "";
   checkText(content, `content of message "${record.id}"`, PROVIDER, "postgres", "INVALID_INPUT", undefined);
+  const text = indexableText(record.text ?? "");
   return {
     id: record.id,
     role: record.role,
     content,
-    text: indexableText(record.text ?? ""),
+    text,
     tokens: record.tokens ?? null,
     createdAt: isoTime(record.createdAt),
+    ...searchFieldsOf(record.role, content, text),
   };
 }
 

@@ -11,10 +11,11 @@ import {
   type StoreTable,
   tableStatements,
 } from "@contextblocks/sql-stores";
+import { saysWhenExpression } from "./message-search-fields.js";
 import { reportUnmigratable } from "./session-migration.js";
 
 /** The version of the session tables this release creates (`contextblocks_schema`, part `sessions`). */
-export const SESSION_TABLES_VERSION = 2;
+export const SESSION_TABLES_VERSION = 3;
 
 /**
  * `cf_agents_search_entries` (`PostgresSearchProvider`), with a GIN index over the content and one over the
@@ -56,8 +57,11 @@ CREATE INDEX IF NOT EXISTS idx_search_entries_key_fts
  * - `context_text` / `context_tsv` (GIN): the text of the message's parent and grandparent on its branch,
  *   searched at a lower weight and never returned (message-search-statement.ts);
  * - `time_text` / `time_tsv` (GIN), `speaker`, `search_state` (partial index on the rows below 2): the
- *   message's day and its speaker, written once at search time (message-search-index.ts); the turns after a
+ *   message's day and its speaker, written by its append and its update (message-search-fields.ts), and at
+ *   search time for rows an earlier release left without them (message-search-index.ts); the turns after a
  *   message count at query time (an earlier release's `after_text` / `after_tsv` are dropped);
+ * - `says_when`, generated: whether the message's text says when (`datePatterns` of `@contextblocks/text`),
+ *   which a question that asks when favours; added by the migration to version 3, which rewrites the table;
  * - `assistant_messages.tokens`: the message's token stamp, as the message tree computes it (`NULL` on rows
  *   another writer made: estimated from their content); `assistant_token_calibration`: each session's
  *   provider-reported tokens over the estimate (`Session.reportUsage`), so a new `Session` per request
@@ -109,6 +113,9 @@ ALTER TABLE assistant_messages ADD COLUMN IF NOT EXISTS time_text TEXT NOT NULL 
 
 ALTER TABLE assistant_messages ADD COLUMN IF NOT EXISTS time_tsv TSVECTOR
   GENERATED ALWAYS AS (to_tsvector('english', time_text)) STORED;
+
+ALTER TABLE assistant_messages ADD COLUMN IF NOT EXISTS says_when BOOLEAN
+  GENERATED ALWAYS AS (${saysWhenExpression}) STORED;
 
 DROP INDEX IF EXISTS idx_assistant_msg_after_fts;
 

@@ -1,5 +1,5 @@
 import type { SessionMessage } from "@contextblocks/sessions";
-import { datePatterns } from "@contextblocks/text";
+import { datePatterns, dayWords } from "@contextblocks/text";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSchema, type TestSchema } from "./database.js";
 import { postgresTree, type SearchableTree } from "./message-tree.js";
@@ -91,5 +91,108 @@ describe("PostgresSessionStore search: the turns after a message, its day and it
     expect(await found(store, "orchard")).toEqual(["a", "q"]);
     await store.deleteMessages(["a"]);
     expect(await found(store, "orchard")).toEqual([]);
+  });
+});
+
+describe("PostgresSessionStore search fields: written with the message", () => {
+  interface FieldRow {
+    id: string;
+    speaker: string;
+    time_text: string;
+    search_state: number;
+  }
+  const fieldsOf = async (client: Awaited<ReturnType<TestSchema["client"]>>) =>
+    (
+      await client.query<FieldRow>(
+        "SELECT id, speaker, time_text, search_state FROM assistant_messages ORDER BY position",
+      )
+    ).rows;
+
+  it("an append writes each message's speaker and day: nothing is left for a search to catch up", async () => {
+    const client = await schema.client();
+    const store = postgresTree(client, "chat");
+    await store.appendMessage(
+      message("dated", "Caroline: We planted the tomatoes.", { createdAt: new Date("2023-05-08T13:56:00Z") }),
+    );
+    await store.appendChain(
+      [
+        message("named", "I went hiking.", { metadata: { speaker: "Xavier" } }),
+        message("plain", "nothing to say", { role: "assistant" }),
+      ],
+      "dated",
+    );
+    await store.importMessage(message("imported", "Melanie: Long ago."), "plain", "2021-12-31T23:30:00Z");
+    expect(await fieldsOf(client)).toEqual([
+      { id: "dated", speaker: "caroline", time_text: "8 May 2023", search_state: 2 },
+      { id: "named", speaker: "xavier", time_text: dayWords(new Date()), search_state: 2 },
+      { id: "plain", speaker: "assistant", time_text: dayWords(new Date()), search_state: 2 },
+      { id: "imported", speaker: "melanie", time_text: "31 December 2021", search_state: 2 },
+    ]);
+  });
+
+  it("a stored time outside the years 1000 to 9999 is left to the search, which writes its day", async () => {
+    const client = await schema.client();
+    const store = postgresTree(client, "chat");
+    await store.importMessage(message("old", "An old tale."), null, "0500-03-01T00:00:00Z");
+    expect((await fieldsOf(client))[0]?.search_state).toBe(0);
+    expect((await store.searchMessages("tale", 10)).map((hit) => hit.id)).toEqual(["old"]);
+    expect(await fieldsOf(client)).toEqual([
+      { id: "old", speaker: "user", time_text: dayWords("0500-03-01T00:00:00Z"), search_state: 2 },
+    ]);
+  });
+
+  it("an update derives the speaker and the day again, in its own statement", async () => {
+    const client = await schema.client();
+    const store = postgresTree(client, "chat");
+    await store.appendMessage(message("turn", "Caroline: I went hiking last weekend."));
+    await store.appendMessage(message("other", "Nice.", { role: "assistant" }));
+    await store.updateMessage(
+      message("turn", "Melanie: I went hiking last weekend.", {
+        createdAt: new Date("2022-02-03T10:00:00Z"),
+      }),
+    );
+    expect((await fieldsOf(client))[0]).toEqual({
+      id: "turn",
+      speaker: "melanie",
+      time_text: "3 February 2022",
+      search_state: 2,
+    });
+    // Without a time of its own, its day is its stored time's again.
+    await store.updateMessage(message("turn", "Xavier: I went hiking."));
+    expect((await fieldsOf(client))[0]).toEqual({
+      id: "turn",
+      speaker: "xavier",
+      time_text: dayWords(new Date()),
+      search_state: 2,
+    });
+    expect((await store.searchMessages("Where did Xavier go hiking?", 1))[0]?.id).toBe("turn");
+  });
+
+  it("rows an earlier release left without their fields are caught up by a search and ranked as before", async () => {
+    const client = await schema.client();
+    const store = postgresTree(client, "chat");
+    await store.appendMessage(
+      message("c", "Caroline: I went hiking last weekend.", { createdAt: new Date("2023-05-08T13:56:00Z") }),
+    );
+    await store.appendMessage(message("c1", "Nice."));
+    await store.appendMessage(message("m", "Melanie: I went hiking yesterday."));
+    await store.appendMessage(message("x", "I went hiking.", { metadata: { speaker: "Xavier" } }));
+    const questions = ["Where did Melanie go hiking?", "When did Caroline go hiking in May 2023?", "Xavier"];
+    const ranked = async () =>
+      Promise.all(
+        questions.map(async (question) =>
+          ((await store.storage.search?.(question, 30)) ?? []).map((hit) => [
+            hit.id,
+            hit.score,
+            hit.matchedBy,
+          ]),
+        ),
+      );
+    const before = await ranked();
+    const written = await fieldsOf(client);
+    // As an earlier release stored them: no speaker, no day, waiting for a search.
+    await client.query("UPDATE assistant_messages SET speaker = '', time_text = '', search_state = 0");
+    expect(await ranked()).toEqual(before);
+    expect(await fieldsOf(client)).toEqual(written);
   });
 });
