@@ -30,9 +30,9 @@ import type { QueryPlan } from "@contextblocks/text";
  * (`pattern`: a few groups, each with its count and its matches' places) instead of sorting every
  * match: the weights come from the groups' counts (`stats`), and the places read back (`covered`) are those
  * of the groups fewer than `limit` matches outrank, which are the rows `FETCH FIRST limit ROWS WITH TIES`
- * by coverage would keep. They are read back once, at their place (`ctid`, one tuple of the statement's own
- * snapshot: a look-up with no index); the matches stream into the grouping as they are found, vectors never
- * held. On those rows only:
+ * by coverage would keep. They are read back at their place (`ctid`, one tuple of the statement's own
+ * snapshot: a look-up with no index), carrying no content through a sort; the matches stream into the
+ * grouping as they are found, vectors never held. On those rows only:
  * - the phrase and the pairs are checked, and only where the group's flags leave them possible (a phrase
  *   holds every lexeme of its words): an exact match holds every term of the query, so it has the highest
  *   coverage there is and is among them;
@@ -90,10 +90,10 @@ export function searchStatement(
   // past the last position a vector keeps (16,383; a position takes at least one character), so the key's
   // vector is built for the keys that hold a term (`top.keyed`) and for content that long.
   const density = searchKeys
-    ? sql`ts_rank_cd(CASE WHEN top.keyed OR char_length(top.content) + char_length(top.key) >= 16383
-        THEN setweight(to_tsvector('english', top.key), 'A') || top.content_tsv
-        ELSE top.content_tsv END, top.held)`
-    : sql`ts_rank_cd(top.content_tsv, top.held)`;
+    ? sql`ts_rank_cd(CASE WHEN top.keyed OR char_length(entry.content) + char_length(top.key) >= 16383
+        THEN setweight(to_tsvector('english', top.key), 'A') || entry.content_tsv
+        ELSE entry.content_tsv END, top.held)`
+    : sql`ts_rank_cd(entry.content_tsv, top.held)`;
   // The key's vector is built only for entries whose key holds a term (found by the key's GIN index), not
   // for every match: building it was a tenth of a search.
   const keyed = joined(
@@ -173,7 +173,6 @@ matched AS (
 
   // `covered` already holds just the ties for the first places: its FETCH keeps them all, and tells the
   // planner they are few, so they are read back one by one at their place rather than by hashing the table.
-  // `top` carries what the last sort needs (content, vector), so no row is read twice.
   return sql`WITH ${matched},
 pattern AS MATERIALIZED (
   SELECT ${patternColumns}, count(*)::float8 AS entries, array_agg(flagged.place) AS places
@@ -201,13 +200,13 @@ covered AS (
   ORDER BY ranked.coverage DESC FETCH FIRST ${limit} ROWS WITH TIES
 ),
 top AS (
-  SELECT entry.key, entry.content, entry.content_tsv, ${exact} AS exact, covered.coverage, ${pairs} AS pairs,
-    covered.held, covered.keyed
+  SELECT covered.place, entry.key, ${exact} AS exact, covered.coverage, ${pairs} AS pairs, covered.held,
+    covered.keyed
   FROM covered JOIN cf_agents_search_entries entry ON entry.ctid = covered.place
   ORDER BY ${leading} FETCH FIRST ${limit} ROWS WITH TIES
 )
-SELECT top.key, top.content
-FROM top
+SELECT top.key, entry.content
+FROM top JOIN cf_agents_search_entries entry ON entry.ctid = top.place
 ORDER BY ${leading}, ${density} DESC, top.key
 LIMIT ${limit}`;
 }
@@ -218,10 +217,10 @@ LIMIT ${limit}`;
  * position of a term the vector holds, so `ts_rank_cd` gives the same rank against the terms held as
  * against them all, and does a fraction of the work: its cost grows with the query's size (against five
  * terms it took most of a search on the hundred rows tied for the last places, where the rows hold one).
- * A term of several lexemes (a word the parser splits, "e²x" into 'e' & 'x') makes covers span positions,
- * where lexemes of a term not held would count: the whole query is kept then. The terms held are joined as
- * `tsquery` text (each a `plainto_tsquery` value printed by Postgres, read back by its `tsquery` input), once
- * per group; a group always holds a term.
+ * A term of several lexemes (a word the parser splits: "e²x" is 'e' & 'x' in a C.UTF-8 database) makes
+ * covers span positions, where lexemes of a term not held would count: the whole query is kept then. The
+ * terms held are joined as `tsquery` text (each a `plainto_tsquery` value printed by Postgres, read back by
+ * its `tsquery` input), once per group; a group always holds a term.
  */
 function heldQuery(
   termQueries: readonly SqlStatement[],

@@ -79,9 +79,9 @@ describe("PostgresSearchProvider", () => {
   });
 
   it("ranks by cover density over the whole query when Postgres cuts a query word into several lexemes", async () => {
-    // Under a C.UTF-8 collation Postgres's parser cuts "alpha²beta" into 'alpha' & 'beta' (the throwaway
-    // cluster's own C locale keeps it whole): a cover then spans positions, and a lexeme of a term the
-    // entry does not hold ("gamma", of "gamma³delta") inside it counts, so the entry holding it is denser.
+    // In a database whose locale is C.UTF-8, Postgres's parser cuts "alpha²beta" into 'alpha' & 'beta' (the
+    // throwaway cluster's own C locale keeps it whole): a cover then spans positions, and a lexeme of a term
+    // the entry does not hold ("gamma", of "gamma³delta") inside it counts, so the entry holding it is denser.
     const admin = await schema.client();
     const database = `search_${schema.name}`;
     await admin.query(`CREATE DATABASE ${database} LOCALE 'C.UTF-8' TEMPLATE template0`);
