@@ -5,11 +5,15 @@
  * order. Queries: the corpus's own (as search-speed.ts asks them) and runs of words cut from stored entries (so
  * exact phrases and adjacent pairs occur). Each corpus is also searched after adding entries whose keys hold
  * query words, with `searchKeys` on and off, and at limits 10 and 3. Prints the count of differing queries
- * (0 expected) and the median time of each statement, run in turns.
+ * (0 expected) and the median time of each statement, run in turns. Then the LoCoMo dev split (when it is on
+ * this machine, locomo-data.ts), as bench/src/postgres.ts searches it: per conversation a label, every turn
+ * one entry (key = its `dia_id`, content = `"<speaker>: <text>"`), every question with evidence one search
+ * (limit 10, keys searched, the provider's defaults); every result must be the same, ids and order.
  *
  *   cd bench && node --import tsx src/search-equality.ts                      # against main, 20k entries
  *   cd bench && node --import tsx src/search-equality.ts --before HEAD~1 --entries 100000 --queries 100
  *   cd bench && node --import tsx src/search-equality.ts --corpus zipf                         # one corpus
+ *   cd bench && node --import tsx src/search-equality.ts --corpus locomo               # LoCoMo questions only
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -20,6 +24,7 @@ import { fromPg, type SqlStatement } from "@contextblocks/sql";
 import { startThrowawayCluster } from "@contextblocks/test-kit/postgres";
 import { planQuery, type QueryPlan } from "@contextblocks/text";
 import pg from "pg";
+import { readLocomo } from "./locomo-data.js";
 import { type Corpus, corpora, random } from "./search-corpora.js";
 
 type Statement = (label: string, plan: QueryPlan, limit: number, searchKeys: boolean) => SqlStatement;
@@ -156,6 +161,44 @@ try {
         );
       }
     }
+  }
+  const conversations = only === "" || only === "locomo" ? readLocomo() : [];
+  if (conversations === null) console.log("LoCoMo: skipped (the dev split is not on this machine)");
+  else if (conversations.length > 0) {
+    await connection.query("CREATE SCHEMA locomo; SET search_path TO locomo");
+    const client = fromPg(connection);
+    await new PostgresSearchProvider(client, { label: "warm" }).set("warm", "warm");
+    let questions = 0;
+    let differ = 0;
+    for (const conversation of conversations) {
+      const conversationLabel = `locomo_${conversation.name}`;
+      await connection.query(
+        `INSERT INTO cf_agents_search_entries (label, key, content)
+         SELECT $1, key, content FROM unnest($2::text[], $3::text[]) AS given(key, content)
+         ON CONFLICT DO NOTHING`,
+        [
+          conversationLabel,
+          conversation.turns.map((turn) => turn.dia_id),
+          conversation.turns.map((turn) => `${turn.speaker}: ${turn.text}`),
+        ],
+      );
+      for (const question of conversation.questions) {
+        const plan = planQuery(question.question);
+        if (plan === null) continue;
+        const [before, after] = await Promise.all(
+          [old, current].map(async (build) =>
+            JSON.stringify(await client.run(build(conversationLabel, plan, 10, true))),
+          ),
+        );
+        questions++;
+        if (before !== after) {
+          differ++;
+          if (differ <= 3) process.stderr.write(`  differs: ${JSON.stringify(question.question)}\n`);
+        }
+      }
+    }
+    differing += differ;
+    console.log(`LoCoMo: ${conversations.length} conversations, ${questions} questions, ${differ} differ`);
   }
 } finally {
   await connection.end();

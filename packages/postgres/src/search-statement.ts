@@ -30,11 +30,14 @@ import type { QueryPlan } from "@contextblocks/text";
  * (`pattern`: a few groups, each with its count and its matches' places) instead of sorting every
  * match: the weights come from the groups' counts (`stats`), and the places read back (`covered`) are those
  * of the groups fewer than `limit` matches outrank, which are the rows `FETCH FIRST limit ROWS WITH TIES`
- * by coverage would keep. The phrase and the pairs are checked only on those rows: an exact match holds
- * every term of the query (the phrase holds them all), so it has the highest coverage there is and is among
- * them. `ts_rank_cd` runs only on the rows still tied after the first three keys. Rows are read back at
- * their place (`ctid`, one tuple of the statement's own snapshot: a look-up with no index); the matches
- * stream into the grouping as they are found, vectors never held.
+ * by coverage would keep. They are read back at their place (`ctid`, one tuple of the statement's own
+ * snapshot: a look-up with no index), carrying no content through a sort; the matches stream into the
+ * grouping as they are found, vectors never held. On those rows only:
+ * - the phrase and the pairs are checked, and only where the group's flags leave them possible (a phrase
+ *   holds every lexeme of its words): an exact match holds every term of the query, so it has the highest
+ *   coverage there is and is among them;
+ * - `ts_rank_cd` runs on the rows still tied after the first three keys, against the terms their group
+ *   holds rather than the whole query (the same rank, for a fraction of the work: see `heldQuery`).
  */
 export function searchStatement(
   storedLabel: string,
@@ -53,6 +56,9 @@ export function searchStatement(
   const patternColumns = plain(
     [...plan.terms.map((_, index) => `c${index}`), ...keyFlags.map((_, index) => `k${index}`)].join(", "),
   );
+  // The content flags, carried from the groups to their rows for the phrase and pair checks.
+  const contentColumns = (table: string) =>
+    plain(plan.terms.map((_, index) => `${table}.c${index}`).join(", "));
   const frequencies = joined(
     plan.terms.map(
       (_, index) =>
@@ -67,27 +73,27 @@ export function searchStatement(
     }),
     ", ",
   );
-  // A term counts for coverage when the content or the key holds it.
+  // A group holds a term when its content or its key does.
+  const holds = plan.terms.map((_, index) => {
+    const content = plain(`pattern.c${index}`);
+    return searchKeys ? sql`(${content} OR coalesce(${plain(`pattern.k${index}`)}, FALSE))` : content;
+  });
   const coverage = joined(
-    plan.terms.map((_, index) => {
-      const content = plain(`pattern.c${index}`);
-      const either = searchKeys
-        ? sql`(${content} OR coalesce(${plain(`pattern.k${index}`)}, FALSE))`
-        : content;
-      return sql`CASE WHEN ${either} THEN ${plain(`stats.w${index}`)} ELSE 0 END`;
-    }),
+    holds.map((holding, index) => sql`CASE WHEN ${holding} THEN ${plain(`stats.w${index}`)} ELSE 0 END`),
     " + ",
   );
+  const held = heldQuery(termQueries, holds, anyTerm);
+  // Whether the group's key holds a term (its key flags are null when it holds none).
+  const keyHolds = searchKeys ? sql`pattern.k0 IS NOT NULL` : sql`FALSE`;
   // Cover density over the key (weight A) and the content. A key holding no term adds no cover: the content's
   // positions only move up by the key's length, which changes no distance between them unless it pushes them
   // past the last position a vector keeps (16,383; a position takes at least one character), so the key's
-  // vector is built for the keys that hold a term (`keyed`) and for content that long.
+  // vector is built for the keys that hold a term (`top.keyed`) and for content that long.
   const density = searchKeys
-    ? sql`ts_rank_cd(CASE WHEN top.key IN (SELECT keyed.key FROM keyed)
-          OR char_length(entry.content) + char_length(top.key) >= 16383
+    ? sql`ts_rank_cd(CASE WHEN top.keyed OR char_length(entry.content) + char_length(top.key) >= 16383
         THEN setweight(to_tsvector('english', top.key), 'A') || entry.content_tsv
-        ELSE entry.content_tsv END, (${anyTerm}))`
-    : sql`ts_rank_cd(entry.content_tsv, (${anyTerm}))`;
+        ELSE entry.content_tsv END, top.held)`
+    : sql`ts_rank_cd(entry.content_tsv, top.held)`;
   // The key's vector is built only for entries whose key holds a term (found by the key's GIN index), not
   // for every match: building it was a tenth of a search.
   const keyed = joined(
@@ -123,18 +129,35 @@ matched AS (
     FROM matched LEFT JOIN keyed ON keyed.key = matched.key`
     : sql`SELECT matched.place, ${joined(contentFlags, ", ")} FROM matched`;
 
+  // A phrase (or pair) match holds every lexeme of its words, so where the content lacks the term of one of
+  // its words (the same word: the same lexemes), the check is left out: on random words most rows tied for
+  // the last places hold one term, and no pair. A word with no lexeme (a Postgres stopword) rules nothing out.
+  const possible = (words: readonly string[], check: SqlStatement): SqlStatement => {
+    const conditions = words.flatMap((word) => {
+      const index = plan.terms.findIndex((term) => term.word === word);
+      const query = termQueries[index];
+      return query === undefined ? [] : [sql`(${plain(`covered.c${index}`)} OR numnode(${query}) = 0)`];
+    });
+    return conditions.length === 0 ? check : sql`(${joined(conditions, " AND ")} AND ${check})`;
+  };
   // Postgres refuses a constant in ORDER BY: the phrase and pair keys are left out when there are none.
   const exact =
     plan.phrase === null
       ? sql`FALSE`
-      : sql`entry.content_tsv @@ phraseto_tsquery('english', ${plan.phrase.join(" ")})`;
+      : possible(
+          plan.terms.map((term) => term.word),
+          sql`entry.content_tsv @@ phraseto_tsquery('english', ${plan.phrase.join(" ")})`,
+        );
   const pairs =
     plan.pairs.length === 0
       ? sql`0`
       : joined(
           plan.pairs.map(
             ([first, second]) =>
-              sql`(entry.content_tsv @@ phraseto_tsquery('english', ${`${first.word} ${second.word}`}))::int`,
+              sql`${possible(
+                [first.word, second.word],
+                sql`entry.content_tsv @@ phraseto_tsquery('english', ${`${first.word} ${second.word}`})`,
+              )}::int`,
           ),
           " + ",
         );
@@ -161,19 +184,24 @@ stats AS MATERIALIZED (
   FROM (SELECT sum(pattern.entries) AS total, ${frequencies} FROM pattern) counted
 ),
 scored AS (
-  SELECT pattern.places, pattern.entries, ${coverage} AS coverage FROM pattern CROSS JOIN stats
+  SELECT pattern.places, pattern.entries, ${coverage} AS coverage, ${held} AS held, ${keyHolds} AS keyed,
+    ${contentColumns("pattern")}
+  FROM pattern CROSS JOIN stats
 ),
 covered AS (
-  SELECT unnest(ranked.places) AS place, ranked.coverage FROM (
-    SELECT scored.places, scored.coverage, coalesce(sum(scored.entries) OVER (ORDER BY scored.coverage DESC
-      RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE GROUP), 0) AS above
+  SELECT unnest(ranked.places) AS place, ranked.coverage, ranked.held, ranked.keyed, ${contentColumns("ranked")}
+  FROM (
+    SELECT scored.places, scored.coverage, scored.held, scored.keyed, ${contentColumns("scored")},
+      coalesce(sum(scored.entries) OVER (ORDER BY scored.coverage DESC
+        RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE GROUP), 0) AS above
     FROM scored
   ) ranked
   WHERE ranked.above < ${limit}
   ORDER BY ranked.coverage DESC FETCH FIRST ${limit} ROWS WITH TIES
 ),
 top AS (
-  SELECT covered.place, entry.key, ${exact} AS exact, covered.coverage, ${pairs} AS pairs
+  SELECT covered.place, entry.key, ${exact} AS exact, covered.coverage, ${pairs} AS pairs, covered.held,
+    covered.keyed
   FROM covered JOIN cf_agents_search_entries entry ON entry.ctid = covered.place
   ORDER BY ${leading} FETCH FIRST ${limit} ROWS WITH TIES
 )
@@ -181,6 +209,35 @@ SELECT top.key, entry.content
 FROM top JOIN cf_agents_search_entries entry ON entry.ctid = top.place
 ORDER BY ${leading}, ${density} DESC, top.key
 LIMIT ${limit}`;
+}
+
+/**
+ * The query a group's matches are ranked by cover density against: the terms the group holds, ORed. When
+ * every term query is one lexeme (or none, for a Postgres stopword), every cover of the ORed query is one
+ * position of a term the vector holds, so `ts_rank_cd` gives the same rank against the terms held as
+ * against them all, and does a fraction of the work: its cost grows with the query's size (against five
+ * terms it took most of a search on the hundred rows tied for the last places, where the rows hold one).
+ * A term of several lexemes (a word the parser splits: "e²x" is 'e' & 'x' in a C.UTF-8 database) makes
+ * covers span positions, where lexemes of a term not held would count: the whole query is kept then. The
+ * terms held are joined as `tsquery` text (each a `plainto_tsquery` value printed by Postgres, read back by
+ * its `tsquery` input), once per group; a group always holds a term.
+ */
+function heldQuery(
+  termQueries: readonly SqlStatement[],
+  holds: readonly SqlStatement[],
+  anyTerm: SqlStatement,
+): SqlStatement {
+  const oneLexemeEach = joined(
+    termQueries.map((query) => sql`numnode(${query}) <= 1`),
+    " AND ",
+  );
+  const heldTerms = joined(
+    termQueries.map((query, index) => sql`CASE WHEN ${holds[index] ?? sql`FALSE`} THEN (${query})::text END`),
+    ", ",
+  );
+  return sql`CASE WHEN ${oneLexemeEach}
+      THEN array_to_string(ARRAY[${heldTerms}], ' | ')::tsquery
+      ELSE (${anyTerm}) END`;
 }
 
 /** Fragments joined by a separator we write (never user text). */

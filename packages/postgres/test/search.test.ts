@@ -1,8 +1,8 @@
 import { ContextBlocks, type ContextError, isContextError } from "@contextblocks/core";
-import type pg from "pg";
+import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PostgresContextProvider, PostgresSearchProvider } from "../src/index.js";
-import { createSchema, type TestSchema } from "./database.js";
+import { createSchema, postgresUrl, type TestSchema } from "./database.js";
 
 let schema: TestSchema;
 beforeEach(async () => {
@@ -62,6 +62,42 @@ describe("PostgresSearchProvider", () => {
     }
     await search.set("kb-zz", "Harbour harbour harbour.");
     expect(keysOf(await search.search("harbour"))).toEqual(["kb-zz", "kb-00", "kb-01"]);
+    // The same with a second, rarer term: its entry first, then the tied entries holding "harbour" alone,
+    // ranked against the term they hold, densest first.
+    await search.set("kb-light", "The lighthouse keeper.");
+    expect(keysOf(await search.search("harbour lighthouse"))).toEqual(["kb-light", "kb-zz", "kb-00"]);
+  });
+
+  it("counts a pair whose other word is a Postgres stopword as the word Postgres keeps", async () => {
+    const search = new PostgresSearchProvider(await schema.client(), { label: "knowledge", limit: 2 });
+    // A query of only stopwords searches for them all; Postgres drops "who" but keeps "could" and "must",
+    // so the pair "who could" is 'could' alone and holds for the entry with "could", though none holds
+    // "who". The two entries tie on coverage (each holds one term, as often as the other its own).
+    await search.set("kb-1", "We must.");
+    await search.set("kb-2", "We could.");
+    expect(keysOf(await search.search("who could must"))).toEqual(["kb-2", "kb-1"]);
+  });
+
+  it("ranks by cover density over the whole query when Postgres cuts a query word into several lexemes", async () => {
+    // In a database whose locale is C.UTF-8, Postgres's parser cuts "alpha²beta" into 'alpha' & 'beta' (the
+    // throwaway cluster's own C locale keeps it whole): a cover then spans positions, and a lexeme of a term
+    // the entry does not hold ("gamma", of "gamma³delta") inside it counts, so the entry holding it is denser.
+    const admin = await schema.client();
+    const database = `search_${schema.name}`;
+    await admin.query(`CREATE DATABASE ${database} LOCALE 'C.UTF-8' TEMPLATE template0`);
+    const url = new URL(postgresUrl());
+    url.pathname = `/${database}`;
+    const client = new pg.Client({ connectionString: url.toString() });
+    try {
+      await client.connect();
+      const search = new PostgresSearchProvider(client, "knowledge");
+      await search.set("kb-a", "alpha omega beta");
+      await search.set("kb-b", "alpha gamma beta");
+      expect(keysOf(await search.search("alpha²beta gamma³delta"))).toEqual(["kb-b", "kb-a"]);
+    } finally {
+      await client.end();
+      await admin.query(`DROP DATABASE ${database}`);
+    }
   });
 
   it("ranks the exact phrase first among many denser entries holding every term, a key's terms counted", async () => {
