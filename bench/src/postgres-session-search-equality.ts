@@ -15,7 +15,7 @@
  *
  * Prints the count of differing searches (0 expected) and the median time of each statement, run in turns.
  *
- *   cd bench && node --import tsx src/session-search-equality.ts [--before main] [--smoke]
+ *   cd bench && node --import tsx src/postgres-session-search-equality.ts [--before main] [--smoke]
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
