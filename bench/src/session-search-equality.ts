@@ -38,7 +38,8 @@ async function beforeBuild(): Promise<Build | string> {
   const root = directory.endsWith("/") ? directory : `${directory}/`;
   const sqlite = `${root}packages/sqlite/dist/index.js`;
   const sessions = `${root}packages/sessions/dist/index.js`;
-  if (!existsSync(sqlite) || !existsSync(sessions)) return `no build at ${root} (run pnpm turbo run build there)`;
+  if (!existsSync(sqlite) || !existsSync(sessions))
+    return `no build at ${root} (run pnpm turbo run build there)`;
   const [before, beforeSessions] = await Promise.all([
     import(pathToFileURL(sqlite).href) as Promise<typeof sqliteAfter>,
     import(pathToFileURL(sessions).href) as Promise<typeof sessionsAfter>,
@@ -112,15 +113,21 @@ export async function run(smoke: boolean): Promise<string> {
   if (conversations === null) return `Skipped: ${locomoDirectory.pathname} is not on this machine.`;
   const before = await beforeBuild();
   if (typeof before === "string") return `Skipped: ${before}.`;
-  const after: Build = { SessionBuilder: sessionsAfter.SessionBuilder, sqliteBackend: sqliteAfter.sqliteBackend };
+  const after: Build = {
+    SessionBuilder: sessionsAfter.SessionBuilder,
+    sqliteBackend: sqliteAfter.sqliteBackend,
+  };
   const used = smoke ? conversations.slice(0, 1) : conversations;
   const questions = used.reduce((total, conversation) => total + conversation.questions.length, 0);
-  const lines = [`${questions} questions of ${used.length} LoCoMo conversations; questions whose hits differ:`];
+  const lines = [
+    `${questions} questions of ${used.length} LoCoMo conversations; questions whose hits differ:`,
+  ];
   let differing = 0;
   for (const layout of ["lean", "keyed"] as const) {
     for (const withTimes of [false, true]) {
       for (const grouping of ["one database per conversation", "all in one session"] as const) {
-        const groups = grouping === "all in one session" ? [used] : used.map((conversation) => [conversation]);
+        const groups =
+          grouping === "all in one session" ? [used] : used.map((conversation) => [conversation]);
         const examples: string[] = [];
         let count = 0;
         for (const group of groups) {

@@ -6,12 +6,7 @@ import {
 } from "@contextblocks/sessions/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { raw } from "@contextblocks/sql/store-kit";
-import {
-  fts5MatchExpression,
-  monthNames,
-  planQuery,
-  type QueryPlan,
-} from "@contextblocks/text";
+import { fts5MatchExpression, monthNames, planQuery, type QueryPlan } from "@contextblocks/text";
 import { limitLiteral } from "./limit-literal.js";
 import { searchRowsTable } from "./message-index-schema.js";
 import { saysWhen } from "./says-when.js";

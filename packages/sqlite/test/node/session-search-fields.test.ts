@@ -1,6 +1,6 @@
 import type { SessionMessage } from "@contextblocks/sessions";
-import { datePatterns } from "@contextblocks/text";
 import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
+import { datePatterns } from "@contextblocks/text";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sqliteTree } from "../sqlite-tree.js";
 
