@@ -6,15 +6,10 @@ import {
 } from "@contextblocks/sessions/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { raw } from "@contextblocks/sql/store-kit";
-import {
-  datePatterns,
-  fts5MatchExpression,
-  monthNames,
-  planQuery,
-  type QueryPlan,
-} from "@contextblocks/text";
+import { fts5MatchExpression, monthNames, planQuery, type QueryPlan } from "@contextblocks/text";
 import { limitLiteral } from "./limit-literal.js";
 import { searchRowsTable } from "./message-index-schema.js";
+import { saysWhen } from "./says-when.js";
 import type { SessionShare } from "./session-share.js";
 
 /**
@@ -27,6 +22,8 @@ import type { SessionShare } from "./session-share.js";
  *   `contextWeight` (the weights are a `SearchRanking`, `@contextblocks/sessions/store-kit`). A question's words often sit in the turn that asked, while the answer is the turn after;
  * - `time`: the day the message carries, in words ("8 May 2023"), so "what happened in May 2023" matches;
  * - `speaker` (not a searched column): a hit whose speaker the query names scores `speakerBoost` more;
+ * - `says_when` (not searched): whether the message's text says when (`saysWhen`), read by a query that asks
+ *   when (`datedBoost`) instead of matching its text at query time;
  * - `parent_row`, `grandparent_row` (not searched): the rowids of those two turns.
  *
  * The turns after a message (its replies) count too, but they are not written into its row: when a
@@ -156,9 +153,10 @@ export interface IndexedMessage {
 /** The search row of the message `m`, with its context and its ancestors' rowids read from their rows. */
 function rowOfM(message: IndexedMessage, key: SearchKey = "rowid"): SqlStatement {
   return sql`INSERT INTO assistant_fts
-      (rowid, id, session_id, role, speaker, parent_row, grandparent_row, content, context, time)
+      (rowid, id, session_id, role, speaker, parent_row, grandparent_row, content, context, time, says_when)
     SELECT m.${raw(key)}, m.id, m.session_id, m.role, ${message.speaker}, ${raw(parentRowOfM(key))},
-      ${raw(grandparentRowOfM(key))}, ${message.text}, ${raw(beforeOfM(key))}, ${timeOfM(message.time)}`;
+      ${raw(grandparentRowOfM(key))}, ${message.text}, ${raw(beforeOfM(key))}, ${timeOfM(message.time)},
+      ${saysWhen(sql`${message.text}`)}`;
 }
 
 /**
@@ -206,10 +204,10 @@ export function keyedRowFromContext(
   // As `beforeOfM` writes it: parent, newline, grandparent.
   const before = `${context.parentText}\n${context.grandparentText}`;
   return sql`INSERT INTO assistant_fts
-      (rowid, id, session_id, role, speaker, parent_row, grandparent_row, content, context, time)
+      (rowid, id, session_id, role, speaker, parent_row, grandparent_row, content, context, time, says_when)
     SELECT (SELECT COALESCE(MAX(rowid), 0) FROM assistant_fts) + 1, ${id}, ${sessionId}, ${role},
       ${message.speaker}, ${context.parentRow}, ${context.grandparentRow}, ${message.text}, ${before},
-      ${timeOfM(message.time, sql`COALESCE(${createdAt}, CURRENT_TIMESTAMP)`)}
+      ${timeOfM(message.time, sql`COALESCE(${createdAt}, CURRENT_TIMESTAMP)`)}, ${saysWhen(sql`${message.text}`)}
     WHERE changes() = 1`;
 }
 
@@ -221,7 +219,8 @@ export function keyedRowUpdateStatement(
   role: string,
 ): SqlStatement {
   return sql`UPDATE assistant_fts SET content = ${message.text}, speaker = ${message.speaker}, role = ${role},
-    time = (SELECT ${timeOfM(message.time)} FROM assistant_messages m WHERE m.id = ${id})
+    time = (SELECT ${timeOfM(message.time)} FROM assistant_messages m WHERE m.id = ${id}),
+    says_when = ${saysWhen(sql`${message.text}`)}
     WHERE rowid = ${seq} AND id = ${id}`;
 }
 
@@ -517,13 +516,14 @@ function bestOfScored(values: CandidateValues): SqlStatement {
 }
 
 /**
- * The factor of a message whose own text says when, for a query that asks when (`datedBoost`); nothing for
- * any other query, or with a weight of 0.
+ * The factor of a message whose own text says when (`saysWhen`), for a query that asks when (`datedBoost`);
+ * nothing for any other query, or with a weight of 0.
  */
 function datedFactor(plan: QueryPlan, ranking: SearchRanking): SqlStatement {
   if (ranking.datedBoost <= 0 || !plan.asksWhen) return sql``;
-  return sql` * CASE WHEN EXISTS (SELECT 1 FROM json_each(${JSON.stringify(datePatterns)})
-      WHERE ' ' || f.content LIKE value) THEN ${raw(String(1 + ranking.datedBoost))} ELSE 1 END`;
+  // The flag its row was written with; a row another writer wrote without it is checked here, alike.
+  return sql` * CASE WHEN coalesce(f.says_when, ${saysWhen(raw("f.content"))})
+      THEN ${raw(String(1 + ranking.datedBoost))} ELSE 1 END`;
 }
 
 /**

@@ -186,9 +186,17 @@ async function plan(
       names.has("overlay:id") && !names.has("overlay:seq")
         ? keyedCompactionRebuild
         : [keyedCompactionTable("assistant_compactions")];
+    const search = await searchTableRebuild(client, "keyed");
     return {
       layout: "keyed",
-      statements: [createKeyedTable, ...overlays, ...createStatements, ...markerStatements("keyed")],
+      statements: [
+        createKeyedTable,
+        ...overlays,
+        ...search.before,
+        ...createStatements,
+        ...search.after,
+        ...markerStatements("keyed"),
+      ],
     };
   }
   // agents@0.22.0 opening a lean database adds the indexes: it is read as indexed from then on, since that
@@ -200,7 +208,7 @@ async function plan(
         .filter((column) => !names.has(`column:${column}`))
         .map((column) => raw(`ALTER TABLE assistant_messages ADD COLUMN ${column} INTEGER`))
     : [];
-  const rebuild = await searchTableRebuild(client);
+  const rebuild = await searchTableRebuild(client, layout);
   return {
     layout,
     statements: [

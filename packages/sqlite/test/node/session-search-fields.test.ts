@@ -1,5 +1,6 @@
 import type { SessionMessage } from "@contextblocks/sessions";
 import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
+import { datePatterns } from "@contextblocks/text";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sqliteTree } from "../sqlite-tree.js";
 
@@ -101,6 +102,7 @@ describe("SqliteSessionStore search: the day and the speaker of a message", () =
       "content",
       "context",
       "time",
+      "says_when",
     ]);
   });
 });
@@ -131,5 +133,62 @@ describe("SqliteSessionStore search: the turns near the best match", () => {
 
   it("leaves it to the day's share when the candidates carry different days", async () => {
     expect(await chat(true)).toEqual(["m0", "m20", "m4"]);
+  });
+});
+
+describe("SqliteSessionStore search: whether a message's text says when, stored with its row", () => {
+  // Edge cases of the `LIKE` patterns: a word inside another ("Chicago"), a longer word ("weekend"), upper
+  // case, a sign that lower-cases to an ASCII letter only outside SQLite (KELVIN SIGN), a NUL before a date.
+  const texts: Record<string, string> = {
+    plain: "We met in Chicago.",
+    longer: "See you this weekend",
+    upper: "TWO YEARS AGO it rained",
+    kelvin: "a wee\u212A off",
+    nul: "nothing\u0000 yesterday",
+    start: "yesterday was fine",
+  };
+  const likeCheck = `EXISTS (SELECT 1 FROM json_each(?) WHERE ' ' || content LIKE value)`;
+
+  for (const layout of ["lean", "keyed"] as const) {
+    it(`equals the LIKE check of its text, after an append and an update (${layout} layout)`, async () => {
+      const store = sqliteTree(temporary.database, { sessionId: "chat", newDatabaseLayout: layout });
+      for (const [id, text] of Object.entries(texts)) await store.appendMessage(message(id, text));
+      await store.updateMessage(message("plain", "We met last week in Chicago."));
+      await store.searchMessages("when did we meet", 3);
+      const patterns = JSON.stringify(datePatterns);
+      const rows = temporary.database
+        .prepare(`SELECT id, says_when, ${likeCheck} AS expected FROM assistant_fts WHERE content <> ''`)
+        .all(patterns) as { id: string; says_when: number; expected: number }[];
+      expect(rows.length).toBe(Object.keys(texts).length);
+      for (const row of rows) expect([row.id, row.says_when]).toEqual([row.id, row.expected]);
+      expect(rows.find((row) => row.id === "plain")?.says_when).toBe(1);
+      expect(rows.find((row) => row.id === "kelvin")?.says_when).toBe(0);
+    });
+  }
+
+  it("a search table of the shape before it is copied, each row keeping its rowid and getting its flag", async () => {
+    const first = sqliteTree(temporary.database, { sessionId: "chat", newDatabaseLayout: "keyed" });
+    for (const [id, text] of Object.entries(texts)) await first.appendMessage(message(id, text));
+    const before = await first.searchMessages("when did it rain two years ago", 5);
+    // The table as the release before wrote it: the same rows, without `says_when`, and an older marker.
+    let database = temporary.database;
+    database.exec(`CREATE VIRTUAL TABLE old_fts USING fts5(id UNINDEXED, session_id UNINDEXED,
+      role UNINDEXED, speaker UNINDEXED, parent_row UNINDEXED, grandparent_row UNINDEXED, content, context,
+      time, tokenize='porter unicode61')`);
+    const kept = "rowid, id, session_id, role, speaker, parent_row, grandparent_row, content, context, time";
+    database.exec(`INSERT INTO old_fts (${kept}) SELECT ${kept} FROM assistant_fts`);
+    const rows = database.prepare(`SELECT ${kept} FROM assistant_fts ORDER BY rowid`).all();
+    database.exec("DROP TABLE assistant_fts; ALTER TABLE old_fts RENAME TO assistant_fts");
+    database.exec("UPDATE contextblocks_schema SET version = 2 WHERE part = 'sessions'");
+
+    database = temporary.reopen();
+    const reopened = sqliteTree(database, { sessionId: "chat" });
+    expect(await reopened.searchMessages("when did it rain two years ago", 5)).toEqual(before);
+    expect(database.prepare(`SELECT ${kept} FROM assistant_fts ORDER BY rowid`).all()).toEqual(rows);
+    const flags = database
+      .prepare(`SELECT says_when, ${likeCheck} AS expected FROM assistant_fts WHERE content <> ''`)
+      .all(JSON.stringify(datePatterns)) as { says_when: number; expected: number }[];
+    expect(flags.map((row) => row.says_when)).toEqual(flags.map((row) => row.expected));
+    expect(flags.some((row) => row.says_when === 1)).toBe(true);
   });
 });
