@@ -1,13 +1,13 @@
 /**
  * Whether a change to the SQLite session search (packages/sqlite) keeps its results: every LoCoMo question
  * asked with `session.search(question, { limit: 10 })` of the working tree's build and of another built
- * checkout ("before", default the main checkout beside this worktree, or `--before DIR`), on the same
+ * checkout ("before", `--before DIR`), on the same
  * messages, and the hits compared: ids, order, `matchedBy`, and the ids and positions of their context
  * turns. On the lean and keyed layouts, with and without message times (each session's date and time as
  * `createdAt`), with one database per conversation and with every conversation in one session. Prints the
  * number of questions whose hits differ in each case (0 expected) and the first few differences.
  *
- *   cd bench && node --import tsx src/session-search-equality.ts [--before /work/main] [--smoke]
+ *   cd bench && node --import tsx src/sqlite-session-search-equality.ts --before ../../other-checkout [--smoke]
  *
  * Both checkouts must be built (`pnpm turbo run build`).
  */
@@ -32,9 +32,8 @@ function option(name: string): string | undefined {
 }
 
 async function beforeBuild(): Promise<Build | string> {
-  const beside = new URL("../../../main/", import.meta.url);
-  const directory =
-    option("--before") ?? (existsSync(beside) ? beside.pathname : "/work/main").replace(/\/?$/, "/");
+  const directory = option("--before");
+  if (directory === undefined) return "give --before DIR, a built checkout to compare against";
   const root = directory.endsWith("/") ? directory : `${directory}/`;
   const sqlite = `${root}packages/sqlite/dist/index.js`;
   const sessions = `${root}packages/sessions/dist/index.js`;
