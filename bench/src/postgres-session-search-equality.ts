@@ -18,7 +18,7 @@
  *   cd bench && node --import tsx src/postgres-session-search-equality.ts [--before main] [--smoke]
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { PostgresSessionStore } from "@contextblocks/postgres";
@@ -35,7 +35,7 @@ import { startThrowawayCluster } from "@contextblocks/test-kit/postgres";
 import { messageFieldsOf, planQuery, type QueryPlan } from "@contextblocks/text";
 import pg from "pg";
 import { type LocomoConversation, locomoDirectory, readLocomo } from "./locomo-data.js";
-import { locomoSessionTime } from "./locomo-time.js";
+import { locomoTurnTimes } from "./locomo-time.js";
 
 type Statement = (
   sessionId: string | undefined,
@@ -87,20 +87,6 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
-/** Each conversation's turns' times, by `dia_id`. */
-function timesOf(conversation: LocomoConversation): Map<string, Date> {
-  const data = JSON.parse(
-    readFileSync(new URL(`${conversation.name}.json`, locomoDirectory), "utf8"),
-  ) as Record<string, unknown>;
-  const times = new Map<string, Date>();
-  for (let session = 1; Array.isArray(data[`session_${session}`]); session++) {
-    const time = locomoSessionTime(data[`session_${session}_date_time`]);
-    if (time === undefined) continue;
-    for (const turn of data[`session_${session}`] as { dia_id: string }[]) times.set(turn.dia_id, time);
-  }
-  return times;
-}
-
 /** The conversations' turns appended to `sessionId` in chains of 100 (one append statement each). */
 async function fill(
   client: ReturnType<typeof fromPg>,
@@ -111,7 +97,9 @@ async function fill(
   const tree = new MessageTree(new PostgresSessionStore(client, { sessionId }));
   const messages: SessionMessage[] = [];
   for (const conversation of conversations) {
-    const times = withTimes ? timesOf(conversation) : new Map<string, Date>();
+    const times = withTimes
+      ? (locomoTurnTimes([conversation]).get(conversation.name) ?? new Map<string, Date>())
+      : new Map<string, Date>();
     conversation.turns.forEach((turn, index) => {
       const time = times.get(turn.dia_id);
       messages.push({

@@ -11,13 +11,13 @@
  *
  * Both checkouts must be built (`pnpm turbo run build`).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import * as sessionsAfter from "@contextblocks/sessions";
 import * as sqliteAfter from "@contextblocks/sqlite";
 import Database from "better-sqlite3";
 import { type LocomoConversation, locomoDirectory, readLocomo } from "./locomo-data.js";
-import { locomoSessionTime } from "./locomo-time.js";
+import { locomoTurnTimes } from "./locomo-time.js";
 
 type Layout = "lean" | "keyed";
 
@@ -46,20 +46,6 @@ async function beforeBuild(): Promise<Build | string> {
   return { SessionBuilder: beforeSessions.SessionBuilder, sqliteBackend: before.sqliteBackend };
 }
 
-/** Each turn's session time (`createdAt`), by conversation and `dia_id`. */
-function turnTimes(conversation: LocomoConversation): Map<string, Date> {
-  const data = JSON.parse(
-    readFileSync(new URL(`${conversation.name}.json`, locomoDirectory), "utf8"),
-  ) as Record<string, unknown>;
-  const times = new Map<string, Date>();
-  for (let session = 1; Array.isArray(data[`session_${session}`]); session++) {
-    const time = locomoSessionTime(data[`session_${session}_date_time`]);
-    if (time === undefined) continue;
-    for (const turn of data[`session_${session}`] as { dia_id: string }[]) times.set(turn.dia_id, time);
-  }
-  return times;
-}
-
 /** What must stay the same: each hit's id, how it matched, and its context turns, in order. */
 function shapeOf(
   hits: readonly {
@@ -86,7 +72,9 @@ async function searchAll(
     .build();
   let turns = 0;
   for (const conversation of group) {
-    const times = withTimes ? turnTimes(conversation) : new Map<string, Date>();
+    const times = withTimes
+      ? (locomoTurnTimes([conversation]).get(conversation.name) ?? new Map<string, Date>())
+      : new Map<string, Date>();
     for (const turn of conversation.turns) {
       const time = times.get(turn.dia_id);
       await session.appendMessage({
