@@ -1,6 +1,6 @@
 import { type SqlStatement, sql } from "@contextblocks/sql";
 import { leafStatement } from "./latest-leaf.js";
-import { storedDayKnown, storedDayWords } from "./message-search-fields.js";
+import { storedSearchDay } from "./message-search-fields.js";
 
 /** One message of a chain as the append statement writes it (its searchable text already indexable). */
 export interface AppendRow {
@@ -68,7 +68,7 @@ export function appendStatement(
     expectedLeafId === undefined
       ? sql`false`
       : sql`(SELECT id FROM leaf) IS DISTINCT FROM ${expectedLeafId}::text`;
-  const dayKnown = storedDayKnown(sql`g.created_at`);
+  const day = storedSearchDay(sql`g.time`, sql`g.created_at`);
   const missing = typeof parentId === "string" ? sql`NOT EXISTS (SELECT 1 FROM parent)` : sql`false`;
   return sql`WITH ${leaf},
 given AS MATERIALIZED (
@@ -121,8 +121,8 @@ inserted AS (
       ELSE lag(g.text) OVER chain || E'\\n' || lag(g.text, 2) OVER chain
     END,
     g.tokens, g.speaker,
-    CASE WHEN g.time IS NOT NULL THEN g.time WHEN ${dayKnown} THEN ${storedDayWords(sql`g.created_at`)} ELSE '' END,
-    CASE WHEN g.time IS NOT NULL OR ${dayKnown} THEN 2 ELSE 0 END
+    ${day.timeText},
+    ${day.searchState}
   FROM given g
   WHERE EXISTS (SELECT 1 FROM current)
   WINDOW chain AS (ORDER BY g.index)

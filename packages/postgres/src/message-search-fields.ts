@@ -31,14 +31,30 @@ export function searchFieldsOf(role: string, content: string, text: string): Mes
  * NULL, as the catch-up writes it. Only for years 1000 to 9999, where Postgres' and JavaScript's calendars
  * agree digit for digit: `storedDayKnown` says when it applies (otherwise the row is left to the catch-up).
  */
-export function storedDayWords(time: SqlStatement): SqlStatement {
+function storedDayWords(time: SqlStatement): SqlStatement {
   const utc = sql`(${time} AT TIME ZONE 'UTC')`;
   return sql`CASE WHEN ${time} IS NULL THEN '' ELSE extract(day FROM ${utc})::int::text || ' '
   || (${monthArray})[extract(month FROM ${utc})::int] || ' ' || extract(year FROM ${utc})::int::text END`;
 }
 
+/**
+ * The `time_text` and `search_state` a write stores beside a message: `time` (the message's own day, an SQL
+ * text expression, NULL when it carries none) else the day of `createdAt` (the row's `timestamptz`), state 2;
+ * a stored time `storedDayWords` cannot spell is left to the catch-up (`''`, state 0).
+ */
+export function storedSearchDay(
+  time: SqlStatement,
+  createdAt: SqlStatement,
+): { timeText: SqlStatement; searchState: SqlStatement } {
+  const dayKnown = storedDayKnown(createdAt);
+  return {
+    timeText: sql`CASE WHEN ${time} IS NOT NULL THEN ${time} WHEN ${dayKnown} THEN ${storedDayWords(createdAt)} ELSE '' END`,
+    searchState: sql`CASE WHEN ${time} IS NOT NULL OR ${dayKnown} THEN 2 ELSE 0 END`,
+  };
+}
+
 /** Whether `storedDayWords` of the `timestamptz` expression is the day the catch-up would write. */
-export function storedDayKnown(time: SqlStatement): SqlStatement {
+function storedDayKnown(time: SqlStatement): SqlStatement {
   return sql`(${time} IS NULL OR (${time} >= '1000-01-01T00:00:00Z'::timestamptz
   AND ${time} < '10000-01-01T00:00:00Z'::timestamptz))`;
 }

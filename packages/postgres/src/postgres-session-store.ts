@@ -23,7 +23,7 @@ import { type AppendRow, appendStatement } from "./append-statement.js";
 import { type PostgresSource, postgresClient } from "./client.js";
 import { leafStatement, newestChildlessStatement } from "./latest-leaf.js";
 import { candidateOf, searchMessageRows } from "./message-search.js";
-import { searchFieldsOf, storedDayKnown, storedDayWords } from "./message-search-fields.js";
+import { searchFieldsOf, storedSearchDay } from "./message-search-fields.js";
 import { refreshContextStatement } from "./message-search-statement.js";
 import { SESSION_TABLES } from "./schema.js";
 import { sessionTablesReady } from "./session-tables-ready.js";
@@ -226,15 +226,12 @@ WHERE session_id = ${this.#sessionId} ORDER BY position LIMIT ${count}::bigint`)
     const text = indexableText(record.text ?? "");
     // Its speaker and day are derived again from the new text (`created_at` stays), in the same statement.
     const { speaker, time } = searchFieldsOf(record.role, content, text);
-    const dayKnown = storedDayKnown(sql`created_at`);
+    const day = storedSearchDay(sql`${time}::text`, sql`created_at`);
     // Its children and grandchildren carry its text as search context: read again in the same transaction.
     const [, updated = []] = await this.#transaction("lock", [
       sql`UPDATE assistant_messages
 SET content = ${content}, role = ${record.role}, text_content = ${text}, tokens = ${record.tokens ?? null}::int,
-  speaker = ${speaker},
-  time_text = CASE WHEN ${time}::text IS NOT NULL THEN ${time}::text
-    WHEN ${dayKnown} THEN ${storedDayWords(sql`created_at`)} ELSE '' END,
-  search_state = CASE WHEN ${time}::text IS NOT NULL OR ${dayKnown} THEN 2 ELSE 0 END
+  speaker = ${speaker}, time_text = ${day.timeText}, search_state = ${day.searchState}
 WHERE session_id = ${this.#sessionId} AND id = ${record.id} RETURNING id`,
       refreshContextStatement(this.#sessionId, ids),
     ]);
