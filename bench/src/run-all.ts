@@ -313,7 +313,7 @@ function sections(): Section[] {
       about:
         "Rows read / written per `appendMessage` (also with a change-feed listener), `getHistory`, `history()`, `historyBatches()`, " +
         "`compactAfter`'s token estimate in a new Session, `getLatestLeaf`, `searchMessages`, `addCompaction` " +
-        "at 100 and 1,000 messages, `@contextblocks/sessions` (a new database: the keyed layout; and a lean one, asked for) against agents@0.22.0 " +
+        "at 100, 1,000 and 10,000 messages, `@contextblocks/sessions` (a new database: the keyed layout; and a lean one, asked for) against agents@0.22.0 " +
         "and agents@0.32.0 (bench/src/sessions-row-cost.ts).",
       run: async (smoke) => runScript("./sessions-row-cost.ts", smoke).markdown,
     });
