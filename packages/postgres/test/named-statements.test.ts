@@ -111,6 +111,18 @@ describe("named prepared statements (node-postgres)", () => {
     });
   }
 
+  it("refuses a namedStatements that is not a boolean, naming the option and the value", async () => {
+    const connection = await schema.client();
+    expect(() => fromPg(connection, { namedStatements: "no" as unknown as boolean })).toThrow(
+      /fromPg: namedStatements must be true or false, got a string/,
+    );
+    expect(() =>
+      fromPostgresJs(schema.postgresJs(1) as unknown as PostgresJsSql, {
+        namedStatements: 0 as unknown as boolean,
+      }),
+    ).toThrow(/fromPostgresJs: namedStatements must be true or false/);
+  });
+
   it("sends unnamed statements with namedStatements: false", async () => {
     const connection = await schema.client();
     for (const client of [

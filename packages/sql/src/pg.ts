@@ -1,6 +1,6 @@
 import { statementText } from "./placeholders.js";
 import { buildStatement } from "./statement.js";
-import { statementName } from "./statement-names.js";
+import { namedStatementsOption, statementName } from "./statement-names.js";
 import type { SqlClient, SqlClientOptions, SqlRow, SqlStatement, SqlValue } from "./types.js";
 
 /** The part of a node-postgres query result this package uses. */
@@ -72,7 +72,7 @@ const WRITE_COMMANDS = new Set(["INSERT", "UPDATE", "DELETE", "MERGE"]);
  */
 export function fromPg(source: PgClientLike | PgPoolLike, options: PgOptions = {}): SqlClient {
   const { onStatement } = options;
-  const named = options.namedStatements ?? true;
+  const named = namedStatementsOption(options.namedStatements, "fromPg");
   const pool = isPool(source) ? source : undefined;
   const lock = pool === undefined ? lockOf(source) : undefined;
 

@@ -1,6 +1,6 @@
 import { statementText } from "./placeholders.js";
 import { buildStatement } from "./statement.js";
-import { statementName } from "./statement-names.js";
+import { namedStatementsOption, statementName } from "./statement-names.js";
 import type { SqlClient, SqlClientOptions, SqlRow, SqlStatement, SqlValue } from "./types.js";
 
 /** The rows of a `postgres` (porsager) query: an array with the command tag and the affected-row count. */
@@ -40,7 +40,7 @@ const WRITE_COMMANDS = new Set(["INSERT", "UPDATE", "DELETE", "MERGE"]);
  */
 export function fromPostgresJs(source: PostgresJsSql, options: PostgresJsOptions = {}): SqlClient {
   const { onStatement } = options;
-  const named = options.namedStatements ?? true;
+  const named = namedStatementsOption(options.namedStatements, "fromPostgresJs");
 
   const execute = async (connection: PostgresJsSqlLike, statement: SqlStatement): Promise<SqlRow[]> => {
     const text = statementText(statement, "postgres");

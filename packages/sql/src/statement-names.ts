@@ -1,3 +1,5 @@
+import { describeValue } from "./describe-value.js";
+
 /**
  * Names for Postgres prepared statements, derived from the statement text: the same text gets the same name
  * in every adapter and on every pooled connection, so each connection parses it once (the server keeps it
@@ -9,6 +11,15 @@
  * per IN-list length or per query length is what the bound is for.
  */
 export const maximumNamedTexts = 500;
+
+/** The `namedStatements` option of an adapter: `true` when left out; anything but a boolean is refused. */
+export function namedStatementsOption(value: unknown, adapter: string): boolean {
+  if (value === undefined) return true;
+  if (typeof value !== "boolean") {
+    throw new TypeError(`${adapter}: namedStatements must be true or false, got ${describeValue(value)}`);
+  }
+  return value;
+}
 
 /** Text → name, and name → text to refuse a second text with the same name. */
 const namesByText = new Map<string, string>();
