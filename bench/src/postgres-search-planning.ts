@@ -47,9 +47,11 @@ function recording(client: pg.Client): { source: pg.Client; sent: Sent[] } {
   const source = new Proxy(client, {
     get(target, property) {
       if (property === "query") {
-        return (text: string, values?: unknown[]) => {
-          sent.push({ text, values: values ?? [] });
-          return target.query(text, values);
+        return (textOrConfig: string | pg.QueryConfig, values?: unknown[]) => {
+          // The adapter sends named statements as `{ name, text, values }`.
+          if (typeof textOrConfig === "string") sent.push({ text: textOrConfig, values: values ?? [] });
+          else sent.push({ text: textOrConfig.text, values: textOrConfig.values ?? [] });
+          return target.query(textOrConfig as string, values);
         };
       }
       const value = Reflect.get(target, property);
