@@ -80,7 +80,10 @@ export function fromPg(source: PgClientLike | PgPoolLike, options: PgOptions = {
     const text = statementText(statement, "postgres");
     const values = statement.values.map(toPgValue);
     const name = named ? statementName(text) : undefined;
-    const result = await connection.query(name === undefined ? { text, values } : { name, text, values });
+    // Unnamed, the plain `query(text, values)` form: what a wrapper of one's own over the driver takes.
+    const result = await (name === undefined
+      ? connection.query(text, values)
+      : connection.query({ name, text, values }));
     if (onStatement !== undefined) {
       const command = result.command?.toUpperCase();
       if (command !== undefined && WRITE_COMMANDS.has(command) && typeof result.rowCount === "number") {
