@@ -13,6 +13,10 @@
  *   dated boost off; the turns around a message at 0.3, no speaker boost): the same ids in the same order, the
  *   same `own_hit`, relevance within 1e-9.
  *
+ * The "before" statement is sent unnamed (`namedStatements: false`: parsed and planned with its values on every
+ * call), the working tree's through the default adapter (a named prepared statement: after five runs of a text
+ * Postgres may keep one generic plan for it), so the comparison covers how statements are sent too.
+ *
  * Prints the count of differing searches (0 expected) and the median time of each statement, run in turns.
  *
  *   cd bench && node --import tsx src/postgres-session-search-equality.ts [--before main] [--smoke]
@@ -177,6 +181,7 @@ let differing = 0;
 try {
   await connection.connect();
   const client = fromPg(connection);
+  const clients = [fromPg(connection, { namedStatements: false }), client];
   const old = await statementAt(before);
   const current = await workingStatement();
   const sessions: { id: string; conversations: LocomoConversation[] }[] = [];
@@ -209,7 +214,7 @@ try {
         for (const turn of [0, 1]) {
           const which = (searches + turn) % 2;
           const start = performance.now();
-          results[which] = await client.run<Row>(statements[which] as SqlStatement);
+          results[which] = await (clients[which] ?? client).run<Row>(statements[which] as SqlStatement);
           times[which]?.push(performance.now() - start);
         }
         searches++;

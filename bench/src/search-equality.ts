@@ -10,6 +10,10 @@
  * one entry (key = its `dia_id`, content = `"<speaker>: <text>"`), every question with evidence one search
  * (limit 10, keys searched, the provider's defaults); every result must be the same, ids and order.
  *
+ * The "before" statement is sent unnamed (`namedStatements: false`: parsed and planned with its values on every
+ * call), the working tree's through the default adapter (a named prepared statement: after five runs of a
+ * text Postgres may keep one generic plan for it), so the comparison covers how statements are sent too.
+ *
  *   cd bench && node --import tsx src/search-equality.ts                      # against main, 20k entries
  *   cd bench && node --import tsx src/search-equality.ts --before HEAD~1 --entries 100000 --queries 100
  *   cd bench && node --import tsx src/search-equality.ts --corpus zipf                         # one corpus
@@ -90,6 +94,7 @@ try {
     // A schema per corpus, and a client per schema (a client remembers the tables it has created).
     await connection.query(`CREATE SCHEMA ${corpus.name}; SET search_path TO ${corpus.name}`);
     const client = fromPg(connection);
+    const clients = [fromPg(connection, { namedStatements: false }), client];
     await new PostgresSearchProvider(client, { label }).set("warm", "warm");
     // The same entries as search-speed.ts's fill, written in batches.
     const next = random(size);
@@ -143,7 +148,7 @@ try {
             const which = (index + turn) % 2;
             const statement = statements[which] as SqlStatement;
             const start = performance.now();
-            const rows = await client.run<{ key: string; content: string }>(statement);
+            const rows = await (clients[which] ?? client).run<{ key: string; content: string }>(statement);
             times[which]?.push(performance.now() - start);
             results[which] = JSON.stringify(rows.map((row) => [row.key, row.content]));
           }
@@ -167,6 +172,7 @@ try {
   else if (conversations.length > 0) {
     await connection.query("CREATE SCHEMA locomo; SET search_path TO locomo");
     const client = fromPg(connection);
+    const clients = [fromPg(connection, { namedStatements: false }), client];
     await new PostgresSearchProvider(client, { label: "warm" }).set("warm", "warm");
     let questions = 0;
     let differ = 0;
@@ -186,8 +192,8 @@ try {
         const plan = planQuery(question.question);
         if (plan === null) continue;
         const [before, after] = await Promise.all(
-          [old, current].map(async (build) =>
-            JSON.stringify(await client.run(build(conversationLabel, plan, 10, true))),
+          [old, current].map(async (build, which) =>
+            JSON.stringify(await (clients[which] ?? client).run(build(conversationLabel, plan, 10, true))),
           ),
         );
         questions++;

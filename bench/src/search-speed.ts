@@ -15,6 +15,8 @@
  *   cd bench && node --import tsx src/search-speed.ts             # 20k and 100k, SQLite and Postgres
  *   cd bench && node --import tsx src/search-speed.ts --smoke     # 2k only
  *   cd bench && node --import tsx src/search-speed.ts --sqlite    # SQLite only (--postgres: Postgres only)
+ *   cd bench && node --import tsx src/search-speed.ts --postgres --unnamed   # ours sent unnamed, as before
+ *                                                                           # named prepared statements
  */
 import { performance } from "node:perf_hooks";
 import { Fts5SearchProvider } from "@contextblocks/fts5";
@@ -32,6 +34,8 @@ const sizes = smoke ? [2_000] : [20_000, 100_000];
 const queryCount = smoke ? 50 : 300;
 /** Postgres searches of the Zipf corpus take tens of milliseconds each (thousands of matches): fewer queries. */
 const postgresQueryCount = smoke ? 50 : 100;
+/** `--unnamed`: our statements parsed and planned on every call (`namedStatements: false`). */
+const unnamed = process.argv.includes("--unnamed");
 const backends = process.argv.includes("--sqlite")
   ? ["sqlite"]
   : process.argv.includes("--postgres")
@@ -107,7 +111,9 @@ async function postgresPair(cluster: ThrowawayCluster, name: string): Promise<Pa
   await connection.connect();
   await connection.query(`DROP SCHEMA IF EXISTS ${name} CASCADE; CREATE SCHEMA ${name}`);
   await connection.query(`SET search_path TO ${name}`);
-  const provider = new PostgresSearchProvider(fromPg(connection), { label: "speed" });
+  const provider = new PostgresSearchProvider(fromPg(connection, { namedStatements: !unnamed }), {
+    label: "speed",
+  });
   const floor = new PostgresSearchFloor(connection);
   await floor.create();
   return {

@@ -54,17 +54,21 @@ function sourceOf(client: PostgresClient, name: string): PostgresSource {
 const adapters = new WeakMap<PostgresConnection, PostgresSource>();
 
 function adapterOf(connection: PostgresConnection): PostgresSource {
-  return fromPg({
-    query: async (text: string, values: unknown[] = []) => {
-      const args: (string | number | boolean | null)[] = [];
-      const query = text.replace(/\$(\d+)/g, (_match, index: string) => {
-        args.push(values[Number(index) - 1] as string | number | boolean | null);
-        return "?";
-      });
-      const result = await connection.execute(query, args);
-      return { rows: result.rows, rowCount: null };
+  // `execute(query, args)` has no named form: every statement is sent as text.
+  return fromPg(
+    {
+      query: async (text: string, values: unknown[] = []) => {
+        const args: (string | number | boolean | null)[] = [];
+        const query = text.replace(/\$(\d+)/g, (_match, index: string) => {
+          args.push(values[Number(index) - 1] as string | number | boolean | null);
+          return "?";
+        });
+        const result = await connection.execute(query, args);
+        return { rows: result.rows, rowCount: null };
+      },
     },
-  });
+    { namedStatements: false },
+  );
 }
 
 /**

@@ -64,7 +64,9 @@ export function messageSearchStatement(
       ([first, second]) => sql`phraseto_tsquery('english', ${`${first.word} ${second.word}`})`,
     ),
   ];
-  const anyTerm = joined(termQueries, " || ");
+  // A scalar sub-select: built once per search (an InitPlan) whatever plan Postgres picks. Bare, a generic
+  // plan (a prepared statement after five runs) builds it again for every row it rechecks.
+  const anyTerm = sql`(SELECT ${joined(termQueries, " || ")})`;
   const termRows = joined(
     termQueries.map((query, index) => sql`(${raw(String(index))}, ${query})`),
     ", ",

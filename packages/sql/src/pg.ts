@@ -1,5 +1,6 @@
 import { statementText } from "./placeholders.js";
 import { buildStatement } from "./statement.js";
+import { namedStatementsOption, statementName } from "./statement-names.js";
 import type { SqlClient, SqlClientOptions, SqlRow, SqlStatement, SqlValue } from "./types.js";
 
 /** The part of a node-postgres query result this package uses. */
@@ -11,9 +12,27 @@ export interface PgQueryResult {
   readonly command?: string;
 }
 
+/** A statement as node-postgres takes it; with a `name`, the connection prepares it once and reuses it. */
+export interface PgQueryConfig {
+  readonly name?: string;
+  readonly text: string;
+  readonly values?: unknown[];
+}
+
 /** The part of a node-postgres `Client` (or a client checked out of a `Pool`) this package uses. */
 export interface PgClientLike {
-  query(text: string, values?: unknown[]): Promise<PgQueryResult>;
+  query(textOrConfig: string | PgQueryConfig, values?: unknown[]): Promise<PgQueryResult>;
+}
+
+/** Options of `fromPg`. */
+export interface PgOptions extends SqlClientOptions {
+  /**
+   * Send each statement as a named prepared statement (a name derived from its text), so every connection
+   * parses a text once instead of on every call. Default `true`. Turn it off behind a pooler that does not
+   * keep prepared statements apart (PgBouncer in transaction mode before 1.21, or without
+   * `max_prepared_statements`): it reports `prepared statement "…" does not exist` or `already exists`.
+   */
+  namedStatements?: boolean | undefined;
 }
 
 /** A client checked out of a node-postgres `Pool`: released after the transaction. */
@@ -48,15 +67,23 @@ const WRITE_COMMANDS = new Set(["INSERT", "UPDATE", "DELETE", "MERGE"]);
  *   it until the transaction ends, so a concurrent statement can neither land inside the transaction (and
  *   be rolled back with it) nor interleave with it.
  * - `onStatement` reports `changes` (the driver's `rowCount`) for `INSERT`, `UPDATE`, `DELETE` and `MERGE`.
+ * - Statements are named prepared statements unless `namedStatements: false` (see `PgOptions`): a text is
+ *   parsed once per connection, and the server may plan it once too (see the README).
  */
-export function fromPg(source: PgClientLike | PgPoolLike, options: SqlClientOptions = {}): SqlClient {
+export function fromPg(source: PgClientLike | PgPoolLike, options: PgOptions = {}): SqlClient {
   const { onStatement } = options;
+  const named = namedStatementsOption(options.namedStatements, "fromPg");
   const pool = isPool(source) ? source : undefined;
   const lock = pool === undefined ? lockOf(source) : undefined;
 
   const execute = async (connection: PgClientLike, statement: SqlStatement): Promise<SqlRow[]> => {
     const text = statementText(statement, "postgres");
-    const result = await connection.query(text, statement.values.map(toPgValue));
+    const values = statement.values.map(toPgValue);
+    const name = named ? statementName(text) : undefined;
+    // Unnamed, the plain `query(text, values)` form: what a wrapper of one's own over the driver takes.
+    const result = await (name === undefined
+      ? connection.query(text, values)
+      : connection.query({ name, text, values }));
     if (onStatement !== undefined) {
       const command = result.command?.toUpperCase();
       if (command !== undefined && WRITE_COMMANDS.has(command) && typeof result.rowCount === "number") {

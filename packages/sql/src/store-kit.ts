@@ -13,7 +13,14 @@ export type {
   DurableObjectSqlStorage,
   DurableObjectStorageLike,
 } from "./durable-object-storage.js";
-export { isPgClient, isPgPool, type PgClientLike, type PgPoolClientLike, type PgQueryResult } from "./pg.js";
+export {
+  isPgClient,
+  isPgPool,
+  type PgClientLike,
+  type PgPoolClientLike,
+  type PgQueryConfig,
+  type PgQueryResult,
+} from "./pg.js";
 export { statementText } from "./placeholders.js";
 export {
   isPostgresJs,

@@ -5,7 +5,7 @@ import {
 } from "./better-sqlite3.js";
 import { describeValue } from "./describe-value.js";
 import { type DurableObjectStorageLike, fromDurableObjectStorage } from "./durable-object-storage.js";
-import { fromPg, isPgClient, isPgPool, type PgClientLike, type PgPoolLike } from "./pg.js";
+import { fromPg, isPgClient, isPgPool, type PgClientLike, type PgOptions, type PgPoolLike } from "./pg.js";
 import { fromPostgresJs, isPostgresJs, type PostgresJsSql } from "./postgres-js.js";
 import { fromTaggedTemplate, type TaggedTemplateSqlSource } from "./tagged-template.js";
 import type { SqlClient } from "./types.js";
@@ -25,6 +25,9 @@ export type SqlSource =
   | PgClientLike
   | PgPoolLike
   | PostgresJsSql;
+
+/** Options of `toSqlClient`: each adapter reads its own (`statementCacheSize`, `namedStatements`). */
+export interface SqlSourceOptions extends BetterSqlite3Options, PgOptions {}
 
 /** What `toSqlClient` accepts, for error messages. */
 const ACCEPTED =
@@ -49,7 +52,7 @@ const ACCEPTED =
  * Anything else is a `TypeError` naming what is accepted. (A `pg` client has `query(text, values)` but no
  * `batch` or `dialect`, so it cannot be mistaken for a `SqlClient`.)
  */
-export function toSqlClient(source: SqlSource, options: BetterSqlite3Options = NO_OPTIONS): SqlClient {
+export function toSqlClient(source: SqlSource, options: SqlSourceOptions = NO_OPTIONS): SqlClient {
   return sharedClient(source, options, adapt);
 }
 
@@ -77,10 +80,13 @@ export type SqliteSource =
  */
 function sharedClient(
   source: SqlSource,
-  options: BetterSqlite3Options,
-  adaptSource: (source: SqlSource, options: BetterSqlite3Options) => SqlClient,
+  options: SqlSourceOptions,
+  adaptSource: (source: SqlSource, options: SqlSourceOptions) => SqlClient,
 ): SqlClient {
-  const shareable = options.onStatement === undefined && options.statementCacheSize === undefined;
+  const shareable =
+    options.onStatement === undefined &&
+    options.statementCacheSize === undefined &&
+    options.namedStatements === undefined;
   const existing = shareable ? sharedClients.get(source) : undefined;
   if (existing !== undefined) return existing;
   const client = adaptSource(source, options);
@@ -91,9 +97,9 @@ function sharedClient(
 const sharedClients = new WeakMap<object, SqlClient>();
 
 /** The options of a call that passed none: shared, so the common call allocates nothing. */
-const NO_OPTIONS: BetterSqlite3Options = Object.freeze({});
+const NO_OPTIONS: SqlSourceOptions = Object.freeze({});
 
-function adapt(source: SqlSource, options: BetterSqlite3Options): SqlClient {
+function adapt(source: SqlSource, options: SqlSourceOptions): SqlClient {
   const client = adaptSqliteSource(source, options);
   if (client !== undefined) return client;
   // After the Agent check: an Agent is read as an Agent even if it grew query/connect methods.
