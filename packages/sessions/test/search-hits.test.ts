@@ -70,6 +70,38 @@ describe("selectSearchHits", () => {
     expect(hits[0]?.context?.map((turn) => turn.id)).toEqual(["a2"]);
   });
 
+  test("a neighbour match ranked above every text match waits for the first and comes right after it", () => {
+    const hits = selectSearchHits(
+      [
+        candidate("answer", 10, "neighbours", "question"),
+        candidate("early", 9, "neighbours", "other"),
+        candidate("question", 8, "text"),
+        candidate("late", 7, "neighbours", "question"),
+        candidate("second", 6, "text"),
+      ],
+      10,
+      { neighbourShare: 0.6 },
+    );
+    expect(hits.map((hit) => [hit.id, hit.matchedBy])).toEqual([
+      ["question", "text"],
+      ["answer", "neighbours"],
+      ["second", "text"],
+      ["early", "neighbours"],
+    ]);
+    // A neighbour match ranked after a text match never waits: it is context when it cannot pair.
+    expect(hits[0]?.context?.map((turn) => turn.id)).toEqual(["late"]);
+  });
+
+  test("a waiting neighbour match with no text match to pair with is context, never a hit", () => {
+    const hits = selectSearchHits(
+      [candidate("answer", 10, "neighbours", "question"), candidate("question", 8, "text")],
+      1,
+      { neighbourShare: 0.6 },
+    );
+    expect(hits.map((hit) => hit.id)).toEqual(["question"]);
+    expect(hits[0]?.context?.map((turn) => turn.id)).toEqual(["answer"]);
+  });
+
   test("a hit's context stays within its token budget", () => {
     const long = "word ".repeat(400);
     const hits = selectSearchHits(
