@@ -10,7 +10,10 @@ import type { SearchCandidate } from "./search-hits.js";
 export interface CandidateReranking {
   /** A candidate whose own text ends in a question mark stands at `1 - questionDiscount` times its score. */
   questionDiscount: number;
-  /** A candidate replying to a question among the candidates (its parent) moves up by this share of that question's score. */
+  /**
+   * A candidate replying to a question among the candidates (its parent) moves up by this share of that
+   * question's score, at most to right after the question.
+   */
   replyLift: number;
   /**
    * The share of the best score a candidate moves up by, in proportion to the share of the query's terms its
@@ -76,18 +79,36 @@ export function rerankSearchCandidates(
   }
   const rescored = candidates.map((candidate, index) => {
     const own = scores[index] as number;
-    let change = 0;
+    let change = coverageWeight * best * (coverage?.[index] ?? 0);
     if (asks.get(candidate) === true) change -= Math.min(1, questionDiscount) * own;
     const parent =
       typeof candidate.parentId === "string"
         ? byKey.get(keyOf({ sessionId: candidate.sessionId, id: candidate.parentId }))
         : undefined;
-    if (parent !== undefined && asks.get(parent) === true) change += replyLift * (parent.score as number);
-    change += coverageWeight * best * (coverage?.[index] ?? 0);
-    return { candidate, place: (places[index] as number) + change, index };
+    const lift = parent !== undefined && asks.get(parent) === true ? replyLift * (parent.score as number) : 0;
+    return {
+      candidate,
+      parent: lift > 0 ? parent : undefined,
+      lift,
+      place: (places[index] as number) + change,
+      index,
+    };
   });
-  rescored.sort((left, right) => right.place - left.place || left.index - right.index);
-  return rescored.map(({ candidate }) => candidate);
+  // The lift takes a reply up to its question at most, and then right after it: an answer is read after what
+  // it answers. A reply that stands above its question on its own words stays there.
+  const placeOf = new Map(rescored.map((entry) => [entry.candidate, entry.place]));
+  const ordered = rescored.map((entry) => {
+    const question = entry.parent === undefined ? undefined : placeOf.get(entry.parent);
+    if (question === undefined || entry.place >= question) return { ...entry, after: 0 };
+    const lifted = entry.place + entry.lift;
+    return lifted < question
+      ? { ...entry, place: lifted, after: 0 }
+      : { ...entry, place: question, after: 1 };
+  });
+  ordered.sort(
+    (left, right) => right.place - left.place || left.after - right.after || left.index - right.index,
+  );
+  return ordered.map(({ candidate }) => candidate);
 }
 
 function hasScore(candidate: SearchCandidate): boolean {

@@ -38,13 +38,28 @@ describe("endsWithQuestion", () => {
 });
 
 describe("rerankSearchCandidates", () => {
-  test("the reply to a question outranks the question it answers", () => {
-    const reranked = rerankSearchCandidates("How long has Mel been married?", [
-      candidate("ask", 10, "Caroline: How long have you been married?"),
-      candidate("other", 7.5, "Mel: I have been married for ages, it feels."),
-      candidate("reply", 7, "Mel: 5 years already!", "ask", "neighbours"),
-    ]);
-    expect(reranked.map((hit) => hit.id)).toEqual(["reply", "ask", "other"]);
+  test("the reply to a question moves up to right after it; one above it on its own words stays above", () => {
+    const weights = { questionDiscount: 0.2, replyLift: 0.4, coverageWeight: 0 };
+    const lifted = rerankSearchCandidates(
+      "married",
+      [
+        candidate("ask", 10, "Caroline: How long have you been married?"),
+        candidate("other", 7.5, "Mel: I was busy all week."),
+        candidate("reply", 7, "Mel: 5 years already!", "ask", "neighbours"),
+      ],
+      weights,
+    );
+    expect(lifted.map((hit) => hit.id)).toEqual(["ask", "reply", "other"]);
+    const above = rerankSearchCandidates(
+      "married",
+      [
+        candidate("ask", 10, "Married yet?"),
+        candidate("reply", 9, "Married in May.", "ask"),
+        candidate("other", 8.5, "We married young."),
+      ],
+      weights,
+    );
+    expect(above.map((hit) => hit.id)).toEqual(["reply", "other", "ask"]);
   });
 
   test("the lift moves a reply up, its score unchanged: whether it is a hit stays the ranking's call", () => {
