@@ -127,7 +127,12 @@ export function selectSearchHits(
     };
     if (hit.createdAt !== null) result.createdAt = hit.createdAt;
     if (hit.sessionId !== undefined) result.sessionId = hit.sessionId;
-    const context = contexts.get(keyOf(hit)) ?? hit.context;
+    // Shown in reading order, the turns before the hit first, whatever order the ranking met them in.
+    const context =
+      contexts
+        .get(keyOf(hit))
+        ?.sort((first, second) => Number(first.position === "after") - Number(second.position === "after")) ??
+      hit.context;
     if (context !== undefined && context.length > 0) result.context = context;
     return result;
   });

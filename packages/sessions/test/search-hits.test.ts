@@ -102,6 +102,21 @@ describe("selectSearchHits", () => {
     expect(hits[0]?.context?.map((turn) => turn.id)).toEqual(["answer"]);
   });
 
+  test("a hit's context reads in order, the turn before it first, whatever order the ranking met them in", () => {
+    const hits = selectSearchHits(
+      [
+        candidate("answer", 10, "text", "question"),
+        candidate("next", 3, "neighbours", "answer"),
+        candidate("question", 2, "neighbours", null),
+      ],
+      10,
+    );
+    expect(hits[0]?.context?.map((turn) => [turn.id, turn.position])).toEqual([
+      ["question", "before"],
+      ["next", "after"],
+    ]);
+  });
+
   test("a hit's context stays within its token budget", () => {
     const long = "word ".repeat(400);
     const hits = selectSearchHits(
