@@ -46,7 +46,7 @@ describe("selectSearchHits", () => {
       { neighbourShare: 0.6 },
     );
     expect(hits.map((hit) => [hit.id, hit.matchedBy])).toEqual([["question", "text"]]);
-    expect(hits[0]?.context?.map((turn) => turn.id)).toEqual(["answer", "before"]);
+    expect(hits[0]?.context?.map((turn) => turn.id)).toEqual(["before", "answer"]);
   });
 
   test("a strong neighbour match is a hit, marked so, but never outnumbers the text matches", () => {
