@@ -14,13 +14,21 @@
  *     weighed by how rare each word is among the session's candidates (pseudo-relevance feedback on the pool);
  *   - coverage: the share of the query's distinct terms a candidate's own text holds;
  *   - day spread: each further candidate of a day already listed is discounted (the opposite of `dayShare`).
+ *   These three re-sort by the store's score, which leaves out the day's share the store ordered by: a weight
+ *   above 0 also drops that order. The next two keep it (a candidate moves only by what it gains or loses):
+ *   - question and reply: `rerankSearchCandidates` (what `session.search` runs), its defaults scaled: a
+ *     question's discount, its reply's lift, the query's rarer words in a candidate's own text;
+ *   - speaker names: a candidate whose own text holds no query term but the speakers' names (the "Name:"
+ *     labels of the candidates) is discounted.
  *
  *   cd bench && node --import tsx src/session-search-headroom.ts [--smoke] [--no-postgres]
  */
 import { PostgresSessionStore } from "@contextblocks/postgres";
 import {
   candidateCount,
+  defaultCandidateReranking,
   MessageTree,
+  rerankSearchCandidates,
   type SearchCandidate,
   type SessionStoreV1,
   type StoredSearchHit,
@@ -43,6 +51,7 @@ const reaches = [10, 20, 30, 50, 100];
 /** One question as asked: the store's candidates, and what scoring needs. */
 interface Asked {
   conversation: string;
+  question: string;
   candidates: StoredSearchHit[];
   evidence: ReadonlySet<string>;
   terms: ReadonlySet<string>;
@@ -173,7 +182,64 @@ const daySpread: Family = {
   },
 };
 
-const families = [feedback, coverage, daySpread];
+const questionReply: Family = {
+  name: "question and reply: `rerankSearchCandidates`, its defaults scaled by the weight",
+  weights: [0, 0.5, 1, 1.5],
+  rerank(question, weight) {
+    return rerankSearchCandidates(question.question, question.candidates.slice(0, reranked), {
+      questionDiscount: defaultCandidateReranking.questionDiscount * weight,
+      replyLift: defaultCandidateReranking.replyLift * weight,
+      coverageWeight: defaultCandidateReranking.coverageWeight * weight,
+    });
+  },
+};
+
+/** The "Name:" label a turn starts with (as `"<speaker>: <text>"` is stored here), folded to its stems. */
+function labelStems(text: string): string[] {
+  const colon = text.indexOf(":");
+  return colon > 0 && colon < 48 ? tokenize(text.slice(0, colon)).map((token) => token.stem) : [];
+}
+
+const speakerNames: Family = {
+  name: "speaker names: a candidate holding no query term but the speakers' names discounted",
+  weights: [0, 0.15, 0.3, 0.6],
+  rerank(question, weight) {
+    const pool = question.candidates.slice(0, reranked);
+    const names = new Set(pool.flatMap((candidate) => labelStems(candidate.text)));
+    const content = [...question.terms].filter((term) => !names.has(term));
+    // A query naming no speaker, or only speakers, leaves the order as it is.
+    if (weight === 0 || content.length === 0 || content.length === question.terms.size) return pool;
+    return keepingPlaces(pool, (candidate) => {
+      if ((candidate.matchedBy ?? "text") !== "text") return 0;
+      const stems = contentStems(candidate.text);
+      return content.some((term) => stems.has(term)) ? 0 : -weight * scoreOf(candidate);
+    });
+  },
+};
+
+/**
+ * The candidates moved by `change` (added to each score), the store's order kept where nothing changes: each
+ * stands at the best score at or below its place, as `rerankSearchCandidates` does.
+ */
+function keepingPlaces(
+  pool: readonly StoredSearchHit[],
+  change: (candidate: StoredSearchHit) => number,
+): StoredSearchHit[] {
+  let floor = Number.NEGATIVE_INFINITY;
+  const places = pool
+    .map(scoreOf)
+    .reverse()
+    .map((score) => (floor = Math.max(floor, score)))
+    .reverse();
+  return pool
+    .map((candidate, index) => ({ candidate, change: change(candidate), place: places[index] ?? 0, index }))
+    .sort(
+      (left, right) => right.place + right.change - (left.place + left.change) || left.index - right.index,
+    )
+    .map(({ candidate, change: delta }) => ({ ...candidate, score: scoreOf(candidate) + delta }));
+}
+
+const families = [feedback, coverage, daySpread, questionReply, speakerNames];
 
 /** hit@10 of `session.search` over these candidates: the stores' own hit selection. */
 function hitAfterSelection(question: Asked, candidates: readonly SearchCandidate[]): boolean {
@@ -273,6 +339,7 @@ async function askAll(
     for (const question of conversation.questions) {
       asked.push({
         conversation: conversation.name,
+        question: question.question,
         candidates: await search.call(store, question.question, pooled),
         evidence: new Set(question.evidence.map(idOf)),
         terms: new Set(planQuery(question.question)?.terms.map((term) => term.stem) ?? []),

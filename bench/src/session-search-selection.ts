@@ -8,7 +8,9 @@
  * A setting is a ranking (the SQL stores' `searchRanking`: the share of the turns around a message,
  * `contextWeight` = `afterShare`, the speaker's boost, the day's share, the boost of a turn that says when
  * for a question that asks when; the near turns' share stays at its default) under the stores' own hit
- * selection (`weakShare`, `neighbourShare`: not tuned, so hits stay readable). The setting chosen on all
+ * selection (`weakShare`, `neighbourShare`: not tuned, so hits stay readable), each with a re-ranking of the
+ * candidates before it (`rerankSearchCandidates`: a question's discount, its reply's lift, the query's coverage;
+ * every store runs it). The setting chosen on all
  * conversations is what the stores' defaults follow. Each store ranks its candidates once per question and ranking
  * (`store.search(question, candidateCount(10))`, a store over the same database per ranking); then
  * `selectSearchHits` (what `session.search` runs) makes hits of them under each selection. For each held-out
@@ -31,10 +33,13 @@ import { PostgresSessionStore } from "@contextblocks/postgres";
 import type { SearchResult } from "@contextblocks/sessions";
 import { InMemorySessionStore, InMemorySessions } from "@contextblocks/sessions/memory";
 import {
+  type CandidateReranking,
   candidateCount,
+  defaultCandidateReranking,
   defaultSearchRanking,
   MessageTree,
   neighbourShare,
+  rerankSearchCandidates,
   type SearchCandidate,
   type SearchRanking,
   type SessionStoreV1,
@@ -58,12 +63,26 @@ const limit = 10;
 const weakShares = [weakShare];
 const neighbourShares = [neighbourShare];
 
+/**
+ * The re-rankings of the candidates tried before the selection (`rerankSearchCandidates`): a question's
+ * discount, the lift of its reply, the query's rarity-weighed coverage. All zero first: on a tie the store's
+ * own order stays.
+ */
+const rerankings: CandidateReranking[] = [0, 0.2, 0.4].flatMap((questionDiscount) =>
+  [0, 0.2, 0.4].flatMap((replyLift) =>
+    [0, 0.2].map((coverageWeight) => ({ questionDiscount, replyLift, coverageWeight })),
+  ),
+);
+
 interface Selection {
   weakShare: number;
   neighbourShare: number;
+  reranking: CandidateReranking;
 }
-const selections: Selection[] = weakShares.flatMap((weak) =>
-  neighbourShares.map((near) => ({ weakShare: weak, neighbourShare: near })),
+const selections: Selection[] = rerankings.flatMap((reranking) =>
+  weakShares.flatMap((weak) =>
+    neighbourShares.map((near) => ({ weakShare: weak, neighbourShare: near, reranking })),
+  ),
 );
 
 /**
@@ -102,6 +121,7 @@ interface Setting {
 
 /** One question's candidates as its store ranked them under each ranking, with what scoring needs. */
 interface Asked {
+  question: string;
   candidates: SearchCandidate[][];
   evidence: ReadonlySet<string>;
   stems: ReadonlySet<string>;
@@ -123,7 +143,12 @@ interface Figures {
 }
 
 function scoreOf(question: Asked, setting: Setting): Scored {
-  const results = selectSearchHits(question.candidates[setting.ranking] ?? [], limit, setting.selection);
+  const candidates = rerankSearchCandidates(
+    question.question,
+    question.candidates[setting.ranking] ?? [],
+    setting.selection.reranking,
+  );
+  const results = selectSearchHits(candidates, limit, setting.selection);
   let holding = 0;
   for (const result of results) {
     if (tokenize(result.content).some((token) => question.stems.has(token.stem))) holding++;
@@ -181,10 +206,11 @@ interface Fold {
 function leaveOneOut(
   byConversation: ReadonlyMap<string, Asked[]>,
   rankings: number,
+  selectionsTried: readonly Selection[] = selections,
 ): { folds: Fold[]; onAll: { setting: Setting; figures: Figures } } {
   const grid: Setting[] = [];
   for (let ranking = 0; ranking < rankings; ranking++)
-    for (const selection of selections) grid.push({ ranking, selection });
+    for (const selection of selectionsTried) grid.push({ ranking, selection });
   // Every question scored once under every setting; a fold sums the others' scores.
   const scores = new Map<string, Scored[][]>();
   for (const [name, asked] of byConversation) {
@@ -275,6 +301,7 @@ async function askAll(
       });
     }
     const asked: Asked[] = conversation.questions.map((question) => ({
+      question: question.question,
       candidates: [],
       evidence: new Set(question.evidence.map(idOf)),
       stems: new Set(planQuery(question.question)?.terms.map((term) => term.stem) ?? []),
@@ -376,6 +403,12 @@ export async function run(
         const rankings = backend.ranks ? rankingsOf(times) : [{}];
         const asked = await askAll(backend, conversations, times ? turnTimes : null, rankings);
         const { folds, onAll } = leaveOneOut(asked, rankings.length);
+        // The same choice with the store's own order (no re-ranking), on the same folds: the paired baseline.
+        const unranked = leaveOneOut(
+          asked,
+          rankings.length,
+          selections.filter(({ reranking }) => Object.values(reranking).every((weight) => weight === 0)),
+        ).folds;
         const all = [...asked.values()].flat();
         // The store's default ranking with the default selection, over every question (for comparison).
         const defaultsAt = Math.max(
@@ -393,7 +426,10 @@ export async function run(
         );
         const defaults = figuresOf(
           all.map((question) =>
-            scoreOf(question, { ranking: defaultsAt, selection: { weakShare, neighbourShare } }),
+            scoreOf(question, {
+              ranking: defaultsAt,
+              selection: { weakShare, neighbourShare, reranking: defaultCandidateReranking },
+            }),
           ),
         );
         rows.push([
@@ -412,6 +448,10 @@ export async function run(
             0,
           ),
           `${defaults.hit.toFixed(3)} / ${defaults.precision.toFixed(3)} / ${defaults.tokens.toFixed(0)}`,
+          `${meanAndSpread(
+            unranked.map((fold) => fold.figures.hit),
+            3,
+          )} / ${mean(unranked.map((fold) => fold.figures.precision)).toFixed(3)}`,
         ]);
         categoryRows.push([
           backend.name,
@@ -429,7 +469,9 @@ export async function run(
         ]);
         const settingName = (setting: Setting) =>
           `[${rankingName(rankings[setting.ranking] ?? {})}; ` +
-          `${setting.selection.weakShare}/${setting.selection.neighbourShare}]`;
+          `${setting.selection.weakShare}/${setting.selection.neighbourShare}; ` +
+          `question ${setting.selection.reranking.questionDiscount}, reply ${setting.selection.reranking.replyLift}, ` +
+          `coverage ${setting.selection.reranking.coverageWeight}]`;
         choices.push(
           `${backend.name}, times ${times ? "on" : "off"}: ${folds
             .map((fold) => `${fold.conversation} ${settingName(fold.chosen)}`)
@@ -444,7 +486,8 @@ export async function run(
   const questions = conversations.reduce((sum, conversation) => sum + conversation.questions.length, 0);
   const markdown = [
     `${conversations.length} conversation(s), ${questions} questions${options.smoke === true ? " (smoke)" : ""}. ` +
-      "Leave-one-conversation-out over the ranking (SQL stores; the hit selection is the stores' own): fold mean ± spread " +
+      "Leave-one-conversation-out over the ranking (SQL stores) and the re-ranking of the candidates (every store; " +
+      "the hit selection is the stores' own): fold mean ± spread " +
       "(sample standard deviation over the folds) of the setting chosen on the other conversations. " +
       "precision = share of hits whose own text holds a query term; tokens = the hits' text and their " +
       "context per call. The defaults' figures (the store's default ranking and selection) are over every " +
@@ -458,6 +501,7 @@ export async function run(
         "precision (LOO)",
         "tokens per call (LOO)",
         `defaults (selection ${weakShare}/${neighbourShare}): hit / precision / tokens`,
+        "without re-ranking (LOO): hit / precision",
       ],
       rows,
     ),
@@ -473,7 +517,7 @@ export async function run(
       categoryRows,
     ),
     "",
-    "Settings chosen per held-out conversation [ranking; weakShare/neighbourShare], and on all " +
+    "Settings chosen per held-out conversation [ranking; weakShare/neighbourShare; re-ranking], and on all " +
       "conversations (the choice the stores' defaults follow):",
     "",
     ...choices.map((line) => `- ${line}`),

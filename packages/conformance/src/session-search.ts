@@ -105,6 +105,22 @@ export function sessionSearchGroup<P extends SessionStoreUnderTest>(suite: Sessi
       }
     });
 
+    test("a turn that says a thing ranks above one that only asks about it", async () => {
+      const store = await fixture.create();
+      const turns: [string, string, string][] = [
+        ["s0", "user", "Morning! Coffee first."],
+        ["s1", "assistant", "Seen a zebra there?"],
+        ["s2", "user", "Not yet, sadly."],
+        ["s3", "assistant", "Good morning again."],
+        ["s4", "user", "I saw a zebra there."],
+        ["s5", "assistant", "Nice, any plans for the weekend?"],
+      ];
+      for (const [id, role, text] of turns) await store.appendMessage(textMessage(id, text, role));
+      const hits = await search(store, "zebra");
+      const textHits = hits.filter((hit) => hit.matchedBy === "text").map((hit) => hit.id);
+      expect(textHits).toEqual(["s4", "s1"]);
+    });
+
     test("a message with no text is never a hit, even between two that match", async () => {
       const store = await fixture.create();
       await store.appendMessage(textMessage("q", "Which marmot burrow did we find?"));

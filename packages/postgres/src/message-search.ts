@@ -4,6 +4,7 @@ import type { SearchResult } from "@contextblocks/sessions";
 import {
   candidateCount,
   defaultSearchRanking,
+  rerankSearchCandidates,
   type SearchCandidate,
   type SearchRanking,
   selectSearchHits,
@@ -86,5 +87,5 @@ export async function searchAllSessions(
     );
   }
   const rows = await searchMessageRows(read, query, candidateCount(count, maximumSearchLimit), undefined);
-  return selectSearchHits(rows.map(candidateOf), count);
+  return selectSearchHits(rerankSearchCandidates(query, rows.map(candidateOf)), count);
 }

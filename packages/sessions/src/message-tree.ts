@@ -4,6 +4,7 @@ import { checkMessageId, checkSessionMessage, type SessionMessage, textOfMessage
 import { estimateMessageTokens, messageTokenStamp, pathTokensWithOverlays } from "./message-tokens.js";
 import { applyCompactions, sameOverlay } from "./overlays.js";
 import { candidateCount, selectSearchHits } from "./search-hits.js";
+import { rerankSearchCandidates } from "./search-rerank.js";
 import type {
   AppendedMessage,
   MessageNode,
@@ -377,7 +378,7 @@ export class MessageTree implements SessionStore {
       query,
       candidateCount(whole, maximumSearchLimit),
     );
-    return selectSearchHits(candidates, whole);
+    return selectSearchHits(rerankSearchCandidates(query, candidates), whole);
   }
 
   /** `getRecentHistory` on a store that reads whole paths: the newest records that fit, read leaf first. */

@@ -6,7 +6,8 @@ import type { StoredSearchHit } from "./session-store-v1.js";
  * From the candidates a store ranked to the hits a person reads. A store ranks with every signal it has (the
  * turns around a message, its day, its speaker), so a turn whose own text holds none of the query's words can
  * rank too: the answer after a question that matched. Such a turn stays a hit only when the ranking itself
- * rates it near the best (`neighbourShare`), and never outnumbers the hits that hold a query word; otherwise
+ * rates it near the best (`neighbourShare`), and never outnumbers the hits that hold a query word (one ranked
+ * above every text match waits for the next and comes right after it); otherwise
  * it comes back as context of the hit beside it (`SearchResult.context`, capped in tokens). A message without
  * text is never a hit, and every candidate below `weakShare` of the best score is cut.
  */
@@ -54,6 +55,8 @@ export function selectSearchHits(
   const best = Math.max(0, ...withText.map((candidate) => scoreOf(candidate)));
   const kept: SearchCandidate[] = [];
   const left: SearchCandidate[] = [];
+  // Neighbour matches near the best ranked above every text match, waiting for the first, best first.
+  const waiting: SearchCandidate[] = [];
   let byText = 0;
   let byNeighbours = 0;
   for (const candidate of withText) {
@@ -66,16 +69,35 @@ export function selectSearchHits(
     }
     if (candidate.matchedBy === "neighbours") {
       const nearBest = candidate.score === undefined || best <= 0 || score >= near * best;
-      // At least half the hits hold a query word: a neighbour match waits for a text match to pair with.
-      if (!nearBest || byNeighbours >= byText) {
+      if (!nearBest) {
         left.push(candidate);
         continue;
       }
+      // At least half the hits hold a query word: a neighbour match needs a text match to pair with. One
+      // ranked above every text match (an answer above the question it replies to) waits for the first.
+      if (byNeighbours >= byText) {
+        (byText === 0 ? waiting : left).push(candidate);
+        continue;
+      }
       byNeighbours++;
-    } else {
-      byText++;
+      kept.push(candidate);
+      continue;
     }
+    byText++;
     kept.push(candidate);
+    const paired = waiting.shift();
+    if (paired !== undefined && kept.length < cap) {
+      byNeighbours++;
+      kept.push(paired);
+    } else if (paired !== undefined) {
+      waiting.unshift(paired);
+    }
+  }
+  // Those that found no text match to pair with are context, in the store's order.
+  if (waiting.length > 0) {
+    const order = new Map(withText.map((candidate, index) => [candidate, index]));
+    left.push(...waiting);
+    left.sort((first, second) => (order.get(first) ?? 0) - (order.get(second) ?? 0));
   }
   const keyOf = (candidate: { sessionId?: string | undefined; id: string }) =>
     `${candidate.sessionId ?? ""}\u0000${candidate.id}`;
@@ -105,7 +127,12 @@ export function selectSearchHits(
     };
     if (hit.createdAt !== null) result.createdAt = hit.createdAt;
     if (hit.sessionId !== undefined) result.sessionId = hit.sessionId;
-    const context = contexts.get(keyOf(hit)) ?? hit.context;
+    // Shown in reading order, the turns before the hit first, whatever order the ranking met them in.
+    const context =
+      contexts
+        .get(keyOf(hit))
+        ?.sort((first, second) => Number(first.position === "after") - Number(second.position === "after")) ??
+      hit.context;
     if (context !== undefined && context.length > 0) result.context = context;
     return result;
   });

@@ -39,6 +39,11 @@ export {
   weakShare,
 } from "./search-hits.js";
 export { defaultSearchRanking, type SearchRanking, searchRankingOf } from "./search-ranking.js";
+export {
+  type CandidateReranking,
+  defaultCandidateReranking,
+  rerankSearchCandidates,
+} from "./search-rerank.js";
 export type {
   CompactionAddedEvent,
   ImportOptions,

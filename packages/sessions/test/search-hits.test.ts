@@ -46,7 +46,7 @@ describe("selectSearchHits", () => {
       { neighbourShare: 0.6 },
     );
     expect(hits.map((hit) => [hit.id, hit.matchedBy])).toEqual([["question", "text"]]);
-    expect(hits[0]?.context?.map((turn) => turn.id)).toEqual(["answer", "before"]);
+    expect(hits[0]?.context?.map((turn) => turn.id)).toEqual(["before", "answer"]);
   });
 
   test("a strong neighbour match is a hit, marked so, but never outnumbers the text matches", () => {
@@ -68,6 +68,53 @@ describe("selectSearchHits", () => {
       ["a3", "neighbours"],
     ]);
     expect(hits[0]?.context?.map((turn) => turn.id)).toEqual(["a2"]);
+  });
+
+  test("a neighbour match ranked above every text match waits for the first and comes right after it", () => {
+    const hits = selectSearchHits(
+      [
+        candidate("answer", 10, "neighbours", "question"),
+        candidate("early", 9, "neighbours", "other"),
+        candidate("question", 8, "text"),
+        candidate("late", 7, "neighbours", "question"),
+        candidate("second", 6, "text"),
+      ],
+      10,
+      { neighbourShare: 0.6 },
+    );
+    expect(hits.map((hit) => [hit.id, hit.matchedBy])).toEqual([
+      ["question", "text"],
+      ["answer", "neighbours"],
+      ["second", "text"],
+      ["early", "neighbours"],
+    ]);
+    // A neighbour match ranked after a text match never waits: it is context when it cannot pair.
+    expect(hits[0]?.context?.map((turn) => turn.id)).toEqual(["late"]);
+  });
+
+  test("a waiting neighbour match with no text match to pair with is context, never a hit", () => {
+    const hits = selectSearchHits(
+      [candidate("answer", 10, "neighbours", "question"), candidate("question", 8, "text")],
+      1,
+      { neighbourShare: 0.6 },
+    );
+    expect(hits.map((hit) => hit.id)).toEqual(["question"]);
+    expect(hits[0]?.context?.map((turn) => turn.id)).toEqual(["answer"]);
+  });
+
+  test("a hit's context reads in order, the turn before it first, whatever order the ranking met them in", () => {
+    const hits = selectSearchHits(
+      [
+        candidate("answer", 10, "text", "question"),
+        candidate("next", 3, "neighbours", "answer"),
+        candidate("question", 2, "neighbours", null),
+      ],
+      10,
+    );
+    expect(hits[0]?.context?.map((turn) => [turn.id, turn.position])).toEqual([
+      ["question", "before"],
+      ["next", "after"],
+    ]);
   });
 
   test("a hit's context stays within its token budget", () => {

@@ -1,7 +1,12 @@
 import { ContextError, SYSTEM_PROMPT_LABEL } from "@contextblocks/core";
 import { namespacePrefix } from "@contextblocks/core/store-kit";
 import type { SearchResult, SessionBackend } from "@contextblocks/sessions";
-import { candidateCount, MessageTree, selectSearchHits } from "@contextblocks/sessions/store-kit";
+import {
+  candidateCount,
+  MessageTree,
+  rerankSearchCandidates,
+  selectSearchHits,
+} from "@contextblocks/sessions/store-kit";
 import {
   type SqlClient,
   type SqlSource,
@@ -89,13 +94,11 @@ export function sqliteBackend(source: SqlSource, options: SqliteBackendOptions =
     async searchMessages(query: string, limit: number): Promise<SearchResult[]> {
       // The keyed layout writes each search row on append: nothing to catch up.
       if ((await schemaReady(client, newDatabaseLayout)) !== "keyed") await catchUpMessageIndex(client);
-      return selectSearchHits(
-        await searchMessageIndex(client, query, {
-          limit: candidateCount(limit, maximumSearchLimit),
-          sort: searchSortOf(client),
-        }),
-        limit,
-      );
+      const candidates = await searchMessageIndex(client, query, {
+        limit: candidateCount(limit, maximumSearchLimit),
+        sort: searchSortOf(client),
+      });
+      return selectSearchHits(rerankSearchCandidates(query, candidates), limit);
     },
     deleteSession: (sessionId) => deleteSession(client, sessionId),
   };

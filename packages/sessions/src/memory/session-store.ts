@@ -3,6 +3,7 @@ import { describeValue } from "@contextblocks/core/store-kit";
 import { mentionsDate, messageFieldsOf, planQuery, type QueryPlan, tokenize } from "@contextblocks/text";
 import { type SearchCandidate, selectSearchHits } from "../search-hits.js";
 import { defaultSearchRanking } from "../search-ranking.js";
+import { rerankSearchCandidates } from "../search-rerank.js";
 import type { SearchResult, StoredCompaction } from "../session-store.js";
 import type {
   AppendPlacement,
@@ -42,7 +43,7 @@ export class InMemorySessions {
 
   /** Search over every session's messages (or one session's), by the words of their text. */
   search(query: string, limit: number, sessionId?: string): SearchResult[] {
-    return selectSearchHits(this.candidates(query, limit, sessionId), limit);
+    return selectSearchHits(rerankSearchCandidates(query, this.candidates(query, limit, sessionId)), limit);
   }
 
   /**
