@@ -216,7 +216,8 @@ function sections(): Section[] {
         "`Fts5SearchProvider.search` against a plain two-column FTS5 table (`key`, `content`, `porter unicode61`) " +
         "holding the same entries after the same writes, queried with one statement (the query's content words " +
         "ORed, `ORDER BY rank LIMIT 10`); `PostgresSearchProvider.search` against one query on a plain " +
-        "`tsvector` + GIN table of the same texts (`ts_rank`, top 10). Paired in one process, at 20k and 100k " +
+        "`tsvector` + GIN table of the same texts (`ts_rank`, top 10; both tables vacuumed and analysed after the " +
+        "load, as autovacuum leaves them). Paired in one process, at 20k and 100k " +
         "entries, on a Zipf-like corpus and on random tokens (5,000 words w0…w4999, 30 words an entry), three- " +
         "and five-word queries; goal: at most 1.5× on SQLite and 2× on Postgres (bench/src/search-speed.ts, " +
         "the floors in bench/src/search-floor.ts).",
