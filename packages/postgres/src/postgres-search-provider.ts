@@ -54,8 +54,10 @@ export class PostgresSearchProvider implements SearchProvider {
       throw invalidConfig(`options must be an object or a label string, got ${describeValue(settings)}`);
     }
     const { limit = defaultLimit, searchKeys = true, createTables = true } = settings;
-    if (!Number.isInteger(limit) || limit < 1) {
-      throw invalidConfig(`limit must be a positive integer, got ${describeValue(limit)}`);
+    if (!Number.isSafeInteger(limit) || limit < 1) {
+      throw invalidConfig(
+        `limit must be a positive integer (at most Number.MAX_SAFE_INTEGER), got ${describeValue(limit)}`,
+      );
     }
     if (typeof searchKeys !== "boolean") {
       throw invalidConfig(`searchKeys must be a boolean, got ${describeValue(searchKeys)}`);

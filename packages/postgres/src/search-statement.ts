@@ -45,6 +45,12 @@ import type { QueryPlan } from "@contextblocks/text";
  * values: a bare `plainto_tsquery($1)` is then no constant it can fold, and runs again for every row it
  * filters or flags (three times a search at 20,000 entries of the Zipf corpus). Once per search, the
  * generic plan is as fast as one planned for the values, and saves the planning (1.5 to 2 ms a search).
+ *
+ * The limit is written into the text (the provider's, a safe integer checked at construction), never bound:
+ * a generic plan made without it assumes a bound `LIMIT` keeps a tenth of the rows, so for five-word queries
+ * Postgres judged it costlier than planning each call, and kept paying that planning; and the plan it made
+ * for an unknown limit ran slower than one made for the limit itself. A provider has one limit, so this adds
+ * no statement texts.
  */
 export function searchStatement(
   storedLabel: string,
@@ -53,6 +59,7 @@ export function searchStatement(
   searchKeys: boolean,
 ): SqlStatement {
   const termQueries = plan.terms.map((term) => sql`(SELECT plainto_tsquery('english', ${term.word}))`);
+  const limitText = limitLiteral(limit);
   const anyTerm = sql`(SELECT ${joined(
     plan.terms.map((term) => sql`plainto_tsquery('english', ${term.word})`),
     " || ",
@@ -206,19 +213,19 @@ covered AS (
         RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE GROUP), 0) AS above
     FROM scored
   ) ranked
-  WHERE ranked.above < ${limit}
-  ORDER BY ranked.coverage DESC FETCH FIRST ${limit} ROWS WITH TIES
+  WHERE ranked.above < ${limitText}
+  ORDER BY ranked.coverage DESC FETCH FIRST ${limitText} ROWS WITH TIES
 ),
 top AS (
   SELECT covered.place, entry.key, ${exact} AS exact, covered.coverage, ${pairs} AS pairs, covered.held,
     covered.keyed
   FROM covered JOIN cf_agents_search_entries entry ON entry.ctid = covered.place
-  ORDER BY ${leading} FETCH FIRST ${limit} ROWS WITH TIES
+  ORDER BY ${leading} FETCH FIRST ${limitText} ROWS WITH TIES
 )
 SELECT top.key, entry.content
 FROM top JOIN cf_agents_search_entries entry ON entry.ctid = top.place
 ORDER BY ${leading}, ${density} DESC, top.key
-LIMIT ${limit}`;
+LIMIT ${limitText}`;
 }
 
 /**
@@ -255,6 +262,14 @@ function joined(fragments: readonly SqlStatement[], separator: string): SqlState
   const [first, ...rest] = fragments;
   if (first === undefined) return sql`NULL`;
   return rest.reduce((sum, fragment) => sql`${sum}${plain(separator)}${fragment}`, first);
+}
+
+/** A row count as statement text; only a safe whole number, so the text is always a plain integer. */
+function limitLiteral(limit: number): SqlStatement {
+  if (!Number.isSafeInteger(limit) || limit < 1) {
+    throw new TypeError(`searchStatement: expected a positive whole number of rows, got ${String(limit)}`);
+  }
+  return plain(String(limit));
 }
 
 function plain(text: string): SqlStatement {

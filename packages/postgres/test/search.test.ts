@@ -127,6 +127,43 @@ describe("PostgresSearchProvider", () => {
     expect(all.slice(-5).every((key) => key?.startsWith("kb-one-"))).toBe(true);
   });
 
+  it("ranks the same on every run, past the runs after which Postgres may keep one plan for the statement", async () => {
+    // The statement is a named prepared statement: after five runs Postgres may plan it once without its
+    // values (the limit is in its text). Two limits, two statements; each must keep its order on every run.
+    const client = await schema.client();
+    const three = new PostgresSearchProvider(client, { label: "knowledge", limit: 3 });
+    for (let index = 0; index < 12; index++) {
+      await three.set(`kb-${String(index).padStart(2, "0")}`, `Note ${index}: the ferry left the pier.`);
+    }
+    await three.set("kb-zz", "Ferry ferry pier ferry.");
+    await three.set("kb-lamp", "The lamp by the pier.");
+    const five = new PostgresSearchProvider(client, { label: "knowledge", limit: 5 });
+    for (let run = 0; run < 8; run++) {
+      // The rare "lamp" first; then the densest of the entries tied on coverage, then the rest in key order.
+      expect(keysOf(await three.search("ferry pier lamp")), `run ${run}`).toEqual([
+        "kb-lamp",
+        "kb-zz",
+        "kb-00",
+      ]);
+      expect(keysOf(await five.search("ferry pier lamp")), `run ${run}`).toEqual([
+        "kb-lamp",
+        "kb-zz",
+        "kb-00",
+        "kb-01",
+        "kb-02",
+      ]);
+    }
+  });
+
+  it("refuses a limit that is not a positive safe integer, naming it", async () => {
+    const client = await schema.client();
+    for (const limit of [0, 2.5, 2 ** 53, Number.POSITIVE_INFINITY]) {
+      expect(() => new PostgresSearchProvider(client, { label: "knowledge", limit }), String(limit)).toThrow(
+        /limit must be a positive integer/,
+      );
+    }
+  });
+
   it("finds an entry by the words of its key", async () => {
     const search = new PostgresSearchProvider(await schema.client(), "knowledge");
     await search.set("ferry-timetable", "Leaves at nine, returns before dusk.");
