@@ -21,7 +21,7 @@
  * held-out fold mean ± spread (sample standard deviation over the folds). Beside it, on the same folds: the
  * shipped defaults, and the shipped three weights alone fitted the same way.
  *
- *   cd bench && node --import tsx src/session-search-learned-rerank.ts [--smoke] [--no-postgres]
+ *   cd bench && node --import tsx src/session-search-learned-rerank.ts [--smoke] [--no-postgres | --postgres-only]
  */
 import { estimateTokens } from "@contextblocks/core";
 import { PostgresSessionStore } from "@contextblocks/postgres";
@@ -329,7 +329,7 @@ const meanAndSpread = (values: readonly number[], digits: number) =>
   `${mean(values).toFixed(digits)} ± ${sampleStandardDeviation(values).toFixed(digits)}`;
 
 export async function run(
-  options: { smoke?: boolean; postgres?: boolean } = {},
+  options: { smoke?: boolean; postgres?: boolean; postgresOnly?: boolean } = {},
 ): Promise<{ markdown: string }> {
   const conversations = readLocomo(options.smoke === true);
   if (conversations === null) {
@@ -337,7 +337,7 @@ export async function run(
   }
   const turnTimes = locomoTurnTimes(conversations);
   const databases = new Map<string, Database.Database>();
-  const backends: Backend[] = [
+  const sqlite: Backend[] = [
     {
       name: "SQLite (lean)",
       store(sessionId) {
@@ -347,6 +347,7 @@ export async function run(
       },
     },
   ];
+  const backends = options.postgresOnly === true ? [] : sqlite;
   let cluster: ThrowawayCluster | undefined;
   let client: pg.Client | undefined;
   let note = "";
@@ -440,6 +441,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const result = await run({
     smoke: process.argv.includes("--smoke"),
     postgres: !process.argv.includes("--no-postgres"),
+    postgresOnly: process.argv.includes("--postgres-only"),
   });
   console.log(result.markdown);
 }
