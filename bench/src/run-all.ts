@@ -261,6 +261,19 @@ function sections(): Section[] {
       run: async (smoke) => runScript("./session-search-headroom.ts", smoke).markdown,
     });
   }
+  if (hasScript("./session-search-learned-rerank.ts")) {
+    list.push({
+      id: "session-search-learned-rerank",
+      title: "Session search on LoCoMo: a learned re-ranker of the candidates",
+      about:
+        "Each store with its default ranking, with and without message times, on SQLite and Postgres: a linear " +
+        "score over features of the candidates (length, rarest query term held, every term held, the scores and " +
+        "coverage of the turns around, neighbour match, store rank) beside the shipped re-ranking's weights, " +
+        "fitted by coordinate ascent on the other conversations (fold mean ± spread of hit@10, precision, " +
+        "tokens) (bench/src/session-search-learned-rerank.ts; skipped when the data is absent).",
+      run: async (smoke) => runScript("./session-search-learned-rerank.ts", smoke).markdown,
+    });
+  }
   if (hasScript("./session-search-scale.ts")) {
     list.push({
       id: "session-search-scale",

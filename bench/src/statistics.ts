@@ -40,3 +40,14 @@ export async function timeOperation(
   }
   return median(perOperation);
 }
+
+export function mean(values: readonly number[]): number {
+  return values.length === 0 ? Number.NaN : values.reduce((sum, value) => sum + value, 0) / values.length;
+}
+
+/** The sample standard deviation (n - 1), 0 for fewer than two values: the spread over folds. */
+export function sampleStandardDeviation(values: readonly number[]): number {
+  if (values.length < 2) return 0;
+  const average = mean(values);
+  return Math.sqrt(values.reduce((sum, value) => sum + (value - average) ** 2, 0) / (values.length - 1));
+}
