@@ -50,7 +50,10 @@ describe("PostgresSessionStore search: messages lent a score by the turns after 
     // Each is lent `afterShare` of its reply's score; the one whose speaker the query names scores more.
     const { afterShare, speakerBoost } = defaultSearchRanking;
     expect(relevance("melanie") / relevance("melanie-reply")).toBeCloseTo(afterShare, 9);
-    expect(relevance("caroline") / relevance("caroline-reply")).toBeCloseTo(afterShare * (1 + speakerBoost), 9);
+    expect(relevance("caroline") / relevance("caroline-reply")).toBeCloseTo(
+      afterShare * (1 + speakerBoost),
+      9,
+    );
   });
 
   it("a message with no text is lent nothing visible: it is never a row, while the turn before it is", async () => {
@@ -59,7 +62,12 @@ describe("PostgresSessionStore search: messages lent a score by the turns after 
     await store.appendMessage(message("question", "Where did you go?"));
     await store.appendMessage({ id: "tool", role: "assistant", parts: [] });
     await store.appendMessage(message("answer", "The lighthouse, it was beautiful."));
-    const rows = await searchMessageRows((statement) => fromPg(client).run(statement), "lighthouse", 30, "chat");
+    const rows = await searchMessageRows(
+      (statement) => fromPg(client).run(statement),
+      "lighthouse",
+      30,
+      "chat",
+    );
     const ids = rows.map((row) => row.id);
     expect(ids).toContain("answer");
     // "question" is the answer's grandparent, found through the text-less turn between them.
