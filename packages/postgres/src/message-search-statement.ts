@@ -18,7 +18,9 @@ import type { QueryPlan } from "@contextblocks/text";
  *
  * Candidates come from the GIN indexes on the three fields, filtered to the session; a candidate is scored
  * against the terms it contains only (one join, grouped by message), and term frequencies are counted over
- * the candidates.
+ * the candidates. Each candidate's row is read once, with what ranking needs of it (position, day, speaker,
+ * whether it has text and says when, its parent): only a message that is lent a score without being a
+ * candidate itself, and the parent of a candidate whose parent is not one, are read again by key.
  */
 /** BM25's term-frequency saturation and length normalisation, FTS5's defaults. */
 const k1 = 1.2;
@@ -79,7 +81,8 @@ export function messageSearchStatement(
 ),
 candidate AS MATERIALIZED (
   SELECT message.id, message.session_id, message.parent_id, message.content_tsv, message.context_tsv,
-    message.time_tsv,
+    message.time_tsv, message.position, message.time_text, message.speaker, message.text_content <> '' AS has_text,
+    message.says_when,
     (length(message.content_tsv) + length(message.context_tsv) + length(message.time_tsv))::float8 AS size
   FROM assistant_messages message
   WHERE ${inSession} AND (message.content_tsv @@ (${anyTerm}) OR message.context_tsv @@ (${anyTerm})
@@ -120,11 +123,15 @@ lent (session_id, id, score, own_hit) AS (
   SELECT scored.session_id, scored.parent_id, ${number(ranking.afterShare)}::float8 * scored.own, 0 FROM scored
     WHERE scored.parent_id IS NOT NULL AND scored.own > 0
   UNION ALL
-  SELECT scored.session_id, parent.parent_id, ${number(ranking.afterShare * ranking.afterShare)}::float8 * scored.own, 0
-  -- Looked up by key for each scoring message (a join here read the whole table).
-  FROM scored CROSS JOIN LATERAL (SELECT parent.parent_id FROM assistant_messages parent
-    WHERE parent.session_id = scored.session_id AND parent.id = scored.parent_id) parent
-  WHERE parent.parent_id IS NOT NULL AND scored.own > 0
+  SELECT grand.session_id, grand.id, grand.score, 0 FROM (
+    SELECT scored.session_id, ${number(ranking.afterShare * ranking.afterShare)}::float8 * scored.own AS score,
+      -- The parent's parent: from the parent's candidate row when it is one, else looked up by key.
+      CASE WHEN known.id IS NOT NULL THEN known.parent_id ELSE (SELECT parent.parent_id FROM assistant_messages parent
+        WHERE parent.session_id = scored.session_id AND parent.id = scored.parent_id) END AS id
+    FROM scored LEFT JOIN candidate known ON known.session_id = scored.session_id AND known.id = scored.parent_id
+    WHERE scored.parent_id IS NOT NULL AND scored.own > 0 OFFSET 0
+  ) grand
+  WHERE grand.id IS NOT NULL
 ),
 ranked AS MATERIALIZED (
   SELECT total.id, total.session_id, message.position, message.time_text, total.own_hit,
@@ -132,11 +139,17 @@ ranked AS MATERIALIZED (
       THEN ${number(1 + ranking.speakerBoost)}::float8 ELSE 1.0::float8 END${datedFactor(plan, ranking)} AS score
   FROM (SELECT lent.session_id, lent.id, sum(lent.score) AS score, max(lent.own_hit) AS own_hit
     FROM lent GROUP BY lent.session_id, lent.id) total
-  -- Each scored message read by key (a join here read the whole table).
-  CROSS JOIN LATERAL (SELECT message.position, message.time_text, message.speaker, message.text_content,
-    message.says_when FROM assistant_messages message WHERE message.session_id = total.session_id AND message.id = total.id) message
+  LEFT JOIN candidate known ON known.session_id = total.session_id AND known.id = total.id
+  -- A candidate's columns come with it; a message only lent to is read by key (a join here read the whole table).
+  CROSS JOIN LATERAL (
+    SELECT known.position, known.time_text, known.speaker, known.has_text, known.says_when WHERE known.id IS NOT NULL
+    UNION ALL
+    SELECT message.position, message.time_text, message.speaker, message.text_content <> '', message.says_when
+    FROM assistant_messages message
+    WHERE known.id IS NULL AND message.session_id = total.session_id AND message.id = total.id
+  ) message
   -- A message without text (a tool call) is never a hit, even when the turns around it lend it a score.
-  WHERE message.text_content <> ''
+  WHERE message.has_text
 ),
 best AS (
   SELECT ranked.session_id, ranked.id, ranked.position, ranked.own_hit, ranked.score AS relevance,
