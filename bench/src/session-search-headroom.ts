@@ -27,7 +27,6 @@ import { PostgresSessionStore } from "@contextblocks/postgres";
 import {
   candidateCount,
   defaultCandidateReranking,
-  MessageTree,
   rerankSearchCandidates,
   type SearchCandidate,
   type SessionStoreV1,
@@ -40,6 +39,7 @@ import { isStopword, planQuery, tokenize } from "@contextblocks/text";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { type LocomoConversation, locomoDirectory, readLocomo } from "./locomo-data.js";
+import { appendConversation } from "./locomo-session.js";
 import { type LocomoTurnTimes, locomoTurnTimes } from "./locomo-time.js";
 import { markdownTable } from "./markdown.js";
 
@@ -320,20 +320,7 @@ async function askAll(
   for (const conversation of conversations) {
     const sessionId = `${conversation.name}${turnTimes === null ? "" : "-t"}`;
     const store = backend.store(sessionId);
-    // Ids are unique across a database's sessions (Postgres holds every conversation in one database).
-    const idOf = (turn: string) => `${sessionId}:${turn}`;
-    const tree = new MessageTree(store);
-    const timeOf = turnTimes?.get(conversation.name);
-    let turns = 0;
-    for (const turn of conversation.turns) {
-      const time = timeOf?.get(turn.dia_id);
-      await tree.appendMessage({
-        id: idOf(turn.dia_id),
-        role: turns++ % 2 === 0 ? "user" : "assistant",
-        parts: [{ type: "text", text: `${turn.speaker}: ${turn.text}` }],
-        ...(time === undefined ? {} : { createdAt: time }),
-      });
-    }
+    const idOf = await appendConversation(store, conversation, sessionId, turnTimes?.get(conversation.name));
     const search = store.search as NonNullable<SessionStoreV1["search"]>;
     const asked: Asked[] = [];
     for (const question of conversation.questions) {

@@ -23,14 +23,11 @@
  *
  *   cd bench && node --import tsx src/session-search-learned-rerank.ts [--smoke] [--no-postgres | --postgres-only]
  */
-import { estimateTokens } from "@contextblocks/core";
 import { PostgresSessionStore } from "@contextblocks/postgres";
-import type { SearchResult } from "@contextblocks/sessions";
 import {
   type CandidateReranking,
   candidateCount,
   defaultCandidateReranking,
-  MessageTree,
   rerankSearchCandidates,
   type SearchCandidate,
   type SessionStoreV1,
@@ -42,8 +39,10 @@ import { isStopword, planQuery, tokenize } from "@contextblocks/text";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { type LocomoConversation, locomoDirectory, readLocomo } from "./locomo-data.js";
+import { appendConversation } from "./locomo-session.js";
 import { type LocomoTurnTimes, locomoTurnTimes } from "./locomo-time.js";
 import { markdownTable } from "./markdown.js";
+import { type HitFigures, hitFiguresOf } from "./search-hit-figures.js";
 import { mean, sampleStandardDeviation } from "./statistics.js";
 
 const limit = 10;
@@ -174,34 +173,9 @@ function rerank(asked: Asked, weights: Weights): SearchCandidate[] {
   );
 }
 
-interface Scored {
-  hit: boolean;
-  shown: number;
-  holding: number;
-  tokens: number;
-}
-
-function scoreOf(asked: Asked, weights: Weights): Scored {
+function scoreOf(asked: Asked, weights: Weights): HitFigures {
   const results = selectSearchHits(rerank(asked, weights), limit);
-  let holding = 0;
-  for (const result of results) {
-    if (tokenize(result.content).some((token) => asked.stems.has(token.stem))) holding++;
-  }
-  return {
-    hit: results.some((result) => asked.evidence.has(result.id)),
-    shown: results.length,
-    holding,
-    tokens: resultTokens(results),
-  };
-}
-
-function resultTokens(results: readonly SearchResult[]): number {
-  let total = 0;
-  for (const result of results) {
-    total += estimateTokens(result.content);
-    for (const turn of result.context ?? []) total += estimateTokens(turn.text);
-  }
-  return total;
+  return hitFiguresOf(results, asked.evidence, asked.stems);
 }
 
 const hitRate = (questions: readonly Asked[], weights: Weights) =>
@@ -289,20 +263,7 @@ async function askAll(
   for (const conversation of conversations) {
     const sessionId = `${conversation.name}${turnTimes === null ? "" : "-t"}`;
     const store = backend.store(sessionId);
-    // Ids are unique across a database's sessions (Postgres holds every conversation in one database).
-    const idOf = (turn: string) => `${sessionId}:${turn}`;
-    const tree = new MessageTree(store);
-    const timeOf = turnTimes?.get(conversation.name);
-    let turns = 0;
-    for (const turn of conversation.turns) {
-      const time = timeOf?.get(turn.dia_id);
-      await tree.appendMessage({
-        id: idOf(turn.dia_id),
-        role: turns++ % 2 === 0 ? "user" : "assistant",
-        parts: [{ type: "text", text: `${turn.speaker}: ${turn.text}` }],
-        ...(time === undefined ? {} : { createdAt: time }),
-      });
-    }
+    const idOf = await appendConversation(store, conversation, sessionId, turnTimes?.get(conversation.name));
     const search = store.search as NonNullable<SessionStoreV1["search"]>;
     const asked: Asked[] = [];
     for (const question of conversation.questions) {

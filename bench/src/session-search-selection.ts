@@ -28,16 +28,13 @@
  *   cd bench && node --import tsx src/session-search-selection.ts [--smoke] [--no-postgres | --postgres-only]
  *     [--backends=memory,lean,keyed,postgres]
  */
-import { estimateTokens } from "@contextblocks/core";
 import { PostgresSessionStore } from "@contextblocks/postgres";
-import type { SearchResult } from "@contextblocks/sessions";
 import { InMemorySessionStore, InMemorySessions } from "@contextblocks/sessions/memory";
 import {
   type CandidateReranking,
   candidateCount,
   defaultCandidateReranking,
   defaultSearchRanking,
-  MessageTree,
   neighbourShare,
   rerankSearchCandidates,
   type SearchCandidate,
@@ -49,13 +46,15 @@ import {
 } from "@contextblocks/sessions/store-kit";
 import { SqliteSessionStore } from "@contextblocks/sqlite";
 import { startThrowawayCluster, type ThrowawayCluster } from "@contextblocks/test-kit/postgres";
-import { planQuery, tokenize } from "@contextblocks/text";
+import { planQuery } from "@contextblocks/text";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { type LocomoConversation, locomoDirectory, readLocomo } from "./locomo-data.js";
 import { locomoCategoryNames } from "./locomo-scoring.js";
+import { appendConversation } from "./locomo-session.js";
 import { type LocomoTurnTimes, locomoTurnTimes } from "./locomo-time.js";
 import { markdownTable } from "./markdown.js";
+import { type HitFigures, hitFiguresOf } from "./search-hit-figures.js";
 
 const limit = 10;
 // The hit selection is the stores' own, not tuned: a neighbour-only turn is a hit only near the best, and
@@ -128,40 +127,23 @@ interface Asked {
   category: number;
 }
 
-/** One question's figures under one setting. */
-interface Scored {
-  hit: boolean;
-  shown: number;
-  holding: number;
-  tokens: number;
-}
-
 interface Figures {
   hit: number;
   precision: number;
   tokens: number;
 }
 
-function scoreOf(question: Asked, setting: Setting): Scored {
+function scoreOf(question: Asked, setting: Setting): HitFigures {
   const candidates = rerankSearchCandidates(
     question.question,
     question.candidates[setting.ranking] ?? [],
     setting.selection.reranking,
   );
   const results = selectSearchHits(candidates, limit, setting.selection);
-  let holding = 0;
-  for (const result of results) {
-    if (tokenize(result.content).some((token) => question.stems.has(token.stem))) holding++;
-  }
-  return {
-    hit: results.some((result) => question.evidence.has(result.id)),
-    shown: results.length,
-    holding,
-    tokens: resultTokens(results),
-  };
+  return hitFiguresOf(results, question.evidence, question.stems);
 }
 
-function figuresOf(scored: readonly Scored[]): Figures {
+function figuresOf(scored: readonly HitFigures[]): Figures {
   let hits = 0;
   let shown = 0;
   let holding = 0;
@@ -174,15 +156,6 @@ function figuresOf(scored: readonly Scored[]): Figures {
   }
   const count = Math.max(scored.length, 1);
   return { hit: hits / count, precision: shown === 0 ? 1 : holding / shown, tokens: tokens / count };
-}
-
-function resultTokens(results: readonly SearchResult[]): number {
-  let total = 0;
-  for (const result of results) {
-    total += estimateTokens(result.content);
-    for (const turn of result.context ?? []) total += estimateTokens(turn.text);
-  }
-  return total;
 }
 
 /** The better setting on the training folds: hit@10, then precision, then the stricter (later in the grid). */
@@ -212,7 +185,7 @@ function leaveOneOut(
   for (let ranking = 0; ranking < rankings; ranking++)
     for (const selection of selectionsTried) grid.push({ ranking, selection });
   // Every question scored once under every setting; a fold sums the others' scores.
-  const scores = new Map<string, Scored[][]>();
+  const scores = new Map<string, HitFigures[][]>();
   for (const [name, asked] of byConversation) {
     scores.set(
       name,
@@ -286,20 +259,7 @@ async function askAll(
   for (const conversation of conversations) {
     const sessionId = `${conversation.name}${times ? "-t" : ""}`;
     const store = backend.store(sessionId);
-    // Ids are unique across a database's sessions (Postgres holds every conversation in one database).
-    const idOf = (turn: string) => `${sessionId}:${turn}`;
-    const tree = new MessageTree(store);
-    const timeOf = turnTimes?.get(conversation.name);
-    let turns = 0;
-    for (const turn of conversation.turns) {
-      const time = timeOf?.get(turn.dia_id);
-      await tree.appendMessage({
-        id: idOf(turn.dia_id),
-        role: turns++ % 2 === 0 ? "user" : "assistant",
-        parts: [{ type: "text", text: `${turn.speaker}: ${turn.text}` }],
-        ...(time === undefined ? {} : { createdAt: time }),
-      });
-    }
+    const idOf = await appendConversation(store, conversation, sessionId, turnTimes?.get(conversation.name));
     const asked: Asked[] = conversation.questions.map((question) => ({
       question: question.question,
       candidates: [],
