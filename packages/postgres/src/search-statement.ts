@@ -1,4 +1,5 @@
 import { type SqlStatement, sql } from "@contextblocks/sql";
+import { limitLiteral } from "@contextblocks/sql/store-kit";
 import type { QueryPlan } from "@contextblocks/text";
 
 /**
@@ -265,13 +266,6 @@ function joined(fragments: readonly SqlStatement[], separator: string): SqlState
 }
 
 /** A row count as statement text; only a safe whole number, so the text is always a plain integer. */
-function limitLiteral(limit: number): SqlStatement {
-  if (!Number.isSafeInteger(limit) || limit < 1) {
-    throw new TypeError(`searchStatement: expected a positive whole number of rows, got ${String(limit)}`);
-  }
-  return plain(String(limit));
-}
-
 function plain(text: string): SqlStatement {
   return Object.freeze({ strings: Object.freeze([text]), values: Object.freeze([]) });
 }

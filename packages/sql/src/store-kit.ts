@@ -13,6 +13,7 @@ export type {
   DurableObjectSqlStorage,
   DurableObjectStorageLike,
 } from "./durable-object-storage.js";
+export { limitLiteral } from "./limit-literal.js";
 export {
   isPgClient,
   isPgPool,

@@ -1,6 +1,6 @@
 import { parseStoredMessage } from "@contextblocks/sessions/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
-import { limitLiteral } from "./limit-literal.js";
+import { limitLiteral } from "@contextblocks/sql/store-kit";
 import { indexedMessageOf } from "./message-index-text.js";
 import { hasContextColumn, indexRowStatement } from "./message-search.js";
 

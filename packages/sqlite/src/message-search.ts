@@ -5,9 +5,8 @@ import {
   type SearchRanking,
 } from "@contextblocks/sessions/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
-import { raw } from "@contextblocks/sql/store-kit";
+import { limitLiteral, raw } from "@contextblocks/sql/store-kit";
 import { fts5MatchExpression, monthNames, planQuery, type QueryPlan } from "@contextblocks/text";
-import { limitLiteral } from "./limit-literal.js";
 import { searchRowsTable } from "./message-index-schema.js";
 import { saysWhen } from "./says-when.js";
 import type { SessionShare } from "./session-share.js";

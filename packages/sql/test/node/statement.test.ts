@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sql } from "../../src/index.js";
-import { buildStatement, isSqlStatement, statementText } from "../../src/store-kit.js";
+import { buildStatement, isSqlStatement, limitLiteral, statementText } from "../../src/store-kit.js";
 
 describe("sql tag", () => {
   it("keeps values out of the text", () => {
@@ -60,5 +60,28 @@ describe("sql tag", () => {
     // With a fragment the parts are new, and the text still right.
     const spliced = sql`SELECT ${sql`content`} FROM blocks WHERE label = ${"a"}`;
     expect(statementText(spliced, "postgres")).toBe("SELECT content FROM blocks WHERE label = $1");
+  });
+});
+
+describe("limitLiteral", () => {
+  it("writes a whole number of rows into the text, binding nothing", () => {
+    const statement = sql`SELECT 1 FROM t WHERE n > ${2} LIMIT ${limitLiteral(40)}`;
+    expect(statementText(statement, "sqlite")).toBe("SELECT 1 FROM t WHERE n > ? LIMIT 40");
+    expect(statementText(statement, "postgres")).toBe("SELECT 1 FROM t WHERE n > $1 LIMIT 40");
+    expect(statement.values).toEqual([2]);
+    expect(statementText(sql`LIMIT ${limitLiteral(0)}`, "sqlite")).toBe("LIMIT 0");
+  });
+
+  it("refuses anything but a safe whole number, so no other text reaches the statement", () => {
+    for (const bad of [
+      -1,
+      1.5,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      2 ** 53,
+      "10; DROP TABLE t" as unknown,
+    ]) {
+      expect(() => limitLiteral(bad as number)).toThrow(/limitLiteral: expected a whole number of rows/);
+    }
   });
 });
