@@ -40,6 +40,11 @@ interface Section {
   /** What it measures, one paragraph. */
   about: string;
   run(smoke: boolean): Promise<string>;
+  /**
+   * Run only when named in `--only` (or in a smoke run): a study too long for every full run. A full run
+   * lists it with the command that runs it.
+   */
+  onRequest?: boolean;
 }
 
 /** Whether a benchmark file another part of the project owns is present. */
@@ -264,6 +269,8 @@ function sections(): Section[] {
   if (hasScript("./session-search-learned-rerank.ts")) {
     list.push({
       id: "session-search-learned-rerank",
+      // A negative result that takes about 35 minutes per backend: kept, not repeated on every full run.
+      onRequest: true,
       title: "Session search on LoCoMo: a learned re-ranker of the candidates",
       about:
         "Each store with its default ranking, with and without message times, on SQLite and Postgres: a linear " +
@@ -488,6 +495,13 @@ async function main(): Promise<void> {
     const clock = performance.now();
     process.stderr.write(`bench: ${section.title}…\n`);
     parts.push(`## ${section.title}`, "", section.about, "");
+    if (section.onRequest === true && !smoke && only === undefined) {
+      parts.push(
+        `Not part of the full run (it takes about an hour): \`node --import tsx src/run-all.ts --only=${section.id}\`.`,
+        "",
+      );
+      continue;
+    }
     try {
       parts.push(await section.run(smoke), "");
     } catch (error) {
