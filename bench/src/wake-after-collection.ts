@@ -78,7 +78,8 @@ for (const keeping of [false, true]) {
   if (keeping) for (const construct of Object.values(systems)) kept.push(construct());
   for (const afterCollection of [true, false]) {
     const figures = {} as Record<Name, { wall: number; cpu: number }>;
-    for (const name of Object.keys(systems) as Name[]) figures[name] = measure(systems[name], afterCollection);
+    for (const name of Object.keys(systems) as Name[])
+      figures[name] = measure(systems[name], afterCollection);
     const ours = figures.contextblocks;
     const anchor = figures["agents/context"];
     rows.push([
@@ -89,7 +90,9 @@ for (const keeping of [false, true]) {
     ]);
   }
 }
-console.log(`Construction of a context over ${blocks} blocks, contextblocks / agents/context (agents ÷ contextblocks):\n`);
+console.log(
+  `Construction of a context over ${blocks} blocks, contextblocks / agents/context (agents ÷ contextblocks):\n`,
+);
 console.log("| instances | when | wall, main thread | CPU, whole process |");
 console.log("| --- | --- | ---: | ---: |");
 for (const row of rows) console.log(`| ${row.join(" | ")} |`);
