@@ -13,7 +13,10 @@
  * Median and p95 of each, side by side, and the ratio; the first search after the appends apart (it catches
  * the search fields up on both).
  *
- *   cd bench && node --import tsx src/session-search-scale.ts [--smoke] [--sqlite | --postgres]
+ *   cd bench && node --import tsx src/session-search-scale.ts [--smoke] [--sqlite | --postgres] [--analyze]
+ *
+ * `--analyze`: Postgres's statistics brought up to date after the appends (`ANALYZE`), before the searches;
+ * without it they are whatever autovacuum has reached, as for a session that has just grown.
  */
 import { performance } from "node:perf_hooks";
 import { postgresBackend } from "@contextblocks/postgres";
@@ -41,6 +44,8 @@ interface Side {
   /** The bare statement for a question's content words (`null` when it has none). */
   floor(words: readonly string[]): Promise<unknown>;
   close(): Promise<void>;
+  /** Brings the planner's statistics up to date (`--analyze`), as autovacuum's analyze eventually does. */
+  analyze?(): Promise<void>;
 }
 
 function sqliteSide(): Side {
@@ -84,6 +89,9 @@ async function postgresSide(connectionString: string, table: string): Promise<Si
       ).rows;
     },
     close: () => client.end(),
+    analyze: async () => {
+      await client.query("ANALYZE");
+    },
   };
 }
 
@@ -110,6 +118,7 @@ async function measure(
         await side.add(id, text);
       }
     }
+    if (process.argv.includes("--analyze")) await side.analyze?.();
     const started = performance.now();
     await session.search(questions[0] ?? "hello", { limit: 10 });
     const first = performance.now() - started;
