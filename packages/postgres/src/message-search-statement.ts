@@ -1,6 +1,6 @@
 import { defaultSearchRanking, type SearchRanking } from "@contextblocks/sessions/store-kit";
 import { type SqlStatement, sql } from "@contextblocks/sql";
-import { raw } from "@contextblocks/sql/store-kit";
+import { join, raw } from "@contextblocks/sql/store-kit";
 import type { QueryPlan } from "@contextblocks/text";
 
 /**
@@ -68,8 +68,8 @@ export function messageSearchStatement(
   ];
   // A scalar sub-select: built once per search (an InitPlan) whatever plan Postgres picks. Bare, a generic
   // plan (a prepared statement after five runs) builds it again for every row it rechecks.
-  const anyTerm = sql`(SELECT ${joined(termQueries, " || ")})`;
-  const termRows = joined(
+  const anyTerm = sql`(SELECT ${join(termQueries, " || ")})`;
+  const termRows = join(
     termQueries.map((query, index) => sql`(${raw(String(index))}, ${query})`),
     ", ",
   );
@@ -197,15 +197,4 @@ function nearShareOf(ranking: SearchRanking): SqlStatement {
 function datedFactor(plan: QueryPlan, ranking: SearchRanking): SqlStatement {
   if (ranking.datedBoost <= 0 || !plan.asksWhen) return sql``;
   return sql` * CASE WHEN message.says_when THEN ${raw(String(1 + ranking.datedBoost))}::float8 ELSE 1.0::float8 END`;
-}
-
-/** Fragments joined by a separator we write (never user text). */
-function joined(fragments: readonly SqlStatement[], separator: string): SqlStatement {
-  const [first, ...rest] = fragments;
-  if (first === undefined) return sql`NULL`;
-  const between: SqlStatement = Object.freeze({
-    strings: Object.freeze([separator]),
-    values: Object.freeze([]),
-  });
-  return rest.reduce((sum, fragment) => sql`${sum}${between}${fragment}`, first);
 }

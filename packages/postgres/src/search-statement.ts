@@ -1,5 +1,5 @@
 import { type SqlStatement, sql } from "@contextblocks/sql";
-import { limitLiteral } from "@contextblocks/sql/store-kit";
+import { join, limitLiteral, raw } from "@contextblocks/sql/store-kit";
 import type { QueryPlan } from "@contextblocks/text";
 
 /**
@@ -61,43 +61,43 @@ export function searchStatement(
 ): SqlStatement {
   const termQueries = plan.terms.map((term) => sql`(SELECT plainto_tsquery('english', ${term.word}))`);
   const limitText = limitLiteral(limit);
-  const anyTerm = sql`(SELECT ${joined(
+  const anyTerm = sql`(SELECT ${join(
     plan.terms.map((term) => sql`plainto_tsquery('english', ${term.word})`),
     " || ",
   )})`;
   // Per term: whether the match holds it in its content (c0, c1, …) and, searching keys, in its key (k0, k1,
   // …; null for the many entries whose key holds no term).
   const contentFlags = termQueries.map(
-    (query, index) => sql`matched.content_tsv @@ (${query}) AS ${plain(`c${index}`)}`,
+    (query, index) => sql`matched.content_tsv @@ (${query}) AS ${raw(`c${index}`)}`,
   );
-  const keyFlags = searchKeys ? plan.terms.map((_, index) => plain(`keyed.k${index}`)) : [];
-  const patternColumns = plain(
+  const keyFlags = searchKeys ? plan.terms.map((_, index) => raw(`keyed.k${index}`)) : [];
+  const patternColumns = raw(
     [...plan.terms.map((_, index) => `c${index}`), ...keyFlags.map((_, index) => `k${index}`)].join(", "),
   );
   // The content flags, carried from the groups to their rows for the phrase and pair checks.
   const contentColumns = (table: string) =>
-    plain(plan.terms.map((_, index) => `${table}.c${index}`).join(", "));
-  const frequencies = joined(
+    raw(plan.terms.map((_, index) => `${table}.c${index}`).join(", "));
+  const frequencies = join(
     plan.terms.map(
       (_, index) =>
-        sql`coalesce(sum(pattern.entries) FILTER (WHERE ${plain(`pattern.c${index}`)}), 0) AS ${plain(`d${index}`)}`,
+        sql`coalesce(sum(pattern.entries) FILTER (WHERE ${raw(`pattern.c${index}`)}), 0) AS ${raw(`d${index}`)}`,
     ),
     ", ",
   );
-  const weights = joined(
+  const weights = join(
     plan.terms.map((_, index) => {
-      const frequency = plain(`counted.d${index}`);
-      return sql`greatest(ln((counted.total - ${frequency} + 0.5) / (${frequency} + 0.5)), 0.1) AS ${plain(`w${index}`)}`;
+      const frequency = raw(`counted.d${index}`);
+      return sql`greatest(ln((counted.total - ${frequency} + 0.5) / (${frequency} + 0.5)), 0.1) AS ${raw(`w${index}`)}`;
     }),
     ", ",
   );
   // A group holds a term when its content or its key does.
   const holds = plan.terms.map((_, index) => {
-    const content = plain(`pattern.c${index}`);
-    return searchKeys ? sql`(${content} OR coalesce(${plain(`pattern.k${index}`)}, FALSE))` : content;
+    const content = raw(`pattern.c${index}`);
+    return searchKeys ? sql`(${content} OR coalesce(${raw(`pattern.k${index}`)}, FALSE))` : content;
   });
-  const coverage = joined(
-    holds.map((holding, index) => sql`CASE WHEN ${holding} THEN ${plain(`stats.w${index}`)} ELSE 0 END`),
+  const coverage = join(
+    holds.map((holding, index) => sql`CASE WHEN ${holding} THEN ${raw(`stats.w${index}`)} ELSE 0 END`),
     " + ",
   );
   const held = heldQuery(termQueries, holds, anyTerm);
@@ -114,9 +114,9 @@ export function searchStatement(
     : sql`ts_rank_cd(entry.content_tsv, top.held)`;
   // The key's vector is built only for entries whose key holds a term (found by the key's GIN index), not
   // for every match: building it was a tenth of a search.
-  const keyed = joined(
+  const keyed = join(
     termQueries.map(
-      (query, index) => sql`to_tsvector('english', entry.key) @@ (${query}) AS ${plain(`k${index}`)}`,
+      (query, index) => sql`to_tsvector('english', entry.key) @@ (${query}) AS ${raw(`k${index}`)}`,
     ),
     ", ",
   );
@@ -143,9 +143,9 @@ matched AS (
 )`;
   // Every match's flags, and its key's when a key holds a term (a hashed join with the few `keyed` entries).
   const flagged = searchKeys
-    ? sql`SELECT matched.place, ${joined(contentFlags, ", ")}, ${joined(keyFlags, ", ")}
+    ? sql`SELECT matched.place, ${join(contentFlags, ", ")}, ${join(keyFlags, ", ")}
     FROM matched LEFT JOIN keyed ON keyed.key = matched.key`
-    : sql`SELECT matched.place, ${joined(contentFlags, ", ")} FROM matched`;
+    : sql`SELECT matched.place, ${join(contentFlags, ", ")} FROM matched`;
 
   // A phrase (or pair) match holds every lexeme of its words, so where the content lacks the term of one of
   // its words (the same word: the same lexemes), the check is left out: on random words most rows tied for
@@ -154,9 +154,9 @@ matched AS (
     const conditions = words.flatMap((word) => {
       const index = plan.terms.findIndex((term) => term.word === word);
       const query = termQueries[index];
-      return query === undefined ? [] : [sql`(${plain(`covered.c${index}`)} OR numnode(${query}) = 0)`];
+      return query === undefined ? [] : [sql`(${raw(`covered.c${index}`)} OR numnode(${query}) = 0)`];
     });
-    return conditions.length === 0 ? check : sql`(${joined(conditions, " AND ")} AND ${check})`;
+    return conditions.length === 0 ? check : sql`(${join(conditions, " AND ")} AND ${check})`;
   };
   // Postgres refuses a constant in ORDER BY: the phrase and pair keys are left out when there are none.
   const exact =
@@ -169,7 +169,7 @@ matched AS (
   const pairs =
     plan.pairs.length === 0
       ? sql`0`
-      : joined(
+      : join(
           plan.pairs.map(
             ([first, second]) =>
               sql`${possible(
@@ -179,7 +179,7 @@ matched AS (
           ),
           " + ",
         );
-  const leading = plain(
+  const leading = raw(
     [
       plan.phrase === null ? null : "exact DESC",
       "coverage DESC",
@@ -245,27 +245,15 @@ function heldQuery(
   holds: readonly SqlStatement[],
   anyTerm: SqlStatement,
 ): SqlStatement {
-  const oneLexemeEach = joined(
+  const oneLexemeEach = join(
     termQueries.map((query) => sql`numnode(${query}) <= 1`),
     " AND ",
   );
-  const heldTerms = joined(
+  const heldTerms = join(
     termQueries.map((query, index) => sql`CASE WHEN ${holds[index] ?? sql`FALSE`} THEN (${query})::text END`),
     ", ",
   );
   return sql`CASE WHEN ${oneLexemeEach}
       THEN array_to_string(ARRAY[${heldTerms}], ' | ')::tsquery
       ELSE (${anyTerm}) END`;
-}
-
-/** Fragments joined by a separator we write (never user text). */
-function joined(fragments: readonly SqlStatement[], separator: string): SqlStatement {
-  const [first, ...rest] = fragments;
-  if (first === undefined) return sql`NULL`;
-  return rest.reduce((sum, fragment) => sql`${sum}${plain(separator)}${fragment}`, first);
-}
-
-/** A row count as statement text; only a safe whole number, so the text is always a plain integer. */
-function plain(text: string): SqlStatement {
-  return Object.freeze({ strings: Object.freeze([text]), values: Object.freeze([]) });
 }
