@@ -9,6 +9,12 @@ import type { ExpectedHeader } from "./drift.js";
 import { ContextError } from "./errors.js";
 import { configurationFingerprint, foldHashes, HashFold, type HashPair } from "./fingerprint.js";
 import type { AnyContextProvider, BlockKind, ContextConfig } from "./types.js";
+import {
+  keepValidatedConfiguration,
+  sameReservedLabels,
+  type ValidatedConfiguration,
+  validatedConfiguration,
+} from "./validated-configurations.js";
 
 /** The last clash-check pass's mark (see `BlockRegistry.addAll`); each pass takes the next. */
 let nextMark = 0;
@@ -77,6 +83,11 @@ export class BlockRegistry {
    * a block go through a scan of the blocks before it. Each block's header hash is folded into the
    * configuration's fingerprint on the way (a wake's drift check needs nothing else), so the blocks are
    * walked once while their definitions are at hand, into arrays made at their final length.
+   *
+   * A configuration that passed these checks is kept (`validated-configurations.ts`): a later construction
+   * whose values are the same, in order, with providers of the same kinds and the same reserved labels,
+   * takes its definitions, kinds and fingerprint after comparing the values alone. Any difference runs
+   * every check above.
    */
   addAll(configs: readonly ContextConfig[]): void {
     if (this.definitions.length > 0) {
@@ -84,8 +95,19 @@ export class BlockRegistry {
       return;
     }
     const total = configs.length;
+    // Filled in order: a provider asked for is kept, so no default provider is asked twice for a block.
+    const providers: (AnyContextProvider | undefined)[] = [];
+    const known = total > 0 ? validatedConfiguration(configs) : undefined;
+    if (known !== undefined && sameReservedLabels(known, this.reservedLabels)) {
+      if (this.matchesKnown(configs, known, providers)) {
+        this.definitions = known.definitions.slice();
+        this.providers = providers;
+        this.kinds = known.kinds.slice();
+        this.folded = known.folded;
+        return;
+      }
+    }
     const definitions = new Array<BlockDefinition>(total);
-    const providers = new Array<AnyContextProvider | undefined>(total);
     const kinds = new Array<BlockKind>(total);
     const fold = new HashFold(total);
     nextMark += 1;
@@ -94,7 +116,9 @@ export class BlockRegistry {
     for (let at = 0; at < total; at += 1) {
       const config = configs[at] as ContextConfig;
       const definition = this.definitionOf(config);
-      const provider = config.provider ?? this.defaultProvider?.(definition.label);
+      // A provider the comparison with a known configuration already asked the default provider for.
+      const provider =
+        at < providers.length ? providers[at] : (config.provider ?? this.defaultProvider?.(definition.label));
       const kind = providerKind(provider, definition.label);
       const { upper, title } = definition;
       const shared = nextMark === mark && definitionGeneration() === generation;
@@ -113,6 +137,48 @@ export class BlockRegistry {
     this.providers = providers;
     this.kinds = kinds;
     this.folded = fold.result();
+    keepValidatedConfiguration({
+      labels: definitions.map((definition) => definition.label),
+      // The values the checks read (`input`): a config is not read again.
+      descriptions: definitions.map((definition) => definition.input.description),
+      maxTokens: definitions.map((definition) => definition.input.maxTokens),
+      whenChanged: definitions.map((definition) => definition.input.whenChanged),
+      kinds: kinds.slice(),
+      definitions: definitions.slice(),
+      reserved: [...this.reservedLabels].sort(),
+      folded: this.folded,
+    });
+  }
+
+  /**
+   * Whether `configs` hold the values of a configuration that passed every check, in order, and their
+   * providers its kinds: then its checked parts can be taken as they are. Each block's provider is resolved
+   * on the way and pushed onto `providers`, up to the first difference.
+   */
+  private matchesKnown(
+    configs: readonly ContextConfig[],
+    known: ValidatedConfiguration,
+    providers: (AnyContextProvider | undefined)[],
+  ): boolean {
+    const { labels, descriptions, maxTokens, whenChanged, kinds } = known;
+    for (let at = 0; at < configs.length; at += 1) {
+      const config = configs[at];
+      if (typeof config !== "object" || config === null) return false;
+      const label = config.label;
+      if (
+        label !== labels[at] ||
+        config.description !== descriptions[at] ||
+        config.maxTokens !== maxTokens[at] ||
+        config.whenChanged !== whenChanged[at]
+      ) {
+        return false;
+      }
+      const provider = config.provider ?? this.defaultProvider?.(label);
+      providers.push(provider);
+      // Refuses a provider without get() as the full checks would (the blocks before it are all valid).
+      if (providerKind(provider, label) !== kinds[at]) return false;
+    }
+    return true;
   }
 
   add(config: ContextConfig): ResolvedConfig {

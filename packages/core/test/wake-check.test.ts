@@ -266,3 +266,129 @@ describe("block definitions checked once per process still refuse bad configurat
     );
   });
 });
+
+describe("a configuration built again with the same values is compared, not checked again, and still refuses", () => {
+  const writable = (label?: string) => new InMemoryContextProvider(label === undefined ? {} : { label });
+  // Fresh objects and fresh strings on every call, as a Durable Object's constructor builds them on a wake.
+  const declared = (
+    count: number,
+    change: (index: number) => Partial<Record<string, unknown>> = () => ({}),
+  ) =>
+    Array.from({ length: count }, (_, index) => ({
+      label: `again_${String(index)}`,
+      description: `Block ${String(index)}`,
+      maxTokens: 100 + index,
+      provider: writable(),
+      ...change(index),
+    })) as ContextConfig[];
+  const failure = (build: () => unknown): ContextError => {
+    try {
+      build();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ContextError);
+      return error as ContextError;
+    }
+    throw new Error("expected a ContextError");
+  };
+
+  it("gives the same fingerprint and configs as the first construction", async () => {
+    const store = new InMemoryStore();
+    const first = new ContextBlocks(declared(20), new InMemoryContextProvider({ store }));
+    const prompt = await first.freezeSystemPrompt();
+    const again = wake(store, declared(20));
+    expect(await again.context.freezeSystemPrompt()).toBe(prompt);
+    expect(again.onDrift).not.toHaveBeenCalled();
+    expect(again.context.getConfigs()).toEqual(
+      first.getConfigs().map((config) => ({ ...config, provider: expect.anything() })),
+    );
+    // A value changed on the next wake is a new configuration: its drift is found.
+    const changed = wake(
+      store,
+      declared(20, (index) => (index === 19 ? { maxTokens: 7 } : {})),
+    );
+    await changed.context.freezeSystemPrompt();
+    expect(changed.onDrift).toHaveBeenCalledTimes(1);
+  });
+
+  it("refuses a bad value in any block, the first or the last", () => {
+    new ContextBlocks(declared(12));
+    for (const at of [0, 5, 11]) {
+      expect(
+        failure(
+          () => new ContextBlocks(declared(12, (index) => (index === at ? { description: "a\nb" } : {}))),
+        ).message,
+      ).toContain(`again_${String(at)}`);
+      expect(
+        failure(() => new ContextBlocks(declared(12, (index) => (index === at ? { maxTokens: -1 } : {}))))
+          .message,
+      ).toContain("maxTokens");
+    }
+    // The good configuration is still taken afterwards.
+    expect(new ContextBlocks(declared(12)).getConfigs()).toHaveLength(12);
+  });
+
+  it("refuses a provider without get() where the same block had one", () => {
+    new ContextBlocks(declared(6));
+    for (const provider of [{}, 42, "memory"]) {
+      expect(
+        failure(() => new ContextBlocks(declared(6, (index) => (index === 3 ? { provider } : {})))).message,
+      ).toContain('"again_3"');
+    }
+  });
+
+  it("refuses a clash that a changed label makes, and a config that is not an object", () => {
+    new ContextBlocks(declared(6));
+    expect(
+      failure(() => new ContextBlocks(declared(6, (index) => (index === 4 ? { label: "again_1" } : {}))))
+        .message,
+    ).toContain("declared twice");
+    expect(
+      failure(() => new ContextBlocks(declared(6, (index) => (index === 4 ? { label: "AGAIN_1" } : {}))))
+        .message,
+    ).toContain("same header");
+    const withNull = declared(6) as unknown[];
+    withNull[2] = null;
+    expect(failure(() => new ContextBlocks(withNull as ContextConfig[])).message).toContain(
+      "must be an object",
+    );
+  });
+
+  it("refuses a label reserved by this instance that another instance did not reserve", () => {
+    new ContextBlocks(declared(4));
+    expect(
+      failure(() => new ContextBlocks(declared(4), null, null, { reservedLabels: ["again_2"] })).message,
+    ).toContain("reserved");
+  });
+
+  it("takes each block's kind from its provider now: a provider of another shape gives its own kind", () => {
+    new ContextBlocks(declared(4));
+    const searchable = Object.assign(writable(), { search: async () => [] });
+    const context = new ContextBlocks(declared(4, (index) => (index === 2 ? { provider: searchable } : {})));
+    expect(context.getConfigs().map((config) => config.kind)).toEqual([
+      "writable",
+      "writable",
+      "searchable",
+      "writable",
+    ]);
+    // The last block too: nothing after it would send the construction to the full checks.
+    const last = new ContextBlocks(
+      declared(4, (index) => (index === 3 ? { provider: readonlyProvider("x") } : {})),
+    );
+    expect(last.getConfigs()[3]?.kind).toBe("readonly");
+  });
+
+  it("asks the default provider once per block declared without one, also when a later value differs", () => {
+    const bare = () =>
+      Array.from({ length: 5 }, (_, index) => ({ label: `bare_${String(index)}` })) as ContextConfig[];
+    new ContextBlocks(bare(), null, (label) => writable(label));
+    const asked: string[] = [];
+    const changed = bare();
+    changed[3] = { label: "bare_3", description: "now described" };
+    const context = new ContextBlocks(changed, null, (label) => {
+      asked.push(label);
+      return writable(label);
+    });
+    expect(asked).toEqual(["bare_0", "bare_1", "bare_2", "bare_3", "bare_4"]);
+    expect(context.getConfigs()[3]?.description).toBe("now described");
+  });
+});
