@@ -34,6 +34,13 @@ export interface SearchRanking {
    * no message times: the answer to a "when" question usually tells the time in its words.
    */
   datedBoost: number;
+  /**
+   * How many more of the best matches by bm25 than the candidates asked for a SQLite search reads and ranks
+   * further (the turns lending, the speaker, the day): deeper, a turn whose own bm25 is weak but whose
+   * replies or day lift it is still seen; the rows a search reads on a Durable Object grow with it, not with
+   * the session. A whole number. Postgres and the memory store rank every match, so they do not read it.
+   */
+  extraCandidates: number;
 }
 
 export const defaultSearchRanking: Readonly<SearchRanking> = Object.freeze({
@@ -45,11 +52,12 @@ export const defaultSearchRanking: Readonly<SearchRanking> = Object.freeze({
   nearShare: 0,
   nearTurns: 8,
   datedBoost: 0.5,
+  extraCandidates: 10,
 });
 
 /**
  * The ranking with `given` over the defaults, every weight checked: a finite number from 0 (a whole number
- * for `nearTurns`), so it can be written into a statement as a literal.
+ * for `nearTurns` and `extraCandidates`), so it can be written into a statement as a literal.
  */
 export function searchRankingOf(given: Partial<SearchRanking> | undefined, owner: string): SearchRanking {
   if (given === undefined) return { ...defaultSearchRanking };
@@ -68,7 +76,7 @@ export function searchRankingOf(given: Partial<SearchRanking> | undefined, owner
       );
     }
     if (value === undefined) continue;
-    const whole = name === "nearTurns";
+    const whole = name === "nearTurns" || name === "extraCandidates";
     if (
       typeof value !== "number" ||
       !Number.isFinite(value) ||
