@@ -41,9 +41,9 @@ import type { SessionShare } from "./session-share.js";
  * The query is words, never FTS5 syntax (`planQuery`): every word and adjacent pair is ORed, ranked by
  * bm25 with the weights above, in one statement. Every match is ranked from the index without reading its
  * row, and only the best `candidatesOf(limit, ranking)` are read and ranked further: sorted by FTS5
- * (`ORDER BY rank`), so the rows a search reads do not grow with the session (about 10 a candidate on a Durable
- * Object), or, where rows read are not billed, by SQLite (`MessageSort`), faster. A turn near the best matches (`nearShare`, `nearTurns`) ranks higher,
- * with or without message times.
+ * (`ORDER BY rank`), so the rows a search reads do not grow with the session (about 10 a candidate on a
+ * Durable Object), or, where rows read are not billed, by SQLite (`MessageSort`), faster. A turn near the
+ * best matches (`nearShare`, `nearTurns`) ranks higher, with or without message times.
  */
 export interface MessageSearchOptions {
   limit: number;
