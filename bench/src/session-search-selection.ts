@@ -7,7 +7,8 @@
  *
  * A setting is a ranking (the SQL stores' `searchRanking`: the share of the turns around a message,
  * `contextWeight` = `afterShare`, the speaker's boost, the day's share, the boost of a turn that says when
- * for a question that asks when; the near turns' share stays at its default) under the stores' own hit
+ * for a question that asks when, the depth of SQLite's candidate pool; the near turns' share stays at its
+ * default) under the stores' own hit
  * selection (`weakShare`, `neighbourShare`: not tuned, so hits stay readable), each with a re-ranking of the
  * candidates before it (`rerankSearchCandidates`: a question's discount, its reply's lift, the query's coverage;
  * every store runs it). The setting chosen on all
@@ -87,7 +88,11 @@ const selections: Selection[] = rerankings.flatMap((reranking) =>
 /**
  * The rankings tried on the SQL stores: round values, the turns after a message weighed as those before. The
  * turns around a message weigh at most 0.5: at 0.7 a turn near a match outranks one that holds the word on a
- * short chat (the conformance suite's precise-hits case), whatever it adds to hit@10.
+ * short chat (the conformance suite's precise-hits case), whatever it adds to hit@10. The depth of SQLite's
+ * candidate pool (`extraCandidates`: the best matches by bm25 read beyond the candidates asked for) is tried
+ * at 10 and 40 (Postgres ranks every match, so its two are alike). A boost of 0 for a turn that says when
+ * (`datedBoost`) is not tried: no backend chose it on any fold before the depth joined the grid, which keeps
+ * the grid at its former size (16 rankings with times, 8 without).
  */
 function rankingsOf(times: boolean): Partial<SearchRanking>[] {
   const rankings: Partial<SearchRanking>[] = [];
@@ -96,21 +101,23 @@ function rankingsOf(times: boolean): Partial<SearchRanking>[] {
     for (const speakerBoost of [0, 0.5])
       for (const nearShare of [defaultSearchRanking.nearShare])
         for (const dayShare of times ? [0, 0.4] : [defaultSearchRanking.dayShare])
-          for (const datedBoost of [0, 0.5])
-            rankings.push({
-              contextWeight: share,
-              afterShare: share,
-              speakerBoost,
-              nearShare,
-              dayShare,
-              datedBoost,
-            });
+          for (const datedBoost of [0.5])
+            for (const extraCandidates of [10, 40])
+              rankings.push({
+                contextWeight: share,
+                afterShare: share,
+                speakerBoost,
+                nearShare,
+                dayShare,
+                datedBoost,
+                extraCandidates,
+              });
   return rankings;
 }
 
 function rankingName(ranking: Partial<SearchRanking>): string {
   if (Object.keys(ranking).length === 0) return "defaults";
-  return `turns ${ranking.contextWeight}, speaker ${ranking.speakerBoost}, near ${ranking.nearShare}, day ${ranking.dayShare}, dated ${ranking.datedBoost}`;
+  return `turns ${ranking.contextWeight}, speaker ${ranking.speakerBoost}, near ${ranking.nearShare}, day ${ranking.dayShare}, dated ${ranking.datedBoost}, extra ${ranking.extraCandidates}`;
 }
 
 interface Setting {
@@ -381,7 +388,8 @@ export async function run(
                 ranking.speakerBoost === defaultSearchRanking.speakerBoost &&
                 ranking.nearShare === defaultSearchRanking.nearShare &&
                 ranking.dayShare === defaultSearchRanking.dayShare &&
-                ranking.datedBoost === defaultSearchRanking.datedBoost),
+                ranking.datedBoost === defaultSearchRanking.datedBoost &&
+                ranking.extraCandidates === defaultSearchRanking.extraCandidates),
           ),
         );
         const defaults = figuresOf(

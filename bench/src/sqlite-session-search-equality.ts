@@ -4,7 +4,9 @@
  * checkout ("before", `--before DIR`), on the same
  * messages, and the hits compared: ids, order, `matchedBy`, and the ids and positions of their context
  * turns. On the lean and keyed layouts, with and without message times (each session's date and time as
- * `createdAt`), with one database per conversation and with every conversation in one session. Prints the
+ * `createdAt`), with one database per conversation and with every conversation in one session, each sorted
+ * both ways (`MessageSort`): by SQLite, as on better-sqlite3, and by FTS5, the statement a Durable Object runs
+ * (a client that says it bills rows read). Prints the
  * number of questions whose hits differ in each case (0 expected) and the first few differences.
  *
  *   cd bench && node --import tsx src/sqlite-session-search-equality.ts --before ../../other-checkout [--smoke]
@@ -14,12 +16,16 @@
 import { existsSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import * as sessionsAfter from "@contextblocks/sessions";
+import { fromBetterSqlite3 } from "@contextblocks/sql";
 import * as sqliteAfter from "@contextblocks/sqlite";
 import Database from "better-sqlite3";
 import { type LocomoConversation, locomoDirectory, readLocomo } from "./locomo-data.js";
 import { locomoTurnTimes } from "./locomo-time.js";
 
 type Layout = "lean" | "keyed";
+
+/** Who sorts the matches: SQLite where rows read are not billed, FTS5 where they are (a Durable Object). */
+type Sort = "SQLite sorts" | "FTS5 sorts";
 
 interface Build {
   SessionBuilder: typeof sessionsAfter.SessionBuilder;
@@ -63,11 +69,13 @@ function shapeOf(
 async function searchAll(
   build: Build,
   layout: Layout,
+  sort: Sort,
   withTimes: boolean,
   group: readonly LocomoConversation[],
 ): Promise<string[]> {
   const database = new Database(":memory:");
-  const session = new build.SessionBuilder(build.sqliteBackend(database, { newDatabaseLayout: layout }))
+  const source = sort === "SQLite sorts" ? database : { ...fromBetterSqlite3(database), billsRows: true };
+  const session = new build.SessionBuilder(build.sqliteBackend(source, { newDatabaseLayout: layout }))
     .forSession("locomo")
     .build();
   let turns = 0;
@@ -111,27 +119,31 @@ export async function run(smoke: boolean): Promise<string> {
   ];
   let differing = 0;
   for (const layout of ["lean", "keyed"] as const) {
-    for (const withTimes of [false, true]) {
-      for (const grouping of ["one database per conversation", "all in one session"] as const) {
-        const groups =
-          grouping === "all in one session" ? [used] : used.map((conversation) => [conversation]);
-        const examples: string[] = [];
-        let count = 0;
-        for (const group of groups) {
-          const [old, now] = [
-            await searchAll(before, layout, withTimes, group),
-            await searchAll(after, layout, withTimes, group),
-          ];
-          const asked = group.flatMap((conversation) => conversation.questions.map((q) => q.question));
-          old.forEach((shape, index) => {
-            if (shape === now[index]) return;
-            count++;
-            if (examples.length < 3) examples.push(`  "${asked[index]}": ${shape} → ${now[index]}`);
-          });
+    for (const sort of ["SQLite sorts", "FTS5 sorts"] as const) {
+      for (const withTimes of [false, true]) {
+        for (const grouping of ["one database per conversation", "all in one session"] as const) {
+          const groups =
+            grouping === "all in one session" ? [used] : used.map((conversation) => [conversation]);
+          const examples: string[] = [];
+          let count = 0;
+          for (const group of groups) {
+            const [old, now] = [
+              await searchAll(before, layout, sort, withTimes, group),
+              await searchAll(after, layout, sort, withTimes, group),
+            ];
+            const asked = group.flatMap((conversation) => conversation.questions.map((q) => q.question));
+            old.forEach((shape, index) => {
+              if (shape === now[index]) return;
+              count++;
+              if (examples.length < 3) examples.push(`  "${asked[index]}": ${shape} → ${now[index]}`);
+            });
+          }
+          differing += count;
+          lines.push(
+            `- ${layout}, ${sort}, ${withTimes ? "with" : "without"} message times, ${grouping}: ${count}`,
+          );
+          lines.push(...examples);
         }
-        differing += count;
-        lines.push(`- ${layout}, ${withTimes ? "with" : "without"} message times, ${grouping}: ${count}`);
-        lines.push(...examples);
       }
     }
   }

@@ -23,7 +23,8 @@ export interface SearchRanking {
    * order) added to its own: a conversation dwells on a thing for a while. Counted when the search's
    * candidates are all of one day (messages without times, or a chat of one day), where `dayShare` cannot
    * tell them apart. 0 by default, the one weight not bench's choice (which is 0.3 for messages without
-   * times): its window is a pass over the candidates, about 200 more rows a search reads on a Durable Object.
+   * times): its window keeps the order of the candidates in SQL, about twice the rows a search reads on a
+   * Durable Object (about 1,450 against 700 for a 10-hit search).
    */
   nearShare: number;
   /** How many turns either side count as near (`nearShare`). */
@@ -34,6 +35,15 @@ export interface SearchRanking {
    * no message times: the answer to a "when" question usually tells the time in its words.
    */
   datedBoost: number;
+  /**
+   * How many more of the best matches by bm25 than the candidates asked for a SQLite search reads and ranks
+   * further (the turns lending, the speaker, the day): deeper, a turn whose own bm25 is weak but whose
+   * replies or day lift it is still seen. The rows a search reads on a Durable Object grow with it (about 10
+   * a candidate: 70 candidates for a 10-hit search, about 700 rows), not with the session. A whole number;
+   * 40 by default (bench's choice of 10 and 40). Postgres and the memory store rank every match, so they do
+   * not read it.
+   */
+  extraCandidates: number;
 }
 
 export const defaultSearchRanking: Readonly<SearchRanking> = Object.freeze({
@@ -45,11 +55,12 @@ export const defaultSearchRanking: Readonly<SearchRanking> = Object.freeze({
   nearShare: 0,
   nearTurns: 8,
   datedBoost: 0.5,
+  extraCandidates: 40,
 });
 
 /**
  * The ranking with `given` over the defaults, every weight checked: a finite number from 0 (a whole number
- * for `nearTurns`), so it can be written into a statement as a literal.
+ * for `nearTurns` and `extraCandidates`), so it can be written into a statement as a literal.
  */
 export function searchRankingOf(given: Partial<SearchRanking> | undefined, owner: string): SearchRanking {
   if (given === undefined) return { ...defaultSearchRanking };
@@ -68,7 +79,7 @@ export function searchRankingOf(given: Partial<SearchRanking> | undefined, owner
       );
     }
     if (value === undefined) continue;
-    const whole = name === "nearTurns";
+    const whole = name === "nearTurns" || name === "extraCandidates";
     if (
       typeof value !== "number" ||
       !Number.isFinite(value) ||

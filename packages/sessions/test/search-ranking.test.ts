@@ -4,14 +4,15 @@ import { defaultSearchRanking, searchRankingOf } from "../src/store-kit.js";
 describe("searchRankingOf: the weights of a search's ranking, checked", () => {
   it("fills what is not given from the defaults", () => {
     expect(searchRankingOf(undefined, "Store")).toEqual(defaultSearchRanking);
-    expect(searchRankingOf({ nearShare: 0.3, nearTurns: 4 }, "Store")).toEqual({
+    expect(searchRankingOf({ nearShare: 0.3, nearTurns: 4, extraCandidates: 40 }, "Store")).toEqual({
       ...defaultSearchRanking,
       nearShare: 0.3,
       nearTurns: 4,
+      extraCandidates: 40,
     });
   });
 
-  it("refuses an unknown weight, a negative or non-finite one, and a fractional nearTurns, by name", () => {
+  it("refuses an unknown weight, a negative or non-finite one, and a fractional nearTurns or extraCandidates, by name", () => {
     expect(() => searchRankingOf({ dayshare: 1 } as never, "Store")).toThrow(
       /Store: searchRanking has no weight "dayshare"/,
     );
@@ -20,6 +21,10 @@ describe("searchRankingOf: the weights of a search's ranking, checked", () => {
     );
     expect(() => searchRankingOf({ speakerBoost: Number.NaN }, "Store")).toThrow(/speakerBoost/);
     expect(() => searchRankingOf({ nearTurns: 2.5 }, "Store")).toThrow(/nearTurns must be a whole number/);
+    expect(() => searchRankingOf({ extraCandidates: 2.5 }, "Store")).toThrow(
+      /extraCandidates must be a whole number/,
+    );
+    expect(() => searchRankingOf({ extraCandidates: 1_001 }, "Store")).toThrow(/from 0 to 1000/);
     expect(() => searchRankingOf("x" as never, "Store")).toThrow(/searchRanking must be an object/);
   });
 });

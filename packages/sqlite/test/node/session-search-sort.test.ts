@@ -1,3 +1,4 @@
+import { defaultSearchRanking, type SearchRanking } from "@contextblocks/sessions/store-kit";
 import type { SqlClient } from "@contextblocks/sql";
 import { fromBetterSqlite3 } from "@contextblocks/sql";
 import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
@@ -22,8 +23,12 @@ const turns = [
   "Melanie: We went camping with the kids in the mountains.",
 ];
 
-/** `copies` of the turns appended to `sessionId` (each copy its own ids), so equal scores abound. */
-async function conversation(sessionId: string, copies: number): Promise<void> {
+/**
+ * `copies` of the turns appended to `sessionId` (each copy its own ids), so equal scores abound; each copy a
+ * day of its own, two copies a day, when `days` (so the day's share tells them apart), from 8 May: "10 May"
+ * sorts before "9 May" as text, so equal places are ordered by day as SQLite orders them, not by rowid.
+ */
+async function conversation(sessionId: string, copies: number, days = false): Promise<void> {
   const tree = sqliteTree(temporary.database, sessionId);
   for (let copy = 0; copy < copies; copy++) {
     for (const [index, text] of turns.entries()) {
@@ -31,10 +36,22 @@ async function conversation(sessionId: string, copies: number): Promise<void> {
         id: `${sessionId}-${copy}-${index}`,
         role: index % 2 === 0 ? "user" : "assistant",
         parts: [{ type: "text", text }],
+        ...(days ? { createdAt: new Date(Date.UTC(2023, 4, 8 + Math.floor(copy / 2))) } : {}),
       });
     }
   }
 }
+
+/**
+ * Rankings under which both sorts must agree: the default, without the day's share, with the near turns'
+ * share (ordered by SQL either way) and with a deeper pool of candidates.
+ */
+const rankings: SearchRanking[] = [
+  defaultSearchRanking,
+  { ...defaultSearchRanking, dayShare: 0 },
+  { ...defaultSearchRanking, nearShare: 0.3 },
+  { ...defaultSearchRanking, extraCandidates: 40 },
+];
 
 const questions = [
   "When did Caroline go to the LGBTQ support group?",
@@ -59,25 +76,35 @@ describe("message search: who sorts the matches", () => {
     expect(searchSortOf(unknown as SqlClient)).toBe("rank");
   });
 
-  it("a session alone in the index: the same candidates in the same order, equal scores included", async () => {
-    await conversation("alone", 8);
-    const { client, statements } = countingClient();
-    await catchUpMessageIndex(client);
-    for (const question of questions) {
-      const ranked = await searchMessageIndex(client, question, { limit: 30, sessionId: "alone" });
-      const before = statements();
-      const sorted = await searchMessageIndex(client, question, {
-        limit: 30,
-        sessionId: "alone",
-        sort: "bm25",
-        share: new SessionShare(),
-      });
-      // One statement: no other session's rows were among the best.
-      expect(statements() - before).toBe(1);
-      expect(sorted.length).toBeGreaterThan(0);
-      expect(sorted).toEqual(ranked);
-    }
-  });
+  it.each([false, true])(
+    "a session alone in the index: the same candidates in the same order, equal scores included (days: %s)",
+    async (days) => {
+      await conversation("alone", 8, days);
+      const { client, statements } = countingClient();
+      await catchUpMessageIndex(client);
+      for (const ranking of rankings) {
+        for (const question of questions) {
+          const ranked = await searchMessageIndex(client, question, {
+            limit: 30,
+            sessionId: "alone",
+            ranking,
+          });
+          const before = statements();
+          const sorted = await searchMessageIndex(client, question, {
+            limit: 30,
+            sessionId: "alone",
+            ranking,
+            sort: "bm25",
+            share: new SessionShare(),
+          });
+          // One statement: no other session's rows were among the best.
+          expect(statements() - before).toBe(1);
+          expect(sorted.length).toBeGreaterThan(0);
+          expect(sorted).toEqual(ranked);
+        }
+      }
+    },
+  );
 
   it("another session's better matches: the session's own candidates, then filtered searches for a while", async () => {
     await conversation("small", 1);
@@ -103,15 +130,20 @@ describe("message search: who sorts the matches", () => {
     }
   });
 
-  it("every session's messages (the manager's search): the same candidates in the same order", async () => {
-    await conversation("one", 3);
-    await conversation("two", 5);
-    const client = fromBetterSqlite3(temporary.database);
-    await catchUpMessageIndex(client);
-    for (const question of questions) {
-      const sorted = await searchMessageIndex(client, question, { limit: 30, sort: "bm25" });
-      expect(sorted.length).toBeGreaterThan(0);
-      expect(sorted).toEqual(await searchMessageIndex(client, question, { limit: 30 }));
-    }
-  });
+  it.each([false, true])(
+    "every session's messages (the manager's search): the same candidates in the same order (days: %s)",
+    async (days) => {
+      await conversation("one", 3, days);
+      await conversation("two", 5, days);
+      const client = fromBetterSqlite3(temporary.database);
+      await catchUpMessageIndex(client);
+      for (const ranking of rankings) {
+        for (const question of questions) {
+          const sorted = await searchMessageIndex(client, question, { limit: 30, ranking, sort: "bm25" });
+          expect(sorted.length).toBeGreaterThan(0);
+          expect(sorted).toEqual(await searchMessageIndex(client, question, { limit: 30, ranking }));
+        }
+      }
+    },
+  );
 });

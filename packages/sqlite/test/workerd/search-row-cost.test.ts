@@ -113,7 +113,7 @@ describe("search rows on a Durable Object", () => {
     });
   }, 60_000);
 
-  it("a search where every message matches reads the same rows at 60 and at 400 messages, a few hundred", async () => {
+  it("a search where every message matches reads the same rows at 100 and at 400 messages, a few hundred", async () => {
     await inObject("search-read-bound", async (state) => {
       const reports: StatementReport[] = [];
       const client = fromDurableObjectStorage(state.storage, {
@@ -124,18 +124,58 @@ describe("search rows on a Durable Object", () => {
       const read = () => reports.reduce((sum, report) => sum + (report.rowsRead ?? 0), 0);
       const perLength: Record<number, number> = {};
       let next = 0;
-      for (const length of [60, 400]) {
+      // 70 candidates by default (`candidatesOf`), fewer than the messages at either length.
+      for (const length of [100, 400]) {
         while (next < length) await store.appendMessage(message(next++));
         reports.length = 0;
         const hits = await store.searchMessages("deploy friday", 10);
         perLength[length] = read();
         expect(hits).toHaveLength(10);
       }
-      console.log(`rows read by a search: ${perLength[60]} (60 messages) / ${perLength[400]} (400)`);
+      console.log(`rows read by a search: ${perLength[100]} (100 messages) / ${perLength[400]} (400)`);
       // Only the best matches by bm25 are read: the candidates are bounded, not every match (a few rows
       // either way: which turns are candidates, and so their parents and days, differ).
-      expect(perLength[400]).toBeLessThanOrEqual((perLength[60] ?? 0) + 20);
+      expect(perLength[400]).toBeLessThanOrEqual((perLength[100] ?? 0) + 20);
       expect(perLength[400]).toBeLessThan(800);
+    });
+  }, 120_000);
+
+  it("a deeper pool of candidates reads about 10 rows more per candidate, the same at 100 and at 400 messages", async () => {
+    await inObject("search-read-depth", async (state) => {
+      const reports: StatementReport[] = [];
+      const client = fromDurableObjectStorage(state.storage, {
+        onStatement: (report) => reports.push(report),
+      });
+      const store = (extraCandidates: number) =>
+        sqliteTree(client, {
+          sessionId: "chat",
+          newDatabaseLayout: "keyed",
+          searchRanking: { extraCandidates },
+        });
+      const read = () => reports.reduce((sum, report) => sum + (report.rowsRead ?? 0), 0);
+      // 30 candidates for 10 hits (`candidateCount`): 40 and 70 read, fewer than the messages at either length.
+      const depths = [10, 40];
+      const perLength: Record<number, number[]> = {};
+      let next = 0;
+      for (const length of [100, 400]) {
+        while (next < length) await store(10).appendMessage(message(next++));
+        perLength[length] = [];
+        for (const extra of depths) {
+          reports.length = 0;
+          const hits = await store(extra).searchMessages("deploy friday", 10);
+          perLength[length]?.push(read());
+          expect(hits).toHaveLength(10);
+        }
+      }
+      console.log(
+        `rows read by a search, ${depths.map((extra) => `${30 + extra} candidates`).join(" / ")}: ${perLength[100]?.join(" / ")} (100 messages), ${perLength[400]?.join(" / ")} (400)`,
+      );
+      const [shallow = 0, deep = 0] = perLength[400] ?? [];
+      // Each candidate more: its hit, its share lent (and to its parent and grandparent), its row and its message.
+      expect((deep - shallow) / 30).toBeLessThanOrEqual(11);
+      // Bounded by the candidates, not the session: the same at 400 messages as at 100, within a few rows.
+      expect(deep).toBeLessThanOrEqual((perLength[100]?.[1] ?? 0) + 20);
+      expect(deep).toBeLessThan(800);
     });
   }, 120_000);
 });
