@@ -21,6 +21,13 @@ import type { QueryPlan } from "@contextblocks/text";
  * the candidates. Each candidate's row is read once, with what ranking needs of it (position, day, speaker,
  * whether it has text and says when, its parent): only a message that is lent a score without being a
  * candidate itself, and the parent of a candidate whose parent is not one, are read again by key.
+ *
+ * What ranking needs of a candidate travels with its own rows (matched, scored, lent) and is gathered by the
+ * aggregates that add up its score, and a parent's parent is found by a window over the scored rows: no step
+ * joins two of these CTEs. A CTE has no index, and on a table Postgres has never analyzed (a session just
+ * imported, before autovacuum's analyze) every estimate is one row, so such a join became a nested loop that
+ * read the candidates once per candidate. The plan's cost now grows with the candidates whatever the
+ * statistics say.
  */
 /** BM25's term-frequency saturation and length normalisation, FTS5's defaults. */
 const k1 = 1.2;
@@ -91,7 +98,8 @@ candidate AS MATERIALIZED (
 messages AS MATERIALIZED (SELECT count(*)::float8 AS total FROM assistant_messages message WHERE ${inSession}),
 average AS MATERIALIZED (SELECT greatest(avg(candidate.size)::float8, 1.0::float8) AS size FROM candidate),
 matched AS MATERIALIZED (
-  SELECT flags.session_id, flags.id, flags.parent_id, flags.size,
+  SELECT flags.session_id, flags.id, flags.parent_id, flags.size, flags.position, flags.time_text, flags.speaker,
+    flags.has_text, flags.says_when,
     CASE WHEN flags.in_text THEN 1.0::float8 ELSE 0.0::float8 END AS own,
     CASE WHEN flags.in_text THEN 1.0::float8 ELSE 0.0::float8 END
       + CASE WHEN flags.in_time THEN ${number(ranking.timeWeight)}::float8 ELSE 0.0::float8 END
@@ -100,7 +108,8 @@ matched AS MATERIALIZED (
     flags.n
   FROM (
     -- Each field is checked once per candidate and term.
-    SELECT candidate.session_id, candidate.id, candidate.parent_id, candidate.size, term.n,
+    SELECT candidate.session_id, candidate.id, candidate.parent_id, candidate.size, candidate.position,
+      candidate.time_text, candidate.speaker, candidate.has_text, candidate.says_when, term.n,
       candidate.content_tsv @@ term.query AS in_text, candidate.time_tsv @@ term.query AS in_time,
       candidate.context_tsv @@ term.query AS in_context
     FROM candidate CROSS JOIN term OFFSET 0
@@ -108,28 +117,51 @@ matched AS MATERIALIZED (
   WHERE flags.in_text OR flags.in_context OR flags.in_time
 ),
 frequency AS MATERIALIZED (SELECT matched.n, count(*)::float8 AS messages FROM matched GROUP BY matched.n),
+-- A candidate's row, with what ranking needs of it: every candidate holds a term, so it has one.
 scored AS MATERIALIZED (
-  SELECT matched.session_id, matched.id, matched.parent_id,
+  SELECT matched.session_id, matched.id, matched.parent_id, matched.position, matched.time_text, matched.speaker,
+    matched.has_text, matched.says_when,
     sum(greatest(ln((messages.total - frequency.messages + 0.5) / (frequency.messages + 0.5)), 0.1::float8)
       * ${raw(saturation("matched.weight"))}) AS score,
     sum(greatest(ln((messages.total - frequency.messages + 0.5) / (frequency.messages + 0.5)), 0.1::float8)
       * ${raw(saturation("matched.own"))}) AS own
   FROM matched JOIN frequency ON frequency.n = matched.n CROSS JOIN messages CROSS JOIN average
-  GROUP BY matched.session_id, matched.id, matched.parent_id
+  GROUP BY matched.session_id, matched.id, matched.parent_id, matched.position, matched.time_text, matched.speaker,
+    matched.has_text, matched.says_when
 ),
-lent (session_id, id, score, own_hit) AS (
-  SELECT scored.session_id, scored.id, scored.score, CASE WHEN scored.own > 0 THEN 1 ELSE 0 END FROM scored
+-- Each message's shares, one row each; a candidate's own row also brings its columns (NULL on a lent row).
+lent (session_id, id, score, own_hit, candidate, position, time_text, speaker, has_text, says_when) AS (
+  SELECT scored.session_id, scored.id, scored.score, CASE WHEN scored.own > 0 THEN 1 ELSE 0 END, true,
+    scored.position, scored.time_text, scored.speaker, scored.has_text, scored.says_when
+  FROM scored
   UNION ALL
-  SELECT scored.session_id, scored.parent_id, ${number(ranking.afterShare)}::float8 * scored.own, 0 FROM scored
-    WHERE scored.parent_id IS NOT NULL AND scored.own > 0
+  SELECT scored.session_id, scored.parent_id, ${number(ranking.afterShare)}::float8 * scored.own, 0, false,
+    NULL, NULL, NULL, NULL, NULL
+  FROM scored WHERE scored.parent_id IS NOT NULL AND scored.own > 0
   UNION ALL
-  SELECT grand.session_id, grand.id, grand.score, 0 FROM (
-    SELECT scored.session_id, ${number(ranking.afterShare * ranking.afterShare)}::float8 * scored.own AS score,
-      -- The parent's parent: from the parent's candidate row when it is one, else looked up by key.
-      CASE WHEN known.id IS NOT NULL THEN known.parent_id ELSE (SELECT parent.parent_id FROM assistant_messages parent
-        WHERE parent.session_id = scored.session_id AND parent.id = scored.parent_id) END AS id
-    FROM scored LEFT JOIN candidate known ON known.session_id = scored.session_id AND known.id = scored.parent_id
-    WHERE scored.parent_id IS NOT NULL AND scored.own > 0 OFFSET 0
+  SELECT grand.session_id, grand.id, grand.score, 0, false, NULL, NULL, NULL, NULL, NULL FROM (
+    SELECT family.session_id, family.score,
+      -- The parent's parent: from the parent's own row when it is a candidate, else looked up by key.
+      CASE WHEN family.parent_known THEN family.grandparent_id ELSE (SELECT parent.parent_id
+        FROM assistant_messages parent WHERE parent.session_id = family.session_id AND parent.id = family.parent_id)
+      END AS id
+    FROM (
+      -- A candidate's share rows and its parent's own row side by side, in one window per parent: a join of
+      -- two CTEs (neither indexed) became a nested loop over them when the table had no statistics.
+      SELECT lending.session_id, lending.parent_id, lending.score, lending.child,
+        bool_or(NOT lending.child) OVER parent AS parent_known,
+        max(lending.grandparent_id) OVER parent AS grandparent_id
+      FROM (
+        SELECT scored.session_id, scored.parent_id,
+          ${number(ranking.afterShare * ranking.afterShare)}::float8 * scored.own AS score,
+          NULL::text AS grandparent_id, true AS child
+        FROM scored WHERE scored.parent_id IS NOT NULL AND scored.own > 0
+        UNION ALL
+        SELECT scored.session_id, scored.id, NULL::float8, scored.parent_id, false FROM scored
+      ) lending
+      WINDOW parent AS (PARTITION BY lending.session_id, lending.parent_id)
+    ) family
+    WHERE family.child OFFSET 0
   ) grand
   WHERE grand.id IS NOT NULL
 ),
@@ -137,16 +169,17 @@ ranked AS MATERIALIZED (
   SELECT total.id, total.session_id, message.position, message.time_text, total.own_hit,
     total.score * CASE WHEN message.speaker IN (SELECT json_array_elements_text(${words}::text::json))
       THEN ${number(1 + ranking.speakerBoost)}::float8 ELSE 1.0::float8 END${datedFactor(plan, ranking)} AS score
-  FROM (SELECT lent.session_id, lent.id, sum(lent.score) AS score, max(lent.own_hit) AS own_hit
+  FROM (SELECT lent.session_id, lent.id, sum(lent.score) AS score, max(lent.own_hit) AS own_hit,
+      bool_or(lent.candidate) AS candidate, max(lent.position) AS position, max(lent.time_text) AS time_text,
+      max(lent.speaker) AS speaker, bool_or(lent.has_text) AS has_text, bool_or(lent.says_when) AS says_when
     FROM lent GROUP BY lent.session_id, lent.id) total
-  LEFT JOIN candidate known ON known.session_id = total.session_id AND known.id = total.id
-  -- A candidate's columns come with it; a message only lent to is read by key (a join here read the whole table).
+  -- A candidate's columns come with its own row; a message only lent to is read by key.
   CROSS JOIN LATERAL (
-    SELECT known.position, known.time_text, known.speaker, known.has_text, known.says_when WHERE known.id IS NOT NULL
+    SELECT total.position, total.time_text, total.speaker, total.has_text, total.says_when WHERE total.candidate
     UNION ALL
     SELECT message.position, message.time_text, message.speaker, message.text_content <> '', message.says_when
     FROM assistant_messages message
-    WHERE known.id IS NULL AND message.session_id = total.session_id AND message.id = total.id
+    WHERE NOT total.candidate AND message.session_id = total.session_id AND message.id = total.id
   ) message
   -- A message without text (a tool call) is never a hit, even when the turns around it lend it a score.
   WHERE message.has_text
