@@ -129,17 +129,18 @@ scored AS MATERIALIZED (
   GROUP BY matched.session_id, matched.id, matched.parent_id, matched.position, matched.time_text, matched.speaker,
     matched.has_text, matched.says_when
 ),
--- Each message's shares, one row each; a candidate's own row also brings its columns (NULL on a lent row).
-lent (session_id, id, score, own_hit, candidate, position, time_text, speaker, has_text, says_when) AS (
-  SELECT scored.session_id, scored.id, scored.score, CASE WHEN scored.own > 0 THEN 1 ELSE 0 END, true,
+-- Each message's shares, one row each: its own score (share 0), and what a child (1) or a grandchild (2) lends
+-- it. A candidate's own row also brings its columns (NULL on a lent row).
+lent (session_id, id, share, score, own_hit, position, time_text, speaker, has_text, says_when) AS (
+  SELECT scored.session_id, scored.id, 0, scored.score, CASE WHEN scored.own > 0 THEN 1 ELSE 0 END,
     scored.position, scored.time_text, scored.speaker, scored.has_text, scored.says_when
   FROM scored
   UNION ALL
-  SELECT scored.session_id, scored.parent_id, ${number(ranking.afterShare)}::float8 * scored.own, 0, false,
+  SELECT scored.session_id, scored.parent_id, 1, ${number(ranking.afterShare)}::float8 * scored.own, 0,
     NULL, NULL, NULL, NULL, NULL
   FROM scored WHERE scored.parent_id IS NOT NULL AND scored.own > 0
   UNION ALL
-  SELECT grand.session_id, grand.id, grand.score, 0, false, NULL, NULL, NULL, NULL, NULL FROM (
+  SELECT grand.session_id, grand.id, 2, grand.score, 0, NULL, NULL, NULL, NULL, NULL FROM (
     SELECT family.session_id, family.score,
       -- The parent's parent: from the parent's own row when it is a candidate, else looked up by key.
       CASE WHEN family.parent_known THEN family.grandparent_id ELSE (SELECT parent.parent_id
@@ -169,8 +170,14 @@ ranked AS MATERIALIZED (
   SELECT total.id, total.session_id, message.position, message.time_text, total.own_hit,
     total.score * CASE WHEN message.speaker IN (SELECT json_array_elements_text(${words}::text::json))
       THEN ${number(1 + ranking.speakerBoost)}::float8 ELSE 1.0::float8 END${datedFactor(plan, ranking)} AS score
-  FROM (SELECT lent.session_id, lent.id, sum(lent.score) AS score, max(lent.own_hit) AS own_hit,
-      bool_or(lent.candidate) AS candidate, max(lent.position) AS position, max(lent.time_text) AS time_text,
+  -- The shares are added in one order (its own, its children's, its grandchildren's) whatever order the plan
+  -- reads them in, so two messages of equal score (a text repeated) keep their order on every plan.
+  FROM (SELECT lent.session_id, lent.id,
+      coalesce(sum(lent.score) FILTER (WHERE lent.share = 0), 0.0::float8)
+        + coalesce(sum(lent.score) FILTER (WHERE lent.share = 1), 0.0::float8)
+        + coalesce(sum(lent.score) FILTER (WHERE lent.share = 2), 0.0::float8) AS score,
+      max(lent.own_hit) AS own_hit, bool_or(lent.share = 0) AS candidate, max(lent.position) AS position,
+      max(lent.time_text) AS time_text,
       max(lent.speaker) AS speaker, bool_or(lent.has_text) AS has_text, bool_or(lent.says_when) AS says_when
     FROM lent GROUP BY lent.session_id, lent.id) total
   -- A candidate's columns come with its own row; a message only lent to is read by key.
