@@ -126,7 +126,7 @@ scored AS MATERIALIZED (
     sum(greatest(ln((messages.total - frequency.messages + 0.5) / (frequency.messages + 0.5)), 0.1::float8)
       * ${raw(saturation("matched.own"))}) AS own
   FROM matched JOIN frequency ON frequency.n = matched.n CROSS JOIN messages CROSS JOIN average
-  GROUP BY matched.session_id, matched.id, matched.parent_id, matched.position, matched.time_text, matched.speaker,
+  GROUP BY matched.id, matched.session_id, matched.parent_id, matched.position, matched.time_text, matched.speaker,
     matched.has_text, matched.says_when
 ),
 -- Each message's shares, one row each: its own score (share 0), and what a child (1) or a grandchild (2) lends
@@ -160,7 +160,8 @@ lent (session_id, id, share, score, own_hit, position, time_text, speaker, has_t
         UNION ALL
         SELECT scored.session_id, scored.id, NULL::float8, scored.parent_id, false FROM scored
       ) lending
-      WINDOW parent AS (PARTITION BY lending.session_id, lending.parent_id)
+      -- The id first: a sort compares its first column by a short prefix, and the session is one for most.
+      WINDOW parent AS (PARTITION BY lending.parent_id, lending.session_id)
     ) family
     WHERE family.child OFFSET 0
   ) grand
@@ -179,7 +180,7 @@ ranked AS MATERIALIZED (
       max(lent.own_hit) AS own_hit, bool_or(lent.share = 0) AS candidate, max(lent.position) AS position,
       max(lent.time_text) AS time_text,
       max(lent.speaker) AS speaker, bool_or(lent.has_text) AS has_text, bool_or(lent.says_when) AS says_when
-    FROM lent GROUP BY lent.session_id, lent.id) total
+    FROM lent GROUP BY lent.id, lent.session_id) total
   -- A candidate's columns come with its own row; a message only lent to is read by key.
   CROSS JOIN LATERAL (
     SELECT total.position, total.time_text, total.speaker, total.has_text, total.says_when WHERE total.candidate
