@@ -129,6 +129,10 @@ scored AS MATERIALIZED (
   GROUP BY matched.id, matched.session_id, matched.parent_id, matched.position, matched.time_text, matched.speaker,
     matched.has_text, matched.says_when
 ),
+-- Each candidate's parent (JSON null for a root) by id, one value read once: looking a parent's parent up in it
+-- costs the same whatever the plan, where a join of two CTEs (neither indexed) became a nested loop over them
+-- on a table without statistics. An id is one message in every session (idx_assistant_msg_id is unique).
+parents AS MATERIALIZED (SELECT jsonb_object_agg(scored.id, scored.parent_id) AS of FROM scored),
 -- Each message's shares, one row each: its own score (share 0), and what a child (1) or a grandchild (2) lends
 -- it. A candidate's own row also brings its columns (NULL on a lent row).
 lent (session_id, id, share, score, own_hit, position, time_text, speaker, has_text, says_when) AS (
@@ -141,29 +145,13 @@ lent (session_id, id, share, score, own_hit, position, time_text, speaker, has_t
   FROM scored WHERE scored.parent_id IS NOT NULL AND scored.own > 0
   UNION ALL
   SELECT grand.session_id, grand.id, 2, grand.score, 0, NULL, NULL, NULL, NULL, NULL FROM (
-    SELECT family.session_id, family.score,
+    SELECT scored.session_id, ${number(ranking.afterShare * ranking.afterShare)}::float8 * scored.own AS score,
       -- The parent's parent: from the parent's own row when it is a candidate, else looked up by key.
-      CASE WHEN family.parent_known THEN family.grandparent_id ELSE (SELECT parent.parent_id
-        FROM assistant_messages parent WHERE parent.session_id = family.session_id AND parent.id = family.parent_id)
+      CASE WHEN known.parent IS NOT NULL THEN known.parent #>> '{}' ELSE (SELECT parent.parent_id
+        FROM assistant_messages parent WHERE parent.session_id = scored.session_id AND parent.id = scored.parent_id)
       END AS id
-    FROM (
-      -- A candidate's share rows and its parent's own row side by side, in one window per parent: a join of
-      -- two CTEs (neither indexed) became a nested loop over them when the table had no statistics.
-      SELECT lending.session_id, lending.parent_id, lending.score, lending.child,
-        bool_or(NOT lending.child) OVER parent AS parent_known,
-        max(lending.grandparent_id) OVER parent AS grandparent_id
-      FROM (
-        SELECT scored.session_id, scored.parent_id,
-          ${number(ranking.afterShare * ranking.afterShare)}::float8 * scored.own AS score,
-          NULL::text AS grandparent_id, true AS child
-        FROM scored WHERE scored.parent_id IS NOT NULL AND scored.own > 0
-        UNION ALL
-        SELECT scored.session_id, scored.id, NULL::float8, scored.parent_id, false FROM scored
-      ) lending
-      -- The id first: a sort compares its first column by a short prefix, and the session is one for most.
-      WINDOW parent AS (PARTITION BY lending.parent_id, lending.session_id)
-    ) family
-    WHERE family.child OFFSET 0
+    FROM scored CROSS JOIN LATERAL (SELECT (SELECT parents.of FROM parents) -> scored.parent_id AS parent) known
+    WHERE scored.parent_id IS NOT NULL AND scored.own > 0 OFFSET 0
   ) grand
   WHERE grand.id IS NOT NULL
 ),
