@@ -22,12 +22,12 @@ import type { QueryPlan } from "@contextblocks/text";
  * whether it has text and says when, its parent): only a message that is lent a score without being a
  * candidate itself, and the parent of a candidate whose parent is not one, are read again by key.
  *
- * What ranking needs of a candidate travels with its own rows (matched, scored, lent) and is gathered by the
- * aggregates that add up its score, and a parent's parent is found by a window over the scored rows: no step
- * joins two of these CTEs. A CTE has no index, and on a table Postgres has never analyzed (a session just
- * imported, before autovacuum's analyze) every estimate is one row, so such a join became a nested loop that
- * read the candidates once per candidate. The plan's cost now grows with the candidates whatever the
- * statistics say.
+ * No step joins two of these CTEs: a CTE has no index, and on a table Postgres has never analyzed (a session
+ * just imported, before autovacuum's analyze) every estimate is one row, so such a join became a nested loop
+ * that read the candidates once per candidate. What ranking needs of a candidate is one more row of `lent`,
+ * gathered by the aggregate that adds up the message's shares; a parent's parent is read from one JSON object
+ * of the candidates' parents (built once) or by key. The shares are added in one order, so the plan chosen
+ * cannot swap two messages of equal score.
  */
 /** BM25's term-frequency saturation and length normalisation, FTS5's defaults. */
 const k1 = 1.2;
@@ -98,8 +98,7 @@ candidate AS MATERIALIZED (
 messages AS MATERIALIZED (SELECT count(*)::float8 AS total FROM assistant_messages message WHERE ${inSession}),
 average AS MATERIALIZED (SELECT greatest(avg(candidate.size)::float8, 1.0::float8) AS size FROM candidate),
 matched AS MATERIALIZED (
-  SELECT flags.session_id, flags.id, flags.parent_id, flags.size, flags.position, flags.time_text, flags.speaker,
-    flags.has_text, flags.says_when,
+  SELECT flags.session_id, flags.id, flags.parent_id, flags.size,
     CASE WHEN flags.in_text THEN 1.0::float8 ELSE 0.0::float8 END AS own,
     CASE WHEN flags.in_text THEN 1.0::float8 ELSE 0.0::float8 END
       + CASE WHEN flags.in_time THEN ${number(ranking.timeWeight)}::float8 ELSE 0.0::float8 END
@@ -108,8 +107,7 @@ matched AS MATERIALIZED (
     flags.n
   FROM (
     -- Each field is checked once per candidate and term.
-    SELECT candidate.session_id, candidate.id, candidate.parent_id, candidate.size, candidate.position,
-      candidate.time_text, candidate.speaker, candidate.has_text, candidate.says_when, term.n,
+    SELECT candidate.session_id, candidate.id, candidate.parent_id, candidate.size, term.n,
       candidate.content_tsv @@ term.query AS in_text, candidate.time_tsv @@ term.query AS in_time,
       candidate.context_tsv @@ term.query AS in_context
     FROM candidate CROSS JOIN term OFFSET 0
@@ -117,28 +115,26 @@ matched AS MATERIALIZED (
   WHERE flags.in_text OR flags.in_context OR flags.in_time
 ),
 frequency AS MATERIALIZED (SELECT matched.n, count(*)::float8 AS messages FROM matched GROUP BY matched.n),
--- A candidate's row, with what ranking needs of it: every candidate holds a term, so it has one.
 scored AS MATERIALIZED (
-  SELECT matched.session_id, matched.id, matched.parent_id, matched.position, matched.time_text, matched.speaker,
-    matched.has_text, matched.says_when,
+  SELECT matched.session_id, matched.id, matched.parent_id,
     sum(greatest(ln((messages.total - frequency.messages + 0.5) / (frequency.messages + 0.5)), 0.1::float8)
       * ${raw(saturation("matched.weight"))}) AS score,
     sum(greatest(ln((messages.total - frequency.messages + 0.5) / (frequency.messages + 0.5)), 0.1::float8)
       * ${raw(saturation("matched.own"))}) AS own
   FROM matched JOIN frequency ON frequency.n = matched.n CROSS JOIN messages CROSS JOIN average
-  GROUP BY matched.id, matched.session_id, matched.parent_id, matched.position, matched.time_text, matched.speaker,
-    matched.has_text, matched.says_when
+  GROUP BY matched.session_id, matched.id, matched.parent_id
 ),
--- Each candidate's parent (JSON null for a root) by id, one value read once: looking a parent's parent up in it
--- costs the same whatever the plan, where a join of two CTEs (neither indexed) became a nested loop over them
--- on a table without statistics. An id is one message in every session (idx_assistant_msg_id is unique).
 parents AS MATERIALIZED (SELECT jsonb_object_agg(scored.id, scored.parent_id) AS of FROM scored),
 -- Each message's shares, one row each: its own score (share 0), and what a child (1) or a grandchild (2) lends
--- it. A candidate's own row also brings its columns (NULL on a lent row).
+-- it; and each candidate's columns (share 3, no score), so a candidate's are gathered with its shares.
 lent (session_id, id, share, score, own_hit, position, time_text, speaker, has_text, says_when) AS (
   SELECT scored.session_id, scored.id, 0, scored.score, CASE WHEN scored.own > 0 THEN 1 ELSE 0 END,
-    scored.position, scored.time_text, scored.speaker, scored.has_text, scored.says_when
+    NULL::bigint, NULL::text, NULL::text, NULL::boolean, NULL::boolean
   FROM scored
+  UNION ALL
+  SELECT candidate.session_id, candidate.id, 3, NULL::float8, 0, candidate.position, candidate.time_text,
+    candidate.speaker, candidate.has_text, candidate.says_when
+  FROM candidate
   UNION ALL
   SELECT scored.session_id, scored.parent_id, 1, ${number(ranking.afterShare)}::float8 * scored.own, 0,
     NULL, NULL, NULL, NULL, NULL
@@ -165,10 +161,12 @@ ranked AS MATERIALIZED (
       coalesce(sum(lent.score) FILTER (WHERE lent.share = 0), 0.0::float8)
         + coalesce(sum(lent.score) FILTER (WHERE lent.share = 1), 0.0::float8)
         + coalesce(sum(lent.score) FILTER (WHERE lent.share = 2), 0.0::float8) AS score,
-      max(lent.own_hit) AS own_hit, bool_or(lent.share = 0) AS candidate, max(lent.position) AS position,
+      max(lent.own_hit) AS own_hit, bool_or(lent.share = 3) AS candidate, max(lent.position) AS position,
       max(lent.time_text) AS time_text,
       max(lent.speaker) AS speaker, bool_or(lent.has_text) AS has_text, bool_or(lent.says_when) AS says_when
-    FROM lent GROUP BY lent.id, lent.session_id) total
+    FROM lent GROUP BY lent.id, lent.session_id
+    -- A message is ranked when it scores or is lent a share, as before its columns came with it.
+    HAVING bool_or(lent.share < 3)) total
   -- A candidate's columns come with its own row; a message only lent to is read by key.
   CROSS JOIN LATERAL (
     SELECT total.position, total.time_text, total.speaker, total.has_text, total.says_when WHERE total.candidate
