@@ -124,6 +124,8 @@ scored AS MATERIALIZED (
   FROM matched JOIN frequency ON frequency.n = matched.n CROSS JOIN messages CROSS JOIN average
   GROUP BY matched.session_id, matched.id, matched.parent_id
 ),
+-- Each candidate's parent (JSON null for a root) by id, built once: a parent's parent is looked up in it at
+-- the same cost whatever the plan (ids are unique across sessions: idx_assistant_msg_id).
 parents AS MATERIALIZED (SELECT jsonb_object_agg(scored.id, scored.parent_id) AS of FROM scored),
 -- Each message's shares, one row each: its own score (share 0), and what a child (1) or a grandchild (2) lends
 -- it; and each candidate's columns (share 3, no score), so a candidate's are gathered with its shares.
