@@ -21,10 +21,7 @@
  *
  *   cd bench && node --import tsx src/postgres-session-search-equality.ts [--before main] [--smoke]
  */
-import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { PostgresSessionStore } from "@contextblocks/postgres";
 import type { SessionMessage } from "@contextblocks/sessions";
 import {
@@ -36,17 +33,11 @@ import {
 } from "@contextblocks/sessions/store-kit";
 import { fromPg, type SqlStatement } from "@contextblocks/sql";
 import { startThrowawayCluster } from "@contextblocks/test-kit/postgres";
-import { messageFieldsOf, planQuery, type QueryPlan } from "@contextblocks/text";
+import { messageFieldsOf, planQuery } from "@contextblocks/text";
 import pg from "pg";
 import { type LocomoConversation, locomoDirectory, readLocomo } from "./locomo-data.js";
 import { locomoTurnTimes } from "./locomo-time.js";
-
-type Statement = (
-  sessionId: string | undefined,
-  plan: QueryPlan,
-  limit: number,
-  ranking?: SearchRanking,
-) => SqlStatement;
+import { statementAt, workingStatement } from "./postgres-search-statement-revisions.js";
 
 interface Row {
   id: string;
@@ -61,30 +52,12 @@ function option(name: string, fallback: string): string {
 
 const before = option("--before", "main");
 const smoke = process.argv.includes("--smoke");
-const statementPath = "packages/postgres/src/message-search-statement.ts";
-const root = fileURLToPath(new URL("../../", import.meta.url));
 const limit = candidateCount(10, 1_000);
 const rankings: SearchRanking[] = [
   defaultSearchRanking,
   { ...defaultSearchRanking, nearShare: 0.3, dayShare: 0, datedBoost: 0 },
   { ...defaultSearchRanking, contextWeight: 0.3, afterShare: 0.3, speakerBoost: 0 },
 ];
-
-/** The statement as the revision has it, written beside the bench's output so its imports resolve. */
-async function statementAt(revision: string): Promise<Statement> {
-  const text = execFileSync("git", ["show", `${revision}:${statementPath}`], { cwd: root, encoding: "utf8" });
-  const directory = fileURLToPath(new URL("../out/", import.meta.url));
-  mkdirSync(directory, { recursive: true });
-  const file = `${directory}message-search-statement-${revision.replace(/[^A-Za-z0-9]/g, "_")}.ts`;
-  writeFileSync(file, text);
-  return ((await import(pathToFileURL(file).href)) as { messageSearchStatement: Statement })
-    .messageSearchStatement;
-}
-
-async function workingStatement(): Promise<Statement> {
-  const file = pathToFileURL(`${root}${statementPath}`).href;
-  return ((await import(file)) as { messageSearchStatement: Statement }).messageSearchStatement;
-}
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -21,6 +21,13 @@ import type { QueryPlan } from "@contextblocks/text";
  * the candidates. Each candidate's row is read once, with what ranking needs of it (position, day, speaker,
  * whether it has text and says when, its parent): only a message that is lent a score without being a
  * candidate itself, and the parent of a candidate whose parent is not one, are read again by key.
+ *
+ * No step joins two of these CTEs: a CTE has no index, and on a table Postgres has never analyzed (a session
+ * just imported, before autovacuum's analyze) every estimate is one row, so such a join became a nested loop
+ * that read the candidates once per candidate. What ranking needs of a candidate is one more row of `lent`,
+ * gathered by the aggregate that adds up the message's shares; a parent's parent is read from one JSON object
+ * of the candidates' parents (built once) or by key. The shares are added in one order, so the plan chosen
+ * cannot swap two messages of equal score.
  */
 /** BM25's term-frequency saturation and length normalisation, FTS5's defaults. */
 const k1 = 1.2;
@@ -117,18 +124,31 @@ scored AS MATERIALIZED (
   FROM matched JOIN frequency ON frequency.n = matched.n CROSS JOIN messages CROSS JOIN average
   GROUP BY matched.session_id, matched.id, matched.parent_id
 ),
-lent (session_id, id, score, own_hit) AS (
-  SELECT scored.session_id, scored.id, scored.score, CASE WHEN scored.own > 0 THEN 1 ELSE 0 END FROM scored
+-- Each candidate's parent (JSON null for a root) by id, built once: a parent's parent is looked up in it at
+-- the same cost whatever the plan (ids are unique across sessions: idx_assistant_msg_id).
+parents AS MATERIALIZED (SELECT jsonb_object_agg(scored.id, scored.parent_id) AS of FROM scored),
+-- Each message's shares, one row each: its own score (share 0), and what a child (1) or a grandchild (2) lends
+-- it; and each candidate's columns (share 3, no score), so a candidate's are gathered with its shares.
+lent (session_id, id, share, score, own_hit, position, time_text, speaker, has_text, says_when) AS (
+  SELECT scored.session_id, scored.id, 0, scored.score, CASE WHEN scored.own > 0 THEN 1 ELSE 0 END,
+    NULL::bigint, NULL::text, NULL::text, NULL::boolean, NULL::boolean
+  FROM scored
   UNION ALL
-  SELECT scored.session_id, scored.parent_id, ${number(ranking.afterShare)}::float8 * scored.own, 0 FROM scored
-    WHERE scored.parent_id IS NOT NULL AND scored.own > 0
+  SELECT candidate.session_id, candidate.id, 3, NULL::float8, 0, candidate.position, candidate.time_text,
+    candidate.speaker, candidate.has_text, candidate.says_when
+  FROM candidate
   UNION ALL
-  SELECT grand.session_id, grand.id, grand.score, 0 FROM (
+  SELECT scored.session_id, scored.parent_id, 1, ${number(ranking.afterShare)}::float8 * scored.own, 0,
+    NULL, NULL, NULL, NULL, NULL
+  FROM scored WHERE scored.parent_id IS NOT NULL AND scored.own > 0
+  UNION ALL
+  SELECT grand.session_id, grand.id, 2, grand.score, 0, NULL, NULL, NULL, NULL, NULL FROM (
     SELECT scored.session_id, ${number(ranking.afterShare * ranking.afterShare)}::float8 * scored.own AS score,
-      -- The parent's parent: from the parent's candidate row when it is one, else looked up by key.
-      CASE WHEN known.id IS NOT NULL THEN known.parent_id ELSE (SELECT parent.parent_id FROM assistant_messages parent
-        WHERE parent.session_id = scored.session_id AND parent.id = scored.parent_id) END AS id
-    FROM scored LEFT JOIN candidate known ON known.session_id = scored.session_id AND known.id = scored.parent_id
+      -- The parent's parent: from the parent's own row when it is a candidate, else looked up by key.
+      CASE WHEN known.parent IS NOT NULL THEN known.parent #>> '{}' ELSE (SELECT parent.parent_id
+        FROM assistant_messages parent WHERE parent.session_id = scored.session_id AND parent.id = scored.parent_id)
+      END AS id
+    FROM scored CROSS JOIN LATERAL (SELECT (SELECT parents.of FROM parents) -> scored.parent_id AS parent) known
     WHERE scored.parent_id IS NOT NULL AND scored.own > 0 OFFSET 0
   ) grand
   WHERE grand.id IS NOT NULL
@@ -137,16 +157,25 @@ ranked AS MATERIALIZED (
   SELECT total.id, total.session_id, message.position, message.time_text, total.own_hit,
     total.score * CASE WHEN message.speaker IN (SELECT json_array_elements_text(${words}::text::json))
       THEN ${number(1 + ranking.speakerBoost)}::float8 ELSE 1.0::float8 END${datedFactor(plan, ranking)} AS score
-  FROM (SELECT lent.session_id, lent.id, sum(lent.score) AS score, max(lent.own_hit) AS own_hit
-    FROM lent GROUP BY lent.session_id, lent.id) total
-  LEFT JOIN candidate known ON known.session_id = total.session_id AND known.id = total.id
-  -- A candidate's columns come with it; a message only lent to is read by key (a join here read the whole table).
+  -- The shares are added in one order (its own, its children's, its grandchildren's) whatever order the plan
+  -- reads them in, so two messages of equal score (a text repeated) keep their order on every plan.
+  FROM (SELECT lent.session_id, lent.id,
+      coalesce(sum(lent.score) FILTER (WHERE lent.share = 0), 0.0::float8)
+        + coalesce(sum(lent.score) FILTER (WHERE lent.share = 1), 0.0::float8)
+        + coalesce(sum(lent.score) FILTER (WHERE lent.share = 2), 0.0::float8) AS score,
+      max(lent.own_hit) AS own_hit, bool_or(lent.share = 3) AS candidate, max(lent.position) AS position,
+      max(lent.time_text) AS time_text,
+      max(lent.speaker) AS speaker, bool_or(lent.has_text) AS has_text, bool_or(lent.says_when) AS says_when
+    FROM lent GROUP BY lent.id, lent.session_id
+    -- A message is ranked when it scores or is lent a share, as before its columns came with it.
+    HAVING bool_or(lent.share < 3)) total
+  -- A candidate's columns come with its own row; a message only lent to is read by key.
   CROSS JOIN LATERAL (
-    SELECT known.position, known.time_text, known.speaker, known.has_text, known.says_when WHERE known.id IS NOT NULL
+    SELECT total.position, total.time_text, total.speaker, total.has_text, total.says_when WHERE total.candidate
     UNION ALL
     SELECT message.position, message.time_text, message.speaker, message.text_content <> '', message.says_when
     FROM assistant_messages message
-    WHERE known.id IS NULL AND message.session_id = total.session_id AND message.id = total.id
+    WHERE NOT total.candidate AND message.session_id = total.session_id AND message.id = total.id
   ) message
   -- A message without text (a tool call) is never a hit, even when the turns around it lend it a score.
   WHERE message.has_text

@@ -1,7 +1,7 @@
-import type pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSchema, type TestSchema } from "./database.js";
 import { postgresTree } from "./message-tree.js";
+import { recordStatements } from "./recorded-statements.js";
 
 let schema: TestSchema;
 beforeEach(async () => {
@@ -10,19 +10,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await schema.drop();
 });
-
-/** The statements sent on `client` from now on, text and values, however the adapter sends them. */
-function recordStatements(client: pg.Client): { text: string; values: unknown[] }[] {
-  const sent: { text: string; values: unknown[] }[] = [];
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (first, values, callback) => {
-    const config = first as { text?: string; values?: unknown[] } | string;
-    if (typeof config === "string") sent.push({ text: config, values: (values as unknown[]) ?? [] });
-    else if (typeof config?.text === "string") sent.push({ text: config.text, values: config.values ?? [] });
-    return query(first, values, callback);
-  };
-  return sent;
-}
 
 // Postgres compiles a statement whose estimated cost passes `jit_above_cost` (100,000 by default) with LLVM
 // on every run, which takes 100 ms and more: an append's estimate must not grow past it with the session.

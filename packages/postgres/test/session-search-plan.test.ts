@@ -1,0 +1,82 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createSchema, type TestSchema } from "./database.js";
+import { postgresTree } from "./message-tree.js";
+import { recordStatements } from "./recorded-statements.js";
+
+let schema: TestSchema;
+beforeEach(async () => {
+  schema = await createSchema();
+});
+afterEach(async () => {
+  await schema.drop();
+});
+
+/** A node of `EXPLAIN (FORMAT JSON)`'s plan, with what this test reads of it. */
+interface PlanNode {
+  "Node Type": string;
+  "CTE Name"?: string;
+  "Actual Loops"?: number;
+  "Actual Rows"?: number;
+  Plans?: PlanNode[];
+}
+
+function nodesOf(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+}
+
+// The common table expressions whose rows grow with the messages that hold a query word. A CTE has no index:
+// a join that read one of them again for every row of another grew with the square of the candidates, and
+// Postgres chose such joins on a table it had never analyzed (every estimate one row).
+const growing = new Set(["candidate", "matched", "scored", "lent", "ranked"]);
+
+describe("PostgresSessionStore search on a table Postgres has never analyzed", () => {
+  it("reads each growing CTE at most once per query term, not once per row of another", async () => {
+    const client = await schema.client();
+    const tree = postgresTree(client, "long");
+    await tree.appendMessage({ id: "m0", role: "user", parts: [{ type: "text", text: "The first turn." }] });
+    // Autovacuum must not analyze the table while the test runs: the statistics stay as a fresh import leaves them.
+    await client.query("ALTER TABLE assistant_messages SET (autovacuum_enabled = false)");
+    await client.query(`INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content,
+        context_text, speaker, time_text, search_state)
+      SELECT 'm' || n, 'long', 'm' || (n - 1), CASE WHEN n % 2 = 0 THEN 'user' ELSE 'assistant' END,
+        '{"id":"m' || n || '","role":"user","parts":[]}',
+        CASE WHEN n % 3 = 0 THEN 'Turn ' || n || ' about the harbour and the boats.' ELSE 'Turn ' || n || '.' END,
+        'Turn ' || (n - 1), '', '', 2
+      FROM generate_series(1, 3000) AS n`);
+    await client.query("UPDATE assistant_leaves SET leaf_id = 'm3000' WHERE session_id = 'long'");
+    const { rows: table } = await client.query(
+      "SELECT reltuples FROM pg_class WHERE oid = 'assistant_messages'::regclass",
+    );
+    expect(Number(table[0].reltuples)).toBeLessThan(0);
+
+    const sent = recordStatements(client);
+    const hits = await tree.searchMessages("Which boats were in the harbour?", 10);
+    expect(hits).toHaveLength(10);
+    const search = sent.find((statement) => statement.text.includes("candidate AS MATERIALIZED"));
+    expect(search).toBeDefined();
+    // The plan Postgres keeps for a named statement after five runs: made without the values.
+    await client.query(`PREPARE planned_search AS ${search?.text}`);
+    await client.query("SET plan_cache_mode = force_generic_plan");
+    const values = (search?.values ?? []).map((value) =>
+      value === null ? "NULL" : client.escapeLiteral(String(value)),
+    );
+    const { rows } = await client.query(
+      `EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) EXECUTE planned_search(${values.join(", ")})`,
+    );
+    await client.query("RESET plan_cache_mode");
+    const nodes = nodesOf(rows[0]["QUERY PLAN"][0].Plan as PlanNode);
+    const scans = nodes.filter(
+      (node) => node["Node Type"] === "CTE Scan" && growing.has(node["CTE Name"] ?? ""),
+    );
+    const term = nodes.find((node) => node["Node Type"] === "CTE Scan" && node["CTE Name"] === "term");
+    const terms = Number(term?.["Actual Rows"]);
+    // The words "boats" and "harbour": a thousand candidates (every third turn).
+    expect(terms).toBeGreaterThanOrEqual(2);
+    expect(
+      Math.max(...scans.filter((node) => node["CTE Name"] === "candidate").map((n) => n["Actual Rows"] ?? 0)),
+    ).toBeGreaterThanOrEqual(1000);
+    for (const scan of scans) {
+      expect(scan["Actual Loops"] ?? 0, `loops of a scan of ${scan["CTE Name"]}`).toBeLessThanOrEqual(terms);
+    }
+  });
+});
