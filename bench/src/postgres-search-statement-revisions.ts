@@ -35,3 +35,26 @@ export async function workingStatement(): Promise<MessageSearchStatement> {
   const file = pathToFileURL(`${root}${statementPath}`).href;
   return ((await import(file)) as { messageSearchStatement: MessageSearchStatement }).messageSearchStatement;
 }
+
+/** A search result as both benches compare it. */
+export interface SearchRow {
+  id: string;
+  relevance: number | string;
+  own_hit: number | string;
+}
+
+/** Whether two searches returned the same ids in the same order, the same `own_hit`, relevance within 1e-9. */
+export function sameRows(left: readonly SearchRow[], right: readonly SearchRow[]): boolean {
+  return (
+    left.length === right.length &&
+    left.every((row, position) => {
+      const other = right[position];
+      return (
+        other !== undefined &&
+        row.id === other.id &&
+        Number(row.own_hit) === Number(other.own_hit) &&
+        Math.abs(Number(row.relevance) - Number(other.relevance)) <= 1e-9
+      );
+    })
+  );
+}

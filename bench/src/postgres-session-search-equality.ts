@@ -37,13 +37,14 @@ import { messageFieldsOf, planQuery } from "@contextblocks/text";
 import pg from "pg";
 import { type LocomoConversation, locomoDirectory, readLocomo } from "./locomo-data.js";
 import { locomoTurnTimes } from "./locomo-time.js";
-import { statementAt, workingStatement } from "./postgres-search-statement-revisions.js";
+import {
+  type SearchRow,
+  sameRows,
+  statementAt,
+  workingStatement,
+} from "./postgres-search-statement-revisions.js";
 
-interface Row {
-  id: string;
-  relevance: number | string;
-  own_hit: number | string;
-}
+type Row = SearchRow;
 
 function option(name: string, fallback: string): string {
   const index = process.argv.indexOf(name);
@@ -122,21 +123,6 @@ async function wrongFields(connection: pg.Client): Promise<number> {
     }
   }
   return wrong;
-}
-
-function sameRows(left: readonly Row[], right: readonly Row[]): boolean {
-  return (
-    left.length === right.length &&
-    left.every((row, index) => {
-      const other = right[index];
-      return (
-        other !== undefined &&
-        row.id === other.id &&
-        Number(row.own_hit) === Number(other.own_hit) &&
-        Math.abs(Number(row.relevance) - Number(other.relevance)) <= 1e-9
-      );
-    })
-  );
 }
 
 const conversations = readLocomo(smoke);

@@ -24,13 +24,14 @@ import { planQuery } from "@contextblocks/text";
 import pg from "pg";
 import { locomoDirectory, readLocomo } from "./locomo-data.js";
 import { markdownTable } from "./markdown.js";
-import { statementAt, workingStatement } from "./postgres-search-statement-revisions.js";
+import {
+  type SearchRow,
+  sameRows,
+  statementAt,
+  workingStatement,
+} from "./postgres-search-statement-revisions.js";
 
-interface Row {
-  id: string;
-  relevance: number | string;
-  own_hit: number | string;
-}
+type Row = SearchRow;
 
 const questionsAsked = 100;
 const index = process.argv.indexOf("--before");
@@ -41,21 +42,6 @@ const limit = candidateCount(10, 1_000);
 function quantile(values: readonly number[], share: number): number {
   const sorted = [...values].sort((left, right) => left - right);
   return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? 0;
-}
-
-function sameRows(left: readonly Row[], right: readonly Row[]): boolean {
-  return (
-    left.length === right.length &&
-    left.every((row, position) => {
-      const other = right[position];
-      return (
-        other !== undefined &&
-        row.id === other.id &&
-        Number(row.own_hit) === Number(other.own_hit) &&
-        Math.abs(Number(row.relevance) - Number(other.relevance)) <= 1e-9
-      );
-    })
-  );
 }
 
 const conversations = readLocomo(smoke);
