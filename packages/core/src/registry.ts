@@ -138,13 +138,8 @@ export class BlockRegistry {
     this.kinds = kinds;
     this.folded = fold.result();
     keepValidatedConfiguration({
-      labels: definitions.map((definition) => definition.label),
-      // The values the checks read (`input`): a config is not read again.
-      descriptions: definitions.map((definition) => definition.input.description),
-      maxTokens: definitions.map((definition) => definition.input.maxTokens),
-      whenChanged: definitions.map((definition) => definition.input.whenChanged),
-      kinds: kinds.slice(),
       definitions: definitions.slice(),
+      kinds: kinds.slice(),
       reserved: [...this.reservedLabels].sort(),
       folded: this.folded,
     });
@@ -160,16 +155,18 @@ export class BlockRegistry {
     known: ValidatedConfiguration,
     providers: (AnyContextProvider | undefined)[],
   ): boolean {
-    const { labels, descriptions, maxTokens, whenChanged, kinds } = known;
+    const { definitions, kinds } = known;
     for (let at = 0; at < configs.length; at += 1) {
       const config = configs[at];
       if (typeof config !== "object" || config === null) return false;
       const label = config.label;
+      // Same length as `configs` (the key holds it). The values as the checks read them (`input`).
+      const { input, label: checked } = definitions[at] as BlockDefinition;
       if (
-        label !== labels[at] ||
-        config.description !== descriptions[at] ||
-        config.maxTokens !== maxTokens[at] ||
-        config.whenChanged !== whenChanged[at]
+        label !== checked ||
+        config.description !== input.description ||
+        config.maxTokens !== input.maxTokens ||
+        config.whenChanged !== input.whenChanged
       ) {
         return false;
       }

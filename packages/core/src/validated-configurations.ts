@@ -10,14 +10,10 @@ import type { BlockKind, ContextConfig } from "./types.js";
  * label up (see docs/wake-cost.md). Any difference, even one value, and the full checks run.
  */
 export interface ValidatedConfiguration {
-  readonly labels: readonly string[];
-  /** Each config's own `description`, `maxTokens` and `whenChanged`, as given (before any default). */
-  readonly descriptions: readonly unknown[];
-  readonly maxTokens: readonly unknown[];
-  readonly whenChanged: readonly unknown[];
+  /** Each block's checked definition: its label and the values the checks read (`input`), as given. */
+  readonly definitions: readonly BlockDefinition[];
   /** The kind each block's provider had: a provider of another shape is checked again. */
   readonly kinds: readonly BlockKind[];
-  readonly definitions: readonly BlockDefinition[];
   /** The reserved labels the configuration was checked against, sorted. */
   readonly reserved: readonly string[];
   /** The headers' hashes folded, the configuration's fingerprint before formatting. */
@@ -46,7 +42,7 @@ export function validatedConfiguration(
 
 /** Keeps a configuration that passed every check (replacing one of the same key). */
 export function keepValidatedConfiguration(configuration: ValidatedConfiguration): void {
-  const key = keyOf(configuration.labels.length, configuration.labels[0]);
+  const key = keyOf(configuration.definitions.length, configuration.definitions[0]?.label);
   if (key === undefined) return;
   if (configurations.size >= LIMIT && !configurations.has(key)) configurations.clear();
   configurations.set(key, configuration);
