@@ -44,8 +44,6 @@ import {
   workingStatement,
 } from "./postgres-search-statement-revisions.js";
 
-type Row = SearchRow;
-
 function option(name: string, fallback: string): string {
   const index = process.argv.indexOf(name);
   return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
@@ -169,11 +167,11 @@ try {
         const plan = planQuery(question.question);
         if (plan === null) continue;
         const statements = [old, current].map((build) => build(session.id, plan, limit, ranking));
-        const results: Row[][] = [[], []];
+        const results: SearchRow[][] = [[], []];
         for (const turn of [0, 1]) {
           const which = (searches + turn) % 2;
           const start = performance.now();
-          results[which] = await (clients[which] ?? client).run<Row>(statements[which] as SqlStatement);
+          results[which] = await (clients[which] ?? client).run<SearchRow>(statements[which] as SqlStatement);
           times[which]?.push(performance.now() - start);
         }
         searches++;

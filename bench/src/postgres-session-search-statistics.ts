@@ -31,8 +31,6 @@ import {
   workingStatement,
 } from "./postgres-search-statement-revisions.js";
 
-type Row = SearchRow;
-
 const questionsAsked = 100;
 const index = process.argv.indexOf("--before");
 const before = index >= 0 ? (process.argv[index + 1] ?? "main") : "main";
@@ -101,9 +99,9 @@ try {
         }
       }
       // Each phase's results, by statement (0 before, 1 the working tree) and question.
-      const answers: Row[][][][] = [];
+      const answers: SearchRow[][][][] = [];
       for (const phase of ["never analyzed", "analyzed"]) {
-        const phaseAnswers: Row[][][] = [[], []];
+        const phaseAnswers: SearchRow[][][] = [[], []];
         answers.push(phaseAnswers);
         if (phase === "analyzed") await connection.query("ANALYZE assistant_messages");
         const { rows: table } = await connection.query<{ reltuples: number }>(
@@ -115,13 +113,13 @@ try {
           const plan = planQuery(question);
           if (plan === null) continue;
           const statements = [old, current].map((build) => build("all", plan, limit));
-          const results: Row[][] = [[], []];
+          const results: SearchRow[][] = [[], []];
           for (const turn of [0, 1]) {
             const which = (asked + turn) % 2;
             const statement = statements[which];
             if (statement === undefined) continue;
             const start = performance.now();
-            results[which] = await client.run<Row>(statement);
+            results[which] = await client.run<SearchRow>(statement);
             times[which]?.push(performance.now() - start);
           }
           phaseAnswers[0]?.push(results[0] ?? []);
