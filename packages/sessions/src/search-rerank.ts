@@ -1,4 +1,4 @@
-import { isStopword, planQuery, tokenize } from "@contextblocks/text";
+import { heldStems, planQuery } from "@contextblocks/text";
 import type { SearchCandidate } from "./search-hits.js";
 
 /**
@@ -118,14 +118,8 @@ function hasScore(candidate: SearchCandidate): boolean {
 /** For each candidate, the rarity-weighed share of the query's terms its own text holds (0 to 1). */
 function coverageOf(query: string, candidates: readonly SearchCandidate[]): number[] {
   const terms = planQuery(query)?.terms.map((term) => term.stem) ?? [];
-  const held = candidates.map(
-    (candidate) =>
-      new Set(
-        tokenize(candidate.text)
-          .filter((token) => !isStopword(token.folded))
-          .map((token) => token.stem),
-      ),
-  );
+  const wanted = new Set(terms);
+  const held = candidates.map((candidate) => heldStems(candidate.text, wanted));
   const rarity = terms.map((term) => {
     const holding = held.filter((stems) => stems.has(term)).length;
     return Math.log((candidates.length + 1) / (holding + 0.5));

@@ -1,5 +1,6 @@
 export { asksWhen, datePatterns, mentionsDate } from "./date-expressions.js";
 export { fts5MatchExpression, fts5String, type MatchExpressionOptions } from "./fts5-match.js";
+export { heldStems } from "./held-stems.js";
 export {
   dayWords,
   type MessageFieldSource,

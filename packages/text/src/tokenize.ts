@@ -20,7 +20,8 @@ export interface Token {
   readonly stem: string;
 }
 
-const tokenRun = /(?:[\p{L}\p{N}\p{Co}]|[\u0300-\u036f])+/gu;
+/** A run of token characters, as `unicode61` cuts text (shared with held-stems.ts). */
+export const tokenRun = /(?:[\p{L}\p{N}\p{Co}]|[\u0300-\u036f])+/gu;
 /** A Latin letter followed by combining diacritics (after NFD): `unicode61` keeps the letter, drops the marks. */
 const latinWithDiacritics = /([\p{Script=Latin}])[\u0300-\u036f]+/gu;
 /** Diacritics that follow nothing Latin (a lone mark, or a mark on another script's letter at token start). */

@@ -1,0 +1,106 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { heldStems } from "../src/held-stems.js";
+import { porterStem } from "../src/porter.js";
+import { isStopword } from "../src/stopwords.js";
+import { tokenize } from "../src/tokenize.js";
+
+/** The definition `heldStems` shortcuts: stem every token that is not a stopword, keep the wanted ones. */
+function heldByStemmingAll(text: string, stems: ReadonlySet<string>): Set<string> {
+  return new Set(
+    tokenize(text)
+      .filter((token) => !isStopword(token.folded) && stems.has(token.stem))
+      .map((token) => token.stem),
+  );
+}
+
+const words = [
+  "Caroline",
+  "married",
+  "marriage",
+  "ties",
+  "ies",
+  "happy",
+  "happiness",
+  "stability",
+  "possibility",
+  "relational",
+  "Ärger",
+  "élan",
+  "Éclair",
+  "naïve",
+  "İstanbul",
+  "ß",
+  "straße",
+  "Москва",
+  "ёлка",
+  "東京",
+  "\u0301accent",
+  "e\u0301te\u0301",
+  "I'm",
+  "don't",
+  "the",
+  "a",
+  "NOT",
+  "2023",
+  "x",
+  "yes",
+  "sses",
+  "s",
+  "running",
+  "runs",
+  "👩‍💻",
+  "₂",
+  "Ⅻ",
+  "ǅemal",
+  "ﬁne",
+  "\u{1D400}bold",
+];
+
+const text = fc
+  .array(fc.oneof(fc.constantFrom(...words), fc.string({ unit: "grapheme", maxLength: 12 })), {
+    maxLength: 20,
+  })
+  .map((parts) => parts.join(" "));
+
+describe("heldStems", () => {
+  it("finds the same stems as stemming every word", () => {
+    fc.assert(
+      fc.property(
+        text,
+        text,
+        fc.array(fc.string({ maxLength: 6 }), { maxLength: 4 }),
+        (source, other, extra) => {
+          // Wanted stems drawn from the text itself, from another text and at random.
+          const stems = new Set([
+            ...tokenize(source)
+              .map((token) => token.stem)
+              .filter((_, index) => index % 2 === 0),
+            ...tokenize(other).map((token) => token.stem),
+            ...extra,
+          ]);
+          expect(heldStems(source, stems)).toEqual(heldByStemmingAll(source, stems));
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("holds what the skip relies on: a stem starts with its word's first letter", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.constantFrom(...words), fc.stringMatching(/^[a-z]{1,16}$/)), (word) => {
+        for (const token of tokenize(word)) {
+          expect(porterStem(token.folded)[0]).toBe(token.folded[0]);
+        }
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
+  it("leaves out stopwords, as the search's plan does", () => {
+    expect(heldStems("The marriage was not the end", new Set(["the", "not", "marriag"]))).toEqual(
+      new Set(["marriag"]),
+    );
+    expect(heldStems("anything", new Set())).toEqual(new Set());
+  });
+});
