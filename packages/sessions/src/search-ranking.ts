@@ -23,8 +23,8 @@ export interface SearchRanking {
    * order) added to its own: a conversation dwells on a thing for a while. Counted when the search's
    * candidates are all of one day (messages without times, or a chat of one day), where `dayShare` cannot
    * tell them apart. 0 by default, the one weight not bench's choice (which is 0.3 for messages without
-   * times): its window keeps the order of the candidates in SQL, about twice the rows a search reads on a
-   * Durable Object (about 1,450 against 700 for a 10-hit search).
+   * times): its window keeps the ranking in one statement, about seven times the rows a search reads on a
+   * Durable Object (about 1,450 against 200 for a 10-hit search).
    */
   nearShare: number;
   /** How many turns either side count as near (`nearShare`). */
@@ -38,8 +38,8 @@ export interface SearchRanking {
   /**
    * How many more of the best matches by bm25 than the candidates asked for a SQLite search reads and ranks
    * further (the turns lending, the speaker, the day): deeper, a turn whose own bm25 is weak but whose
-   * replies or day lift it is still seen. The rows a search reads on a Durable Object grow with it (about 10
-   * a candidate: 70 candidates for a 10-hit search, about 700 rows), not with the session. A whole number;
+   * replies or day lift it is still seen. The rows a search reads on a Durable Object grow with it (about one
+   * a candidate: about 200 rows for a 10-hit search at 70 candidates), not with the session. A whole number;
    * 40 by default (bench's choice of 10 and 40). Postgres and the memory store rank every match, so they do
    * not read it.
    */

@@ -7,9 +7,9 @@ import {
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { limitLiteral, raw } from "@contextblocks/sql/store-kit";
 import { fts5MatchExpression, monthNames, planQuery, type QueryPlan } from "@contextblocks/text";
-import { bestByDay } from "./day-share-order.js";
 import { searchRowsTable } from "./message-index-schema.js";
 import { saysWhen } from "./says-when.js";
+import { searchInSteps } from "./search-in-steps.js";
 import type { SessionShare } from "./session-share.js";
 
 /**
@@ -41,8 +41,8 @@ import type { SessionShare } from "./session-share.js";
  * The query is words, never FTS5 syntax (`planQuery`): every word and adjacent pair is ORed, ranked by
  * bm25 with the weights above, in one statement. Every match is ranked from the index without reading its
  * row, and only the best `candidatesOf(limit, ranking)` are read and ranked further: sorted by FTS5
- * (`ORDER BY rank`), so the rows a search reads do not grow with the session (about 10 a candidate on a
- * Durable Object), or, where rows read are not billed, by SQLite (`MessageSort`), faster. A turn near the
+ * (`ORDER BY rank`), so the rows a search reads do not grow with the session (about 200 for 10 hits on a
+ * Durable Object, search-in-steps.ts), or, where rows read are not billed, by SQLite (`MessageSort`), faster. A turn near the
  * best matches (`nearShare`, `nearTurns`) ranks higher, with or without message times.
  */
 export interface MessageSearchOptions {
@@ -79,13 +79,6 @@ interface Row {
   own_hit: number;
   /** How many of the hits ranked over the whole index are another session's (`"whole"` hits only). */
   strays?: number;
-}
-
-/** A candidate of a Durable Object's search, returned unordered (`bestByDay` orders it). */
-interface ScoredRow extends Row {
-  time: string | null;
-  row: number;
-  score: number;
 }
 
 /**
@@ -367,16 +360,14 @@ export async function searchMessageIndex(
     const rows = await client.run<Row>(candidatesStatement({ ...values, hits: "ranked" }));
     return rows.map((row) => resultOf(row, sessionId));
   }
-  const rows = await client.run<ScoredRow>(candidatesStatement({ ...values, hits: "ranked" }));
-  const scored = rows.map((row) => ({ ...row, score: Number(row.score), row: Number(row.row) }));
-  return bestByDay(scored, ranking.dayShare, limit).map((row) => resultOf(row, sessionId));
+  const best = await searchInSteps(client, { ...values, words: plan.terms.map((term) => term.word) });
+  return best.map((row) => resultOf(row, sessionId));
 }
 
 /**
  * Whether FTS5's sort (`"rank"`) leaves the candidates' order to SQL: only with the near turns' share, a
- * window by append order; otherwise they are returned unordered and `bestByDay` orders them alike, which
- * reads about four rows fewer per candidate on a Durable Object (the day's window and the sort each pass over
- * the candidates).
+ * window by append order; otherwise the search runs in steps (`searchInSteps`), which lend, place and cut in
+ * JavaScript on the rows already read: about 3 rows a candidate on a Durable Object against 10.
  */
 function ordersInSql(ranking: SearchRanking): boolean {
   return ranking.nearShare > 0;
@@ -482,25 +473,14 @@ function candidatesStatement(values: CandidateValues): SqlStatement {
 }
 
 /**
- * The candidates returned with their messages' own columns. Where SQLite sorts, best first, those columns
- * read for the returned candidates only. Where FTS5 sorts (a Durable Object), every candidate unordered:
- * `bestByDay` places and cuts them, as the day's window and `ORDER BY` would, for fewer rows read (at 400
- * messages, 70 candidates: 706 rows against 962; about 10 a candidate: its hit, the shares lent, its row,
- * its message and its grandparent's id, test/workerd/search-row-cost.test.ts); with the near turns' share the
- * windows and the cut stay in SQL, the columns read before the cut (fewer rows than sorting twice).
+ * The candidates returned with their messages' own columns, best first. Where SQLite sorts, those columns are
+ * read for the returned candidates only. Where FTS5 sorts, only with the near turns' share (the windows and
+ * the cut stay in SQL); otherwise that search runs in steps (search-in-steps.ts).
  */
 function resultsOf(values: CandidateValues): SqlStatement {
   const { ranking, sessionId } = values;
   const grandparent = raw(`(SELECT p.parent_id FROM assistant_messages p
       WHERE p.id = m.parent_id AND p.session_id = m.session_id)`);
-  if (values.hits === "ranked" && !ordersInSql(ranking)) {
-    return sql`
-    SELECT scored.id AS id, scored.session_id AS session_id, scored.role AS role, scored.content AS content,
-      m.created_at AS created_at, m.parent_id AS parent_id, scored.own_hit AS own_hit,
-      ${grandparent} AS grandparent_id, -scored.score AS relevance, 0 AS strays, scored.score AS score,
-      scored.time AS time, scored.row AS row
-    FROM scored JOIN assistant_messages m ON m.id = scored.id AND m.session_id = scored.session_id`;
-  }
   if (values.hits === "ranked") {
     return sql`
     SELECT scored.id AS id, scored.session_id AS session_id, scored.role AS role, scored.content AS content,

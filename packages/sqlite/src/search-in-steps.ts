@@ -1,0 +1,216 @@
+import type { SearchRanking } from "@contextblocks/sessions/store-kit";
+import { type SqlClient, sql } from "@contextblocks/sql";
+import { join, limitLiteral, raw } from "@contextblocks/sql/store-kit";
+import type { QueryPlan } from "@contextblocks/text";
+import { bestByDay } from "./day-share-order.js";
+import { saysWhen } from "./says-when.js";
+
+/**
+ * A session search where FTS5 sorts the matches (a Durable Object's), in three short statements instead of one:
+ * the best matches with their rows, the rows of the turns they lend to that are not matches themselves, and the
+ * messages of the candidates kept. The lending, the speaker's and the dated factors, the day's share and the
+ * cut run here, on rows already read. One statement doing it all read about 10 rows a candidate (its `WITH`
+ * tables and its `GROUP BY` are rows read on a Durable Object, each read again at every pass); these read
+ * about 3 (700 rows against about 200 for a 10-hit search). The arithmetic is the statement's, in the same
+ * order, and the sums are SQLite's (`kbnSum`), so the candidates are the same as the other sort's
+ * (`"bm25"`, the one statement), to the last bit of their scores.
+ */
+export interface StepwiseSearch {
+  plan: QueryPlan;
+  expression: string;
+  words: readonly string[];
+  ranking: SearchRanking;
+  /** How many of the best matches are read and ranked further (`candidatesOf`). */
+  candidates: number;
+  /** How many candidates are returned, best first. */
+  limit: number;
+  sessionId: string | undefined;
+}
+
+/** A candidate as the steps return it: what `resultOf` (message-search.ts) reads, and its place. */
+export interface StepwiseCandidate {
+  id: string;
+  session_id: string;
+  role: string;
+  content: string;
+  created_at: string | null;
+  parent_id: string | null;
+  grandparent_id: string | null;
+  relevance: number;
+  own_hit: number;
+  time: string | null;
+  row: number;
+  score: number;
+}
+
+/** A search row as the first two steps read it. */
+interface SearchRow {
+  row: number;
+  id: string;
+  session_id: string;
+  role: string;
+  content: string | null;
+  speaker: unknown;
+  time: string | null;
+  /** 1 when its text says when and the query asks when (`datedBoost`); absent otherwise. */
+  dated?: number;
+}
+
+interface MatchRow extends SearchRow {
+  parent_row: number | null;
+  grandparent_row: number | null;
+  /** bm25 with the ranking's field weights (FTS5's `rank`); lower is better. */
+  score: number;
+  /** bm25 of the message's own text alone: below 0 when its own words match. */
+  own: number;
+}
+
+interface MessageRow {
+  id: string;
+  session_id: string;
+  created_at: string | null;
+  parent_id: string | null;
+  grandparent_id: string | null;
+}
+
+const searchColumns = raw(`f.rowid AS row, f.id AS id, f.session_id AS session_id, f.role AS role,
+  f.content AS content, f.speaker AS speaker, f.time AS time`);
+
+export async function searchInSteps(client: SqlClient, search: StepwiseSearch): Promise<StepwiseCandidate[]> {
+  const { ranking, sessionId } = search;
+  const dated = ranking.datedBoost > 0 && search.plan.asksWhen;
+  // The flag the row was written with; a row another writer wrote without it is checked here, alike.
+  const datedColumn = dated
+    ? sql`, CASE WHEN coalesce(f.says_when, ${saysWhen(raw("f.content"))}) THEN 1 ELSE 0 END AS dated`
+    : sql``;
+  const weights = `0, 0, 0, 0, 0, 0, 1, ${ranking.contextWeight}, ${ranking.timeWeight}`;
+  const matches = await client.run<MatchRow>(sql`
+    SELECT ${searchColumns}, f.parent_row AS parent_row, f.grandparent_row AS grandparent_row,
+      f.rank AS score, bm25(assistant_fts, 0, 0, 0, 0, 0, 0, 1, 0, 0) AS own${datedColumn}
+    FROM assistant_fts f
+    WHERE assistant_fts MATCH ${search.expression} AND f.rank MATCH ${`bm25(${weights})`}
+      ${sessionId === undefined ? sql`` : sql`AND f.session_id = ${sessionId}`}
+    ORDER BY f.rank LIMIT ${limitLiteral(search.candidates)}`);
+
+  const totals = lentTotals(matches, ranking.afterShare);
+  const rows = new Map<number, SearchRow>(matches.map((match) => [Number(match.row), match]));
+  // A rowid that is not a whole number (a row another writer spoiled) can match no row.
+  const missing = [...totals.keys()].filter((row) => !rows.has(row) && Number.isSafeInteger(row));
+  if (missing.length > 0) {
+    // Rowids read from our own rows, written as numbers: a Durable Object binds at most 100 values.
+    const lent = await client.run<SearchRow>(sql`
+      SELECT ${searchColumns}${datedColumn} FROM assistant_fts f
+      WHERE f.rowid IN (${join(missing.map((row) => raw(String(row))))})`);
+    for (const row of lent) rows.set(Number(row.row), row);
+  }
+
+  const named = new Set(search.words);
+  let scored: StepwiseCandidate[] = [];
+  for (const [target, total] of totals) {
+    const row = rows.get(target);
+    // A message without text (the keyed layout gives it an empty row) is never a hit.
+    if (row === undefined || row.content === null || row.content === "") continue;
+    let score = total.sum.value() * (named.has(row.speaker as string) ? 1 + ranking.speakerBoost : 1);
+    if (dated) score *= Number(row.dated) === 1 ? 1 + ranking.datedBoost : 1;
+    scored.push({
+      id: row.id,
+      session_id: row.session_id,
+      role: row.role,
+      content: row.content,
+      created_at: null,
+      parent_id: null,
+      grandparent_id: null,
+      relevance: -score,
+      own_hit: total.ownHit,
+      time: row.time,
+      row: target,
+      score,
+    });
+  }
+
+  // The messages of the candidates kept; one whose message is gone is no candidate, and the day's share and
+  // the cut are worked out again without it (as a join of the messages before the cut would have).
+  for (;;) {
+    const best = bestByDay(scored, ranking.dayShare, search.limit);
+    if (best.length === 0) return best;
+    const messages = await client.run<MessageRow>(sql`
+      SELECT m.id AS id, m.session_id AS session_id, m.created_at AS created_at, m.parent_id AS parent_id,
+        (SELECT p.parent_id FROM assistant_messages p WHERE p.id = m.parent_id AND p.session_id = m.session_id)
+          AS grandparent_id
+      FROM assistant_messages m
+      WHERE m.id IN (SELECT value FROM json_each(${JSON.stringify(best.map((candidate) => candidate.id))}))`);
+    const byKey = new Map(messages.map((message) => [keyOf(message), message]));
+    const gone = new Set(best.filter((candidate) => !byKey.has(keyOf(candidate))));
+    if (gone.size === 0) {
+      return best.map((candidate) => {
+        const message = byKey.get(keyOf(candidate)) as MessageRow;
+        return {
+          ...candidate,
+          created_at: message.created_at,
+          parent_id: message.parent_id,
+          grandparent_id: message.grandparent_id,
+        };
+      });
+    }
+    scored = scored.filter((candidate) => !gone.has(candidate));
+  }
+}
+
+function keyOf(row: { id: string; session_id: string }): string {
+  return JSON.stringify([row.session_id, row.id]);
+}
+
+/**
+ * What each matched message lends: its own score to itself, `afterShare` of its own text's score to its
+ * parent and `afterShare²` to its grandparent, summed per message in the order the one statement's
+ * `UNION ALL` gives them (the matches' own scores, then the parents' shares, then the grandparents'), and
+ * whether any of them is its own text's match.
+ */
+function lentTotals(
+  matches: readonly MatchRow[],
+  afterShare: number,
+): Map<number, { sum: KbnSum; ownHit: number }> {
+  const totals = new Map<number, { sum: KbnSum; ownHit: number }>();
+  const lend = (target: number, score: number, ownHit: number) => {
+    let total = totals.get(target);
+    if (total === undefined) {
+      total = { sum: new KbnSum(), ownHit: 0 };
+      totals.set(target, total);
+    }
+    total.sum.add(score);
+    total.ownHit = Math.max(total.ownHit, ownHit);
+  };
+  for (const match of matches) lend(Number(match.row), Number(match.score), Number(match.own) < 0 ? 1 : 0);
+  for (const match of matches) {
+    if (match.parent_row !== null && Number(match.own) < 0) {
+      lend(Number(match.parent_row), afterShare * Number(match.own), 0);
+    }
+  }
+  const grandShare = afterShare * afterShare;
+  for (const match of matches) {
+    if (match.grandparent_row !== null && Number(match.own) < 0) {
+      lend(Number(match.grandparent_row), grandShare * Number(match.own), 0);
+    }
+  }
+  return totals;
+}
+
+/**
+ * A sum as SQLite's `sum()` adds floating-point values (Kahan-Babuska-Neumaier compensated summation, SQLite
+ * 3.43 and later), so a total worked out here equals the one statement's to the last bit.
+ */
+export class KbnSum {
+  #sum = 0;
+  #error = 0;
+
+  add(value: number): void {
+    const total = this.#sum + value;
+    this.#error +=
+      Math.abs(this.#sum) > Math.abs(value) ? this.#sum - total + value : value - total + this.#sum;
+    this.#sum = total;
+  }
+
+  value(): number {
+    return Number.isFinite(this.#error) ? this.#sum + this.#error : this.#sum;
+  }
+}
