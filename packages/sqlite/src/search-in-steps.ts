@@ -12,7 +12,7 @@ import { saysWhen } from "./says-when.js";
  * cut run here, on rows already read. One statement doing it all read about 10 rows a candidate (its `WITH`
  * tables and its `GROUP BY` are rows read on a Durable Object, each read again at every pass); these read
  * about 3 (700 rows against about 200 for a 10-hit search). The arithmetic is the statement's, in the same
- * order, and the sums are SQLite's (`kbnSum`), so the candidates are the same as the other sort's
+ * order, and the sums are SQLite's (`KbnSum`), so the candidates are the same as the other sort's
  * (`"bm25"`, the one statement), to the last bit of their scores.
  */
 export interface StepwiseSearch {
