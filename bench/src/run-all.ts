@@ -281,6 +281,21 @@ function sections(): Section[] {
       run: async (smoke) => runScript("./session-search-learned-rerank.ts", smoke).markdown,
     });
   }
+  if (hasScript("./session-search-second-query.ts")) {
+    list.push({
+      id: "session-search-second-query",
+      // A negative result (about 4 minutes with Postgres): kept, not repeated on every full run.
+      onRequest: true,
+      title: "Session search on LoCoMo: a second search with the words its first candidates share",
+      about:
+        "Each store with its default ranking, with and without message times, on SQLite and Postgres: the " +
+        "question searched, then the question and the words its best candidates share (query expansion by " +
+        "pseudo-relevance feedback), the two lists merged; reach, hit@10, precision and tokens beside the first " +
+        "search's, and the time of each search (bench/src/session-search-second-query.ts; skipped when the data " +
+        "is absent).",
+      run: async (smoke) => runScript("./session-search-second-query.ts", smoke).markdown,
+    });
+  }
   if (hasScript("./session-search-scale.ts")) {
     list.push({
       id: "session-search-scale",
