@@ -9,7 +9,7 @@ import { limitLiteral, raw } from "@contextblocks/sql/store-kit";
 import { fts5MatchExpression, monthNames, planQuery, type QueryPlan } from "@contextblocks/text";
 import { searchRowsTable } from "./message-index-schema.js";
 import { saysWhen } from "./says-when.js";
-import { searchInSteps } from "./search-in-steps.js";
+import { type CandidateRow, searchInSteps } from "./search-in-steps.js";
 import type { SessionShare } from "./session-share.js";
 
 /**
@@ -62,21 +62,7 @@ export const maximumSearchLimit = 1_000;
 /** Turns before a message whose text its row carries as context. */
 export const contextTurns = 2;
 
-interface Row {
-  id: string;
-  session_id: string;
-  role: string;
-  content: string;
-  created_at: string | null;
-  parent_id: string | null;
-  grandparent_id: string | null;
-  /**
-   * The message's relevance, higher is better: bm25 with the shares lent and the speaker's factor, negated,
-   * before the day's share (which lifts every turn of a day alike, and would hide how weak a turn is).
-   */
-  relevance: number;
-  /** 1 when the message's own text holds a query word, 0 when only the turns around it do. */
-  own_hit: number;
+interface Row extends CandidateRow {
   /** How many of the hits ranked over the whole index are another session's (`"whole"` hits only). */
   strays?: number;
 }

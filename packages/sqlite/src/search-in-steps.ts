@@ -27,8 +27,8 @@ export interface StepwiseSearch {
   sessionId: string | undefined;
 }
 
-/** A candidate as the steps return it: what `resultOf` (message-search.ts) reads, and its place. */
-export interface StepwiseCandidate {
+/** A search candidate as a statement returns it (`resultOf`, message-search.ts, makes a `SearchCandidate` of it). */
+export interface CandidateRow {
   id: string;
   session_id: string;
   role: string;
@@ -36,8 +36,17 @@ export interface StepwiseCandidate {
   created_at: string | null;
   parent_id: string | null;
   grandparent_id: string | null;
+  /**
+   * The message's relevance, higher is better: bm25 with the shares lent and the speaker's factor, negated,
+   * before the day's share (which lifts every turn of a day alike, and would hide how weak a turn is).
+   */
   relevance: number;
+  /** 1 when the message's own text holds a query word, 0 when only the turns around it do. */
   own_hit: number;
+}
+
+/** A candidate as the steps return it, with what placed it. */
+export interface StepwiseCandidate extends CandidateRow {
   time: string | null;
   row: number;
   score: number;
