@@ -123,15 +123,21 @@ export interface ContextBlocksOptions extends ToolOptions {
  */
 export class ContextBlocks {
   private readonly registry: BlockRegistry;
-  private readonly cache: BlockCache;
-  private readonly io: BlockIO;
   private readonly calls: ProviderCalls;
-  private readonly loaded = new LoadedEntries();
   private readonly frozen: FrozenPrompt;
   private readonly options: ContextBlocksOptions;
   private readonly countTokens: TokenCounter;
   private freezing: Promise<string> | undefined;
-  private readonly listeners = new Listeners<ContextEvent>();
+  /**
+   * The parts a wake does not use (the block cache, the block I/O with its queue, the loaded entries, the
+   * listeners), made on first use: a wake that serves its stored prompt makes only the registry, the
+   * provider calls and the frozen prompt. Each object it makes is one more shape a full collection can
+   * take with its optimized code (see docs/wake-cost.md, "A seventh look").
+   */
+  private cacheMade: BlockCache | undefined;
+  private ioMade: BlockIO | undefined;
+  private loadedMade: LoadedEntries | undefined;
+  private listenersMade: Listeners<ContextEvent> | undefined;
 
   /**
    * @param configs The blocks, in prompt order.
@@ -168,9 +174,7 @@ export class ContextBlocks {
       defaultProvider ?? undefined,
       reserved === undefined || reserved.length === 0 ? NO_LABELS : new Set(reserved),
     );
-    this.cache = new BlockCache(this.countTokens);
     this.calls = new ProviderCalls(timeout);
-    this.io = new BlockIO(this.registry, this.cache, new BlockQueue(), this.calls, this.countTokens);
     this.frozen = new FrozenPrompt(
       promptStore ?? undefined,
       this.calls,
@@ -178,6 +182,31 @@ export class ContextBlocks {
       options.onDrift ?? warnDrift,
     );
     this.registry.addAll(configs);
+  }
+
+  private get cache(): BlockCache {
+    this.cacheMade ??= new BlockCache(this.countTokens);
+    return this.cacheMade;
+  }
+
+  private get io(): BlockIO {
+    this.ioMade ??= new BlockIO(this.registry, this.cache, new BlockQueue(), this.calls, this.countTokens);
+    return this.ioMade;
+  }
+
+  private get loaded(): LoadedEntries {
+    this.loadedMade ??= new LoadedEntries();
+    return this.loadedMade;
+  }
+
+  private get listeners(): Listeners<ContextEvent> {
+    this.listenersMade ??= new Listeners<ContextEvent>();
+    return this.listenersMade;
+  }
+
+  /** How many listeners are subscribed, without making the listener set. */
+  private get listenerCount(): number {
+    return this.listenersMade?.size ?? 0;
   }
 
   // ── Blocks ────────────────────────────────────────────────────────────────────────────────────────────
@@ -728,7 +757,7 @@ export class ContextBlocks {
   private freeze(): string | Promise<string> {
     const tracer = tracerInForce(this.options.tracer);
     const configuration = this.registry;
-    if (tracer === undefined && this.listeners.size === 0) {
+    if (tracer === undefined && this.listenerCount === 0) {
       let stored: StoredPrompt | Promise<StoredPrompt>;
       try {
         stored = this.frozen.stored(configuration);
@@ -791,7 +820,7 @@ export class ContextBlocks {
   ): Promise<void> | undefined {
     span?.setAttributes({ "contextblocks.prompt.tokens": this.countTokens(prompt) });
     const hashSpan = span !== undefined && capturesContent(this.options.tracer) ? span : undefined;
-    if (hashSpan === undefined && this.listeners.size === 0) return undefined;
+    if (hashSpan === undefined && this.listenerCount === 0) return undefined;
     return this.emitPromptEvent(hashSpan, event, prompt);
   }
 
@@ -802,12 +831,12 @@ export class ContextBlocks {
   ): Promise<void> {
     const hash = await sha256Hex(prompt);
     hashSpan?.setAttributes({ "contextblocks.prompt.sha256": hash });
-    if (this.listeners.size > 0) this.listeners.emit({ ...event(), hash } as ContextEvent);
+    if (this.listenerCount > 0) this.listeners.emit({ ...event(), hash } as ContextEvent);
   }
 
   /** Emits `block-written` after a successful write. */
   private written(label: string, action: BlockWriteAction, source: WriteSource, key?: string): void {
-    if (this.listeners.size === 0) return;
+    if (this.listenerCount === 0) return;
     this.listeners.emit({
       type: "block-written",
       label,

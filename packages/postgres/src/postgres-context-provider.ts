@@ -42,6 +42,8 @@ export interface PostgresContextProviderOptions {
  * ```
  */
 export class PostgresContextProvider extends SqlContextProvider {
+  protected static override readonly storeName: string = OWNER;
+
   constructor(source: PostgresSource, labelOrOptions?: string | PostgresContextProviderOptions) {
     const options = blockStoreOptions(labelOrOptions, OWNER);
     const { label, namespace, createTables, versions } = options;

@@ -96,16 +96,39 @@ function providerSettings(
   owner: string,
 ): ProviderSettings {
   const { namespace, versions, createTables } = options;
-  const shareable = namespace === undefined && versions === undefined && createTables === undefined;
-  // A short list per client, one entry per store class (owner) made on it: scanned, not hashed.
-  let byOwner: ProviderSettings[] | undefined;
-  if (shareable) {
-    byOwner = sharedSettings.get(client);
-    if (byOwner !== undefined) {
-      for (const settings of byOwner) if (settings.owner === owner) return settings;
-    }
+  if (namespace === undefined && versions === undefined && createTables === undefined) {
+    return defaultSettings(client, owner);
   }
-  const settings: ProviderSettings = {
+  return checkedSettings(client, namespace, versions, createTables, owner);
+}
+
+/** The settings of stores made on `client` with the default options, shared (see `sharedSettings`). */
+function defaultSettings(client: SqlClient, owner: string): ProviderSettings {
+  // A short list per client, one entry per store class (owner) made on it: scanned, not hashed, by index (a
+  // `for…of` makes an iterator per store, which costs most while the code runs unoptimized after a collection).
+  let byOwner = sharedSettings.get(client);
+  if (byOwner !== undefined) {
+    for (let at = 0; at < byOwner.length; at += 1) {
+      const settings = byOwner[at] as ProviderSettings;
+      if (settings.owner === owner) return settings;
+    }
+  } else {
+    byOwner = [];
+    sharedSettings.set(client, byOwner);
+  }
+  const settings = checkedSettings(client, undefined, undefined, undefined, owner);
+  byOwner.push(settings);
+  return settings;
+}
+
+function checkedSettings(
+  client: SqlClient,
+  namespace: string | undefined,
+  versions: SqlContextProviderOptions["versions"],
+  createTables: boolean | undefined,
+  owner: string,
+): ProviderSettings {
+  return {
     access: new TableAccess(client, BLOCKS_TABLE, createTables ?? true, owner),
     labelChecks: labelChecks(owner, client.dialect),
     namespace: checkNamespace(namespace, owner, client.dialect),
@@ -113,14 +136,6 @@ function providerSettings(
     retention: versionRetention(versions, owner),
     versionsChosen: versions !== undefined,
   };
-  if (shareable) {
-    if (byOwner === undefined) {
-      byOwner = [];
-      sharedSettings.set(client, byOwner);
-    }
-    byOwner.push(settings);
-  }
-  return settings;
 }
 
 /**
@@ -144,8 +159,19 @@ export class SqlContextProvider
   /** `versions`'s function, made on first read (a provider whose versions are never read allocates none). */
   #versionsRead: ((query?: VersionQuery) => Promise<BlockVersion[]>) | undefined;
 
+  /** The class name errors begin with when no `owner` option is given: each backend's class sets its own. */
+  protected static readonly storeName: string = "SqlContextProvider";
+
   constructor(client: SqlClient, labelOrOptions?: string | SqlContextProviderOptions) {
-    const owner = ownerOf(labelOrOptions, "SqlContextProvider");
+    const storeName = (new.target as typeof SqlContextProvider).storeName;
+    if (typeof labelOrOptions === "string") {
+      // `agents/context`'s form, one store per block on a wake: no options object to make or read.
+      const settings = defaultSettings(client, storeName);
+      this.#settings = settings;
+      this.#label = checkRowLabel(labelOrOptions, undefined, settings.labelChecks);
+      return;
+    }
+    const owner = ownerOf(labelOrOptions, storeName);
     const options = blockStoreOptions(labelOrOptions, owner);
     this.#settings = providerSettings(client, options, owner);
     this.#label =

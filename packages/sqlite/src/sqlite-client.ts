@@ -26,3 +26,19 @@ export function sqliteClient(
   }
   return client;
 }
+
+/**
+ * Clients of sources given without options, already checked for their dialect, by source. A wake constructs
+ * a store per block on one source: each finds its client in one look-up, a short path that callers (a Durable
+ * Object's constructor) can inline without the adapter's branches.
+ */
+const checkedClients = new WeakMap<object, SqlClient>();
+
+/** `sqliteClient(source, undefined, owner)`, remembered per source (the same shared client `toSqliteClient` gives). */
+export function sqliteClientOf(source: SqlSource, owner: string): SqlClient {
+  const known = checkedClients.get(source as object);
+  if (known !== undefined) return known;
+  const client = sqliteClient(source, undefined, owner);
+  checkedClients.set(source as object, client);
+  return client;
+}

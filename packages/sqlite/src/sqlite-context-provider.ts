@@ -1,6 +1,6 @@
 import type { SqlSource } from "@contextblocks/sql";
 import { type BlockStoreOptions, blockStoreOptions, SqlContextProvider } from "@contextblocks/sql-stores";
-import { sqliteClient } from "./sqlite-client.js";
+import { sqliteClient, sqliteClientOf } from "./sqlite-client.js";
 
 const OWNER = "SqliteContextProvider";
 
@@ -31,10 +31,13 @@ export interface SqliteContextProviderOptions extends BlockStoreOptions {
  * ```
  */
 export class SqliteContextProvider extends SqlContextProvider {
+  protected static override readonly storeName: string = OWNER;
+
   constructor(source: SqlSource, labelOrOptions?: string | SqliteContextProviderOptions) {
-    // A label alone (agents/context's form, one provider per block) builds no options object of its own.
+    // A label alone (agents/context's form, one provider per block) builds no options object: errors name
+    // the class by `storeName`.
     if (typeof labelOrOptions === "string" || labelOrOptions === undefined) {
-      super(sqliteClient(source, undefined, OWNER), { label: labelOrOptions, owner: OWNER });
+      super(sqliteClientOf(source, OWNER), labelOrOptions);
       return;
     }
     const options = blockStoreOptions(labelOrOptions, OWNER);

@@ -198,6 +198,23 @@ describe("SqliteContextProvider on better-sqlite3 (file database)", () => {
     expect(() => new SqliteContextProvider({} as never, "m")).toThrow(/toSqliteClient: expected/);
   });
 
+  it("refuses a bad label in agents/context's form at construction, with the options form's error", () => {
+    // The label-only form takes a shorter path (no options object); its errors must not change.
+    for (const bad of ["", "\u001fx", "a\ud800"]) {
+      const messageOf = (construct: () => unknown) => {
+        try {
+          construct();
+        } catch (error) {
+          return isContextError(error) ? `${error.code} ${error.message}` : String(error);
+        }
+        return "constructed";
+      };
+      const labelOnly = messageOf(() => new SqliteContextProvider(temporary.database, bad));
+      expect(labelOnly).toMatch(/^INVALID_CONFIG SqliteContextProvider: /);
+      expect(labelOnly).toBe(messageOf(() => new SqliteContextProvider(temporary.database, { label: bad })));
+    }
+  });
+
   it("writes nothing when the content is unchanged", async () => {
     const reports: StatementReport[] = [];
     const client = fromBetterSqlite3(temporary.database, { onStatement: (report) => reports.push(report) });
