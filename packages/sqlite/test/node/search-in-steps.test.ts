@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { catchUpMessageIndex } from "../../src/message-index.js";
 import { searchMessageIndex } from "../../src/message-search.js";
 import { KbnSum } from "../../src/search-in-steps.js";
+import { SessionShare } from "../../src/session-share.js";
 import { sqliteTree } from "../sqlite-tree.js";
 
 let temporary: TemporaryDatabase;
@@ -70,5 +71,46 @@ describe("a search where FTS5 sorts, in steps", () => {
         .filter((id) => id !== best)
         .concat(stepwise.map((candidate) => candidate.id).filter((id) => !before.some((c) => c.id === id))),
     );
+  });
+
+  it("search rows another writer spoiled lend to no row and break nothing: the same hits as the one statement", async () => {
+    const tree = sqliteTree(temporary.database, "chat");
+    const turns = ["Caroline: the lake trip", "Melanie: which lake?", "Caroline: the lake by the mountains"];
+    for (let copy = 0; copy < 4; copy++) {
+      for (const [index, text] of turns.entries()) {
+        await tree.appendMessage({
+          id: `m-${copy}-${index}`,
+          role: index % 2 === 0 ? "user" : "assistant",
+          parts: [{ type: "text", text }],
+        });
+      }
+    }
+    const client = fromBetterSqlite3(temporary.database);
+    await catchUpMessageIndex(client);
+    // The turns they point to as parent or grandparent: text, a negative rowid, one past 2^53, one not there.
+    const spoil = temporary.database.prepare(
+      "UPDATE assistant_fts SET parent_row = ?, grandparent_row = ? WHERE rowid = ?",
+    );
+    const rowids = (
+      temporary.database.prepare("SELECT rowid FROM assistant_fts ORDER BY rowid").all() as {
+        rowid: number;
+      }[]
+    ).map((row) => row.rowid);
+    spoil.run("x", "y", rowids[2]);
+    spoil.run(-7, null, rowids[5]);
+    spoil.run(null, 9007199254740993n, rowids[8]);
+    spoil.run(999_999, 999_998, rowids[11]);
+    const stepwise = await searchMessageIndex({ ...client, billsRows: true }, "lake trip", {
+      limit: 8,
+      sessionId: "chat",
+    });
+    const oneStatement = await searchMessageIndex(client, "lake trip", {
+      limit: 8,
+      sessionId: "chat",
+      sort: "bm25",
+      share: new SessionShare(),
+    });
+    expect(stepwise.length).toBeGreaterThan(0);
+    expect(stepwise).toEqual(oneStatement);
   });
 });
