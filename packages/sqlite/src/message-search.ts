@@ -10,6 +10,7 @@ import { fts5MatchExpression, monthNames, planQuery, type QueryPlan } from "@con
 import { searchRowsTable } from "./message-index-schema.js";
 import { saysWhen } from "./says-when.js";
 import { type CandidateRow, searchInSteps } from "./search-in-steps.js";
+import { fieldWeights, ownScore, saysWhenOfRow, weighsDates } from "./search-scores.js";
 import type { SessionShare } from "./session-share.js";
 
 /**
@@ -42,8 +43,8 @@ import type { SessionShare } from "./session-share.js";
  * bm25 with the weights above, in one statement. Every match is ranked from the index without reading its
  * row, and only the best `candidatesOf(limit, ranking)` are read and ranked further: sorted by FTS5
  * (`ORDER BY rank`), so the rows a search reads do not grow with the session (about 200 for 10 hits on a
- * Durable Object, search-in-steps.ts), or, where rows read are not billed, by SQLite (`MessageSort`), faster. A turn near the
- * best matches (`nearShare`, `nearTurns`) ranks higher, with or without message times.
+ * Durable Object, search-in-steps.ts), or, where rows read are not billed, by SQLite (`MessageSort`),
+ * faster. A turn near the best matches (`nearShare`, `nearTurns`) ranks higher, with or without message times.
  */
 export interface MessageSearchOptions {
   limit: number;
@@ -346,7 +347,7 @@ export async function searchMessageIndex(
     const rows = await client.run<Row>(candidatesStatement({ ...values, hits: "ranked" }));
     return rows.map((row) => resultOf(row, sessionId));
   }
-  const best = await searchInSteps(client, { ...values, words: plan.terms.map((term) => term.word) });
+  const best = await searchInSteps(client, values);
   return best.map((row) => resultOf(row, sessionId));
 }
 
@@ -401,16 +402,15 @@ interface CandidateValues {
 }
 
 /**
- * The statement ranking a search's candidates. bm25 weights follow the column order: id, session_id, role,
- * speaker, parent_row, grandparent_row (unindexed), content, context, time. bm25 is negative (lower ranks
+ * The statement ranking a search's candidates (its scores: search-scores.ts). bm25 is negative (lower ranks
  * first): the shares lent by the turns after, the speaker's factor and the day's share make a score lower.
  */
 function candidatesStatement(values: CandidateValues): SqlStatement {
   const { ranking, sessionId } = values;
   const share = ranking.afterShare;
   const number = (value: number) => raw(String(value));
-  const weights = `0, 0, 0, 0, 0, 0, 1, ${ranking.contextWeight}, ${ranking.timeWeight}`;
-  const own = raw("bm25(assistant_fts, 0, 0, 0, 0, 0, 0, 1, 0, 0)");
+  const weights = fieldWeights(ranking);
+  const own = ownScore;
   const hit =
     values.hits === "ranked"
       ? sql`
@@ -518,10 +518,8 @@ function bestOfScored(values: CandidateValues): SqlStatement {
  * nothing for any other query, or with a weight of 0.
  */
 function datedFactor(plan: QueryPlan, ranking: SearchRanking): SqlStatement {
-  if (ranking.datedBoost <= 0 || !plan.asksWhen) return sql``;
-  // The flag its row was written with; a row another writer wrote without it is checked here, alike.
-  return sql` * CASE WHEN coalesce(f.says_when, ${saysWhen(raw("f.content"))})
-      THEN ${raw(String(1 + ranking.datedBoost))} ELSE 1 END`;
+  if (!weighsDates(plan, ranking)) return sql``;
+  return sql` * CASE WHEN ${saysWhenOfRow} THEN ${raw(String(1 + ranking.datedBoost))} ELSE 1 END`;
 }
 
 /**

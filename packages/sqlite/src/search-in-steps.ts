@@ -3,7 +3,7 @@ import { type SqlClient, sql } from "@contextblocks/sql";
 import { join, limitLiteral, raw } from "@contextblocks/sql/store-kit";
 import type { QueryPlan } from "@contextblocks/text";
 import { bestByDay } from "./day-share-order.js";
-import { saysWhen } from "./says-when.js";
+import { fieldWeights, ownScore, saysWhenOfRow, weighsDates } from "./search-scores.js";
 
 /**
  * A session search where FTS5 sorts the matches (a Durable Object's), in three short statements instead of one:
@@ -18,7 +18,6 @@ import { saysWhen } from "./says-when.js";
 export interface StepwiseSearch {
   plan: QueryPlan;
   expression: string;
-  words: readonly string[];
   ranking: SearchRanking;
   /** How many of the best matches are read and ranked further (`candidatesOf`). */
   candidates: number;
@@ -87,17 +86,13 @@ const searchColumns = raw(`f.rowid AS row, f.id AS id, f.session_id AS session_i
 
 export async function searchInSteps(client: SqlClient, search: StepwiseSearch): Promise<StepwiseCandidate[]> {
   const { ranking, sessionId } = search;
-  const dated = ranking.datedBoost > 0 && search.plan.asksWhen;
-  // The flag the row was written with; a row another writer wrote without it is checked here, alike.
-  const datedColumn = dated
-    ? sql`, CASE WHEN coalesce(f.says_when, ${saysWhen(raw("f.content"))}) THEN 1 ELSE 0 END AS dated`
-    : sql``;
-  const weights = `0, 0, 0, 0, 0, 0, 1, ${ranking.contextWeight}, ${ranking.timeWeight}`;
+  const dated = weighsDates(search.plan, ranking);
+  const datedColumn = dated ? sql`, CASE WHEN ${saysWhenOfRow} THEN 1 ELSE 0 END AS dated` : sql``;
   const matches = await client.run<MatchRow>(sql`
     SELECT ${searchColumns}, f.parent_row AS parent_row, f.grandparent_row AS grandparent_row,
-      f.rank AS score, bm25(assistant_fts, 0, 0, 0, 0, 0, 0, 1, 0, 0) AS own${datedColumn}
+      f.rank AS score, ${ownScore} AS own${datedColumn}
     FROM assistant_fts f
-    WHERE assistant_fts MATCH ${search.expression} AND f.rank MATCH ${`bm25(${weights})`}
+    WHERE assistant_fts MATCH ${search.expression} AND f.rank MATCH ${`bm25(${fieldWeights(ranking)})`}
       ${sessionId === undefined ? sql`` : sql`AND f.session_id = ${sessionId}`}
     ORDER BY f.rank LIMIT ${limitLiteral(search.candidates)}`);
 
@@ -113,7 +108,8 @@ export async function searchInSteps(client: SqlClient, search: StepwiseSearch): 
     for (const row of lent) rows.set(Number(row.row), row);
   }
 
-  const named = new Set(search.words);
+  // The speaker's factor: a message whose speaker the query names.
+  const named = new Set(search.plan.terms.map((term) => term.word));
   let scored: StepwiseCandidate[] = [];
   for (const [target, total] of totals) {
     const row = rows.get(target);
