@@ -2,12 +2,22 @@ import { ContextError } from "@contextblocks/core";
 import type { SqlClient, SqlSource, StatementObserver } from "@contextblocks/sql";
 import { toSqliteClient } from "@contextblocks/sql/store-kit";
 
+/**
+ * Clients of sources given without a statement observer, checked for their dialect, by source: a wake
+ * constructs a store per block on one source, and each then finds its client in one look-up.
+ */
+const checkedClients = new WeakMap<object, SqlClient>();
+
 /** The source as a `SqlClient`, refusing a client of another dialect with an error naming `owner`. */
 export function sqliteClient(
   source: SqlSource,
   onStatement: StatementObserver | undefined,
   owner: string,
 ): SqlClient {
+  if (onStatement === undefined) {
+    const known = checkedClients.get(source as object);
+    if (known !== undefined) return known;
+  }
   let client: SqlClient;
   try {
     client = onStatement === undefined ? toSqliteClient(source) : toSqliteClient(source, { onStatement });
@@ -24,21 +34,6 @@ export function sqliteClient(
       `${owner} needs a SQLite database; this client's dialect is "${client.dialect}"`,
     );
   }
-  return client;
-}
-
-/**
- * Clients of sources given without options, already checked for their dialect, by source. A wake constructs
- * a store per block on one source: each finds its client in one look-up, a short path that callers (a Durable
- * Object's constructor) can inline without the adapter's branches.
- */
-const checkedClients = new WeakMap<object, SqlClient>();
-
-/** `sqliteClient(source, undefined, owner)`, remembered per source (the same shared client `toSqliteClient` gives). */
-export function sqliteClientOf(source: SqlSource, owner: string): SqlClient {
-  const known = checkedClients.get(source as object);
-  if (known !== undefined) return known;
-  const client = sqliteClient(source, undefined, owner);
-  checkedClients.set(source as object, client);
+  if (onStatement === undefined) checkedClients.set(source as object, client);
   return client;
 }

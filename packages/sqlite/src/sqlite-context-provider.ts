@@ -1,6 +1,6 @@
 import type { SqlSource } from "@contextblocks/sql";
 import { type BlockStoreOptions, blockStoreOptions, SqlContextProvider } from "@contextblocks/sql-stores";
-import { sqliteClient, sqliteClientOf } from "./sqlite-client.js";
+import { sqliteClient } from "./sqlite-client.js";
 
 const OWNER = "SqliteContextProvider";
 
@@ -37,7 +37,7 @@ export class SqliteContextProvider extends SqlContextProvider {
     // A label alone (agents/context's form, one provider per block) builds no options object: errors name
     // the class by `storeName`.
     if (typeof labelOrOptions === "string" || labelOrOptions === undefined) {
-      super(sqliteClientOf(source, OWNER), labelOrOptions);
+      super(sqliteClient(source, undefined, OWNER), labelOrOptions);
       return;
     }
     const options = blockStoreOptions(labelOrOptions, OWNER);
