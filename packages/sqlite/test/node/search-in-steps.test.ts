@@ -15,6 +15,22 @@ beforeEach(() => {
 });
 afterEach(() => temporary.remove());
 
+/** `copies` of a three-turn chat about a lake in session "chat", each copy a day of its own when `days`. */
+async function lakeChat(copies: number, days: boolean): Promise<void> {
+  const tree = sqliteTree(temporary.database, "chat");
+  const turns = ["Caroline: the lake trip", "Melanie: which lake?", "Caroline: the lake by the mountains"];
+  for (let copy = 0; copy < copies; copy++) {
+    for (const [index, text] of turns.entries()) {
+      await tree.appendMessage({
+        id: `m-${copy}-${index}`,
+        role: index % 2 === 0 ? "user" : "assistant",
+        parts: [{ type: "text", text }],
+        ...(days ? { createdAt: new Date(Date.UTC(2023, 4, 8 + copy)) } : {}),
+      });
+    }
+  }
+}
+
 describe("a search where FTS5 sorts, in steps", () => {
   it("adds up as SQLite's sum() does, to the last bit", () => {
     const database = new Database(":memory:");
@@ -40,18 +56,7 @@ describe("a search where FTS5 sorts, in steps", () => {
   });
 
   it("a candidate whose message is gone is no candidate: the next one takes its place", async () => {
-    const tree = sqliteTree(temporary.database, "chat");
-    const turns = ["Caroline: the lake trip", "Melanie: which lake?", "Caroline: the lake by the mountains"];
-    for (let copy = 0; copy < 6; copy++) {
-      for (const [index, text] of turns.entries()) {
-        await tree.appendMessage({
-          id: `m-${copy}-${index}`,
-          role: index % 2 === 0 ? "user" : "assistant",
-          parts: [{ type: "text", text }],
-          createdAt: new Date(Date.UTC(2023, 4, 8 + copy)),
-        });
-      }
-    }
+    await lakeChat(6, true);
     const client = fromBetterSqlite3(temporary.database);
     await catchUpMessageIndex(client);
     const billed = { ...client, billsRows: true };
@@ -74,17 +79,7 @@ describe("a search where FTS5 sorts, in steps", () => {
   });
 
   it("search rows another writer spoiled lend to no row and break nothing: the same hits as the one statement", async () => {
-    const tree = sqliteTree(temporary.database, "chat");
-    const turns = ["Caroline: the lake trip", "Melanie: which lake?", "Caroline: the lake by the mountains"];
-    for (let copy = 0; copy < 4; copy++) {
-      for (const [index, text] of turns.entries()) {
-        await tree.appendMessage({
-          id: `m-${copy}-${index}`,
-          role: index % 2 === 0 ? "user" : "assistant",
-          parts: [{ type: "text", text }],
-        });
-      }
-    }
+    await lakeChat(4, false);
     const client = fromBetterSqlite3(temporary.database);
     await catchUpMessageIndex(client);
     // The turns they point to as parent or grandparent: text, a negative rowid, one past 2^53, one not there.
