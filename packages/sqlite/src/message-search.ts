@@ -328,7 +328,10 @@ export async function searchMessageIndex(
       ORDER BY f.rank LIMIT ${limitLiteral(limit)}`);
     return rows.map((row) => resultOf(row, sessionId));
   }
-  const expression = fts5MatchExpression(plan, { column: ["content", "context", "time"] });
+  // No column filter: every other column of our search table is UNINDEXED, so the words can only match the
+  // text, its context and its day, and a filter would make FTS5 sift every match's positions by column
+  // (about a tenth of the statement's time).
+  const expression = fts5MatchExpression(plan);
   const words = JSON.stringify(plan.terms.map((term) => term.word));
   const ranking = options.ranking ?? defaultSearchRanking;
   const candidates = candidatesOf(limit, ranking);
