@@ -21,13 +21,25 @@ type KeyedConfig = Extract<ResolvedConfig, { kind: "searchable" | "loadable" }>;
  * the queue uses `readNow`.
  */
 export class BlockIO {
+  readonly #registry: BlockRegistry;
+  readonly #cache: BlockCache;
+  readonly #queue: BlockQueue;
+  readonly #calls: ProviderCalls;
+  readonly #countTokens: TokenCounter;
+
   constructor(
-    private readonly registry: BlockRegistry,
-    private readonly cache: BlockCache,
-    private readonly queue: BlockQueue,
-    private readonly calls: ProviderCalls,
-    private readonly countTokens: TokenCounter,
-  ) {}
+    registry: BlockRegistry,
+    cache: BlockCache,
+    queue: BlockQueue,
+    calls: ProviderCalls,
+    countTokens: TokenCounter,
+  ) {
+    this.#registry = registry;
+    this.#cache = cache;
+    this.#queue = queue;
+    this.#calls = calls;
+    this.#countTokens = countTokens;
+  }
 
   /**
    * Reads a block in its turn after the reads and writes called before it. With nothing of the block
@@ -35,38 +47,38 @@ export class BlockIO {
    * gives the block without a turn of the queue.
    */
   readQueued(config: ResolvedConfig): Promise<ContextBlock> {
-    if (!this.queue.idle(config.label)) return this.queue.run(config.label, () => this.readNow(config));
+    if (!this.#queue.idle(config.label)) return this.#queue.run(config.label, () => this.readNow(config));
     let read: ContextBlock | Promise<ContextBlock>;
     try {
-      read = this.read(config);
+      read = this.#read(config);
     } catch (error) {
       return Promise.reject(error);
     }
     if (!isPromiseLike(read)) return Promise.resolve(read);
     const pending = read;
-    return this.queue.run(config.label, () => pending);
+    return this.#queue.run(config.label, () => pending);
   }
 
   /** Reads a block from its provider now and keeps the result. Only from inside the block's queue. */
   async readNow(config: ResolvedConfig): Promise<ContextBlock> {
-    return this.read(config);
+    return this.#read(config);
   }
 
   /** Reads a block now: the block itself when the provider answered synchronously, else a promise of it. */
-  private read(config: ResolvedConfig): ContextBlock | Promise<ContextBlock> {
+  #read(config: ResolvedConfig): ContextBlock | Promise<ContextBlock> {
     const provider = config.provider;
-    if (provider === undefined) return this.keepRead(config, null);
-    const value = this.calls.read(config.label, provider);
-    if (isPromiseLike(value)) return Promise.resolve(value).then((read) => this.keepRead(config, read));
-    return this.keepRead(config, value);
+    if (provider === undefined) return this.#keepRead(config, null);
+    const value = this.#calls.read(config.label, provider);
+    if (isPromiseLike(value)) return Promise.resolve(value).then((read) => this.#keepRead(config, read));
+    return this.#keepRead(config, value);
   }
 
   /** The block `config` has with the value its provider gave, kept unless the block was removed meanwhile. */
-  private keepRead(config: ResolvedConfig, read: unknown): ContextBlock {
+  #keepRead(config: ResolvedConfig, read: unknown): ContextBlock {
     const value = providerText(config.label, "get()", read);
-    const block = this.cache.build(config, value ?? "");
+    const block = this.#cache.build(config, value ?? "");
     // A block removed while its read was in flight stays removed.
-    if (this.registry.has(config)) this.cache.keep(block, false);
+    if (this.#registry.has(config)) this.#cache.keep(block, false);
     return block;
   }
 
@@ -83,7 +95,7 @@ export class BlockIO {
     write: BlockWrite,
     derived = true,
   ) {
-    return this.queue.run(config.label, async () => {
+    return this.#queue.run(config.label, async () => {
       const provider = config.provider;
       const conditional = derived && isConditionalProvider(provider);
       for (let attempt = 0; ; attempt++) {
@@ -91,14 +103,14 @@ export class BlockIO {
         const current = async () => {
           before ??= conditional
             ? (await this.readNow(config)).content
-            : (this.cache.get(config.label) ?? (await this.readNow(config))).content;
+            : (this.#cache.get(config.label) ?? (await this.readNow(config))).content;
           return before;
         };
         const content = await next(current);
-        checkTokenLimit(config, this.countTokens, "block", content);
+        checkTokenLimit(config, this.#countTokens, "block", content);
         if (conditional) {
           const expected = await current();
-          const written = await this.calls.run(config.label, provider, () =>
+          const written = await this.#calls.run(config.label, provider, () =>
             provider.setIf(expected, content, write),
           );
           if (written !== true) {
@@ -110,10 +122,10 @@ export class BlockIO {
             );
           }
         } else {
-          await this.calls.run(config.label, provider, () => provider.set(content, write));
+          await this.#calls.run(config.label, provider, () => provider.set(content, write));
         }
-        const block = this.cache.build(config, content);
-        if (this.registry.has(config)) this.cache.keep(block, true);
+        const block = this.#cache.build(config, content);
+        if (this.#registry.has(config)) this.#cache.keep(block, true);
         return { ...block };
       }
     });
@@ -124,8 +136,8 @@ export class BlockIO {
    * `ContextError` the change throws (an edit that does not apply) passes through unchanged.
    */
   changeEntry(config: KeyedConfig, change: () => Promise<void>): Promise<ContextBlock> {
-    return this.queue.run(config.label, async () => {
-      await this.calls.run(config.label, config.provider, change);
+    return this.#queue.run(config.label, async () => {
+      await this.#calls.run(config.label, config.provider, change);
       return { ...(await this.readNow(config)) };
     });
   }

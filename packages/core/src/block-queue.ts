@@ -6,16 +6,16 @@
  */
 export class BlockQueue {
   /** Made on the first task: an instance that only serves its stored prompt never allocates it. */
-  private tails: Map<string, Promise<unknown>> | undefined;
+  #tails: Map<string, Promise<unknown>> | undefined;
 
   /** True when nothing of `label` is queued or running: a task started now runs in its turn. */
   idle(label: string): boolean {
-    return this.tails === undefined || !this.tails.has(label);
+    return this.#tails === undefined || !this.#tails.has(label);
   }
 
   run<T>(label: string, task: () => Promise<T>): Promise<T> {
-    this.tails ??= new Map();
-    const tails = this.tails;
+    this.#tails ??= new Map();
+    const tails = this.#tails;
     const previous = tails.get(label) ?? Promise.resolve();
     const result = previous.then(task, task);
     const tail = result.catch(() => undefined);

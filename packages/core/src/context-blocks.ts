@@ -122,22 +122,22 @@ export interface ContextBlocksOptions extends ToolOptions {
  * cache, the per-block queue and I/O, the provider calls, the loaded entries and the frozen prompt.
  */
 export class ContextBlocks {
-  private readonly registry: BlockRegistry;
-  private readonly calls: ProviderCalls;
-  private readonly frozen: FrozenPrompt;
-  private readonly options: ContextBlocksOptions;
-  private readonly countTokens: TokenCounter;
-  private freezing: Promise<string> | undefined;
+  readonly #registry: BlockRegistry;
+  readonly #calls: ProviderCalls;
+  readonly #frozen: FrozenPrompt;
+  readonly #options: ContextBlocksOptions;
+  readonly #countTokens: TokenCounter;
+  #freezing: Promise<string> | undefined;
   /**
    * The parts a wake does not use (the block cache, the block I/O with its queue, the loaded entries, the
    * listeners), made on first use: a wake that serves its stored prompt makes only the registry, the
    * provider calls and the frozen prompt. Each object it makes is one more shape a full collection can
    * take with its optimized code (see docs/wake-cost.md, "A seventh look").
    */
-  private cacheMade: BlockCache | undefined;
-  private ioMade: BlockIO | undefined;
-  private loadedMade: LoadedEntries | undefined;
-  private listenersMade: Listeners<ContextEvent> | undefined;
+  #cacheMade: BlockCache | undefined;
+  #ioMade: BlockIO | undefined;
+  #loadedMade: LoadedEntries | undefined;
+  #listenersMade: Listeners<ContextEvent> | undefined;
 
   /**
    * @param configs The blocks, in prompt order.
@@ -167,60 +167,66 @@ export class ContextBlocks {
         `providerTimeoutMs must be a positive number, got ${describeValue(timeout)}`,
       );
     }
-    this.options = options;
-    this.countTokens = options.tokenCounter ?? estimateTokens;
+    this.#options = options;
+    this.#countTokens = options.tokenCounter ?? estimateTokens;
     const reserved = options.reservedLabels;
-    this.registry = new BlockRegistry(
+    this.#registry = new BlockRegistry(
       defaultProvider ?? undefined,
       reserved === undefined || reserved.length === 0 ? NO_LABELS : new Set(reserved),
     );
-    this.calls = new ProviderCalls(timeout);
-    this.frozen = new FrozenPrompt(
+    this.#calls = new ProviderCalls(timeout);
+    this.#frozen = new FrozenPrompt(
       promptStore ?? undefined,
-      this.calls,
+      this.#calls,
       options.drift ?? "rerender",
       options.onDrift ?? warnDrift,
     );
-    this.registry.addAll(configs);
+    this.#registry.addAll(configs);
   }
 
-  private get cache(): BlockCache {
-    this.cacheMade ??= new BlockCache(this.countTokens);
-    return this.cacheMade;
+  get #cache(): BlockCache {
+    this.#cacheMade ??= new BlockCache(this.#countTokens);
+    return this.#cacheMade;
   }
 
-  private get io(): BlockIO {
-    this.ioMade ??= new BlockIO(this.registry, this.cache, new BlockQueue(), this.calls, this.countTokens);
-    return this.ioMade;
+  get #io(): BlockIO {
+    this.#ioMade ??= new BlockIO(
+      this.#registry,
+      this.#cache,
+      new BlockQueue(),
+      this.#calls,
+      this.#countTokens,
+    );
+    return this.#ioMade;
   }
 
-  private get loaded(): LoadedEntries {
-    this.loadedMade ??= new LoadedEntries();
-    return this.loadedMade;
+  get #loaded(): LoadedEntries {
+    this.#loadedMade ??= new LoadedEntries();
+    return this.#loadedMade;
   }
 
-  private get listeners(): Listeners<ContextEvent> {
-    this.listenersMade ??= new Listeners<ContextEvent>();
-    return this.listenersMade;
+  get #listeners(): Listeners<ContextEvent> {
+    this.#listenersMade ??= new Listeners<ContextEvent>();
+    return this.#listenersMade;
   }
 
   /** How many listeners are subscribed, without making the listener set. */
-  private get listenerCount(): number {
-    return this.listenersMade?.size ?? 0;
+  get #listenerCount(): number {
+    return this.#listenersMade?.size ?? 0;
   }
 
   // ── Blocks ────────────────────────────────────────────────────────────────────────────────────────────
 
   /** Reads every block from its provider. Other entry points load lazily, one block at a time. */
   async load(): Promise<void> {
-    await Promise.all(this.registry.all().map((config) => this.io.readQueued(config)));
+    await Promise.all(this.#registry.all().map((config) => this.#io.readQueued(config)));
   }
 
   /** Adds a block at the end. Its provider is read now; the frozen prompt is unchanged until a refresh. */
   async addBlock(config: ContextConfig): Promise<ContextBlock> {
-    const resolved = this.registry.add(config);
+    const resolved = this.#registry.add(config);
     try {
-      return { ...(await this.io.readQueued(resolved)) };
+      return { ...(await this.#io.readQueued(resolved)) };
     } catch (error) {
       this.removeBlock(resolved.label);
       throw error;
@@ -229,57 +235,57 @@ export class ContextBlocks {
 
   /** Removes a block. The frozen prompt is unchanged until a refresh. False when there was none. */
   removeBlock(label: string): boolean {
-    if (!this.registry.remove(label)) return false;
-    this.cache.forget(label);
-    this.loaded.removeBlock(label);
+    if (!this.#registry.remove(label)) return false;
+    this.#cache.forget(label);
+    this.#loaded.removeBlock(label);
     return true;
   }
 
   /** The block as last read, or `null` when it is unknown or not read yet (`load()` reads all). */
   getBlock(label: string): ContextBlock | null {
-    const block = this.cache.get(label);
+    const block = this.#cache.get(label);
     return block ? { ...block } : null;
   }
 
   /** The blocks read so far, in declaration order. */
   getBlocks(): ContextBlock[] {
-    return this.registry.all().flatMap((config) => {
-      const block = this.cache.get(config.label);
+    return this.#registry.all().flatMap((config) => {
+      const block = this.#cache.get(config.label);
       return block ? [{ ...block }] : [];
     });
   }
 
   /** The configuration in force, with default providers filled in. */
   getConfigs(): readonly ResolvedConfig[] {
-    return [...this.registry.all()];
+    return [...this.#registry.all()];
   }
 
   /** Counts tokens with the configured counter. */
   estimateTokens(text: string): number {
-    return this.countTokens(text);
+    return this.#countTokens(text);
   }
 
   // ── Writes ────────────────────────────────────────────────────────────────────────────────────────────
 
   /** Replaces a writable block's content in its provider. The frozen prompt is unchanged. */
   setBlock(label: string, content: string, options: WriteOptions = {}): Promise<ContextBlock> {
-    return this.traceWrite("update_memory", label, { content }, async () => {
-      const config = this.registry.requireWritable(label);
+    return this.#traceWrite("update_memory", label, { content }, async () => {
+      const config = this.#registry.requireWritable(label);
       requireString(label, "content", content);
       const source = sourceOf(options, "setBlock");
-      const block = await this.io.write(config, async () => content, { source }, false);
-      this.written(label, "set", source);
+      const block = await this.#io.write(config, async () => content, { source }, false);
+      this.#written(label, "set", source);
       return block;
     });
   }
 
   /** Appends to a writable block, with a newline between old and new text when neither has one. */
   appendToBlock(label: string, content: string, options: WriteOptions = {}): Promise<ContextBlock> {
-    return this.traceWrite("update_memory", label, { content }, async () => {
-      const config = this.registry.requireWritable(label);
+    return this.#traceWrite("update_memory", label, { content }, async () => {
+      const config = this.#registry.requireWritable(label);
       requireString(label, "content", content);
       const source = sourceOf(options, "appendToBlock");
-      const block = await this.io.write(
+      const block = await this.#io.write(
         config,
         async (current) => {
           const before = await current();
@@ -289,7 +295,7 @@ export class ContextBlocks {
         },
         { source },
       );
-      this.written(label, "append", source);
+      this.#written(label, "append", source);
       return block;
     });
   }
@@ -306,17 +312,17 @@ export class ContextBlocks {
     newStr: string,
     options: WriteOptions = {},
   ): Promise<ContextBlock> {
-    return this.traceWrite("update_memory", label, { content: newStr }, async () => {
-      const config = this.registry.requireWritable(label);
+    return this.#traceWrite("update_memory", label, { content: newStr }, async () => {
+      const config = this.#registry.requireWritable(label);
       requireString(label, "old_str", oldStr);
       requireString(label, "new_str", newStr);
       const source = sourceOf(options, "editBlock");
-      const block = await this.io.write(
+      const block = await this.#io.write(
         config,
         async (current) => applyEdit(label, await current(), oldStr, newStr),
         { source },
       );
-      this.written(label, "edit", source);
+      this.#written(label, "edit", source);
       return block;
     });
   }
@@ -326,9 +332,9 @@ export class ContextBlocks {
    * `limit` (default 50). `UNSUPPORTED` when its provider keeps none.
    */
   async blockVersions(label: string, options: { limit?: number } = {}): Promise<BlockVersion[]> {
-    const { provider } = this.requireHistory(label);
+    const { provider } = this.#requireHistory(label);
     const limit = checkPositive(label, "limit", options.limit ?? DEFAULT_HISTORY_LIMIT);
-    const versions = await this.calls.run(label, provider, () => provider.versions({ limit }));
+    const versions = await this.#calls.run(label, provider, () => provider.versions({ limit }));
     return versions.slice(0, limit).map((version) => ({ ...version, source: { ...version.source } }));
   }
 
@@ -337,9 +343,9 @@ export class ContextBlocks {
    * `NOT_FOUND` when the provider no longer keeps that version; `maxTokens` holds.
    */
   async restoreBlock(label: string, version: number): Promise<ContextBlock> {
-    const { config, provider } = this.requireHistory(label);
+    const { config, provider } = this.#requireHistory(label);
     checkPositive(label, "version", version);
-    const found = (await this.calls.run(label, provider, () => provider.versions({ version }))).find(
+    const found = (await this.#calls.run(label, provider, () => provider.versions({ version }))).find(
       (candidate) => candidate.version === version,
     );
     if (found === undefined) {
@@ -350,9 +356,9 @@ export class ContextBlocks {
       );
     }
     const source: WriteSource = { kind: "api", name: "restoreBlock", restoredFrom: version };
-    return this.traceWrite("update_memory", label, { content: found.content }, async () => {
-      const block = await this.io.write(config, async () => found.content, { source }, false);
-      this.written(label, "restore", source);
+    return this.#traceWrite("update_memory", label, { content: found.content }, async () => {
+      const block = await this.#io.write(config, async () => found.content, { source }, false);
+      this.#written(label, "restore", source);
       return block;
     });
   }
@@ -369,41 +375,41 @@ export class ContextBlocks {
     description?: string,
     options: WriteOptions = {},
   ): Promise<ContextBlock> {
-    return this.writeEntry(label, key, content, description, sourceOf(options, "setEntry"));
+    return this.#writeEntry(label, key, content, description, sourceOf(options, "setEntry"));
   }
 
-  private writeEntry(
+  #writeEntry(
     label: string,
     key: string,
     content: string,
     description: string | undefined,
     source: WriteSource,
   ): Promise<ContextBlock> {
-    return this.traceWrite("upsert_memory", label, { key, content, keyFrom: source.kind }, () =>
-      this.writeEntryNow(label, key, content, description, source),
+    return this.#traceWrite("upsert_memory", label, { key, content, keyFrom: source.kind }, () =>
+      this.#writeEntryNow(label, key, content, description, source),
     );
   }
 
-  private async writeEntryNow(
+  async #writeEntryNow(
     label: string,
     key: string,
     content: string,
     description: string | undefined,
     source: WriteSource,
   ): Promise<ContextBlock> {
-    const config = this.registry.requireKeyed(label);
+    const config = this.#registry.requireKeyed(label);
     requireString(label, "key", key);
     requireString(label, "content", content);
     const set = entrySetter(label, config.provider, key);
     if (description !== undefined) requireString(label, "description", description);
     const provider = config.provider;
     const listed = description === undefined ? undefined : toOneLine(description);
-    checkTokenLimit(config, this.countTokens, "entry", content, listed);
+    checkTokenLimit(config, this.#countTokens, "entry", content, listed);
     // The source goes to every keyed provider: one that keeps entry versions stores it, others ignore it.
-    const block = await this.io.changeEntry(config, () =>
+    const block = await this.#io.changeEntry(config, () =>
       set.call(provider, key, content, listed, { source }),
     );
-    this.written(label, "set-entry", source, key);
+    this.#written(label, "set-entry", source, key);
     return block;
   }
 
@@ -423,8 +429,8 @@ export class ContextBlocks {
     options: WriteOptions = {},
   ): Promise<ContextBlock> {
     const keyFrom = options.source?.kind ?? "api";
-    return this.traceWrite("upsert_memory", label, { key, content: newStr, keyFrom }, async () => {
-      const config = this.registry.requireKeyed(label);
+    return this.#traceWrite("upsert_memory", label, { key, content: newStr, keyFrom }, async () => {
+      const config = this.#registry.requireKeyed(label);
       requireString(label, "key", key);
       requireString(label, "old_str", oldStr);
       requireString(label, "new_str", newStr);
@@ -441,7 +447,7 @@ export class ContextBlocks {
       const source = sourceOf(options, "editEntry");
       // Read, edit and write in the block's queue: the AI SDK runs a step's tool calls in parallel, and two
       // edits of one entry that both read it first would each write back the text without the other's edit.
-      const block = await this.io.changeEntry(config, async () => {
+      const block = await this.#io.changeEntry(config, async () => {
         const current = providerText(label, "load()", await load.call(provider, key));
         if (current === null) {
           throw new ContextError(
@@ -451,19 +457,19 @@ export class ContextBlocks {
           );
         }
         const edited = applyEdit(label, current, oldStr, newStr, `${label} entry "${key}"`);
-        checkTokenLimit(config, this.countTokens, "entry", edited);
+        checkTokenLimit(config, this.#countTokens, "entry", edited);
         // No description: the provider keeps the entry's own.
         await set.call(provider, key, edited, undefined, { source });
       });
-      this.written(label, "set-entry", source, key);
+      this.#written(label, "set-entry", source, key);
       return block;
     });
   }
 
   /** Removes one keyed entry, when the provider can delete. A provider that keeps entry versions keeps them. */
   deleteEntry(label: string, key: string, options: WriteOptions = {}): Promise<ContextBlock> {
-    return this.traceWrite("delete_memory", label, { key }, () =>
-      this.deleteEntryNow(label, key, sourceOf(options, "deleteEntry")),
+    return this.#traceWrite("delete_memory", label, { key }, () =>
+      this.#deleteEntryNow(label, key, sourceOf(options, "deleteEntry")),
     );
   }
 
@@ -473,9 +479,9 @@ export class ContextBlocks {
    * provider keeps none.
    */
   async entryVersions(label: string, key: string, options: { limit?: number } = {}): Promise<BlockVersion[]> {
-    const { provider } = this.requireEntryHistory(label, key);
+    const { provider } = this.#requireEntryHistory(label, key);
     const limit = checkPositive(label, "limit", options.limit ?? DEFAULT_HISTORY_LIMIT);
-    const versions = await this.calls.run(label, provider, () => provider.versions({ key, limit }));
+    const versions = await this.#calls.run(label, provider, () => provider.versions({ key, limit }));
     return versions.slice(0, limit).map((version) => ({ ...version, source: { ...version.source } }));
   }
 
@@ -484,9 +490,9 @@ export class ContextBlocks {
    * comes back). `NOT_FOUND` when the provider no longer keeps that version; `maxTokens` holds.
    */
   async restoreEntry(label: string, key: string, version: number): Promise<ContextBlock> {
-    const { provider } = this.requireEntryHistory(label, key);
+    const { provider } = this.#requireEntryHistory(label, key);
     checkPositive(label, "version", version);
-    const found = (await this.calls.run(label, provider, () => provider.versions({ key, version }))).find(
+    const found = (await this.#calls.run(label, provider, () => provider.versions({ key, version }))).find(
       (candidate) => candidate.version === version,
     );
     if (found === undefined) {
@@ -496,15 +502,15 @@ export class ContextBlocks {
         { label },
       );
     }
-    return this.writeEntry(label, key, found.content, undefined, {
+    return this.#writeEntry(label, key, found.content, undefined, {
       kind: "api",
       name: "restoreEntry",
       restoredFrom: version,
     });
   }
 
-  private async deleteEntryNow(label: string, key: string, source: WriteSource): Promise<ContextBlock> {
-    const config = this.registry.requireKeyed(label);
+  async #deleteEntryNow(label: string, key: string, source: WriteSource): Promise<ContextBlock> {
+    const config = this.#registry.requireKeyed(label);
     requireString(label, "key", key);
     const provider = config.provider;
     const remove = provider.delete;
@@ -513,11 +519,11 @@ export class ContextBlocks {
         label,
       });
     }
-    const block = await this.io.changeEntry(config, async () => {
+    const block = await this.#io.changeEntry(config, async () => {
       await remove.call(provider, key);
-      this.loaded.remove({ label, key });
+      this.#loaded.remove({ label, key });
     });
-    this.written(label, "delete-entry", source, key);
+    this.#written(label, "delete-entry", source, key);
     return block;
   }
 
@@ -526,13 +532,13 @@ export class ContextBlocks {
   /** Ranked matches from a searchable block, or `null` when nothing matches. */
   search(label: string, query: string): Promise<string | null> {
     const queryText = () =>
-      capturesContent(this.options.tracer) && typeof query === "string" ? query : undefined;
-    return this.traceMemory(
+      capturesContent(this.#options.tracer) && typeof query === "string" ? query : undefined;
+    return this.#traceMemory(
       "search_memory",
       label,
       () => ({ [GEN_AI.queryText]: queryText() }),
       async (span) => {
-        const config = this.registry.require(label);
+        const config = this.#registry.require(label);
         if (config.kind !== "searchable") {
           throw new ContextError("UNSUPPORTED", `Block "${label}" is not searchable`, { label });
         }
@@ -540,7 +546,7 @@ export class ContextBlocks {
         const found = providerText(
           label,
           "search()",
-          await this.calls.run(label, config.provider, () => config.provider.search(query)),
+          await this.#calls.run(label, config.provider, () => config.provider.search(query)),
         );
         // A searchable block answers with one text of ranked matches: one record, or none.
         span?.setAttributes({ [GEN_AI.recordCount]: found === null ? 0 : 1 });
@@ -551,16 +557,16 @@ export class ContextBlocks {
 
   /** One entry of a loadable block in full, or `null` for an unknown key. Marks it loaded. */
   loadEntry(label: string, key: string): Promise<string | null> {
-    return this.readEntry(label, key, "api");
+    return this.#readEntry(label, key, "api");
   }
 
-  private readEntry(label: string, key: string, keyFrom: WriteSource["kind"]): Promise<string | null> {
-    return this.traceMemory(
+  #readEntry(label: string, key: string, keyFrom: WriteSource["kind"]): Promise<string | null> {
+    return this.#traceMemory(
       "search_memory",
       label,
-      () => ({ [GEN_AI.recordId]: this.traceableKey(key, keyFrom) }),
+      () => ({ [GEN_AI.recordId]: this.#traceableKey(key, keyFrom) }),
       async (span) => {
-        const config = this.registry.require(label);
+        const config = this.#registry.require(label);
         if (config.kind !== "loadable") {
           throw new ContextError("UNSUPPORTED", `Block "${label}" is not loadable`, { label });
         }
@@ -568,9 +574,9 @@ export class ContextBlocks {
         const content = providerText(
           label,
           "load()",
-          await this.calls.run(label, config.provider, () => config.provider.load(key)),
+          await this.#calls.run(label, config.provider, () => config.provider.load(key)),
         );
-        if (content !== null) this.loaded.add({ label, key });
+        if (content !== null) this.#loaded.add({ label, key });
         span?.setAttributes({ [GEN_AI.recordCount]: content === null ? 0 : 1 });
         return content;
       },
@@ -582,19 +588,19 @@ export class ContextBlocks {
    * shows was loaded (so `unload_context` finds it). False when the block is not loadable or not known.
    */
   restoreLoadedEntry(label: string, key: string): boolean {
-    if (typeof key !== "string" || this.registry.find(label)?.kind !== "loadable") return false;
-    this.loaded.add({ label, key });
+    if (typeof key !== "string" || this.#registry.find(label)?.kind !== "loadable") return false;
+    this.#loaded.add({ label, key });
     return true;
   }
 
   /** Marks an entry unloaded. False when it was not loaded in this instance. */
   unloadEntry(label: string, key: string): boolean {
-    return this.loaded.remove({ label, key });
+    return this.#loaded.remove({ label, key });
   }
 
   /** Entries loaded in this instance and not unloaded since. */
   loadedEntries(): LoadedEntry[] {
-    return this.loaded.list();
+    return this.#loaded.list();
   }
 
   // ── The frozen prompt ─────────────────────────────────────────────────────────────────────────────────
@@ -606,19 +612,19 @@ export class ContextBlocks {
    * again and stores it. A warm call reads nothing.
    */
   freezeSystemPrompt(): Promise<string> {
-    const current = this.frozen.current();
+    const current = this.#frozen.current();
     if (current !== null) return Promise.resolve(current);
-    if (this.freezing === undefined) {
-      const freezing = this.freeze();
+    if (this.#freezing === undefined) {
+      const freezing = this.#freeze();
       // Adopted from a store that read synchronously: frozen already, nothing in flight.
       if (typeof freezing === "string") return Promise.resolve(freezing);
-      this.freezing = freezing;
+      this.#freezing = freezing;
       const clear = () => {
-        if (this.freezing === freezing) this.freezing = undefined;
+        if (this.#freezing === freezing) this.#freezing = undefined;
       };
       freezing.then(clear, clear);
     }
-    return this.freezing;
+    return this.#freezing;
   }
 
   /**
@@ -628,23 +634,23 @@ export class ContextBlocks {
    * the model has not seen yet.
    */
   async previewSystemPrompt(): Promise<string> {
-    const stored = await this.frozen.stored(this.registry);
+    const stored = await this.#frozen.stored(this.#registry);
     if (stored.state === "current") return stored.prompt;
-    const unread = this.registry.all().filter((config) => this.cache.get(config.label) === undefined);
-    await Promise.all(unread.map((config) => this.io.readQueued(config)));
+    const unread = this.#registry.all().filter((config) => this.#cache.get(config.label) === undefined);
+    await Promise.all(unread.map((config) => this.#io.readQueued(config)));
     return this.render();
   }
 
   /** Re-reads every provider, re-renders and overwrites the stored prompt: the one deliberate cache bust. */
   refreshSystemPrompt(): Promise<string> {
     return traced(
-      this.options.tracer,
+      this.#options.tracer,
       "contextblocks.refresh",
-      () => ({ "contextblocks.blocks": this.registry.all().length }),
+      () => ({ "contextblocks.blocks": this.#registry.all().length }),
       async (span) => {
         await this.load();
-        const prompt = await this.frozen.store(this.render(), this.registry);
-        const heard = this.promptEvent(span, () => ({ type: "prompt-refreshed", prompt }), prompt);
+        const prompt = await this.#frozen.store(this.render(), this.#registry);
+        const heard = this.#promptEvent(span, () => ({ type: "prompt-refreshed", prompt }), prompt);
         if (heard !== undefined) await heard;
         return prompt;
       },
@@ -660,7 +666,7 @@ export class ContextBlocks {
    * unsubscribes.
    */
   subscribe(listener: ContextListener): () => void {
-    return this.listeners.add(listener);
+    return this.#listeners.add(listener);
   }
 
   /**
@@ -675,21 +681,21 @@ export class ContextBlocks {
   reminder(options: { sending?: boolean } = {}): Promise<string | null> {
     const sending = options.sending === true;
     return traced(
-      this.options.tracer,
+      this.#options.tracer,
       "contextblocks.reminder",
       () => ({ "contextblocks.reminder.sending": sending }),
       async (span) => {
-        const stored = await this.frozen.stored(this.registry);
+        const stored = await this.#frozen.stored(this.#registry);
         if (stored.state !== "current") return null;
-        const remind = this.registry.all().filter((config) => config.whenChanged === "remind");
-        const blocks = await Promise.all(remind.map((config) => this.io.readQueued(config)));
+        const remind = this.#registry.all().filter((config) => config.whenChanged === "remind");
+        const blocks = await Promise.all(remind.map((config) => this.#io.readQueued(config)));
         const reminder = renderReminder(stored.prompt, blocks);
         const labels = reminder === null ? [] : changedLabels(stored.prompt, blocks);
         span?.setAttributes({
           [GEN_AI.recordCount]: labels.length,
           "contextblocks.reminder.labels": labels.join(","),
         });
-        if (sending && reminder !== null) this.listeners.emit({ type: "reminder-sent", reminder, labels });
+        if (sending && reminder !== null) this.#listeners.emit({ type: "reminder-sent", reminder, labels });
         return reminder;
       },
     );
@@ -705,7 +711,7 @@ export class ContextBlocks {
       editBlock: (label, oldStr, newStr, options) => this.editBlock(label, oldStr, newStr, options),
       editEntry: (label, key, oldStr, newStr, options) => this.editEntry(label, key, oldStr, newStr, options),
       setEntry: (label, key, content, description, options = {}) =>
-        this.writeEntry(
+        this.#writeEntry(
           label,
           key,
           content,
@@ -713,16 +719,16 @@ export class ContextBlocks {
           options.source ?? { kind: "tool", name: "set_context" },
         ),
       search: (label, query) => this.search(label, query),
-      loadEntry: (label, key) => this.readEntry(label, key, "tool"),
+      loadEntry: (label, key) => this.#readEntry(label, key, "tool"),
       unloadEntry: (label, key) => this.unloadEntry(label, key),
     };
-    return buildToolSpecs(host, this.options);
+    return buildToolSpecs(host, this.#options);
   }
 
   // ── Internals ─────────────────────────────────────────────────────────────────────────────────────────
 
-  private requireEntryHistory(label: string, key: string) {
-    const config = this.registry.requireKeyed(label);
+  #requireEntryHistory(label: string, key: string) {
+    const config = this.#registry.requireKeyed(label);
     requireString(label, "key", key);
     const provider = config.provider;
     if (!isVersionedSkillProvider(provider)) {
@@ -735,8 +741,8 @@ export class ContextBlocks {
     return { config, provider };
   }
 
-  private requireHistory(label: string) {
-    const config = this.registry.requireWritable(label);
+  #requireHistory(label: string) {
+    const config = this.#registry.requireWritable(label);
     const provider = config.provider;
     if (!isVersionedProvider(provider)) {
       throw new ContextError(
@@ -754,56 +760,56 @@ export class ContextBlocks {
    * and the prompt store reads synchronously (`getSync`), a current stored prompt is adopted in this very
    * call and returned as the string itself.
    */
-  private freeze(): string | Promise<string> {
-    const tracer = tracerInForce(this.options.tracer);
-    const configuration = this.registry;
-    if (tracer === undefined && this.listenerCount === 0) {
+  #freeze(): string | Promise<string> {
+    const tracer = tracerInForce(this.#options.tracer);
+    const configuration = this.#registry;
+    if (tracer === undefined && this.#listenerCount === 0) {
       let stored: StoredPrompt | Promise<StoredPrompt>;
       try {
-        stored = this.frozen.stored(configuration);
+        stored = this.#frozen.stored(configuration);
       } catch (error) {
         return Promise.reject(error);
       }
       if (!isPromiseLike(stored) && stored.state === "current") return stored.prompt;
-      return this.freezeFrom(stored, undefined);
+      return this.#freezeFrom(stored, undefined);
     }
     return traced(
       tracer,
       "contextblocks.freeze",
       () => ({}),
-      (span) => this.freezeFrom(this.frozen.stored(configuration), span),
+      (span) => this.#freezeFrom(this.#frozen.stored(configuration), span),
     );
   }
 
-  private async freezeFrom(
+  async #freezeFrom(
     pending: StoredPrompt | Promise<StoredPrompt>,
     span: TraceSpan | undefined,
   ): Promise<string> {
     const stored = await pending;
     if (stored.state === "current") {
       span?.setAttributes({ "contextblocks.prompt.origin": "stored" });
-      return this.announceFrozen(span, stored.prompt, "stored");
+      return this.#announceFrozen(span, stored.prompt, "stored");
     }
     if (stored.state === "drifted") return this.refreshSystemPrompt();
     // Nothing frozen yet: read every block, except those whose content this instance wrote itself since
     // it last read them (it knows that content), so a first freeze after setBlock costs no second read.
-    const stale = this.registry.all().filter((config) => !this.cache.wroteItself(config.label));
-    await Promise.all(stale.map((config) => this.io.readQueued(config)));
-    const prompt = await this.frozen.store(this.render(), this.registry);
+    const stale = this.#registry.all().filter((config) => !this.#cache.wroteItself(config.label));
+    await Promise.all(stale.map((config) => this.#io.readQueued(config)));
+    const prompt = await this.#frozen.store(this.render(), this.#registry);
     span?.setAttributes({
       "contextblocks.prompt.origin": "rendered",
       "contextblocks.blocks.read": stale.length,
     });
-    return this.announceFrozen(span, prompt, "rendered");
+    return this.#announceFrozen(span, prompt, "rendered");
   }
 
   /** Tells the span and the listeners that `prompt` is now the frozen one, then returns it. */
-  private async announceFrozen(
+  async #announceFrozen(
     span: TraceSpan | undefined,
     prompt: string,
     origin: PromptFrozenEvent["origin"],
   ): Promise<string> {
-    const heard = this.promptEvent(span, () => ({ type: "prompt-frozen", prompt, origin }), prompt);
+    const heard = this.#promptEvent(span, () => ({ type: "prompt-frozen", prompt, origin }), prompt);
     if (heard !== undefined) await heard;
     return prompt;
   }
@@ -813,31 +819,31 @@ export class ContextBlocks {
    * count. The hash goes on the span only when the tracer opts in to content: a hash of the prompt is
    * derived from what the blocks hold. `undefined` (nothing to wait for) when no one needs the hash.
    */
-  private promptEvent(
+  #promptEvent(
     span: TraceSpan | undefined,
     event: () => Omit<Extract<ContextEvent, { type: "prompt-frozen" | "prompt-refreshed" }>, "hash">,
     prompt: string,
   ): Promise<void> | undefined {
-    span?.setAttributes({ "contextblocks.prompt.tokens": this.countTokens(prompt) });
-    const hashSpan = span !== undefined && capturesContent(this.options.tracer) ? span : undefined;
-    if (hashSpan === undefined && this.listenerCount === 0) return undefined;
-    return this.emitPromptEvent(hashSpan, event, prompt);
+    span?.setAttributes({ "contextblocks.prompt.tokens": this.#countTokens(prompt) });
+    const hashSpan = span !== undefined && capturesContent(this.#options.tracer) ? span : undefined;
+    if (hashSpan === undefined && this.#listenerCount === 0) return undefined;
+    return this.#emitPromptEvent(hashSpan, event, prompt);
   }
 
-  private async emitPromptEvent(
+  async #emitPromptEvent(
     hashSpan: TraceSpan | undefined,
     event: () => Omit<Extract<ContextEvent, { type: "prompt-frozen" | "prompt-refreshed" }>, "hash">,
     prompt: string,
   ): Promise<void> {
     const hash = await sha256Hex(prompt);
     hashSpan?.setAttributes({ "contextblocks.prompt.sha256": hash });
-    if (this.listenerCount > 0) this.listeners.emit({ ...event(), hash } as ContextEvent);
+    if (this.#listenerCount > 0) this.#listeners.emit({ ...event(), hash } as ContextEvent);
   }
 
   /** Emits `block-written` after a successful write. */
-  private written(label: string, action: BlockWriteAction, source: WriteSource, key?: string): void {
-    if (this.listenerCount === 0) return;
-    this.listeners.emit({
+  #written(label: string, action: BlockWriteAction, source: WriteSource, key?: string): void {
+    if (this.#listenerCount === 0) return;
+    this.#listeners.emit({
       type: "block-written",
       label,
       action,
@@ -847,21 +853,21 @@ export class ContextBlocks {
   }
 
   /** A write in a GenAI memory span: the block is the store, an entry's key the record. */
-  private traceWrite<T>(
+  #traceWrite<T>(
     operation: "update_memory" | "upsert_memory" | "delete_memory",
     label: string,
     record: { key?: string; content?: string; keyFrom?: WriteSource["kind"] },
     write: () => Promise<T>,
   ): Promise<T> {
     const { key, content, keyFrom = "api" } = record;
-    return this.traceMemory(
+    return this.#traceMemory(
       operation,
       label,
       () => ({
-        [GEN_AI.recordId]: this.traceableKey(key, keyFrom),
+        [GEN_AI.recordId]: this.#traceableKey(key, keyFrom),
         [GEN_AI.recordCount]: 1,
         [GEN_AI.records]:
-          capturesContent(this.options.tracer) && typeof content === "string"
+          capturesContent(this.#options.tracer) && typeof content === "string"
             ? JSON.stringify([{ ...(key !== undefined ? { id: key } : {}), content }])
             : undefined,
       }),
@@ -874,31 +880,32 @@ export class ContextBlocks {
    * tool call gave is the model's (a title it chose, or a slug and hash of what it wrote), which is content:
    * on spans only when the tracer opts in to content.
    */
-  private traceableKey(key: unknown, keyFrom: WriteSource["kind"]): string | undefined {
+  #traceableKey(key: unknown, keyFrom: WriteSource["kind"]): string | undefined {
     if (typeof key !== "string") return undefined;
-    return keyFrom === "api" || capturesContent(this.options.tracer) ? key : undefined;
+    return keyFrom === "api" || capturesContent(this.#options.tracer) ? key : undefined;
   }
 
   /**
    * An operation in a GenAI memory span (`gen_ai.operation.name`, the block as `gen_ai.memory.store.id`,
    * and the operation's own attributes, built only when something traces).
    */
-  private traceMemory<T>(
+  #traceMemory<T>(
     operation: "search_memory" | "update_memory" | "upsert_memory" | "delete_memory",
     label: string,
     attributes: () => TraceAttributes,
     run: (span: TraceSpan | undefined) => Promise<T>,
   ): Promise<T> {
     return traced(
-      this.options.tracer,
+      this.#options.tracer,
       operation,
       () => ({ [GEN_AI.operation]: operation, [GEN_AI.storeId]: label, ...attributes() }),
       run,
     );
   }
 
+  /** A TypeScript `private`, not `#`: the agents drop-in's `refreshSnapshot` calls it on its subclass. */
   private render(): string {
-    return renderPrompt(this.registry.all().flatMap((config) => this.cache.get(config.label) ?? []));
+    return renderPrompt(this.#registry.all().flatMap((config) => this.#cache.get(config.label) ?? []));
   }
 }
 

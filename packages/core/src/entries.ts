@@ -12,32 +12,32 @@ export function entryId(entry: LoadedEntry): string {
 /** The entries loaded in this instance and not unloaded since, in load order. */
 export class LoadedEntries {
   /** Made on the first load: an instance without loadable blocks never allocates it. */
-  private loaded: Map<string, LoadedEntry> | undefined;
+  #loaded: Map<string, LoadedEntry> | undefined;
 
   add(entry: LoadedEntry): void {
     const id = entryId(entry);
-    this.loaded ??= new Map();
-    this.loaded.delete(id);
-    this.loaded.set(id, { label: entry.label, key: entry.key });
+    this.#loaded ??= new Map();
+    this.#loaded.delete(id);
+    this.#loaded.set(id, { label: entry.label, key: entry.key });
   }
 
   /** False when the entry was not loaded. */
   remove(entry: LoadedEntry): boolean {
-    return this.loaded?.delete(entryId(entry)) ?? false;
+    return this.#loaded?.delete(entryId(entry)) ?? false;
   }
 
   has(entry: LoadedEntry): boolean {
-    return this.loaded?.has(entryId(entry)) ?? false;
+    return this.#loaded?.has(entryId(entry)) ?? false;
   }
 
   removeBlock(label: string): void {
-    const loaded = this.loaded;
+    const loaded = this.#loaded;
     if (loaded === undefined) return;
     for (const [id, entry] of loaded) if (entry.label === label) loaded.delete(id);
   }
 
   list(): LoadedEntry[] {
-    const loaded = this.loaded;
+    const loaded = this.#loaded;
     if (loaded === undefined) return [];
     return [...loaded.values()].map((entry) => ({ ...entry }));
   }

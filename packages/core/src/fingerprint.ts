@@ -48,25 +48,25 @@ export function hashText(text: string): HashPair {
  * its blocks once, not once to register them and again for the fingerprint.
  */
 export class HashFold {
-  private first: number;
-  private second: number;
+  #first: number;
+  #second: number;
 
   /** `count`: how many hashes will be folded (part of the result, so a prefix never matches the whole). */
   constructor(count: number) {
-    this.first = FNV_OFFSET ^ count;
-    this.second = SECOND_OFFSET ^ count;
+    this.#first = FNV_OFFSET ^ count;
+    this.#second = SECOND_OFFSET ^ count;
   }
 
   add(hash: HashPair): void {
-    this.first = Math.imul(Math.imul(this.first ^ hash.first, FNV_PRIME) ^ (hash.second >>> 16), FNV_PRIME);
-    this.second = Math.imul(
-      Math.imul(this.second ^ hash.second, 0x2127599b) ^ (hash.first >>> 16),
+    this.#first = Math.imul(Math.imul(this.#first ^ hash.first, FNV_PRIME) ^ (hash.second >>> 16), FNV_PRIME);
+    this.#second = Math.imul(
+      Math.imul(this.#second ^ hash.second, 0x2127599b) ^ (hash.first >>> 16),
       0x2127599b,
     );
   }
 
   result(): HashPair {
-    return { first: this.first >>> 0, second: this.second >>> 0 };
+    return { first: this.#first >>> 0, second: this.#second >>> 0 };
   }
 }
 

@@ -34,18 +34,27 @@ const NONE: StoredPrompt = Object.freeze({ state: "none" });
  * `store` does, and the facade calls it from `freezeSystemPrompt` and `refreshSystemPrompt` alone.
  */
 export class FrozenPrompt {
-  private snapshot: string | null = null;
+  #snapshot: string | null = null;
+  readonly #store: WritableContextProvider | undefined;
+  readonly #calls: ProviderCalls;
+  readonly #drift: DriftPolicy;
+  readonly #onDrift: (reason: string) => void;
 
   constructor(
-    private readonly store_: WritableContextProvider | undefined,
-    private readonly calls: ProviderCalls,
-    private readonly drift: DriftPolicy,
-    private readonly onDrift: (reason: string) => void,
-  ) {}
+    store: WritableContextProvider | undefined,
+    calls: ProviderCalls,
+    drift: DriftPolicy,
+    onDrift: (reason: string) => void,
+  ) {
+    this.#store = store;
+    this.#calls = calls;
+    this.#drift = drift;
+    this.#onDrift = onDrift;
+  }
 
   /** The frozen prompt in memory, or `null` before the first freeze or adoption. */
   current(): string | null {
-    return this.snapshot;
+    return this.#snapshot;
   }
 
   /**
@@ -55,19 +64,19 @@ export class FrozenPrompt {
    * synchronously when the store reads synchronously (`getSync`), else with a promise.
    */
   stored(configuration: PromptConfiguration): StoredPrompt | Promise<StoredPrompt> {
-    if (this.snapshot !== null) return { state: "current", prompt: this.snapshot };
-    const store = this.store_;
+    if (this.#snapshot !== null) return { state: "current", prompt: this.#snapshot };
+    const store = this.#store;
     if (!store) return NONE;
     if (isFingerprinting(store)) {
-      const record = this.calls.readEither(SYSTEM_PROMPT_LABEL, store, () => store.getWithFingerprint());
+      const record = this.#calls.readEither(SYSTEM_PROMPT_LABEL, store, () => store.getWithFingerprint());
       if (isPromiseLike(record)) {
-        return Promise.resolve(record).then((read) => this.checkRecord(read, configuration));
+        return Promise.resolve(record).then((read) => this.#checkRecord(read, configuration));
       }
-      return this.checkRecord(record, configuration);
+      return this.#checkRecord(record, configuration);
     }
-    const value = this.calls.read(SYSTEM_PROMPT_LABEL, store);
-    if (isPromiseLike(value)) return Promise.resolve(value).then((read) => this.check(read, configuration));
-    return this.check(value, configuration);
+    const value = this.#calls.read(SYSTEM_PROMPT_LABEL, store);
+    if (isPromiseLike(value)) return Promise.resolve(value).then((read) => this.#check(read, configuration));
+    return this.#check(value, configuration);
   }
 
   /**
@@ -75,24 +84,24 @@ export class FrozenPrompt {
    * prompt was rendered from this very configuration, so the header check could only agree. Any other
    * fingerprint, or none, goes to the full check.
    */
-  private checkRecord(read: unknown, configuration: PromptConfiguration): StoredPrompt {
-    if (read === null || read === undefined) return this.check(null, configuration);
+  #checkRecord(read: unknown, configuration: PromptConfiguration): StoredPrompt {
+    if (read === null || read === undefined) return this.#check(null, configuration);
     const { content, fingerprint } = read as { content?: unknown; fingerprint?: unknown };
     if (
       typeof content === "string" &&
       typeof fingerprint === "string" &&
-      this.snapshot === null &&
+      this.#snapshot === null &&
       fingerprint === promptFingerprint(configuration.configurationFingerprint(), content)
     ) {
-      this.snapshot = content;
+      this.#snapshot = content;
       return { state: "current", prompt: content };
     }
-    return this.check(content, configuration);
+    return this.#check(content, configuration);
   }
 
-  private check(read: unknown, configuration: PromptConfiguration): StoredPrompt {
+  #check(read: unknown, configuration: PromptConfiguration): StoredPrompt {
     // Another call may have frozen a prompt while this read was in flight.
-    if (this.snapshot !== null) return { state: "current", prompt: this.snapshot };
+    if (this.#snapshot !== null) return { state: "current", prompt: this.#snapshot };
     const value = read ?? null;
     if (value === null) return NONE;
     if (typeof value !== "string") {
@@ -103,10 +112,10 @@ export class FrozenPrompt {
     }
     const reason = findDrift(value, configuration.expectedHeaders());
     if (reason !== null) {
-      this.onDrift(`stored prompt does not match the block configuration: ${reason}`);
-      if (this.drift === "rerender") return { state: "drifted", prompt: value };
+      this.#onDrift(`stored prompt does not match the block configuration: ${reason}`);
+      if (this.#drift === "rerender") return { state: "drifted", prompt: value };
     }
-    this.snapshot = value;
+    this.#snapshot = value;
     return { state: "current", prompt: value };
   }
 
@@ -115,15 +124,15 @@ export class FrozenPrompt {
    * was rendered from, and makes it the frozen one.
    */
   async store(prompt: string, configuration: PromptConfiguration): Promise<string> {
-    const store = this.store_;
+    const store = this.#store;
     if (store && isFingerprinting(store)) {
       const fingerprint = promptFingerprint(configuration.configurationFingerprint(), prompt);
-      await this.calls.run(SYSTEM_PROMPT_LABEL, store, () => store.set(prompt, { fingerprint }));
+      await this.#calls.run(SYSTEM_PROMPT_LABEL, store, () => store.set(prompt, { fingerprint }));
     } else if (store) {
       // A store that cannot keep a fingerprint is written exactly as before (`set(prompt)`).
-      await this.calls.run(SYSTEM_PROMPT_LABEL, store, () => store.set(prompt));
+      await this.#calls.run(SYSTEM_PROMPT_LABEL, store, () => store.set(prompt));
     }
-    this.snapshot = prompt;
+    this.#snapshot = prompt;
     return prompt;
   }
 }

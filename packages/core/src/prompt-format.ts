@@ -254,17 +254,17 @@ export class HeaderScan {
   /** Where the current header line ends (its line break). */
   end = 0;
   /** Where to look for the next rule; -1 when there is none. */
-  private at: number;
+  #at: number;
 
   constructor(private readonly prompt: string) {
-    this.at = prompt.indexOf(SECTION_RULE);
+    this.#at = prompt.indexOf(SECTION_RULE);
   }
 
   /** Moves to the next header line; false when there is none. */
   next(): boolean {
     const prompt = this.prompt;
     const rule = SECTION_RULE.length;
-    let at = this.at;
+    let at = this.#at;
     while (at !== -1) {
       const opens = (at === 0 || prompt.charCodeAt(at - 1) === 10) && prompt.charCodeAt(at + rule) === 10;
       if (opens) {
@@ -280,13 +280,13 @@ export class HeaderScan {
         ) {
           this.start = headerStart;
           this.end = headerEnd;
-          this.at = prompt.indexOf(SECTION_RULE, closing + rule);
+          this.#at = prompt.indexOf(SECTION_RULE, closing + rule);
           return true;
         }
       }
       at = prompt.indexOf(SECTION_RULE, at + 1);
     }
-    this.at = -1;
+    this.#at = -1;
     return false;
   }
 }

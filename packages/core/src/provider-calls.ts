@@ -19,7 +19,7 @@ export class ProviderCalls {
    * the garbage collector extra work on every cycle. Made on the first init: a wake whose only call is the
    * prompt store's read of a provider without `init` makes none.
    */
-  private ready: Map<object, Map<string, (() => Promise<void>) | true>> | undefined;
+  #ready: Map<object, Map<string, (() => Promise<void>) | true>> | undefined;
 
   constructor(private readonly timeoutMs: number | undefined) {}
 
@@ -30,11 +30,11 @@ export class ProviderCalls {
    */
   initNow(label: string, provider: ContextProvider | undefined): Promise<void> | undefined {
     if (provider === undefined || typeof provider.init !== "function") return undefined;
-    this.ready ??= new Map();
-    let byLabel = this.ready.get(provider);
+    this.#ready ??= new Map();
+    let byLabel = this.#ready.get(provider);
     if (!byLabel) {
       byLabel = new Map();
-      this.ready.set(provider, byLabel);
+      this.#ready.set(provider, byLabel);
     }
     const once = byLabel.get(label);
     if (once === true) return undefined;
@@ -43,7 +43,7 @@ export class ProviderCalls {
     try {
       result = provider.init(label);
     } catch (error) {
-      return Promise.reject(this.failure(label, error));
+      return Promise.reject(this.#failure(label, error));
     }
     if (!isPromiseLike(result)) {
       byLabel.set(label, true);
@@ -89,7 +89,7 @@ export class ProviderCalls {
       try {
         value = provider.getSync();
       } catch (error) {
-        return Promise.reject(this.failure(label, error));
+        return Promise.reject(this.#failure(label, error));
       }
       if (value !== undefined) return value;
     }
@@ -110,7 +110,7 @@ export class ProviderCalls {
     try {
       value = read();
     } catch (error) {
-      return Promise.reject(this.failure(label, error));
+      return Promise.reject(this.#failure(label, error));
     }
     return isPromiseLike(value) ? this.call(label, () => value) : value;
   }
@@ -121,15 +121,15 @@ export class ProviderCalls {
     try {
       result = call();
     } catch (error) {
-      return Promise.reject(this.failure(label, error));
+      return Promise.reject(this.#failure(label, error));
     }
-    return this.withDeadline(label, Promise.resolve(result)).catch((error: unknown) => {
-      throw this.failure(label, error);
+    return this.#withDeadline(label, Promise.resolve(result)).catch((error: unknown) => {
+      throw this.#failure(label, error);
     });
   }
 
   /** A provider's failure as `PROVIDER_FAILED` naming the block; core's own errors pass unchanged. */
-  private failure(label: string, error: unknown): ContextError {
+  #failure(label: string, error: unknown): ContextError {
     if (isContextError(error)) return error;
     return new ContextError("PROVIDER_FAILED", `Block "${label}": provider failed: ${errorMessage(error)}`, {
       label,
@@ -137,7 +137,7 @@ export class ProviderCalls {
     });
   }
 
-  private withDeadline<T>(label: string, pending: Promise<T>): Promise<T> {
+  #withDeadline<T>(label: string, pending: Promise<T>): Promise<T> {
     const timeoutMs = this.timeoutMs;
     if (timeoutMs === undefined) return pending;
     let timer: ReturnType<typeof setTimeout> | undefined;

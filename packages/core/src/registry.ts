@@ -47,33 +47,38 @@ class RegistryIndex {
  */
 export class BlockRegistry {
   /** Each block's checked definition (its header names), in prompt order. */
-  private definitions: BlockDefinition[] = [];
+  #definitions: BlockDefinition[] = [];
   /** Each block's provider (its own, or the default provider's), in the same order. */
-  private providers: (AnyContextProvider | undefined)[] = [];
+  #providers: (AnyContextProvider | undefined)[] = [];
   /** Each block's kind, from its provider's shape, in the same order. */
-  private kinds: BlockKind[] = [];
+  #kinds: BlockKind[] = [];
   /** The resolved configs, in the same order: made on first use, then kept in step. */
-  private configs: ResolvedConfig[] | undefined;
+  #configs: ResolvedConfig[] | undefined;
   /**
    * Each block's header as drift detection compares it, in the same order: made on first use (a wake
    * whose stored fingerprint matches never needs it) and again after a change.
    */
-  private headers: ExpectedHeader[] | undefined;
+  #headers: ExpectedHeader[] | undefined;
   /**
    * Look-ups by label, upper-cased label and header title, built on the first look-up once there are more
    * than `SCAN_LIMIT` blocks: below that a scan of the arrays above is faster than hashing, and a cold start
    * (which looks nothing up) allocates no maps (see bench/src/latency.ts).
    */
-  private index: RegistryIndex | undefined;
+  #index: RegistryIndex | undefined;
   /** The configuration's fingerprint (its headers' hashes folded), until the next change. */
-  private fingerprint: string | undefined;
+  #fingerprint: string | undefined;
   /** The headers' hashes folded by `addAll` as it registered the blocks, until the next change. */
-  private folded: HashPair | undefined;
+  #folded: HashPair | undefined;
+  readonly #defaultProvider: ((label: string) => AnyContextProvider) | undefined;
+  readonly #reservedLabels: ReadonlySet<string>;
 
   constructor(
-    private readonly defaultProvider: ((label: string) => AnyContextProvider) | undefined,
-    private readonly reservedLabels: ReadonlySet<string>,
-  ) {}
+    defaultProvider: ((label: string) => AnyContextProvider) | undefined,
+    reservedLabels: ReadonlySet<string>,
+  ) {
+    this.#defaultProvider = defaultProvider;
+    this.#reservedLabels = reservedLabels;
+  }
 
   /**
    * Registers the constructor's blocks, in order. The clash check marks each block's header names (shared
@@ -90,7 +95,7 @@ export class BlockRegistry {
    * every check above.
    */
   addAll(configs: readonly ContextConfig[]): void {
-    if (this.definitions.length > 0) {
+    if (this.#definitions.length > 0) {
       for (const config of configs) this.add(config);
       return;
     }
@@ -98,12 +103,12 @@ export class BlockRegistry {
     // Filled in order: a provider asked for is kept, so no default provider is asked twice for a block.
     const providers: (AnyContextProvider | undefined)[] = [];
     const known = total > 0 ? validatedConfiguration(configs) : undefined;
-    if (known !== undefined && sameReservedLabels(known, this.reservedLabels)) {
-      if (this.matchesKnown(configs, known, providers)) {
-        this.definitions = known.definitions.slice();
-        this.providers = providers;
-        this.kinds = known.kinds.slice();
-        this.folded = known.folded;
+    if (known !== undefined && sameReservedLabels(known, this.#reservedLabels)) {
+      if (this.#matchesKnown(configs, known, providers)) {
+        this.#definitions = known.definitions.slice();
+        this.#providers = providers;
+        this.#kinds = known.kinds.slice();
+        this.#folded = known.folded;
         return;
       }
     }
@@ -115,10 +120,12 @@ export class BlockRegistry {
     const generation = definitionGeneration();
     for (let at = 0; at < total; at += 1) {
       const config = configs[at] as ContextConfig;
-      const definition = this.definitionOf(config);
+      const definition = this.#definitionOf(config);
       // A provider the comparison with a known configuration already asked the default provider for.
       const provider =
-        at < providers.length ? providers[at] : (config.provider ?? this.defaultProvider?.(definition.label));
+        at < providers.length
+          ? providers[at]
+          : (config.provider ?? this.#defaultProvider?.(definition.label));
       const kind = providerKind(provider, definition.label);
       const { upper, title } = definition;
       const shared = nextMark === mark && definitionGeneration() === generation;
@@ -133,15 +140,15 @@ export class BlockRegistry {
       kinds[at] = kind;
       fold.add(definitionHeader(definition, kind).hash);
     }
-    this.definitions = definitions;
-    this.providers = providers;
-    this.kinds = kinds;
-    this.folded = fold.result();
+    this.#definitions = definitions;
+    this.#providers = providers;
+    this.#kinds = kinds;
+    this.#folded = fold.result();
     keepValidatedConfiguration({
       definitions: definitions.slice(),
       kinds: kinds.slice(),
-      reserved: [...this.reservedLabels].sort(),
-      folded: this.folded,
+      reserved: [...this.#reservedLabels].sort(),
+      folded: this.#folded,
     });
   }
 
@@ -150,7 +157,7 @@ export class BlockRegistry {
    * providers its kinds: then its checked parts can be taken as they are. Each block's provider is resolved
    * on the way and pushed onto `providers`, up to the first difference.
    */
-  private matchesKnown(
+  #matchesKnown(
     configs: readonly ContextConfig[],
     known: ValidatedConfiguration,
     providers: (AnyContextProvider | undefined)[],
@@ -170,7 +177,7 @@ export class BlockRegistry {
       ) {
         return false;
       }
-      const provider = config.provider ?? this.defaultProvider?.(label);
+      const provider = config.provider ?? this.#defaultProvider?.(label);
       providers.push(provider);
       // Refuses a provider without get() as the full checks would (the blocks before it are all valid).
       if (providerKind(provider, label) !== kinds[at]) return false;
@@ -179,17 +186,17 @@ export class BlockRegistry {
   }
 
   add(config: ContextConfig): ResolvedConfig {
-    const definition = this.definitionOf(config);
-    const provider = config.provider ?? this.defaultProvider?.(definition.label);
+    const definition = this.#definitionOf(config);
+    const provider = config.provider ?? this.#defaultProvider?.(definition.label);
     const kind = providerKind(provider, definition.label);
-    this.refuseClash(definition);
-    this.push(definition, provider, kind);
-    return this.all()[this.definitions.length - 1] as ResolvedConfig;
+    this.#refuseClash(definition);
+    this.#push(definition, provider, kind);
+    return this.all()[this.#definitions.length - 1] as ResolvedConfig;
   }
 
-  private definitionOf(config: ContextConfig): BlockDefinition {
+  #definitionOf(config: ContextConfig): BlockDefinition {
     const label = typeof config === "object" && config !== null ? config.label : undefined;
-    if (typeof label === "string" && this.reservedLabels.has(label)) {
+    if (typeof label === "string" && this.#reservedLabels.has(label)) {
       throw new ContextError(
         "INVALID_CONFIG",
         `Block label "${label}" is reserved: the prompt store uses it`,
@@ -202,43 +209,43 @@ export class BlockRegistry {
   }
 
   /** Appends one checked block (its clash check done). */
-  private push(definition: BlockDefinition, provider: AnyContextProvider | undefined, kind: BlockKind): void {
-    this.definitions.push(definition);
-    this.providers.push(provider);
-    this.kinds.push(kind);
-    if (this.configs !== undefined) {
+  #push(definition: BlockDefinition, provider: AnyContextProvider | undefined, kind: BlockKind): void {
+    this.#definitions.push(definition);
+    this.#providers.push(provider);
+    this.#kinds.push(kind);
+    if (this.#configs !== undefined) {
       const config = resolvedConfig(definition, provider, kind);
-      this.configs.push(config);
-      this.index?.put(config, definition);
+      this.#configs.push(config);
+      this.#index?.put(config, definition);
     }
-    this.headers = undefined;
-    this.fingerprint = undefined;
-    this.folded = undefined;
+    this.#headers = undefined;
+    this.#fingerprint = undefined;
+    this.#folded = undefined;
   }
 
   remove(label: string): ResolvedConfig | undefined {
-    const at = this.definitions.findIndex((definition) => definition.label === label);
+    const at = this.#definitions.findIndex((definition) => definition.label === label);
     if (at === -1) return undefined;
     const removed = this.all()[at];
-    const [definition] = this.definitions.splice(at, 1);
-    this.providers.splice(at, 1);
-    this.kinds.splice(at, 1);
-    this.configs?.splice(at, 1);
-    this.headers = undefined;
-    this.fingerprint = undefined;
-    this.folded = undefined;
-    if (removed !== undefined && definition !== undefined && this.index !== undefined) {
-      this.index.byUpperLabel.delete(definition.upper.text);
-      this.index.byLabel.delete(removed.label);
-      this.index.byTitle.delete(definition.title.text);
+    const [definition] = this.#definitions.splice(at, 1);
+    this.#providers.splice(at, 1);
+    this.#kinds.splice(at, 1);
+    this.#configs?.splice(at, 1);
+    this.#headers = undefined;
+    this.#fingerprint = undefined;
+    this.#folded = undefined;
+    if (removed !== undefined && definition !== undefined && this.#index !== undefined) {
+      this.#index.byUpperLabel.delete(definition.upper.text);
+      this.#index.byLabel.delete(removed.label);
+      this.#index.byTitle.delete(definition.title.text);
     }
     return removed;
   }
 
   find(label: string): ResolvedConfig | undefined {
-    const index = this.indexed();
+    const index = this.#indexed();
     if (index !== undefined) return index.byLabel.get(label);
-    const { definitions } = this;
+    const definitions = this.#definitions;
     for (let at = 0; at < definitions.length; at += 1) {
       if (definitions[at]?.label === label) return this.all()[at];
     }
@@ -251,73 +258,73 @@ export class BlockRegistry {
   }
 
   /** The block whose upper-cased label or header title is that of `definition`, if any. */
-  private clashing(definition: BlockDefinition): BlockDefinition | undefined {
-    const index = this.indexed();
+  #clashing(definition: BlockDefinition): BlockDefinition | undefined {
+    const index = this.#indexed();
     if (index !== undefined) {
       return index.byUpperLabel.get(definition.upper.text) ?? index.byTitle.get(definition.title.text);
     }
-    return clashIn(this.definitions, this.definitions.length, definition);
+    return clashIn(this.#definitions, this.#definitions.length, definition);
   }
 
   /** The look-up maps once there are more than `SCAN_LIMIT` blocks (built then, from the arrays). */
-  private indexed(): RegistryIndex | undefined {
-    if (this.index !== undefined || this.definitions.length <= SCAN_LIMIT) return this.index;
+  #indexed(): RegistryIndex | undefined {
+    if (this.#index !== undefined || this.#definitions.length <= SCAN_LIMIT) return this.#index;
     const configs = this.all();
     const index = new RegistryIndex();
     for (let at = 0; at < configs.length; at += 1) {
-      index.put(configs[at] as ResolvedConfig, this.definitions[at] as BlockDefinition);
+      index.put(configs[at] as ResolvedConfig, this.#definitions[at] as BlockDefinition);
     }
-    this.index = index;
+    this.#index = index;
     return index;
   }
 
   /** The resolved configs, in prompt order (made on the first call). */
   all(): readonly ResolvedConfig[] {
-    if (this.configs === undefined) {
+    if (this.#configs === undefined) {
       const configs: ResolvedConfig[] = [];
-      for (let at = 0; at < this.definitions.length; at += 1) {
+      for (let at = 0; at < this.#definitions.length; at += 1) {
         configs.push(
           resolvedConfig(
-            this.definitions[at] as BlockDefinition,
-            this.providers[at],
-            this.kinds[at] as BlockKind,
+            this.#definitions[at] as BlockDefinition,
+            this.#providers[at],
+            this.#kinds[at] as BlockKind,
           ),
         );
       }
-      this.configs = configs;
+      this.#configs = configs;
     }
-    return this.configs;
+    return this.#configs;
   }
 
   /** The headers the blocks render, in prompt order, for drift detection (`findDrift`). */
   expectedHeaders(): readonly ExpectedHeader[] {
-    this.headers ??= this.definitions.map((definition, at) =>
-      definitionHeader(definition, this.kinds[at] as BlockKind),
+    this.#headers ??= this.#definitions.map((definition, at) =>
+      definitionHeader(definition, this.#kinds[at] as BlockKind),
     );
-    return this.headers;
+    return this.#headers;
   }
 
   /** The configuration's fingerprint: its headers' hashes folded in order (see `promptFingerprint`). */
   configurationFingerprint(): string {
     // Folded by `addAll`, else from each definition's cached header (not through `expectedHeaders`): a
     // wake whose fingerprint matches then keeps no array of expected headers.
-    this.fingerprint ??= configurationFingerprint(
-      this.folded ??
+    this.#fingerprint ??= configurationFingerprint(
+      this.#folded ??
         foldHashes(
-          this.headers?.map((header) => header.hash) ??
-            this.definitions.map(
-              (definition, at) => definitionHeader(definition, this.kinds[at] as BlockKind).hash,
+          this.#headers?.map((header) => header.hash) ??
+            this.#definitions.map(
+              (definition, at) => definitionHeader(definition, this.#kinds[at] as BlockKind).hash,
             ),
         ),
     );
-    return this.fingerprint;
+    return this.#fingerprint;
   }
 
   /** The config of `label`, or `NOT_FOUND` listing the labels there are. */
   require(label: string): ResolvedConfig {
     const config = this.find(label);
     if (config) return config;
-    const known = this.definitions.map((definition) => definition.label).join(", ") || "none";
+    const known = this.#definitions.map((definition) => definition.label).join(", ") || "none";
     throw new ContextError("NOT_FOUND", `Block "${String(label)}" not found. Blocks: ${known}`, {
       label: String(label),
     });
@@ -354,8 +361,8 @@ export class BlockRegistry {
   }
 
   /** Throws `INVALID_CONFIG` when a registered block would render the same header names as `definition`. */
-  private refuseClash(definition: BlockDefinition): void {
-    const other = this.clashing(definition);
+  #refuseClash(definition: BlockDefinition): void {
+    const other = this.#clashing(definition);
     if (other !== undefined) throwClash(definition, other);
   }
 }

@@ -40,11 +40,15 @@ interface Plan {
  * caller reads again and retries.
  */
 export class ChainAppend {
-  constructor(
-    private readonly client: SqlClient,
-    private readonly sessionId: string,
-    private readonly layout: LayoutStrategy,
-  ) {}
+  readonly #client: SqlClient;
+  readonly #sessionId: string;
+  readonly #layout: LayoutStrategy;
+
+  constructor(client: SqlClient, sessionId: string, layout: LayoutStrategy) {
+    this.#client = client;
+    this.#sessionId = sessionId;
+    this.#layout = layout;
+  }
 
   /** The records with their slices (refusing one too large to store before anything is written). */
   static linksOf(records: readonly MessageRecord[]): Link[] {
@@ -62,7 +66,7 @@ export class ChainAppend {
   async run(links: Link[], placement: AppendPlacement): Promise<AppendResult | null> {
     const planned = await this.#plan(links, placement);
     if ("status" in planned) return planned;
-    const atomic = this.client.atomic ? await this.#atomic(planned) : null;
+    const atomic = this.#client.atomic ? await this.#atomic(planned) : null;
     const place = atomic !== null ? atomic.place : await this.#oneByOne(planned);
     if (place === "retry") return null;
     if (place === null) return this.#conflict(links, placement);
@@ -71,7 +75,7 @@ export class ChainAppend {
     let pathTokens = planned.pathTokens;
     for (const link of links)
       pathTokens = pathTokens === null || link.tokens === null ? null : pathTokens + link.tokens;
-    this.layout.remember({ id: last.record.id, order: place, depth, pathTokens }, atomic?.kept);
+    this.#layout.remember({ id: last.record.id, order: place, depth, pathTokens }, atomic?.kept);
     return { status: "appended", parentId: planned.parent?.id ?? null };
   }
 
@@ -80,11 +84,11 @@ export class ChainAppend {
     const { parentId, expectedLeafId } = placement;
     // The remembered leaf, unchecked: the insert checks that it still is (no statement before it).
     let latest =
-      expectedLeafId !== undefined || parentId === undefined ? await this.layout.latestLeaf(false) : null;
+      expectedLeafId !== undefined || parentId === undefined ? await this.#layout.latestLeaf(false) : null;
     if (expectedLeafId !== undefined && (latest?.leaf?.id ?? null) !== expectedLeafId) {
       // A remembered leaf may be old: the refusal is answered on the leaf as it is now.
-      this.layout.forgetLatestLeaf();
-      latest = await this.layout.latestLeaf(true);
+      this.#layout.forgetLatestLeaf();
+      latest = await this.#layout.latestLeaf(true);
       if ((latest.leaf?.id ?? null) !== expectedLeafId)
         return { status: "stale-leaf", leafId: latest.leaf?.id ?? null };
     }
@@ -116,7 +120,7 @@ export class ChainAppend {
     // A parent whose totals are not kept (another writer's row, a delete above it): summed once, here.
     const known =
       parent !== null && (parent.depth === null || parent.pathTokens === null)
-        ? await this.layout.totalsOf(parent)
+        ? await this.#layout.totalsOf(parent)
         : null;
     return {
       links,
@@ -130,14 +134,14 @@ export class ChainAppend {
 
   /** The session's message with this id, as an append's parent or a walk's start. */
   async place(id: string): Promise<PlaceRow | null> {
-    const rows = await this.client.run<{
+    const rows = await this.#client.run<{
       id: string;
       order: number;
       depth: unknown;
       path_tokens: unknown;
     }>(sql`
-      SELECT id, ${this.layout.order} AS "order", depth, path_tokens FROM assistant_messages
-      WHERE id = ${id} AND session_id = ${this.sessionId}`);
+      SELECT id, ${this.#layout.order} AS "order", depth, path_tokens FROM assistant_messages
+      WHERE id = ${id} AND session_id = ${this.#sessionId}`);
     const row = rows[0];
     return row === undefined
       ? null
@@ -159,22 +163,26 @@ export class ChainAppend {
     const statements: SqlStatement[] = links.flatMap((link) =>
       link.slices.length > 1 ? appendedContinuationRows(link.record.id, link.slices) : [],
     );
-    const after = this.layout.afterInserts(links, plan.parent);
+    const after = this.#layout.afterInserts(links, plan.parent);
     links.forEach((link, index) => {
       const previous = links[index - 1];
       statements.push(
         previous === undefined
-          ? this.#insert(link, plan, sql`${this.#free(ids)} AND ${this.layout.layoutStill} AND ${plan.guard}`)
+          ? this.#insert(
+              link,
+              plan,
+              sql`${this.#free(ids)} AND ${this.#layout.layoutStill} AND ${plan.guard}`,
+            )
           : this.#insert(link, { ...plan, parent: null }, sql`changes() = 1`, previous.record.id),
         ...(after.statements[index] ?? []),
       );
     });
     const outcome = statements.length;
-    statements.push(this.layout.outcome, ...this.layout.afterStored(ids.at(-1) as string));
+    statements.push(this.#layout.outcome, ...this.#layout.afterStored(ids.at(-1) as string));
     // A refused chain leaves none of its continuation rows: they hold its text and no row reads them.
     for (const link of links)
       if (link.slices.length > 1) statements.push(unstoredChunksDeletion(link.record.id));
-    const row = (await this.client.batch(statements))[outcome]?.[0] as
+    const row = (await this.#client.batch(statements))[outcome]?.[0] as
       | { stored?: unknown; place?: unknown }
       | undefined;
     return Number(row?.stored ?? 0) > 0 ? { place: Number(row?.place), kept: after.kept } : { place: null };
@@ -191,21 +199,21 @@ export class ChainAppend {
     let depth = plan.depth;
     for (const [index, link] of plan.links.entries()) {
       const id = link.record.id;
-      if (link.slices.length > 1) await this.client.batch(appendedContinuationRows(id, link.slices));
+      if (link.slices.length > 1) await this.#client.batch(appendedContinuationRows(id, link.slices));
       const check =
         index === 0
-          ? sql`${this.#free(plan.links.map((entry) => entry.record.id))} AND ${this.layout.layoutStill} AND ${plan.guard}`
+          ? sql`${this.#free(plan.links.map((entry) => entry.record.id))} AND ${this.#layout.layoutStill} AND ${plan.guard}`
           : this.#free([id]);
       const pathTokens = index === 0 ? plan.pathTokens : null;
-      const rows = await this.client.run<{ place: unknown }>(
-        sql`${this.#insert(link, { ...plan, parent, depth, pathTokens }, check)} RETURNING ${this.layout.order} AS place`,
+      const rows = await this.#client.run<{ place: unknown }>(
+        sql`${this.#insert(link, { ...plan, parent, depth, pathTokens }, check)} RETURNING ${this.#layout.order} AS place`,
       );
       const place = rows[0] === undefined ? null : Number(rows[0].place);
       if (
         place === null ||
-        !(await this.layout.finishLink(id, place, link.content, link.record.role, link.record.text))
+        !(await this.#layout.finishLink(id, place, link.content, link.record.role, link.record.text))
       ) {
-        if (link.slices.length > 1) await this.client.run(unstoredChunksDeletion(id));
+        if (link.slices.length > 1) await this.#client.run(unstoredChunksDeletion(id));
         await this.#takeBack(stored);
         return index === 0 && place === null ? null : "retry";
       }
@@ -219,14 +227,14 @@ export class ChainAppend {
   /** Removes the records a chain cut short had stored (their search rows and continuation rows too). */
   async #takeBack(stored: readonly { id: string; place: number }[]): Promise<void> {
     for (const { id } of stored.slice().reverse()) {
-      await this.client.batch([
-        ...(this.layout.layout === "keyed" ? [searchOrderBump] : []),
-        sql`DELETE FROM assistant_fts WHERE id = ${id} AND session_id = ${this.sessionId}`,
-        sql`DELETE FROM assistant_messages WHERE id = ${id} AND session_id = ${this.sessionId}`,
+      await this.#client.batch([
+        ...(this.#layout.layout === "keyed" ? [searchOrderBump] : []),
+        sql`DELETE FROM assistant_fts WHERE id = ${id} AND session_id = ${this.#sessionId}`,
+        sql`DELETE FROM assistant_messages WHERE id = ${id} AND session_id = ${this.#sessionId}`,
         sql`DELETE FROM assistant_message_chunks WHERE id = ${id}`,
       ]);
     }
-    this.layout.forgetLatestLeaf();
+    this.#layout.forgetLatestLeaf();
   }
 
   /**
@@ -243,18 +251,18 @@ export class ChainAppend {
         plan.pathTokens === null || link.tokens === null ? null : plan.pathTokens + link.tokens;
       return sql`
       INSERT INTO assistant_messages (id, session_id, parent_id, role, content, depth, content_chunks, tokens,
-        path_tokens, created_at${this.layout.orderColumns})
-      SELECT ${record.id}, ${this.sessionId}, ${plan.parent.id}, ${record.role}, ${link.slices[0] ?? ""}, ${depth},
-        ${chunks > 0 ? chunks : null}, ${link.tokens}, ${pathTokens}, ${record.createdAt}${this.layout.orderValues(true)}
+        path_tokens, created_at${this.#layout.orderColumns})
+      SELECT ${record.id}, ${this.#sessionId}, ${plan.parent.id}, ${record.role}, ${link.slices[0] ?? ""}, ${depth},
+        ${chunks > 0 ? chunks : null}, ${link.tokens}, ${pathTokens}, ${record.createdAt}${this.#layout.orderValues(true)}
       WHERE ${check}`;
     }
     const underRow = previous !== undefined || plan.parent !== null;
     const source = underRow ? sql`assistant_messages AS p` : sql`(SELECT 1) AS p`;
     const parentIs =
       previous !== undefined
-        ? this.layout.previousIs(previous)
+        ? this.#layout.previousIs(previous)
         : plan.parent !== null
-          ? this.layout.parentIs(plan.parent)
+          ? this.#layout.parentIs(plan.parent)
           : sql`1`;
     const parentId = previous ?? plan.parent?.id ?? null;
     // The parent row's totals where it keeps them, else what the plan summed (`NULL` + n is `NULL`).
@@ -266,9 +274,9 @@ export class ChainAppend {
       : sql`${link.tokens}`;
     return sql`
       INSERT INTO assistant_messages (id, session_id, parent_id, role, content, depth, content_chunks, tokens,
-        path_tokens, created_at${this.layout.orderColumns})
-      SELECT ${record.id}, ${this.sessionId}, ${parentId}, ${record.role}, ${link.slices[0] ?? ""}, ${depth},
-        ${chunks > 0 ? chunks : null}, ${link.tokens}, ${pathTokens}, ${record.createdAt}${this.layout.orderValues(underRow)}
+        path_tokens, created_at${this.#layout.orderColumns})
+      SELECT ${record.id}, ${this.#sessionId}, ${parentId}, ${record.role}, ${link.slices[0] ?? ""}, ${depth},
+        ${chunks > 0 ? chunks : null}, ${link.tokens}, ${pathTokens}, ${record.createdAt}${this.#layout.orderValues(underRow)}
       FROM ${source} WHERE ${parentIs} AND ${check}`;
   }
 
@@ -278,7 +286,7 @@ export class ChainAppend {
       ids.length === 1
         ? sql`NOT EXISTS (SELECT 1 FROM assistant_messages WHERE id = ${ids[0] ?? ""})`
         : sql`NOT EXISTS (SELECT 1 FROM assistant_messages WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)})))`;
-    return sql`${stored} AND ${this.layout.noChildrenOf(ids)}`;
+    return sql`${stored} AND ${this.#layout.noChildrenOf(ids)}`;
   }
 
   /**
@@ -286,9 +294,9 @@ export class ChainAppend {
    * parent, then per record a taken id or an id still a parent. `null` when none holds any more.
    */
   async #conflict(links: readonly Link[], placement: AppendPlacement): Promise<AppendResult | null> {
-    this.layout.forgetLatestLeaf();
+    this.#layout.forgetLatestLeaf();
     if (placement.expectedLeafId !== undefined) {
-      const leaf = (await this.layout.latestLeaf(true)).leaf;
+      const leaf = (await this.#layout.latestLeaf(true)).leaf;
       if ((leaf?.id ?? null) !== placement.expectedLeafId)
         return { status: "stale-leaf", leafId: leaf?.id ?? null };
     }
@@ -297,17 +305,17 @@ export class ChainAppend {
     }
     for (const [index, link] of links.entries()) {
       const id = link.record.id;
-      if (await this.layout.dropHalfStored(id)) return null;
+      if (await this.#layout.dropHalfStored(id)) return null;
       const holder = await this.#holder(id);
       if (holder !== null) return { status: "id-taken", index, holder };
-      if (await this.layout.stillAParent(id)) return { status: "still-a-parent", index };
+      if (await this.#layout.stillAParent(id)) return { status: "still-a-parent", index };
     }
     return null;
   }
 
   /** The stored record holding `id`, in any session, its continuation rows joined. */
   async #holder(id: string): Promise<IdHolder | null> {
-    const rows = await this.client.query<{
+    const rows = await this.#client.query<{
       id: string;
       session_id: string;
       parent_id: string | null;
@@ -320,7 +328,8 @@ export class ChainAppend {
       FROM assistant_messages WHERE id = ${id}`;
     const row = rows[0];
     if (row === undefined) return null;
-    const continued = Number(row.content_chunks ?? 0) > 0 ? await readContinuations(this.client, [id]) : null;
+    const continued =
+      Number(row.content_chunks ?? 0) > 0 ? await readContinuations(this.#client, [id]) : null;
     const holder: IdHolder = {
       id: row.id,
       sessionId: row.session_id,

@@ -25,26 +25,29 @@ export class IndexedLayout implements LayoutStrategy {
   readonly layoutStill = sql`1`;
   readonly outcome = sql`SELECT changes() AS stored, last_insert_rowid() AS place`;
 
-  constructor(
-    private readonly client: SqlClient,
-    private readonly sessionId: string,
-  ) {}
+  readonly #client: SqlClient;
+  readonly #sessionId: string;
+
+  constructor(client: SqlClient, sessionId: string) {
+    this.#client = client;
+    this.#sessionId = sessionId;
+  }
 
   async latestLeaf(): Promise<LatestLeaf> {
     // Nothing remembered: the pointer is read every time, so it is always checked.
     const row = await this.#latestLeaf();
     const leaf = row === null ? null : placeOf(row);
     if (leaf === null) {
-      const empty = sql`NOT EXISTS (SELECT 1 FROM assistant_messages WHERE session_id = ${this.sessionId})`;
+      const empty = sql`NOT EXISTS (SELECT 1 FROM assistant_messages WHERE session_id = ${this.#sessionId})`;
       return { leaf, still: empty, stillAbove: empty };
     }
     // Still childless, and still the one the pointer names (no other branch got a newer leaf).
     const above = sql`NOT EXISTS (SELECT 1 FROM assistant_messages INDEXED BY idx_assistant_msg_parent
-        WHERE parent_id = ${leaf.id} AND session_id = ${this.sessionId})
-      AND COALESCE((SELECT leaf_id FROM assistant_leaves WHERE session_id = ${this.sessionId}), ${leaf.id}) = ${leaf.id}`;
+        WHERE parent_id = ${leaf.id} AND session_id = ${this.#sessionId})
+      AND COALESCE((SELECT leaf_id FROM assistant_leaves WHERE session_id = ${this.#sessionId}), ${leaf.id}) = ${leaf.id}`;
     return {
       leaf,
-      still: sql`${above} AND EXISTS (SELECT 1 FROM assistant_messages WHERE id = ${leaf.id} AND session_id = ${this.sessionId})`,
+      still: sql`${above} AND EXISTS (SELECT 1 FROM assistant_messages WHERE id = ${leaf.id} AND session_id = ${this.#sessionId})`,
       stillAbove: above,
     };
   }
@@ -52,8 +55,8 @@ export class IndexedLayout implements LayoutStrategy {
   async latestLeafRow(columns: SqlStatement): Promise<SqlRow | null> {
     const leaf = await this.#latestLeaf();
     if (leaf === null) return null;
-    const rows = await this.client.run(sql`
-      SELECT ${columns} FROM assistant_messages AS m WHERE m.id = ${leaf.id} AND m.session_id = ${this.sessionId}`);
+    const rows = await this.#client.run(sql`
+      SELECT ${columns} FROM assistant_messages AS m WHERE m.id = ${leaf.id} AND m.session_id = ${this.#sessionId}`);
     return rows[0] ?? null;
   }
 
@@ -63,12 +66,12 @@ export class IndexedLayout implements LayoutStrategy {
 
   /** The path root..leaf in one statement, leaf first; ordered here, not by an SQL sorter. */
   async walk(leaf: PlaceRow, limit: number, content: boolean): Promise<PathRow[]> {
-    const rows = await this.client.run<PathRow & { step: number }>(sql`
+    const rows = await this.#client.run<PathRow & { step: number }>(sql`
       WITH RECURSIVE path(id, parent_id, step) AS (
-        SELECT id, parent_id, 0 FROM assistant_messages WHERE id = ${leaf.id} AND session_id = ${this.sessionId}
+        SELECT id, parent_id, 0 FROM assistant_messages WHERE id = ${leaf.id} AND session_id = ${this.#sessionId}
         UNION ALL
         SELECT m.id, m.parent_id, p.step + 1 FROM assistant_messages m JOIN path p ON m.id = p.parent_id
-          WHERE +m.session_id = ${this.sessionId} AND p.step + 1 < ${limit}
+          WHERE +m.session_id = ${this.#sessionId} AND p.step + 1 < ${limit}
       )
       SELECT m.rowid AS "order", m.id AS id, m.role AS role, m.parent_id AS parent_id, m.tokens AS tokens,
         m.created_at AS created_at, ${content ? sql`m.content` : sql`''`} AS content,
@@ -88,12 +91,12 @@ export class IndexedLayout implements LayoutStrategy {
 
   /** One statement: a loop through the rows ends where it closes (`UNION` keeps each row once). */
   async totalsOf(place: PlaceRow): Promise<{ depth: number; tokens: number | null }> {
-    const rows = await this.client.run<{ count: number; tokens: number | null; unstamped: number }>(sql`
+    const rows = await this.#client.run<{ count: number; tokens: number | null; unstamped: number }>(sql`
       WITH RECURSIVE path(id, parent_id) AS (
-        SELECT id, parent_id FROM assistant_messages WHERE id = ${place.id} AND session_id = ${this.sessionId}
+        SELECT id, parent_id FROM assistant_messages WHERE id = ${place.id} AND session_id = ${this.#sessionId}
         UNION
         SELECT m.id, m.parent_id FROM assistant_messages m JOIN path p ON m.id = p.parent_id
-          WHERE +m.session_id = ${this.sessionId}
+          WHERE +m.session_id = ${this.#sessionId}
       )
       SELECT COUNT(*) AS count, SUM(m.tokens) AS tokens, SUM(m.tokens IS NULL) AS unstamped
       FROM path CROSS JOIN assistant_messages m ON m.id = path.id`);
@@ -110,11 +113,11 @@ export class IndexedLayout implements LayoutStrategy {
   }
 
   parentIs(place: PlaceRow): SqlStatement {
-    return sql`p.id = ${place.id} AND p.session_id = ${this.sessionId}`;
+    return sql`p.id = ${place.id} AND p.session_id = ${this.#sessionId}`;
   }
 
   previousIs(id: string): SqlStatement {
-    return sql`p.id = ${id} AND p.session_id = ${this.sessionId}`;
+    return sql`p.id = ${id} AND p.session_id = ${this.#sessionId}`;
   }
 
   noChildrenOf(ids: readonly string[]): SqlStatement {
@@ -123,7 +126,7 @@ export class IndexedLayout implements LayoutStrategy {
         ? sql`parent_id = ${ids[0] ?? ""}`
         : sql`parent_id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
     return sql`NOT EXISTS (SELECT 1 FROM assistant_messages INDEXED BY idx_assistant_msg_parent
-      WHERE ${named} AND session_id = ${this.sessionId})`;
+      WHERE ${named} AND session_id = ${this.#sessionId})`;
   }
 
   afterInserts(links: readonly InsertedLink[]): { statements: SqlStatement[][] } {
@@ -133,7 +136,7 @@ export class IndexedLayout implements LayoutStrategy {
   afterStored(lastId: string): SqlStatement[] {
     // The pointer moves with the chain, in the same transaction (`changes()`: the last insert's).
     return [
-      sql`INSERT INTO assistant_leaves (session_id, leaf_id) SELECT ${this.sessionId}, ${lastId} WHERE changes() = 1
+      sql`INSERT INTO assistant_leaves (session_id, leaf_id) SELECT ${this.#sessionId}, ${lastId} WHERE changes() = 1
         ON CONFLICT(session_id) DO UPDATE SET leaf_id = excluded.leaf_id`,
     ];
   }
@@ -143,16 +146,16 @@ export class IndexedLayout implements LayoutStrategy {
   }
 
   async finishLink(id: string): Promise<boolean> {
-    await this.client.query`
-      INSERT INTO assistant_leaves (session_id, leaf_id) VALUES (${this.sessionId}, ${id})
+    await this.#client.query`
+      INSERT INTO assistant_leaves (session_id, leaf_id) VALUES (${this.#sessionId}, ${id})
       ON CONFLICT(session_id) DO UPDATE SET leaf_id = excluded.leaf_id`;
     return true;
   }
 
   async stillAParent(id: string): Promise<boolean> {
-    const children = await this.client.query<{ id: string }>`
+    const children = await this.#client.query<{ id: string }>`
       SELECT id FROM assistant_messages INDEXED BY idx_assistant_msg_parent
-      WHERE parent_id = ${id} AND session_id = ${this.sessionId} LIMIT 1`;
+      WHERE parent_id = ${id} AND session_id = ${this.#sessionId} LIMIT 1`;
     return children.length > 0;
   }
 
@@ -166,23 +169,23 @@ export class IndexedLayout implements LayoutStrategy {
    * The scan only runs on data another writer changed (or the first time on a database `agents` wrote).
    */
   async #latestLeaf(): Promise<LeafRow | null> {
-    const pointed = await this.client.query<LeafRow>`
+    const pointed = await this.#client.query<LeafRow>`
       SELECT m.id AS id, m.rowid AS "order", m.depth AS depth, m.path_tokens AS path_tokens FROM assistant_leaves l
       JOIN assistant_messages m ON m.id = l.leaf_id AND m.session_id = l.session_id
-      WHERE l.session_id = ${this.sessionId}
+      WHERE l.session_id = ${this.#sessionId}
         AND NOT EXISTS (SELECT 1 FROM assistant_messages c INDEXED BY idx_assistant_msg_parent
           WHERE c.parent_id = m.id AND c.session_id = m.session_id)`;
     if (pointed[0] !== undefined) return pointed[0];
-    const found = await this.client.query<LeafRow>`
+    const found = await this.#client.query<LeafRow>`
       SELECT m.id AS id, m.rowid AS "order", m.depth AS depth, m.path_tokens AS path_tokens FROM assistant_messages m
-      WHERE m.session_id = ${this.sessionId}
+      WHERE m.session_id = ${this.#sessionId}
         AND NOT EXISTS (SELECT 1 FROM assistant_messages c INDEXED BY idx_assistant_msg_parent
           WHERE c.parent_id = m.id AND c.session_id = m.session_id)
       ORDER BY m.created_at DESC, m.rowid DESC LIMIT 1`;
     const leaf = found[0] ?? null;
     if (leaf !== null) {
-      await this.client.query`
-        INSERT INTO assistant_leaves (session_id, leaf_id) VALUES (${this.sessionId}, ${leaf.id})
+      await this.#client.query`
+        INSERT INTO assistant_leaves (session_id, leaf_id) VALUES (${this.#sessionId}, ${leaf.id})
         ON CONFLICT(session_id) DO UPDATE SET leaf_id = excluded.leaf_id`;
     }
     return leaf;

@@ -30,15 +30,19 @@ export class KeyedLayout implements LayoutStrategy {
   readonly layoutStill = sql`1`;
   readonly outcome = sql`SELECT changes() AS stored, ${largestSeq} AS place`;
 
-  constructor(
-    private readonly client: SqlClient,
-    private readonly sessionId: string,
-  ) {}
+  readonly #client: SqlClient;
+  readonly #sessionId: string;
+
+  constructor(client: SqlClient, sessionId: string) {
+    this.#client = client;
+    this.#sessionId = sessionId;
+  }
 
   async latestLeaf(checked: boolean): Promise<LatestLeaf> {
     const tail = checked
-      ? await currentKeyedTail(this.client, this.sessionId)
-      : (cachedKeyedTail(this.client, this.sessionId) ?? (await readKeyedTail(this.client, this.sessionId)));
+      ? await currentKeyedTail(this.#client, this.#sessionId)
+      : (cachedKeyedTail(this.#client, this.#sessionId) ??
+        (await readKeyedTail(this.#client, this.#sessionId)));
     const above = keyedTailStill(tail);
     return {
       leaf: placeOfTail(tail),
@@ -47,7 +51,7 @@ export class KeyedLayout implements LayoutStrategy {
         tail.leaf === null
           ? above
           : sql`${above} AND EXISTS (SELECT 1 FROM assistant_messages
-              WHERE id = ${tail.leaf.id} AND session_id = ${this.sessionId})`,
+              WHERE id = ${tail.leaf.id} AND session_id = ${this.#sessionId})`,
       stillAbove: above,
       // The leaf holds the largest search rowid, which every append and delete moves: unmoved, the leaf
       // is still stored and still the latest (searchOrderBump).
@@ -57,26 +61,26 @@ export class KeyedLayout implements LayoutStrategy {
 
   async latestLeafRow(columns: SqlStatement): Promise<SqlRow | null> {
     // The remembered tail's row, read only while it is still the tail (one statement, one row).
-    const cached = cachedKeyedTail(this.client, this.sessionId);
+    const cached = cachedKeyedTail(this.#client, this.#sessionId);
     if (cached?.leaf !== null && cached?.leaf !== undefined) {
-      const rows = await this.client.run(sql`
+      const rows = await this.#client.run(sql`
         SELECT ${columns} FROM assistant_messages AS m
-        WHERE m.id = ${cached.leaf.id} AND m.session_id = ${this.sessionId} AND ${keyedTailStill(cached)}`);
+        WHERE m.id = ${cached.leaf.id} AND m.session_id = ${this.#sessionId} AND ${keyedTailStill(cached)}`);
       if (rows[0] !== undefined) return rows[0];
     }
-    const leaf = (await readKeyedTail(this.client, this.sessionId)).leaf;
+    const leaf = (await readKeyedTail(this.#client, this.#sessionId)).leaf;
     if (leaf === null) return null;
-    const rows = await this.client.run(sql`
-      SELECT ${columns} FROM assistant_messages AS m WHERE m.id = ${leaf.id} AND m.session_id = ${this.sessionId}`);
+    const rows = await this.#client.run(sql`
+      SELECT ${columns} FROM assistant_messages AS m WHERE m.id = ${leaf.id} AND m.session_id = ${this.#sessionId}`);
     return rows[0] ?? null;
   }
 
   forgetLatestLeaf(): void {
-    rememberKeyedTail(this.client, this.sessionId, undefined);
+    rememberKeyedTail(this.#client, this.#sessionId, undefined);
   }
 
   walk(leaf: PlaceRow, limit: number, content: boolean): Promise<PathRow[]> {
-    return readKeyedPath(this.client, this.sessionId, leaf.id, limit, content);
+    return readKeyedPath(this.#client, this.#sessionId, leaf.id, limit, content);
   }
 
   totalsOf(place: PlaceRow): Promise<{ depth: number; tokens: number | null }> {
@@ -88,15 +92,15 @@ export class KeyedLayout implements LayoutStrategy {
   }
 
   parentIs(place: PlaceRow): SqlStatement {
-    return sql`p.id = ${place.id} AND p.session_id = ${this.sessionId}`;
+    return sql`p.id = ${place.id} AND p.session_id = ${this.#sessionId}`;
   }
 
   previousIs(id: string): SqlStatement {
-    return sql`p.id = ${id} AND p.session_id = ${this.sessionId}`;
+    return sql`p.id = ${id} AND p.session_id = ${this.#sessionId}`;
   }
 
   noChildrenOf(ids: readonly string[]): SqlStatement {
-    return noTombstoneFor(this.sessionId, ids);
+    return noTombstoneFor(this.#sessionId, ids);
   }
 
   /**
@@ -109,10 +113,10 @@ export class KeyedLayout implements LayoutStrategy {
     links: readonly InsertedLink[],
     parent: PlaceRow | null,
   ): { statements: SqlStatement[][]; kept?: ChainMemory } {
-    const tail = cachedKeyedTail(this.client, this.sessionId);
+    const tail = cachedKeyedTail(this.#client, this.#sessionId);
     const fromRows = () => ({
       statements: links.map(({ record, content }) => [
-        keyedRowStatement(this.sessionId, record.id, indexedJsonOf(content, record.role, record.text), {
+        keyedRowStatement(this.#sessionId, record.id, indexedJsonOf(content, record.role, record.text), {
           afterInsert: true,
         }),
       ]),
@@ -132,7 +136,7 @@ export class KeyedLayout implements LayoutStrategy {
     for (const { record, content } of links) {
       const indexed = indexedJsonOf(content, record.role, record.text);
       statements.push([
-        keyedRowFromContext(this.sessionId, record.id, record.role, indexed, record.createdAt ?? null, {
+        keyedRowFromContext(this.#sessionId, record.id, record.role, indexed, record.createdAt ?? null, {
           parentRow: rowOf(turn.row),
           parentText: turn.text,
           grandparentRow: rowOf(turnBefore.row),
@@ -160,7 +164,7 @@ export class KeyedLayout implements LayoutStrategy {
   }
 
   remember(leaf: PlaceRow, kept?: ChainMemory): void {
-    rememberKeyedTail(this.client, this.sessionId, {
+    rememberKeyedTail(this.#client, this.#sessionId, {
       leaf: { id: leaf.id, seq: leaf.order, depth: leaf.depth, pathTokens: leaf.pathTokens },
       horizon: leaf.order,
       context:
@@ -176,17 +180,17 @@ export class KeyedLayout implements LayoutStrategy {
    * it, the other takes its row back and reads the tail again, so the two never fork.
    */
   async finishLink(id: string, place: number, content: string, role: string, text: string | undefined) {
-    await this.client.run(keyedRowStatement(this.sessionId, id, indexedJsonOf(content, role, text)));
-    const ordered = await this.client.run(sql`
+    await this.#client.run(keyedRowStatement(this.#sessionId, id, indexedJsonOf(content, role, text)));
+    const ordered = await this.#client.run(sql`
       SELECT 1 FROM assistant_fts WHERE rowid = ${place} AND id = ${id}`);
     if (ordered.length > 0) return true;
-    await this.client.run(sql`DELETE FROM assistant_messages WHERE id = ${id} AND seq = ${place}`);
+    await this.#client.run(sql`DELETE FROM assistant_messages WHERE id = ${id} AND seq = ${place}`);
     this.forgetLatestLeaf();
     return false;
   }
 
   stillAParent(id: string): Promise<boolean> {
-    return tombstonedParent(this.client, this.sessionId, id);
+    return tombstonedParent(this.#client, this.#sessionId, id);
   }
 
   /**
@@ -195,11 +199,11 @@ export class KeyedLayout implements LayoutStrategy {
    * continuation rows, so the retry appends it under the tail as it is now.
    */
   async dropHalfStored(id: string): Promise<boolean> {
-    const removed = await this.client.run(sql`
+    const removed = await this.#client.run(sql`
       DELETE FROM assistant_messages WHERE id = ${id} AND NOT EXISTS (SELECT 1 FROM assistant_fts f
         WHERE f.rowid = assistant_messages.seq AND f.id = assistant_messages.id) RETURNING id`);
     if (removed.length === 0) return false;
-    await this.client.query`DELETE FROM assistant_message_chunks WHERE id = ${id}`;
+    await this.#client.query`DELETE FROM assistant_message_chunks WHERE id = ${id}`;
     return true;
   }
 }

@@ -1,4 +1,5 @@
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+import { RememberedTails } from "./remembered-tails.js";
 
 /**
  * The latest leaf of a session on the keyed layout (session-schema.ts). Its message table is one b-tree keyed
@@ -52,24 +53,14 @@ export function rememberUpdatedText(client: SqlClient, sessionId: string, id: st
   else if (context.parentId === id) tail.context = { ...context, parentText: text };
 }
 
-const tails = new WeakMap<SqlClient, Map<string, KeyedTail>>();
-
-function tailsOf(client: SqlClient): Map<string, KeyedTail> {
-  let map = tails.get(client);
-  if (map === undefined) {
-    map = new Map();
-    tails.set(client, map);
-  }
-  return map;
-}
+const tails = new RememberedTails<KeyedTail>();
 
 export function cachedKeyedTail(client: SqlClient, sessionId: string): KeyedTail | undefined {
-  return tailsOf(client).get(sessionId);
+  return tails.get(client, sessionId);
 }
 
 export function rememberKeyedTail(client: SqlClient, sessionId: string, tail: KeyedTail | undefined): void {
-  if (tail === undefined) tailsOf(client).delete(sessionId);
-  else tailsOf(client).set(sessionId, tail);
+  tails.set(client, sessionId, tail);
 }
 
 /** The largest `seq` given so far (0 on an empty table). */

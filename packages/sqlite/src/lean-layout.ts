@@ -21,45 +21,48 @@ export class LeanLayout implements LayoutStrategy {
   readonly layoutStill = leanLayoutStill;
   readonly outcome = sql`SELECT changes() AS stored, last_insert_rowid() AS place`;
 
-  constructor(
-    private readonly client: SqlClient,
-    private readonly sessionId: string,
-  ) {}
+  readonly #client: SqlClient;
+  readonly #sessionId: string;
+
+  constructor(client: SqlClient, sessionId: string) {
+    this.#client = client;
+    this.#sessionId = sessionId;
+  }
 
   async latestLeaf(checked: boolean): Promise<LatestLeaf> {
     const tail = checked
-      ? await currentTail(this.client, this.sessionId)
-      : (cachedTail(this.client, this.sessionId) ?? (await readTail(this.client, this.sessionId)));
+      ? await currentTail(this.#client, this.#sessionId)
+      : (cachedTail(this.#client, this.#sessionId) ?? (await readTail(this.#client, this.#sessionId)));
     return {
       leaf: placeOfTail(tail),
-      still: tailStill(tail, this.sessionId),
-      stillAbove: tailStill({ ...tail, leaf: null }, this.sessionId),
+      still: tailStill(tail, this.#sessionId),
+      stillAbove: tailStill({ ...tail, leaf: null }, this.#sessionId),
     };
   }
 
   async latestLeafRow(columns: SqlStatement): Promise<SqlRow | null> {
     // The remembered tail's row, read only while it is still the tail (one statement, one row).
-    const cached = cachedTail(this.client, this.sessionId);
+    const cached = cachedTail(this.#client, this.#sessionId);
     if (cached?.leaf !== null && cached?.leaf !== undefined) {
-      const rows = await this.client.run(sql`
+      const rows = await this.#client.run(sql`
         SELECT ${columns} FROM assistant_messages AS m
         WHERE m.rowid = ${cached.leaf.rowid} AND m.id = ${cached.leaf.id}
-          AND ${tailStill({ ...cached, leaf: null }, this.sessionId)}`);
+          AND ${tailStill({ ...cached, leaf: null }, this.#sessionId)}`);
       if (rows[0] !== undefined) return rows[0];
     }
-    const leaf = (await readTail(this.client, this.sessionId)).leaf;
+    const leaf = (await readTail(this.#client, this.#sessionId)).leaf;
     if (leaf === null) return null;
-    const rows = await this.client.run(sql`
+    const rows = await this.#client.run(sql`
       SELECT ${columns} FROM assistant_messages AS m WHERE m.rowid = ${leaf.rowid}`);
     return rows[0] ?? null;
   }
 
   forgetLatestLeaf(): void {
-    rememberTail(this.client, this.sessionId, undefined);
+    rememberTail(this.#client, this.#sessionId, undefined);
   }
 
   walk(leaf: PlaceRow, limit: number, content: boolean): Promise<PathRow[]> {
-    return readLeanPath(this.client, this.sessionId, leaf, limit, content);
+    return readLeanPath(this.#client, this.#sessionId, leaf, limit, content);
   }
 
   totalsOf(place: PlaceRow): Promise<{ depth: number; tokens: number | null }> {
@@ -79,7 +82,7 @@ export class LeanLayout implements LayoutStrategy {
   }
 
   noChildrenOf(ids: readonly string[]): SqlStatement {
-    return noTombstoneFor(this.sessionId, ids);
+    return noTombstoneFor(this.#sessionId, ids);
   }
 
   afterInserts(links: readonly InsertedLink[]): { statements: SqlStatement[][] } {
@@ -92,7 +95,7 @@ export class LeanLayout implements LayoutStrategy {
 
   remember(leaf: PlaceRow): void {
     // Children are inserted after their parents: the newest row is the leaf, and the table's largest rowid.
-    rememberTail(this.client, this.sessionId, {
+    rememberTail(this.#client, this.#sessionId, {
       leaf: { id: leaf.id, rowid: leaf.order, depth: leaf.depth, pathTokens: leaf.pathTokens },
       horizon: leaf.order,
     });
@@ -103,7 +106,7 @@ export class LeanLayout implements LayoutStrategy {
   }
 
   stillAParent(id: string): Promise<boolean> {
-    return tombstonedParent(this.client, this.sessionId, id);
+    return tombstonedParent(this.#client, this.#sessionId, id);
   }
 
   async dropHalfStored(): Promise<boolean> {

@@ -1,4 +1,5 @@
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+import { RememberedTails } from "./remembered-tails.js";
 
 /**
  * The latest leaf of a session on the lean layout (session-schema.ts), which has no leaf pointer and no
@@ -21,24 +22,14 @@ export interface Tail {
   top?: string | undefined;
 }
 
-const tails = new WeakMap<SqlClient, Map<string, Tail>>();
-
-function tailsOf(client: SqlClient): Map<string, Tail> {
-  let map = tails.get(client);
-  if (map === undefined) {
-    map = new Map();
-    tails.set(client, map);
-  }
-  return map;
-}
+const tails = new RememberedTails<Tail>();
 
 export function cachedTail(client: SqlClient, sessionId: string): Tail | undefined {
-  return tailsOf(client).get(sessionId);
+  return tails.get(client, sessionId);
 }
 
 export function rememberTail(client: SqlClient, sessionId: string, tail: Tail | undefined): void {
-  if (tail === undefined) tailsOf(client).delete(sessionId);
-  else tailsOf(client).set(sessionId, tail);
+  tails.set(client, sessionId, tail);
 }
 
 /**

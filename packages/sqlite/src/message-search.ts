@@ -10,7 +10,7 @@ import { fts5MatchExpression, monthNames, planQuery, type QueryPlan } from "@con
 import { searchRowsTable } from "./message-index-schema.js";
 import { saysWhen } from "./says-when.js";
 import { type CandidateRow, searchInSteps } from "./search-in-steps.js";
-import { fieldWeights, ownScore, saysWhenOfRow, weighsDates } from "./search-scores.js";
+import { fieldWeights, messageColumnsOfM, ownScore, saysWhenOfRow, weighsDates } from "./search-scores.js";
 import type { SessionShare } from "./session-share.js";
 
 /**
@@ -147,6 +147,17 @@ function rowOfM(message: IndexedMessage, key: SearchKey = "rowid"): SqlStatement
 }
 
 /**
+ * The search row of the message `m` in a table Cloudflare agents' Sessions API created (no context column).
+ * agents re-indexes an updated message under the next free rowid, so the message's own rowid may hold another
+ * message's row: then the row takes the next free rowid (NULL), and removal finds it by id.
+ */
+function agentsRowOfM(message: IndexedMessage): SqlStatement {
+  return sql`INSERT INTO assistant_fts (rowid, id, session_id, role, content)
+    SELECT CASE WHEN EXISTS (SELECT 1 FROM assistant_fts f WHERE f.rowid = m.rowid) THEN NULL ELSE m.rowid END,
+      m.id, m.session_id, m.role, ${message.text}`;
+}
+
+/**
  * The search row of a message on the keyed layout, under its `seq`, written in its append's transaction
  * (for every message: a message without text gets a row with empty text, since the search table holds the
  * order). Writes nothing when the message row is not there with that `seq` (its insert was refused) or the
@@ -227,16 +238,7 @@ export function indexMessageStatement(
     options.indexedOnly === true
       ? sql`AND m.rowid <= (SELECT indexed_rowid FROM assistant_fts_state WHERE key = 'messages')`
       : sql``;
-  if (!withContext) {
-    // A table Cloudflare agents' Sessions API created (no context column). agents re-indexes an updated
-    // message under the next free rowid, so the message's own rowid may hold another message's row: then
-    // the row takes the next free rowid (NULL), and removal finds it by id.
-    return sql`INSERT INTO assistant_fts (rowid, id, session_id, role, content)
-    SELECT CASE WHEN EXISTS (SELECT 1 FROM assistant_fts f WHERE f.rowid = m.rowid) THEN NULL ELSE m.rowid END,
-      m.id, m.session_id, m.role, ${message.text}
-    FROM assistant_messages m WHERE m.id = ${id} AND m.session_id = ${sessionId} ${covered}`;
-  }
-  return sql`${rowOfM(message)}
+  return sql`${withContext ? rowOfM(message) : agentsRowOfM(message)}
     FROM assistant_messages m WHERE m.id = ${id} AND m.session_id = ${sessionId} ${covered}`;
 }
 
@@ -249,14 +251,8 @@ export function indexRowStatement(
   message: IndexedMessage,
   withContext: boolean,
 ): SqlStatement {
-  if (!withContext) {
-    // A table Cloudflare agents' Sessions API created: its rowid may hold another message's row (see above).
-    return sql`INSERT INTO assistant_fts (rowid, id, session_id, role, content)
-    SELECT CASE WHEN EXISTS (SELECT 1 FROM assistant_fts f WHERE f.rowid = m.rowid) THEN NULL ELSE m.rowid END,
-      m.id, m.session_id, m.role, ${message.text}
+  return sql`${withContext ? rowOfM(message) : agentsRowOfM(message)}
     FROM assistant_messages m WHERE m.rowid = ${rowid}`;
-  }
-  return sql`${rowOfM(message)} FROM assistant_messages m WHERE m.rowid = ${rowid}`;
 }
 
 /**
@@ -320,9 +316,7 @@ export async function searchMessageIndex(
     // A table Cloudflare agents' Sessions API created: message text alone, FTS5's own bm25.
     const rows = await client.run<Row>(sql`
       SELECT f.id AS id, f.session_id AS session_id, f.role AS role, f.content AS content,
-        m.created_at AS created_at, m.parent_id AS parent_id,
-        (SELECT p.parent_id FROM assistant_messages p WHERE p.id = m.parent_id AND p.session_id = m.session_id)
-          AS grandparent_id, -f.rank AS relevance, 1 AS own_hit
+        ${messageColumnsOfM}, -f.rank AS relevance, 1 AS own_hit
       FROM assistant_fts f JOIN assistant_messages m ON m.id = f.id AND m.session_id = f.session_id
       WHERE assistant_fts MATCH ${fts5MatchExpression(plan, { column: "content" })} ${inSession}
       ORDER BY f.rank LIMIT ${limitLiteral(limit)}`);
@@ -468,13 +462,10 @@ function candidatesStatement(values: CandidateValues): SqlStatement {
  */
 function resultsOf(values: CandidateValues): SqlStatement {
   const { ranking, sessionId } = values;
-  const grandparent = raw(`(SELECT p.parent_id FROM assistant_messages p
-      WHERE p.id = m.parent_id AND p.session_id = m.session_id)`);
   if (values.hits === "ranked") {
     return sql`
     SELECT scored.id AS id, scored.session_id AS session_id, scored.role AS role, scored.content AS content,
-      m.created_at AS created_at, m.parent_id AS parent_id, scored.own_hit AS own_hit,
-      ${grandparent} AS grandparent_id, -scored.score AS relevance, 0 AS strays
+      ${messageColumnsOfM}, scored.own_hit AS own_hit, -scored.score AS relevance, 0 AS strays
     FROM scored JOIN assistant_messages m ON m.id = scored.id AND m.session_id = scored.session_id
     ORDER BY scored.score${dayAndNear(ranking)}
     LIMIT ${limitLiteral(values.limit)}`;
@@ -487,8 +478,7 @@ function resultsOf(values: CandidateValues): SqlStatement {
   return sql`,
     best AS (${bestOfScored(values)})
     SELECT best.id AS id, best.session_id AS session_id, best.role AS role, best.content AS content,
-      m.created_at AS created_at, m.parent_id AS parent_id, best.own_hit AS own_hit,
-      ${grandparent} AS grandparent_id, -best.score AS relevance, ${strays} AS strays
+      ${messageColumnsOfM}, best.own_hit AS own_hit, -best.score AS relevance, ${strays} AS strays
     FROM best JOIN assistant_messages m ON m.id = best.id AND m.session_id = best.session_id
     ORDER BY best.place`;
 }

@@ -3,7 +3,7 @@ import { type SqlClient, sql } from "@contextblocks/sql";
 import { join, limitLiteral, raw } from "@contextblocks/sql/store-kit";
 import type { QueryPlan } from "@contextblocks/text";
 import { bestByDay } from "./day-share-order.js";
-import { fieldWeights, ownScore, saysWhenOfRow, weighsDates } from "./search-scores.js";
+import { fieldWeights, messageColumnsOfM, ownScore, saysWhenOfRow, weighsDates } from "./search-scores.js";
 
 /**
  * A session search where FTS5 sorts the matches (a Durable Object's), in three short statements instead of one:
@@ -139,10 +139,7 @@ export async function searchInSteps(client: SqlClient, search: StepwiseSearch): 
     const best = bestByDay(scored, ranking.dayShare, search.limit);
     if (best.length === 0) return best;
     const messages = await client.run<MessageRow>(sql`
-      SELECT m.id AS id, m.session_id AS session_id, m.created_at AS created_at, m.parent_id AS parent_id,
-        (SELECT p.parent_id FROM assistant_messages p WHERE p.id = m.parent_id AND p.session_id = m.session_id)
-          AS grandparent_id
-      FROM assistant_messages m
+      SELECT m.id AS id, m.session_id AS session_id, ${messageColumnsOfM} FROM assistant_messages m
       WHERE m.id IN (SELECT value FROM json_each(${JSON.stringify(best.map((candidate) => candidate.id))}))`);
     const byKey = new Map(messages.map((message) => [keyOf(message), message]));
     const gone = new Set(best.filter((candidate) => !byKey.has(keyOf(candidate))));

@@ -29,3 +29,11 @@ export function weighsDates(plan: QueryPlan, ranking: SearchRanking): boolean {
  * it, the same check made here.
  */
 export const saysWhenOfRow: SqlStatement = sql`coalesce(f.says_when, ${saysWhen(raw("f.content"))})`;
+
+/**
+ * The columns of a hit's message `m` (an alias of `assistant_messages`) every search returns: its time, its
+ * parent and its grandparent (the turns a hit's neighbours are told by).
+ */
+export const messageColumnsOfM: SqlStatement = raw(`m.created_at AS created_at, m.parent_id AS parent_id,
+  (SELECT p.parent_id FROM assistant_messages p WHERE p.id = m.parent_id AND p.session_id = m.session_id)
+    AS grandparent_id`);

@@ -352,16 +352,9 @@ export class SqliteSessionStore implements SessionStoreV1 {
           ...(keyed
             ? [searchOrderBump, sql`DELETE FROM assistant_fts WHERE rowid = ${place} AND id = ${id}`]
             : await this.#unindexStatements(id, place)),
-          ...(lean
-            ? [
-                // No parent index: every later row of the session has its totals cleared (descendants
-                // are inserted after their ancestors), and an id that stays a parent is tombstoned.
-                sql`UPDATE assistant_messages SET depth = NULL, path_tokens = NULL
-                  WHERE ${layout.order} > ${place} AND session_id = ${this.#sessionId}
-                    AND (depth IS NOT NULL OR path_tokens IS NOT NULL)`,
-                tombstoneStatement(this.#sessionId, id),
-              ]
-            : this.#clearTotalsBelow(layout, id, place, "depth")),
+          ...this.#clearTotalsBelow(layout, id, place, "depth"),
+          // No parent index: an id that stays a parent is tombstoned.
+          ...(lean ? [tombstoneStatement(this.#sessionId, id)] : []),
           sql`DELETE FROM assistant_messages WHERE id = ${id} AND session_id = ${this.#sessionId}`,
           sql`DELETE FROM assistant_message_chunks WHERE id = ${id}`,
           sql`DELETE FROM assistant_leaves WHERE session_id = ${this.#sessionId} AND leaf_id = ${id}`,

@@ -19,14 +19,17 @@ export type MemoryTarget =
  * listed, read, written and deleted through `ContextBlocks` so limits, queues, events and versions hold.
  */
 export class MemoryDirectory {
-  constructor(
-    private readonly context: ContextBlocks,
-    private readonly files: string | undefined,
-  ) {}
+  readonly #context: ContextBlocks;
+  readonly #files: string | undefined;
+
+  constructor(context: ContextBlocks, files: string | undefined) {
+    this.#context = context;
+    this.#files = files;
+  }
 
   /** The blocks shown as files: writable and read-only ones (keyed blocks are not files). */
   blockFiles(): Array<{ path: string; label: string; writable: boolean }> {
-    return this.context
+    return this.#context
       .getConfigs()
       .filter((config) => config.kind === "writable" || config.kind === "readonly")
       .map((config) => ({
@@ -38,9 +41,9 @@ export class MemoryDirectory {
 
   /** The keys of the files block, in its listing's order; none without a files block. */
   async fileKeys(): Promise<string[]> {
-    if (this.files === undefined) return [];
+    if (this.#files === undefined) return [];
     this.filesBlock();
-    const listing = (await this.block(this.files)).content;
+    const listing = (await this.#block(this.#files)).content;
     const keys: string[] = [];
     for (const line of listing.split("\n")) {
       if (!line.startsWith("- ")) continue;
@@ -102,8 +105,8 @@ export class MemoryDirectory {
 
   /** The text of a block's file or of an existing file; `NOT_FOUND` for a file that does not exist. */
   async read(target: Extract<MemoryTarget, { kind: "block" | "file" }>): Promise<string> {
-    if (target.kind === "block") return (await this.block(target.label)).content;
-    const text = await this.context.loadEntry(this.filesBlock(), target.key);
+    if (target.kind === "block") return (await this.#block(target.label)).content;
+    const text = await this.#context.loadEntry(this.filesBlock(), target.key);
     if (text === null) throw missingFile(target.path);
     return text;
   }
@@ -112,9 +115,9 @@ export class MemoryDirectory {
   async write(target: Extract<MemoryTarget, { kind: "block" | "file" }>, text: string, source: WriteSource) {
     if (target.kind === "block") {
       this.requireWritable(target);
-      await this.context.setBlock(target.label, text, { source });
+      await this.#context.setBlock(target.label, text, { source });
     } else {
-      await this.context.setEntry(this.filesBlock(), target.key, text, undefined, { source });
+      await this.#context.setEntry(this.filesBlock(), target.key, text, undefined, { source });
     }
   }
 
@@ -130,15 +133,15 @@ export class MemoryDirectory {
   ): Promise<void> {
     if (target.kind === "block") {
       this.requireWritable(target);
-      await this.context.editBlock(target.label, oldText, newText, { source });
+      await this.#context.editBlock(target.label, oldText, newText, { source });
     } else {
-      await this.context.editEntry(this.filesBlock(), target.key, oldText, newText, { source });
+      await this.#context.editEntry(this.filesBlock(), target.key, oldText, newText, { source });
     }
   }
 
   /** Removes a file of the files block (its versions stay with its provider). */
   async remove(key: string, source: WriteSource): Promise<void> {
-    await this.context.deleteEntry(this.filesBlock(), key, { source });
+    await this.#context.deleteEntry(this.filesBlock(), key, { source });
   }
 
   requireWritable(target: Extract<MemoryTarget, { kind: "block" }>): void {
@@ -153,7 +156,7 @@ export class MemoryDirectory {
 
   /** The label of the files block, checked now (blocks can be removed at run time). */
   filesBlock(): string {
-    const label = this.files;
+    const label = this.#files;
     if (label === undefined) {
       throw new ContextError(
         "UNSUPPORTED",
@@ -161,17 +164,17 @@ export class MemoryDirectory {
       );
     }
     checkFilesBlock(
-      this.context.getConfigs().find((config) => config.label === label),
+      this.#context.getConfigs().find((config) => config.label === label),
       label,
     );
     return label;
   }
 
-  private async block(label: string) {
-    let block = this.context.getBlock(label);
+  async #block(label: string) {
+    let block = this.#context.getBlock(label);
     if (block === null) {
-      await this.context.load();
-      block = this.context.getBlock(label);
+      await this.#context.load();
+      block = this.#context.getBlock(label);
     }
     if (block === null) throw new ContextError("NOT_FOUND", `Block "${label}" not found`, { label });
     return block;

@@ -83,36 +83,39 @@ export function memoryTool(
 
 /** The six commands over a `MemoryDirectory`: each checks its whole input before it writes anything. */
 class MemoryCommands {
-  constructor(
-    private readonly directory: MemoryDirectory,
-    private readonly maxFileLength: number,
-  ) {}
+  readonly #directory: MemoryDirectory;
+  readonly #maxFileLength: number;
+
+  constructor(directory: MemoryDirectory, maxFileLength: number) {
+    this.#directory = directory;
+    this.#maxFileLength = maxFileLength;
+  }
 
   run(input: unknown, source: WriteSource): Promise<string> {
     const fields = typeof input === "object" && input !== null ? (input as Record<string, unknown>) : {};
     switch (fields.command) {
       case "view":
-        return this.view(parseMemoryPath(fields.path), fields.view_range);
+        return this.#view(parseMemoryPath(fields.path), fields.view_range);
       case "create":
-        return this.create(parseMemoryPath(fields.path), this.text(fields, "file_text"), source);
+        return this.#create(parseMemoryPath(fields.path), this.#text(fields, "file_text"), source);
       case "str_replace":
-        return this.replace(
+        return this.#replace(
           parseMemoryPath(fields.path),
-          this.text(fields, "old_str"),
-          this.text(fields, "new_str"),
+          this.#text(fields, "old_str"),
+          this.#text(fields, "new_str"),
           source,
         );
       case "insert":
-        return this.insert(
+        return this.#insert(
           parseMemoryPath(fields.path),
           fields.insert_line,
-          this.text(fields, "insert_text"),
+          this.#text(fields, "insert_text"),
           source,
         );
       case "delete":
-        return this.delete(parseMemoryPath(fields.path), source);
+        return this.#delete(parseMemoryPath(fields.path), source);
       case "rename":
-        return this.rename(
+        return this.#rename(
           parseMemoryPath(fields.old_path, "old_path"),
           parseMemoryPath(fields.new_path, "new_path"),
           source,
@@ -125,13 +128,13 @@ class MemoryCommands {
     }
   }
 
-  private async view(path: MemoryPath, range: unknown): Promise<string> {
-    const target = await this.directory.resolve(path);
+  async #view(path: MemoryPath, range: unknown): Promise<string> {
+    const target = await this.#directory.resolve(path);
     if (target.kind === "root") {
-      const blocks = this.directory
+      const blocks = this.#directory
         .blockFiles()
         .map((file) => (file.writable ? file.path : `${file.path} (read-only)`));
-      const files = (await this.directory.fileKeys()).map((key) => `${MEMORY_ROOT}/${key}`);
+      const files = (await this.#directory.fileKeys()).map((key) => `${MEMORY_ROOT}/${key}`);
       const lines = [...blocks, ...files];
       return lines.length === 0
         ? `${MEMORY_ROOT} is empty.`
@@ -141,7 +144,7 @@ class MemoryCommands {
       return `Files in ${target.path}:\n${target.keys.map((key) => `${MEMORY_ROOT}/${key}`).join("\n")}`;
     }
     if (target.kind === "absent") throw missingFile(target.path);
-    const text = await this.directory.read(target);
+    const text = await this.#directory.read(target);
     if (range !== undefined && !Array.isArray(range)) {
       throw new ContextError(
         "INVALID_INPUT",
@@ -152,36 +155,36 @@ class MemoryCommands {
     return `Contents of ${target.path}:\n${numberedLines(text, range)}`;
   }
 
-  private async create(path: MemoryPath, text: string, source: WriteSource): Promise<string> {
-    const target = await this.fileOf(path, "create");
-    const file = target.kind === "absent" ? await this.directory.newFile(target.relative) : target;
-    await this.directory.write(file, text, source);
+  async #create(path: MemoryPath, text: string, source: WriteSource): Promise<string> {
+    const target = await this.#fileOf(path, "create");
+    const file = target.kind === "absent" ? await this.#directory.newFile(target.relative) : target;
+    await this.#directory.write(file, text, source);
     return target.kind === "absent" ? `Created ${file.path}.` : `Wrote ${file.path}.`;
   }
 
-  private async replace(path: MemoryPath, oldText: string, newText: string, source: WriteSource) {
+  async #replace(path: MemoryPath, oldText: string, newText: string, source: WriteSource) {
     if (oldText.length === 0) {
       throw new ContextError(
         "INVALID_INPUT",
         "old_str is empty; give the exact text to replace (to add lines, use insert). Nothing was changed.",
       );
     }
-    const file = await this.existingFile(path, "str_replace");
-    await this.directory.edit(file, oldText, newText, source);
+    const file = await this.#existingFile(path, "str_replace");
+    await this.#directory.edit(file, oldText, newText, source);
     return `Edited ${file.path}.`;
   }
 
-  private async insert(path: MemoryPath, line: unknown, text: string, source: WriteSource) {
-    const file = await this.existingFile(path, "insert");
-    const current = await this.directory.read(file);
+  async #insert(path: MemoryPath, line: unknown, text: string, source: WriteSource) {
+    const file = await this.#existingFile(path, "insert");
+    const current = await this.#directory.read(file);
     const updated = insertAtLine(current, line, text);
-    this.checkLength(updated.length, "the file after the insert");
-    if (current === "") await this.directory.write(file, updated, source);
+    this.#checkLength(updated.length, "the file after the insert");
+    if (current === "") await this.#directory.write(file, updated, source);
     else {
       // The whole current text as the one match: the write applies only to the text read above, so a
       // write that landed in between fails the edit instead of being overwritten.
       try {
-        await this.directory.edit(file, current, updated, source);
+        await this.#directory.edit(file, current, updated, source);
       } catch (error) {
         if (isContextError(error) && error.code === "NO_MATCH") {
           throw new ContextError("CONFLICT", `${file.path} changed while inserting; view it and try again.`);
@@ -192,8 +195,8 @@ class MemoryCommands {
     return `Inserted text at line ${String(line)} of ${file.path}.`;
   }
 
-  private async delete(path: MemoryPath, source: WriteSource): Promise<string> {
-    const target = await this.directory.resolve(path);
+  async #delete(path: MemoryPath, source: WriteSource): Promise<string> {
+    const target = await this.#directory.resolve(path);
     switch (target.kind) {
       case "root":
         throw new ContextError(
@@ -204,19 +207,19 @@ class MemoryCommands {
         throw missingFile(target.path);
       case "block":
         // A block is part of the prompt's layout: its file is emptied, never removed.
-        await this.directory.write(target, "", source);
+        await this.#directory.write(target, "", source);
         return `Cleared ${target.path} (a block's file is emptied, not removed).`;
       case "file":
-        await this.directory.remove(target.key, source);
+        await this.#directory.remove(target.key, source);
         return `Deleted ${target.path}.`;
       case "directory":
-        for (const key of target.keys) await this.directory.remove(key, source);
+        for (const key of target.keys) await this.#directory.remove(key, source);
         return `Deleted ${target.path} and the ${target.keys.length} file(s) in it.`;
     }
   }
 
-  private async rename(from: MemoryPath, to: MemoryPath, source: WriteSource): Promise<string> {
-    const old = await this.directory.resolve(from);
+  async #rename(from: MemoryPath, to: MemoryPath, source: WriteSource): Promise<string> {
+    const old = await this.#directory.resolve(from);
     if (old.kind !== "file") {
       if (old.kind === "absent") throw missingFile(old.path);
       throw new ContextError(
@@ -226,40 +229,40 @@ class MemoryCommands {
           : `rename moves one file at a time; ${old.path} is a directory. Nothing was changed.`,
       );
     }
-    const target = await this.directory.resolve(to);
+    const target = await this.#directory.resolve(to);
     if (target.kind !== "absent") {
       throw new ContextError(
         "CONFLICT",
         `${target.path} already exists; choose another new_path. Nothing was changed.`,
       );
     }
-    const moved = await this.directory.newFile(target.relative);
-    const text = await this.directory.read(old);
-    await this.directory.write(moved, text, source);
-    await this.directory.remove(old.key, source);
+    const moved = await this.#directory.newFile(target.relative);
+    const text = await this.#directory.read(old);
+    await this.#directory.write(moved, text, source);
+    await this.#directory.remove(old.key, source);
     return `Renamed ${old.path} to ${moved.path}.`;
   }
 
   /** The target of a write: a writable block's file, an existing file, or an absent one. */
-  private async fileOf(path: MemoryPath, command: string) {
-    const target = await this.directory.resolve(path);
+  async #fileOf(path: MemoryPath, command: string) {
+    const target = await this.#directory.resolve(path);
     if (target.kind === "root" || target.kind === "directory") {
       throw new ContextError(
         "INVALID_INPUT",
         `${command} needs a file path; ${target.path} is a directory. Nothing was changed.`,
       );
     }
-    if (target.kind === "block") this.directory.requireWritable(target);
+    if (target.kind === "block") this.#directory.requireWritable(target);
     return target;
   }
 
-  private async existingFile(path: MemoryPath, command: string): Promise<FileTarget> {
-    const target = await this.fileOf(path, command);
+  async #existingFile(path: MemoryPath, command: string): Promise<FileTarget> {
+    const target = await this.#fileOf(path, command);
     if (target.kind === "absent") throw missingFile(target.path);
     return target;
   }
 
-  private text(fields: Record<string, unknown>, name: string): string {
+  #text(fields: Record<string, unknown>, name: string): string {
     const value = fields[name];
     if (typeof value !== "string") {
       throw new ContextError(
@@ -267,15 +270,15 @@ class MemoryCommands {
         `${name} must be a string, got ${value === undefined ? "nothing" : typeof value}`,
       );
     }
-    this.checkLength(value.length, name);
+    this.#checkLength(value.length, name);
     return value;
   }
 
-  private checkLength(length: number, what: string): void {
-    if (length > this.maxFileLength) {
+  #checkLength(length: number, what: string): void {
+    if (length > this.#maxFileLength) {
       throw new ContextError(
         "MAX_TOKENS",
-        `${what} is ${length} characters; the limit is ${this.maxFileLength}. Nothing was changed.`,
+        `${what} is ${length} characters; the limit is ${this.#maxFileLength}. Nothing was changed.`,
       );
     }
   }

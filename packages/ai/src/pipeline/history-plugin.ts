@@ -85,7 +85,7 @@ export class InMemoryHistoryPlugin implements HistoryPlugin {
   readonly storeInputs: boolean;
   readonly storeOutputs: boolean;
   readonly storeContextMessages: boolean;
-  private readonly sessions: Map<string, RunMessage[]>;
+  readonly #sessions: Map<string, RunMessage[]>;
 
   constructor(
     readonly sourceId: string,
@@ -95,7 +95,7 @@ export class InMemoryHistoryPlugin implements HistoryPlugin {
     this.storeInputs = options.storeInputs ?? true;
     this.storeOutputs = options.storeOutputs ?? true;
     this.storeContextMessages = options.storeContextMessages ?? false;
-    this.sessions = options.sessions ?? new Map();
+    this.#sessions = options.sessions ?? new Map();
   }
 
   async getMessages(sessionId: string): Promise<RunMessage[]> {
@@ -104,13 +104,13 @@ export class InMemoryHistoryPlugin implements HistoryPlugin {
 
   async saveMessages(sessionId: string, messages: readonly RunMessage[]): Promise<void> {
     if (messages.length === 0) return;
-    const stored = this.sessions.get(sessionId) ?? [];
+    const stored = this.#sessions.get(sessionId) ?? [];
     stored.push(...structuredClone(messages));
-    this.sessions.set(sessionId, stored);
+    this.#sessions.set(sessionId, stored);
   }
 
   /** A copy of the session's stored messages, oldest first. */
   messages(sessionId: string): RunMessage[] {
-    return structuredClone(this.sessions.get(sessionId) ?? []);
+    return structuredClone(this.#sessions.get(sessionId) ?? []);
   }
 }

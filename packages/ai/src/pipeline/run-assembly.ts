@@ -22,13 +22,13 @@ export class RunAssembly {
   readonly contextMessages: Map<string, RunMessage[]> = new Map();
   /** Tools offered on this call (declared and extended), checked against the SDK's definitions. */
   readonly offers: ToolOffer[] = [];
-  private readonly instructions: string[] = [];
-  private readonly transforms: Array<{ plugin: ContextPlugin; transform: MessageTransform }> = [];
-  private frozen: { sourceId: string; text: string } | undefined;
+  readonly #instructions: string[] = [];
+  readonly #transforms: Array<{ plugin: ContextPlugin; transform: MessageTransform }> = [];
+  #frozen: { sourceId: string; text: string } | undefined;
 
   /** The prompt starts with a frozen prompt (a plugin set a non-empty one). */
   get hasFrozenPrompt(): boolean {
-    return (this.frozen?.text.length ?? 0) > 0;
+    return (this.#frozen?.text.length ?? 0) > 0;
   }
 
   /** Adds messages under a source (a history plugin's loaded messages, a plugin's `extendMessages`). */
@@ -52,7 +52,7 @@ export class RunAssembly {
       extendInstructions: (sourceId, text) => {
         checkSource(sourceId, "extendInstructions");
         if (typeof text !== "string") throw invalidUse(`extendInstructions("${sourceId}") needs text.`);
-        if (text.length > 0) this.instructions.push(text);
+        if (text.length > 0) this.#instructions.push(text);
       },
       extendMessages: (sourceId, messages) => {
         checkSource(sourceId, "extendMessages");
@@ -66,19 +66,19 @@ export class RunAssembly {
       setFrozenPrompt: (sourceId, text) => {
         checkSource(sourceId, "setFrozenPrompt");
         if (typeof text !== "string") throw invalidUse(`setFrozenPrompt("${sourceId}") needs text.`);
-        if (this.frozen !== undefined && this.frozen.sourceId !== sourceId) {
+        if (this.#frozen !== undefined && this.#frozen.sourceId !== sourceId) {
           throw invalidUse(
-            `Two plugins set the frozen prompt ("${this.frozen.sourceId}" and "${sourceId}"): a call has one cached prefix.`,
+            `Two plugins set the frozen prompt ("${this.#frozen.sourceId}" and "${sourceId}"): a call has one cached prefix.`,
           );
         }
-        this.frozen = { sourceId, text };
+        this.#frozen = { sourceId, text };
       },
       transformMessages: (sourceId, transform) => {
         checkSource(sourceId, "transformMessages");
         if (typeof transform !== "function") {
           throw invalidUse(`transformMessages("${sourceId}") needs a function.`);
         }
-        this.transforms.push({ plugin, transform });
+        this.#transforms.push({ plugin, transform });
       },
     };
   }
@@ -89,15 +89,15 @@ export class RunAssembly {
     callerMessages: readonly RunMessage[],
   ): Promise<RunMessage[]> {
     let conversation: RunMessage[] = [...[...this.contextMessages.values()].flat(), ...callerMessages];
-    for (const { plugin, transform } of this.transforms) {
+    for (const { plugin, transform } of this.#transforms) {
       const input = conversation;
       conversation = await guard(plugin, "transformMessages", () => transform(input));
     }
-    const frozen = this.frozen?.text ?? "";
+    const frozen = this.#frozen?.text ?? "";
     return [
       ...(frozen.length > 0 ? [{ role: "system" as const, content: frozen }] : []),
       ...callerSystem,
-      ...this.instructions.map((text) => ({ role: "system" as const, content: text })),
+      ...this.#instructions.map((text) => ({ role: "system" as const, content: text })),
       ...closeInterruptedToolCalls(conversation),
     ];
   }

@@ -19,20 +19,20 @@ const CURSORS_PER_SESSION = 8;
 
 /** The last calls of the most recent sessions (a bounded map: a server with many sessions stays small). */
 export class RecentCursors {
-  private readonly cursors = new Map<string, Cursor[]>();
+  readonly #cursors = new Map<string, Cursor[]>();
 
   /** The remembered calls of a session, newest first. */
   get(sessionId: string): readonly Cursor[] {
-    return this.cursors.get(sessionId) ?? [];
+    return this.#cursors.get(sessionId) ?? [];
   }
 
   remember(sessionId: string, cursor: Cursor, replaces?: Cursor): void {
-    const kept = (this.cursors.get(sessionId) ?? []).filter((entry) => entry !== replaces);
-    this.cursors.delete(sessionId);
-    this.cursors.set(sessionId, [cursor, ...kept].slice(0, CURSORS_PER_SESSION));
-    if (this.cursors.size > REMEMBERED_SESSIONS) {
-      const oldest = this.cursors.keys().next().value;
-      if (oldest !== undefined) this.cursors.delete(oldest);
+    const kept = (this.#cursors.get(sessionId) ?? []).filter((entry) => entry !== replaces);
+    this.#cursors.delete(sessionId);
+    this.#cursors.set(sessionId, [cursor, ...kept].slice(0, CURSORS_PER_SESSION));
+    if (this.#cursors.size > REMEMBERED_SESSIONS) {
+      const oldest = this.#cursors.keys().next().value;
+      if (oldest !== undefined) this.#cursors.delete(oldest);
     }
   }
 }

@@ -36,13 +36,17 @@ export interface PreparedRun {
  * history and state.
  */
 export class RunPipeline {
-  private readonly cursors = new RecentCursors();
+  readonly #cursors = new RecentCursors();
+  readonly #stateStore: RunStateStore;
+  readonly #defaultSessionId: string;
 
   constructor(
     readonly plugins: readonly ContextPlugin[],
-    private readonly stateStore: RunStateStore,
-    private readonly defaultSessionId: string,
+    stateStore: RunStateStore,
+    defaultSessionId: string,
   ) {
+    this.#stateStore = stateStore;
+    this.#defaultSessionId = defaultSessionId;
     const seen = new Set<string>();
     let loader: string | undefined;
     for (const plugin of plugins) {
@@ -75,7 +79,7 @@ export class RunPipeline {
   }
 
   async begin(params: ModelCallOptions): Promise<PreparedRun> {
-    const { sessionId, parentId, providerOptions } = sessionOf(params, this.defaultSessionId);
+    const { sessionId, parentId, providerOptions } = sessionOf(params, this.#defaultSessionId);
     const leading = params.prompt.findIndex((message) => message.role !== "system");
     const split = leading === -1 ? params.prompt.length : leading;
     const callerSystem = params.prompt.slice(0, split);
@@ -84,7 +88,7 @@ export class RunPipeline {
 
     // A step of the SDK's tool loop: only its new messages are input, and the history is the first step's.
     // Of the session's recent calls, the one this call continues (overlapping calls each keep their own).
-    const match = continuedCall(this.cursors.get(sessionId), callerJson, callerMessages);
+    const match = continuedCall(this.#cursors.get(sessionId), callerJson, callerMessages);
     const previous = match?.cursor;
     const continued = match?.count ?? null;
     const basics: RunBasics = {
@@ -95,7 +99,7 @@ export class RunPipeline {
     // A continuation goes on from what the first call stored (the latest leaf), not from the named parent.
     const branch = continued === null && parentId !== undefined ? { parentId } : {};
 
-    const savedStates = (await this.stateStore.load(sessionId)) ?? {};
+    const savedStates = (await this.#stateStore.load(sessionId)) ?? {};
     // A copy of everything stored, so the state of a plugin not configured today is kept, not dropped.
     // Without a prototype: a plugin named "__proto__" or "constructor" gets its own state, not Object's.
     const states: RunStates = Object.assign(Object.create(null) as RunStates, structuredClone(savedStates));
@@ -152,7 +156,7 @@ export class RunPipeline {
         plugin.saveMessages(sessionId, inputMessages, { state, ...run.branch }),
       );
     }
-    this.cursors.remember(sessionId, { ...run.cursor, loaded: new Map() }, run.continues);
+    this.#cursors.remember(sessionId, { ...run.cursor, loaded: new Map() }, run.continues);
   }
 
   /**
@@ -180,7 +184,7 @@ export class RunPipeline {
       // One write per run, and none when no plugin changed its state (a Durable Object bills each row).
       const json = statesJson(run.states);
       if (json === savedJson) return;
-      await this.stateStore.save(sessionId, JSON.parse(json) as RunStates);
+      await this.#stateStore.save(sessionId, JSON.parse(json) as RunStates);
       savedJson = json;
     };
     await saveStates();
@@ -209,7 +213,7 @@ export class RunPipeline {
     }
 
     await saveStates();
-    this.cursors.remember(sessionId, run.cursor, run.continues);
+    this.#cursors.remember(sessionId, run.cursor, run.continues);
   }
 }
 

@@ -8,28 +8,28 @@ import { rank } from "./text-search.js";
  */
 export class InMemorySearchProvider implements SearchProvider {
   readonly store: InMemoryStore;
-  private label: string | undefined;
-  private readonly limit: number;
+  #label: string | undefined;
+  readonly #limit: number;
 
   constructor(options: InMemoryProviderOptions & { limit?: number } = {}) {
     this.store = options.store ?? new InMemoryStore();
-    this.label = options.label;
-    this.limit = options.limit ?? 10;
+    this.#label = options.label;
+    this.#limit = options.limit ?? 10;
   }
 
   init(label: string): void {
-    this.label ??= label;
+    this.#label ??= label;
   }
 
   async get(): Promise<string | null> {
-    const count = this.entries().size;
+    const count = this.#entries().size;
     return count === 0 ? null : `${count} entries indexed.`;
   }
 
   async search(query: string): Promise<string | null> {
     if (typeof query !== "string") return null;
-    const documents = [...this.entries()].map(([key, entry]) => ({ key, content: entry.content }));
-    const matches = rank(documents, query, this.limit);
+    const documents = [...this.#entries()].map(([key, entry]) => ({ key, content: entry.content }));
+    const matches = rank(documents, query, this.#limit);
     if (matches.length === 0) return null;
     return matches.map((match) => `[${match.key}]\n${match.content}`).join("\n\n");
   }
@@ -37,14 +37,14 @@ export class InMemorySearchProvider implements SearchProvider {
   async set(key: string, content: string): Promise<void> {
     requireText("InMemorySearchProvider", "key", key);
     requireText("InMemorySearchProvider", "content", content);
-    this.entries().set(key, { content });
+    this.#entries().set(key, { content });
   }
 
   async delete(key: string): Promise<void> {
-    this.entries().delete(key);
+    this.#entries().delete(key);
   }
 
-  private entries() {
-    return this.store.entriesOf(this.label ?? "");
+  #entries() {
+    return this.store.entriesOf(this.#label ?? "");
   }
 }

@@ -19,58 +19,58 @@ export interface InMemorySkillProviderOptions extends InMemoryProviderOptions {
  */
 export class InMemorySkillProvider implements VersionedSkillProvider {
   readonly store: InMemoryStore;
-  private label: string | undefined;
-  private readonly seed: Record<string, InMemoryEntry> | undefined;
-  private readonly retention: number;
+  #label: string | undefined;
+  readonly #seed: Record<string, InMemoryEntry> | undefined;
+  readonly #retention: number;
 
   constructor(options: InMemorySkillProviderOptions = {}) {
     this.store = options.store ?? new InMemoryStore();
-    this.label = options.label;
-    this.seed = options.skills;
-    this.retention = checkRetention("InMemorySkillProvider", options.versionRetention);
-    if (this.label !== undefined) this.plant();
+    this.#label = options.label;
+    this.#seed = options.skills;
+    this.#retention = checkRetention("InMemorySkillProvider", options.versionRetention);
+    if (this.#label !== undefined) this.#plant();
   }
 
   init(label: string): void {
-    if (this.label !== undefined) return;
-    this.label = label;
-    this.plant();
+    if (this.#label !== undefined) return;
+    this.#label = label;
+    this.#plant();
   }
 
   async get(): Promise<string | null> {
-    const lines = [...this.entries()].map(([key, entry]) =>
+    const lines = [...this.#entries()].map(([key, entry]) =>
       entry.description ? `- ${key}: ${entry.description}` : `- ${key}`,
     );
     return lines.length === 0 ? null : lines.join("\n");
   }
 
   async load(key: string): Promise<string | null> {
-    return this.entries().get(key)?.content ?? null;
+    return this.#entries().get(key)?.content ?? null;
   }
 
   async set(key: string, content: string, description?: string, write?: BlockWrite): Promise<void> {
     requireText("InMemorySkillProvider", "key", key);
     requireText("InMemorySkillProvider", "content", content);
     if (description !== undefined) requireText("InMemorySkillProvider", "description", description);
-    const previous = this.entries().get(key);
+    const previous = this.#entries().get(key);
     const kept = description ?? previous?.description;
-    this.entries().set(key, kept === undefined ? { content } : { content, description: kept });
+    this.#entries().set(key, kept === undefined ? { content } : { content, description: kept });
     // A version when the content differs from the newest version kept (as the SQL skill stores decide).
-    const versions = this.versionsOf(key);
-    if (versions.at(-1)?.content !== content) recordVersion(versions, content, write, this.retention);
+    const versions = this.#versionsOf(key);
+    if (versions.at(-1)?.content !== content) recordVersion(versions, content, write, this.#retention);
   }
 
   async delete(key: string): Promise<void> {
-    this.entries().delete(key);
+    this.#entries().delete(key);
   }
 
   async versions(query: EntryVersionQuery): Promise<BlockVersion[]> {
     requireText("InMemorySkillProvider", "key", query?.key);
-    return listVersions(this.store.entryVersions.get(this.entryId(query.key)) ?? [], query);
+    return listVersions(this.store.entryVersions.get(this.#entryId(query.key)) ?? [], query);
   }
 
-  private versionsOf(key: string): BlockVersion[] {
-    const id = this.entryId(key);
+  #versionsOf(key: string): BlockVersion[] {
+    const id = this.#entryId(key);
     let versions = this.store.entryVersions.get(id);
     if (!versions) {
       versions = [];
@@ -79,17 +79,17 @@ export class InMemorySkillProvider implements VersionedSkillProvider {
     return versions;
   }
 
-  private entryId(key: string): string {
-    return entryId({ label: this.label ?? "", key });
+  #entryId(key: string): string {
+    return entryId({ label: this.#label ?? "", key });
   }
 
-  private plant(): void {
-    const entries = this.entries();
-    for (const [key, entry] of Object.entries(this.seed ?? {}))
+  #plant(): void {
+    const entries = this.#entries();
+    for (const [key, entry] of Object.entries(this.#seed ?? {}))
       if (!entries.has(key)) entries.set(key, { ...entry });
   }
 
-  private entries() {
-    return this.store.entriesOf(this.label ?? "");
+  #entries() {
+    return this.store.entriesOf(this.#label ?? "");
   }
 }

@@ -28,34 +28,34 @@ export class InMemoryContextProvider
   implements VersionedProvider, ConditionalContextProvider, FingerprintingPromptStore
 {
   readonly store: InMemoryStore;
-  private label: string | undefined;
-  private readonly initial: string | undefined;
-  private readonly retention: number;
+  #label: string | undefined;
+  readonly #initial: string | undefined;
+  readonly #retention: number;
 
   constructor(options: InMemoryContextProviderOptions = {}) {
     this.store = options.store ?? new InMemoryStore();
-    this.label = options.label;
-    this.retention = checkRetention("InMemoryContextProvider", options.versionRetention);
-    if (options.initial !== undefined && this.label !== undefined && !this.store.blocks.has(this.label)) {
-      this.store.blocks.set(this.label, options.initial);
+    this.#label = options.label;
+    this.#retention = checkRetention("InMemoryContextProvider", options.versionRetention);
+    if (options.initial !== undefined && this.#label !== undefined && !this.store.blocks.has(this.#label)) {
+      this.store.blocks.set(this.#label, options.initial);
     }
-    this.initial = options.initial;
+    this.#initial = options.initial;
   }
 
   init(label: string): void {
-    if (this.label !== undefined) return;
-    this.label = label;
-    if (this.initial !== undefined && !this.store.blocks.has(label))
-      this.store.blocks.set(label, this.initial);
+    if (this.#label !== undefined) return;
+    this.#label = label;
+    if (this.#initial !== undefined && !this.store.blocks.has(label))
+      this.store.blocks.set(label, this.#initial);
   }
 
   async get(): Promise<string | null> {
-    return this.store.blocks.get(this.key()) ?? null;
+    return this.store.blocks.get(this.#key()) ?? null;
   }
 
   /** The content with the fingerprint written with it (synchronously: the store is in memory). */
   getWithFingerprint(): FingerprintedPrompt | null {
-    const key = this.key();
+    const key = this.#key();
     const content = this.store.blocks.get(key);
     if (content === undefined) return null;
     return { content, fingerprint: this.store.fingerprints.get(key) ?? null };
@@ -63,23 +63,23 @@ export class InMemoryContextProvider
 
   async set(content: string, write?: BlockWrite): Promise<void> {
     requireText("InMemoryContextProvider", "content", content);
-    this.write(content, write);
+    this.#write(content, write);
   }
 
   async setIf(expected: string, content: string, write?: BlockWrite): Promise<boolean> {
     requireText("InMemoryContextProvider", "expected", expected);
     requireText("InMemoryContextProvider", "content", content);
-    if ((this.store.blocks.get(this.key()) ?? "") !== expected) return false;
-    this.write(content, write);
+    if ((this.store.blocks.get(this.#key()) ?? "") !== expected) return false;
+    this.#write(content, write);
     return true;
   }
 
   async versions(query: VersionQuery = {}): Promise<BlockVersion[]> {
-    return listVersions(this.store.versions.get(this.key()) ?? [], query);
+    return listVersions(this.store.versions.get(this.#key()) ?? [], query);
   }
 
-  private write(content: string, write: BlockWrite | undefined): void {
-    const key = this.key();
+  #write(content: string, write: BlockWrite | undefined): void {
+    const key = this.#key();
     // A write without a fingerprint forgets the one kept: it may not describe this content.
     if (write?.fingerprint === undefined) this.store.fingerprints.delete(key);
     else this.store.fingerprints.set(key, write.fingerprint);
@@ -90,10 +90,10 @@ export class InMemoryContextProvider
       versions = [];
       this.store.versions.set(key, versions);
     }
-    recordVersion(versions, content, write, this.retention);
+    recordVersion(versions, content, write, this.#retention);
   }
 
-  private key(): string {
-    return this.label ?? "";
+  #key(): string {
+    return this.#label ?? "";
   }
 }

@@ -6,18 +6,18 @@ import type { RunStateStore, RunStates } from "../run-state.js";
  * Share one instance between pipelines to model a restart.
  */
 export class InMemoryRunStateStore implements RunStateStore {
-  private readonly sessions = new Map<string, string>();
+  readonly #sessions = new Map<string, string>();
 
   async load(sessionId: string): Promise<RunStates | null> {
-    const json = this.sessions.get(sessionId);
+    const json = this.#sessions.get(sessionId);
     return json === undefined ? null : (JSON.parse(json) as RunStates);
   }
 
   async save(sessionId: string, states: RunStates): Promise<void> {
-    this.sessions.set(sessionId, JSON.stringify(states));
+    this.#sessions.set(sessionId, JSON.stringify(states));
   }
 
   async delete(sessionId: string): Promise<void> {
-    this.sessions.delete(sessionId);
+    this.#sessions.delete(sessionId);
   }
 }
