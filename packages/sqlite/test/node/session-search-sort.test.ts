@@ -138,6 +138,37 @@ describe("message search: who sorts the matches", () => {
   });
 
   it.each([false, true])(
+    "a session beside others with better matches: the same candidates in the same order as FTS5's sort (days: %s)",
+    async (days) => {
+      // More matches in "small" than a search ranks further (70 candidates by default), so the pool is a cut.
+      await conversation("small", 20, days);
+      await conversation("large", 30, days);
+      const { client, statements } = countingClient();
+      await catchUpMessageIndex(client);
+      const share = new SessionShare();
+      for (const ranking of rankings) {
+        for (const question of questions) {
+          const before = statements();
+          const sorted = await searchMessageIndex(client, question, {
+            limit: 30,
+            sessionId: "small",
+            ranking,
+            sort: "bm25",
+            share,
+          });
+          // The session's own matches ranked in one statement (after the first search tried the whole index).
+          expect(statements() - before).toBeLessThanOrEqual(2);
+          expect(sorted.length).toBeGreaterThan(0);
+          expect(sorted.every((candidate) => candidate.id.startsWith("small-"))).toBe(true);
+          expect(sorted).toEqual(
+            await searchMessageIndex(client, question, { limit: 30, sessionId: "small", ranking }),
+          );
+        }
+      }
+    },
+  );
+
+  it.each([false, true])(
     "every session's messages (the manager's search): the same candidates in the same order (days: %s)",
     async (days) => {
       await conversation("one", 3, days);
