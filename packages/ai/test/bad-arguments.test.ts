@@ -83,6 +83,31 @@ describe("bad tool arguments", () => {
     expect(context.loadedEntries()).toEqual([]);
   });
 
+  it("a made-up label or key of 1 MB comes back quoted in part: the model does not read its megabyte again", async () => {
+    const store = createStore();
+    const context = createContext(store);
+    const made = "z".repeat(1_000_000);
+    const calls = [
+      { toolName: "set_context", input: { label: made, content: "x" } },
+      { toolName: "search_context", input: { label: made, query: "tea" } },
+      { toolName: "load_context", input: { label: "skills", key: made } },
+      { toolName: "unload_context", input: { label: "skills", key: made } },
+    ];
+    const model = scriptedModel([callTools(0, ...calls), answer("Sorry.")]);
+    const result = await generateText({
+      model,
+      ...(await prepareContextTurn(context, [{ role: "user", content: "Remember." }])),
+      stopWhen: stepCountIs(3),
+    });
+    expect(result.text).toBe("Sorry.");
+    const seen = calls.map((_, index) => resultText(model.doGenerateCalls[1], `call-0-${index}`));
+    expect(seen[0]).toMatch(/^\[error-text\] Error: Block "z{80}…" not found\. Writable blocks: /);
+    expect(seen[1]).toMatch(/^\[error-text\] Error: Block "z{80}…" not found\. Searchable blocks: "notes"$/);
+    expect(seen[2]).toMatch(/^\[error-text\] Error: no entry "z{80}…" in skills\. Not found: /);
+    expect(seen[3]).toMatch(/^\[error-text\] Error: "z{80}…" from skills is not currently loaded/);
+    for (const text of seen) expect(text.length).toBeLessThan(300);
+  });
+
   it("JSON the SDK cannot parse is the one case the SDK words: still a readable error, still no throw", async () => {
     const context = createContext(createStore());
     const model = scriptedModel([

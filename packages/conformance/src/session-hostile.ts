@@ -9,7 +9,7 @@ export const DEFAULT_OVERSIZE_MESSAGE_BYTES = 3 * 1024 * 1024;
  * Hostile writes a store meets in production: a tool output or screenshot over the 2 MB row limit of
  * Durable Object SQLite, two instances (a second store, a new session object per request) appending to
  * one session at once, an id deleted and appended again, a deleted latest leaf, bad `addCompaction`
- * arguments, and a client message dressed as a compaction summary (a retried append: `session-stored-ids.ts`).
+ * arguments (a summary with a lone surrogate among them), and a client message dressed as a compaction summary (a retried append: `session-stored-ids.ts`).
  */
 export function sessionHostileGroup<P extends SessionStoreUnderTest>(suite: SessionSuite<P>): void {
   const bytes = suite.options.oversizeMessageBytes ?? DEFAULT_OVERSIZE_MESSAGE_BYTES;
@@ -97,12 +97,14 @@ export function sessionHostileGroup<P extends SessionStoreUnderTest>(suite: Sess
       expect(await store.getPathLength()).toBe(3);
     });
 
-    test("addCompaction refuses a summary that is not a string or an empty range id, and stores no overlay", async () => {
+    test("addCompaction refuses a summary that is not a string or not well-formed, or an empty range id, and stores no overlay", async () => {
       const store = await fixture.create();
       for (const id of ["a", "b"]) await store.appendMessage(textMessage(id, `text ${id}`));
       const refused = async (run: () => unknown) =>
         expect(Promise.resolve().then(run)).rejects.toThrow(/addCompaction/);
       await refused(() => store.addCompaction(42 as unknown as string, "a", "b"));
+      // A lone surrogate: stored as UTF-8 it would read back as U+FFFD (SQLite) or as given (memory).
+      await refused(() => store.addCompaction("summary \uD800 of a..b", "a", "b"));
       await refused(() => store.addCompaction("summary", "", "b"));
       await refused(() => store.addCompaction("summary", "a", null as unknown as string));
       expect(await store.getCompactions()).toEqual([]);

@@ -3,7 +3,7 @@ import { BlockIO } from "./block-io.js";
 import { BlockQueue } from "./block-queue.js";
 import { isVersionedProvider, isVersionedSkillProvider, isWritableProvider } from "./capabilities.js";
 import type { ResolvedConfig } from "./config.js";
-import { describeValue } from "./describe-value.js";
+import { clipped, describeValue } from "./describe-value.js";
 import type { DriftPolicy } from "./drift.js";
 import { applyEdit } from "./edits.js";
 import { LoadedEntries, type LoadedEntry } from "./entries.js";
@@ -16,7 +16,7 @@ import {
   type PromptFrozenEvent,
 } from "./events.js";
 import { FrozenPrompt, type StoredPrompt, SYSTEM_PROMPT_LABEL } from "./frozen-prompt.js";
-import { checkTokenLimit, requireString } from "./limits.js";
+import { checkedTokenCounter, checkMaxToolContentLength, checkTokenLimit, requireString } from "./limits.js";
 import { renderPrompt, toOneLine } from "./prompt-format.js";
 import { isPromiseLike, ProviderCalls, providerText } from "./provider-calls.js";
 import { BlockRegistry } from "./registry.js";
@@ -167,8 +167,10 @@ export class ContextBlocks {
         `providerTimeoutMs must be a positive number, got ${describeValue(timeout)}`,
       );
     }
+    checkMaxToolContentLength(options.maxToolContentLength);
     this.#options = options;
-    this.#countTokens = options.tokenCounter ?? estimateTokens;
+    this.#countTokens =
+      options.tokenCounter == null ? estimateTokens : checkedTokenCounter(options.tokenCounter);
     const reserved = options.reservedLabels;
     this.#registry = new BlockRegistry(
       defaultProvider ?? undefined,
@@ -452,7 +454,7 @@ export class ContextBlocks {
         if (current === null) {
           throw new ContextError(
             "NOT_FOUND",
-            `Block "${label}" has no entry "${key}"; nothing was changed. Use a key the block lists.`,
+            `Block "${label}" has no entry "${clipped(key)}"; nothing was changed. Use a key the block lists.`,
             { label },
           );
         }

@@ -12,6 +12,18 @@ export function describeValue(value: unknown): string {
 }
 
 /**
+ * `text` as an error message quotes it: whole up to `maximum` characters, else its start and "…". A name a
+ * model made up (a 1 MB label or key) comes back to it in a tool's answer; read back whole, it would fill
+ * the model's context with its own mistake.
+ */
+export function clipped(text: string, maximum = 80): string {
+  if (text.length <= maximum) return text;
+  // Never end inside a surrogate pair: the message must stay well-formed text.
+  const end = (text.charCodeAt(maximum - 1) & 0xfc00) === 0xd800 ? maximum - 1 : maximum;
+  return `${text.slice(0, end)}…`;
+}
+
+/**
  * What a thrown value says, for an error message: an `Error`'s message, else its string form, else its
  * `describeValue` (a null-prototype object, or one whose `toString` throws, has no string form).
  */

@@ -34,3 +34,37 @@ export function checkTokenLimit(
     );
   }
 }
+
+/**
+ * The `tokenCounter` option with its answers checked: a count that is not a finite number ≥ 0 (`NaN`, a
+ * string, -1) fails with `INVALID_CONFIG` naming it. Unchecked, `NaN > maxTokens` is false, so a counter
+ * that answers `NaN` would let every write past `maxTokens` and render "NaN%" in the frozen prompt.
+ */
+export function checkedTokenCounter(counter: unknown): TokenCounter {
+  if (typeof counter !== "function") {
+    throw new ContextError(
+      "INVALID_CONFIG",
+      `tokenCounter must be a function (text) => number, got ${describeValue(counter)}`,
+    );
+  }
+  return (text) => {
+    const count: unknown = counter(text);
+    if (typeof count !== "number" || !Number.isFinite(count) || count < 0) {
+      throw new ContextError(
+        "INVALID_CONFIG",
+        `tokenCounter must return a finite number ≥ 0, got ${describeValue(count)} for a text of ${text.length} characters`,
+      );
+    }
+    return count;
+  };
+}
+
+/** The `maxToolContentLength` option: a positive whole number of characters, or omitted. */
+export function checkMaxToolContentLength(length: unknown): void {
+  if (length !== undefined && !(Number.isSafeInteger(length) && (length as number) > 0)) {
+    throw new ContextError(
+      "INVALID_CONFIG",
+      `maxToolContentLength must be a positive integer, got ${describeValue(length)}`,
+    );
+  }
+}

@@ -5,6 +5,7 @@ import {
   definitionHeader,
 } from "./block-definition.js";
 import { providerKind, type ResolvedConfig, resolvedConfig } from "./config.js";
+import { clipped } from "./describe-value.js";
 import type { ExpectedHeader } from "./drift.js";
 import { ContextError } from "./errors.js";
 import { configurationFingerprint, foldHashes, HashFold, type HashPair } from "./fingerprint.js";
@@ -325,7 +326,7 @@ export class BlockRegistry {
     const config = this.find(label);
     if (config) return config;
     const known = this.#definitions.map((definition) => definition.label).join(", ") || "none";
-    throw new ContextError("NOT_FOUND", `Block "${String(label)}" not found. Blocks: ${known}`, {
+    throw new ContextError("NOT_FOUND", `Block "${clipped(String(label))}" not found. Blocks: ${known}`, {
       label: String(label),
     });
   }

@@ -15,12 +15,15 @@ import type {
   StoredCompaction,
 } from "./session-store.js";
 import type { AppendResult, MessageRecord, PathTotals, SessionStoreV1 } from "./session-store-v1.js";
-import { checkCalibration, checkCompactionArguments, checkRecentHistoryBudget } from "./store-arguments.js";
+import {
+  checkCalibration,
+  checkCompactionArguments,
+  checkRecentHistoryBudget,
+  checkSearchLimit,
+  maximumSearchLimit,
+} from "./store-arguments.js";
 import { isIdenticalRetry, storedIdError } from "./stored-id.js";
 import { checkWholePath, maximumPathLength, parseStoredMessage, serializeMessage } from "./stored-message.js";
-
-/** Most hits a search returns. */
-const maximumSearchLimit = 1_000;
 
 /** Records a budgeted leaf-first read asks for first; doubled per read, up to `largestPathChunk`. */
 const firstPathChunk = 32;
@@ -367,13 +370,7 @@ export class MessageTree implements SessionStore {
         `search: the query must be a string, got ${describeValue(query)}`,
       );
     }
-    const whole = Math.floor(Number(limit));
-    if (!Number.isFinite(whole) || whole < 1 || whole > maximumSearchLimit) {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `search: limit must be a whole number from 1 to ${maximumSearchLimit}, got ${String(limit)}`,
-      );
-    }
+    const whole = checkSearchLimit(limit);
     const candidates = await (this.storage.search as NonNullable<SessionStoreV1["search"]>)(
       query,
       candidateCount(whole, maximumSearchLimit),

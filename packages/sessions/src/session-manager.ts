@@ -5,7 +5,7 @@ import { isSessionBackend, type SessionBackend } from "./session-backend.js";
 import { copyBuilder, SessionBuilder, stateOf } from "./session-builder.js";
 import type { CreateSessionOptions, SessionInfo } from "./session-registry.js";
 import type { SearchResult } from "./session-store.js";
-import { checkUsageArguments } from "./store-arguments.js";
+import { checkSearchLimit, checkUsageArguments } from "./store-arguments.js";
 
 export type { CreateSessionOptions, SessionInfo };
 
@@ -223,8 +223,8 @@ export class SessionManager {
   }
 
   /** Full-text search over every session's messages; each hit names its `sessionId`. */
-  search(query: string, options: { limit?: number } = {}): Promise<SearchResult[]> {
-    return this.#backend.searchMessages(query, options.limit ?? 20);
+  async search(query: string, options: { limit?: number } = {}): Promise<SearchResult[]> {
+    return this.#backend.searchMessages(query, checkSearchLimit(options.limit ?? 20));
   }
 
   #historyProvider(): SearchProvider {

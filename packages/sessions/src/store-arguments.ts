@@ -1,5 +1,5 @@
 import { ContextError } from "@contextblocks/core";
-import { describeValue } from "@contextblocks/core/store-kit";
+import { describeValue, loneSurrogateIndex } from "@contextblocks/core/store-kit";
 import { checkMessageId } from "./message.js";
 
 /**
@@ -8,7 +8,11 @@ import { checkMessageId } from "./message.js";
  * conformance suite holds third-party stores to them too). Each throws `ContextError("INVALID_INPUT")`.
  */
 
-/** `addCompaction(summary, fromMessageId, toMessageId)`: a string summary and two message ids. */
+/**
+ * `addCompaction(summary, fromMessageId, toMessageId)`: a well-formed string summary and two message ids.
+ * A lone UTF-16 surrogate is refused on every store: SQL stores keep the summary as UTF-8 text, where it
+ * would silently become U+FFFD (the memory store would keep it), so the same summary would read back two ways.
+ */
 export function checkCompactionArguments(
   summary: unknown,
   fromMessageId: unknown,
@@ -20,8 +24,33 @@ export function checkCompactionArguments(
       `addCompaction: summary must be a string, got ${describeValue(summary)}`,
     );
   }
+  const surrogate = loneSurrogateIndex(summary);
+  if (surrogate !== -1) {
+    throw new ContextError(
+      "INVALID_INPUT",
+      `addCompaction: the summary has a lone UTF-16 surrogate at index ${surrogate}; nothing was stored`,
+    );
+  }
   checkMessageId(fromMessageId, "fromMessageId", "addCompaction");
   checkMessageId(toMessageId, "toMessageId", "addCompaction");
+}
+
+/** Most hits a search returns. */
+export const maximumSearchLimit = 1_000;
+
+/**
+ * A search's `limit`: a number from 1 to `maximumSearchLimit`, floored (`2.5` is 2). Checked above the
+ * backend, so a limit of 0, -1 or `NaN` is refused by name on every backend instead of finding nothing.
+ */
+export function checkSearchLimit(limit: unknown): number {
+  const whole = Math.floor(Number(limit));
+  if (!Number.isFinite(whole) || whole < 1 || whole > maximumSearchLimit) {
+    throw new ContextError(
+      "INVALID_INPUT",
+      `search: limit must be a whole number from 1 to ${maximumSearchLimit}, got ${String(limit)}`,
+    );
+  }
+  return whole;
 }
 
 /** `getRecentHistory(leafId, maxBytes)`: a finite byte budget ≥ 0. */

@@ -22,6 +22,19 @@ async function refusal(run: () => Promise<unknown>): Promise<{ code: string; mes
 }
 
 describe("MessageTree", () => {
+  it("refuses a compaction summary with a lone surrogate, which SQL stores would keep as U+FFFD", async () => {
+    const tree = new MessageTree(new InMemorySessionStore());
+    for (const id of ["a", "b"]) await tree.appendMessage(message(id, id));
+    const error = await refusal(() => tree.addCompaction("summary \uDC00 of a and b", "a", "b"));
+    expect(error.code).toBe("INVALID_INPUT");
+    expect(error.message).toBe(
+      "addCompaction: the summary has a lone UTF-16 surrogate at index 8; nothing was stored",
+    );
+    expect(await tree.getCompactions()).toEqual([]);
+    await tree.addCompaction("summary 😀 of a and b", "a", "b");
+    expect((await tree.getHistory())[0]?.parts).toEqual([{ type: "text", text: "summary 😀 of a and b" }]);
+  });
+
   it("stores a turn whole or not at all: a refused message k leaves messages 1…k−1 unstored", async () => {
     const tree = new MessageTree(new InMemorySessionStore());
     await tree.appendMessage(message("taken", "already here"));

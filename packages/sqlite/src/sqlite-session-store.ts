@@ -18,7 +18,7 @@ import {
   type StatementObserver,
   sql,
 } from "@contextblocks/sql";
-import { raw, toSqliteClient } from "@contextblocks/sql/store-kit";
+import { raw, rowTooLarge, toSqliteClient } from "@contextblocks/sql/store-kit";
 import { ChainAppend } from "./chain-append.js";
 import { IndexedLayout } from "./indexed-layout.js";
 import { KeyedLayout } from "./keyed-layout.js";
@@ -394,6 +394,21 @@ export class SqliteSessionStore implements SessionStoreV1 {
   // Overlays, search, calibration
 
   async addOverlay(overlay: StoredCompaction): Promise<void> {
+    // One row holds the summary: a Durable Object refuses a row over 2 MB with a bare SQLITE_TOOBIG.
+    const tooLarge = rowTooLarge([
+      overlay.summary,
+      overlay.id,
+      overlay.fromMessageId,
+      overlay.toMessageId,
+      overlay.createdAt,
+      this.#sessionId,
+    ]);
+    if (tooLarge !== undefined) {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `addCompaction: the summary with its row's other text ${tooLarge}: shorten the summary; nothing was stored`,
+      );
+    }
     if ((await this.#layout()).layout === "keyed") {
       // The keyed overlay table: one row under the session's next seq (its largest is one seek).
       await this.#client.query`

@@ -129,4 +129,63 @@ describe("the AI SDK parts of sessions, on the in-memory backend", () => {
       'Error: session_search: "query" is empty; say what to look for',
     );
   });
+
+  it("sessionSearchTool answers arguments of the wrong type or missing as Error text, never a tool error", async () => {
+    const manager = new SessionManager(inMemoryBackend());
+    const one = await manager.create("One");
+    await manager.getSession(one.id).appendMessage(message("o1", "the deployment is on Friday"));
+    const calls = [
+      { toolName: "session_search", input: { query: 5 } },
+      { toolName: "session_search", input: { query: null } },
+      { toolName: "session_search", input: {} },
+      { toolName: "session_search", input: { query: ["Friday"] } },
+      { toolName: "session_search", input: "[]" },
+      { toolName: "session_search", input: { query: "Friday", extra: "ignored" } },
+    ];
+    const model = scriptedModel([callTools(0, ...calls), answer("ok")]);
+    const result = await generateText({
+      model,
+      prompt: "when?",
+      tools: sessionSearchTool(manager),
+      stopWhen: stepCountIs(3),
+    });
+    expect(result.steps[0]?.content.filter((part) => part.type === "tool-error")).toEqual([]);
+    expect(result.text).toBe("ok");
+    const seen = calls.map((_, index) => resultText(model.doGenerateCalls[1], `call-0-${index}`));
+    expect(seen.slice(0, 5)).toEqual([
+      'Error: session_search: "query" must be a string, got number 5',
+      'Error: session_search: "query" is required',
+      'Error: session_search: "query" is required',
+      'Error: session_search: "query" must be a string, got an array',
+      "Error: session_search expects an object of arguments, got an array",
+    ]);
+    expect(seen[5]).toMatch(/^--- .*\n> user: the deployment is on Friday/);
+  });
+
+  it("sessionSearchTool's definition is what its zod schema gave: the cached tool prefix is unchanged", async () => {
+    const model = scriptedModel([answer("ok")]);
+    await generateText({
+      model,
+      prompt: "hi",
+      tools: sessionSearchTool(new SessionManager(inMemoryBackend())),
+    });
+    expect(model.doGenerateCalls[0]?.tools).toEqual([
+      {
+        type: "function",
+        name: "session_search",
+        description:
+          "Search past conversations for relevant context. Searches across all sessions; each hit (marked >) comes with the turns around it.",
+        inputSchema: {
+          $schema: "http://json-schema.org/draft-07/schema#",
+          type: "object",
+          properties: { query: { type: "string", description: "Search query" } },
+          required: ["query"],
+          additionalProperties: false,
+        },
+      },
+    ]);
+    expect(JSON.stringify(model.doGenerateCalls[0]?.tools?.[0])).toContain(
+      '"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"query":{"type":"string","description":"Search query"}},"required":["query"],"additionalProperties":false}',
+    );
+  });
 });

@@ -1,3 +1,4 @@
+import { clipped } from "../describe-value.js";
 import { ContextError } from "../errors.js";
 import { type FieldTable, type InputOf, inputSchema, readInput } from "./fields.js";
 import type { ToolHost } from "./host.js";
@@ -36,7 +37,7 @@ export function loadContextTool(host: ToolHost): ContextToolSpec | null {
           throw new ContextError(
             "NOT_FOUND",
             // "Not found" / "not currently loaded": the words agents' tool answers use, which its users match on.
-            `no entry "${args.key}" in ${label}. Not found: use a key listed in the ${label} block.`,
+            `no entry "${clipped(args.key)}" in ${label}. Not found: use a key listed in the ${label} block.`,
             { label },
           );
         }
@@ -60,7 +61,7 @@ export function unloadContextTool(host: ToolHost): ContextToolSpec | null {
         if (!host.unloadEntry(label, args.key)) {
           throw new ContextError(
             "NOT_FOUND",
-            `"${args.key}" from ${label} is not currently loaded, so there is nothing to unload. Load it with load_context first, or leave it.`,
+            `"${clipped(args.key)}" from ${label} is not currently loaded, so there is nothing to unload. Load it with load_context first, or leave it.`,
             { label },
           );
         }

@@ -1,4 +1,4 @@
-import { errorMessage } from "../describe-value.js";
+import { clipped, errorMessage } from "../describe-value.js";
 import { ContextError } from "../errors.js";
 import { usagePercent } from "../prompt-format.js";
 import type { ContextBlock, WriteSource } from "../types.js";
@@ -71,7 +71,7 @@ export function checkToolLabel(
   const list = allowed.map((candidate) => `"${candidate}"`).join(", ");
   const kinds = `${what.charAt(0).toUpperCase()}${what.slice(1)} blocks`;
   if (!known.includes(label)) {
-    throw new ContextError("NOT_FOUND", `Block "${label}" not found. ${kinds}: ${list}`, { label });
+    throw new ContextError("NOT_FOUND", `Block "${clipped(label)}" not found. ${kinds}: ${list}`, { label });
   }
   throw new ContextError("UNSUPPORTED", `Block "${label}" is ${whyNot(label)}. ${kinds}: ${list}`, { label });
 }

@@ -1,5 +1,6 @@
 import { isContextError } from "@contextblocks/core";
 import { maximumPathLength } from "@contextblocks/sessions/store-kit";
+import { maxRowBytes } from "@contextblocks/sql/store-kit";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { sqliteTree } from "../sqlite-tree.js";
@@ -32,4 +33,26 @@ describe("limits say so", () => {
     expect(recent.truncated).toBe(true);
     database.close();
   }, 120_000);
+
+  it("a compaction summary over a row's 2 MB is refused by name on better-sqlite3 too, and stores nothing", async () => {
+    // better-sqlite3 takes the row; a Durable Object would refuse it with a bare SQLITE_TOOBIG.
+    const database = new Database(":memory:");
+    for (const layout of ["keyed", "lean"] as const) {
+      const store = sqliteTree(database, { sessionId: layout, newDatabaseLayout: layout });
+      for (const id of ["a", "b"]) {
+        const message = { id: `${layout}-${id}`, role: "user", parts: [{ type: "text", text: id }] };
+        await store.appendMessage(message);
+      }
+      const error = await store
+        .addCompaction("é".repeat(maxRowBytes / 2), `${layout}-a`, `${layout}-b`)
+        .catch((caught: unknown) => caught);
+      expect(isContextError(error) && error.code).toBe("INVALID_INPUT");
+      expect(String((error as Error).message)).toMatch(
+        /^addCompaction: the summary with its row's other text is 2,000,\d{3} bytes as UTF-8; a stored row holds at most 2,000,000/,
+      );
+      expect(await store.getCompactions()).toEqual([]);
+      expect((await store.getHistory()).map((message) => message.id)).toEqual([`${layout}-a`, `${layout}-b`]);
+    }
+    database.close();
+  });
 });

@@ -2,6 +2,7 @@ import { isContextError } from "@contextblocks/core";
 import { maxRowBytes } from "@contextblocks/sql/store-kit";
 import { expect, it } from "vitest";
 import { SqliteContextProvider, SqliteRunStateStore } from "../../src/index.js";
+import { sqliteTree } from "../sqlite-tree.js";
 import { inObject } from "./in-object.js";
 
 async function refusedByName(call: () => Promise<unknown>): Promise<void> {
@@ -54,4 +55,23 @@ it("on a Durable Object: versions kept in the block's row stay under the row lim
       .one();
     expect(Number(row.bytes)).toBeLessThan(2_000_000);
   });
+});
+
+it("on a Durable Object: a compaction summary up to the limit is stored whole, past it refused by name", async () => {
+  for (const layout of ["keyed", "lean"] as const) {
+    await inObject(`row-size-summary-${layout}`, async (state) => {
+      const store = sqliteTree(state.storage, { sessionId: "chat", newDatabaseLayout: layout });
+      for (const id of ["a", "b", "c"]) {
+        await store.appendMessage({ id, role: "user", parts: [{ type: "text", text: `text ${id}` }] });
+      }
+      // Without the check this is SQLite's bare "string or blob too big: SQLITE_TOOBIG".
+      await refusedByName(() => store.addCompaction("s".repeat(maxRowBytes), "a", "b"));
+      expect(await store.getCompactions()).toEqual([]);
+      const summary = "s".repeat(maxRowBytes - 200);
+      await store.addCompaction(summary, "a", "b");
+      const history = await store.getHistory();
+      expect(history.map((message) => message.id).slice(1)).toEqual(["c"]);
+      expect(history[0]?.parts).toEqual([{ type: "text", text: summary }]);
+    });
+  }
 });
