@@ -1,3 +1,4 @@
+import { clipped } from "./describe-value.js";
 import { type HashPair, hashText } from "./fingerprint.js";
 import {
   HeaderScan,
@@ -86,10 +87,11 @@ export function findDrift(stored: string, expected: readonly ExpectedHeader[]): 
       header = scan.next();
       continue;
     }
+    // Headers are quoted clipped: a long description would otherwise be warned in full on every wake.
     if (!block.optional)
-      return `block "${block.label}" is configured as "${headerShape(block.shape)}" but the stored prompt does not have it`;
+      return `block "${clipped(block.label)}" is configured as "${clipped(headerShape(block.shape), 200)}" but the stored prompt does not have it`;
   }
   if (header)
-    return `the stored prompt has a section "${stored.slice(scan.start, scan.end)}" that the configuration does not`;
+    return `the stored prompt has a section "${clipped(stored.slice(scan.start, scan.end), 200)}" that the configuration does not`;
   return null;
 }

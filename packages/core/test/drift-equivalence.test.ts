@@ -136,3 +136,18 @@ describe("findDrift (in place, precomputed headers)", () => {
     );
   });
 });
+
+describe("a drift reason", () => {
+  it("quotes a long header clipped, so a long description is not warned in full on every wake", () => {
+    const description = "d".repeat(10_000);
+    const configured = detectDrift("", [
+      { label: "memory", description, kind: "writable", whenChanged: "wait" },
+    ]);
+    expect(configured).toMatch(/^block "memory" is configured as "MEMORY \(d+…" but the stored prompt/);
+    expect(configured?.length).toBeLessThan(400);
+    const stored = `${SECTION_RULE}\nMEMORY (${description}) [writable]\n${SECTION_RULE}\nkept`;
+    const extra = detectDrift(stored, []);
+    expect(extra).toMatch(/^the stored prompt has a section ".*…" that the configuration does not$/s);
+    expect(extra?.length).toBeLessThan(400);
+  });
+});
