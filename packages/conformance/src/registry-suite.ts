@@ -60,6 +60,25 @@ export function describeSessionRegistry<R extends SessionRegistry>(
       expect(await registry.get("s")).toMatchObject({ name: "One", input_tokens: 0 });
     });
 
+    test("refuses a lone UTF-16 surrogate in an id, a name, a model, a source or an end reason (INVALID_INPUT), changing nothing", async (create) => {
+      const registry = await create();
+      await registry.create("s", "One");
+      const lone = "broken \uD800 text";
+      for (const attempt of [
+        () => registry.create(lone, "Name"),
+        () => registry.create("t", lone),
+        () => registry.create("t", "Name", { model: lone }),
+        () => registry.create("t", "Name", { source: lone }),
+        () => registry.update("s", { name: lone }),
+        () => registry.update("s", { name: "Changed", endReason: lone }),
+      ]) {
+        expect((await refusedWith(attempt)).code).toBe("INVALID_INPUT");
+      }
+      expect((await registry.list()).map((row) => [row.id, row.name, row.end_reason])).toEqual([
+        ["s", "One", null],
+      ]);
+    });
+
     test("touch and addUsage of an unknown id change nothing; delete removes only its row", async (create) => {
       const registry = await create();
       await registry.create("keep", "Keep");

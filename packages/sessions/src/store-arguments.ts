@@ -35,6 +35,21 @@ export function checkCompactionArguments(
   checkMessageId(toMessageId, "toMessageId", "addCompaction");
 }
 
+/**
+ * A text a session registry keeps (an id, a name, a model, a source, an end reason), by `operation`: a lone
+ * UTF-16 surrogate is refused on every registry, as SQL registries keep UTF-8 text where it would silently
+ * become U+FFFD (and the memory registry would keep it as given).
+ */
+export function checkRegistryText(text: string, what: string, operation: string): void {
+  const index = loneSurrogateIndex(text);
+  if (index !== -1) {
+    throw new ContextError(
+      "INVALID_INPUT",
+      `${operation}: the ${what} has a lone UTF-16 surrogate at index ${index}; nothing was stored`,
+    );
+  }
+}
+
 /** Most hits a search returns. */
 export const maximumSearchLimit = 1_000;
 

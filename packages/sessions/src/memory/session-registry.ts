@@ -6,7 +6,7 @@ import type {
   SessionInfo,
   SessionRegistry,
 } from "../session-registry.js";
-import { checkUsageArguments } from "../store-arguments.js";
+import { checkRegistryText, checkUsageArguments } from "../store-arguments.js";
 
 /**
  * A `SessionRegistry` in a `Map`: the rows `SessionManager` lists, for tests and quick starts. Rows read
@@ -29,6 +29,22 @@ export class InMemorySessionRegistry implements SessionRegistry {
         "INVALID_INPUT",
         `create: the name must be a string, got ${describeValue(name)}`,
       );
+    }
+    checkRegistryText(id, "id", "create");
+    checkRegistryText(name, "name", "create");
+    for (const [what, value] of Object.entries({
+      parentSessionId: options.parentSessionId,
+      model: options.model,
+      source: options.source,
+    })) {
+      if (value === undefined || value === null) continue;
+      if (typeof value !== "string") {
+        throw new ContextError(
+          "INVALID_INPUT",
+          `create: the ${what} must be a string, got ${describeValue(value)}`,
+        );
+      }
+      checkRegistryText(value, what, "create");
     }
     if (this.#rows.has(id)) throw new ContextError("INVALID_INPUT", `create: a session "${id}" exists`);
     const now = timestamp();
@@ -63,6 +79,7 @@ export class InMemorySessionRegistry implements SessionRegistry {
   async update(id: string, changes: SessionChanges): Promise<void> {
     const row = this.#rows.get(id);
     if (row === undefined) throw new ContextError("NOT_FOUND", `update: no session "${id}"`);
+    // Every change is checked before any is made: a refused update changes nothing.
     if (changes.name !== undefined) {
       if (typeof changes.name !== "string") {
         throw new ContextError(
@@ -70,8 +87,18 @@ export class InMemorySessionRegistry implements SessionRegistry {
           `update: the name must be a string, got ${describeValue(changes.name)}`,
         );
       }
-      row.info.name = changes.name;
+      checkRegistryText(changes.name, "name", "update");
     }
+    if (changes.endReason !== undefined && changes.endReason !== null) {
+      if (typeof changes.endReason !== "string") {
+        throw new ContextError(
+          "INVALID_INPUT",
+          `update: the endReason must be a string, got ${describeValue(changes.endReason)}`,
+        );
+      }
+      checkRegistryText(changes.endReason, "endReason", "update");
+    }
+    if (changes.name !== undefined) row.info.name = changes.name;
     if (changes.endReason !== undefined) row.info.end_reason = changes.endReason;
     this.#written(row);
   }
