@@ -12,7 +12,7 @@ export {
   isVersionedSkillProvider,
   isWritableProvider,
 } from "./capabilities.js";
-export { describeValue, errorMessage } from "./describe-value.js";
+export { clipped, describeValue, errorMessage } from "./describe-value.js";
 export { entryId, type LoadedEntry } from "./entries.js";
 export { labelOfHeader, SECTION_RULE } from "./prompt-format.js";
 export {

@@ -8,6 +8,7 @@ import {
 } from "@contextblocks/core";
 import {
   checkRowLabel,
+  clipped,
   describeValue,
   type FingerprintedPrompt,
   type FingerprintingPromptStore,
@@ -326,7 +327,7 @@ export class SqlContextProvider
   async set(content: string, write?: BlockWrite): Promise<void> {
     const key = this.#key();
     this.#checkContent(content, "content");
-    checkRowSize([key, content], `content of "${this.#label}"`, this.#owner, this.#label);
+    checkRowSize([key, content], `content of "${clipped(String(this.#label))}"`, this.#owner, this.#label);
     const dialect = this.#access.client.dialect;
     const retention = this.#keptVersions();
     if (retention === undefined) {
@@ -445,7 +446,7 @@ export class SqlContextProvider
     const key = this.#key();
     this.#checkContent(expected, "expected");
     this.#checkContent(content, "content");
-    checkRowSize([key, content], `content of "${this.#label}"`, this.#owner, this.#label);
+    checkRowSize([key, content], `content of "${clipped(String(this.#label))}"`, this.#owner, this.#label);
     if (expected === content) return ((await this.get()) ?? "") === expected;
     const dialect = this.#access.client.dialect;
     const retention = this.#keptVersions();

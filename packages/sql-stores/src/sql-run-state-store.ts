@@ -1,5 +1,5 @@
 import { ContextError } from "@contextblocks/core";
-import { describeValue } from "@contextblocks/core/store-kit";
+import { clipped, describeValue } from "@contextblocks/core/store-kit";
 import type { RunStateStore, RunStates } from "@contextblocks/sessions/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { RUN_STATE_TABLE, TableAccess } from "./tables.js";
@@ -94,7 +94,7 @@ FROM contextblocks_run_state WHERE session_id = ${sessionId}`,
     const rows = Object.entries(states).map(([sourceId, state]) => {
       checkStorable(sourceId, "source id", this.#owner, dialect, "INVALID_INPUT", undefined);
       const json = this.#json(state, sourceId);
-      checkRowSize([sessionId, sourceId, json], `state of "${sourceId}" (as JSON)`, this.#owner, undefined);
+      checkRowSize([sessionId, sourceId, json], `state of "${clipped(sourceId)}" (as JSON)`, this.#owner, undefined);
       return { sourceId, json };
     });
     const kept = JSON.stringify(rows.map((row) => row.sourceId));

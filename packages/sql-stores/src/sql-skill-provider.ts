@@ -5,7 +5,7 @@ import {
   type EntryVersionQuery,
   type SkillProvider,
 } from "@contextblocks/core";
-import { describeValue, rowLabel } from "@contextblocks/core/store-kit";
+import { clipped, describeValue, rowLabel } from "@contextblocks/core/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { toVersion, versionRetention } from "./block-history.js";
 import { checkNamespace, checkSqlLabel } from "./names.js";
@@ -175,7 +175,7 @@ WHERE scope = ${scope} AND key = ${key}`,
     const dialect = this.#access.client.dialect;
     checkStorable(content, `content of skill "${key}"`, this.#owner, dialect, "INVALID_INPUT", this.#label);
     const kept = this.#checkDescription(key, description);
-    checkRowSize([scope, key, kept ?? "", content], `skill "${key}"`, this.#owner, this.#label);
+    checkRowSize([scope, key, kept ?? "", content], `skill "${clipped(key)}"`, this.#owner, this.#label);
     const upsert = UPSERT[dialect](scope, key, kept, content);
     const retention = this.#retention;
     if (retention === undefined) {

@@ -40,6 +40,19 @@ describe("rows over 2 MB (what a Durable Object's SQLite refuses) are refused on
     expect(await memory.get()).toBe(large);
   });
 
+  it("a name as long as the row is quoted clipped: the refusal does not repeat megabytes back", async () => {
+    // A namespaced label can carry a client's session id (Cloudflare agents' `memory_<session>`).
+    const label = `memory_${"x".repeat(maxRowBytes)}`;
+    const memory = new SqlContextProvider(client, label);
+    const message = await refusal(() => memory.set("hi"));
+    expect(message).toMatch(/content of "memory_x+…" with its row's other text/);
+    expect(message.length).toBeLessThan(400);
+    const skills = new SqlSkillProvider(client, "skills");
+    expect((await refusal(() => skills.set("k".repeat(maxRowBytes), "hi"))).length).toBeLessThan(400);
+    const states = new SqlRunStateStore(client);
+    expect((await refusal(() => states.save("s", { ["p".repeat(maxRowBytes)]: {} }))).length).toBeLessThan(400);
+  });
+
   it("a skill, a run state and a session's name are refused the same way, nothing written", async () => {
     const skills = new SqlSkillProvider(client, "skills");
     await refusal(() => skills.set("deploy", oversized));
