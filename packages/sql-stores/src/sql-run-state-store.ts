@@ -94,7 +94,12 @@ FROM contextblocks_run_state WHERE session_id = ${sessionId}`,
     const rows = Object.entries(states).map(([sourceId, state]) => {
       checkStorable(sourceId, "source id", this.#owner, dialect, "INVALID_INPUT", undefined);
       const json = this.#json(state, sourceId);
-      checkRowSize([sessionId, sourceId, json], `state of "${clipped(sourceId)}" (as JSON)`, this.#owner, undefined);
+      checkRowSize(
+        [sessionId, sourceId, json],
+        `state of "${clipped(sourceId)}" (as JSON)`,
+        this.#owner,
+        undefined,
+      );
       return { sourceId, json };
     });
     const kept = JSON.stringify(rows.map((row) => row.sourceId));

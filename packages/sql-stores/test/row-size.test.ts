@@ -50,7 +50,9 @@ describe("rows over 2 MB (what a Durable Object's SQLite refuses) are refused on
     const skills = new SqlSkillProvider(client, "skills");
     expect((await refusal(() => skills.set("k".repeat(maxRowBytes), "hi"))).length).toBeLessThan(400);
     const states = new SqlRunStateStore(client);
-    expect((await refusal(() => states.save("s", { ["p".repeat(maxRowBytes)]: {} }))).length).toBeLessThan(400);
+    expect((await refusal(() => states.save("s", { ["p".repeat(maxRowBytes)]: {} }))).length).toBeLessThan(
+      400,
+    );
   });
 
   it("a skill, a run state and a session's name are refused the same way, nothing written", async () => {
