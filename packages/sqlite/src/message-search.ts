@@ -418,6 +418,14 @@ function candidatesStatement(values: CandidateValues): SqlStatement {
   const number = (value: number) => raw(String(value));
   const weights = fieldWeights(ranking);
   const own = ownScore;
+  // Where SQLite sorts: every match ranked without reading a row, equal scores in rowid order as FTS5 sorts
+  // them, then only the best rows read. Over the session's own matches, each match's session is read first
+  // (CROSS JOIN keeps the matches the outer loop: each is looked up by rowid, never the other way round).
+  const matches =
+    values.hits === "session" && sessionId !== undefined
+      ? sql`assistant_fts CROSS JOIN ${searchRowsTable} mine ON mine.search_rowid = assistant_fts.rowid
+        WHERE assistant_fts MATCH ${values.expression} AND mine.session_id = ${sessionId}`
+      : sql`assistant_fts WHERE assistant_fts MATCH ${values.expression}`;
   const hit =
     values.hits === "ranked"
       ? sql`
@@ -427,25 +435,12 @@ function candidatesStatement(values: CandidateValues): SqlStatement {
       WHERE assistant_fts MATCH ${values.expression} AND f.rank MATCH ${`bm25(${weights})`}
         ${sessionId === undefined ? sql`` : sql`AND f.session_id = ${sessionId}`}
       ORDER BY f.rank LIMIT ${limitLiteral(values.candidates)}`
-      : values.hits === "session"
-        ? sql`
+      : sql`
       SELECT best.target AS target, f.parent_row AS parent_row, f.grandparent_row AS grandparent_row,
         f.session_id AS session_id, f.time AS time, best.score AS score, best.own AS own
       FROM (SELECT assistant_fts.rowid AS target, bm25(assistant_fts, ${raw(weights)}) AS score, ${own} AS own
-        -- CROSS JOIN keeps the matches the outer loop: each is looked up by rowid, never the other way round.
-        FROM assistant_fts CROSS JOIN ${searchRowsTable} mine ON mine.search_rowid = assistant_fts.rowid
-        WHERE assistant_fts MATCH ${values.expression}
-          ${sessionId === undefined ? sql`` : sql`AND mine.session_id = ${sessionId}`}
+        FROM ${matches}
         ORDER BY score, target LIMIT ${limitLiteral(values.candidates)}) best
-      JOIN ${searchRowAt(values.hits, "best.target")}`
-        : // Ranked without reading a row, equal scores in rowid order as FTS5 sorts them; then only the best
-          // rows are read.
-          sql`
-      SELECT best.target AS target, f.parent_row AS parent_row, f.grandparent_row AS grandparent_row,
-        f.session_id AS session_id, f.time AS time, best.score AS score, best.own AS own
-      FROM (SELECT rowid AS target, bm25(assistant_fts, ${raw(weights)}) AS score, ${own} AS own
-        FROM assistant_fts WHERE assistant_fts MATCH ${values.expression}
-        ORDER BY score, rowid LIMIT ${limitLiteral(values.candidates)}) best
       JOIN ${searchRowAt(values.hits, "best.target")}`;
   return sql`
     WITH hit AS MATERIALIZED (${hit}),
