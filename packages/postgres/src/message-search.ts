@@ -3,7 +3,9 @@ import { describeValue } from "@contextblocks/core/store-kit";
 import type { SearchResult } from "@contextblocks/sessions";
 import {
   candidateCount,
+  checkSearchLimit,
   defaultSearchRanking,
+  maximumSearchLimit,
   rerankSearchCandidates,
   type SearchCandidate,
   type SearchRanking,
@@ -14,9 +16,6 @@ import { planQuery } from "@contextblocks/text";
 import { catchUpSearchFields } from "./message-search-index.js";
 import { messageSearchStatement } from "./message-search-statement.js";
 import { timeText } from "./time-text.js";
-
-/** Most search hits one call returns, as in `@contextblocks/sessions`. */
-const maximumSearchLimit = 1_000;
 
 /** A message search hit as stored: its searchable text (`text_content`), not its content. */
 export interface MessageSearchRow {
@@ -79,13 +78,7 @@ export async function searchAllSessions(
       `search: the query must be a string, got ${describeValue(query)}`,
     );
   }
-  const count = Math.floor(Number(limit));
-  if (!Number.isFinite(count) || count < 1 || count > maximumSearchLimit) {
-    throw new ContextError(
-      "INVALID_INPUT",
-      `search: limit must be a whole number from 1 to ${maximumSearchLimit}, got ${String(limit)}`,
-    );
-  }
+  const count = checkSearchLimit(limit);
   const rows = await searchMessageRows(read, query, candidateCount(count, maximumSearchLimit), undefined);
   return selectSearchHits(rerankSearchCandidates(query, rows.map(candidateOf)), count);
 }

@@ -5,7 +5,7 @@ import { isSessionBackend, type SessionBackend } from "./session-backend.js";
 import { copyBuilder, SessionBuilder, stateOf } from "./session-builder.js";
 import type { CreateSessionOptions, SessionInfo } from "./session-registry.js";
 import type { SearchResult } from "./session-store.js";
-import { checkRegistryText, checkSearchLimit, checkUsageArguments } from "./store-arguments.js";
+import { checkSearchLimit, checkUsageArguments, checkWellFormedText } from "./store-arguments.js";
 
 export type { CreateSessionOptions, SessionInfo };
 
@@ -145,7 +145,7 @@ export class SessionManager {
         `create: the name must be a string, got ${describeValue(name)}`,
       );
     }
-    checkRegistryText(name, "name", "create");
+    checkWellFormedText(name, "name", "create");
     const info = await this.#backend.registry.create(crypto.randomUUID(), name, options);
     this.#emit({
       type: "session-created",
@@ -173,7 +173,7 @@ export class SessionManager {
         `rename: the name must be a string, got ${describeValue(name)}`,
       );
     }
-    checkRegistryText(name, "name", "rename");
+    checkWellFormedText(name, "name", "rename");
     await this.#backend.registry.update(sessionId, { name });
   }
 

@@ -24,23 +24,17 @@ export function checkCompactionArguments(
       `addCompaction: summary must be a string, got ${describeValue(summary)}`,
     );
   }
-  const surrogate = loneSurrogateIndex(summary);
-  if (surrogate !== -1) {
-    throw new ContextError(
-      "INVALID_INPUT",
-      `addCompaction: the summary has a lone UTF-16 surrogate at index ${surrogate}; nothing was stored`,
-    );
-  }
+  checkWellFormedText(summary, "summary", "addCompaction");
   checkMessageId(fromMessageId, "fromMessageId", "addCompaction");
   checkMessageId(toMessageId, "toMessageId", "addCompaction");
 }
 
 /**
- * A text a session registry keeps (an id, a name, a model, a source, an end reason), by `operation`: a lone
- * UTF-16 surrogate is refused on every registry, as SQL registries keep UTF-8 text where it would silently
- * become U+FFFD (and the memory registry would keep it as given).
+ * A text a store or registry keeps (a compaction summary; a session's id, name, model, source or end reason),
+ * by `operation`: a lone UTF-16 surrogate is refused on every store, as SQL stores keep UTF-8 text where it
+ * would silently become U+FFFD (and the memory stores would keep it as given).
  */
-export function checkRegistryText(text: string, what: string, operation: string): void {
+export function checkWellFormedText(text: string, what: string, operation: string): void {
   const index = loneSurrogateIndex(text);
   if (index !== -1) {
     throw new ContextError(

@@ -84,7 +84,9 @@ export {
   checkCalibration,
   checkCompactionArguments,
   checkRecentHistoryBudget,
+  checkSearchLimit,
   checkUsageArguments,
+  maximumSearchLimit,
 } from "./store-arguments.js";
 export { type AppendAttempt, isIdenticalRetry, type StoredIdHolder, storedIdError } from "./stored-id.js";
 export {

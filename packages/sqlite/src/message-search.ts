@@ -1,5 +1,6 @@
 import { ContextError } from "@contextblocks/core";
 import {
+  checkSearchLimit,
   defaultSearchRanking,
   type SearchCandidate,
   type SearchRanking,
@@ -57,8 +58,6 @@ export interface MessageSearchOptions {
   /** With `sort: "bm25"` and a session: whether it was found alone in the index lately. */
   share?: SessionShare | undefined;
 }
-
-export const maximumSearchLimit = 1_000;
 
 /** Turns before a message whose text its row carries as context. */
 export const contextTurns = 2;
@@ -300,13 +299,7 @@ export async function searchMessageIndex(
   if (typeof query !== "string") {
     throw new ContextError("INVALID_INPUT", `search: the query must be a string, got ${typeof query}`);
   }
-  const limit = Math.floor(Number(options.limit));
-  if (!Number.isFinite(limit) || limit < 1 || limit > maximumSearchLimit) {
-    throw new ContextError(
-      "INVALID_INPUT",
-      `search: limit must be a whole number from 1 to ${maximumSearchLimit}, got ${String(options.limit)}`,
-    );
-  }
+  const limit = checkSearchLimit(options.limit);
   const plan = planQuery(query);
   if (plan === null) return [];
   const withContext = await hasContextColumn(client);

@@ -4,6 +4,7 @@ import type { SearchResult, SessionBackend } from "@contextblocks/sessions";
 import {
   candidateCount,
   MessageTree,
+  maximumSearchLimit,
   rerankSearchCandidates,
   selectSearchHits,
 } from "@contextblocks/sessions/store-kit";
@@ -17,7 +18,7 @@ import {
 import { toSqliteClient } from "@contextblocks/sql/store-kit";
 import { searchOrderBump } from "./keyed-tail.js";
 import { catchUpMessageIndex } from "./message-index.js";
-import { maximumSearchLimit, searchMessageIndex, searchSortOf } from "./message-search.js";
+import { searchMessageIndex, searchSortOf } from "./message-search.js";
 import { SessionBlockProvider } from "./session-block-provider.js";
 import { type NewSessionLayout, schemaReady } from "./session-schema.js";
 import { SqliteContextProvider } from "./sqlite-context-provider.js";

@@ -6,7 +6,7 @@ import type {
   SessionInfo,
   SessionRegistry,
 } from "../session-registry.js";
-import { checkRegistryText, checkUsageArguments } from "../store-arguments.js";
+import { checkUsageArguments, checkWellFormedText } from "../store-arguments.js";
 
 /**
  * A `SessionRegistry` in a `Map`: the rows `SessionManager` lists, for tests and quick starts. Rows read
@@ -30,8 +30,8 @@ export class InMemorySessionRegistry implements SessionRegistry {
         `create: the name must be a string, got ${describeValue(name)}`,
       );
     }
-    checkRegistryText(id, "id", "create");
-    checkRegistryText(name, "name", "create");
+    checkWellFormedText(id, "id", "create");
+    checkWellFormedText(name, "name", "create");
     for (const [what, value] of Object.entries({
       parentSessionId: options.parentSessionId,
       model: options.model,
@@ -44,7 +44,7 @@ export class InMemorySessionRegistry implements SessionRegistry {
           `create: the ${what} must be a string, got ${describeValue(value)}`,
         );
       }
-      checkRegistryText(value, what, "create");
+      checkWellFormedText(value, what, "create");
     }
     if (this.#rows.has(id)) throw new ContextError("INVALID_INPUT", `create: a session "${id}" exists`);
     const now = timestamp();
@@ -87,7 +87,7 @@ export class InMemorySessionRegistry implements SessionRegistry {
           `update: the name must be a string, got ${describeValue(changes.name)}`,
         );
       }
-      checkRegistryText(changes.name, "name", "update");
+      checkWellFormedText(changes.name, "name", "update");
     }
     if (changes.endReason !== undefined && changes.endReason !== null) {
       if (typeof changes.endReason !== "string") {
@@ -96,7 +96,7 @@ export class InMemorySessionRegistry implements SessionRegistry {
           `update: the endReason must be a string, got ${describeValue(changes.endReason)}`,
         );
       }
-      checkRegistryText(changes.endReason, "endReason", "update");
+      checkWellFormedText(changes.endReason, "endReason", "update");
     }
     if (changes.name !== undefined) row.info.name = changes.name;
     if (changes.endReason !== undefined) row.info.end_reason = changes.endReason;
