@@ -34,14 +34,13 @@ import {
   selectSearchHits,
 } from "@contextblocks/sessions/store-kit";
 import { SqliteSessionStore } from "@contextblocks/sqlite";
-import { startThrowawayCluster, type ThrowawayCluster } from "@contextblocks/test-kit/postgres";
 import { isStopword, planQuery, tokenize } from "@contextblocks/text";
 import Database from "better-sqlite3";
-import pg from "pg";
 import { type LocomoConversation, locomoDirectory, readLocomo } from "./locomo-data.js";
 import { appendConversation } from "./locomo-session.js";
 import { type LocomoTurnTimes, locomoTurnTimes } from "./locomo-time.js";
 import { markdownTable } from "./markdown.js";
+import { optionalPostgres } from "./throwaway-postgres.js";
 
 const limit = 10;
 const pooled = 100;
@@ -356,23 +355,15 @@ export async function run(
       },
     },
   ];
-  let cluster: ThrowawayCluster | undefined;
-  let client: pg.Client | undefined;
-  let note = "";
-  if (options.postgres !== false) {
-    try {
-      cluster = await startThrowawayCluster();
-      client = new pg.Client({ connectionString: cluster.connectionString });
-      await client.connect();
-      const connected = client;
-      backends.push({
-        name: "Postgres",
-        store: (sessionId) => new PostgresSessionStore(connected, { sessionId }),
-      });
-    } catch (error) {
-      note = `\n\nPostgres skipped: no server could be started here (${String(error).split("\n")[0]}).`;
-    }
+  const postgres = options.postgres !== false ? await optionalPostgres() : undefined;
+  if (postgres !== undefined && "client" in postgres) {
+    const connected = postgres.client;
+    backends.push({
+      name: "Postgres",
+      store: (sessionId) => new PostgresSessionStore(connected, { sessionId }),
+    });
   }
+  const note = postgres !== undefined && "skipped" in postgres ? `\n\n${postgres.skipped}` : "";
   const reachRows: string[][] = [];
   const rerankRows: string[][] = [];
   try {
@@ -404,8 +395,7 @@ export async function run(
       }
     }
   } finally {
-    await client?.end();
-    cluster?.stop();
+    if (postgres !== undefined && "close" in postgres) await postgres.close();
   }
   const questions = conversations.reduce((sum, conversation) => sum + conversation.questions.length, 0);
   return {

@@ -46,16 +46,15 @@ import {
   weakShare,
 } from "@contextblocks/sessions/store-kit";
 import { SqliteSessionStore } from "@contextblocks/sqlite";
-import { startThrowawayCluster, type ThrowawayCluster } from "@contextblocks/test-kit/postgres";
 import { planQuery } from "@contextblocks/text";
 import Database from "better-sqlite3";
-import pg from "pg";
 import { type LocomoConversation, locomoDirectory, readLocomo } from "./locomo-data.js";
 import { locomoCategoryNames } from "./locomo-scoring.js";
 import { appendConversation } from "./locomo-session.js";
 import { type LocomoTurnTimes, locomoTurnTimes } from "./locomo-time.js";
 import { markdownTable } from "./markdown.js";
 import { type HitFigures, hitFiguresOf } from "./search-hit-figures.js";
+import { optionalPostgres } from "./throwaway-postgres.js";
 
 const limit = 10;
 // The hit selection is the stores' own, not tuned: a neighbour-only turn is a hit only near the best, and
@@ -339,28 +338,20 @@ export async function run(
   if (wanted("lean")) local.push(sqliteBackend("SQLite (lean)", "lean"));
   if (wanted("keyed")) local.push(sqliteBackend("SQLite (keyed, the Durable Object layout)", "keyed"));
   const backends = options.postgresOnly === true ? [] : local;
-  let cluster: ThrowawayCluster | undefined;
-  let client: pg.Client | undefined;
-  let postgresNote = "";
-  if (options.postgres !== false && wanted("postgres")) {
-    try {
-      cluster = await startThrowawayCluster();
-      client = new pg.Client({ connectionString: cluster.connectionString });
-      await client.connect();
-      const connected = client;
-      backends.push({
-        name: "Postgres",
-        ranks: true,
-        store: (sessionId, ranking) =>
-          new PostgresSessionStore(connected, {
-            sessionId,
-            ...(ranking === undefined ? {} : { searchRanking: ranking }),
-          }),
-      });
-    } catch (error) {
-      postgresNote = `\nPostgres skipped: no server could be started here (${String(error).split("\n")[0]}).`;
-    }
+  const postgres = options.postgres !== false && wanted("postgres") ? await optionalPostgres() : undefined;
+  if (postgres !== undefined && "client" in postgres) {
+    const connected = postgres.client;
+    backends.push({
+      name: "Postgres",
+      ranks: true,
+      store: (sessionId, ranking) =>
+        new PostgresSessionStore(connected, {
+          sessionId,
+          ...(ranking === undefined ? {} : { searchRanking: ranking }),
+        }),
+    });
   }
+  const postgresNote = postgres !== undefined && "skipped" in postgres ? `\n${postgres.skipped}` : "";
   const rows: string[][] = [];
   const categoryRows: string[][] = [];
   const choices: string[] = [];
@@ -448,8 +439,7 @@ export async function run(
       }
     }
   } finally {
-    await client?.end();
-    cluster?.stop();
+    if (postgres !== undefined && "close" in postgres) await postgres.close();
   }
   const questions = conversations.reduce((sum, conversation) => sum + conversation.questions.length, 0);
   const markdown = [
