@@ -308,15 +308,15 @@ export async function run(
     },
   ];
   const backends = options.postgresOnly === true ? [] : sqlite;
-  const postgres = options.postgres !== false ? await optionalPostgres() : undefined;
-  if (postgres !== undefined && "client" in postgres) {
-    const connected = postgres.client;
+  const postgres = await optionalPostgres(options.postgres !== false);
+  const connected = postgres.client;
+  if (connected !== undefined) {
     backends.push({
       name: "Postgres",
       store: (sessionId) => new PostgresSessionStore(connected, { sessionId }),
     });
   }
-  const note = postgres !== undefined && "skipped" in postgres ? `\n\n${postgres.skipped}` : "";
+  const note = postgres.skipped === "" ? "" : `\n\n${postgres.skipped}`;
   const rows: string[][] = [];
   const choices: string[] = [];
   try {
@@ -359,7 +359,7 @@ export async function run(
       }
     }
   } finally {
-    if (postgres !== undefined && "close" in postgres) await postgres.close();
+    await postgres.close();
   }
   const questions = conversations.reduce((sum, conversation) => sum + conversation.questions.length, 0);
   return {

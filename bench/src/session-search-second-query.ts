@@ -237,15 +237,15 @@ export async function run(
       },
     });
   }
-  const postgres = options.postgres !== false ? await optionalPostgres() : undefined;
-  if (postgres !== undefined && "client" in postgres) {
-    const connected = postgres.client;
+  const postgres = await optionalPostgres(options.postgres !== false);
+  const connected = postgres.client;
+  if (connected !== undefined) {
     backends.push({
       name: "Postgres",
       store: (sessionId) => new PostgresSessionStore(connected, { sessionId }),
     });
   }
-  const postgresNote = postgres !== undefined && "skipped" in postgres ? `\n${postgres.skipped}` : "";
+  const postgresNote = postgres.skipped === "" ? "" : `\n${postgres.skipped}`;
   const rows: string[][] = [];
   try {
     for (const backend of backends) {
@@ -266,7 +266,7 @@ export async function run(
       }
     }
   } finally {
-    if (postgres !== undefined && "close" in postgres) await postgres.close();
+    await postgres.close();
   }
   const questions = conversations.reduce((sum, conversation) => sum + conversation.questions.length, 0);
   const markdown = [

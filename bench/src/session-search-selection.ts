@@ -338,9 +338,9 @@ export async function run(
   if (wanted("lean")) local.push(sqliteBackend("SQLite (lean)", "lean"));
   if (wanted("keyed")) local.push(sqliteBackend("SQLite (keyed, the Durable Object layout)", "keyed"));
   const backends = options.postgresOnly === true ? [] : local;
-  const postgres = options.postgres !== false && wanted("postgres") ? await optionalPostgres() : undefined;
-  if (postgres !== undefined && "client" in postgres) {
-    const connected = postgres.client;
+  const postgres = await optionalPostgres(options.postgres !== false && wanted("postgres"));
+  const connected = postgres.client;
+  if (connected !== undefined) {
     backends.push({
       name: "Postgres",
       ranks: true,
@@ -351,7 +351,7 @@ export async function run(
         }),
     });
   }
-  const postgresNote = postgres !== undefined && "skipped" in postgres ? `\n${postgres.skipped}` : "";
+  const postgresNote = postgres.skipped === "" ? "" : `\n${postgres.skipped}`;
   const rows: string[][] = [];
   const categoryRows: string[][] = [];
   const choices: string[] = [];
@@ -439,7 +439,7 @@ export async function run(
       }
     }
   } finally {
-    if (postgres !== undefined && "close" in postgres) await postgres.close();
+    await postgres.close();
   }
   const questions = conversations.reduce((sum, conversation) => sum + conversation.questions.length, 0);
   const markdown = [

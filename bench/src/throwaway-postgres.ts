@@ -1,30 +1,36 @@
 import { startThrowawayCluster, type ThrowawayCluster } from "@contextblocks/test-kit/postgres";
 import pg from "pg";
 
-/** One connected client on a throwaway PostgreSQL cluster (`close` ends both), or why none could be started. */
-export type OptionalPostgres = { client: pg.Client; close(): Promise<void> } | { skipped: string };
+/** A client on a throwaway PostgreSQL cluster, or why there is none; `close` ends both (or does nothing). */
+export interface OptionalPostgres {
+  client: pg.Client | undefined;
+  /** The line a bench prints in place of its Postgres rows when no server could be started ("" otherwise). */
+  skipped: string;
+  close(): Promise<void>;
+}
 
 /**
- * For the benches that also run on Postgres when a server can be started here: a client on a cluster of its
- * own, or the line the bench prints instead of the Postgres rows.
+ * For the benches that also run on Postgres when a server can be started here (and when `wanted`): a client on
+ * a cluster of its own, or the line saying why Postgres was skipped.
  */
-export async function optionalPostgres(): Promise<OptionalPostgres> {
+export async function optionalPostgres(wanted: boolean): Promise<OptionalPostgres> {
+  const none = { client: undefined, close: async () => {} };
+  if (!wanted) return { ...none, skipped: "" };
   let cluster: ThrowawayCluster | undefined;
   try {
     cluster = await startThrowawayCluster();
     const started = cluster;
     const client = new pg.Client({ connectionString: started.connectionString });
     await client.connect();
-    return {
-      client,
-      close: async () => {
-        await client.end();
-        started.stop();
-      },
+    const close = async () => {
+      await client.end();
+      started.stop();
     };
+    return { client, skipped: "", close };
   } catch (error) {
     cluster?.stop();
     return {
+      ...none,
       skipped: `Postgres skipped: no server could be started here (${String(error).split("\n")[0]}).`,
     };
   }
