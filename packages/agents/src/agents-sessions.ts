@@ -1,4 +1,5 @@
 import { ContextError } from "@contextblocks/core";
+import { clipped } from "@contextblocks/core/store-kit";
 import type { SessionMessage } from "@contextblocks/sessions";
 import {
   isSessionStoreV1,
@@ -73,7 +74,7 @@ export async function readAgentsSessions(
     } catch {
       throw new ContextError(
         "INVALID_INPUT",
-        `readAgentsSessions: message "${row.id}" of session "${sessionId}" is not JSON (continuation rows missing?)`,
+        `readAgentsSessions: message "${clipped(row.id)}" of session "${clipped(sessionId)}" is not JSON (continuation rows missing?)`,
       );
     }
     if (options.attachments !== "reference") message = await inlineAttachments(client, message);

@@ -59,7 +59,7 @@ export class ContextBlocks extends CoreContextBlocks {
    * refreshSystemPrompt()` re-reads the providers and stores the prompt.
    */
   refreshSnapshot(): string {
-    this.#prompt = (this as unknown as { render(): string }).render();
+    this.#prompt = this.render();
     return this.#prompt;
   }
 

@@ -49,15 +49,23 @@ export function describeSessionRegistry<R extends SessionRegistry>(
       expect((await registry.get("a"))?.end_reason).toBe("done");
     });
 
-    test("refuses an existing id (INVALID_INPUT), an unknown id to update (NOT_FOUND) and non-finite usage", async (create) => {
+    test("refuses an existing id (INVALID_INPUT), an unknown id to update (NOT_FOUND) and usage that is not a finite number ≥ 0", async (create) => {
       const registry = await create();
       await registry.create("s", "One");
+      await registry.addUsage("s", 10, 5, 0.25);
       expect((await refusedWith(() => registry.create("s", "Again"))).code).toBe("INVALID_INPUT");
       expect((await refusedWith(() => registry.update("nobody", { name: "x" }))).code).toBe("NOT_FOUND");
-      for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, "3" as unknown as number]) {
+      for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, -1, "3" as unknown as number]) {
         expect((await refusedWith(() => registry.addUsage("s", bad, 0, 0))).code).toBe("INVALID_INPUT");
+        expect((await refusedWith(() => registry.addUsage("s", 0, bad, 0))).code).toBe("INVALID_INPUT");
+        expect((await refusedWith(() => registry.addUsage("s", 0, 0, bad))).code).toBe("INVALID_INPUT");
       }
-      expect(await registry.get("s")).toMatchObject({ name: "One", input_tokens: 0 });
+      expect(await registry.get("s")).toMatchObject({
+        name: "One",
+        input_tokens: 10,
+        output_tokens: 5,
+        estimated_cost: 0.25,
+      });
     });
 
     test("refuses a lone UTF-16 surrogate in an id, a name, a model, a source or an end reason (INVALID_INPUT), changing nothing", async (create) => {

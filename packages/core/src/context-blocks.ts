@@ -905,8 +905,11 @@ export class ContextBlocks {
     );
   }
 
-  /** A TypeScript `private`, not `#`: the agents drop-in's `refreshSnapshot` calls it on its subclass. */
-  private render(): string {
+  /**
+   * The prompt of the blocks as this instance holds them, rendered without reading or storing anything; for
+   * subclasses (the agents drop-in's synchronous `refreshSnapshot`).
+   */
+  protected render(): string {
     return renderPrompt(this.#registry.all().flatMap((config) => this.#cache.get(config.label) ?? []));
   }
 }

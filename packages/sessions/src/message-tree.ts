@@ -1,5 +1,5 @@
 import { ContextError } from "@contextblocks/core";
-import { describeValue } from "@contextblocks/core/store-kit";
+import { clipped, describeValue } from "@contextblocks/core/store-kit";
 import { checkMessageId, checkSessionMessage, type SessionMessage, textOfMessage } from "./message.js";
 import { estimateMessageTokens, messageTokenStamp, pathTokensWithOverlays } from "./message-tokens.js";
 import { applyCompactions, sameOverlay } from "./overlays.js";
@@ -274,7 +274,7 @@ export class MessageTree implements SessionStore {
       if (seen.has(message.id)) {
         throw new ContextError(
           "INVALID_INPUT",
-          `${operation}: message id "${message.id}" appears twice in one append`,
+          `${operation}: message id "${clipped(message.id)}" appears twice in one append`,
         );
       }
       seen.add(message.id);
@@ -487,7 +487,7 @@ function refusal(
     case "still-a-parent":
       return new ContextError(
         "INVALID_INPUT",
-        `${operation}: id "${records[result.index]?.id}" is still the parent of stored messages of this session (it was deleted without them); storing a new message under it could make a cycle: use another id`,
+        `${operation}: id "${clipped(String(records[result.index]?.id))}" is still the parent of stored messages of this session (it was deleted without them); storing a new message under it could make a cycle: use another id`,
       );
   }
 }

@@ -1,5 +1,5 @@
 import { ContextError, type SearchProvider } from "@contextblocks/core";
-import { describeValue } from "@contextblocks/core/store-kit";
+import { clipped, describeValue } from "@contextblocks/core/store-kit";
 import { Session, type SessionEvent } from "./session.js";
 import { isSessionBackend, type SessionBackend } from "./session-backend.js";
 import { copyBuilder, SessionBuilder, stateOf } from "./session-builder.js";
@@ -191,7 +191,10 @@ export class SessionManager {
   async fork(sessionId: string, atMessageId: string, name: string): Promise<SessionInfo> {
     const history = await this.getSession(sessionId).getHistory(atMessageId);
     if (history.length === 0) {
-      throw new ContextError("NOT_FOUND", `fork: no message "${atMessageId}" in session "${sessionId}"`);
+      throw new ContextError(
+        "NOT_FOUND",
+        `fork: no message "${clipped(atMessageId)}" in session "${clipped(sessionId)}"`,
+      );
     }
     const info = await this.create(name, { parentSessionId: sessionId });
     const copies = history.map((message) => ({ ...message, id: crypto.randomUUID() }));
@@ -205,7 +208,8 @@ export class SessionManager {
    */
   async compactAndSplit(sessionId: string, summary: string, name?: string): Promise<SessionInfo> {
     const old = await this.get(sessionId);
-    if (old === null) throw new ContextError("NOT_FOUND", `compactAndSplit: no session "${sessionId}"`);
+    if (old === null)
+      throw new ContextError("NOT_FOUND", `compactAndSplit: no session "${clipped(sessionId)}"`);
     await this.#backend.registry.update(sessionId, { endReason: "compaction" });
     const createOptions: CreateSessionOptions = { parentSessionId: sessionId };
     if (old.model != null) createOptions.model = old.model;

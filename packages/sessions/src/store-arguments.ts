@@ -73,7 +73,10 @@ export function checkRecentHistoryBudget(maxBytes: unknown): number {
   return maxBytes;
 }
 
-/** `addUsage(id, inputTokens, outputTokens, cost)`: three finite numbers. `owner` prefixes the message. */
+/**
+ * `addUsage(id, inputTokens, outputTokens, cost)`: three finite numbers ≥ 0 (the totals only grow: a negative
+ * amount would make them say less than was spent). `owner` prefixes the message.
+ */
 export function checkUsageArguments(
   inputTokens: unknown,
   outputTokens: unknown,
@@ -85,10 +88,10 @@ export function checkUsageArguments(
     ["outputTokens", outputTokens],
     ["cost", cost],
   ] as const) {
-    if (typeof value !== "number" || !Number.isFinite(value)) {
+    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
       throw new ContextError(
         "INVALID_INPUT",
-        `${owner === undefined ? "" : `${owner}.`}addUsage: ${name} must be a finite number, got ${describeValue(value)}`,
+        `${owner === undefined ? "" : `${owner}.`}addUsage: ${name} must be a finite number ≥ 0, got ${describeValue(value)}`,
       );
     }
   }

@@ -1,4 +1,5 @@
 import { ContextError } from "@contextblocks/core";
+import { clipped } from "@contextblocks/core/store-kit";
 
 /**
  * What an append does with a message id that is already stored, the same on every backend: ids are unique
@@ -47,10 +48,10 @@ export function storedIdError(
 ): ContextError {
   const where =
     holder.sessionId === attempt.sessionId
-      ? `this session ("${holder.sessionId}") with other content or another parent`
+      ? `this session ("${clipped(holder.sessionId)}") with other content or another parent`
       : "another session; ids are unique across the sessions of a database";
   return new ContextError(
     "INVALID_INPUT",
-    `${operation}: a message with id "${id}" already exists in ${where}; nothing was stored (use updateMessage to change it, or another id)`,
+    `${operation}: a message with id "${clipped(id)}" already exists in ${where}; nothing was stored (use updateMessage to change it, or another id)`,
   );
 }

@@ -29,3 +29,51 @@ describe("SessionManager.search", () => {
     },
   );
 });
+
+// A session id comes from the caller (often a URL path) and has no length cap: an error quotes it clipped,
+// so a refusal never echoes megabytes back into a log or a response.
+describe("SessionManager errors quote ids clipped", () => {
+  const long = `s${"x".repeat(100_000)}`;
+  const refusal = (attempt: Promise<unknown>) =>
+    attempt.then(
+      () => new Error("not refused"),
+      (caught: unknown) => caught as Error,
+    );
+
+  it("fork and compactAndSplit of a session that is not there", async () => {
+    const manager = new SessionManager(inMemoryBackend());
+    for (const attempt of [
+      () => manager.fork(long, `m${"y".repeat(1_000)}`, "copy"),
+      () => manager.compactAndSplit(long, "sum"),
+    ]) {
+      const error = await refusal(attempt());
+      expect(error).toMatchObject({ code: "NOT_FOUND" });
+      expect(error.message).toMatch(/session "sx+…"/);
+      expect(error.message.length).toBeLessThan(300);
+    }
+  });
+
+  it("a registry's refusal of an id it holds", async () => {
+    const registry = inMemoryBackend().registry;
+    await registry.create(long, "one");
+    const error = await refusal(registry.create(long, "again"));
+    expect(error).toMatchObject({ code: "INVALID_INPUT" });
+    expect(error.message.length).toBeLessThan(300);
+  });
+
+  it("addUsage refuses a negative amount and keeps the totals", async () => {
+    const manager = new SessionManager(inMemoryBackend());
+    const info = await manager.create("chat");
+    await manager.addUsage(info.id, 100, 20, 0.5);
+    await expect(manager.addUsage(info.id, -100, 0, 0)).rejects.toMatchObject({
+      code: "INVALID_INPUT",
+      message: "addUsage: inputTokens must be a finite number ≥ 0, got number -100",
+    });
+    await expect(manager.addUsage(info.id, 0, 0, -0.5)).rejects.toMatchObject({ code: "INVALID_INPUT" });
+    expect(await manager.get(info.id)).toMatchObject({
+      input_tokens: 100,
+      output_tokens: 20,
+      estimated_cost: 0.5,
+    });
+  });
+});

@@ -172,7 +172,7 @@ FROM contextblocks_run_state WHERE session_id = ${sessionId}`,
   #stateError(sessionId: string, sourceId: string, problem: string, cause?: unknown): ContextError {
     return new ContextError(
       "PROVIDER_FAILED",
-      `${this.#owner}.load: the stored state of "${sourceId}" in session "${sessionId}" ${problem}; fix or delete that row of ${RUN_STATE_TABLE.name}`,
+      `${this.#owner}.load: the stored state of "${clipped(sourceId)}" in session "${clipped(sessionId)}" ${problem}; fix or delete that row of ${RUN_STATE_TABLE.name}`,
       cause === undefined ? undefined : { cause },
     );
   }

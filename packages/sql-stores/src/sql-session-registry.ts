@@ -1,5 +1,5 @@
 import { ContextError } from "@contextblocks/core";
-import { describeValue } from "@contextblocks/core/store-kit";
+import { clipped, describeValue } from "@contextblocks/core/store-kit";
 import type { SessionInfo } from "@contextblocks/sessions";
 import type {
   CreateSessionOptions,
@@ -86,7 +86,7 @@ RETURNING ${columns}`,
     if (row === undefined) {
       throw new ContextError(
         "INVALID_INPUT",
-        `${this.#owner}.create: a session with id "${id}" already exists`,
+        `${this.#owner}.create: a session with id "${clipped(id)}" already exists`,
       );
     }
     return row;
@@ -132,7 +132,7 @@ RETURNING ${columns}`,
       sql`UPDATE assistant_sessions SET ${join(sets)} WHERE id = ${String(id)} RETURNING id`,
     ]);
     if ((rows?.length ?? 0) === 0) {
-      throw new ContextError("NOT_FOUND", `${this.#owner}.update: no session "${String(id)}"`);
+      throw new ContextError("NOT_FOUND", `${this.#owner}.update: no session "${clipped(String(id))}"`);
     }
   }
 

@@ -1,4 +1,5 @@
 import { ContextError } from "@contextblocks/core";
+import { clipped } from "@contextblocks/core/store-kit";
 import type { SqlClient } from "@contextblocks/sql";
 import { SqliteContextProvider } from "./sqlite-context-provider.js";
 
@@ -38,7 +39,7 @@ export class SessionBlockProvider extends SqliteContextProvider {
     const key = `${this.#block}_${this.#sessionId}`;
     throw new ContextError(
       "INVALID_CONFIG",
-      `Block "${this.#block}" of session "${this.#sessionId}" has no content under contextblocks' keys, but this database holds "${key}" (${agentsContent.length} characters), written by Cloudflare agents' Sessions API (agents@0.22.0). sqliteBackend would serve it as empty: open the database with agentsSqliteBackend(source) (or Session.create(this)) from @contextblocks/agents, which reads and writes agents' keys`,
+      `Block "${clipped(this.#block)}" of session "${clipped(this.#sessionId)}" has no content under contextblocks' keys, but this database holds "${key}" (${agentsContent.length} characters), written by Cloudflare agents' Sessions API (agents@0.22.0). sqliteBackend would serve it as empty: open the database with agentsSqliteBackend(source) (or Session.create(this)) from @contextblocks/agents, which reads and writes agents' keys`,
       { label: this.#block },
     );
   }

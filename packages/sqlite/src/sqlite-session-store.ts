@@ -1,5 +1,5 @@
 import { ContextError } from "@contextblocks/core";
-import { describeValue } from "@contextblocks/core/store-kit";
+import { clipped, describeValue } from "@contextblocks/core/store-kit";
 import type { StoredCompaction } from "@contextblocks/sessions";
 import type {
   AppendPlacement,
@@ -276,7 +276,7 @@ export class SqliteSessionStore implements SessionStoreV1 {
       }
       throw new ContextError(
         "PROVIDER_FAILED",
-        `SqliteSessionStore: the latest leaf of session "${this.#sessionId}" kept moving under other writers; nothing was stored`,
+        `SqliteSessionStore: the latest leaf of session "${clipped(this.#sessionId)}" kept moving under other writers; nothing was stored`,
       );
     });
   }

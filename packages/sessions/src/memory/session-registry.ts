@@ -1,5 +1,5 @@
 import { ContextError } from "@contextblocks/core";
-import { describeValue } from "@contextblocks/core/store-kit";
+import { clipped, describeValue } from "@contextblocks/core/store-kit";
 import type {
   CreateSessionOptions,
   SessionChanges,
@@ -46,7 +46,8 @@ export class InMemorySessionRegistry implements SessionRegistry {
       }
       checkWellFormedText(value, what, "create");
     }
-    if (this.#rows.has(id)) throw new ContextError("INVALID_INPUT", `create: a session "${id}" exists`);
+    if (this.#rows.has(id))
+      throw new ContextError("INVALID_INPUT", `create: a session "${clipped(id)}" exists`);
     const now = timestamp();
     const info: SessionInfo = {
       id,
@@ -78,7 +79,7 @@ export class InMemorySessionRegistry implements SessionRegistry {
 
   async update(id: string, changes: SessionChanges): Promise<void> {
     const row = this.#rows.get(id);
-    if (row === undefined) throw new ContextError("NOT_FOUND", `update: no session "${id}"`);
+    if (row === undefined) throw new ContextError("NOT_FOUND", `update: no session "${clipped(id)}"`);
     // Every change is checked before any is made: a refused update changes nothing.
     if (changes.name !== undefined) {
       if (typeof changes.name !== "string") {
