@@ -469,8 +469,9 @@ function candidatesStatement(values: CandidateValues): SqlStatement {
 
 /**
  * The candidates returned with their messages' own columns, best first. Where SQLite sorts, those columns and
- * the search row's id, role and text are read for the returned candidates only. Where FTS5 sorts, only with the near turns' share (the windows and
- * the cut stay in SQL); otherwise that search runs in steps (search-in-steps.ts).
+ * the search row's id, role and text are read for the returned candidates only. Where FTS5 sorts, only with
+ * the near turns' share (the windows and the cut stay in SQL); otherwise that search runs in steps
+ * (search-in-steps.ts).
  */
 function resultsOf(values: CandidateValues): SqlStatement {
   const { ranking, sessionId } = values;
