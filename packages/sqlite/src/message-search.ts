@@ -450,8 +450,11 @@ function candidatesStatement(values: CandidateValues): SqlStatement {
       // compute them again); on a Durable Object the ephemeral table would be rows read (about 40 more).
       values.hits === "ranked" ? raw("") : raw("MATERIALIZED")
     } (
-      SELECT f.id AS id, f.session_id AS session_id, f.role AS role, f.content AS content, f.time AS time,
-        total.own_hit AS own_hit,
+      SELECT ${
+        // Where SQLite sorts, the message's id, role and text are read again for the returned candidates
+        // only (a seek each): carried through the ephemeral table and both sorts they cost more.
+        values.hits === "ranked" ? raw("f.id AS id, f.role AS role, f.content AS content,") : raw("")
+      } f.session_id AS session_id, f.time AS time, total.own_hit AS own_hit,
         total.score * CASE WHEN f.speaker IN (SELECT value FROM json_each(${values.words}))
           THEN ${number(1 + ranking.speakerBoost)} ELSE 1 END${datedFactor(values.plan, ranking)} AS score,
         total.target AS row
@@ -465,9 +468,10 @@ function candidatesStatement(values: CandidateValues): SqlStatement {
 }
 
 /**
- * The candidates returned with their messages' own columns, best first. Where SQLite sorts, those columns are
- * read for the returned candidates only. Where FTS5 sorts, only with the near turns' share (the windows and
- * the cut stay in SQL); otherwise that search runs in steps (search-in-steps.ts).
+ * The candidates returned with their messages' own columns, best first. Where SQLite sorts, those columns and
+ * the search row's id, role and text are read for the returned candidates only. Where FTS5 sorts, only with
+ * the near turns' share (the windows and the cut stay in SQL); otherwise that search runs in steps
+ * (search-in-steps.ts).
  */
 function resultsOf(values: CandidateValues): SqlStatement {
   const { ranking, sessionId } = values;
@@ -486,9 +490,10 @@ function resultsOf(values: CandidateValues): SqlStatement {
       : sql`(SELECT count(*) FROM hit WHERE hit.session_id IS NOT ${sessionId})`;
   return sql`,
     best AS (${bestOfScored(values)})
-    SELECT best.id AS id, best.session_id AS session_id, best.role AS role, best.content AS content,
+    SELECT f.id AS id, best.session_id AS session_id, f.role AS role, f.content AS content,
       ${messageColumnsOfM}, best.own_hit AS own_hit, -best.score AS relevance, ${strays} AS strays
-    FROM best JOIN assistant_messages m ON m.id = best.id AND m.session_id = best.session_id
+    FROM best JOIN ${searchRowAt(values.hits, "best.row")}
+      JOIN assistant_messages m ON m.id = f.id AND m.session_id = best.session_id
     ORDER BY best.place`;
 }
 
@@ -503,12 +508,11 @@ function bestOfScored(values: CandidateValues): SqlStatement {
   const limit = limitLiteral(values.limit);
   if (ranking.dayShare <= 0 || ranking.nearShare > 0) {
     return sql`
-      SELECT id, session_id, role, content, own_hit, score, scored.score${dayAndNear(ranking)} AS place
+      SELECT row, session_id, own_hit, score, scored.score${dayAndNear(ranking)} AS place
       FROM scored ORDER BY place LIMIT ${limit}`;
   }
   return sql`
-      SELECT scored.id AS id, scored.session_id AS session_id, scored.role AS role, scored.content AS content,
-        scored.own_hit AS own_hit, scored.score AS score,
+      SELECT scored.row AS row, scored.session_id AS session_id, scored.own_hit AS own_hit, scored.score AS score,
         scored.score + ${raw(String(ranking.dayShare))} * day.best AS place
       FROM scored JOIN (SELECT session_id, time, min(score) AS best FROM scored GROUP BY session_id, time) day
         ON day.session_id IS scored.session_id AND day.time IS scored.time
