@@ -96,13 +96,19 @@ DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass('id
 CREATE UNIQUE INDEX IF NOT EXISTS idx_assistant_msg_id ON assistant_messages (id);
 
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_fts
-  ON assistant_messages USING GIN (content_tsv);
+  ON assistant_messages USING GIN (content_tsv) WITH (fastupdate = off);
 
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_context_fts
-  ON assistant_messages USING GIN (context_tsv);
+  ON assistant_messages USING GIN (context_tsv) WITH (fastupdate = off);
 
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_time_fts
-  ON assistant_messages USING GIN (time_tsv);
+  ON assistant_messages USING GIN (time_tsv) WITH (fastupdate = off);
+
+DO $$ DECLARE index_name TEXT; BEGIN FOREACH index_name IN ARRAY ARRAY['idx_assistant_msg_fts',
+  'idx_assistant_msg_context_fts', 'idx_assistant_msg_time_fts'] LOOP
+  IF NOT 'fastupdate=off' = ANY (coalesce((SELECT reloptions FROM pg_class WHERE oid = to_regclass(index_name)), '{}'))
+  THEN EXECUTE format('ALTER INDEX %I SET (fastupdate = off)', index_name); PERFORM
+    gin_clean_pending_list(to_regclass(index_name)); END IF; END LOOP; END $$;
 
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_search_pending
   ON assistant_messages (session_id, position) WHERE search_state < 2;
@@ -155,7 +161,7 @@ CREATE TABLE IF NOT EXISTS contextblocks_schema (
   version INTEGER NOT NULL
 );
 
-INSERT INTO contextblocks_schema (part, version) VALUES ('sessions', 3)
+INSERT INTO contextblocks_schema (part, version) VALUES ('sessions', 4)
 ON CONFLICT (part) DO UPDATE SET version = GREATEST(contextblocks_schema.version, excluded.version);
 
 CREATE TABLE IF NOT EXISTS contextblocks_skills (

@@ -1,7 +1,7 @@
 import { defaultSearchRanking, type SearchRanking } from "@contextblocks/sessions/store-kit";
 import { type SqlStatement, sql } from "@contextblocks/sql";
 import { join, raw } from "@contextblocks/sql/store-kit";
-import type { QueryPlan } from "@contextblocks/text";
+import { monthNames, type QueryPlan } from "@contextblocks/text";
 
 /**
  * The one statement of a message search in one session (or, with `sessionId` undefined, in every session),
@@ -16,18 +16,20 @@ import type { QueryPlan } from "@contextblocks/text";
  * arrive. Then a speaker the query names multiplies a message's score (`speakerBoost`), and `dayShare` of the
  * best score of its day is added. Ties: the newest message first.
  *
- * Candidates come from the GIN indexes on the three fields, filtered to the session; a candidate is scored
- * against the terms it contains only (one join, grouped by message), and term frequencies are counted over
- * the candidates. Each candidate's row is read once, with what ranking needs of it (position, day, speaker,
- * whether it has text and says when, its parent): only a message that is lent a score without being a
- * candidate itself, and the parent of a candidate whose parent is not one, are read again by key.
+ * Candidates come from the GIN indexes on the three fields, filtered to the session. Each candidate's row is
+ * read once, with what ranking needs of it (position, day, speaker, whether it has text and says when, its
+ * parent) and which of its fields hold each term, tested as the row is read; one aggregate over the
+ * candidates then counts each term's document frequency and their average size, and each candidate is
+ * scored in one expression over the terms it holds (no row per candidate and term, no grouping). Only a
+ * message that is lent a score without being a candidate itself, and the parent of a candidate whose parent
+ * is not one, are read again by key.
  *
- * No step joins two of these CTEs: a CTE has no index, and on a table Postgres has never analyzed (a session
+ * No step joins two growing CTEs: a CTE has no index, and on a table Postgres has never analyzed (a session
  * just imported, before autovacuum's analyze) every estimate is one row, so such a join became a nested loop
- * that read the candidates once per candidate. What ranking needs of a candidate is one more row of `lent`,
- * gathered by the aggregate that adds up the message's shares; a parent's parent is read from one JSON object
- * of the candidates' parents (built once) or by key. The shares are added in one order, so the plan chosen
- * cannot swap two messages of equal score.
+ * that read the candidates once per candidate (the one-row `statistics` is the only CTE joined). A
+ * candidate's columns ride on its own row of `lent`, gathered by the aggregate that adds up the message's
+ * shares; a parent's parent is read from one JSON object of the candidates' parents (built once) or by key.
+ * The shares are added in one order, so the plan chosen cannot swap two messages of equal score.
  */
 /** BM25's term-frequency saturation and length normalisation, FTS5's defaults. */
 const k1 = 1.2;
@@ -73,70 +75,98 @@ export function messageSearchStatement(
       ([first, second]) => sql`phraseto_tsquery('english', ${`${first.word} ${second.word}`})`,
     ),
   ];
-  // A scalar sub-select: built once per search (an InitPlan) whatever plan Postgres picks. Bare, a generic
-  // plan (a prepared statement after five runs) builds it again for every row it rechecks.
+  // Scalar sub-selects: each built once per search (an InitPlan) whatever plan Postgres picks. Bare, a generic
+  // plan (a prepared statement after five runs) builds them again for every row it rechecks.
   const anyTerm = sql`(SELECT ${join(termQueries, " || ")})`;
-  const termRows = join(
-    termQueries.map((query, index) => sql`(${raw(String(index))}, ${query})`),
-    ", ",
+  const termQuery = (query: SqlStatement) => sql`(SELECT ${query})`;
+  const termTexts = [
+    ...plan.terms.map((term) => term.word),
+    ...plan.pairs.map(([first, second]) => `${first.word} ${second.word}`),
+  ];
+  // Which fields hold each term, checked once per candidate and term as the candidate is read. The day field
+  // holds only a day, a month and a year ("8 May 2023"), so a term with no digit and no month in it is not
+  // looked for there.
+  const fieldFlags = join(
+    termQueries.map(
+      (query, index) => sql`message.content_tsv @@ ${termQuery(query)} AS text_${raw(String(index))},
+    ${mayNameADay(termTexts[index] ?? "") ? sql`message.time_tsv @@ ${termQuery(query)}` : sql`false`} AS time_${raw(String(index))},
+    message.context_tsv @@ ${termQuery(query)} AS context_${raw(String(index))}`,
+    ),
+    ",\n    ",
   );
+  const terms = termQueries.map((_, index) => String(index));
   const words = JSON.stringify(plan.terms.map((term) => term.word));
-  const saturation = (tf: string) =>
-    `${tf} * ${k1 + 1} / (${tf} + ${k1} * (1 - ${b} + ${b} * matched.size / average.size))`;
-  return sql`WITH term (n, query) AS MATERIALIZED (
-  SELECT n, query FROM (VALUES ${termRows}) AS given (n, query) WHERE numnode(query) > 0
-),
-candidate AS MATERIALIZED (
-  SELECT message.id, message.session_id, message.parent_id, message.content_tsv, message.context_tsv,
-    message.time_tsv, message.position, message.time_text, message.speaker, message.text_content <> '' AS has_text,
-    message.says_when,
-    (length(message.content_tsv) + length(message.context_tsv) + length(message.time_tsv))::float8 AS size
+  // The number of candidates that hold each term in any field: its document frequency.
+  const frequencies = raw(
+    terms
+      .map(
+        (n) =>
+          `count(*) FILTER (WHERE candidate.text_${n} OR candidate.time_${n} OR candidate.context_${n})::float8 AS frequency_${n}`,
+      )
+      .join(",\n    "),
+  );
+  // Each term's inverse document frequency, computed once per search.
+  const idfs = raw(
+    terms
+      .map(
+        (n) =>
+          `greatest(ln((messages.total - counted.frequency_${n} + 0.5) / (counted.frequency_${n} + 0.5)), 0.1::float8) AS idf_${n}`,
+      )
+      .join(",\n    "),
+  );
+  const weight = (n: string) =>
+    `(CASE WHEN candidate.text_${n} THEN 1.0::float8 ELSE 0.0::float8 END
+      + CASE WHEN candidate.time_${n} THEN ${ranking.timeWeight}::float8 ELSE 0.0::float8 END
+      + CASE WHEN candidate.context_${n} THEN ${ranking.contextWeight}::float8 ELSE 0.0::float8 END)`;
+  const own = () => "1.0::float8";
+  // BM25's saturation of a term's weight in a candidate (`length_norm`: k1 and b applied to its size over the
+  // average, once per candidate).
+  const saturation = (tf: string) => `${tf} * ${k1 + 1} / (${tf} + candidate.length_norm)`;
+  // Only the terms the candidate holds are added, in term order (one it does not hold would add 0).
+  const scoreOf = (holds: (n: string) => string, tf: (n: string) => string) =>
+    raw(
+      terms
+        .map(
+          (n) =>
+            `CASE WHEN ${holds(n)} THEN statistics.idf_${n} * (${saturation(tf(n))}) ELSE 0.0::float8 END`,
+        )
+        .join("\n      + "),
+    );
+  const anyField = (n: string) => `candidate.text_${n} OR candidate.time_${n} OR candidate.context_${n}`;
+  return sql`WITH candidate AS MATERIALIZED (
+  SELECT message.id, message.session_id, message.parent_id, message.position, message.time_text,
+    message.speaker, message.text_content <> '' AS has_text, message.says_when,
+    (length(message.content_tsv) + length(message.context_tsv) + length(message.time_tsv))::float8 AS size,
+    ${fieldFlags}
   FROM assistant_messages message
   WHERE ${inSession} AND (message.content_tsv @@ (${anyTerm}) OR message.context_tsv @@ (${anyTerm})
     OR message.time_tsv @@ (${anyTerm}))
 ),
 messages AS MATERIALIZED (SELECT count(*)::float8 AS total FROM assistant_messages message WHERE ${inSession}),
-average AS MATERIALIZED (SELECT greatest(avg(candidate.size)::float8, 1.0::float8) AS size FROM candidate),
-matched AS MATERIALIZED (
-  SELECT flags.session_id, flags.id, flags.parent_id, flags.size,
-    CASE WHEN flags.in_text THEN 1.0::float8 ELSE 0.0::float8 END AS own,
-    CASE WHEN flags.in_text THEN 1.0::float8 ELSE 0.0::float8 END
-      + CASE WHEN flags.in_time THEN ${number(ranking.timeWeight)}::float8 ELSE 0.0::float8 END
-      + CASE WHEN flags.in_context THEN ${number(ranking.contextWeight)}::float8 ELSE 0.0::float8 END
-      AS weight,
-    flags.n
-  FROM (
-    -- Each field is checked once per candidate and term.
-    SELECT candidate.session_id, candidate.id, candidate.parent_id, candidate.size, term.n,
-      candidate.content_tsv @@ term.query AS in_text, candidate.time_tsv @@ term.query AS in_time,
-      candidate.context_tsv @@ term.query AS in_context
-    FROM candidate CROSS JOIN term OFFSET 0
-  ) flags
-  WHERE flags.in_text OR flags.in_context OR flags.in_time
+statistics AS MATERIALIZED (
+  SELECT counted.size, ${idfs}
+  FROM (SELECT greatest(avg(candidate.size)::float8, 1.0::float8) AS size,
+    ${frequencies}
+  FROM candidate) counted CROSS JOIN messages
 ),
-frequency AS MATERIALIZED (SELECT matched.n, count(*)::float8 AS messages FROM matched GROUP BY matched.n),
 scored AS MATERIALIZED (
-  SELECT matched.session_id, matched.id, matched.parent_id,
-    sum(greatest(ln((messages.total - frequency.messages + 0.5) / (frequency.messages + 0.5)), 0.1::float8)
-      * ${raw(saturation("matched.weight"))}) AS score,
-    sum(greatest(ln((messages.total - frequency.messages + 0.5) / (frequency.messages + 0.5)), 0.1::float8)
-      * ${raw(saturation("matched.own"))}) AS own
-  FROM matched JOIN frequency ON frequency.n = matched.n CROSS JOIN messages CROSS JOIN average
-  GROUP BY matched.session_id, matched.id, matched.parent_id
+  SELECT candidate.session_id, candidate.id, candidate.parent_id, candidate.position, candidate.time_text,
+    candidate.speaker, candidate.has_text, candidate.says_when,
+    ${scoreOf(anyField, weight)} AS score,
+    ${scoreOf((n) => `candidate.text_${n}`, own)} AS own
+  FROM (SELECT candidate.*, ${raw(`${k1} * (1 - ${b} + ${b} * candidate.size / statistics.size)`)} AS length_norm
+    FROM candidate CROSS JOIN (SELECT * FROM statistics) statistics OFFSET 0) candidate
+    CROSS JOIN (SELECT * FROM statistics) statistics
 ),
 -- Each candidate's parent (JSON null for a root) by id, built once: a parent's parent is looked up in it at
 -- the same cost whatever the plan (ids are unique across sessions: idx_assistant_msg_id).
 parents AS MATERIALIZED (SELECT jsonb_object_agg(scored.id, scored.parent_id) AS of FROM scored),
--- Each message's shares, one row each: its own score (share 0), and what a child (1) or a grandchild (2) lends
--- it; and each candidate's columns (share 3, no score), so a candidate's are gathered with its shares.
+-- Each message's shares, one row each: a candidate's own score with its columns (share 0), and what a child (1)
+-- or a grandchild (2) lends it, so a candidate's columns are gathered with its shares.
 lent (session_id, id, share, score, own_hit, position, time_text, speaker, has_text, says_when) AS (
   SELECT scored.session_id, scored.id, 0, scored.score, CASE WHEN scored.own > 0 THEN 1 ELSE 0 END,
-    NULL::bigint, NULL::text, NULL::text, NULL::boolean, NULL::boolean
+    scored.position, scored.time_text, scored.speaker, scored.has_text, scored.says_when
   FROM scored
-  UNION ALL
-  SELECT candidate.session_id, candidate.id, 3, NULL::float8, 0, candidate.position, candidate.time_text,
-    candidate.speaker, candidate.has_text, candidate.says_when
-  FROM candidate
   UNION ALL
   SELECT scored.session_id, scored.parent_id, 1, ${number(ranking.afterShare)}::float8 * scored.own, 0,
     NULL, NULL, NULL, NULL, NULL
@@ -163,12 +193,10 @@ ranked AS MATERIALIZED (
       coalesce(sum(lent.score) FILTER (WHERE lent.share = 0), 0.0::float8)
         + coalesce(sum(lent.score) FILTER (WHERE lent.share = 1), 0.0::float8)
         + coalesce(sum(lent.score) FILTER (WHERE lent.share = 2), 0.0::float8) AS score,
-      max(lent.own_hit) AS own_hit, bool_or(lent.share = 3) AS candidate, max(lent.position) AS position,
+      max(lent.own_hit) AS own_hit, bool_or(lent.share = 0) AS candidate, max(lent.position) AS position,
       max(lent.time_text) AS time_text,
       max(lent.speaker) AS speaker, bool_or(lent.has_text) AS has_text, bool_or(lent.says_when) AS says_when
-    FROM lent GROUP BY lent.id, lent.session_id
-    -- A message is ranked when it scores or is lent a share, as before its columns came with it.
-    HAVING bool_or(lent.share < 3)) total
+    FROM lent GROUP BY lent.id, lent.session_id) total
   -- A candidate's columns come with its own row; a message only lent to is read by key.
   CROSS JOIN LATERAL (
     SELECT total.position, total.time_text, total.speaker, total.has_text, total.says_when WHERE total.candidate
@@ -193,6 +221,18 @@ SELECT message.id, message.session_id, message.role, message.text_content AS tex
 FROM best JOIN assistant_messages message ON message.session_id = best.session_id AND message.id = best.id
 LEFT JOIN assistant_messages parent ON parent.session_id = message.session_id AND parent.id = message.parent_id
 ORDER BY best.score DESC, best.position DESC`;
+}
+
+/** The first three letters of each month's name, as a day field spells it (`dayWords` of `@contextblocks/text`). */
+const monthStarts = monthNames.map((name) => name.slice(0, 3).toLowerCase());
+
+/**
+ * Whether a term could match a day field ("8 May 2023": a number, a month's name, stemmed as `english` stems
+ * it, which keeps a word's first letters): when it holds a digit or the start of a month's name anywhere.
+ */
+function mayNameADay(text: string): boolean {
+  const lower = text.toLowerCase();
+  return /\p{Nd}/u.test(lower) || monthStarts.some((start) => lower.includes(start));
 }
 
 /**

@@ -15,7 +15,7 @@ import { saysWhenExpression } from "./message-search-fields.js";
 import { reportUnmigratable } from "./session-migration.js";
 
 /** The version of the session tables this release creates (`contextblocks_schema`, part `sessions`). */
-export const SESSION_TABLES_VERSION = 3;
+export const SESSION_TABLES_VERSION = 4;
 
 /**
  * `cf_agents_search_entries` (`PostgresSearchProvider`), with a GIN index over the content and one over the
@@ -62,6 +62,11 @@ CREATE INDEX IF NOT EXISTS idx_search_entries_key_fts
  *   message count at query time (an earlier release's `after_text` / `after_tsv` are dropped);
  * - `says_when`, generated: whether the message's text says when (`datePatterns` of `@contextblocks/text`),
  *   which a question that asks when favours; added by the migration to version 3, which rewrites the table;
+ * - the three GIN indexes of the search fields are built with `fastupdate = off` (version 4 turns it off on
+ *   older ones and empties their pending lists): an append writes its entries into the index itself, so a
+ *   search never reads through a pending list. With it on (Postgres' default), entries wait in a list that
+ *   every search scans in full, and that only a vacuum or autovacuum's analyze empties (a manual `ANALYZE`
+ *   does not): a session that has just grown by thousands of messages was searched at about twice the cost;
  * - `assistant_messages.tokens`: the message's token stamp, as the message tree computes it (`NULL` on rows
  *   another writer made: estimated from their content); `assistant_token_calibration`: each session's
  *   provider-reported tokens over the estimate (`Session.reportUsage`), so a new `Session` per request
@@ -135,13 +140,19 @@ DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass('id
 CREATE UNIQUE INDEX IF NOT EXISTS idx_assistant_msg_id ON assistant_messages (id);
 
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_fts
-  ON assistant_messages USING GIN (content_tsv);
+  ON assistant_messages USING GIN (content_tsv) WITH (fastupdate = off);
 
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_context_fts
-  ON assistant_messages USING GIN (context_tsv);
+  ON assistant_messages USING GIN (context_tsv) WITH (fastupdate = off);
 
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_time_fts
-  ON assistant_messages USING GIN (time_tsv);
+  ON assistant_messages USING GIN (time_tsv) WITH (fastupdate = off);
+
+DO $$ DECLARE index_name TEXT; BEGIN FOREACH index_name IN ARRAY ARRAY['idx_assistant_msg_fts',
+  'idx_assistant_msg_context_fts', 'idx_assistant_msg_time_fts'] LOOP
+  IF NOT 'fastupdate=off' = ANY (coalesce((SELECT reloptions FROM pg_class WHERE oid = to_regclass(index_name)), '{}'))
+  THEN EXECUTE format('ALTER INDEX %I SET (fastupdate = off)', index_name); PERFORM
+    gin_clean_pending_list(to_regclass(index_name)); END IF; END LOOP; END $$;
 
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_search_pending
   ON assistant_messages (session_id, position) WHERE search_state < 2;

@@ -1,6 +1,8 @@
 import type { SessionMessage } from "@contextblocks/sessions";
+import { fromPg } from "@contextblocks/sql";
 import { datePatterns, dayWords } from "@contextblocks/text";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { searchMessageRows } from "../src/message-search.js";
 import { createSchema, type TestSchema } from "./database.js";
 import { postgresTree, type SearchableTree } from "./message-tree.js";
 
@@ -35,6 +37,28 @@ describe("PostgresSessionStore search: the turns after a message, its day and it
     const hits = await store.searchMessages("tomatoes in May 2023", 1);
     expect(hits.map((hit) => hit.id)).toEqual(["may"]);
     expect(hits[0]?.content).toBe("We planted the tomatoes.");
+  });
+
+  it("scores the day field for a month (its stem too) and a number", async () => {
+    const client = await schema.client();
+    const store = postgresTree(client, "chat");
+    await store.appendMessage(
+      message("may", "We planted the tomatoes.", { createdAt: new Date("2023-05-08T13:56:00Z") }),
+    );
+    await store.appendMessage(
+      message("june", "We picked the tomatoes.", { createdAt: new Date("2024-06-20T09:00:00Z") }),
+    );
+    const relevance = async (query: string) => {
+      const rows = await searchMessageRows((statement) => fromPg(client).run(statement), query, 10, "chat");
+      return Object.fromEntries(rows.map((row) => [row.id, Number(row.relevance)]));
+    };
+    // The texts tie on "tomatoes": the day field decides, by its month, its stem ("Junes") and its year.
+    const may = await relevance("tomatoes in May");
+    expect(may.may).toBeGreaterThan(may.june ?? 0);
+    const june = await relevance("tomatoes of Junes past");
+    expect(june.june).toBeGreaterThan(june.may ?? 0);
+    const year = await relevance("tomatoes 2023");
+    expect(year.may).toBeGreaterThan(year.june ?? 0);
   });
 
   it("a question that asks when ranks first the turn whose words say when, in any case, at a word's start", async () => {

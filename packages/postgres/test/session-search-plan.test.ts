@@ -27,10 +27,10 @@ function nodesOf(node: PlanNode): PlanNode[] {
 // The common table expressions whose rows grow with the messages that hold a query word. A CTE has no index:
 // a join that read one of them again for every row of another grew with the square of the candidates, and
 // Postgres chose such joins on a table it had never analyzed (every estimate one row).
-const growing = new Set(["candidate", "matched", "scored", "lent", "ranked"]);
+const growing = new Set(["candidate", "scored", "lent", "ranked"]);
 
 describe("PostgresSessionStore search on a table Postgres has never analyzed", () => {
-  it("reads each growing CTE at most once per query term, not once per row of another", async () => {
+  it("reads each growing CTE once, not once per row of another", async () => {
     const client = await schema.client();
     const tree = postgresTree(client, "long");
     await tree.appendMessage({ id: "m0", role: "user", parts: [{ type: "text", text: "The first turn." }] });
@@ -68,15 +68,12 @@ describe("PostgresSessionStore search on a table Postgres has never analyzed", (
     const scans = nodes.filter(
       (node) => node["Node Type"] === "CTE Scan" && growing.has(node["CTE Name"] ?? ""),
     );
-    const term = nodes.find((node) => node["Node Type"] === "CTE Scan" && node["CTE Name"] === "term");
-    const terms = Number(term?.["Actual Rows"]);
     // The words "boats" and "harbour": a thousand candidates (every third turn).
-    expect(terms).toBeGreaterThanOrEqual(2);
     expect(
       Math.max(...scans.filter((node) => node["CTE Name"] === "candidate").map((n) => n["Actual Rows"] ?? 0)),
     ).toBeGreaterThanOrEqual(1000);
     for (const scan of scans) {
-      expect(scan["Actual Loops"] ?? 0, `loops of a scan of ${scan["CTE Name"]}`).toBeLessThanOrEqual(terms);
+      expect(scan["Actual Loops"] ?? 0, `loops of a scan of ${scan["CTE Name"]}`).toBeLessThanOrEqual(1);
     }
   });
 });

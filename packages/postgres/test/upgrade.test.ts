@@ -113,6 +113,19 @@ describe.each(earlierSchemas.map((fixture) => [fixture.name, fixture] as const))
       expect((await shelf.readNewestOverlay())?.id).toBe("c-agents");
     });
 
+    it("leave no entry waiting in a pending list of the search indexes, and an append adds none", async () => {
+      const client = await earlier(fixture);
+      const chat = postgresTree(client, "chat");
+      await chat.getHistory();
+      await chat.appendMessage({ id: "u3", role: "user", parts: [{ type: "text", text: "the lighthouse" }] });
+      // gin_clean_pending_list moves what waits into the index itself and says how many pages it emptied.
+      const { rows } = await client.query<{ pages: number }>(
+        `SELECT gin_clean_pending_list(to_regclass(name))::int AS pages
+         FROM unnest(ARRAY['idx_assistant_msg_fts', 'idx_assistant_msg_context_fts', 'idx_assistant_msg_time_fts']) AS name`,
+      );
+      expect(rows).toEqual([{ pages: 0 }, { pages: 0 }, { pages: 0 }]);
+    });
+
     it("are migrated once: createTables again, or another client opening them, changes nothing", async () => {
       const client = await earlier(fixture);
       await postgresTree(client, "chat").getHistory();
