@@ -40,10 +40,10 @@ CREATE TABLE IF NOT EXISTS cf_agents_search_entries (
 );
 
 CREATE INDEX IF NOT EXISTS idx_search_entries_fts
-  ON cf_agents_search_entries USING GIN (content_tsv);
+  ON cf_agents_search_entries USING GIN (content_tsv) WITH (fastupdate = off);
 
 CREATE INDEX IF NOT EXISTS idx_search_entries_key_fts
-  ON cf_agents_search_entries USING GIN (to_tsvector('english', key));
+  ON cf_agents_search_entries USING GIN (to_tsvector('english', key)) WITH (fastupdate = off);
 
 CREATE TABLE IF NOT EXISTS assistant_messages (
   id TEXT NOT NULL,

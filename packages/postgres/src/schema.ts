@@ -20,7 +20,9 @@ export const SESSION_TABLES_VERSION = 4;
 /**
  * `cf_agents_search_entries` (`PostgresSearchProvider`), with a GIN index over the content and one over the
  * words of the key, so a search also finds an entry by its key (a model's `set_context` key is a slug of the
- * entry's title).
+ * entry's title). Both indexes are built with `fastupdate = off`, as the session tables' are: a write puts its
+ * entries into the index itself instead of a pending list that every search would scan until a vacuum.
+ * Indexes an earlier release created keep Postgres' default (`ALTER INDEX … SET (fastupdate = off)` turns it off).
  */
 export const SEARCH_TABLE: StoreTable = {
   name: "cf_agents_search_entries",
@@ -37,10 +39,10 @@ export const SEARCH_TABLE: StoreTable = {
 );
 
 CREATE INDEX IF NOT EXISTS idx_search_entries_fts
-  ON cf_agents_search_entries USING GIN (content_tsv);
+  ON cf_agents_search_entries USING GIN (content_tsv) WITH (fastupdate = off);
 
 CREATE INDEX IF NOT EXISTS idx_search_entries_key_fts
-  ON cf_agents_search_entries USING GIN (to_tsvector('english', key));
+  ON cf_agents_search_entries USING GIN (to_tsvector('english', key)) WITH (fastupdate = off);
 `,
   },
 };

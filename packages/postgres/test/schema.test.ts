@@ -62,6 +62,17 @@ describe("schema", () => {
       "idx_search_entries_fts",
       "idx_search_entries_key_fts",
     ]);
+    // Every search index writes its entries into the index itself: a pending list would be scanned in full
+    // by every search until a vacuum emptied it.
+    const options = await client.query<{ name: string; options: string[] | null }>(
+      `SELECT c.relname AS name, c.reloptions AS options FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = $1 AND c.relname IN (SELECT indexname FROM pg_indexes WHERE schemaname = $1
+         AND indexdef LIKE '%USING gin%') ORDER BY 1`,
+      [schema.name],
+    );
+    expect(options.rows.map((row) => [row.name, row.options])).toEqual(
+      rows.map((row) => [row.name, ["fastupdate=off"]]),
+    );
     // The lookup of an id in any session (an append's check) has its own index, unique: two appends of one
     // id to two sessions at once cannot both store it.
     expect(await idIndex(client)).toEqual([
