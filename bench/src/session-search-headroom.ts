@@ -23,7 +23,6 @@
  *
  *   cd bench && node --import tsx src/session-search-headroom.ts [--smoke] [--no-postgres]
  */
-import { PostgresSessionStore } from "@contextblocks/postgres";
 import {
   candidateCount,
   defaultCandidateReranking,
@@ -40,7 +39,7 @@ import { type LocomoConversation, locomoDirectory, readLocomo } from "./locomo-d
 import { appendConversation } from "./locomo-session.js";
 import { type LocomoTurnTimes, locomoTurnTimes } from "./locomo-time.js";
 import { markdownTable } from "./markdown.js";
-import { optionalPostgres } from "./throwaway-postgres.js";
+import { optionalPostgres, postgresSessionBackends, type SessionStoreBackend } from "./throwaway-postgres.js";
 
 const limit = 10;
 const pooled = 100;
@@ -305,13 +304,8 @@ function leaveOneOut(
   return { folds, baseline, chosen };
 }
 
-interface Backend {
-  name: string;
-  store(sessionId: string): SessionStoreV1;
-}
-
 async function askAll(
-  backend: Backend,
+  backend: SessionStoreBackend,
   conversations: readonly LocomoConversation[],
   turnTimes: LocomoTurnTimes | null,
 ): Promise<Map<string, Asked[]>> {
@@ -345,7 +339,7 @@ export async function run(
   }
   const turnTimes = locomoTurnTimes(conversations);
   const databases = new Map<string, Database.Database>();
-  const backends: Backend[] = [
+  const backends: SessionStoreBackend[] = [
     {
       name: "SQLite",
       store(sessionId) {
@@ -356,13 +350,7 @@ export async function run(
     },
   ];
   const postgres = await optionalPostgres(options.postgres !== false);
-  const connected = postgres.client;
-  if (connected !== undefined) {
-    backends.push({
-      name: "Postgres",
-      store: (sessionId) => new PostgresSessionStore(connected, { sessionId }),
-    });
-  }
+  backends.push(...postgresSessionBackends(postgres));
   const note = postgres.skipped === "" ? "" : `\n\n${postgres.skipped}`;
   const reachRows: string[][] = [];
   const rerankRows: string[][] = [];

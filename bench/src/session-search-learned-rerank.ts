@@ -23,7 +23,6 @@
  *
  *   cd bench && node --import tsx src/session-search-learned-rerank.ts [--smoke] [--no-postgres | --postgres-only]
  */
-import { PostgresSessionStore } from "@contextblocks/postgres";
 import {
   type CandidateReranking,
   candidateCount,
@@ -42,7 +41,7 @@ import { type LocomoTurnTimes, locomoTurnTimes } from "./locomo-time.js";
 import { markdownTable } from "./markdown.js";
 import { type HitFigures, hitFiguresOf } from "./search-hit-figures.js";
 import { mean, sampleStandardDeviation } from "./statistics.js";
-import { optionalPostgres } from "./throwaway-postgres.js";
+import { optionalPostgres, postgresSessionBackends, type SessionStoreBackend } from "./throwaway-postgres.js";
 
 const limit = 10;
 
@@ -248,13 +247,8 @@ function weightsName(weights: Weights): string {
   ].join(", ");
 }
 
-interface Backend {
-  name: string;
-  store(sessionId: string): SessionStoreV1;
-}
-
 async function askAll(
-  backend: Backend,
+  backend: SessionStoreBackend,
   conversations: readonly LocomoConversation[],
   turnTimes: LocomoTurnTimes | null,
 ): Promise<Map<string, Asked[]>> {
@@ -297,7 +291,7 @@ export async function run(
   }
   const turnTimes = locomoTurnTimes(conversations);
   const databases = new Map<string, Database.Database>();
-  const sqlite: Backend[] = [
+  const sqlite: SessionStoreBackend[] = [
     {
       name: "SQLite (lean)",
       store(sessionId) {
@@ -309,13 +303,7 @@ export async function run(
   ];
   const backends = options.postgresOnly === true ? [] : sqlite;
   const postgres = await optionalPostgres(options.postgres !== false);
-  const connected = postgres.client;
-  if (connected !== undefined) {
-    backends.push({
-      name: "Postgres",
-      store: (sessionId) => new PostgresSessionStore(connected, { sessionId }),
-    });
-  }
+  backends.push(...postgresSessionBackends(postgres));
   const note = postgres.skipped === "" ? "" : `\n\n${postgres.skipped}`;
   const rows: string[][] = [];
   const choices: string[] = [];

@@ -22,7 +22,6 @@
  *
  *   cd bench && node --import tsx src/session-search-second-query.ts [--smoke] [--no-postgres | --postgres-only]
  */
-import { PostgresSessionStore } from "@contextblocks/postgres";
 import {
   candidateCount,
   rerankSearchCandidates,
@@ -38,7 +37,7 @@ import { appendConversation } from "./locomo-session.js";
 import { type LocomoTurnTimes, locomoTurnTimes } from "./locomo-time.js";
 import { markdownTable } from "./markdown.js";
 import { type HitFigures, hitFiguresOf } from "./search-hit-figures.js";
-import { optionalPostgres } from "./throwaway-postgres.js";
+import { optionalPostgres, postgresSessionBackends, type SessionStoreBackend } from "./throwaway-postgres.js";
 
 const limit = 10;
 /** The best text matches the feedback words are read from. */
@@ -51,11 +50,6 @@ const feedbackPoolShare = 0.3;
 const feedbackWords = 3;
 /** The second search's scores, as shares of its best, weigh this much against the first's. */
 const secondShares = [0.5, 0.8, 1];
-
-interface Backend {
-  name: string;
-  store(sessionId: string): SessionStoreV1;
-}
 
 /** The candidates' own-text stems, stopwords aside, kept across questions (a session's texts repeat). */
 const stemsByText = new Map<string, ReadonlySet<string>>();
@@ -139,7 +133,7 @@ interface Tally {
 }
 
 async function askAll(
-  backend: Backend,
+  backend: SessionStoreBackend,
   conversations: readonly LocomoConversation[],
   turnTimes: LocomoTurnTimes | null,
 ): Promise<Tally> {
@@ -222,7 +216,7 @@ export async function run(
     return { markdown: `Skipped: ${locomoDirectory.pathname} is not on this machine.` };
   }
   const turnTimes = locomoTurnTimes(conversations);
-  const backends: Backend[] = [];
+  const backends: SessionStoreBackend[] = [];
   if (options.postgresOnly !== true) {
     const databases = new Map<string, Database.Database>();
     backends.push({
@@ -238,13 +232,7 @@ export async function run(
     });
   }
   const postgres = await optionalPostgres(options.postgres !== false);
-  const connected = postgres.client;
-  if (connected !== undefined) {
-    backends.push({
-      name: "Postgres",
-      store: (sessionId) => new PostgresSessionStore(connected, { sessionId }),
-    });
-  }
+  backends.push(...postgresSessionBackends(postgres));
   const postgresNote = postgres.skipped === "" ? "" : `\n${postgres.skipped}`;
   const rows: string[][] = [];
   try {

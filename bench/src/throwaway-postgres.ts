@@ -1,3 +1,5 @@
+import { PostgresSessionStore } from "@contextblocks/postgres";
+import type { SessionStoreV1 } from "@contextblocks/sessions/store-kit";
 import { startThrowawayCluster, type ThrowawayCluster } from "@contextblocks/test-kit/postgres";
 import pg from "pg";
 
@@ -34,4 +36,17 @@ export async function optionalPostgres(wanted: boolean): Promise<OptionalPostgre
       skipped: `Postgres skipped: no server could be started here (${String(error).split("\n")[0]}).`,
     };
   }
+}
+
+/** A backend a LoCoMo session bench runs its questions on: a store per session (conversation). */
+export interface SessionStoreBackend {
+  name: string;
+  store(sessionId: string): SessionStoreV1;
+}
+
+/** The Postgres backend on the client `optionalPostgres` gave, or none when it was skipped. */
+export function postgresSessionBackends(postgres: OptionalPostgres): SessionStoreBackend[] {
+  const client = postgres.client;
+  if (client === undefined) return [];
+  return [{ name: "Postgres", store: (sessionId) => new PostgresSessionStore(client, { sessionId }) }];
 }
