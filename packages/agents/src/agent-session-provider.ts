@@ -1,7 +1,7 @@
-import { MessageTree } from "@contextblocks/sessions/store-kit";
 import type { SqlSource } from "@contextblocks/sql";
 import { SqliteSessionStore } from "@contextblocks/sqlite";
 import type { SqliteSessionStoreOptions } from "@contextblocks/sqlite/store-kit";
+import { AgentsMessageTree } from "./agents-message-tree.js";
 
 /**
  * agents@0.22.0's `AgentSessionProvider` (`agents/experimental/memory/session`): `appendMessage`,
@@ -10,9 +10,10 @@ import type { SqliteSessionStoreOptions } from "@contextblocks/sqlite/store-kit"
  * it creates gets the lean layout, which agents@0.22.0
  * reads and writes too (its `getLatestLeaf` orders by `rowid`, which the keyed layout a Durable Object gets
  * by default has not). An agent moved to this entry can be moved back, and the two can share a database.
- * `newDatabaseLayout: "keyed"` asks for the cheaper writes instead.
+ * `newDatabaseLayout: "keyed"` asks for the cheaper writes instead. As agents', a read given leaf id `""` reads the
+ * latest leaf.
  */
-export class AgentSessionProvider extends MessageTree {
+export class AgentSessionProvider extends AgentsMessageTree {
   declare readonly storage: SqliteSessionStore;
 
   constructor(source: SqlSource, sessionIdOrOptions?: string | SqliteSessionStoreOptions) {

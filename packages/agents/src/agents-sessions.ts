@@ -1,4 +1,4 @@
-import { ContextError } from "@contextblocks/core";
+import { ContextError, isContextError } from "@contextblocks/core";
 import { clipped } from "@contextblocks/core/store-kit";
 import type { SessionMessage } from "@contextblocks/sessions";
 import {
@@ -101,21 +101,34 @@ export async function readAgentsSessions(
 /**
  * Brings one session of agents@0.32.0's `agents/sessions` into a contextblocks store (for example
  * `new SqliteSessionStore(ctx.storage, "chat")`, written through the message tree as a `Session` writes it,
- * or any `SessionStore`): every message under its parent (branches kept), then the compaction overlays. The
- * store must not hold these message ids yet. agents' tables are not changed.
+ * or any `SessionStore`): every message under its parent (branches kept), then the compaction overlays. An
+ * overlay whose range is not on one of the session's paths (agents stored it and never showed it) is skipped
+ * and counted in `skippedCompactions`. The store must not hold these message ids yet. agents' tables are not
+ * changed.
  */
 export async function importAgentsSessions(
   source: SqlSource,
   store: SessionStore | SessionStoreV1,
   options: ReadAgentsSessionsOptions = {},
-): Promise<{ messages: number; compactions: number }> {
+): Promise<{ messages: number; compactions: number; skippedCompactions: number }> {
   const target = isSessionStoreV1(store) ? new MessageTree(store) : store;
   const { messages, compactions } = await readAgentsSessions(source, options);
   for (const { message, parentId } of messages) await target.appendMessage(message, parentId);
+  let imported = 0;
   for (const overlay of compactions) {
-    await target.addCompaction(overlay.summary, overlay.fromMessageId, overlay.toMessageId);
+    try {
+      await target.addCompaction(overlay.summary, overlay.fromMessageId, overlay.toMessageId);
+      imported++;
+    } catch (error) {
+      // agents stores any range and never shows one off the session's paths; contextblocks refuses it.
+      if (!isContextError(error) || error.code !== "INVALID_INPUT") throw error;
+    }
   }
-  return { messages: messages.length, compactions: compactions.length };
+  return {
+    messages: messages.length,
+    compactions: imported,
+    skippedCompactions: compactions.length - imported,
+  };
 }
 
 async function tableExists(client: SqlClient, name: string): Promise<boolean> {

@@ -6,8 +6,8 @@ import {
   PostgresSessionStore,
   type PostgresSource,
 } from "@contextblocks/postgres";
-import { MessageTree } from "@contextblocks/sessions/store-kit";
 import { fromPg } from "@contextblocks/sql";
+import { AgentsMessageTree } from "./agents-message-tree.js";
 
 /** agents' minimal Postgres connection: `execute(query, args)` resolving `{ rows }`. */
 export interface PostgresConnection {
@@ -76,7 +76,7 @@ function adapterOf(connection: PostgresConnection): PostgresSource {
  * message tree of `@contextblocks/sessions` (agents' provider methods, every rule applied once), on the same
  * tables (`assistant_messages`, `assistant_compactions`): rows agents' provider wrote are read as they are.
  */
-export class PostgresSessionProvider extends MessageTree {
+export class PostgresSessionProvider extends AgentsMessageTree {
   constructor(client: PostgresClient, sessionId = "") {
     super(new PostgresSessionStore(sourceOf(client, "PostgresSessionProvider"), sessionId));
   }

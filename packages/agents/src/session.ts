@@ -33,6 +33,7 @@ import {
 } from "@contextblocks/sessions/store-kit";
 import type { ToolSet } from "ai";
 import { agentsBlockOptions } from "./agents-block-options.js";
+import { agentsLeafId } from "./agents-message-tree.js";
 import { backendOf, type SessionSource } from "./backend.js";
 import { ContextBlocks } from "./context-blocks.js";
 import {
@@ -216,7 +217,7 @@ export class Session extends BaseSession {
     const tokensBefore = await this.#status.send("compacting");
     let outcome: CompactOutcome | null;
     try {
-      outcome = await super.compact(leafId);
+      outcome = await super.compact(agentsLeafId(leafId));
     } catch (error) {
       this.#status.error(error);
       throw error;
@@ -321,7 +322,12 @@ export class Session extends BaseSession {
   }
 
   getPathLength(leafId?: string | null): Promise<number> {
-    return this.store.getPathLength(leafId);
+    return this.store.getPathLength(agentsLeafId(leafId));
+  }
+
+  /** As agents: leaf id `""` reads the latest leaf (contextblocks' `Session` refuses an empty id). */
+  override getHistory(leafId?: string | null): Promise<SessionMessage[]> {
+    return super.getHistory(agentsLeafId(leafId));
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { SessionRegistry } from "@contextblocks/sessions/store-kit";
+import { maximumSessionTextLength, type SessionRegistry } from "@contextblocks/sessions/store-kit";
 import { expect } from "vitest";
 import { type ContractSuiteOptions, contractSuite, refusedWith } from "./contract-suite.js";
 
@@ -85,6 +85,39 @@ export function describeSessionRegistry<R extends SessionRegistry>(
       expect((await registry.list()).map((row) => [row.id, row.name, row.end_reason])).toEqual([
         ["s", "One", null],
       ]);
+    });
+
+    test(`refuses an id, a name, a model, a source or an end reason over ${maximumSessionTextLength} characters (INVALID_INPUT naming the field), changing nothing; one of exactly ${maximumSessionTextLength} is kept`, async (create) => {
+      const registry = await create();
+      await registry.create("s", "One");
+      // A 3 MB name would be listed on every page load (and is over a Durable Object row's 2 MB).
+      const over = "n".repeat(maximumSessionTextLength + 1);
+      for (const [attempt, field] of [
+        [() => registry.create(over, "Name"), "id"],
+        [() => registry.create("t", over), "name"],
+        [() => registry.create("t", "x".repeat(3 * 1024 * 1024)), "name"],
+        [() => registry.create("t", "Name", { parentSessionId: over }), "parentSessionId"],
+        [() => registry.create("t", "Name", { model: over }), "model"],
+        [() => registry.create("t", "Name", { source: over }), "source"],
+        [() => registry.update("s", { name: over }), "name"],
+        [() => registry.update("s", { name: "Changed", endReason: over }), "endReason"],
+      ] as const) {
+        const error = await refusedWith(attempt);
+        expect(error.code).toBe("INVALID_INPUT");
+        expect(error.message).toContain(field);
+        expect(error.message.length).toBeLessThan(1_000);
+      }
+      expect((await registry.list()).map((row) => [row.id, row.name, row.end_reason])).toEqual([
+        ["s", "One", null],
+      ]);
+      const longest = "l".repeat(maximumSessionTextLength);
+      await registry.create(longest, longest, { model: longest, source: longest, parentSessionId: longest });
+      await registry.update(longest, { name: longest, endReason: longest });
+      expect(await registry.get(longest)).toMatchObject({
+        name: longest,
+        model: longest,
+        end_reason: longest,
+      });
     });
 
     test("touch and addUsage of an unknown id change nothing; delete removes only its row", async (create) => {

@@ -1,6 +1,6 @@
 import type { RunStateStore } from "@contextblocks/sessions/store-kit";
 import { expect } from "vitest";
-import { type ContractSuiteOptions, contractSuite } from "./contract-suite.js";
+import { type ContractSuiteOptions, contractSuite, refusedWith } from "./contract-suite.js";
 
 /**
  * The run-state contract (`RunStateStore`, where a pipeline keeps its plugins' state per session): a JSON
@@ -38,6 +38,47 @@ export function describeRunStateStore<S extends RunStateStore>(
       expect(loaded).toEqual({ a: { list: [1] } });
       loaded.a.list.push(3);
       expect(await store.load("s")).toEqual({ a: { list: [1] } });
+    });
+
+    test("refuses (INVALID_INPUT) an empty session id, states that are not an object of objects, and a state JSON cannot hold, keeping what was saved", async (create) => {
+      const store = await create();
+      await store.save("s", { kept: { n: 1 } });
+      const cycle: Record<string, unknown> = {};
+      cycle.self = cycle;
+      for (const attempt of [
+        () => store.save("", { a: {} }),
+        () => store.load(""),
+        () => store.delete(""),
+        () => store.save(42 as unknown as string, { a: {} }),
+        () => store.save("s", null as never),
+        () => store.save("s", [] as never),
+        () => store.save("s", { a: 5 } as never),
+        () => store.save("s", { a: [1] } as never),
+        () => store.save("s", { kept: { n: 2 }, a: { big: 1n } }),
+        () => store.save("s", { kept: { n: 2 }, a: cycle }),
+        () => store.save("s", { kept: { n: 2 }, a: { toJSON: () => undefined } }),
+        () =>
+          store.save("s", {
+            a: {
+              get broken() {
+                throw new Error("a getter that throws");
+              },
+            },
+          }),
+      ]) {
+        const error = await refusedWith(attempt);
+        expect(error.code, error.message).toBe("INVALID_INPUT");
+      }
+      expect(await store.load("s")).toEqual({ kept: { n: 1 } });
+    });
+
+    test('a source id "__proto__" is a key like any other, never the loaded object\'s prototype', async (create) => {
+      const store = await create();
+      await store.save("s", JSON.parse('{"__proto__": {"polluted": true}, "ok": {"n": 1}}'));
+      const loaded = (await store.load("s")) as Record<string, unknown>;
+      expect(Object.keys(loaded).sort()).toEqual(["__proto__", "ok"]);
+      expect(Object.getPrototypeOf(loaded)).toBe(Object.prototype);
+      expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
     });
 
     test("delete forgets one session's state", async (create) => {

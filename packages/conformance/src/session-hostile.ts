@@ -9,7 +9,7 @@ export const DEFAULT_OVERSIZE_MESSAGE_BYTES = 3 * 1024 * 1024;
  * Hostile writes a store meets in production: a tool output or screenshot over the 2 MB row limit of
  * Durable Object SQLite, two instances (a second store, a new session object per request) appending to
  * one session at once, an id deleted and appended again, a deleted latest leaf, bad `addCompaction`
- * arguments (a summary with a lone surrogate among them), and a client message dressed as a compaction summary (a retried append: `session-stored-ids.ts`).
+ * arguments (a summary with a lone surrogate among them, a range off the session's paths), and a client message dressed as a compaction summary (a retried append: `session-stored-ids.ts`).
  */
 export function sessionHostileGroup<P extends SessionStoreUnderTest>(suite: SessionSuite<P>): void {
   const bytes = suite.options.oversizeMessageBytes ?? DEFAULT_OVERSIZE_MESSAGE_BYTES;
@@ -109,6 +109,51 @@ export function sessionHostileGroup<P extends SessionStoreUnderTest>(suite: Sess
       await refused(() => store.addCompaction("summary", "a", null as unknown as string));
       expect(await store.getCompactions()).toEqual([]);
       expect(idsOf(await store.getHistory())).toEqual(["a", "b"]);
+    });
+
+    test("addCompaction refuses a range that is not on one path of the session (unknown ids, another session's, from after to), naming the id, and stores no overlay", async () => {
+      const store = await fixture.create();
+      await store.appendMessage(textMessage("a", "one"));
+      await store.appendMessage(textMessage("b", "two"));
+      await store.appendMessage(textMessage("c", "three"));
+      await store.appendMessage(textMessage("side", "a branch"), "a");
+      const ranges: [string, string, string][] = [
+        ["nowhere", "c", "nowhere"],
+        ["a", "nowhere", "nowhere"],
+        ["c", "a", "c"],
+        ["b", "side", "b"],
+      ];
+      if (suite.options.session) {
+        const other = await fixture.session(store, "conformance-other-session");
+        await other.appendMessage(textMessage("elsewhere", "another session's message"));
+        ranges.push(["elsewhere", "c", "elsewhere"], ["a", "elsewhere", "elsewhere"]);
+      }
+      for (const [from, to, named] of ranges) {
+        const refusal = Promise.resolve().then(() =>
+          store.addCompaction(`summary of ${from}..${to}`, from, to),
+        );
+        await expect(refusal, `${from}..${to}`).rejects.toThrow(new RegExp(`addCompaction.*"${named}"`));
+      }
+      expect(await store.getCompactions()).toEqual([]);
+      // A range within one message, and one down a branch, are kept.
+      await store.addCompaction("summary of b", "b", "b");
+      await store.addCompaction("summary of a..side", "a", "side");
+      expect((await store.getCompactions()).map((overlay) => overlay.toMessageId)).toEqual(["b", "side"]);
+    });
+
+    test('a read given an empty or non-string leaf id refuses it (as parentId "" is) instead of reading an empty path', async () => {
+      const store = await fixture.create();
+      for (const id of ["a", "b"]) await store.appendMessage(textMessage(id, `text ${id}`));
+      for (const leaf of ["", 42 as unknown as string]) {
+        await expect(Promise.resolve().then(() => store.getHistory(leaf))).rejects.toThrow(/leafId/);
+        await expect(Promise.resolve().then(() => store.getPathLength(leaf))).rejects.toThrow(/leafId/);
+        if (store.getPathNodes) {
+          const nodes = store.getPathNodes.bind(store);
+          await expect(Promise.resolve().then(() => nodes(leaf))).rejects.toThrow(/leafId/);
+        }
+      }
+      expect(idsOf(await store.getHistory(null))).toEqual(["a", "b"]);
+      expect(idsOf(await store.getHistory("b"))).toEqual(["a", "b"]);
     });
 
     test("a stored message dressed as a compaction summary is read as stored, no overlay applied", async () => {

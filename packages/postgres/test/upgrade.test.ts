@@ -99,6 +99,10 @@ describe.each(earlierSchemas.map((fixture) => [fixture.name, fixture] as const))
       const shelf = new PostgresSessionStore(client, earlierOverlaySession);
       expect((await shelf.readOverlays()).map((overlay) => overlay.id)).toEqual([...earlierOverlayIds]);
       expect((await shelf.readNewestOverlay())?.id).toBe("c-second");
+      // The new overlay's range is stored first (a range off the session's paths is refused).
+      for (const id of ["s1", "s2", "s3", "s4"]) {
+        await new MessageTree(shelf).appendMessage({ id, role: "user", parts: [{ type: "text", text: id }] });
+      }
       const added = await new MessageTree(shelf).addCompaction("third", "s1", "s4");
       expect(await new MessageTree(shelf).addCompaction("third", "s1", "s4")).toEqual(added);
       expect((await shelf.readOverlays()).map((overlay) => overlay.id)).toEqual([

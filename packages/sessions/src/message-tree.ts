@@ -103,6 +103,7 @@ export class MessageTree implements SessionStore {
   }
 
   async getHistory(leafId?: string | null): Promise<SessionMessage[]> {
+    checkLeafId(leafId, "getHistory");
     const records = await this.#wholePath(leafId, true, "getHistory");
     if (records.length === 0) return [];
     return applyCompactions(messagesOf(records), await this.storage.readOverlays());
@@ -119,6 +120,7 @@ export class MessageTree implements SessionStore {
   }
 
   async getPathLength(leafId?: string | null): Promise<number> {
+    checkLeafId(leafId, "getPathLength");
     const totals = await this.#totals(leafId);
     if (totals !== null) return totals.length;
     return (await this.#path(leafId, false)).length;
@@ -140,10 +142,12 @@ export class MessageTree implements SessionStore {
   }
 
   async getPathNodes(leafId?: string | null): Promise<MessageNode[]> {
+    checkLeafId(leafId, "getPathNodes");
     return (await this.#wholePath(leafId, false, "getPathNodes")).map(nodeOf);
   }
 
   async getPathTokens(leafId?: string | null): Promise<number> {
+    checkLeafId(leafId, "getPathTokens");
     const overlays = await this.storage.readOverlays();
     // Without overlays the path's tokens are the stamps summed, which a store may keep on the leaf.
     if (overlays.length === 0) {
@@ -177,6 +181,7 @@ export class MessageTree implements SessionStore {
     leafId?: string | null,
     options?: { maxBytes?: number; newestFirst?: boolean },
   ): Promise<PathMessagesResult> {
+    checkLeafId(leafId, "getPathMessages");
     const maxBytes = options?.maxBytes;
     if (options?.newestFirst !== true || typeof maxBytes !== "number" || !Number.isFinite(maxBytes)) {
       return { messages: messagesOf(await this.#wholePath(leafId, true, "getHistory")), truncated: false };
@@ -205,6 +210,7 @@ export class MessageTree implements SessionStore {
     minMessages = 1,
   ): Promise<RecentHistoryResult> {
     checkRecentHistoryBudget(maxBytes);
+    checkLeafId(leafId, "getRecentHistory");
     const floor = Math.max(1, Math.floor(minMessages));
     // A store that reads whole paths is read from the leaf with content, only as far as the window goes.
     if (this.storage.wholePathReads === true) return this.#recentFromLeaf(leafId, maxBytes, floor);
@@ -344,6 +350,7 @@ export class MessageTree implements SessionStore {
         ? ((await this.storage.readNewestOverlay()) ?? undefined)
         : (await this.storage.readOverlays()).at(-1);
     if (sameOverlay(newest, summary, fromMessageId, toMessageId)) return { ...newest };
+    await this.#checkCompactionRange(fromMessageId, toMessageId);
     const overlay: StoredCompaction = {
       id: crypto.randomUUID(),
       summary,
@@ -378,6 +385,38 @@ export class MessageTree implements SessionStore {
     return selectSearchHits(rerankSearchCandidates(query, candidates), whole);
   }
 
+  /**
+   * An overlay applies only where `fromMessageId` is `toMessageId` or one of its ancestors in this session
+   * (`applyCompactions`); any other range would be stored and never shown, so it is refused by name. The
+   * path is walked from `toMessageId` without content, only as far as `fromMessageId`.
+   */
+  async #checkCompactionRange(fromMessageId: string, toMessageId: string): Promise<void> {
+    const seen = new Set<string>();
+    let next: string | undefined = toMessageId;
+    for (let chunk = firstPathChunk; next !== undefined; chunk = Math.min(chunk * 2, largestPathChunk)) {
+      const records = await this.storage.readPath(next, { limit: chunk, content: false });
+      if (records.length === 0 && seen.size === 0) {
+        throw new ContextError(
+          "INVALID_INPUT",
+          `addCompaction: toMessageId "${clipped(toMessageId)}" is not a message of this session; nothing was stored`,
+        );
+      }
+      for (const record of records) if (record.id === fromMessageId) return;
+      const oldest = records[0];
+      if (oldest === undefined || oldest.parentId === null || records.length < chunk) break;
+      if (records.some((record) => seen.has(record.id)) || seen.size > maximumPathLength) break;
+      for (const record of records) seen.add(record.id);
+      next = oldest.parentId;
+    }
+    const [from] = await this.storage.readMessages([fromMessageId]);
+    throw new ContextError(
+      "INVALID_INPUT",
+      from === undefined
+        ? `addCompaction: fromMessageId "${clipped(fromMessageId)}" is not a message of this session; nothing was stored`
+        : `addCompaction: fromMessageId "${clipped(fromMessageId)}" is not on the path to toMessageId "${clipped(toMessageId)}" (the range must run from a message to itself or to one after it on its branch); nothing was stored`,
+    );
+  }
+
   /** `getRecentHistory` on a store that reads whole paths: the newest records that fit, read leaf first. */
   async #recentFromLeaf(
     leafId: string | null | undefined,
@@ -409,7 +448,6 @@ export class MessageTree implements SessionStore {
    * session, or a record seen before.
    */
   async *#leafFirst(leafId: string | null | undefined): AsyncGenerator<MessageRecord, void, undefined> {
-    checkLeafId(leafId);
     const seen = new Set<string>();
     let next = leafId ?? undefined;
     for (let chunk = firstPathChunk; ; chunk = Math.min(chunk * 2, largestPathChunk)) {
@@ -429,13 +467,11 @@ export class MessageTree implements SessionStore {
 
   /** The path's records root first, at most one past the bound (so an over-long path can be told). */
   #path(leafId: string | null | undefined, content: boolean): Promise<MessageRecord[]> {
-    checkLeafId(leafId);
     return this.storage.readPath(leafId ?? undefined, { limit: maximumPathLength + 1, content });
   }
 
   /** The path's length and summed stamps where the store keeps them (`readPathTotals`), else `null`. */
   async #totals(leafId: string | null | undefined): Promise<PathTotals | null> {
-    checkLeafId(leafId);
     if (typeof this.storage.readPathTotals !== "function") return null;
     return this.storage.readPathTotals(leafId ?? undefined);
   }
@@ -492,9 +528,16 @@ function refusal(
   }
 }
 
-function checkLeafId(leafId: unknown): void {
-  if (leafId !== undefined && leafId !== null && typeof leafId !== "string") {
-    throw new ContextError("INVALID_INPUT", `leafId must be a string or null, got ${describeValue(leafId)}`);
+/**
+ * A read's leaf: `undefined` or `null` for the latest leaf, else a message id. An empty id is refused as
+ * `parentId: ""` is, instead of reading as an unknown leaf (`[]`), which looks like an empty session.
+ */
+function checkLeafId(leafId: unknown, operation: string): void {
+  if (leafId !== undefined && leafId !== null && (typeof leafId !== "string" || leafId.length === 0)) {
+    throw new ContextError(
+      "INVALID_INPUT",
+      `${operation}: leafId must be a non-empty string (undefined or null: the latest leaf), got ${describeValue(leafId)}`,
+    );
   }
 }
 

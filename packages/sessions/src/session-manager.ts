@@ -1,11 +1,12 @@
 import { ContextError, type SearchProvider } from "@contextblocks/core";
 import { clipped, describeValue } from "@contextblocks/core/store-kit";
+import { checkMessageId } from "./message.js";
 import { Session, type SessionEvent } from "./session.js";
 import { isSessionBackend, type SessionBackend } from "./session-backend.js";
 import { copyBuilder, SessionBuilder, stateOf } from "./session-builder.js";
 import type { CreateSessionOptions, SessionInfo } from "./session-registry.js";
 import type { SearchResult } from "./session-store.js";
-import { checkSearchLimit, checkUsageArguments, checkWellFormedText } from "./store-arguments.js";
+import { checkSearchLimit, checkSessionText, checkUsageArguments } from "./store-arguments.js";
 
 export type { CreateSessionOptions, SessionInfo };
 
@@ -139,13 +140,15 @@ export class SessionManager {
   }
 
   async create(name: string, options: CreateSessionOptions = {}): Promise<SessionInfo> {
-    if (typeof name !== "string") {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `create: the name must be a string, got ${describeValue(name)}`,
-      );
+    checkSessionText(name, "name", "create", { emptyAllowed: true });
+    for (const [what, value] of Object.entries({
+      parentSessionId: options?.parentSessionId,
+      model: options?.model,
+      source: options?.source,
+    })) {
+      if (value !== undefined && value !== null)
+        checkSessionText(value, what, "create", { emptyAllowed: true });
     }
-    checkWellFormedText(name, "name", "create");
     const info = await this.#backend.registry.create(crypto.randomUUID(), name, options);
     this.#emit({
       type: "session-created",
@@ -167,13 +170,7 @@ export class SessionManager {
 
   /** Renames a session; `NOT_FOUND` for an unknown id. */
   async rename(sessionId: string, name: string): Promise<void> {
-    if (typeof name !== "string") {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `rename: the name must be a string, got ${describeValue(name)}`,
-      );
-    }
-    checkWellFormedText(name, "name", "rename");
+    checkSessionText(name, "name", "rename", { emptyAllowed: true });
     await this.#backend.registry.update(sessionId, { name });
   }
 
@@ -189,6 +186,7 @@ export class SessionManager {
 
   /** A new session holding copies (new ids) of the path root..`atMessageId`, overlays applied. */
   async fork(sessionId: string, atMessageId: string, name: string): Promise<SessionInfo> {
+    checkMessageId(atMessageId, "atMessageId", "fork");
     const history = await this.getSession(sessionId).getHistory(atMessageId);
     if (history.length === 0) {
       throw new ContextError(

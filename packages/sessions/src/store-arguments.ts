@@ -1,5 +1,5 @@
 import { ContextError } from "@contextblocks/core";
-import { describeValue, loneSurrogateIndex } from "@contextblocks/core/store-kit";
+import { clipped, describeValue, loneSurrogateIndex } from "@contextblocks/core/store-kit";
 import { checkMessageId } from "./message.js";
 
 /**
@@ -42,6 +42,107 @@ export function checkWellFormedText(text: string, what: string, operation: strin
       `${operation}: the ${what} has a lone UTF-16 surrogate at index ${index}; nothing was stored`,
     );
   }
+}
+
+/**
+ * Most characters a session registry keeps in one text field: a session's id, name, parent id, model, source
+ * or end reason (what `SessionManager` lists on every page load: a title, not a document). The same bound as
+ * a message id (`maximumMessageIdLength`).
+ */
+export const maximumSessionTextLength = 1_024;
+
+/**
+ * A text a session registry keeps (`what`: "name", "model", …), by `operation`: a string of at most
+ * `maximumSessionTextLength` characters without a lone UTF-16 surrogate (`emptyAllowed`: whether `""` is one).
+ * Checked by `SessionManager` above the registry and by every registry (the conformance suite holds them to it).
+ * `owner` prefixes the message.
+ */
+export function checkSessionText(
+  value: unknown,
+  what: string,
+  operation: string,
+  options: { emptyAllowed?: boolean; owner?: string | undefined } = {},
+): string {
+  const named = `${options.owner === undefined ? "" : `${options.owner}.`}${operation}`;
+  if (typeof value !== "string" || (options.emptyAllowed !== true && value.length === 0)) {
+    throw new ContextError(
+      "INVALID_INPUT",
+      `${named}: the ${what} must be a${options.emptyAllowed === true ? "" : " non-empty"} string, got ${describeValue(value)}`,
+    );
+  }
+  if (value.length > maximumSessionTextLength) {
+    throw new ContextError(
+      "INVALID_INPUT",
+      `${named}: the ${what} is ${value.length} characters long; the limit is ${maximumSessionTextLength}; nothing was stored`,
+    );
+  }
+  checkWellFormedText(value, what, named);
+  return value;
+}
+
+/**
+ * A run-state store's session id (`load`, `save`, `delete`): a non-empty string without a lone UTF-16
+ * surrogate. `owner` prefixes the message.
+ */
+export function checkRunStateSessionId(sessionId: unknown, operation: string, owner?: string): string {
+  const named = `${owner === undefined ? "" : `${owner}.`}${operation}`;
+  if (typeof sessionId !== "string" || sessionId.length === 0) {
+    throw new ContextError(
+      "INVALID_INPUT",
+      `${named}: the session id must be a non-empty string, got ${describeValue(sessionId)}`,
+    );
+  }
+  const index = loneSurrogateIndex(sessionId);
+  if (index !== -1) {
+    throw new ContextError(
+      "INVALID_INPUT",
+      `${named}: the session id has a lone UTF-16 surrogate at index ${index} (SQL stores keep UTF-8, where it cannot be kept unchanged)`,
+    );
+  }
+  return sessionId;
+}
+
+/**
+ * `RunStateStore.save(sessionId, states)`'s states as the JSON text of each source's state, every one checked
+ * before anything is written: an object of objects (not arrays), source ids without a lone UTF-16 surrogate,
+ * each state one JSON can hold (a cycle, a `BigInt`, a throwing getter, a `toJSON` that returns nothing are
+ * refused by source id). Checked by every run-state store; the conformance suite holds them to it.
+ */
+export function runStateRows(states: unknown, owner?: string): { sourceId: string; json: string }[] {
+  const named = `${owner === undefined ? "" : `${owner}.`}save`;
+  if (typeof states !== "object" || states === null || Array.isArray(states)) {
+    throw new ContextError(
+      "INVALID_INPUT",
+      `${named}: states must be an object of states by source id, got ${describeValue(states)}`,
+    );
+  }
+  return Object.entries(states).map(([sourceId, state]) => {
+    checkWellFormedText(sourceId, "source id", named);
+    if (typeof state !== "object" || state === null || Array.isArray(state)) {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `${named}: the state of "${clipped(sourceId)}" must be an object, got ${describeValue(state)}`,
+      );
+    }
+    let json: string | undefined;
+    try {
+      // JSON escapes NUL and lone surrogates inside the state: the text is storable in every dialect.
+      json = JSON.stringify(state);
+    } catch (error) {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `${named}: the state of "${clipped(sourceId)}" cannot be stored as JSON: ${String(error)}`,
+        { cause: error },
+      );
+    }
+    if (typeof json !== "string" || !json.startsWith("{")) {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `${named}: the state of "${clipped(sourceId)}" is not an object as JSON (its toJSON gave ${json === undefined ? "nothing" : clipped(json)})`,
+      );
+    }
+    return { sourceId, json };
+  });
 }
 
 /** Most hits a search returns. */

@@ -84,9 +84,13 @@ export {
   checkCalibration,
   checkCompactionArguments,
   checkRecentHistoryBudget,
+  checkRunStateSessionId,
   checkSearchLimit,
+  checkSessionText,
   checkUsageArguments,
   maximumSearchLimit,
+  maximumSessionTextLength,
+  runStateRows,
 } from "./store-arguments.js";
 export { type AppendAttempt, isIdenticalRetry, type StoredIdHolder, storedIdError } from "./stored-id.js";
 export {

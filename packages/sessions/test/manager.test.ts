@@ -55,8 +55,9 @@ describe("SessionManager errors quote ids clipped", () => {
 
   it("a registry's refusal of an id it holds", async () => {
     const registry = inMemoryBackend().registry;
-    await registry.create(long, "one");
-    const error = await refusal(registry.create(long, "again"));
+    const held = long.slice(0, 1_024);
+    await registry.create(held, "one");
+    const error = await refusal(registry.create(held, "again"));
     expect(error).toMatchObject({ code: "INVALID_INPUT" });
     expect(error.message.length).toBeLessThan(300);
   });
@@ -75,5 +76,60 @@ describe("SessionManager errors quote ids clipped", () => {
       output_tokens: 20,
       estimated_cost: 0.5,
     });
+  });
+});
+
+// A name is listed on every page load: a 3 MB one is refused by the manager before any registry is asked, so a
+// registry that keeps whatever it is given (a third party's) never sees it.
+describe("SessionManager caps the text it gives the registry", () => {
+  function permissiveBackend() {
+    const backend = inMemoryBackend();
+    const given: string[] = [];
+    const registry = backend.registry;
+    const create = registry.create.bind(registry);
+    const update = registry.update.bind(registry);
+    Object.assign(registry, {
+      create: async (id: string, name: string, options?: object) => {
+        given.push(`create ${name.length}`);
+        return create(id, name.slice(0, 10), options);
+      },
+      update: async (id: string, changes: { name: string }) => {
+        given.push(`update ${changes.name.length}`);
+        return update(id, { name: changes.name.slice(0, 10) });
+      },
+    });
+    return { backend, given };
+  }
+
+  it("refuses a name, model or source over maximumSessionTextLength in create, rename and fork, naming the field", async () => {
+    const { backend, given } = permissiveBackend();
+    const manager = new SessionManager(backend);
+    const chat = await manager.create("chat");
+    await manager
+      .getSession(chat.id)
+      .appendMessage({ id: "m1", role: "user", parts: [{ type: "text", text: "hi" }] });
+    const huge = "n".repeat(3 * 1024 * 1024);
+    const limit = "the limit is 1024; nothing was stored";
+    for (const [attempt, expected] of [
+      [() => manager.create(huge), `create: the name is ${huge.length} characters long; ${limit}`],
+      [
+        () => manager.create("ok", { model: "m".repeat(1_025) }),
+        `create: the model is 1025 characters long; ${limit}`,
+      ],
+      [
+        () => manager.create("ok", { source: "s".repeat(1_025) }),
+        `create: the source is 1025 characters long; ${limit}`,
+      ],
+      [() => manager.rename(chat.id, huge), `rename: the name is ${huge.length} characters long; ${limit}`],
+      [
+        () => manager.fork(chat.id, "m1", huge),
+        `create: the name is ${huge.length} characters long; ${limit}`,
+      ],
+      [() => manager.fork(chat.id, "", "copy"), `fork: atMessageId must be a non-empty string, got ""`],
+    ] as const) {
+      await expect(attempt()).rejects.toMatchObject({ code: "INVALID_INPUT", message: expected });
+    }
+    expect(given).toEqual(["create 4"]);
+    expect((await manager.list()).map((row) => row.name)).toEqual(["chat"]);
   });
 });

@@ -35,6 +35,90 @@ describe("MessageTree", () => {
     expect((await tree.getHistory())[0]?.parts).toEqual([{ type: "text", text: "summary 😀 of a and b" }]);
   });
 
+  it("refuses a compaction range that would be stored and never shown, naming the id; a long valid range and a retry pass", async () => {
+    const sessions = new InMemorySessions();
+    const tree = new MessageTree(new InMemorySessionStore({ sessionId: "one", sessions }));
+    const other = new MessageTree(new InMemorySessionStore({ sessionId: "two", sessions }));
+    for (let index = 0; index < 100; index++) await tree.appendMessage(message(`m${index}`, `text ${index}`));
+    await tree.appendMessage(message("side", "a branch"), "m10");
+    await other.appendMessage(message("theirs", "another session's"));
+    const refusals: [string, string, string][] = [
+      [
+        "unknown",
+        "m5",
+        'addCompaction: fromMessageId "unknown" is not a message of this session; nothing was stored',
+      ],
+      [
+        "m5",
+        "unknown",
+        'addCompaction: toMessageId "unknown" is not a message of this session; nothing was stored',
+      ],
+      [
+        "theirs",
+        "m5",
+        'addCompaction: fromMessageId "theirs" is not a message of this session; nothing was stored',
+      ],
+      [
+        "m5",
+        "theirs",
+        'addCompaction: toMessageId "theirs" is not a message of this session; nothing was stored',
+      ],
+      [
+        "m99",
+        "m0",
+        'addCompaction: fromMessageId "m99" is not on the path to toMessageId "m0" (the range must run from a message to itself or to one after it on its branch); nothing was stored',
+      ],
+      [
+        "m50",
+        "side",
+        'addCompaction: fromMessageId "m50" is not on the path to toMessageId "side" (the range must run from a message to itself or to one after it on its branch); nothing was stored',
+      ],
+    ];
+    for (const [from, to, expected] of refusals) {
+      const error = await refusal(() => tree.addCompaction("S", from, to));
+      expect(error.code).toBe("INVALID_INPUT");
+      expect(error.message).toBe(expected);
+    }
+    const long = "x".repeat(5_000);
+    expect((await refusal(() => tree.addCompaction("S", long, "m5"))).message).toContain(
+      `"${"x".repeat(50)}`,
+    );
+    expect((await refusal(() => tree.addCompaction("S", long, "m5"))).message.length).toBeLessThan(500);
+    expect(await tree.getCompactions()).toEqual([]);
+    expect(await other.getCompactions()).toEqual([]);
+    const first = await tree.addCompaction("S", "m0", "m98");
+    expect((await tree.addCompaction("S", "m0", "m98")).id).toBe(first.id);
+    await tree.addCompaction("S2", "m3", "side");
+    expect((await tree.getCompactions()).length).toBe(2);
+    expect(ids(await tree.getHistory("m99"))).toEqual([`compaction_${first.id}`, "m99"]);
+  });
+
+  it('refuses an empty or non-string leaf id on every read that takes one, as it refuses parentId ""', async () => {
+    const tree = new MessageTree(new InMemorySessionStore());
+    for (const id of ["a", "b"]) await tree.appendMessage(message(id, id));
+    const reads: [string, (leaf: string) => Promise<unknown>][] = [
+      ["getHistory", (leaf) => tree.getHistory(leaf)],
+      ["getPathLength", (leaf) => tree.getPathLength(leaf)],
+      ["getPathNodes", (leaf) => tree.getPathNodes(leaf)],
+      ["getPathTokens", (leaf) => tree.getPathTokens(leaf)],
+      ["getRecentHistory", (leaf) => tree.getRecentHistory(leaf, 1_000)],
+    ];
+    for (const [operation, read] of reads) {
+      for (const [leaf, shown] of [
+        ["", '""'],
+        [7, "number 7"],
+      ] as const) {
+        const error = await refusal(() => read(leaf as string));
+        expect(error.code).toBe("INVALID_INPUT");
+        expect(error.message).toBe(
+          `${operation}: leafId must be a non-empty string (undefined or null: the latest leaf), got ${shown}`,
+        );
+      }
+    }
+    expect(ids(await tree.getHistory(null))).toEqual(["a", "b"]);
+    expect(await tree.getPathLength("b")).toBe(2);
+  });
+
   it("stores a turn whole or not at all: a refused message k leaves messages 1…k−1 unstored", async () => {
     const tree = new MessageTree(new InMemorySessionStore());
     await tree.appendMessage(message("taken", "already here"));

@@ -1,6 +1,11 @@
 import { ContextError } from "@contextblocks/core";
 import { clipped, describeValue } from "@contextblocks/core/store-kit";
-import type { RunStateStore, RunStates } from "@contextblocks/sessions/store-kit";
+import {
+  checkRunStateSessionId,
+  type RunStateStore,
+  type RunStates,
+  runStateRows,
+} from "@contextblocks/sessions/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { RUN_STATE_TABLE, TableAccess } from "./tables.js";
 import { checkRowSize, checkStorable } from "./text-checks.js";
@@ -83,25 +88,18 @@ FROM contextblocks_run_state WHERE session_id = ${sessionId}`,
   /** Replaces the session's states with `states`, in one batch. */
   async save(sessionId: string, states: RunStates): Promise<void> {
     this.#checkSessionId(sessionId, "save");
-    if (typeof states !== "object" || states === null || Array.isArray(states)) {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `${this.#owner}.save: states must be an object of states by source id, got ${describeValue(states)}`,
-      );
-    }
     const dialect = this.#access.client.dialect;
     // Serialized before anything is written: a state JSON cannot hold fails the save, not half of it.
-    const rows = Object.entries(states).map(([sourceId, state]) => {
+    const rows = runStateRows(states, this.#owner);
+    for (const { sourceId, json } of rows) {
       checkStorable(sourceId, "source id", this.#owner, dialect, "INVALID_INPUT", undefined);
-      const json = this.#json(state, sourceId);
       checkRowSize(
         [sessionId, sourceId, json],
         `state of "${clipped(sourceId)}" (as JSON)`,
         this.#owner,
         undefined,
       );
-      return { sourceId, json };
-    });
+    }
     const kept = JSON.stringify(rows.map((row) => row.sourceId));
     await this.#access.write([
       DELETE_OTHERS[dialect](sessionId, kept),
@@ -120,39 +118,15 @@ FROM contextblocks_run_state WHERE session_id = ${sessionId}`,
   }
 
   #checkSessionId(sessionId: unknown, operation: string): asserts sessionId is string {
-    if (typeof sessionId !== "string" || sessionId.length === 0) {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `${this.#owner}.${operation}: the session id must be a non-empty string, got ${describeValue(sessionId)}`,
-      );
-    }
+    const checked = checkRunStateSessionId(sessionId, operation, this.#owner);
     checkStorable(
-      sessionId,
+      checked,
       "session id",
       this.#owner,
       this.#access.client.dialect,
       "INVALID_INPUT",
       undefined,
     );
-  }
-
-  #json(state: unknown, sourceId: string): string {
-    if (typeof state !== "object" || state === null || Array.isArray(state)) {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `${this.#owner}.save: the state of "${sourceId}" must be an object, got ${describeValue(state)}`,
-      );
-    }
-    try {
-      // JSON escapes NUL and lone surrogates: the text is storable in both dialects.
-      return JSON.stringify(state);
-    } catch (error) {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `${this.#owner}.save: the state of "${sourceId}" cannot be stored as JSON: ${String(error)}`,
-        { cause: error },
-      );
-    }
   }
 
   /** A row that is not a JSON object fails the load: an empty state would overwrite it on the next save. */

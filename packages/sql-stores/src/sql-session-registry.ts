@@ -6,7 +6,7 @@ import type {
   SessionChanges,
   SessionRegistry,
 } from "@contextblocks/sessions/store-kit";
-import { checkUsageArguments } from "@contextblocks/sessions/store-kit";
+import { checkSessionText, checkUsageArguments } from "@contextblocks/sessions/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { join, raw } from "@contextblocks/sql/store-kit";
 import { REGISTRY_TABLE, TableAccess } from "./tables.js";
@@ -186,13 +186,8 @@ WHERE id = ${String(id)}`),
   }
 
   #text(value: unknown, what: string, operation: string, emptyAllowed: boolean): asserts value is string {
-    if (typeof value !== "string" || (!emptyAllowed && value.length === 0)) {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `${this.#owner}.${operation}: the ${what} must be a${emptyAllowed ? "" : " non-empty"} string, got ${describeValue(value)}`,
-      );
-    }
-    checkStorable(value, what, this.#owner, this.#access.client.dialect, "INVALID_INPUT", undefined);
+    const text = checkSessionText(value, what, operation, { emptyAllowed, owner: this.#owner });
+    checkStorable(text, what, this.#owner, this.#access.client.dialect, "INVALID_INPUT", undefined);
   }
 
   #optional(value: unknown, what: string): string | null {

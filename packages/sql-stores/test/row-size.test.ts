@@ -55,7 +55,7 @@ describe("rows over 2 MB (what a Durable Object's SQLite refuses) are refused on
     );
   });
 
-  it("a skill, a run state and a session's name are refused the same way, nothing written", async () => {
+  it("a skill and a run state are refused the same way, nothing written; a session's name sooner, at 1,024 characters", async () => {
     const skills = new SqlSkillProvider(client, "skills");
     await refusal(() => skills.set("deploy", oversized));
     expect(await skills.get()).toBeNull();
@@ -64,7 +64,10 @@ describe("rows over 2 MB (what a Durable Object's SQLite refuses) are refused on
     await refusal(() => states.save("s", { plugin: { note: oversized } }));
     expect(await states.load("s")).toEqual({ plugin: { note: "small" } });
     const registry = new SqlSessionRegistry(client);
-    await refusal(() => registry.create("s", oversized));
+    await expect(registry.create("s", oversized)).rejects.toMatchObject({
+      code: "INVALID_INPUT",
+      message: `SqlSessionRegistry.create: the name is ${oversized.length} characters long; the limit is 1024; nothing was stored`,
+    });
     expect(await registry.get("s")).toBeNull();
   });
 });

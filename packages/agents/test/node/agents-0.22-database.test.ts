@@ -3,7 +3,13 @@ import { sqliteBackend } from "@contextblocks/sqlite";
 import { agentsHost, openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { Session as AgentsSession } from "agents-session/experimental/memory/session";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentsSqliteBackend, NO_COMPACTION_MESSAGE, Session, SessionManager } from "../../src/index.js";
+import {
+  AgentSessionProvider,
+  agentsSqliteBackend,
+  NO_COMPACTION_MESSAGE,
+  Session,
+  SessionManager,
+} from "../../src/index.js";
 
 const text = (id: string, role: "user" | "assistant", body: string) => ({
   id,
@@ -190,6 +196,39 @@ describe("agents' behaviours kept by the compatibility entry", () => {
     const session = Session.create(temporary.database);
     await expect(session.compact()).rejects.toThrow("No compaction function registered");
     expect(NO_COMPACTION_MESSAGE).toContain("Call onCompaction() first");
+  });
+
+  it('reads leaf id "" as the latest leaf, as agents does; refuses a compaction range agents would store and never show', async () => {
+    temporary = openTemporaryDatabase();
+    const agents = AgentsSession.create(agentsHost(temporary.database)).forSession("theirs");
+    const ours = Session.create(temporary.database).forSession("ours");
+    const provider = new AgentSessionProvider(temporary.database, "ours");
+    // Ids are unique per database: agents' copies carry a prefix.
+    for (const [session, prefix] of [
+      [agents, "theirs-"],
+      [ours, ""],
+    ] as const) {
+      await session.appendMessage(text(`${prefix}m1`, "user", "When does the ferry leave?"));
+      await session.appendMessage(text(`${prefix}m2`, "assistant", "At nine."), `${prefix}m1`);
+      await session.appendMessage(text(`${prefix}b2`, "assistant", "At ten."), `${prefix}m1`);
+    }
+    const ids = (messages: { id: string }[]) => messages.map((message) => message.id.replace("theirs-", ""));
+    expect(ids(await agents.getHistory(""))).toEqual(["m1", "b2"]);
+    expect(ids(await ours.getHistory(""))).toEqual(["m1", "b2"]);
+    expect(ids(await provider.getHistory(""))).toEqual(["m1", "b2"]);
+    expect(await ours.getPathLength("")).toBe(2);
+    expect(await provider.getPathLength("")).toBe(2);
+    expect(ids((await provider.getRecentHistory("", 1_000_000)).messages)).toEqual(["m1", "b2"]);
+    // agents stores a range off every path and no read shows it; the entry refuses it, naming the id.
+    await agents.addCompaction("never shown", "theirs-m2", "theirs-b2");
+    expect(ids(await agents.getHistory())).toEqual(["m1", "b2"]);
+    await expect(ours.addCompaction("never shown", "m2", "b2")).rejects.toThrow(
+      /fromMessageId "m2" is not on the path to toMessageId "b2"/,
+    );
+    await expect(ours.addCompaction("never shown", "m1", "nowhere")).rejects.toThrow(
+      /toMessageId "nowhere" is not a message of this session/,
+    );
+    expect(await ours.getCompactions()).toEqual([]);
   });
 
   it("tools() resolves to AI SDK tools whose results are text", async () => {

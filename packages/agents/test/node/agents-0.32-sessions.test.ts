@@ -56,6 +56,8 @@ describe("a better-sqlite3 database agents@0.32.0's agents/sessions wrote", () =
     } as never);
     await theirs.updateMessage(say("m2", "assistant", "At nine sharp, from pier four.") as never);
     await theirs.addCompaction("The user asked about the ferry.", "m1", "m2");
+    // agents stores a range off the session's paths and never shows it; the import skips it.
+    await theirs.addCompaction("A range agents never shows.", "m3", "m1");
     const expected = (await theirs.getHistory()) as unknown as { id: string }[];
 
     // A fresh connection on the file agents wrote.
@@ -74,12 +76,14 @@ describe("a better-sqlite3 database agents@0.32.0's agents/sessions wrote", () =
     expect((read.messages[4]?.message.parts[0] as { url?: string } | undefined)?.url).toBe(dataUrl);
     expect(read.compactions.map((c) => [c.fromMessageId, c.toMessageId, c.summary])).toEqual([
       ["m1", "m2", "The user asked about the ferry."],
+      ["m3", "m1", "A range agents never shows."],
     ]);
 
     const imported = new SqliteSessionStore(database, "chat-imported");
     expect(await importAgentsSessions(database, imported, { sessionId: "chat" })).toEqual({
       messages: 5,
       compactions: 1,
+      skippedCompactions: 1,
     });
     // The store is read as a `Session` reads it: through the message tree.
     const store = new MessageTree(imported);

@@ -57,6 +57,7 @@ describe("a Durable Object database agents@0.32.0's agents/sessions wrote", () =
       expect(await importAgentsSessions(state.storage, imported, { sessionId: "chat" })).toEqual({
         messages: 5,
         compactions: 1,
+        skippedCompactions: 0,
       });
       // The store is read as a `Session` reads it: through the message tree.
       const store = new MessageTree(imported);

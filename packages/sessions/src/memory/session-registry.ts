@@ -1,12 +1,12 @@
 import { ContextError } from "@contextblocks/core";
-import { clipped, describeValue } from "@contextblocks/core/store-kit";
+import { clipped } from "@contextblocks/core/store-kit";
 import type {
   CreateSessionOptions,
   SessionChanges,
   SessionInfo,
   SessionRegistry,
 } from "../session-registry.js";
-import { checkUsageArguments, checkWellFormedText } from "../store-arguments.js";
+import { checkSessionText, checkUsageArguments } from "../store-arguments.js";
 
 /**
  * A `SessionRegistry` in a `Map`: the rows `SessionManager` lists, for tests and quick starts. Rows read
@@ -18,33 +18,15 @@ export class InMemorySessionRegistry implements SessionRegistry {
   #writes = 0;
 
   async create(id: string, name: string, options: CreateSessionOptions = {}): Promise<SessionInfo> {
-    if (typeof id !== "string" || id.length === 0) {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `create: the id must be a non-empty string, got ${describeValue(id)}`,
-      );
-    }
-    if (typeof name !== "string") {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `create: the name must be a string, got ${describeValue(name)}`,
-      );
-    }
-    checkWellFormedText(id, "id", "create");
-    checkWellFormedText(name, "name", "create");
+    checkSessionText(id, "id", "create");
+    checkSessionText(name, "name", "create", { emptyAllowed: true });
     for (const [what, value] of Object.entries({
       parentSessionId: options.parentSessionId,
       model: options.model,
       source: options.source,
     })) {
-      if (value === undefined || value === null) continue;
-      if (typeof value !== "string") {
-        throw new ContextError(
-          "INVALID_INPUT",
-          `create: the ${what} must be a string, got ${describeValue(value)}`,
-        );
-      }
-      checkWellFormedText(value, what, "create");
+      if (value !== undefined && value !== null)
+        checkSessionText(value, what, "create", { emptyAllowed: true });
     }
     if (this.#rows.has(id))
       throw new ContextError("INVALID_INPUT", `create: a session "${clipped(id)}" exists`);
@@ -81,23 +63,9 @@ export class InMemorySessionRegistry implements SessionRegistry {
     const row = this.#rows.get(id);
     if (row === undefined) throw new ContextError("NOT_FOUND", `update: no session "${clipped(id)}"`);
     // Every change is checked before any is made: a refused update changes nothing.
-    if (changes.name !== undefined) {
-      if (typeof changes.name !== "string") {
-        throw new ContextError(
-          "INVALID_INPUT",
-          `update: the name must be a string, got ${describeValue(changes.name)}`,
-        );
-      }
-      checkWellFormedText(changes.name, "name", "update");
-    }
+    if (changes.name !== undefined) checkSessionText(changes.name, "name", "update", { emptyAllowed: true });
     if (changes.endReason !== undefined && changes.endReason !== null) {
-      if (typeof changes.endReason !== "string") {
-        throw new ContextError(
-          "INVALID_INPUT",
-          `update: the endReason must be a string, got ${describeValue(changes.endReason)}`,
-        );
-      }
-      checkWellFormedText(changes.endReason, "endReason", "update");
+      checkSessionText(changes.endReason, "endReason", "update", { emptyAllowed: true });
     }
     if (changes.name !== undefined) row.info.name = changes.name;
     if (changes.endReason !== undefined) row.info.end_reason = changes.endReason;
