@@ -3,7 +3,8 @@
  * structurally so the package needs no Workers types at run time and a real binding fits as it is.
  */
 export interface SkillBucket {
-  get(key: string): Promise<{ text(): Promise<string> } | null>;
+  /** `size` (bytes, as R2 reports it) is read before the body: a skill over `maxSkillBytes` is never read. */
+  get(key: string): Promise<{ size?: number; text(): Promise<string> } | null>;
   head(key: string): Promise<{ customMetadata?: Record<string, string> | undefined } | null>;
   put(key: string, value: string, options?: SkillPutOptions): Promise<unknown>;
   delete(key: string): Promise<void>;

@@ -1,5 +1,5 @@
 import { ContextError, type SkillProvider } from "@contextblocks/core";
-import { describeValue } from "@contextblocks/core/store-kit";
+import { clipped, describeValue } from "@contextblocks/core/store-kit";
 import type { SkillBucket } from "./bucket.js";
 import {
   checkContent,
@@ -22,7 +22,16 @@ export interface R2SkillProviderOptions {
    * valid key, as with agents' `R2SkillProvider`.
    */
   keys?: readonly string[] | undefined;
+  /**
+   * Largest skill object `load` reads, in bytes (default 1 MiB, about 250,000 tokens: more than a model's
+   * context holds). A larger object (another tool may upload anything) is refused by its size before its body
+   * is read, so it never fills a Worker's 128 MB or a tool result.
+   */
+  maxSkillBytes?: number | undefined;
 }
+
+/** Default `maxSkillBytes`: 1 MiB. */
+const DEFAULT_MAX_SKILL_BYTES = 1_048_576;
 
 /**
  * A loadable block (skills) in an R2 bucket, a drop-in for `agents/experimental/memory/session`'s
@@ -32,7 +41,8 @@ export interface R2SkillProviderOptions {
  * - `get()` lists `- key: description` (or `- key`) for every object under the prefix, in R2's order
  *   (by name), following the listing cursor page by page (R2 returns at most 1,000 objects a page, fewer
  *   when metadata is included).
- * - `load(key)` is one `get` of the object; `set(key, content, description?)` one `put` (plus a `head` to
+ * - `load(key)` is one `get` of the object (one over `maxSkillBytes`, 1 MiB by default, is refused by its
+ *   size with a `PROVIDER_FAILED` `ContextError`, its body never read); `set(key, content, description?)` one `put` (plus a `head` to
  *   keep the stored description when none is given); `delete(key)` one `delete`.
  * - Keys that are not valid object names (empty, a control character or line break, a lone surrogate,
  *   more than 1,024 UTF-8 bytes with the prefix) are refused with an `INVALID_INPUT` `ContextError`.
@@ -45,6 +55,7 @@ export class R2SkillProvider implements SkillProvider {
   readonly #bucket: SkillBucket;
   readonly #prefix: string;
   readonly #keys: ReadonlySet<string> | null;
+  readonly #maxSkillBytes: number;
 
   constructor(bucket: SkillBucket, options: R2SkillProviderOptions = {}) {
     if (typeof bucket !== "object" || bucket === null || typeof bucket.list !== "function") {
@@ -62,6 +73,14 @@ export class R2SkillProvider implements SkillProvider {
     this.#bucket = bucket;
     this.#prefix = checkPrefix(options.prefix);
     this.#keys = allowList(options.keys, this.#prefix);
+    const maxSkillBytes = options.maxSkillBytes ?? DEFAULT_MAX_SKILL_BYTES;
+    if (!Number.isSafeInteger(maxSkillBytes) || maxSkillBytes < 1) {
+      throw new ContextError(
+        "INVALID_CONFIG",
+        `R2SkillProvider: maxSkillBytes must be a positive whole number of bytes, got ${describeValue(maxSkillBytes)}`,
+      );
+    }
+    this.#maxSkillBytes = maxSkillBytes;
   }
 
   /** The prefix of every object name. */
@@ -112,7 +131,14 @@ export class R2SkillProvider implements SkillProvider {
     checkKey(key, this.#prefix, "R2SkillProvider.load");
     if (!this.#allows(key)) return null;
     const object = await this.#bucket.get(this.#prefix + key);
-    return object === null ? null : object.text();
+    if (object === null) return null;
+    if (typeof object.size === "number" && object.size > this.#maxSkillBytes) {
+      throw new ContextError(
+        "PROVIDER_FAILED",
+        `R2SkillProvider.load: skill "${clipped(key)}" is ${object.size.toLocaleString("en-US")} bytes; the most a load reads is ${this.#maxSkillBytes.toLocaleString("en-US")} (maxSkillBytes): split it into smaller skills`,
+      );
+    }
+    return object.text();
   }
 
   /**

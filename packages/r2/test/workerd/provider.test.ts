@@ -101,6 +101,27 @@ describe("R2SkillProvider on a local R2 bucket", () => {
     expect(await skills.get()).toBeNull();
   });
 
+  it("refuses to load an object over maxSkillBytes (another tool uploaded it) by its size, without reading it", async () => {
+    const prefix = freshPrefix();
+    await env.SKILLS_BUCKET.put(`${prefix}huge`, "x".repeat(1_048_577));
+    await env.SKILLS_BUCKET.put(`${prefix}largest`, "y".repeat(1_048_576));
+    const skills = new R2SkillProvider(env.SKILLS_BUCKET, { prefix });
+    const { code, message } = await refusal(() => skills.load("huge"));
+    expect(code).toBe("PROVIDER_FAILED");
+    expect(message).toContain(
+      'R2SkillProvider.load: skill "huge" is 1,048,577 bytes; the most a load reads is 1,048,576 (maxSkillBytes)',
+    );
+    expect((await skills.load("largest"))?.length).toBe(1_048_576);
+    expect(await skills.get()).toBe("- huge\n- largest");
+    const roomier = new R2SkillProvider(env.SKILLS_BUCKET, { prefix, maxSkillBytes: 2_000_000 });
+    expect((await roomier.load("huge"))?.length).toBe(1_048_577);
+    for (const bad of [0, -1, 1.5, Number.NaN, "1" as unknown as number]) {
+      expect(() => new R2SkillProvider(env.SKILLS_BUCKET, { maxSkillBytes: bad })).toThrow(
+        /maxSkillBytes must be a positive whole number of bytes/,
+      );
+    }
+  });
+
   it("refuses keys that are not valid object names, and bad content or descriptions, keeping what is stored", async () => {
     const prefix = freshPrefix();
     const skills = new R2SkillProvider(env.SKILLS_BUCKET, { prefix });
