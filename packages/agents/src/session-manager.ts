@@ -74,7 +74,8 @@ export class SessionManager extends BaseSessionManager {
    * their versions included: the session is resolved first, so the backend knows which labels it declared.
    */
   override async delete(sessionId: string): Promise<void> {
-    void this.getSession(sessionId).context;
+    // An id the manager refuses is refused by `delete`'s own check, naming `delete`.
+    if (typeof sessionId === "string" && sessionId !== "") void this.getSession(sessionId).context;
     await super.delete(sessionId);
   }
 

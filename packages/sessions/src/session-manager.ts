@@ -6,7 +6,12 @@ import { isSessionBackend, type SessionBackend } from "./session-backend.js";
 import { copyBuilder, SessionBuilder, stateOf } from "./session-builder.js";
 import type { CreateSessionOptions, SessionInfo } from "./session-registry.js";
 import type { SearchResult } from "./session-store.js";
-import { checkSearchLimit, checkSessionText, checkUsageArguments } from "./store-arguments.js";
+import {
+  checkSearchLimit,
+  checkSessionText,
+  checkUsageArguments,
+  checkWellFormedText,
+} from "./store-arguments.js";
 
 export type { CreateSessionOptions, SessionInfo };
 
@@ -109,12 +114,7 @@ export class SessionManager {
 
   /** The `Session` for an id: created on first access with the manager's settings, then cached. */
   getSession(sessionId: string): Session {
-    if (typeof sessionId !== "string" || sessionId.length === 0) {
-      throw new ContextError(
-        "INVALID_INPUT",
-        `getSession: the session id must be a non-empty string, got ${describeValue(sessionId)}`,
-      );
-    }
+    checkSessionId(sessionId, "getSession");
     let session = this.#sessions.get(sessionId);
     if (session === undefined) {
       const builder = copyBuilder(this.#builder).forSession(sessionId);
@@ -141,6 +141,7 @@ export class SessionManager {
 
   async create(name: string, options: CreateSessionOptions = {}): Promise<SessionInfo> {
     checkSessionText(name, "name", "create", { emptyAllowed: true });
+    checkOptions(options, "create", "{ parentSessionId?, model?, source? }");
     for (const [what, value] of Object.entries({
       parentSessionId: options?.parentSessionId,
       model: options?.model,
@@ -170,6 +171,7 @@ export class SessionManager {
 
   /** Renames a session; `NOT_FOUND` for an unknown id. */
   async rename(sessionId: string, name: string): Promise<void> {
+    checkSessionId(sessionId, "rename");
     checkSessionText(name, "name", "rename", { emptyAllowed: true });
     await this.#backend.registry.update(sessionId, { name });
   }
@@ -179,6 +181,7 @@ export class SessionManager {
    * rows, its blocks, its frozen prompt, its run state and its registry row.
    */
   async delete(sessionId: string): Promise<void> {
+    checkSessionId(sessionId, "delete");
     await this.#backend.deleteSession(sessionId);
     this.#sessions.delete(sessionId);
     this.#emit({ type: "session-deleted", sessionId });
@@ -205,6 +208,14 @@ export class SessionManager {
    * the summary.
    */
   async compactAndSplit(sessionId: string, summary: string, name?: string): Promise<SessionInfo> {
+    if (typeof summary !== "string") {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `compactAndSplit: the summary must be a string, got ${describeValue(summary)}`,
+      );
+    }
+    checkWellFormedText(summary, "summary", "compactAndSplit");
+    if (name !== undefined) checkSessionText(name, "name", "compactAndSplit", { emptyAllowed: true });
     const old = await this.get(sessionId);
     if (old === null)
       throw new ContextError("NOT_FOUND", `compactAndSplit: no session "${clipped(sessionId)}"`);
@@ -228,6 +239,7 @@ export class SessionManager {
 
   /** Full-text search over every session's messages; each hit names its `sessionId`. */
   async search(query: string, options: { limit?: number } = {}): Promise<SearchResult[]> {
+    checkOptions(options, "search", "{ limit? }");
     return this.#backend.searchMessages(query, checkSearchLimit(options.limit ?? 20));
   }
 
@@ -251,6 +263,26 @@ export class SessionManager {
         // A listener's failure never fails the operation that emitted the event.
       }
     }
+  }
+}
+
+/** A session id the manager is given: a non-empty string (`""` is no named session). */
+function checkSessionId(sessionId: unknown, operation: string): void {
+  if (typeof sessionId !== "string" || sessionId.length === 0) {
+    throw new ContextError(
+      "INVALID_INPUT",
+      `${operation}: the session id must be a non-empty string, got ${describeValue(sessionId)}`,
+    );
+  }
+}
+
+/** An options argument: an object when given (`null` is refused by name, not read as a missing property). */
+function checkOptions(options: unknown, operation: string, shape: string): void {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new ContextError(
+      "INVALID_INPUT",
+      `${operation}: expected options ${shape}, got ${describeValue(options)}`,
+    );
   }
 }
 

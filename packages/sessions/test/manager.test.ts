@@ -133,3 +133,49 @@ describe("SessionManager caps the text it gives the registry", () => {
     expect((await manager.list()).map((row) => row.name)).toEqual(["chat"]);
   });
 });
+
+// A hostile or mistaken argument is refused by name before anything is read or changed, on every backend
+// alike (a number for an id reached a registry's message formatting as a TypeError; a summary that was not
+// text ended the old session and stored the number).
+describe("SessionManager refuses malformed arguments by name, changing nothing", () => {
+  it("ids that are not non-empty strings, a summary that is not text, options that are not objects", async () => {
+    const manager = new SessionManager(inMemoryBackend());
+    const chat = await manager.create("chat");
+    for (const [attempt, expected] of [
+      [() => manager.delete(""), 'delete: the session id must be a non-empty string, got ""'],
+      [() => manager.delete(42 as never), "delete: the session id must be a non-empty string, got number 42"],
+      [
+        () => manager.rename(42 as never, "x"),
+        "rename: the session id must be a non-empty string, got number 42",
+      ],
+      [
+        () => manager.compactAndSplit(chat.id, 42 as never),
+        "compactAndSplit: the summary must be a string, got number 42",
+      ],
+      [
+        () => manager.compactAndSplit(chat.id, "summary \uD800"),
+        "compactAndSplit: the summary has a lone UTF-16 surrogate at index 8; nothing was stored",
+      ],
+      [
+        () => manager.create("x", null as never),
+        "create: expected options { parentSessionId?, model?, source? }, got null",
+      ],
+      [() => manager.search("chat", null as never), "search: expected options { limit? }, got null"],
+    ] as const) {
+      await expect(attempt()).rejects.toMatchObject({ code: "INVALID_INPUT", message: expected });
+    }
+    expect((await manager.list()).map((row) => [row.id, row.name, row.end_reason])).toEqual([
+      [chat.id, "chat", null],
+    ]);
+  });
+
+  it("the memory backend deletes the default session whole (it keeps no run state for it) and refuses a non-string first", async () => {
+    const backend = inMemoryBackend();
+    const session = new SessionBuilder(backend).build();
+    await session.appendMessage({ id: "d1", role: "user", parts: [{ type: "text", text: "default" }] });
+    await expect(backend.deleteSession(42 as never)).rejects.toMatchObject({ code: "INVALID_INPUT" });
+    expect((await session.getHistory()).map((message) => message.id)).toEqual(["d1"]);
+    await backend.deleteSession("");
+    expect(await new SessionBuilder(backend).build().getHistory()).toEqual([]);
+  });
+});

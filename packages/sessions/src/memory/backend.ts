@@ -1,6 +1,11 @@
-import { SYSTEM_PROMPT_LABEL, type WritableContextProvider } from "@contextblocks/core";
+import { ContextError, SYSTEM_PROMPT_LABEL, type WritableContextProvider } from "@contextblocks/core";
 import { InMemoryContextProvider, InMemoryStore } from "@contextblocks/core/memory";
-import { type AnyContextProvider, namespacePrefix, rowLabel } from "@contextblocks/core/store-kit";
+import {
+  type AnyContextProvider,
+  describeValue,
+  namespacePrefix,
+  rowLabel,
+} from "@contextblocks/core/store-kit";
 import { MessageTree } from "../message-tree.js";
 import type { SessionBackend } from "../session-backend.js";
 import type { SearchResult } from "../session-store.js";
@@ -50,13 +55,21 @@ export function inMemoryBackend(options: InMemoryBackendOptions = {}): InMemoryB
     searchMessages: async (query: string, limit: number): Promise<SearchResult[]> =>
       sessions.search(query, limit),
     async deleteSession(sessionId: string): Promise<void> {
+      // Checked before anything is deleted: a refusal halfway would leave half a session.
+      if (typeof sessionId !== "string") {
+        throw new ContextError(
+          "INVALID_INPUT",
+          `deleteSession: the session id must be a string, got ${describeValue(sessionId)}`,
+        );
+      }
       sessions.clear(sessionId);
       const prefix = blockKeyPrefix(sessionId);
       for (const key of [...blocks.blocks.keys()]) {
         if (prefix === null ? false : key.startsWith(prefix)) blocks.blocks.delete(key);
       }
       if (prefix === null) blocks.blocks.delete(SYSTEM_PROMPT_LABEL);
-      await runState.delete(sessionId);
+      // The default session ("") has no run state: run-state stores refuse an empty session id.
+      if (sessionId !== "") await runState.delete(sessionId);
       await registry.delete(sessionId);
     },
   };

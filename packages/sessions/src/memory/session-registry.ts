@@ -61,7 +61,7 @@ export class InMemorySessionRegistry implements SessionRegistry {
 
   async update(id: string, changes: SessionChanges): Promise<void> {
     const row = this.#rows.get(id);
-    if (row === undefined) throw new ContextError("NOT_FOUND", `update: no session "${clipped(id)}"`);
+    if (row === undefined) throw new ContextError("NOT_FOUND", `update: no session "${clipped(String(id))}"`);
     // Every change is checked before any is made: a refused update changes nothing.
     if (changes.name !== undefined) checkSessionText(changes.name, "name", "update", { emptyAllowed: true });
     if (changes.endReason !== undefined && changes.endReason !== null) {
