@@ -91,7 +91,8 @@ describe("contextMiddleware({ session }) configuration", () => {
     });
     await generateText({ model: pipeline.model, tools: pipeline.tools, prompt: "Hello" });
     expect(await backend.runState.load("default")).toEqual({ counter: { calls: 1 } });
-    expect(await backend.runState.load("")).toBeNull();
+    // Every run-state store, the memory one included, refuses the empty id the default session would give.
+    await expect(backend.runState.load("")).rejects.toMatchObject({ code: "INVALID_INPUT" });
     expect(await session.store.getPathLength()).toBe(2);
   });
 });
