@@ -102,7 +102,7 @@ export async function readAgentsSessions(
  * Brings one session of agents@0.32.0's `agents/sessions` into a contextblocks store (for example
  * `new SqliteSessionStore(ctx.storage, "chat")`, written through the message tree as a `Session` writes it,
  * or any `SessionStore`): every message under its parent (branches kept), then the compaction overlays. An
- * overlay whose range is not on one of the session's paths (agents stored it and never showed it) is skipped
+ * overlay whose range ends at an id that is not a message of the session (agents stored it and never showed it) is skipped
  * and counted in `skippedCompactions`. The store must not hold these message ids yet. agents' tables are not
  * changed.
  */
@@ -120,7 +120,7 @@ export async function importAgentsSessions(
       await target.addCompaction(overlay.summary, overlay.fromMessageId, overlay.toMessageId);
       imported++;
     } catch (error) {
-      // agents stores any range and never shows one off the session's paths; contextblocks refuses it.
+      // agents stores any range and never shows one whose end is not the session's; contextblocks refuses it.
       if (!isContextError(error) || error.code !== "INVALID_INPUT") throw error;
     }
   }

@@ -386,35 +386,33 @@ export class MessageTree implements SessionStore {
   }
 
   /**
-   * An overlay applies only where `fromMessageId` is `toMessageId` or one of its ancestors in this session
-   * (`applyCompactions`); any other range would be stored and never shown, so it is refused by name. The
-   * path is walked from `toMessageId` without content, only as far as `fromMessageId`.
+   * Both ends of a range must be messages of this session: an unknown id, or another session's, would be
+   * stored and never shown, so it is refused by name. One content-free read of each end (one row each on a
+   * Durable Object's keyed layout). Whether `fromMessageId` comes before `toMessageId` on its branch is not
+   * checked: that would read the whole range, and an overlay must cost what agents' does (one row written);
+   * such a range is stored and has no effect (`applyCompactions`).
    */
   async #checkCompactionRange(fromMessageId: string, toMessageId: string): Promise<void> {
-    const seen = new Set<string>();
-    let next: string | undefined = toMessageId;
-    for (let chunk = firstPathChunk; next !== undefined; chunk = Math.min(chunk * 2, largestPathChunk)) {
-      const records = await this.storage.readPath(next, { limit: chunk, content: false });
-      if (records.length === 0 && seen.size === 0) {
+    for (const [end, id] of [
+      ["fromMessageId", fromMessageId],
+      ["toMessageId", toMessageId],
+    ] as const) {
+      if (end === "toMessageId" && id === fromMessageId) return;
+      if (!(await this.#isStored(id))) {
         throw new ContextError(
           "INVALID_INPUT",
-          `addCompaction: toMessageId "${clipped(toMessageId)}" is not a message of this session; nothing was stored`,
+          `addCompaction: ${end} "${clipped(id)}" is not a message of this session; nothing was stored`,
         );
       }
-      for (const record of records) if (record.id === fromMessageId) return;
-      const oldest = records[0];
-      if (oldest === undefined || oldest.parentId === null || records.length < chunk) break;
-      if (records.some((record) => seen.has(record.id)) || seen.size > maximumPathLength) break;
-      for (const record of records) seen.add(record.id);
-      next = oldest.parentId;
     }
-    const [from] = await this.storage.readMessages([fromMessageId]);
-    throw new ContextError(
-      "INVALID_INPUT",
-      from === undefined
-        ? `addCompaction: fromMessageId "${clipped(fromMessageId)}" is not a message of this session; nothing was stored`
-        : `addCompaction: fromMessageId "${clipped(fromMessageId)}" is not on the path to toMessageId "${clipped(toMessageId)}" (the range must run from a message to itself or to one after it on its branch); nothing was stored`,
-    );
+  }
+
+  /** Whether `id` is a message of this session: its path's totals where the store keeps them, else its record. */
+  async #isStored(id: string): Promise<boolean> {
+    const totals = await this.storage.readPathTotals?.(id);
+    if (totals !== undefined && totals !== null) return totals.length > 0;
+    const [record] = await this.storage.readPath(id, { limit: 1, content: false });
+    return record?.id === id;
   }
 
   /** `getRecentHistory` on a store that reads whole paths: the newest records that fit, read leaf first. */

@@ -219,11 +219,12 @@ describe("agents' behaviours kept by the compatibility entry", () => {
     expect(await ours.getPathLength("")).toBe(2);
     expect(await provider.getPathLength("")).toBe(2);
     expect(ids((await provider.getRecentHistory("", 1_000_000)).messages)).toEqual(["m1", "b2"]);
-    // agents stores a range off every path and no read shows it; the entry refuses it, naming the id.
-    await agents.addCompaction("never shown", "theirs-m2", "theirs-b2");
+    // agents stores a range whose end is not a message of the session and no read shows it; the entry
+    // refuses it, naming the id.
+    await agents.addCompaction("never shown", "theirs-m1", "nowhere");
     expect(ids(await agents.getHistory())).toEqual(["m1", "b2"]);
-    await expect(ours.addCompaction("never shown", "m2", "b2")).rejects.toThrow(
-      /fromMessageId "m2" is not on the path to toMessageId "b2"/,
+    await expect(ours.addCompaction("never shown", "theirs-m1", "m2")).rejects.toThrow(
+      /fromMessageId "theirs-m1" is not a message of this session/,
     );
     await expect(ours.addCompaction("never shown", "m1", "nowhere")).rejects.toThrow(
       /toMessageId "nowhere" is not a message of this session/,

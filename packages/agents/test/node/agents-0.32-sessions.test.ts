@@ -56,8 +56,8 @@ describe("a better-sqlite3 database agents@0.32.0's agents/sessions wrote", () =
     } as never);
     await theirs.updateMessage(say("m2", "assistant", "At nine sharp, from pier four.") as never);
     await theirs.addCompaction("The user asked about the ferry.", "m1", "m2");
-    // agents stores a range off the session's paths and never shows it; the import skips it.
-    await theirs.addCompaction("A range agents never shows.", "m3", "m1");
+    // agents stores a range whose end is not a message of the session and never shows it; the import skips it.
+    await theirs.addCompaction("A range agents never shows.", "m3", "gone");
     const expected = (await theirs.getHistory()) as unknown as { id: string }[];
 
     // A fresh connection on the file agents wrote.
@@ -76,7 +76,7 @@ describe("a better-sqlite3 database agents@0.32.0's agents/sessions wrote", () =
     expect((read.messages[4]?.message.parts[0] as { url?: string } | undefined)?.url).toBe(dataUrl);
     expect(read.compactions.map((c) => [c.fromMessageId, c.toMessageId, c.summary])).toEqual([
       ["m1", "m2", "The user asked about the ferry."],
-      ["m3", "m1", "A range agents never shows."],
+      ["m3", "gone", "A range agents never shows."],
     ]);
 
     const imported = new SqliteSessionStore(database, "chat-imported");
