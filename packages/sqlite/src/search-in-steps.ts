@@ -3,7 +3,15 @@ import { type SqlClient, sql } from "@contextblocks/sql";
 import { join, limitLiteral, raw } from "@contextblocks/sql/store-kit";
 import type { QueryPlan } from "@contextblocks/text";
 import { bestByDay } from "./day-share-order.js";
-import { fieldWeights, messageColumnsOfM, ownScore, saysWhenOfRow, weighsDates } from "./search-scores.js";
+import {
+  fieldWeights,
+  messageColumnsOfM,
+  ownScore,
+  type SessionTokens,
+  saysWhenOfRow,
+  searchMatch,
+  weighsDates,
+} from "./search-scores.js";
 
 /**
  * A session search where FTS5 sorts the matches (a Durable Object's), in three short statements instead of one:
@@ -24,6 +32,8 @@ export interface StepwiseSearch {
   /** How many candidates are returned, best first. */
   limit: number;
   sessionId: string | undefined;
+  /** Whether the session's rows carry its token (`SessionTokens`): then it is in the MATCH. */
+  sessionTokens?: SessionTokens | undefined;
 }
 
 /** A search candidate as a statement returns it (`resultOf`, message-search.ts, makes a `SearchCandidate` of it). */
@@ -92,7 +102,8 @@ export async function searchInSteps(client: SqlClient, search: StepwiseSearch): 
     SELECT ${searchColumns}, f.parent_row AS parent_row, f.grandparent_row AS grandparent_row,
       f.rank AS score, ${ownScore} AS own${datedColumn}
     FROM assistant_fts f
-    WHERE assistant_fts MATCH ${search.expression} AND f.rank MATCH ${`bm25(${fieldWeights(ranking)})`}
+    WHERE assistant_fts MATCH ${searchMatch(search.expression, sessionId, search.sessionTokens)}
+      AND f.rank MATCH ${`bm25(${fieldWeights(ranking)})`}
       ${sessionId === undefined ? sql`` : sql`AND f.session_id = ${sessionId}`}
     ORDER BY f.rank LIMIT ${limitLiteral(search.candidates)}`);
 
