@@ -55,7 +55,7 @@ import type { SessionShare } from "./session-share.js";
  * row, and only the best `candidatesOf(limit, ranking)` are read and ranked further: sorted by FTS5
  * (`ORDER BY rank`), so the rows a search reads do not grow with the session (about 200 for 10 hits on a
  * Durable Object, search-in-steps.ts), nor with the other sessions of the database (the session's token is in
- * the MATCH: `searchMatch`), or, where rows read are not billed, by SQLite (`MessageSort`), faster. A turn
+ * the MATCH: `searchMatch`; left out while the session was last found alone: `SessionShare`), or, where rows read are not billed, by SQLite (`MessageSort`), faster. A turn
  * near the best matches (`nearShare`, `nearTurns`) ranks higher, with or without message times.
  */
 export interface MessageSearchOptions {
@@ -66,7 +66,11 @@ export interface MessageSearchOptions {
   sessionId?: string | undefined;
   /** Who sorts the matches (`MessageSort`); default `"rank"`. */
   sort?: MessageSort | undefined;
-  /** With `sort: "bm25"` and a session: whether it was found alone in the index lately. */
+  /**
+   * With a session: whether it was found alone in the index lately, so its search tries the whole index's best
+   * first (`sort: "bm25"`; where FTS5 sorts, in steps and with its token: search-in-steps.ts). Omitted: always
+   * where SQLite sorts, never where FTS5 does.
+   */
   share?: SessionShare | undefined;
   /** With a session: whether its rows carry its token (`SessionTokens`); omitted: no token is used. */
   sessionTokens?: SessionTokens | undefined;
@@ -356,7 +360,7 @@ export async function searchMessageIndex(
     const rows = await client.run<Row>(candidatesStatement({ ...values, hits: "ranked" }));
     return rows.map((row) => resultOf(row, sessionId));
   }
-  const best = await searchInSteps(client, values);
+  const best = await searchInSteps(client, { ...values, share: options.share });
   return best.map((row) => resultOf(row, sessionId));
 }
 
@@ -373,7 +377,9 @@ function ordersInSql(ranking: SearchRanking): boolean {
  * Who sorts a search's matches; both give the same candidates in the same order (the same bm25, equal
  * scores in rowid order):
  * - `"rank"` (`ORDER BY rank`): FTS5 scores every match, sorts them all and hands over the best in order, so
- *   only those rows are read: a constant number of rows read, what a Durable Object bills.
+ *   only those rows are read: a constant number of rows read, what a Durable Object bills. A session's search
+ *   ANDs its token into the MATCH, except while the session was last found alone (`SessionShare`,
+ *   search-in-steps.ts).
  * - `"bm25"` (`ORDER BY bm25(...)`): SQLite keeps the best as the matches stream by, without FTS5's second
  *   statement and full sort (about 0.7× the time at 5k-22k messages), but every match is a row read. A
  *   session's search ranks the whole index and checks that the best are the session's (`SessionShare`); when

@@ -3,6 +3,7 @@ import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/te
 import type Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { searchMessageIndex } from "../../src/message-search.js";
+import { SessionShare } from "../../src/session-share.js";
 import { type EarlierLayout, layoutsBeforeSessionKey, writeEarlierDatabase } from "../earlier-layouts.js";
 import { ids, say } from "../mixed-writer.js";
 import { sqliteTree } from "../sqlite-tree.js";
@@ -119,3 +120,67 @@ describe.each(layoutsBeforeSessionKey.map((fixture) => [fixture.name, fixture] a
     });
   },
 );
+
+describe("where FTS5 sorts, a session last found alone tries the whole index's best first", () => {
+  /** "chat" talks of a lake, "other" of a deploy, and both of camping; FTS5's sort, as on a Durable Object. */
+  async function twoSessions(database: Database.Database) {
+    const texts: Record<string, string[]> = {
+      chat: ["the lake trip", "which lake? camping there", "the lake by the mountains"],
+      other: ["the deploy on friday", "camping camping camping", "the deploy moved"],
+    };
+    const statements: string[] = [];
+    const client = {
+      ...fromBetterSqlite3(database, { onStatement: (report) => statements.push(report.text) }),
+      billsRows: true,
+    };
+    for (const [sessionId, lines] of Object.entries(texts)) {
+      const tree = sqliteTree(client, { sessionId, newDatabaseLayout: "keyed" });
+      // Three copies: equal scores, ordered by rowid either way.
+      for (let copy = 0; copy < 3; copy++) {
+        for (const [index, text] of lines.entries())
+          await tree.appendMessage(say(`${sessionId}-${copy}-${index}`, text));
+      }
+    }
+    const search = (query: string, share: SessionShare) =>
+      searchMessageIndex(client, query, { limit: 5, sessionId: "chat", sessionTokens: "every row", share });
+    /** The full-text statements run since the last call: with the session's token, or over the whole index. */
+    const matches = () =>
+      statements
+        .splice(0)
+        .flatMap((text) =>
+          /\bMATCH\b/.test(text) ? [text.includes("session_key") ? "token" : "whole"] : [],
+        );
+    return { search, matches };
+  }
+
+  it("the same hits whether its share says alone or not, and one statement over the whole index when alone", async () => {
+    const { search, matches } = await twoSessions(temporary());
+    for (const query of ["lake", "lake mountains", "camping", "camping lake", "deploy"]) {
+      matches();
+      const alone = await search(query, new SessionShare());
+      const aloneStatements = matches();
+      const notAloneShare = new SessionShare();
+      notAloneShare.notAlone();
+      const notAlone = await search(query, notAloneShare);
+      expect(matches()).toEqual(["token"]);
+      expect(alone).toEqual(notAlone);
+      expect(alone.every((hit) => hit.id.startsWith("chat-"))).toBe(true);
+      // Only "chat" matches: its best are the whole index's. Otherwise "other" is among them: asked again.
+      expect(aloneStatements).toEqual(
+        query.includes("lake") && !query.includes("camping") ? ["whole"] : ["whole", "token"],
+      );
+    }
+  });
+
+  it("another session's rows among the whole index's best: the token straight away for the next retryEvery searches", async () => {
+    const { search, matches } = await twoSessions(temporary());
+    const share = new SessionShare(2);
+    matches();
+    await search("camping", share);
+    expect(matches()).toEqual(["whole", "token"]);
+    for (const expected of [["token"], ["token"], ["whole"]]) {
+      await search("lake", share);
+      expect(matches()).toEqual(expected);
+    }
+  });
+});
