@@ -8,10 +8,19 @@ import {
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { limitLiteral, raw } from "@contextblocks/sql/store-kit";
 import { fts5MatchExpression, monthNames, planQuery, type QueryPlan } from "@contextblocks/text";
-import { searchRowsTable } from "./message-index-schema.js";
+import { searchRowsTable, sessionKeyOf } from "./message-index-schema.js";
 import { saysWhen } from "./says-when.js";
 import { type CandidateRow, searchInSteps } from "./search-in-steps.js";
-import { fieldWeights, messageColumnsOfM, ownScore, saysWhenOfRow, weighsDates } from "./search-scores.js";
+import {
+  fieldWeights,
+  messageColumnsOfM,
+  ownScore,
+  type SessionTokens,
+  saysWhenOfRow,
+  searchMatch,
+  searchWordsExpression,
+  weighsDates,
+} from "./search-scores.js";
 import type { SessionShare } from "./session-share.js";
 
 /**
@@ -26,7 +35,8 @@ import type { SessionShare } from "./session-share.js";
  * - `speaker` (not a searched column): a hit whose speaker the query names scores `speakerBoost` more;
  * - `says_when` (not searched): whether the message's text says when (`saysWhen`), read by a query that asks
  *   when (`datedBoost`) instead of matching its text at query time;
- * - `parent_row`, `grandparent_row` (not searched): the rowids of those two turns.
+ * - `parent_row`, `grandparent_row` (not searched): the rowids of those two turns;
+ * - `session_key`: its session's token (`sessionKeyOf`), weight 0, ANDed into a one-session search's MATCH.
  *
  * The turns after a message (its replies) count too, but they are not written into its row: when a
  * message's own text matches, it lends `afterShare` of that score to its parent and `afterShare²` to its
@@ -44,8 +54,9 @@ import type { SessionShare } from "./session-share.js";
  * bm25 with the weights above, in one statement. Every match is ranked from the index without reading its
  * row, and only the best `candidatesOf(limit, ranking)` are read and ranked further: sorted by FTS5
  * (`ORDER BY rank`), so the rows a search reads do not grow with the session (about 200 for 10 hits on a
- * Durable Object, search-in-steps.ts), or, where rows read are not billed, by SQLite (`MessageSort`),
- * faster. A turn near the best matches (`nearShare`, `nearTurns`) ranks higher, with or without message times.
+ * Durable Object, search-in-steps.ts), nor with the other sessions of the database (the session's token is in
+ * the MATCH: `searchMatch`; left out while the session was last found alone: `SessionShare`), or, where rows read are not billed, by SQLite (`MessageSort`), faster. A turn
+ * near the best matches (`nearShare`, `nearTurns`) ranks higher, with or without message times.
  */
 export interface MessageSearchOptions {
   limit: number;
@@ -55,8 +66,14 @@ export interface MessageSearchOptions {
   sessionId?: string | undefined;
   /** Who sorts the matches (`MessageSort`); default `"rank"`. */
   sort?: MessageSort | undefined;
-  /** With `sort: "bm25"` and a session: whether it was found alone in the index lately. */
+  /**
+   * With a session: whether it was found alone in the index lately, so its search tries the whole index's best
+   * first (`sort: "bm25"`; where FTS5 sorts, in steps and with its token: search-in-steps.ts). Omitted: always
+   * where SQLite sorts, never where FTS5 does.
+   */
   share?: SessionShare | undefined;
+  /** With a session: whether its rows carry its token (`SessionTokens`); omitted: no token is used. */
+  sessionTokens?: SessionTokens | undefined;
 }
 
 /** Turns before a message whose text its row carries as context. */
@@ -139,10 +156,11 @@ export interface IndexedMessage {
 /** The search row of the message `m`, with its context and its ancestors' rowids read from their rows. */
 function rowOfM(message: IndexedMessage, key: SearchKey = "rowid"): SqlStatement {
   return sql`INSERT INTO assistant_fts
-      (rowid, id, session_id, role, speaker, parent_row, grandparent_row, content, context, time, says_when)
+      (rowid, id, session_id, role, speaker, parent_row, grandparent_row, content, context, time, says_when,
+        session_key)
     SELECT m.${raw(key)}, m.id, m.session_id, m.role, ${message.speaker}, ${raw(parentRowOfM(key))},
       ${raw(grandparentRowOfM(key))}, ${message.text}, ${raw(beforeOfM(key))}, ${timeOfM(message.time)},
-      ${saysWhen(sql`${message.text}`)}`;
+      ${saysWhen(sql`${message.text}`)}, ${sessionKeyOf(raw("m.session_id"))}`;
 }
 
 /**
@@ -201,10 +219,12 @@ export function keyedRowFromContext(
   // As `beforeOfM` writes it: parent, newline, grandparent.
   const before = `${context.parentText}\n${context.grandparentText}`;
   return sql`INSERT INTO assistant_fts
-      (rowid, id, session_id, role, speaker, parent_row, grandparent_row, content, context, time, says_when)
+      (rowid, id, session_id, role, speaker, parent_row, grandparent_row, content, context, time, says_when,
+        session_key)
     SELECT (SELECT COALESCE(MAX(rowid), 0) FROM assistant_fts) + 1, ${id}, ${sessionId}, ${role},
       ${message.speaker}, ${context.parentRow}, ${context.grandparentRow}, ${message.text}, ${before},
-      ${timeOfM(message.time, sql`COALESCE(${createdAt}, CURRENT_TIMESTAMP)`)}, ${saysWhen(sql`${message.text}`)}
+      ${timeOfM(message.time, sql`COALESCE(${createdAt}, CURRENT_TIMESTAMP)`)}, ${saysWhen(sql`${message.text}`)},
+      ${sessionKeyOf(sql`${sessionId}`)}
     WHERE changes() = 1`;
 }
 
@@ -315,14 +335,12 @@ export async function searchMessageIndex(
       ORDER BY f.rank LIMIT ${limitLiteral(limit)}`);
     return rows.map((row) => resultOf(row, sessionId));
   }
-  // No column filter: every other column of our search table is UNINDEXED, so the words can only match the
-  // text, its context and its day, and a filter would make FTS5 sift every match's positions by column
-  // (about a tenth of the statement's time).
-  const expression = fts5MatchExpression(plan);
+  const expression = searchWordsExpression(plan);
   const words = JSON.stringify(plan.terms.map((term) => term.word));
   const ranking = options.ranking ?? defaultSearchRanking;
   const candidates = candidatesOf(limit, ranking);
-  const values = { plan, expression, words, ranking, candidates, limit, sessionId };
+  const sessionTokens = options.sessionTokens;
+  const values = { plan, expression, words, ranking, candidates, limit, sessionId, sessionTokens };
   if (options.sort === "bm25" && (sessionId === undefined || options.share?.tryAlone() !== false)) {
     const rows = await client.run<Row>(candidatesStatement({ ...values, hits: "whole" }));
     // The whole index's best are this session's (or no session was asked for): the session's own best.
@@ -342,7 +360,7 @@ export async function searchMessageIndex(
     const rows = await client.run<Row>(candidatesStatement({ ...values, hits: "ranked" }));
     return rows.map((row) => resultOf(row, sessionId));
   }
-  const best = await searchInSteps(client, values);
+  const best = await searchInSteps(client, { ...values, share: options.share });
   return best.map((row) => resultOf(row, sessionId));
 }
 
@@ -359,7 +377,9 @@ function ordersInSql(ranking: SearchRanking): boolean {
  * Who sorts a search's matches; both give the same candidates in the same order (the same bm25, equal
  * scores in rowid order):
  * - `"rank"` (`ORDER BY rank`): FTS5 scores every match, sorts them all and hands over the best in order, so
- *   only those rows are read: a constant number of rows read, what a Durable Object bills.
+ *   only those rows are read: a constant number of rows read, what a Durable Object bills. A session's search
+ *   ANDs its token into the MATCH, except while the session was last found alone (`SessionShare`,
+ *   search-in-steps.ts).
  * - `"bm25"` (`ORDER BY bm25(...)`): SQLite keeps the best as the matches stream by, without FTS5's second
  *   statement and full sort (about 0.7× the time at 5k-22k messages), but every match is a row read. A
  *   session's search ranks the whole index and checks that the best are the session's (`SessionShare`); when
@@ -398,6 +418,7 @@ interface CandidateValues {
   candidates: number;
   limit: number;
   sessionId: string | undefined;
+  sessionTokens: SessionTokens | undefined;
   hits: HitSource;
 }
 
@@ -412,12 +433,14 @@ function candidatesStatement(values: CandidateValues): SqlStatement {
   const weights = fieldWeights(ranking);
   const own = ownScore;
   // Where SQLite sorts: every match ranked without reading a row, equal scores in rowid order as FTS5 sorts
-  // them, then only the best rows read. Over the session's own matches, each match's session is read first
-  // (CROSS JOIN keeps the matches the outer loop: each is looked up by rowid, never the other way round).
+  // them, then only the best rows read. Over the session's own matches (its token in the MATCH), each match's
+  // session is read too (CROSS JOIN keeps the matches the outer loop: each is looked up by rowid, never the
+  // other way round): the token finds the rows, the session decides.
   const matches =
     values.hits === "session" && sessionId !== undefined
       ? sql`assistant_fts CROSS JOIN ${searchRowsTable} mine ON mine.search_rowid = assistant_fts.rowid
-        WHERE assistant_fts MATCH ${values.expression} AND mine.session_id = ${sessionId}`
+        WHERE assistant_fts MATCH ${searchMatch(values.expression, sessionId, values.sessionTokens)}
+          AND mine.session_id = ${sessionId}`
       : sql`assistant_fts WHERE assistant_fts MATCH ${values.expression}`;
   const hit =
     values.hits === "ranked"
@@ -425,7 +448,8 @@ function candidatesStatement(values: CandidateValues): SqlStatement {
       SELECT f.rowid AS target, f.parent_row AS parent_row, f.grandparent_row AS grandparent_row,
         f.session_id AS session_id, f.time AS time, f.rank AS score, ${own} AS own
       FROM assistant_fts f
-      WHERE assistant_fts MATCH ${values.expression} AND f.rank MATCH ${`bm25(${weights})`}
+      WHERE assistant_fts MATCH ${searchMatch(values.expression, sessionId, values.sessionTokens)}
+        AND f.rank MATCH ${`bm25(${weights})`}
         ${sessionId === undefined ? sql`` : sql`AND f.session_id = ${sessionId}`}
       ORDER BY f.rank LIMIT ${limitLiteral(values.candidates)}`
       : sql`

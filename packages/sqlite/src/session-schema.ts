@@ -77,7 +77,7 @@ export function defaultNewLayout(client: SqlClient): NewSessionLayout {
 }
 
 /** The version of the session tables this release writes, kept in `contextblocks_schema` with the layout. */
-export const SESSION_SCHEMA_VERSION = 3;
+export const SESSION_SCHEMA_VERSION = 4;
 
 /**
  * The schema marker: one row of `contextblocks_schema` (a primary-key read: 1 row on a Durable Object, where

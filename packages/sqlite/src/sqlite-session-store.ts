@@ -38,6 +38,7 @@ import {
   searchSortOf,
 } from "./message-search.js";
 import { type PathRow, recordOf, storedBytes, wholeNumber } from "./path-row.js";
+import { sessionTokensOf } from "./search-scores.js";
 import { SerialQueue } from "./serial-queue.js";
 import {
   forgetLayout,
@@ -434,8 +435,9 @@ export class SqliteSessionStore implements SessionStoreV1 {
   }
 
   async search(query: string, limit: number): Promise<StoredSearchHit[]> {
+    const { layout } = await this.#layout();
     // The keyed layout writes each search row on append: nothing to catch up.
-    if ((await this.#layout()).layout !== "keyed") {
+    if (layout !== "keyed") {
       await catchUpMessageIndex(this.#client);
       unindexedAppends.set(this.#client, 0);
     }
@@ -445,6 +447,7 @@ export class SqliteSessionStore implements SessionStoreV1 {
       ranking: this.#ranking,
       sort: searchSortOf(this.#client),
       share: this.#share,
+      sessionTokens: sessionTokensOf(layout),
     });
   }
 

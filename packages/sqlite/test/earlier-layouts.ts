@@ -15,6 +15,8 @@ export interface EarlierLayout {
   readonly ddl: readonly string[];
   /** Writes one message row (and what that release wrote beside it); `place` counts from 1. */
   readonly insert: (exec: Exec, row: FixtureRow) => void;
+  /** Writes one overlay, when that release's overlay table was not the shared one (`writeEarlierDatabase`). */
+  readonly insertOverlay?: (exec: Exec, id: string, sessionId: string, place: number) => void;
 }
 
 /** One stored message of a fixture. */
@@ -88,6 +90,128 @@ function agentsInsert(exec: Exec, row: FixtureRow, extra: { depth: boolean; leav
     );
   }
 }
+
+/** Schema 3 (c8d8a12, says_when): the search table's shape before `session_key`. */
+const searchTableBeforeSessionKey = `CREATE VIRTUAL TABLE IF NOT EXISTS assistant_fts USING fts5(id UNINDEXED,
+  session_id UNINDEXED, role UNINDEXED, speaker UNINDEXED, parent_row UNINDEXED, grandparent_row UNINDEXED,
+  content, context, time, says_when UNINDEXED, tokenize='porter unicode61')`;
+const calibration =
+  "CREATE TABLE IF NOT EXISTS assistant_token_calibration (session_id TEXT PRIMARY KEY, calibration REAL NOT NULL) WITHOUT ROWID";
+const markerTable =
+  "CREATE TABLE IF NOT EXISTS contextblocks_schema (part TEXT PRIMARY KEY, version INTEGER NOT NULL, layout TEXT) WITHOUT ROWID";
+
+/** A search row of schema 3 (`says_when` 0: no fixture text says when), under the message's place. */
+function searchRowBeforeSessionKey(exec: Exec, row: FixtureRow): void {
+  exec(
+    "INSERT INTO assistant_fts (rowid, id, session_id, role, speaker, parent_row, grandparent_row, content, context, time, says_when) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, '', '8 may 2023', 0)",
+    ...[row.place, row.id, row.sessionId, row.role, row.role, row.parentPlace, row.text],
+  );
+}
+
+/**
+ * The fixtures of the release before the search table's `session_key` (schema 3): the previous shape, which
+ * the upgrade copies row by row, rowids kept. The keyed one ends with a blank row (what a delete writes:
+ * no id, no session), which keeps its place and gets no session token.
+ */
+export const layoutsBeforeSessionKey: readonly EarlierLayout[] = [
+  {
+    name: "keyed, schema 3 (c8d8a12: says_when, no session_key)",
+    layout: "keyed",
+    ddl: [
+      `CREATE TABLE IF NOT EXISTS assistant_messages (
+  id TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL DEFAULT '',
+  parent_id TEXT,
+  role TEXT NOT NULL,
+  content TEXT NOT NULL,
+  created_at DATETIME DEFAULT CURRENT_TIMESTAMP,
+  depth INTEGER,
+  content_chunks INTEGER,
+  seq INTEGER NOT NULL,
+  tokens INTEGER,
+  path_tokens INTEGER
+) WITHOUT ROWID`,
+      `CREATE TABLE IF NOT EXISTS assistant_compactions (
+  session_id TEXT NOT NULL DEFAULT '',
+  seq INTEGER NOT NULL,
+  id TEXT NOT NULL,
+  summary TEXT NOT NULL,
+  from_message_id TEXT NOT NULL,
+  to_message_id TEXT NOT NULL,
+  created_at DATETIME DEFAULT CURRENT_TIMESTAMP,
+  PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID`,
+      searchTableBeforeSessionKey,
+      leaves,
+      chunks,
+      tombstones,
+      calibration,
+      markerTable,
+      "INSERT INTO contextblocks_schema (part, version, layout) VALUES ('sessions', 3, 'keyed')",
+    ],
+    insert: (exec, row) => {
+      exec(
+        "INSERT INTO assistant_messages (id, session_id, parent_id, role, content, depth, seq) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        ...[row.id, row.sessionId, row.parentId, row.role, content(row), row.depth, row.place],
+      );
+      searchRowBeforeSessionKey(exec, row);
+      if (row.place === fixtureRows.length) {
+        exec("INSERT INTO assistant_fts (rowid, content) VALUES (?, '')", row.place + 1);
+      }
+    },
+    insertOverlay: (exec, id, sessionId, place) =>
+      exec(
+        "INSERT INTO assistant_compactions (session_id, seq, id, summary, from_message_id, to_message_id) VALUES (?, ?, ?, ?, ?, ?)",
+        ...[sessionId, place, id, `summary ${id}`, "s1", "s2"],
+      ),
+  },
+  {
+    name: "lean, schema 3 (c8d8a12: says_when, no session_key), every message indexed",
+    layout: "lean",
+    ddl: [
+      `CREATE TABLE IF NOT EXISTS assistant_messages (
+  id TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL DEFAULT '',
+  parent_id TEXT,
+  role TEXT NOT NULL,
+  content TEXT NOT NULL,
+  created_at DATETIME DEFAULT CURRENT_TIMESTAMP,
+  depth INTEGER,
+  content_chunks INTEGER,
+  parent_seq INTEGER,
+  tokens INTEGER,
+  path_tokens INTEGER
+)`,
+      compactions,
+      compactionsIndex,
+      searchTableBeforeSessionKey,
+      leaves,
+      chunks,
+      tombstones,
+      calibration,
+      indexMark,
+      "INSERT INTO assistant_fts_state (key, indexed_rowid) VALUES ('messages', 4)",
+      markerTable,
+      "INSERT INTO contextblocks_schema (part, version, layout) VALUES ('sessions', 3, 'lean')",
+    ],
+    insert: (exec, row) => {
+      exec(
+        "INSERT INTO assistant_messages (rowid, id, session_id, parent_id, role, content, depth, parent_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        ...[
+          row.place,
+          row.id,
+          row.sessionId,
+          row.parentId,
+          row.role,
+          content(row),
+          row.depth,
+          row.parentPlace,
+        ],
+      );
+      searchRowBeforeSessionKey(exec, row);
+    },
+  },
+];
 
 export const earlierLayouts: readonly EarlierLayout[] = [
   {
@@ -220,6 +344,7 @@ export const earlierLayouts: readonly EarlierLayout[] = [
       );
     },
   },
+  ...layoutsBeforeSessionKey,
 ];
 
 /** The messages every fixture holds: a path of three in "chat", one in "other". */
@@ -271,7 +396,11 @@ export function writeEarlierDatabase(exec: Exec, fixture: EarlierLayout): void {
   for (const statement of fixture.ddl) exec(statement);
   for (const row of fixtureRows) fixture.insert(exec, row);
   // Every earlier release (and agents@0.22.0) inserted overlays alike, into its own overlay table.
-  for (const id of fixtureOverlayIds) {
+  for (const [index, id] of fixtureOverlayIds.entries()) {
+    if (fixture.insertOverlay !== undefined) {
+      fixture.insertOverlay(exec, id, fixtureOverlaySession, index + 1);
+      continue;
+    }
     exec(
       "INSERT INTO assistant_compactions (id, session_id, summary, from_message_id, to_message_id) VALUES (?, ?, ?, ?, ?)",
       ...[id, fixtureOverlaySession, `summary ${id}`, "s1", "s2"],

@@ -103,6 +103,7 @@ describe("SqliteSessionStore search: the day and the speaker of a message", () =
       "context",
       "time",
       "says_when",
+      "session_key",
     ]);
   });
 });

@@ -9,6 +9,7 @@ import {
   earlierLayouts,
   fixtureOverlayIds,
   fixtureOverlaySession,
+  layoutsBeforeSessionKey,
   schemaShapeQuery,
   writeEarlierDatabase,
 } from "../earlier-layouts.js";
@@ -92,4 +93,43 @@ describe("a database an earlier release wrote, opened by this release on a Durab
       expect(again).toEqual({ layout: "keyed", statements: 1, rowsRead: 1, rowsWritten: 0 });
     });
   });
+
+  it.each(layoutsBeforeSessionKey.map((fixture) => [fixture.name, fixture] as const))(
+    "%s: every search row and rowid kept, each with its session's token, each session searched apart",
+    async (name, fixture: EarlierLayout) => {
+      await inObject(`upgrade-session-key-${name}`, async (state) => {
+        writeEarlierDatabase((statement, ...values) => state.storage.sql.exec(statement, ...values), fixture);
+        const rows = () =>
+          state.storage.sql
+            .exec(
+              `SELECT rowid, id, session_id, role, speaker, parent_row, grandparent_row, content, context, time,
+                says_when FROM assistant_fts ORDER BY rowid`,
+            )
+            .toArray();
+        const before = rows();
+        const chat = sqliteTree(state.storage, "chat");
+        const other = sqliteTree(state.storage, "other");
+        expect(ids(await chat.searchMessages("lighthouse", 5))).toEqual(["u1"]);
+        expect(rows()).toEqual(before);
+        const tokens = state.storage.sql
+          .exec("SELECT session_id, session_key FROM assistant_fts ORDER BY rowid")
+          .toArray();
+        const hex = (text: string) =>
+          [...new TextEncoder().encode(text)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+        expect(tokens).toEqual(
+          before.map((row) => ({
+            session_id: row.session_id,
+            session_key: row.session_id === null ? null : `s${hex(String(row.session_id)).toUpperCase()}z`,
+          })),
+        );
+        expect(ids(await chat.searchMessages("marlowe cat", 5)).sort()).toEqual(["a1", "u1", "u2"]);
+        expect(await chat.searchMessages("harbour", 5)).toEqual([]);
+        expect(ids(await other.searchMessages("harbour", 5))).toEqual(["o1"]);
+        expect(await other.searchMessages("lighthouse", 5)).toEqual([]);
+        await other.appendMessage(say("o2", "another lighthouse"));
+        expect(ids(await other.searchMessages("lighthouse", 5))).toEqual(["o2"]);
+        expect(ids(await chat.searchMessages("lighthouse", 5))).toEqual(["u1"]);
+      });
+    },
+  );
 });
