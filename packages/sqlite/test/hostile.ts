@@ -20,3 +20,15 @@ export const HOSTILE_CONTENT = [
   `${"line\n".repeat(1000)}end`,
   "y".repeat(1024 * 1024),
 ];
+
+/** Ids of sessions a search must keep apart: long, quoted, spaced, emoji, control characters, the default. */
+export const HOSTILE_SESSION_IDS = [
+  "",
+  "x".repeat(10_000),
+  // 40,000 bytes of UTF-8: its token is cut at FTS5's 32 KB, as is the next one's, which differs only after it.
+  "🦊".repeat(10_000),
+  `${"🦊".repeat(9_999)}🐻`,
+  `it's "quoted" 'twice'`,
+  "with  spaces\tand\ttabs ",
+  "control\u0001\u0002\u001f\u007fcharacters",
+];
