@@ -39,7 +39,9 @@ const DIALECT = {
   end_reason,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS') AS created_at,
   to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS') AS updated_at`),
-    order: raw("updated_at DESC, position DESC"),
+    // Qualified: a bare `updated_at` would name the text column above (milliseconds), which orders two
+    // writes in one millisecond by position and no index can serve.
+    order: raw("assistant_sessions.updated_at DESC, assistant_sessions.position DESC"),
   },
 } satisfies Record<SqlClient["dialect"], { now: SqlStatement; columns: SqlStatement; order: SqlStatement }>;
 
