@@ -21,7 +21,7 @@ function counted(state: DurableObjectState) {
 }
 
 describe("listing sessions on a Durable Object", () => {
-  it("list({ limit: 20 }) of 200 sessions reads about 20 rows (the index on updated_at), the most recently updated first", async () => {
+  it("list({ limit: 20 }) of 200 sessions returns the 20 most recently updated, and a session write still writes one row (no index on updated_at)", async () => {
     await inObject("registry-list-cost", async (state) => {
       const { registry, measure } = counted(state);
       for (let index = 0; index < 200; index++) await registry.create(`s${index}`, `Chat ${index}`);
@@ -40,16 +40,15 @@ describe("listing sessions on a Durable Object", () => {
       const whole = await measure(async () => {
         all = (await registry.list()).map((row) => row.id);
       });
-      // What the index costs each registry write (one more row written: the index entry).
+      // The touch after every message a manager session stores: one written row. An index on updated_at
+      // would make it two, to save listing reads billed a thousandth of a write.
       const touch = await measure(() => registry.touch("s3"));
-      const create = await measure(() => registry.create("new", "New"));
-      console.log(JSON.stringify({ limited, whole, touch, create }));
+      console.log(JSON.stringify({ limited, whole, touch }));
       expect(listed).toEqual(expected);
       expect(all.slice(0, 20)).toEqual(expected);
       expect(all).toHaveLength(200);
-      expect(limited.read).toBeLessThanOrEqual(22);
       expect(limited.written).toBe(0);
-      expect(whole.read).toBeGreaterThanOrEqual(200);
+      expect(touch.written).toBe(1);
     });
   });
 });
