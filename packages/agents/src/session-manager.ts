@@ -56,8 +56,8 @@ export class SessionManager extends BaseSessionManager {
   override get(...args: Parameters<BaseSessionManager["get"]>) {
     return asyncResult(super.get(...args), "SessionManager.get");
   }
-  override list() {
-    return asyncResult(super.list(), "SessionManager.list");
+  override list(...args: Parameters<BaseSessionManager["list"]>) {
+    return asyncResult(super.list(...args), "SessionManager.list");
   }
   override rename(...args: Parameters<BaseSessionManager["rename"]>) {
     return asyncResult(super.rename(...args), "SessionManager.rename");

@@ -49,6 +49,24 @@ export function describeSessionRegistry<R extends SessionRegistry>(
       expect((await registry.get("a"))?.end_reason).toBe("done");
     });
 
+    test("list({ limit }) gives the first `limit` rows of the same order; a limit that is not a whole number from 1 to 1,000 is refused (INVALID_INPUT naming it)", async (create) => {
+      const registry = await create();
+      for (const id of ["a", "b", "c", "d", "e"]) await registry.create(id, id.toUpperCase());
+      await registry.update("b", { name: "Renamed" });
+      const order = ["b", "e", "d", "c", "a"];
+      expect((await registry.list()).map((row) => row.id)).toEqual(order);
+      for (const limit of [1, 2, 4, 5, 1_000]) {
+        expect((await registry.list({ limit })).map((row) => row.id)).toEqual(order.slice(0, limit));
+      }
+      expect((await registry.list({})).map((row) => row.id)).toEqual(order);
+      expect((await registry.list({ limit: 2 }))[0]).toMatchObject({ id: "b", name: "Renamed" });
+      for (const bad of [0, -1, 1.5, 1_001, Number.NaN, Number.POSITIVE_INFINITY, "2", null]) {
+        const error = await refusedWith(() => registry.list({ limit: bad as number }));
+        expect(error.code).toBe("INVALID_INPUT");
+        expect(error.message).toContain("limit");
+      }
+    });
+
     test("refuses an existing id (INVALID_INPUT), an unknown id to update (NOT_FOUND) and usage that is not a finite number ≥ 0", async (create) => {
       const registry = await create();
       await registry.create("s", "One");

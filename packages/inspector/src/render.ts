@@ -183,6 +183,12 @@ function renderUsage(block: BlockView): string {
 }
 
 function renderSessionTree(session: SessionView, open: boolean): string {
+  if (session.error !== null) {
+    return `<details class="session-tree session-broken" data-session="${escapeHtml(session.id)}"${open ? " open" : ""}>
+    <summary>${escapeHtml(session.name)} <code>${escapeHtml(shortId(session.id))}</code> <span class="tag tag-error">unreadable</span></summary>
+    <p class="empty session-error">This session could not be read: ${escapeHtml(session.error)}</p>
+  </details>`;
+  }
   const children = new Map<string | null, TreeNodeView[]>();
   for (const node of session.tree) {
     const siblings = children.get(node.parentId);

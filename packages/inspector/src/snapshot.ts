@@ -7,7 +7,7 @@ import {
   usagePercent,
   type WhenChanged,
 } from "@contextblocks/core";
-import { errorMessage, sha256Hex } from "@contextblocks/core/store-kit";
+import { clipped, errorMessage, sha256Hex } from "@contextblocks/core/store-kit";
 import type { SearchResult, Session, SessionManager } from "@contextblocks/sessions";
 import { type BlockVersionView, canRestore, hasBlockHistory, readBlockHistory } from "./history.js";
 import { type CompactionView, readTree, type TreeNodeView } from "./tree.js";
@@ -31,7 +31,10 @@ export interface BlockView {
   history: BlockVersionView[] | null;
 }
 
-/** A session: its message tree with the compaction overlays. */
+/**
+ * A session: its message tree with the compaction overlays, or why it could not be read (`error`, clipped;
+ * then the tree and the overlays are empty and the counts 0), so one broken session never hides the others.
+ */
 export interface SessionView {
   id: string;
   name: string;
@@ -40,6 +43,7 @@ export interface SessionView {
   storedMessages: number;
   tree: TreeNodeView[];
   compactions: CompactionView[];
+  error: string | null;
 }
 
 export interface InspectorSnapshot {
@@ -116,8 +120,7 @@ export async function buildSnapshot(
     try {
       search = { query: options.query, results: await source.sessions.search(options.query), error: null };
     } catch (error) {
-      const message = isContextError(error) ? error.message : errorMessage(error);
-      search = { query: options.query, results: [], error: message };
+      search = { query: options.query, results: [], error: shownError(error) };
     }
   }
   return {
@@ -139,34 +142,62 @@ async function readSessions(
 ): Promise<SessionView[]> {
   if (sessions === undefined) return [];
   if (isManager(sessions)) {
-    const infos = (await sessions.list()).slice(0, MAX_SESSIONS);
+    // Only the rows shown: a registry on a Durable Object bills every row a listing reads.
+    const infos = (await sessions.list({ limit: MAX_SESSIONS })).slice(0, MAX_SESSIONS);
     return Promise.all(
-      infos.map((info) => sessionView(sessions.getSession(info.id), info.name, info.updated_at, treeLimit)),
+      infos.map((info) =>
+        sessionView(() => sessions.getSession(info.id), info.id, info.name, info.updated_at, treeLimit),
+      ),
     );
   }
-  return [await sessionView(sessions, sessions.id === "" ? "Default session" : sessions.id, null, treeLimit)];
+  const name = sessions.id === "" ? "Default session" : sessions.id;
+  return [await sessionView(() => sessions, sessions.id, name, null, treeLimit)];
+}
+
+/** Most characters of an error message shown for a search or a session. */
+const MAX_ERROR_LENGTH = 500;
+
+function shownError(error: unknown): string {
+  return clipped(isContextError(error) ? error.message : errorMessage(error), MAX_ERROR_LENGTH);
 }
 
 function isManager(value: SessionManager | Session): value is SessionManager {
   return typeof (value as SessionManager).list === "function";
 }
 
+/** One session's view; a session that cannot be opened or read is shown with its error instead. */
 async function sessionView(
-  session: Session,
+  open: () => Session,
+  id: string,
   name: string,
   updatedAt: string | null,
   treeLimit: number,
 ): Promise<SessionView> {
-  const compactions = await session.getCompactions();
-  const leaf = await session.store.getLatestLeaf();
-  const tree = await readTree(session.store, leaf?.id ?? null, compactions, treeLimit);
-  return {
-    id: session.id,
-    name,
-    updatedAt,
-    pathLength: await session.store.getPathLength(),
-    storedMessages: tree.total,
-    tree: tree.nodes,
-    compactions: tree.overlays,
-  };
+  try {
+    const session = open();
+    const compactions = await session.getCompactions();
+    const leaf = await session.store.getLatestLeaf();
+    const tree = await readTree(session.store, leaf?.id ?? null, compactions, treeLimit);
+    return {
+      id,
+      name,
+      updatedAt,
+      pathLength: await session.store.getPathLength(),
+      storedMessages: tree.total,
+      tree: tree.nodes,
+      compactions: tree.overlays,
+      error: null,
+    };
+  } catch (error) {
+    return {
+      id,
+      name,
+      updatedAt,
+      pathLength: 0,
+      storedMessages: 0,
+      tree: [],
+      compactions: [],
+      error: shownError(error),
+    };
+  }
 }

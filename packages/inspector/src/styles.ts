@@ -89,6 +89,7 @@ details summary { cursor: pointer; color: var(--accent); margin-top: .5rem; }
 .node-head { font-size: .8rem; color: var(--muted); }
 .node pre { margin-top: .2rem; max-height: 8rem; }
 .tag-compacted { background: var(--medium); color: #1d1f21; }
+.tag-error { background: transparent; color: var(--high); border: 1px solid var(--high); }
 .overlays-heading { margin-top: 1rem; font-size: .95rem; }
 .overlays { list-style: none; padding: 0; margin: 0; }
 .overlay p { margin: .3rem 0; }

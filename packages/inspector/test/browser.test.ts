@@ -47,8 +47,19 @@ interface Mounted {
   close(): Promise<void>;
 }
 
-/** A manager on `backend` with a scripted conversation (a branch, a compaction), mounted on a Node server. */
-async function mount(backend: SessionBackend): Promise<Mounted> {
+/** Rewrites a stored message's content in place, as another client writing a bad shape would. */
+type RewriteMessage = (id: string, content: string) => Promise<void>;
+
+interface Opened {
+  backend: SessionBackend;
+  rewriteMessage: RewriteMessage;
+}
+
+/**
+ * A manager on `backend` with a scripted conversation (a branch, a compaction) and a session the tree
+ * cannot show (a message another client wrote in a bad shape), mounted on a Node server.
+ */
+async function mount({ backend, rewriteMessage }: Opened): Promise<Mounted> {
   const manager = new SessionManager(
     new SessionBuilder(backend)
       .withContext("soul", { provider: { get: async () => "You are a careful assistant." } })
@@ -84,6 +95,12 @@ async function mount(backend: SessionBackend): Promise<Mounted> {
   await session.compact(); // refreshes the prompt
   await session.context.appendToBlock("memory", "Ada deploys on Fridays.");
   await manager.create("Empty chat");
+  const broken = await manager.create("Broken <chat>");
+  await manager.getSession(broken.id).appendMessage(message("broken-1", "user", "Soon unreadable."));
+  // Searched once first, so SQLite's search index holds the message before it is rewritten: a message in a
+  // bad shape the index has not taken in yet fails every later search there (a search error, not this test's).
+  await manager.search("unreadable");
+  await rewriteMessage("broken-1", JSON.stringify({ id: "broken-1", role: "user", parts: [null] }));
 
   const inspector = createInspector({
     sessions: manager,
@@ -131,15 +148,32 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the inspector in headless Chromium", 
     cluster?.stop();
   });
 
-  const backends: Array<[string, () => Promise<SessionBackend>]> = [
-    ["SQLite (better-sqlite3)", async () => sqliteBackend(new Database(":memory:"))],
+  const backends: Array<[string, () => Promise<Opened>]> = [
+    [
+      "SQLite (better-sqlite3)",
+      async () => {
+        const database = new Database(":memory:");
+        return {
+          backend: sqliteBackend(database),
+          rewriteMessage: async (id, content) => {
+            database.prepare("UPDATE assistant_messages SET content = ? WHERE id = ?").run(content, id);
+          },
+        };
+      },
+    ],
     [
       "Postgres (a throwaway cluster)",
       async () => {
         cluster = await startThrowawayCluster();
-        pool = new pg.Pool({ connectionString: cluster.connectionString });
-        pool.on("error", () => undefined);
-        return postgresBackend(pool);
+        const opened = new pg.Pool({ connectionString: cluster.connectionString });
+        pool = opened;
+        opened.on("error", () => undefined);
+        return {
+          backend: postgresBackend(opened),
+          rewriteMessage: async (id, content) => {
+            await opened.query("UPDATE assistant_messages SET content = $1 WHERE id = $2", [content, id]);
+          },
+        };
       },
     ],
   ];
@@ -188,8 +222,17 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)("the inspector in headless Chromium", 
           await sha256Hex(prompt),
         );
 
-        // The tree: both sessions, the branch, and the compaction overlay over the middle of the path.
-        await expect(page.locator("details.session-tree").count()).resolves.toBe(2);
+        // The tree: every session, the branch, and the compaction overlay over the middle of the path; the
+        // session that cannot be read shows its error, and the others render.
+        await expect(page.locator("details.session-tree").count()).resolves.toBe(3);
+        const broken = page.locator("details.session-broken");
+        await expect(broken.count()).resolves.toBe(1);
+        await expect(broken.locator("summary").textContent()).resolves.toContain("Broken <chat>");
+        await broken.locator("summary").click();
+        await expect(broken.locator(".session-error").textContent()).resolves.toMatch(
+          /^This session could not be read: \S/,
+        );
+        await expect(broken.locator("li.node").count()).resolves.toBe(0);
         const tree = page.locator(`details.session-tree[data-session="${mounted.sessionId}"]`);
         await expect(tree.locator("li.node").count()).resolves.toBe(8);
         await expect(tree.locator("li.branch").count()).resolves.toBe(2);

@@ -18,5 +18,5 @@ export {
 export type { SessionBackend } from "./session-backend.js";
 export { SessionBuilder, type SessionOptions } from "./session-builder.js";
 export { SessionManager, type SessionManagerEvent, type SessionManagerListener } from "./session-manager.js";
-export type { SessionInfo } from "./session-registry.js";
+export type { ListSessionsOptions, SessionInfo } from "./session-registry.js";
 export type { MessageNode, SearchContextTurn, SearchResult, StoredCompaction } from "./session-store.js";

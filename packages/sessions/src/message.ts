@@ -95,8 +95,11 @@ export function checkMessageId(value: unknown, what: string, operation: string):
 /** The searchable text of a message: its text parts, joined by a space (what the FTS index holds). */
 export function textOfMessage(message: SessionMessage): string {
   const texts: string[] = [];
-  for (const part of message.parts) {
-    if (part.type === "text" && typeof part.text === "string" && part.text.length > 0) texts.push(part.text);
+  // A row another writer stored is read as it is: a part may be anything JSON holds.
+  for (const part of message.parts as readonly unknown[]) {
+    if (typeof part !== "object" || part === null) continue;
+    const { type, text } = part as { type?: unknown; text?: unknown };
+    if (type === "text" && typeof text === "string" && text.length > 0) texts.push(text);
   }
   return texts.join(" ");
 }

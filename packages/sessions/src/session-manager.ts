@@ -4,9 +4,10 @@ import { checkMessageId } from "./message.js";
 import { Session, type SessionEvent } from "./session.js";
 import { isSessionBackend, type SessionBackend } from "./session-backend.js";
 import { copyBuilder, SessionBuilder, stateOf } from "./session-builder.js";
-import type { CreateSessionOptions, SessionInfo } from "./session-registry.js";
+import type { CreateSessionOptions, ListSessionsOptions, SessionInfo } from "./session-registry.js";
 import type { SearchResult } from "./session-store.js";
 import {
+  checkListLimit,
   checkSearchLimit,
   checkSessionText,
   checkUsageArguments,
@@ -164,9 +165,16 @@ export class SessionManager {
     return this.#backend.registry.get(sessionId);
   }
 
-  /** Every session, most recently updated first. */
-  list(): Promise<SessionInfo[]> {
-    return this.#backend.registry.list();
+  /**
+   * Every session, most recently updated first (as Cloudflare agents' Sessions API `manager.list()`), or with
+   * `{ limit }` the first `limit` of them: the registry is asked for only those rows.
+   */
+  async list(options: ListSessionsOptions = {}): Promise<SessionInfo[]> {
+    checkOptions(options, "list", "{ limit? }");
+    if (options.limit === undefined) return this.#backend.registry.list();
+    const limit = checkListLimit(options.limit);
+    // Sliced as well: a registry written before the option returns every row.
+    return (await this.#backend.registry.list({ limit })).slice(0, limit);
   }
 
   /** Renames a session; `NOT_FOUND` for an unknown id. */

@@ -26,6 +26,15 @@ export interface SessionChanges {
   endReason?: string | null;
 }
 
+/** What `SessionRegistry.list` and `SessionManager.list` accept. */
+export interface ListSessionsOptions {
+  /**
+   * At most this many sessions, the most recently updated (a whole number from 1 to 1,000). Without it,
+   * every session. A SQL registry reads only those rows where an index serves the order.
+   */
+  limit?: number;
+}
+
 /**
  * The list of named sessions in one database (`SessionManager` uses it): one row per session. Implemented
  * by each backend over the same `assistant_sessions` table agents uses. Every write moves `updated_at`.
@@ -34,8 +43,8 @@ export interface SessionRegistry {
   /** Adds a row; refuses an id that exists. */
   create(id: string, name: string, options?: CreateSessionOptions): Promise<SessionInfo>;
   get(id: string): Promise<SessionInfo | null>;
-  /** Every session, most recently updated first. */
-  list(): Promise<SessionInfo[]>;
+  /** Every session (or the first `limit`), most recently updated first. */
+  list(options?: ListSessionsOptions): Promise<SessionInfo[]>;
   /** Changes the name or end reason; `NOT_FOUND` for an unknown id. */
   update(id: string, changes: SessionChanges): Promise<void>;
   /** Moves `updated_at` (after a message was stored). Unknown ids are ignored. */

@@ -163,6 +163,23 @@ export function checkSearchLimit(limit: unknown): number {
   return whole;
 }
 
+/** Most sessions one `list` returns when it is given a limit. */
+export const maximumListLimit = 1_000;
+
+/**
+ * `list({ limit })`'s limit: a whole number from 1 to `maximumListLimit`. Checked by `SessionManager` above the
+ * registry and by every registry (a SQL `LIMIT -1` would read every row). `owner` prefixes the message.
+ */
+export function checkListLimit(limit: unknown, owner?: string): number {
+  if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > maximumListLimit) {
+    throw new ContextError(
+      "INVALID_INPUT",
+      `${owner === undefined ? "" : `${owner}.`}list: limit must be a whole number from 1 to ${maximumListLimit}, got ${describeValue(limit)}`,
+    );
+  }
+  return limit;
+}
+
 /** `getRecentHistory(leafId, maxBytes)`: a finite byte budget ≥ 0. */
 export function checkRecentHistoryBudget(maxBytes: unknown): number {
   if (typeof maxBytes !== "number" || !Number.isFinite(maxBytes) || maxBytes < 0) {

@@ -62,7 +62,12 @@ export {
   type SessionCreatedEvent,
   type SessionDeletedEvent,
 } from "./session-manager.js";
-export type { CreateSessionOptions, SessionChanges, SessionRegistry } from "./session-registry.js";
+export type {
+  CreateSessionOptions,
+  ListSessionsOptions,
+  SessionChanges,
+  SessionRegistry,
+} from "./session-registry.js";
 export {
   type AppendedMessage,
   isSessionStore,
@@ -83,11 +88,13 @@ export {
 export {
   checkCalibration,
   checkCompactionArguments,
+  checkListLimit,
   checkRecentHistoryBudget,
   checkRunStateSessionId,
   checkSearchLimit,
   checkSessionText,
   checkUsageArguments,
+  maximumListLimit,
   maximumSearchLimit,
   maximumSessionTextLength,
   runStateRows,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { ListSessionsOptions, SessionInfo } from "../src/index.js";
 import { SessionBuilder, SessionManager } from "../src/index.js";
-import { inMemoryBackend } from "../src/memory/index.js";
+import { InMemorySessionRegistry, inMemoryBackend } from "../src/memory/index.js";
 
 // What a manager does with sessions runs on every backend in tests/backends; here: what it refuses.
 describe("new SessionManager", () => {
@@ -32,6 +33,36 @@ describe("SessionManager.search", () => {
 
 // A session id comes from the caller (often a URL path) and has no length cap: an error quotes it clipped,
 // so a refusal never echoes megabytes back into a log or a response.
+/** A registry written before `list` took options: it answers every row whatever it is asked. */
+class RegistryBeforeTheLimit extends InMemorySessionRegistry {
+  readonly asked: (ListSessionsOptions | undefined)[] = [];
+  override list(options?: ListSessionsOptions): Promise<SessionInfo[]> {
+    this.asked.push(options);
+    return super.list();
+  }
+}
+
+describe("SessionManager.list", () => {
+  it("passes { limit } on to the registry and keeps the first `limit` even when the registry answers more", async () => {
+    const registry = new RegistryBeforeTheLimit();
+    const manager = new SessionManager(inMemoryBackend({ registry }));
+    for (const name of ["one", "two", "three"]) await manager.create(name);
+    expect((await manager.list({ limit: 2 })).map((info) => info.name)).toEqual(["three", "two"]);
+    expect((await manager.list()).map((info) => info.name)).toEqual(["three", "two", "one"]);
+    expect(registry.asked).toEqual([{ limit: 2 }, undefined]);
+  });
+
+  it.each([0, -1, 1.5, 1_001, Number.NaN, "2", null])("refuses a limit of %s by name", async (limit) => {
+    const manager = new SessionManager(inMemoryBackend());
+    await manager.create("one");
+    await expect(manager.list({ limit: limit as number })).rejects.toMatchObject({
+      code: "INVALID_INPUT",
+      message: expect.stringMatching(/^list: limit must be a whole number from 1 to 1000, got /),
+    });
+    await expect(manager.list(null as never)).rejects.toMatchObject({ code: "INVALID_INPUT" });
+  });
+});
+
 describe("SessionManager errors quote ids clipped", () => {
   const long = `s${"x".repeat(100_000)}`;
   const refusal = (attempt: Promise<unknown>) =>

@@ -3,10 +3,11 @@ import { clipped, describeValue } from "@contextblocks/core/store-kit";
 import type { SessionInfo } from "@contextblocks/sessions";
 import type {
   CreateSessionOptions,
+  ListSessionsOptions,
   SessionChanges,
   SessionRegistry,
 } from "@contextblocks/sessions/store-kit";
-import { checkSessionText, checkUsageArguments } from "@contextblocks/sessions/store-kit";
+import { checkListLimit, checkSessionText, checkUsageArguments } from "@contextblocks/sessions/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { join, raw } from "@contextblocks/sql/store-kit";
 import { REGISTRY_TABLE, TableAccess } from "./tables.js";
@@ -38,7 +39,9 @@ const DIALECT = {
   end_reason,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS') AS created_at,
   to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS') AS updated_at`),
-    order: raw("updated_at DESC, position DESC"),
+    // Qualified: a bare `updated_at` would name the text column above (milliseconds), which orders two
+    // writes in one millisecond by position and no index can serve.
+    order: raw("assistant_sessions.updated_at DESC, assistant_sessions.position DESC"),
   },
 } satisfies Record<SqlClient["dialect"], { now: SqlStatement; columns: SqlStatement; order: SqlStatement }>;
 
@@ -99,9 +102,12 @@ RETURNING ${columns}`,
     return rows[0] ?? null;
   }
 
-  /** Every session, most recently updated first. */
-  list(): Promise<SessionInfo[]> {
-    return this.#select(sql`ORDER BY ${this.#dialect().order}`);
+  /** Every session (or the first `limit`: the statement's `LIMIT`), most recently updated first. */
+  async list(options: ListSessionsOptions = {}): Promise<SessionInfo[]> {
+    const order = this.#dialect().order;
+    if (options.limit === undefined) return this.#select(sql`ORDER BY ${order}`);
+    const limit = checkListLimit(options.limit, this.#owner);
+    return this.#select(sql`ORDER BY ${order} LIMIT ${limit}`);
   }
 
   /** Changes the name or end reason (and moves `updated_at`); `NOT_FOUND` for an unknown id. */

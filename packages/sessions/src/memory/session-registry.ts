@@ -2,11 +2,12 @@ import { ContextError } from "@contextblocks/core";
 import { clipped } from "@contextblocks/core/store-kit";
 import type {
   CreateSessionOptions,
+  ListSessionsOptions,
   SessionChanges,
   SessionInfo,
   SessionRegistry,
 } from "../session-registry.js";
-import { checkSessionText, checkUsageArguments } from "../store-arguments.js";
+import { checkListLimit, checkSessionText, checkUsageArguments } from "../store-arguments.js";
 
 /**
  * A `SessionRegistry` in a `Map`: the rows `SessionManager` lists, for tests and quick starts. Rows read
@@ -53,9 +54,11 @@ export class InMemorySessionRegistry implements SessionRegistry {
     return row === undefined ? null : { ...row.info };
   }
 
-  async list(): Promise<SessionInfo[]> {
+  async list(options: ListSessionsOptions = {}): Promise<SessionInfo[]> {
+    const limit = options.limit === undefined ? undefined : checkListLimit(options.limit);
     return [...this.#rows.values()]
       .sort((left, right) => right.written - left.written)
+      .slice(0, limit)
       .map((row) => ({ ...row.info }));
   }
 
