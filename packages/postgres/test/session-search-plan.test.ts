@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSchema, type TestSchema } from "./database.js";
 import { postgresTree } from "./message-tree.js";
+import { nodesOf, type PlanNode } from "./plan-nodes.js";
 import { recordStatements } from "./recorded-statements.js";
 
 let schema: TestSchema;
@@ -10,19 +11,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await schema.drop();
 });
-
-/** A node of `EXPLAIN (FORMAT JSON)`'s plan, with what this test reads of it. */
-interface PlanNode {
-  "Node Type": string;
-  "CTE Name"?: string;
-  "Actual Loops"?: number;
-  "Actual Rows"?: number;
-  Plans?: PlanNode[];
-}
-
-function nodesOf(node: PlanNode): PlanNode[] {
-  return [node, ...(node.Plans ?? []).flatMap(nodesOf)];
-}
 
 // The common table expressions whose rows grow with the messages that hold a query word. A CTE has no index:
 // a join that read one of them again for every row of another grew with the square of the candidates, and

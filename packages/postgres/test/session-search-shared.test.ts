@@ -2,6 +2,7 @@ import type pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSchema, type TestSchema } from "./database.js";
 import { postgresTree } from "./message-tree.js";
+import { nodesOf, type PlanNode } from "./plan-nodes.js";
 import { recordStatements } from "./recorded-statements.js";
 
 let schema: TestSchema;
@@ -11,20 +12,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await schema.drop();
 });
-
-/** A node of `EXPLAIN (FORMAT JSON)`'s plan, with what this test reads of it. */
-interface PlanNode {
-  "Node Type": string;
-  "Index Name"?: string;
-  "Relation Name"?: string;
-  "Actual Loops"?: number;
-  "Actual Rows"?: number;
-  Plans?: PlanNode[];
-}
-
-function nodesOf(node: PlanNode): PlanNode[] {
-  return [node, ...(node.Plans ?? []).flatMap(nodesOf)];
-}
 
 /** `count` messages of `sessionId` about the harbour and its boats, written as an append writes them. */
 async function insertMessages(client: pg.Client, sessionId: string, from: number, count: number) {
