@@ -3,9 +3,9 @@ import { ContextError } from "@contextblocks/core";
 /**
  * A promise that says what went wrong when code written for agents' synchronous method reads it as the
  * value: any property other than the promise's own (`then`, `catch`, `finally`) throws a `ContextError`
- * naming the method and the fix (`await`).
+ * naming the method, `why` it is async here, and the fix (`await`).
  */
-export function asyncResult<T>(promise: Promise<T>, method: string): Promise<T> {
+export function asyncResult<T>(promise: Promise<T>, method: string, why: string): Promise<T> {
   return new Proxy(promise, {
     get(target, property) {
       if (property === "then" || property === "catch" || property === "finally") {
@@ -15,7 +15,7 @@ export function asyncResult<T>(promise: Promise<T>, method: string): Promise<T> 
       if (typeof property === "symbol") return Reflect.get(target, property, target);
       throw new ContextError(
         "UNSUPPORTED",
-        `${method} returns a promise in contextblocks (it is synchronous in Cloudflare agents; the same manager runs on Postgres, which is async): write \`await ${method.split(".").at(-1)}(…)\` before reading "${property}"`,
+        `${method} returns a promise in contextblocks (it is synchronous in Cloudflare agents; ${why}): write \`await ${method.split(".").at(-1)}(…)\` before reading "${property}"`,
       );
     },
   });

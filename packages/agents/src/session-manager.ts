@@ -1,47 +1,34 @@
 import { sessionSearchTool } from "@contextblocks/ai";
-import type { ContextTracer, WritableContextProvider } from "@contextblocks/core";
+import { ContextError, type ContextTracer, type WritableContextProvider } from "@contextblocks/core";
 import {
   SessionManager as BaseSessionManager,
+  type SearchResult,
+  type SessionBackend,
   SessionBuilder,
+  type SessionInfo,
+  type SessionManagerListener,
   type SessionMessage,
   type StoredCompaction,
+  type SynchronousSessionManager,
 } from "@contextblocks/sessions";
 import type {
   CompactAfterOptions,
   CompactFunction,
   CompactionErrorHandler,
 } from "@contextblocks/sessions/compaction";
-import type { SessionContextOptions } from "@contextblocks/sessions/store-kit";
+import type {
+  CreateSessionOptions,
+  ListSessionsOptions,
+  SessionContextOptions,
+} from "@contextblocks/sessions/store-kit";
 import type { ToolSet } from "ai";
 import { agentsBlockOptions } from "./agents-block-options.js";
 import { asyncResult } from "./async-result.js";
 import { backendOf, type SessionSource } from "./backend.js";
 import { Session } from "./session.js";
 
-/**
- * Cloudflare agents' `SessionManager` on contextblocks. `new SessionManager(this)` / `SessionManager.create(this)`
- * take an Agent (or a backend); `getSession(id)` returns this package's `Session` (agents' methods, text tool
- * results). The registry methods that are synchronous in agents (`create`, `get`, `list`, `rename`,
- * `addUsage`, `search`) return promises here, because the same manager runs on Postgres: reading a property
- * of the promise without `await` throws an error that says so. The manager is its own builder, as in agents
- * (`withContext`, `withCachedPrompt`, `onCompaction`, …), and keeps agents' per-session message methods
- * (`append`, `upsert`, `appendAll`, `getHistory`, …), which forward to `getSession(id)`: contextblocks'
- * `SessionManager` has neither.
- */
-export class SessionManager extends BaseSessionManager {
-  /** Live: every session `getSession` builds reads it then. */
-  readonly #builder: SessionBuilder;
-
-  constructor(source: SessionSource) {
-    const builder = new SessionBuilder(backendOf(source, "new SessionManager"));
-    super(builder);
-    this.#builder = builder;
-  }
-
-  static create(source: SessionSource): SessionManager {
-    return new SessionManager(source);
-  }
-
+/** contextblocks' manager building this package's `Session`s: what the compatibility manager runs on. */
+class ManagerCore extends BaseSessionManager {
   protected override sessionClass(): typeof Session {
     return Session;
   }
@@ -49,34 +36,113 @@ export class SessionManager extends BaseSessionManager {
   override getSession(sessionId: string): Session {
     return super.getSession(sessionId) as Session;
   }
+}
 
-  override create(...args: Parameters<BaseSessionManager["create"]>) {
-    return asyncResult(super.create(...args), "SessionManager.create");
+/**
+ * Cloudflare agents' `SessionManager` on contextblocks. `new SessionManager(this)` / `SessionManager.create(this)`
+ * take an Agent (or a backend); `getSession(id)` returns this package's `Session` (agents' methods, text tool
+ * results). As in agents, `create`, `get`, `list`, `rename` and `addUsage` answer at once (the registry is the
+ * Durable Object's SQLite, or better-sqlite3, or memory: `SessionManager.synchronous` of
+ * `@contextblocks/sessions`); on a backend whose registry is async (Postgres) they refuse, naming the
+ * manager to use there. `search` returns a promise (a search may first index the messages appended since the
+ * last one): reading a property of it without `await` throws an error that says so. The manager is its own
+ * builder, as in agents (`withContext`, `withCachedPrompt`, `onCompaction`, …), and keeps agents' per-session
+ * message methods (`append`, `upsert`, `appendAll`, `getHistory`, …), which forward to `getSession(id)`.
+ */
+export class SessionManager {
+  /** Live: every session `getSession` builds reads it then. */
+  readonly #builder: SessionBuilder;
+  readonly #core: ManagerCore;
+
+  constructor(source: SessionSource) {
+    this.#builder = new SessionBuilder(backendOf(source, "new SessionManager"));
+    this.#core = new ManagerCore(this.#builder);
   }
-  override get(...args: Parameters<BaseSessionManager["get"]>) {
-    return asyncResult(super.get(...args), "SessionManager.get");
+
+  static create(source: SessionSource): SessionManager {
+    return new SessionManager(source);
   }
-  override list(...args: Parameters<BaseSessionManager["list"]>) {
-    return asyncResult(super.list(...args), "SessionManager.list");
+
+  /** The backend every session of this manager lives in. */
+  get backend(): SessionBackend {
+    return this.#core.backend;
   }
-  override rename(...args: Parameters<BaseSessionManager["rename"]>) {
-    return asyncResult(super.rename(...args), "SessionManager.rename");
+
+  /** Hears sessions created and deleted and the events of every session (`SessionManager.subscribe`). */
+  subscribe(listener: SessionManagerListener): () => void {
+    return this.#core.subscribe(listener);
   }
-  override addUsage(...args: Parameters<BaseSessionManager["addUsage"]>) {
-    return asyncResult(super.addUsage(...args), "SessionManager.addUsage");
+
+  /** Adds a searchable block over every session's messages, as agents' `withSearchableHistory`. */
+  withSearchableHistory(label: string): this {
+    this.#core.withSearchableHistory(label);
+    return this;
   }
-  override search(...args: Parameters<BaseSessionManager["search"]>) {
-    return asyncResult(super.search(...args), "SessionManager.search");
+
+  getSession(sessionId: string): Session {
+    return this.#core.getSession(sessionId);
+  }
+
+  create(name: string, options?: CreateSessionOptions): SessionInfo {
+    return this.#synchronous("create").create(name, options);
+  }
+
+  get(sessionId: string): SessionInfo | null {
+    return this.#synchronous("get").get(sessionId);
+  }
+
+  /** Every session (or the first `limit`), most recently updated first. */
+  list(options?: ListSessionsOptions): SessionInfo[] {
+    return this.#synchronous("list").list(options);
+  }
+
+  rename(sessionId: string, name: string): void {
+    this.#synchronous("rename").rename(sessionId, name);
+  }
+
+  addUsage(sessionId: string, inputTokens: number, outputTokens: number, cost: number): void {
+    this.#synchronous("addUsage").addUsage(sessionId, inputTokens, outputTokens, cost);
+  }
+
+  /** Full-text search over every session's messages; each hit names its `sessionId`. */
+  search(query: string, options?: { limit?: number }): Promise<SearchResult[]> {
+    return asyncResult(
+      this.#core.search(query, options),
+      "SessionManager.search",
+      "a search first indexes the messages appended since the last one",
+    );
   }
 
   /**
    * Deletes the session and everything it owned, the blocks kept under agents' keys (`memory_chat-1`) and
    * their versions included: the session is resolved first, so the backend knows which labels it declared.
    */
-  override async delete(sessionId: string): Promise<void> {
+  async delete(sessionId: string): Promise<void> {
     // An id the manager refuses is refused by `delete`'s own check, naming `delete`.
     if (typeof sessionId === "string" && sessionId !== "") void this.getSession(sessionId).context;
-    await super.delete(sessionId);
+    await this.#core.delete(sessionId);
+  }
+
+  /** A new session holding copies (new ids) of the path root..`atMessageId`, overlays applied. */
+  fork(sessionId: string, atMessageId: string, name: string): Promise<SessionInfo> {
+    return this.#core.fork(sessionId, atMessageId, name);
+  }
+
+  /** Ends the session and starts a continuation whose first message carries the summary. */
+  compactAndSplit(sessionId: string, summary: string, name?: string): Promise<SessionInfo> {
+    return this.#core.compactAndSplit(sessionId, summary, name);
+  }
+
+  /** The registry's methods answered at once, or a refusal naming `method` where they cannot be. */
+  #synchronous(method: string): SynchronousSessionManager {
+    const synchronous = this.#core.synchronous;
+    if (synchronous === undefined) {
+      throw new ContextError(
+        "UNSUPPORTED",
+        `SessionManager.${method} answers at once, as in Cloudflare agents, which needs a registry that does (an Agent on a Durable Object, ctx.storage, a better-sqlite3 Database, a SessionProvider); the registry of this backend (${this.#core.backend.name}) does not: use SessionManager from @contextblocks/sessions there (its methods return promises)`,
+      );
+    }
+    return synchronous;
   }
 
   /** As agents: a changed block waits for a refresh (`whenChanged: "wait"`) unless told otherwise. */
@@ -167,6 +233,6 @@ export class SessionManager extends BaseSessionManager {
 
   /** agents' `session_search` tool over every session's messages (text results). */
   tools(): ToolSet {
-    return sessionSearchTool(this);
+    return sessionSearchTool(this.#core);
   }
 }

@@ -16,7 +16,12 @@ export function contractSuite<T>(
   title: string,
   factory: () => T | Promise<T>,
   options: ContractSuiteOptions<T>,
-  body: (test: (name: string, run: (create: () => Promise<T>) => Promise<void>) => void) => void,
+  body: (
+    test: (
+      name: string,
+      run: (create: () => Promise<T>, skip: (reason: string) => void) => Promise<void>,
+    ) => void,
+  ) => void,
 ): void {
   if (typeof factory !== "function") throw new TypeError(`conformance: ${title} needs a factory function`);
   describe(title, () => {
@@ -32,7 +37,9 @@ export function contractSuite<T>(
       made.push(instance);
       return instance;
     };
-    body((name, run) => it(name, () => run(create), options.timeout));
+    body((name, run) =>
+      it(name, (context) => run(create, (reason) => context.skip(reason)), options.timeout),
+    );
   });
 }
 

@@ -138,6 +138,37 @@ export function describeSessionRegistry<R extends SessionRegistry>(
       });
     });
 
+    test("where it answers at once (`synchronous`): the same rows and refusals as its async methods, each seeing the other's writes", async (create, skip) => {
+      const registry = await create();
+      const now = registry.synchronous;
+      if (now === undefined) return skip("the registry does not answer at once (no `synchronous`)");
+      const row = now.create("s1", "First", { model: "m" });
+      expect(await registry.get("s1")).toEqual(row);
+      await registry.create("s2", "Second");
+      expect(now.get("s2")).toEqual(await registry.get("s2"));
+      expect(now.get("missing")).toBeNull();
+      now.update("s1", { name: "Renamed" });
+      now.addUsage("s1", 3, 4, 0.5);
+      expect(now.list()).toEqual(await registry.list());
+      expect(now.list({ limit: 1 })).toEqual([
+        expect.objectContaining({ id: "s1", name: "Renamed", input_tokens: 3 }),
+      ]);
+      const refusals: [() => unknown, string][] = [
+        [() => now.create("s1", "Again"), "INVALID_INPUT"],
+        [() => now.create("t", "n".repeat(maximumSessionTextLength + 1)), "INVALID_INPUT"],
+        [() => now.update("nobody", { name: "x" }), "NOT_FOUND"],
+        [() => now.addUsage("s1", Number.NaN, 0, 0), "INVALID_INPUT"],
+        [() => now.list({ limit: 0 }), "INVALID_INPUT"],
+      ];
+      for (const [attempt, code] of refusals) {
+        expect(attempt).toThrow(expect.objectContaining({ code }));
+      }
+      expect((await registry.list()).map((each) => [each.id, each.name, each.input_tokens])).toEqual([
+        ["s1", "Renamed", 3],
+        ["s2", "Second", 0],
+      ]);
+    });
+
     test("touch and addUsage of an unknown id change nothing; delete removes only its row", async (create) => {
       const registry = await create();
       await registry.create("keep", "Keep");

@@ -17,6 +17,11 @@ export {
 } from "./session.js";
 export type { SessionBackend } from "./session-backend.js";
 export { SessionBuilder, type SessionOptions } from "./session-builder.js";
-export { SessionManager, type SessionManagerEvent, type SessionManagerListener } from "./session-manager.js";
+export {
+  SessionManager,
+  type SessionManagerEvent,
+  type SessionManagerListener,
+  type SynchronousSessionManager,
+} from "./session-manager.js";
 export type { ListSessionsOptions, SessionInfo } from "./session-registry.js";
 export type { MessageNode, SearchContextTurn, SearchResult, StoredCompaction } from "./session-store.js";

@@ -43,6 +43,15 @@ export type SessionManagerEvent =
 /** A manager listener; what it throws is caught and never fails the operation that caused the event. */
 export type SessionManagerListener = (event: SessionManagerEvent) => void;
 
+/** `SessionManager.synchronous`: the registry's methods of the manager, answered at once. */
+export interface SynchronousSessionManager {
+  create(name: string, options?: CreateSessionOptions): SessionInfo;
+  get(sessionId: string): SessionInfo | null;
+  list(options?: ListSessionsOptions): SessionInfo[];
+  rename(sessionId: string, name: string): void;
+  addUsage(sessionId: string, inputTokens: number, outputTokens: number, cost: number): void;
+}
+
 /** Text that opens the first message of a session made by `compactAndSplit`. */
 export const continuationPreamble = "[Context from previous session]";
 
@@ -141,24 +150,8 @@ export class SessionManager {
   }
 
   async create(name: string, options: CreateSessionOptions = {}): Promise<SessionInfo> {
-    checkSessionText(name, "name", "create", { emptyAllowed: true });
-    checkOptions(options, "create", "{ parentSessionId?, model?, source? }");
-    for (const [what, value] of Object.entries({
-      parentSessionId: options?.parentSessionId,
-      model: options?.model,
-      source: options?.source,
-    })) {
-      if (value !== undefined && value !== null)
-        checkSessionText(value, what, "create", { emptyAllowed: true });
-    }
-    const info = await this.#backend.registry.create(crypto.randomUUID(), name, options);
-    this.#emit({
-      type: "session-created",
-      sessionId: info.id,
-      name: info.name,
-      parentSessionId: info.parent_session_id,
-    });
-    return info;
+    checkCreateArguments(name, options);
+    return this.#created(await this.#backend.registry.create(crypto.randomUUID(), name, options));
   }
 
   get(sessionId: string): Promise<SessionInfo | null> {
@@ -170,18 +163,57 @@ export class SessionManager {
    * `{ limit }` the first `limit` of them: the registry is asked for only those rows.
    */
   async list(options: ListSessionsOptions = {}): Promise<SessionInfo[]> {
-    checkOptions(options, "list", "{ limit? }");
-    if (options.limit === undefined) return this.#backend.registry.list();
-    const limit = checkListLimit(options.limit);
+    const limit = listLimitOf(options);
+    if (limit === undefined) return this.#backend.registry.list();
     // Sliced as well: a registry written before the option returns every row.
     return (await this.#backend.registry.list({ limit })).slice(0, limit);
   }
 
   /** Renames a session; `NOT_FOUND` for an unknown id. */
   async rename(sessionId: string, name: string): Promise<void> {
-    checkSessionId(sessionId, "rename");
-    checkSessionText(name, "name", "rename", { emptyAllowed: true });
+    checkRenameArguments(sessionId, name);
     await this.#backend.registry.update(sessionId, { name });
+  }
+
+  /**
+   * `create`, `get`, `list`, `rename` and `addUsage` answered at once, with the same checks, rows and events,
+   * where the backend's registry answers synchronously (`SessionRegistry.synchronous`: memory; SQLite on a
+   * Durable Object or better-sqlite3); `undefined` on Postgres. Cloudflare agents' `SessionManager` is
+   * synchronous: the compatibility manager of `@contextblocks/agents` is too, through this.
+   */
+  get synchronous(): SynchronousSessionManager | undefined {
+    const registry = this.#backend.registry.synchronous;
+    if (registry === undefined) return undefined;
+    return {
+      create: (name, options = {}) => {
+        checkCreateArguments(name, options);
+        return this.#created(registry.create(crypto.randomUUID(), name, options));
+      },
+      get: (sessionId) => registry.get(sessionId),
+      list: (options = {}) => {
+        const limit = listLimitOf(options);
+        return limit === undefined ? registry.list() : registry.list({ limit }).slice(0, limit);
+      },
+      rename: (sessionId, name) => {
+        checkRenameArguments(sessionId, name);
+        registry.update(sessionId, { name });
+      },
+      addUsage: (sessionId, inputTokens, outputTokens, cost) => {
+        checkUsageArguments(inputTokens, outputTokens, cost);
+        registry.addUsage(sessionId, inputTokens, outputTokens, cost);
+      },
+    };
+  }
+
+  /** Announces a session the registry just made (`session-created`) and returns its row. */
+  #created(info: SessionInfo): SessionInfo {
+    this.#emit({
+      type: "session-created",
+      sessionId: info.id,
+      name: info.name,
+      parentSessionId: info.parent_session_id,
+    });
+    return info;
   }
 
   /**
@@ -272,6 +304,29 @@ export class SessionManager {
       }
     }
   }
+}
+
+/** `create`'s name and options (each text within `maximumSessionTextLength`). */
+function checkCreateArguments(name: unknown, options: unknown): asserts options is CreateSessionOptions {
+  checkSessionText(name, "name", "create", { emptyAllowed: true });
+  checkOptions(options, "create", "{ parentSessionId?, model?, source? }");
+  const { parentSessionId, model, source } = options as CreateSessionOptions;
+  for (const [what, value] of Object.entries({ parentSessionId, model, source })) {
+    if (value !== undefined && value !== null)
+      checkSessionText(value, what, "create", { emptyAllowed: true });
+  }
+}
+
+/** `list`'s limit, checked; `undefined` for every session. */
+function listLimitOf(options: unknown): number | undefined {
+  checkOptions(options, "list", "{ limit? }");
+  const { limit } = options as ListSessionsOptions;
+  return limit === undefined ? undefined : checkListLimit(limit);
+}
+
+function checkRenameArguments(sessionId: unknown, name: unknown): void {
+  checkSessionId(sessionId, "rename");
+  checkSessionText(name, "name", "rename", { emptyAllowed: true });
 }
 
 /** A session id the manager is given: a non-empty string (`""` is no named session). */

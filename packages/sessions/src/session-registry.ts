@@ -53,4 +53,19 @@ export interface SessionRegistry {
   addUsage(id: string, inputTokens: number, outputTokens: number, cost: number): Promise<void>;
   /** Removes the row (only the row: `SessionBackend.deleteSession` removes what the session owned). */
   delete(id: string): Promise<void>;
+  /**
+   * The same registry answering at once, where its storage does (memory; SQLite on a Durable Object or
+   * better-sqlite3); absent elsewhere (Postgres). Cloudflare agents' `SessionManager` registers sessions
+   * synchronously: the compatibility manager of `@contextblocks/agents` needs this to do the same.
+   */
+  readonly synchronous?: SynchronousSessionRegistry | undefined;
+}
+
+/** `SessionRegistry`'s reads and writes, run synchronously: the same rows and the same refusals. */
+export interface SynchronousSessionRegistry {
+  create(id: string, name: string, options?: CreateSessionOptions): SessionInfo;
+  get(id: string): SessionInfo | null;
+  list(options?: ListSessionsOptions): SessionInfo[];
+  update(id: string, changes: SessionChanges): void;
+  addUsage(id: string, inputTokens: number, outputTokens: number, cost: number): void;
 }

@@ -67,6 +67,7 @@ export type {
   ListSessionsOptions,
   SessionChanges,
   SessionRegistry,
+  SynchronousSessionRegistry,
 } from "./session-registry.js";
 export {
   type AppendedMessage,

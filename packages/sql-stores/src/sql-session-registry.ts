@@ -6,9 +6,10 @@ import type {
   ListSessionsOptions,
   SessionChanges,
   SessionRegistry,
+  SynchronousSessionRegistry,
 } from "@contextblocks/sessions/store-kit";
 import { checkListLimit, checkSessionText, checkUsageArguments } from "@contextblocks/sessions/store-kit";
-import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+import { type SqlClient, type SqlRow, type SqlStatement, sql } from "@contextblocks/sql";
 import { join, raw } from "@contextblocks/sql/store-kit";
 import { REGISTRY_TABLE, TableAccess } from "./tables.js";
 import { checkRowSize, checkStorable } from "./text-checks.js";
@@ -67,6 +68,81 @@ export class SqlSessionRegistry implements SessionRegistry {
 
   /** Adds a row; refuses (`INVALID_INPUT`) an id that exists. */
   async create(id: string, name: string, options: CreateSessionOptions = {}): Promise<SessionInfo> {
+    const insert = this.#createStatement(id, name, options);
+    const [rows] = await this.#access.write([insert]);
+    return this.#created(rows, id);
+  }
+
+  /** The session's row, or `null`. */
+  async get(id: string): Promise<SessionInfo | null> {
+    if (typeof id !== "string") return null;
+    const rows = await this.#select(this.#getTail(id));
+    return rows[0] ?? null;
+  }
+
+  /** Every session (or the first `limit`: the statement's `LIMIT`), most recently updated first. */
+  async list(options: ListSessionsOptions = {}): Promise<SessionInfo[]> {
+    return this.#select(this.#listTail(options));
+  }
+
+  /** Changes the name or end reason (and moves `updated_at`); `NOT_FOUND` for an unknown id. */
+  async update(id: string, changes: SessionChanges): Promise<void> {
+    const statement = this.#updateStatement(id, changes);
+    const [rows] = await this.#access.write([statement]);
+    this.#updated(rows, id);
+  }
+
+  /** Moves `updated_at`. An unknown id (or no table yet) is ignored. */
+  async touch(id: string): Promise<void> {
+    const client = this.#access.client;
+    await this.#access.read(
+      () =>
+        client.run(
+          sql`UPDATE assistant_sessions SET updated_at = ${this.#dialect().now} WHERE id = ${String(id)}`,
+        ),
+      [],
+    );
+  }
+
+  /** Adds to the usage counters (finite numbers only) and moves `updated_at`. */
+  async addUsage(id: string, inputTokens: number, outputTokens: number, cost: number): Promise<void> {
+    const statement = this.#addUsageStatement(id, inputTokens, outputTokens, cost);
+    const client = this.#access.client;
+    await this.#access.read(() => client.run(statement), []);
+  }
+
+  /** Removes the row (only the row). An unknown id is a no-op. */
+  async delete(id: string): Promise<void> {
+    const client = this.#access.client;
+    await this.#access.read(
+      () => client.run(sql`DELETE FROM assistant_sessions WHERE id = ${String(id)}`),
+      [],
+    );
+  }
+
+  /**
+   * The same statements run at once where the client runs them synchronously (SQLite on a Durable Object or
+   * better-sqlite3: `SqlClient.runSync`); `undefined` on Postgres.
+   */
+  get synchronous(): SynchronousSessionRegistry | undefined {
+    const access = this.#access.synchronous;
+    if (access === undefined) return undefined;
+    const select = (tail: SqlStatement) =>
+      access.read<SessionInfo>(sql`SELECT ${this.#dialect().columns} FROM assistant_sessions ${tail}`, []);
+    return {
+      create: (id, name, options = {}) =>
+        this.#created(access.write(this.#createStatement(id, name, options)), id),
+      get: (id) => (typeof id !== "string" ? null : (select(this.#getTail(id))[0] ?? null)),
+      list: (options = {}) => select(this.#listTail(options)),
+      update: (id, changes) => this.#updated(access.write(this.#updateStatement(id, changes)), id),
+      addUsage: (id, inputTokens, outputTokens, cost) => {
+        access.read(this.#addUsageStatement(id, inputTokens, outputTokens, cost), []);
+      },
+    };
+  }
+
+  /** `create`'s insert, its arguments checked first. */
+  #createStatement(id: string, name: string, options: CreateSessionOptions): SqlStatement {
     this.#text(id, "session id", "create", false);
     this.#text(name, "name", "create", true);
     const parent = this.#optional(options.parentSessionId, "parentSessionId");
@@ -79,12 +155,14 @@ export class SqlSessionRegistry implements SessionRegistry {
       undefined,
     );
     const { now, columns } = this.#dialect();
-    const [rows] = await this.#access.write([
-      sql`INSERT INTO assistant_sessions (id, name, parent_session_id, model, source, created_at, updated_at)
+    return sql`INSERT INTO assistant_sessions (id, name, parent_session_id, model, source, created_at, updated_at)
 VALUES (${id}, ${name}, ${parent}, ${model}, ${source}, ${now}, ${now})
 ON CONFLICT (id) DO NOTHING
-RETURNING ${columns}`,
-    ]);
+RETURNING ${columns}`;
+  }
+
+  /** The row `create`'s insert returned; none when the id exists. */
+  #created(rows: SqlRow[] | undefined, id: string): SessionInfo {
     const row = rows?.[0] as SessionInfo | undefined;
     if (row === undefined) {
       throw new ContextError(
@@ -95,23 +173,19 @@ RETURNING ${columns}`,
     return row;
   }
 
-  /** The session's row, or `null`. */
-  async get(id: string): Promise<SessionInfo | null> {
-    if (typeof id !== "string") return null;
-    const rows = await this.#select(sql`WHERE id = ${id}`);
-    return rows[0] ?? null;
+  #getTail(id: string): SqlStatement {
+    return sql`WHERE id = ${id}`;
   }
 
-  /** Every session (or the first `limit`: the statement's `LIMIT`), most recently updated first. */
-  async list(options: ListSessionsOptions = {}): Promise<SessionInfo[]> {
+  #listTail(options: ListSessionsOptions): SqlStatement {
     const order = this.#dialect().order;
-    if (options.limit === undefined) return this.#select(sql`ORDER BY ${order}`);
+    if (options.limit === undefined) return sql`ORDER BY ${order}`;
     const limit = checkListLimit(options.limit, this.#owner);
-    return this.#select(sql`ORDER BY ${order} LIMIT ${limit}`);
+    return sql`ORDER BY ${order} LIMIT ${limit}`;
   }
 
-  /** Changes the name or end reason (and moves `updated_at`); `NOT_FOUND` for an unknown id. */
-  async update(id: string, changes: SessionChanges): Promise<void> {
+  /** `update`'s statement, every change checked before it is built. */
+  #updateStatement(id: string, changes: SessionChanges): SqlStatement {
     if (typeof changes !== "object" || changes === null) {
       throw new ContextError(
         "INVALID_INPUT",
@@ -134,49 +208,24 @@ RETURNING ${columns}`,
       `${this.#owner}.update`,
       undefined,
     );
-    const [rows] = await this.#access.write([
-      sql`UPDATE assistant_sessions SET ${join(sets)} WHERE id = ${String(id)} RETURNING id`,
-    ]);
+    return sql`UPDATE assistant_sessions SET ${join(sets)} WHERE id = ${String(id)} RETURNING id`;
+  }
+
+  /** What `update`'s statement returned: no row for an unknown id. */
+  #updated(rows: SqlRow[] | undefined, id: string): void {
     if ((rows?.length ?? 0) === 0) {
       throw new ContextError("NOT_FOUND", `${this.#owner}.update: no session "${clipped(String(id))}"`);
     }
   }
 
-  /** Moves `updated_at`. An unknown id (or no table yet) is ignored. */
-  async touch(id: string): Promise<void> {
-    const client = this.#access.client;
-    await this.#access.read(
-      () =>
-        client.run(
-          sql`UPDATE assistant_sessions SET updated_at = ${this.#dialect().now} WHERE id = ${String(id)}`,
-        ),
-      [],
-    );
-  }
-
-  /** Adds to the usage counters (finite numbers only) and moves `updated_at`. */
-  async addUsage(id: string, inputTokens: number, outputTokens: number, cost: number): Promise<void> {
+  #addUsageStatement(id: string, inputTokens: number, outputTokens: number, cost: number): SqlStatement {
     checkUsageArguments(inputTokens, outputTokens, cost, this.#owner);
-    const client = this.#access.client;
-    await this.#access.read(
-      () =>
-        client.run(sql`UPDATE assistant_sessions SET
+    return sql`UPDATE assistant_sessions SET
   input_tokens = input_tokens + ${inputTokens},
   output_tokens = output_tokens + ${outputTokens},
   estimated_cost = estimated_cost + ${cost},
   updated_at = ${this.#dialect().now}
-WHERE id = ${String(id)}`),
-      [],
-    );
-  }
-
-  /** Removes the row (only the row). An unknown id is a no-op. */
-  async delete(id: string): Promise<void> {
-    const client = this.#access.client;
-    await this.#access.read(
-      () => client.run(sql`DELETE FROM assistant_sessions WHERE id = ${String(id)}`),
-      [],
-    );
+WHERE id = ${String(id)}`;
   }
 
   #dialect(): (typeof DIALECT)[keyof typeof DIALECT] {

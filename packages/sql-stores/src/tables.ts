@@ -134,6 +134,43 @@ export class TableAccess {
       return this.client.batch(statements);
     }
   }
+
+  /**
+   * `read` and `write` run at once, on a client that runs statements synchronously (`SqlClient.runSync`:
+   * SQLite on a Durable Object or better-sqlite3); `undefined` on any other client.
+   */
+  get synchronous(): SynchronousTableAccess | undefined {
+    const runSync = this.client.runSync;
+    if (runSync === undefined) return undefined;
+    return {
+      read: <Row>(statement: SqlStatement, absent: Row[]): Row[] => {
+        try {
+          return runSync<Row>(statement);
+        } catch (error) {
+          return this.readFailed(error, absent);
+        }
+      },
+      write: (statement) => {
+        try {
+          return runSync(statement);
+        } catch (error) {
+          if (!isMissingTable(error, this.table, this.client.dialect)) throw error;
+          if (!this.createTables) throw missingTableError(this.owner, this.table, error);
+          // Each creating statement is `IF NOT EXISTS`; the write runs once the table is there.
+          for (const creating of tableStatements(this.table, this.client.dialect)) runSync(creating);
+          return runSync(statement);
+        }
+      },
+    };
+  }
+}
+
+/** `TableAccess` for one statement at a time, run synchronously (`TableAccess.synchronous`). */
+export interface SynchronousTableAccess {
+  /** Runs a read; a missing table reads as `absent`. */
+  read<Row = SqlRow>(statement: SqlStatement, absent: Row[]): Row[];
+  /** Runs a write; a missing table is created first (unless `createTables` is false). */
+  write(statement: SqlStatement): SqlRow[];
 }
 
 /**

@@ -66,20 +66,27 @@ export function fromTaggedTemplate(
         for (const statement of statements) results.push(await execute(statement));
         return results;
       }
+      // Throwing inside transactionSync rolls the group back.
       return storage.transactionSync(() =>
-        statements.map((statement) => {
-          const result = send(statement);
-          if (isPromiseLike(result)) {
-            // Throwing inside transactionSync rolls the group back.
-            throw new TypeError(
-              "fromTaggedTemplate: the source's sql returned a promise inside a transaction; an atomic batch needs a synchronous sql method",
-            );
-          }
-          return rowsOf(result);
-        }),
+        statements.map((statement) => sendAtOnce(statement, "an atomic batch")),
       );
     },
+    // With a Durable Object's storage beside it the source's `sql` is that storage's, which answers at once.
+    runSync:
+      storage === undefined
+        ? undefined
+        : <Row = SqlRow>(statement: SqlStatement): Row[] => sendAtOnce(statement, "runSync") as Row[],
   };
+
+  function sendAtOnce(statement: SqlStatement, what: string): SqlRow[] {
+    const result = send(statement);
+    if (isPromiseLike(result)) {
+      throw new TypeError(
+        `fromTaggedTemplate: the source's sql returned a promise; ${what} needs a synchronous sql method (a Durable Object's)`,
+      );
+    }
+    return rowsOf(result);
+  }
 }
 
 /** The source's `ctx.storage` when it can run a synchronous transaction (a Durable Object's storage). */

@@ -1,4 +1,6 @@
-import { SessionBuilder } from "@contextblocks/sessions";
+import { SessionManager as BaseSessionManager, SessionBuilder } from "@contextblocks/sessions";
+import { inMemoryBackend } from "@contextblocks/sessions/memory";
+import type { SessionRegistry } from "@contextblocks/sessions/store-kit";
 import { sqliteBackend } from "@contextblocks/sqlite";
 import { agentsHost, openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import { Session as AgentsSession } from "agents-session/experimental/memory/session";
@@ -251,12 +253,63 @@ describe("agents' behaviours kept by the compatibility entry", () => {
 });
 
 describe("SessionManager methods that are synchronous in agents", () => {
-  it("return promises whose misuse names the fix", async () => {
+  it("answer at once (create, get, list, rename, addUsage) and see what the async reads see", async () => {
     temporary = openTemporaryDatabase();
     const manager = new SessionManager(temporary.database);
-    const pending = manager.create("Support chat") as unknown as { id: string };
-    expect(() => pending.id).toThrow(/SessionManager\.create returns a promise.*await create/);
-    const info = await (pending as unknown as Promise<{ id: string }>);
-    expect((await manager.list()).map((session) => session.id)).toEqual([info.id]);
+    const info = manager.create("Support chat", { model: "m" });
+    expect(info).toMatchObject({ name: "Support chat", model: "m", input_tokens: 0 });
+    expect(manager.get(info.id)?.id).toBe(info.id);
+    expect(manager.get("unknown")).toBeNull();
+    manager.rename(info.id, "Renamed");
+    manager.addUsage(info.id, 3, 4, 0.5);
+    expect(manager.list()).toEqual([
+      expect.objectContaining({
+        id: info.id,
+        name: "Renamed",
+        input_tokens: 3,
+        output_tokens: 4,
+        estimated_cost: 0.5,
+      }),
+    ]);
+    // The same rows through contextblocks' own (async) manager on the same database.
+    const own = new BaseSessionManager(sqliteBackend(temporary.database));
+    expect(await own.get(info.id)).toEqual(manager.get(info.id));
+    // Refusals are thrown at once, naming the argument, and store nothing.
+    expect(() => manager.create("x".repeat(2_000))).toThrow(
+      expect.objectContaining({ code: "INVALID_INPUT" }),
+    );
+    expect(() => manager.addUsage(info.id, Number.NaN, 0, 0)).toThrow(
+      expect.objectContaining({ code: "INVALID_INPUT" }),
+    );
+    expect(manager.list()).toHaveLength(1);
+  });
+
+  it("search returns a promise whose misuse names the fix", async () => {
+    temporary = openTemporaryDatabase();
+    const manager = new SessionManager(temporary.database);
+    const pending = manager.search("anything") as unknown as Record<string, unknown>;
+    expect(() => pending.length).toThrow(/SessionManager\.search returns a promise.*await search/);
+    expect(await (pending as unknown as Promise<unknown[]>)).toEqual([]);
+  });
+
+  it("refuse at once, naming the manager to use, on a backend whose registry is async", () => {
+    const memory = inMemoryBackend();
+    // The memory registry's async methods alone, as a Postgres registry has.
+    const registry: SessionRegistry = {
+      create: (...args) => memory.registry.create(...args),
+      get: (id) => memory.registry.get(id),
+      list: (options) => memory.registry.list(options),
+      update: (id, changes) => memory.registry.update(id, changes),
+      touch: (id) => memory.registry.touch(id),
+      addUsage: (...args) => memory.registry.addUsage(...args),
+      delete: (id) => memory.registry.delete(id),
+    };
+    const manager = new SessionManager({ ...memory, registry });
+    expect(() => manager.create("chat")).toThrow(
+      expect.objectContaining({
+        code: "UNSUPPORTED",
+        message: expect.stringMatching(/SessionManager\.create answers at once.*@contextblocks\/sessions/),
+      }),
+    );
   });
 });

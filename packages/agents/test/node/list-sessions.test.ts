@@ -12,9 +12,9 @@ describe("SessionManager.list on the agents drop-in", () => {
   it("lists every session without options, as agents does, and the newest `limit` with { limit }", async () => {
     temporary = openTemporaryDatabase();
     const manager = new SessionManager(temporary.database);
-    for (const name of ["one", "two", "three"]) await manager.create(name);
-    expect((await manager.list()).map((info) => info.name)).toEqual(["three", "two", "one"]);
-    expect((await manager.list({ limit: 2 })).map((info) => info.name)).toEqual(["three", "two"]);
-    await expect(manager.list({ limit: 0 })).rejects.toMatchObject({ code: "INVALID_INPUT" });
+    for (const name of ["one", "two", "three"]) manager.create(name);
+    expect(manager.list().map((info) => info.name)).toEqual(["three", "two", "one"]);
+    expect(manager.list({ limit: 2 }).map((info) => info.name)).toEqual(["three", "two"]);
+    expect(() => manager.list({ limit: 0 })).toThrow(expect.objectContaining({ code: "INVALID_INPUT" }));
   });
 });

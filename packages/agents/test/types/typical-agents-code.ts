@@ -81,10 +81,11 @@ export async function typicalTurn(userText: string): Promise<string> {
 
 export async function typicalManager(): Promise<number> {
   const manager = new SessionManager(agent).withContext("memory", { maxTokens: 1100 }).withCachedPrompt();
-  const info = await manager.create("Support chat");
+  // As agents' manager: the registry answers at once.
+  const info = manager.create("Support chat");
   await manager.append(info.id, { id: "m1", role: "user", parts: [{ type: "text", text: "hello" }] });
   const history = await manager.getHistory(info.id);
-  const list = await manager.list();
+  const list = manager.list();
   const found = await manager.search("hello");
   await manager.delete(info.id);
   const store: WritableContextProvider = new AgentContextProvider(agent, "notes");
@@ -138,12 +139,13 @@ export async function typicalPostgres(): Promise<string> {
 
 export async function typicalManagerMethods(): Promise<number> {
   const manager = new SessionManager(agent);
-  const info = await manager.create("Chat");
-  await manager.rename(info.id, "Renamed chat");
-  await manager.addUsage(info.id, 100, 20, 0.001);
+  const info = manager.create("Chat");
+  manager.rename(info.id, "Renamed chat");
+  manager.addUsage(info.id, 100, 20, 0.001);
+  const renamed: string | undefined = manager.get(info.id)?.name;
   const tools = manager.tools();
   const count = await manager.getMessageCount(info.id);
   const session = manager.getSession(info.id);
   const sessionTools = await session.tools();
-  return count + Object.keys(tools).length + Object.keys(sessionTools).length;
+  return count + Object.keys(tools).length + Object.keys(sessionTools).length + (renamed?.length ?? 0);
 }

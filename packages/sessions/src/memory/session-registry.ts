@@ -6,6 +6,7 @@ import type {
   SessionChanges,
   SessionInfo,
   SessionRegistry,
+  SynchronousSessionRegistry,
 } from "../session-registry.js";
 import { checkListLimit, checkSessionText, checkUsageArguments } from "../store-arguments.js";
 
@@ -18,7 +19,45 @@ export class InMemorySessionRegistry implements SessionRegistry {
   readonly #rows = new Map<string, { info: SessionInfo; written: number }>();
   #writes = 0;
 
+  /** The rows answered at once: the async methods are these, wrapped. */
+  readonly synchronous: SynchronousSessionRegistry = {
+    create: (id, name, options) => this.#create(id, name, options),
+    get: (id) => this.#get(id),
+    list: (options) => this.#list(options),
+    update: (id, changes) => this.#update(id, changes),
+    addUsage: (id, inputTokens, outputTokens, cost) => this.#addUsage(id, inputTokens, outputTokens, cost),
+  };
+
   async create(id: string, name: string, options: CreateSessionOptions = {}): Promise<SessionInfo> {
+    return this.#create(id, name, options);
+  }
+
+  async get(id: string): Promise<SessionInfo | null> {
+    return this.#get(id);
+  }
+
+  async list(options: ListSessionsOptions = {}): Promise<SessionInfo[]> {
+    return this.#list(options);
+  }
+
+  async update(id: string, changes: SessionChanges): Promise<void> {
+    this.#update(id, changes);
+  }
+
+  async touch(id: string): Promise<void> {
+    const row = this.#rows.get(id);
+    if (row !== undefined) this.#written(row);
+  }
+
+  async addUsage(id: string, inputTokens: number, outputTokens: number, cost: number): Promise<void> {
+    this.#addUsage(id, inputTokens, outputTokens, cost);
+  }
+
+  async delete(id: string): Promise<void> {
+    this.#rows.delete(id);
+  }
+
+  #create(id: string, name: string, options: CreateSessionOptions = {}): SessionInfo {
     checkSessionText(id, "id", "create");
     checkSessionText(name, "name", "create", { emptyAllowed: true });
     for (const [what, value] of Object.entries({
@@ -49,12 +88,12 @@ export class InMemorySessionRegistry implements SessionRegistry {
     return { ...info };
   }
 
-  async get(id: string): Promise<SessionInfo | null> {
+  #get(id: string): SessionInfo | null {
     const row = this.#rows.get(id);
     return row === undefined ? null : { ...row.info };
   }
 
-  async list(options: ListSessionsOptions = {}): Promise<SessionInfo[]> {
+  #list(options: ListSessionsOptions = {}): SessionInfo[] {
     const limit = options.limit === undefined ? undefined : checkListLimit(options.limit);
     return [...this.#rows.values()]
       .sort((left, right) => right.written - left.written)
@@ -62,7 +101,7 @@ export class InMemorySessionRegistry implements SessionRegistry {
       .map((row) => ({ ...row.info }));
   }
 
-  async update(id: string, changes: SessionChanges): Promise<void> {
+  #update(id: string, changes: SessionChanges): void {
     const row = this.#rows.get(id);
     if (row === undefined) throw new ContextError("NOT_FOUND", `update: no session "${clipped(String(id))}"`);
     // Every change is checked before any is made: a refused update changes nothing.
@@ -75,12 +114,7 @@ export class InMemorySessionRegistry implements SessionRegistry {
     this.#written(row);
   }
 
-  async touch(id: string): Promise<void> {
-    const row = this.#rows.get(id);
-    if (row !== undefined) this.#written(row);
-  }
-
-  async addUsage(id: string, inputTokens: number, outputTokens: number, cost: number): Promise<void> {
+  #addUsage(id: string, inputTokens: number, outputTokens: number, cost: number): void {
     checkUsageArguments(inputTokens, outputTokens, cost);
     const row = this.#rows.get(id);
     if (row === undefined) return;
@@ -88,10 +122,6 @@ export class InMemorySessionRegistry implements SessionRegistry {
     row.info.output_tokens += outputTokens;
     row.info.estimated_cost += cost;
     this.#written(row);
-  }
-
-  async delete(id: string): Promise<void> {
-    this.#rows.delete(id);
   }
 
   #written(row: { info: SessionInfo; written: number }): void {

@@ -79,6 +79,21 @@ describe("fromTaggedTemplate", () => {
     expect(reports).toEqual([{ text: "SELECT ? AS yes, ? AS no" }]);
   });
 
+  it("answers at once (runSync) only beside a Durable Object's ctx.storage, as an agents Agent has", async () => {
+    const plain = fromTaggedTemplate(taggedTemplateOver(temporary));
+    expect(plain.runSync).toBeUndefined();
+    const storage = {
+      transactionSync: <T>(closure: () => T): T => temporary.database.transaction(closure)(),
+    };
+    const agent = fromTaggedTemplate({ ...taggedTemplateOver(temporary), ctx: { storage } });
+    agent.runSync?.(sql`CREATE TABLE notes (body TEXT)`);
+    agent.runSync?.(sql`INSERT INTO notes VALUES (${"at once"})`);
+    expect(agent.runSync?.(sql`SELECT body FROM notes`)).toEqual([{ body: "at once" }]);
+    // An async sql beside a storage cannot answer at once: refused by name, not handed over as a promise.
+    const pretender = fromTaggedTemplate({ sql: async () => [], ctx: { storage } });
+    expect(() => pretender.runSync?.(sql`SELECT 1`)).toThrow(/runSync needs a synchronous sql method/);
+  });
+
   it("refuses a source that does not return rows", async () => {
     const client = fromTaggedTemplate({ sql: () => "nope" as unknown as unknown[] });
     await expect(client.query`SELECT 1`).rejects.toThrow(/must return an array of rows/);

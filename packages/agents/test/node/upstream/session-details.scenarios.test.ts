@@ -360,16 +360,13 @@ describe("SessionManager: agents' methods", () => {
     expect((await manager.getHistory(fork.id)).map((m) => m.id)).toHaveLength(1);
   });
 
-  it("DIVERGENCE (async, as Postgres needs): rename and addUsage read without await throw an error that names the change", async () => {
+  it("rename and addUsage answer at once, as agents'", () => {
     const { host } = agent();
     const manager = new SessionManager(host);
-    const info = await manager.create("Usage");
-    const renamed = manager.rename(info.id, "Renamed") as unknown as Record<string, unknown>;
-    expect(() => renamed.length).toThrow(/SessionManager\.rename returns a promise.*await rename/);
-    await (renamed as unknown as Promise<void>);
-    const usage = manager.addUsage(info.id, 10, 5, 0.01) as unknown as Record<string, unknown>;
-    expect(() => usage.done).toThrow(/SessionManager\.addUsage returns a promise.*await addUsage/);
-    await (usage as unknown as Promise<void>);
-    expect((await manager.get(info.id))?.name).toBe("Renamed");
+    const info = manager.create("Usage");
+    expect(manager.rename(info.id, "Renamed")).toBeUndefined();
+    expect(manager.addUsage(info.id, 10, 5, 0.01)).toBeUndefined();
+    expect(manager.get(info.id)).toMatchObject({ name: "Renamed", input_tokens: 10, output_tokens: 5 });
+    expect(() => manager.rename("unknown", "x")).toThrow(expect.objectContaining({ code: "NOT_FOUND" }));
   });
 });

@@ -1,0 +1,32 @@
+import { env, runInDurableObject } from "cloudflare:test";
+import { SessionManager } from "@contextblocks/agents/experimental/memory/session";
+import { describe, expect, it } from "vitest";
+
+describe("the compatibility SessionManager on a Durable Object", () => {
+  it("answers create, get, list, rename and addUsage at once, as agents' does, on an Agent and on ctx.storage", async () => {
+    await runInDurableObject(env.AGENT_OBJECT.getByName("manager"), async (instance, state) => {
+      // A new database: the first create makes the registry's table in the same synchronous run.
+      const manager = new SessionManager(instance);
+      const first = manager.create("Support chat", { model: "m" });
+      const second = manager.create("Billing");
+      expect(first).toMatchObject({ name: "Support chat", model: "m", input_tokens: 0 });
+      expect(manager.get(first.id)?.name).toBe("Support chat");
+      expect(manager.list().map((info) => info.id)).toEqual([second.id, first.id]);
+      manager.rename(first.id, "Support");
+      manager.addUsage(first.id, 120, 30, 0.002);
+      expect(manager.list()[0]).toMatchObject({ id: first.id, name: "Support", input_tokens: 120 });
+
+      // The same rows through the storage itself, and a write through a session moves its row up.
+      const fromStorage = new SessionManager(state.storage);
+      expect(fromStorage.get(first.id)).toEqual(manager.get(first.id));
+      await fromStorage.getSession(second.id).appendMessage({
+        id: "m1",
+        role: "user",
+        parts: [{ type: "text", text: "Where is my invoice?" }],
+      });
+      expect(manager.list().map((info) => info.id)).toEqual([second.id, first.id]);
+      expect(() => manager.rename("unknown", "x")).toThrow(expect.objectContaining({ code: "NOT_FOUND" }));
+      expect(manager.list()).toHaveLength(2);
+    });
+  });
+});
