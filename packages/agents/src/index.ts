@@ -20,7 +20,6 @@ export {
 } from "@contextblocks/core/store-kit";
 /** The names `agents/context` uses; the same classes. */
 export { Fts5SearchProvider as AgentSearchProvider } from "@contextblocks/fts5";
-export { R2SkillProvider } from "@contextblocks/r2";
 export type {
   SearchResult,
   SessionMessage,
@@ -48,6 +47,7 @@ export {
   PostgresSearchProvider,
   PostgresSessionProvider,
 } from "./postgres.js";
+export { R2SkillProvider } from "./r2-skill-provider.js";
 export { NO_COMPACTION_MESSAGE, Session } from "./session.js";
 export { SessionManager } from "./session-manager.js";
 export { agentsTools, type UnloadCallback } from "./tools.js";

@@ -10,7 +10,7 @@ import {
   keyProblem,
   oneLine,
 } from "./object-key.js";
-import { skillPutOptions } from "./skill-object.js";
+import { SKILL_CONTENT_TYPE, skillPutOptions } from "./skill-object.js";
 
 /** Options of `R2SkillProvider`, as `agents`' R2SkillProvider takes them. */
 export interface R2SkillProviderOptions {
@@ -28,6 +28,11 @@ export interface R2SkillProviderOptions {
    * is read, so it never fills a Worker's 128 MB or a tool result.
    */
   maxSkillBytes?: number | undefined;
+  /**
+   * The HTTP content type `set` stores on each object (default `text/markdown; charset=utf-8`, so skills open
+   * as text in the dashboard and over HTTP); `null` stores none, as Cloudflare agents' R2SkillProvider does.
+   */
+  contentType?: string | null | undefined;
 }
 
 /** Default `maxSkillBytes`: 1 MiB. */
@@ -56,6 +61,7 @@ export class R2SkillProvider implements SkillProvider {
   readonly #prefix: string;
   readonly #keys: ReadonlySet<string> | null;
   readonly #maxSkillBytes: number;
+  readonly #contentType: string | null;
 
   constructor(bucket: SkillBucket, options: R2SkillProviderOptions = {}) {
     if (typeof bucket !== "object" || bucket === null || typeof bucket.list !== "function") {
@@ -81,6 +87,14 @@ export class R2SkillProvider implements SkillProvider {
       );
     }
     this.#maxSkillBytes = maxSkillBytes;
+    const contentType = options.contentType === undefined ? SKILL_CONTENT_TYPE : options.contentType;
+    if (contentType !== null && (typeof contentType !== "string" || contentType.trim() === "")) {
+      throw new ContextError(
+        "INVALID_CONFIG",
+        `R2SkillProvider: contentType must be a non-empty string or null, got ${describeValue(contentType)}`,
+      );
+    }
+    this.#contentType = contentType;
   }
 
   /** The prefix of every object name. */
@@ -155,7 +169,7 @@ export class R2SkillProvider implements SkillProvider {
       const stored = await this.#bucket.head(this.#prefix + key);
       kept = stored?.customMetadata?.[DESCRIPTION_FIELD];
     }
-    await this.#bucket.put(this.#prefix + key, content, skillPutOptions(kept));
+    await this.#bucket.put(this.#prefix + key, content, skillPutOptions(kept, this.#contentType));
   }
 
   /** Deletes a skill's object; an unknown key is a no-op. */

@@ -30,6 +30,25 @@ describe("R2SkillProvider on a local R2 bucket", () => {
     expect(await skills.load("code-review")).toBe("# Review\nRead the diff.");
   });
 
+  it("stores another content type, or none with contentType: null (as agents' R2SkillProvider), and refuses an empty one", async () => {
+    const prefix = freshPrefix();
+    await new R2SkillProvider(env.SKILLS_BUCKET, { prefix, contentType: null }).set(
+      "plain",
+      "# Plain",
+      "Plain",
+    );
+    const plain = await env.SKILLS_BUCKET.head(`${prefix}plain`);
+    expect(plain?.httpMetadata?.contentType).toBeUndefined();
+    expect(plain?.customMetadata).toEqual({ description: "Plain" });
+    await new R2SkillProvider(env.SKILLS_BUCKET, { prefix, contentType: "text/plain" }).set("text", "x");
+    expect((await env.SKILLS_BUCKET.head(`${prefix}text`))?.httpMetadata?.contentType).toBe("text/plain");
+    for (const bad of ["", " ", 42]) {
+      expect(
+        (await refusal(() => new R2SkillProvider(env.SKILLS_BUCKET, { contentType: bad as string }))).code,
+      ).toBe("INVALID_CONFIG");
+    }
+  });
+
   it("reads skills other tools uploaded the way agents' R2SkillProvider does, and lists nothing outside the prefix", async () => {
     const prefix = freshPrefix();
     await env.SKILLS_BUCKET.put(`${prefix}debugging`, "Bisect.", {

@@ -85,12 +85,15 @@ describe("fromTaggedTemplate", () => {
     const storage = {
       transactionSync: <T>(closure: () => T): T => temporary.database.transaction(closure)(),
     };
-    const agent = fromTaggedTemplate({ ...taggedTemplateOver(temporary), ctx: { storage } });
+    // An Agent: its `sql`, and its Durable Object's `ctx` (a field the client finds, not one it is typed with).
+    const agentLike = { ...taggedTemplateOver(temporary), ctx: { storage } };
+    const agent = fromTaggedTemplate(agentLike);
     agent.runSync?.(sql`CREATE TABLE notes (body TEXT)`);
     agent.runSync?.(sql`INSERT INTO notes VALUES (${"at once"})`);
     expect(agent.runSync?.(sql`SELECT body FROM notes`)).toEqual([{ body: "at once" }]);
     // An async sql beside a storage cannot answer at once: refused by name, not handed over as a promise.
-    const pretender = fromTaggedTemplate({ sql: async () => [], ctx: { storage } });
+    const pretenderLike = { sql: async () => [], ctx: { storage } };
+    const pretender = fromTaggedTemplate(pretenderLike);
     expect(() => pretender.runSync?.(sql`SELECT 1`)).toThrow(/runSync needs a synchronous sql method/);
   });
 
