@@ -13,6 +13,7 @@ import { type SqlClient, type SqlRow, type SqlStatement, sql } from "@contextblo
 import { join, raw } from "@contextblocks/sql/store-kit";
 import { REGISTRY_TABLE, TableAccess } from "./tables.js";
 import { checkRowSize, checkStorable } from "./text-checks.js";
+import { writeTime } from "./write-clock.js";
 
 /** Options of `SqlSessionRegistry`. */
 export interface SqlSessionRegistryOptions {
@@ -22,18 +23,15 @@ export interface SqlSessionRegistryOptions {
   owner?: string | undefined;
 }
 
-/** Per-dialect spelling: the current time, the columns of a `SessionInfo`, and the listing's order. */
+/** Per-dialect spelling: the columns of a `SessionInfo`, and the listing's order. */
 const DIALECT = {
   sqlite: {
-    now: raw("strftime('%Y-%m-%d %H:%M:%f', 'now')"),
     columns: raw(
       "id, name, parent_session_id, model, source, input_tokens, output_tokens, estimated_cost, end_reason, created_at, updated_at",
     ),
     order: raw("updated_at DESC, rowid DESC"),
   },
   postgres: {
-    // clock_timestamp(), not NOW(): two writes in one transaction still order by time.
-    now: raw("clock_timestamp()"),
     // The same text SQLite stores (UTC, milliseconds), and numbers as numbers whatever the driver.
     columns: raw(`id, name, parent_session_id, model, source,
   input_tokens::float8 AS input_tokens, output_tokens::float8 AS output_tokens, estimated_cost::float8 AS estimated_cost,
@@ -44,7 +42,13 @@ const DIALECT = {
     // writes in one millisecond by position and no index can serve.
     order: raw("assistant_sessions.updated_at DESC, assistant_sessions.position DESC"),
   },
-} satisfies Record<SqlClient["dialect"], { now: SqlStatement; columns: SqlStatement; order: SqlStatement }>;
+} satisfies Record<SqlClient["dialect"], { columns: SqlStatement; order: SqlStatement }>;
+
+/**
+ * Postgres' write time: clock_timestamp(), not NOW(), so two writes in one transaction still order by time
+ * (and by `position` within one). SQLite's is `writeTime`.
+ */
+const POSTGRES_NOW = raw("clock_timestamp()");
 
 /**
  * The named sessions of one database (sessions' `SessionRegistry`) on any `SqlClient`: one row per session
@@ -97,9 +101,7 @@ export class SqlSessionRegistry implements SessionRegistry {
     const client = this.#access.client;
     await this.#access.read(
       () =>
-        client.run(
-          sql`UPDATE assistant_sessions SET updated_at = ${this.#dialect().now} WHERE id = ${String(id)}`,
-        ),
+        client.run(sql`UPDATE assistant_sessions SET updated_at = ${this.#now()} WHERE id = ${String(id)}`),
       [],
     );
   }
@@ -154,7 +156,8 @@ export class SqlSessionRegistry implements SessionRegistry {
       `${this.#owner}.create`,
       undefined,
     );
-    const { now, columns } = this.#dialect();
+    const { columns } = this.#dialect();
+    const now = this.#now();
     return sql`INSERT INTO assistant_sessions (id, name, parent_session_id, model, source, created_at, updated_at)
 VALUES (${id}, ${name}, ${parent}, ${model}, ${source}, ${now}, ${now})
 ON CONFLICT (id) DO NOTHING
@@ -192,8 +195,7 @@ RETURNING ${columns}`;
         `${this.#owner}.update: changes must be an object, got ${describeValue(changes)}`,
       );
     }
-    const { now } = this.#dialect();
-    const sets: SqlStatement[] = [sql`updated_at = ${now}`];
+    const sets: SqlStatement[] = [sql`updated_at = ${this.#now()}`];
     if (changes.name !== undefined) {
       this.#text(changes.name, "name", "update", true);
       sets.push(sql`name = ${changes.name}`);
@@ -224,8 +226,14 @@ RETURNING ${columns}`;
   input_tokens = input_tokens + ${inputTokens},
   output_tokens = output_tokens + ${outputTokens},
   estimated_cost = estimated_cost + ${cost},
-  updated_at = ${this.#dialect().now}
+  updated_at = ${this.#now()}
 WHERE id = ${String(id)}`;
+  }
+
+  /** The time a write stores: on SQLite strictly after the last one on this client (`writeTime`). */
+  #now(): SqlStatement {
+    const client = this.#access.client;
+    return client.dialect === "sqlite" ? sql`${writeTime(client)}` : POSTGRES_NOW;
   }
 
   #dialect(): (typeof DIALECT)[keyof typeof DIALECT] {

@@ -21,12 +21,24 @@ function counted(state: DurableObjectState) {
 }
 
 describe("listing sessions on a Durable Object", () => {
+  it("lists the session written last first, also within one request, whose clock stands still", async () => {
+    await inObject("registry-write-order", async (state) => {
+      const registry = new SqliteSessionRegistry(state.storage);
+      for (const id of ["a", "b", "c"]) await registry.create(id, id.toUpperCase());
+      await registry.update("a", { name: "Renamed" });
+      expect((await registry.list()).map((row) => row.id)).toEqual(["a", "c", "b"]);
+      await registry.touch("b");
+      await registry.addUsage("c", 1, 1, 0);
+      expect((await registry.list()).map((row) => row.id)).toEqual(["c", "b", "a"]);
+      expect(registry.synchronous?.list({ limit: 1 }).map((row) => row.id)).toEqual(["c"]);
+    });
+  });
+
   it("list({ limit: 20 }) of 200 sessions returns the 20 most recently updated, and a session write still writes one row (no index on updated_at)", async () => {
     await inObject("registry-list-cost", async (state) => {
       const { registry, measure } = counted(state);
       for (let index = 0; index < 200; index++) await registry.create(`s${index}`, `Chat ${index}`);
-      // Within one request the clock stands still: the rows tie on updated_at (then newest created first),
-      // and s7 is moved ahead by hand, as a later write would.
+      // s7 is moved ahead by hand, as a write from a later request would.
       state.storage.sql.exec(
         "UPDATE assistant_sessions SET updated_at = '2999-01-01 00:00:00.000' WHERE id = 's7'",
       );
