@@ -11,9 +11,15 @@ export interface ChatTurn {
   text: string;
 }
 
-/** A request the route refuses, with a message that names what is wrong. */
+/** A request the route refuses, with a message that names what is wrong and its HTTP status. */
 export class ChatRequestError extends Error {
   override name = "ChatRequestError";
+  constructor(
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
+  }
 }
 
 /**

@@ -166,4 +166,40 @@ describe("useChat against the Worker", () => {
       "Turn 1. You said: kept",
     ]);
   });
+
+  it("refuses a body over 4 MiB by its bytes (declared or streamed) with a 413, and a wrong method with 405 and Allow; stores nothing", async () => {
+    const erin = client("erin", "chat");
+    await erin.say("kept");
+    const url = `${ORIGIN}/api/erin/chats/chat`;
+    const question = { role: "user", parts: [{ type: "text", text: "hi" }] };
+    // 1.5 million three-byte characters: 4.5 MB of UTF-8, under 4 Mi characters.
+    const wide = JSON.stringify({ messages: [question], padding: "€".repeat(1_500_000) });
+    const megabyte = new Uint8Array(1024 * 1024).fill(0x20);
+    const streamed = () =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let index = 0; index < 10; index++) controller.enqueue(megabyte);
+          controller.close();
+        },
+      });
+    const oversized: [string, RequestInit][] = [
+      ["4.5 MB of three-byte characters", { method: "POST", body: wide }],
+      ["10 MB streamed with no length", { method: "POST", body: streamed(), duplex: "half" } as RequestInit],
+      ["10 MB declared", { method: "POST", body: "x".repeat(10 * 1024 * 1024) }],
+    ];
+    for (const [name, init] of oversized) {
+      const response = await exports.default.fetch(new Request(url, init));
+      expect(response.status, name).toBe(413);
+      expect(await response.text(), name).toBe("the body is over 4194304 bytes");
+    }
+    for (const method of ["PUT", "DELETE", "PATCH"]) {
+      const response = await exports.default.fetch(new Request(url, { method, body: "{}" }));
+      expect(response.status, method).toBe(405);
+      expect(response.headers.get("allow"), method).toBe("GET, POST");
+    }
+    expect((await stored("erin", "chat")).map((message) => message.text)).toEqual([
+      "kept",
+      "Turn 1. You said: kept",
+    ]);
+  });
 });

@@ -20,6 +20,8 @@ export const MAX_SESSION_NAME_LENGTH = 100;
 const MAX_ID_LENGTH = 128;
 
 const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+/** A UTF-16 surrogate not part of a pair (with the `u` flag a pair is one code point, never matched). */
+const LONE_SURROGATE = /\p{Cs}/u;
 
 type Action =
   | "inspect"
@@ -208,6 +210,10 @@ function checkInput(action: Action, body: unknown): CheckedInput {
           `Field "name" is ${name.length} characters; the limit is ${MAX_SESSION_NAME_LENGTH}`,
         );
       }
+      // The session registry refuses it (SQLite keeps UTF-8): say so here, not as the agent's failure.
+      const lone = LONE_SURROGATE.exec(name);
+      if (lone !== null)
+        throw new HttpError(400, `Field "name" has a lone UTF-16 surrogate at index ${lone.index}`);
       return { name: name.trim() };
     }
     case "date": {

@@ -194,6 +194,13 @@ const CASES: BadRequest[] = [
     error: /limit is 100/,
   },
   {
+    name: "conversation name with a lone surrogate",
+    path: `/agents/${AGENT}/sessions`,
+    init: { method: "POST", headers: JSON_TYPE, body: '{"name": "Plans \\ud83d"}' },
+    status: 400,
+    error: /"name" has a lone UTF-16 surrogate at index 6/,
+  },
+  {
     name: "refresh with fields",
     path: `/agents/${AGENT}/refresh`,
     init: { method: "POST", headers: JSON_TYPE, body: '{"force": true}' },

@@ -3,6 +3,7 @@ import { errorMessage, type WriteSource } from "@contextblocks/core/store-kit";
 import { checkFilesBlock, MemoryDirectory, type MemoryTarget, missingFile } from "./memory-directory.js";
 import { MEMORY_ROOT, type MemoryPath, parseMemoryPath } from "./memory-paths.js";
 import { insertAtLine, numberedLines } from "./numbered-lines.js";
+import { quotedArgument } from "./quoted-argument.js";
 
 /**
  * The commands of Anthropic's memory tool (`memory_20250818`), as `@ai-sdk/anthropic` 3 and 4 both declare
@@ -123,7 +124,7 @@ class MemoryCommands {
       default:
         throw new ContextError(
           "INVALID_INPUT",
-          `command must be one of view, create, str_replace, insert, delete, rename; got ${JSON.stringify(fields.command) ?? "nothing"}`,
+          `command must be one of view, create, str_replace, insert, delete, rename; got ${quotedArgument(fields.command)}`,
         );
     }
   }
@@ -148,7 +149,7 @@ class MemoryCommands {
     if (range !== undefined && !Array.isArray(range)) {
       throw new ContextError(
         "INVALID_INPUT",
-        `view_range must be [first, last], got ${JSON.stringify(range)}`,
+        `view_range must be [first, last], got ${quotedArgument(range)}`,
       );
     }
     if (text === "" && range === undefined) return `${target.path} is empty.`;

@@ -1,4 +1,5 @@
 import { ContextError } from "@contextblocks/core";
+import { quotedArgument } from "./quoted-argument.js";
 
 /**
  * A file's text with line numbers (a six-wide right-aligned number and a tab, as `cat -n` prints them), the
@@ -14,7 +15,7 @@ export function numberedLines(text: string, range?: readonly number[]): string {
     if (range.length !== 2 || !isLineNumber(start) || !(isLineNumber(end) || end === -1)) {
       throw new ContextError(
         "INVALID_INPUT",
-        `view_range must be two whole numbers [first, last] (last -1: to the end), got ${JSON.stringify(range)}`,
+        `view_range must be two whole numbers [first, last] (last -1: to the end), got ${quotedArgument(range)}`,
       );
     }
     const to = end === -1 ? lines.length : end;
@@ -39,7 +40,7 @@ export function insertAtLine(text: string, line: unknown, insertText: string): s
   if (typeof line !== "number" || !Number.isSafeInteger(line) || line < 0 || line > lines.length) {
     throw new ContextError(
       "INVALID_INPUT",
-      `insert_line must be a whole number from 0 (before the first line) to ${lines.length} (after the last), got ${JSON.stringify(line)}; nothing was changed`,
+      `insert_line must be a whole number from 0 (before the first line) to ${lines.length} (after the last), got ${quotedArgument(line)}; nothing was changed`,
     );
   }
   const inserted = insertText.endsWith("\n") ? insertText.slice(0, -1) : insertText;

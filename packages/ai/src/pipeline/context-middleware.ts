@@ -1,4 +1,5 @@
 import { type ContextBlocks, ContextError, type ContextTracer } from "@contextblocks/core";
+import { clipped } from "@contextblocks/core/store-kit";
 import type { Session } from "@contextblocks/sessions";
 import { InMemoryRunStateStore } from "@contextblocks/sessions/memory";
 import type { RunStateStore } from "@contextblocks/sessions/store-kit";
@@ -213,7 +214,7 @@ function checkSessionOptions(options: ContextMiddlewareOptions): void {
   if (options.sessionId !== undefined && options.sessionId !== pipelineSessionId(session)) {
     throw new ContextError(
       "INVALID_CONFIG",
-      `contextMiddleware: sessionId ${JSON.stringify(options.sessionId)} is not the session's id ${JSON.stringify(pipelineSessionId(session))} (leave sessionId out: it comes from session.id)`,
+      `contextMiddleware: sessionId ${JSON.stringify(clipped(options.sessionId))} is not the session's id ${JSON.stringify(pipelineSessionId(session))} (leave sessionId out: it comes from session.id)`,
     );
   }
 }

@@ -1,4 +1,5 @@
 import { ContextError } from "@contextblocks/core";
+import { clipped } from "@contextblocks/core/store-kit";
 import type { Session } from "@contextblocks/sessions";
 import type { ToolSet } from "ai";
 import { type SessionHistoryOptions, SessionHistoryPlugin } from "../sessions/session-history-plugin.js";
@@ -53,7 +54,7 @@ export function sessionPlugin(session: Session, options: SessionPluginOptions = 
     if (sessionId !== served) {
       throw new ContextError(
         "INVALID_INPUT",
-        `${step}: this pipeline serves session ${JSON.stringify(served)}; a call named ${JSON.stringify(sessionId)} (build one pipeline per session)`,
+        `${step}: this pipeline serves session ${JSON.stringify(clipped(served))}; a call named ${JSON.stringify(clipped(sessionId))} (build one pipeline per session)`,
       );
     }
   };

@@ -1,5 +1,5 @@
 import { ContextError } from "@contextblocks/core";
-import { describeValue } from "@contextblocks/core/store-kit";
+import { clipped, describeValue } from "@contextblocks/core/store-kit";
 import type { Session, SessionManager, SessionMessage } from "@contextblocks/sessions";
 import type { HistoryCall, HistoryPlugin, HistoryPluginOptions } from "../pipeline/history-plugin.js";
 import type { RunMessage } from "../pipeline/model-types.js";
@@ -147,7 +147,7 @@ export class SessionHistoryPlugin implements HistoryPlugin {
     if (!isSession(session)) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `SessionHistoryPlugin "${this.sourceId}": the session function returned ${describeValue(session)} for "${sessionId}", not a Session`,
+        `SessionHistoryPlugin "${this.sourceId}": the session function returned ${describeValue(session)} for "${clipped(sessionId)}", not a Session`,
       );
     }
     return session;

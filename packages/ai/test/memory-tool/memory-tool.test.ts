@@ -124,6 +124,37 @@ describe("memoryTool's commands", () => {
   const run = async (context: ContextBlocks, input: Record<string, unknown>) =>
     memoryTool(context, { files: "memories" }).execute(input as never, { toolCallId: "call-1" });
 
+  it("quotes a made-up 1 MB command, view_range or insert_line clipped, and writes nothing", async () => {
+    // Through @ai-sdk/anthropic the provider's schema refuses these first (and the SDK's error quotes them
+    // whole); an execute reached with another schema, or called directly, answers here.
+    const store = new InMemoryStore();
+    const context = memoryContext(store);
+    await context.load();
+    const before = snapshot(store);
+    const huge = "x".repeat(1_000_000);
+    const answers = [
+      await run(context, { command: huge }),
+      await run(context, { command: "view", path: "/memories/user.md", view_range: [huge, 1] }),
+      await run(context, { command: "view", path: "/memories/user.md", view_range: { first: huge } }),
+      await run(context, {
+        command: "insert",
+        path: "/memories/user.md",
+        insert_line: huge,
+        insert_text: "x",
+      }),
+    ];
+    for (const answer of answers) expect(String(answer).length).toBeLessThan(300);
+    expect(answers).toEqual([
+      expect.stringMatching(/^Error: command must be one of view, .*; got "x{79}…$/),
+      expect.stringMatching(/^Error: view_range must be two whole numbers .*, got \["x{78}…$/),
+      expect.stringMatching(/^Error: view_range must be \[first, last\], got \{"first":"x{70}…$/),
+      expect.stringMatching(
+        /^Error: insert_line must be a whole number .*, got "x{79}…; nothing was changed$/,
+      ),
+    ]);
+    expect(snapshot(store)).toBe(before);
+  });
+
   it("views a block's file with line numbers, and an empty file as empty", async () => {
     const context = memoryContext();
     expect(await run(context, { command: "view", path: "/memories/user.md" })).toBe(

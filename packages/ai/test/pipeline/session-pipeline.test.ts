@@ -76,6 +76,15 @@ describe("contextMiddleware({ session }) configuration", () => {
         providerOptions: { contextblocks: { sessionId: "s-2" } },
       }),
     ).rejects.toThrow(/serves session "s-1"; a call named "s-2"/);
+    // A made-up id of 1 MB is quoted clipped: the error does not carry its megabyte.
+    const refusal = await generateText({
+      model: pipeline.model,
+      tools: pipeline.tools,
+      prompt: "Hello",
+      providerOptions: { contextblocks: { sessionId: "s".repeat(1_000_000) } },
+    }).catch((error: unknown) => error);
+    expect(String(refusal)).toMatch(/a call named "s{80}…" \(build one pipeline per session\)$/);
+    expect(String(refusal).length).toBeLessThan(400);
     expect(await session2.store.getPathLength()).toBe(0);
     expect(await session.store.getPathLength()).toBe(2);
   });
