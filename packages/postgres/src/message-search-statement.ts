@@ -101,11 +101,12 @@ export function messageSearchStatement(
   ];
   // Which fields hold each term, checked once per candidate and term as the candidate is read. The day field
   // holds only a day, a month and a year ("8 May 2023"), so a term with no digit and no month in it is not
-  // looked for there.
+  // looked for there: a bound flag, evaluated first (`AND` stops at false), so the statement's text, and with
+  // it its prepared plan, is the same for every query with as many terms and pairs.
   const fieldFlags = join(
     termQueries.map(
       (query, index) => sql`message.content_tsv @@ ${termQuery(query)} AS text_${raw(String(index))},
-    ${mayNameADay(termTexts[index] ?? "") ? sql`message.time_tsv @@ ${termQuery(query)}` : sql`false`} AS time_${raw(String(index))},
+    (${mayNameADay(termTexts[index] ?? "")}::boolean AND message.time_tsv @@ ${termQuery(query)}) AS time_${raw(String(index))},
     message.context_tsv @@ ${termQuery(query)} AS context_${raw(String(index))}`,
     ),
     ",\n    ",
@@ -299,6 +300,8 @@ function nearShareOf(ranking: SearchRanking): SqlStatement {
  * query that asks when (`datedBoost`), as SQLite's store decides it (`LIKE` over `datePatterns` there).
  */
 function datedFactor(plan: QueryPlan, ranking: SearchRanking): SqlStatement {
-  if (ranking.datedBoost <= 0 || !plan.asksWhen) return sql``;
-  return sql` * CASE WHEN message.says_when THEN ${raw(String(1 + ranking.datedBoost))}::float8 ELSE 1.0::float8 END`;
+  if (ranking.datedBoost <= 0) return sql``;
+  // Whether the query asks when is a bound flag (a factor of 1 changes no score), so asking when or not
+  // shares one statement text and one prepared plan.
+  return sql` * CASE WHEN ${plan.asksWhen}::boolean AND message.says_when THEN ${raw(String(1 + ranking.datedBoost))}::float8 ELSE 1.0::float8 END`;
 }
