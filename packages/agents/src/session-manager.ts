@@ -68,6 +68,15 @@ export class SessionManager {
     return this.#core.backend;
   }
 
+  /**
+   * contextblocks' own manager underneath (its registry methods return promises), for what takes one:
+   * `createInspector({ sessions: manager.contextblocks })` of `@contextblocks/inspector`, `sessionSearchTool`
+   * of `@contextblocks/ai`. Its `getSession` gives this package's `Session`s, the same ones.
+   */
+  get contextblocks(): BaseSessionManager {
+    return this.#core;
+  }
+
   /** Hears sessions created and deleted and the events of every session (`SessionManager.subscribe`). */
   subscribe(listener: SessionManagerListener): () => void {
     return this.#core.subscribe(listener);

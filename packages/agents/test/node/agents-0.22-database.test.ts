@@ -271,9 +271,12 @@ describe("SessionManager methods that are synchronous in agents", () => {
         estimated_cost: 0.5,
       }),
     ]);
-    // The same rows through contextblocks' own (async) manager on the same database.
+    // The same rows through contextblocks' own (async) manager on the same database, and the one underneath.
     const own = new BaseSessionManager(sqliteBackend(temporary.database));
     expect(await own.get(info.id)).toEqual(manager.get(info.id));
+    expect(manager.contextblocks).toBeInstanceOf(BaseSessionManager);
+    expect(await manager.contextblocks.list()).toEqual(manager.list());
+    expect(manager.contextblocks.getSession(info.id)).toBe(manager.getSession(info.id));
     // Refusals are thrown at once, naming the argument, and store nothing.
     expect(() => manager.create("x".repeat(2_000))).toThrow(
       expect.objectContaining({ code: "INVALID_INPUT" }),
