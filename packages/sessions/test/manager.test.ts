@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ListSessionsOptions, SessionInfo } from "../src/index.js";
 import { SessionBuilder, SessionManager } from "../src/index.js";
 import { InMemorySessionRegistry, inMemoryBackend } from "../src/memory/index.js";
+import type { SessionRegistry } from "../src/store-kit.js";
 
 // What a manager does with sessions runs on every backend in tests/backends; here: what it refuses.
 describe("new SessionManager", () => {
@@ -208,5 +209,49 @@ describe("SessionManager refuses malformed arguments by name, changing nothing",
     expect((await session.getHistory()).map((message) => message.id)).toEqual(["d1"]);
     await backend.deleteSession("");
     expect(await new SessionBuilder(backend).build().getHistory()).toEqual([]);
+  });
+});
+
+describe("SessionManager.synchronous", () => {
+  it("answers at once on a registry that does, with the async methods' checks, rows and events", async () => {
+    const manager = new SessionManager(inMemoryBackend());
+    const events: string[] = [];
+    manager.subscribe((event) => events.push(event.type));
+    const now = manager.synchronous;
+    if (now === undefined) throw new Error("the memory registry answers at once");
+    const info = now.create("Support", { model: "m" });
+    expect(events).toEqual(["session-created"]);
+    expect(now.get(info.id)).toEqual(await manager.get(info.id));
+    now.rename(info.id, "Renamed");
+    now.addUsage(info.id, 2, 3, 0.5);
+    expect(now.list({ limit: 1 })).toEqual(await manager.list());
+    expect(now.list()[0]).toMatchObject({ name: "Renamed", input_tokens: 2, output_tokens: 3 });
+    for (const attempt of [
+      () => now.create("x".repeat(1_025)),
+      () => now.create("ok", null as never),
+      () => now.rename("", "x"),
+      () => now.list({ limit: 0 }),
+      () => now.addUsage(info.id, -1, 0, 0),
+    ]) {
+      expect(attempt).toThrow(expect.objectContaining({ code: "INVALID_INPUT" }));
+    }
+    expect(now.list()).toHaveLength(1);
+    expect(events).toEqual(["session-created"]);
+  });
+
+  it("is undefined where the registry answers only with promises (as Postgres' does)", () => {
+    const memory = inMemoryBackend();
+    const inner = memory.registry;
+    const registry: SessionRegistry = {
+      create: (...args) => inner.create(...args),
+      get: (id) => inner.get(id),
+      list: (options) => inner.list(options),
+      update: (id, changes) => inner.update(id, changes),
+      touch: (id) => inner.touch(id),
+      addUsage: (...args) => inner.addUsage(...args),
+      delete: (id) => inner.delete(id),
+    };
+    expect(new SessionManager({ ...memory, registry }).synchronous).toBeUndefined();
+    expect(new SessionManager(memory).synchronous).toBeDefined();
   });
 });
