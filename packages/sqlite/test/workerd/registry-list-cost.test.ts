@@ -21,7 +21,7 @@ function counted(state: DurableObjectState) {
 }
 
 describe("listing sessions on a Durable Object", () => {
-  it("lists the session written last first, also within one request, whose clock stands still", async () => {
+  it("lists the session written last first, several writes in one request", async () => {
     await inObject("registry-write-order", async (state) => {
       const registry = new SqliteSessionRegistry(state.storage);
       for (const id of ["a", "b", "c"]) await registry.create(id, id.toUpperCase());
