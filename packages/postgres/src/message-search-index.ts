@@ -23,11 +23,13 @@ interface PendingRow {
   position: string | number;
 }
 
+/** Writes the pending search fields; true when there were any. */
 export async function catchUpSearchFields(
   run: (statement: SqlStatement) => Promise<unknown[]>,
   sessionId: string | undefined,
-): Promise<void> {
+): Promise<boolean> {
   let after = "0";
+  let caughtUp = false;
   for (;;) {
     const inSession = sessionId === undefined ? sql`` : sql`AND m.session_id = ${sessionId}`;
     const rows = (await run(sql`SELECT m.id, m.session_id, m.role, m.content, m.text_content, m.created_at,
@@ -46,13 +48,14 @@ ORDER BY m.position LIMIT ${pendingBatchSize}`)) as PendingRow[];
       changed.push({ session: row.session_id, id: row.id, speaker: fields.speaker, time });
     }
     if (changed.length > 0) {
+      caughtUp = true;
       await run(sql`UPDATE assistant_messages m
 SET speaker = coalesce(v.speaker, m.speaker), time_text = coalesce(v.time, m.time_text), search_state = 2
 FROM json_to_recordset(${JSON.stringify(changed)}::text::json) AS v(session text, id text, speaker text, time text)
 WHERE m.session_id = v.session AND m.id = v.id`);
     }
     const last = rows.at(-1);
-    if (last === undefined || rows.length < pendingBatchSize) return;
+    if (last === undefined || rows.length < pendingBatchSize) return caughtUp;
     after = String(last.position);
   }
 }

@@ -169,6 +169,10 @@ export function messageSearchStatement(
   UNION ALL
   SELECT ${candidateColumns} FROM assistant_messages message
   WHERE ${inSession} AND NOT (SELECT messages.own_rows FROM messages) AND ${matches}`;
+  // Whether any message still waits for its search fields (message-search-index.ts), read through the partial
+  // index that holds only those: with the hits, so a search whose fields are current is one round trip.
+  const fieldsPending = sql`(SELECT EXISTS (SELECT 1 FROM assistant_messages pending
+    WHERE pending.search_state < 2 ${sessionId === undefined ? sql`` : sql`AND pending.session_id = ${sessionId}`}))`;
   // The session's own rows: when it is small, or at most half the table by the row count Postgres last
   // estimated (`reltuples`, -1 before any analyze or vacuum).
   return sql`WITH messages AS MATERIALIZED (
@@ -253,7 +257,8 @@ best AS (
   LIMIT ${limit}
 )
 SELECT message.id, message.session_id, message.role, message.text_content AS text, message.created_at,
-  message.parent_id, parent.parent_id AS grandparent_id, best.relevance, best.own_hit
+  message.parent_id, parent.parent_id AS grandparent_id, best.relevance, best.own_hit,
+  ${fieldsPending} AS fields_pending
 FROM best JOIN assistant_messages message ON message.session_id = best.session_id AND message.id = best.id
 LEFT JOIN assistant_messages parent ON parent.session_id = message.session_id AND parent.id = message.parent_id
 ORDER BY best.score DESC, best.position DESC`;

@@ -30,6 +30,8 @@ export interface MessageSearchRow {
   relevance: number | string;
   /** 1 when the message's own text holds a query word, 0 when only the turns around it do. */
   own_hit: number | string;
+  /** Whether a message still waited for its search fields when the hits were read (the search runs again). */
+  fields_pending?: boolean | string;
 }
 
 /** A row as a search candidate (`selectSearchHits` makes hits of them). */
@@ -50,8 +52,9 @@ export function candidateOf(row: MessageSearchRow): SearchCandidate {
 /**
  * Message search over `assistant_messages` (one session's, or every session's when `sessionId` is
  * undefined), best first, at most `limit` (the caller checks the query and the limit). `read` runs the
- * statements: the search fields brought up to date (message-search-index.ts: one read, and one write when
- * messages changed since the last search), then the one search statement.
+ * statements: the one search statement, whose hits say whether any message still waits for its search fields
+ * (message-search-index.ts); only then, or when there is no hit to say it, are the fields brought up to date
+ * (one read, and one write when messages changed), and the search run again.
  */
 export async function searchMessageRows(
   read: (statement: SqlStatement) => Promise<unknown[]>,
@@ -62,8 +65,17 @@ export async function searchMessageRows(
 ): Promise<MessageSearchRow[]> {
   const plan = planQuery(query);
   if (plan === null) return [];
-  await catchUpSearchFields(read, sessionId);
-  return (await read(messageSearchStatement(sessionId, plan, limit, ranking))) as MessageSearchRow[];
+  const statement = messageSearchStatement(sessionId, plan, limit, ranking);
+  const rows = (await read(statement)) as MessageSearchRow[];
+  // The hits say whether any message waits for its search fields; no hit cannot say, so then it is looked up.
+  const pending = rows.length === 0 || isTrue(rows[0]?.fields_pending);
+  if (!pending || !(await catchUpSearchFields(read, sessionId))) return rows;
+  return (await read(statement)) as MessageSearchRow[];
+}
+
+/** A boolean column as a driver returns it (`true`, or `"t"` where booleans come back as text). */
+function isTrue(value: unknown): boolean {
+  return value === true || value === "t" || value === "true";
 }
 
 /** Search over every session's messages (`SessionBackend.searchMessages`): each hit names its `sessionId`. */

@@ -154,6 +154,30 @@ describe("PostgresSessionStore search fields: written with the message", () => {
     ]);
   });
 
+  it("a search whose fields are current is one statement; one with a message waiting for them catches up and searches again", async () => {
+    const client = await schema.client();
+    const store = postgresTree(client, "chat");
+    await store.appendMessage(message("tale", "A tale of tides."));
+    const sql = fromPg(client);
+    const statements: string[] = [];
+    const read = (statement: Parameters<typeof sql.run>[0]) => {
+      statements.push(statement.strings.join("?").trim().slice(0, 30));
+      return sql.run(statement);
+    };
+    expect((await searchMessageRows(read, "tale", 10, "chat")).map((row) => row.id)).toEqual(["tale"]);
+    expect(statements).toHaveLength(1);
+    // Nothing found cannot say whether fields wait: the catch-up is asked (it finds none), nothing is searched again.
+    statements.length = 0;
+    expect(await searchMessageRows(read, "lighthouse", 10, "chat")).toEqual([]);
+    expect(statements).toHaveLength(2);
+    await store.importMessage(message("old", "An old tale."), null, "0500-03-01T00:00:00Z");
+    statements.length = 0;
+    const rows = await searchMessageRows(read, "tale", 10, "chat");
+    expect(rows.map((row) => row.id).sort()).toEqual(["old", "tale"]);
+    expect(statements.length).toBeGreaterThanOrEqual(3);
+    expect((await fieldsOf(client)).every((row) => row.search_state === 2)).toBe(true);
+  });
+
   it("a stored time outside the years 1000 to 9999 is left to the search, which writes its day", async () => {
     const client = await schema.client();
     const store = postgresTree(client, "chat");
