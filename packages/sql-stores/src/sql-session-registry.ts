@@ -129,8 +129,7 @@ export class SqlSessionRegistry implements SessionRegistry {
   get synchronous(): SynchronousSessionRegistry | undefined {
     const access = this.#access.synchronous;
     if (access === undefined) return undefined;
-    const select = (tail: SqlStatement) =>
-      access.read<SessionInfo>(sql`SELECT ${this.#dialect().columns} FROM assistant_sessions ${tail}`, []);
+    const select = (tail: SqlStatement) => access.read<SessionInfo>(this.#selectStatement(tail), []);
     return {
       create: (id, name, options = {}) =>
         this.#created(access.write(this.#createStatement(id, name, options)), id),
@@ -242,10 +241,12 @@ WHERE id = ${String(id)}`;
 
   #select(tail: SqlStatement): Promise<SessionInfo[]> {
     const client = this.#access.client;
-    return this.#access.read(
-      () => client.run<SessionInfo>(sql`SELECT ${this.#dialect().columns} FROM assistant_sessions ${tail}`),
-      [],
-    );
+    return this.#access.read(() => client.run<SessionInfo>(this.#selectStatement(tail)), []);
+  }
+
+  /** The rows of `assistant_sessions` that `tail` (a `WHERE`, an `ORDER BY`) picks, as `SessionInfo`s. */
+  #selectStatement(tail: SqlStatement): SqlStatement {
+    return sql`SELECT ${this.#dialect().columns} FROM assistant_sessions ${tail}`;
   }
 
   #text(value: unknown, what: string, operation: string, emptyAllowed: boolean): asserts value is string {
