@@ -67,15 +67,11 @@ export async function searchMessageRows(
   if (plan === null) return [];
   const statement = messageSearchStatement(sessionId, plan, limit, ranking);
   const rows = (await read(statement)) as MessageSearchRow[];
-  // The hits say whether any message waits for its search fields; no hit cannot say, so then it is looked up.
-  const pending = rows.length === 0 || isTrue(rows[0]?.fields_pending);
+  // The hits say whether any message waits for its search fields; no hit cannot say, so then it is looked up
+  // (as it is for any answer but \`false\`: a driver that returns booleans as text costs a look-up, never a field).
+  const pending = rows.length === 0 || rows[0]?.fields_pending !== false;
   if (!pending || !(await catchUpSearchFields(read, sessionId))) return rows;
   return (await read(statement)) as MessageSearchRow[];
-}
-
-/** A boolean column as a driver returns it (`true`, or `"t"` where booleans come back as text). */
-function isTrue(value: unknown): boolean {
-  return value === true || value === "t" || value === "true";
 }
 
 /** Search over every session's messages (`SessionBackend.searchMessages`): each hit names its `sessionId`. */
