@@ -30,6 +30,7 @@
  *     [--backends=memory,lean,keyed,postgres]
  */
 import { PostgresSessionStore } from "@contextblocks/postgres";
+import { defaultPostgresSearchRanking } from "@contextblocks/postgres/store-kit";
 import { InMemorySessionStore, InMemorySessions } from "@contextblocks/sessions/memory";
 import {
   type CandidateReranking,
@@ -87,13 +88,14 @@ const selections: Selection[] = rerankings.flatMap((reranking) =>
 /**
  * The rankings tried on the SQL stores: round values, the turns after a message weighed as those before. The
  * turns around a message weigh at most 0.5: at 0.7 a turn near a match outranks one that holds the word on a
- * short chat (the conformance suite's precise-hits case), whatever it adds to hit@10. The depth of SQLite's
- * candidate pool (`extraCandidates`: the best matches by bm25 read beyond the candidates asked for) is tried
- * at 10 and 40 (Postgres ranks every match, so its two are alike). A boost of 0 for a turn that says when
+ * short chat (the conformance suite's precise-hits case), whatever it adds to hit@10. The depth of the SQL
+ * stores' candidate pool (`extraCandidates`: the best matches by bm25 ranked beyond the candidates asked for)
+ * is tried at depths each backend can afford: 10 and 40 on SQLite (rows a Durable Object bills), 40 and 160 on
+ * Postgres (its presence-only scores tie more, and a shallow pool cuts among the ties). A boost of 0 for a turn that says when
  * (`datedBoost`) is not tried: no backend chose it on any fold before the depth joined the grid, which keeps
  * the grid at its former size (16 rankings with times, 8 without).
  */
-function rankingsOf(times: boolean): Partial<SearchRanking>[] {
+function rankingsOf(times: boolean, depths: readonly number[]): Partial<SearchRanking>[] {
   const rankings: Partial<SearchRanking>[] = [];
   // The near turns' share stays at its default: it costs a Durable Object rows on every search.
   for (const share of [0.3, 0.5])
@@ -101,7 +103,7 @@ function rankingsOf(times: boolean): Partial<SearchRanking>[] {
       for (const nearShare of [defaultSearchRanking.nearShare])
         for (const dayShare of times ? [0, 0.4] : [defaultSearchRanking.dayShare])
           for (const datedBoost of [0.5])
-            for (const extraCandidates of [10, 40])
+            for (const extraCandidates of depths)
               rankings.push({
                 contextWeight: share,
                 afterShare: share,
@@ -252,6 +254,10 @@ interface Backend {
   store(conversation: string, ranking?: Partial<SearchRanking>): SessionStoreV1;
   /** Whether the store takes a `searchRanking` (the SQL stores). */
   ranks: boolean;
+  /** The store's own default ranking (what it ranks with when given none). */
+  defaults: Readonly<SearchRanking>;
+  /** The depths of its candidate pool tried (`extraCandidates`), each bounded by what it costs there. */
+  depths: readonly number[];
 }
 
 async function askAll(
@@ -300,6 +306,9 @@ function sqliteBackend(name: string, layout: "lean" | "keyed"): Backend {
   return {
     name,
     ranks: true,
+    defaults: defaultSearchRanking,
+    // Each candidate is about one row read on a Durable Object: 10 and 40 keep a search near 200 rows.
+    depths: [10, 40],
     store(sessionId, ranking) {
       let database = databases.get(sessionId);
       if (database === undefined) {
@@ -332,6 +341,8 @@ export async function run(
     local.push({
       name: "memory",
       ranks: false,
+      defaults: defaultSearchRanking,
+      depths: [],
       store: (sessionId) => new InMemorySessionStore({ sessionId, sessions }),
     });
   }
@@ -344,6 +355,10 @@ export async function run(
     backends.push({
       name: "Postgres",
       ranks: true,
+      defaults: defaultPostgresSearchRanking,
+      // Ranking every match gained nothing over 160 (tried at 1,000), for about twice the time at 5,500
+      // messages.
+      depths: [40, 160],
       store: (sessionId, ranking) =>
         new PostgresSessionStore(connected, {
           sessionId,
@@ -358,7 +373,7 @@ export async function run(
   try {
     for (const backend of backends) {
       for (const times of [true, false]) {
-        const rankings = backend.ranks ? rankingsOf(times) : [{}];
+        const rankings = backend.ranks ? rankingsOf(times, backend.depths) : [{}];
         const asked = await askAll(backend, conversations, times ? turnTimes : null, rankings);
         const { folds, onAll } = leaveOneOut(asked, rankings.length);
         // The same choice with the store's own order (no re-ranking), on the same folds: the paired baseline.
@@ -374,13 +389,13 @@ export async function run(
           rankings.findIndex(
             (ranking) =>
               Object.keys(ranking).length === 0 ||
-              (ranking.contextWeight === defaultSearchRanking.contextWeight &&
-                ranking.afterShare === defaultSearchRanking.afterShare &&
-                ranking.speakerBoost === defaultSearchRanking.speakerBoost &&
-                ranking.nearShare === defaultSearchRanking.nearShare &&
-                ranking.dayShare === defaultSearchRanking.dayShare &&
-                ranking.datedBoost === defaultSearchRanking.datedBoost &&
-                ranking.extraCandidates === defaultSearchRanking.extraCandidates),
+              (ranking.contextWeight === backend.defaults.contextWeight &&
+                ranking.afterShare === backend.defaults.afterShare &&
+                ranking.speakerBoost === backend.defaults.speakerBoost &&
+                ranking.nearShare === backend.defaults.nearShare &&
+                ranking.dayShare === backend.defaults.dayShare &&
+                ranking.datedBoost === backend.defaults.datedBoost &&
+                ranking.extraCandidates === backend.defaults.extraCandidates),
           ),
         );
         const defaults = figuresOf(

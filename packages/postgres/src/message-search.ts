@@ -4,7 +4,6 @@ import type { SearchResult } from "@contextblocks/sessions";
 import {
   candidateCount,
   checkSearchLimit,
-  defaultSearchRanking,
   maximumSearchLimit,
   rerankSearchCandidates,
   type SearchCandidate,
@@ -15,6 +14,7 @@ import type { SqlStatement } from "@contextblocks/sql";
 import { planQuery } from "@contextblocks/text";
 import { catchUpSearchFields } from "./message-search-index.js";
 import { messageSearchStatement } from "./message-search-statement.js";
+import { defaultPostgresSearchRanking } from "./postgres-search-ranking.js";
 import { timeText } from "./time-text.js";
 
 /** A message search hit as stored: its searchable text (`text_content`), not its content. */
@@ -61,7 +61,7 @@ export async function searchMessageRows(
   query: string,
   limit: number,
   sessionId: string | undefined,
-  ranking: SearchRanking = defaultSearchRanking,
+  ranking: SearchRanking = defaultPostgresSearchRanking,
 ): Promise<MessageSearchRow[]> {
   const plan = planQuery(query);
   if (plan === null) return [];

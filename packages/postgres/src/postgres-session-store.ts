@@ -25,6 +25,7 @@ import { leafStatement, newestChildlessStatement } from "./latest-leaf.js";
 import { candidateOf, searchMessageRows } from "./message-search.js";
 import { searchFieldsOf, storedSearchDay } from "./message-search-fields.js";
 import { refreshContextStatement } from "./message-search-statement.js";
+import { defaultPostgresSearchRanking } from "./postgres-search-ranking.js";
 import { SESSION_TABLES } from "./schema.js";
 import { sessionTablesReady } from "./session-tables-ready.js";
 import { indexableText } from "./text-checks.js";
@@ -41,7 +42,8 @@ export interface PostgresSessionStoreOptions {
   /** Per-statement report (`changes` for writes). Not for a ready `SqlClient`. */
   onStatement?: StatementObserver | undefined;
   /**
-   * The weights of `search`'s ranking over `defaultSearchRanking` (`@contextblocks/sessions/store-kit`), for
+   * The weights of `search`'s ranking over `defaultPostgresSearchRanking` (`defaultSearchRanking` of
+   * `@contextblocks/sessions/store-kit` with a deeper candidate pool), for
    * a benchmark choosing them on conversations of its own. Most applications leave it out.
    */
   searchRanking?: Partial<SearchRanking> | undefined;
@@ -112,7 +114,11 @@ export class PostgresSessionStore implements SessionStoreV1 {
     }
     this.#client = postgresClient(source, options.onStatement, PROVIDER);
     this.#sessionId = sessionId;
-    this.#ranking = searchRankingOf(options.searchRanking, "PostgresSessionStore");
+    this.#ranking = searchRankingOf(
+      options.searchRanking,
+      "PostgresSessionStore",
+      defaultPostgresSearchRanking,
+    );
     this.#access = new TableAccess(this.#client, SESSION_TABLES, createTables, PROVIDER);
   }
 

@@ -74,4 +74,35 @@ describe("PostgresSessionStore search: messages lent a score by the turns after 
     expect(ids).toContain("question");
     expect(ids).not.toContain("tool");
   });
+
+  it("only the best matches by their own score lend: weak replies below the pool lift nothing", async () => {
+    const client = await schema.client();
+    const store = postgresTree(client, "chat");
+    // Four short turns that hold the word: the best matches.
+    for (const index of [1, 2, 3, 4]) {
+      await store.appendMessage(message(`strong-${index}`, `Lighthouse ${index}.`), null);
+    }
+    // A turn without the word, answered on six branches by long turns that hold it once: each a weak match,
+    // and together they would lend their parent more than any strong match scores.
+    await store.appendMessage(message("asked", "Guess where I went."), null);
+    const filler =
+      "we walked along the cliffs and the beach for hours, talking about the old days and the sea";
+    for (const index of [1, 2, 3, 4, 5, 6]) {
+      await store.appendMessage(
+        message(`weak-${index}`, `${filler}, then the lighthouse (${index}).`),
+        "asked",
+      );
+    }
+    const search = (extraCandidates: number) =>
+      searchMessageRows((statement) => fromPg(client).run(statement), "lighthouse", 3, "chat", {
+        ...defaultSearchRanking,
+        extraCandidates,
+      });
+    // A pool deep enough to hold every match: the six replies lend "asked" its place among the best.
+    expect((await search(20)).map((row) => row.id)).toContain("asked");
+    // A pool of the three asked for and one more: the strong matches fill it, and no reply lends.
+    const shallow = await search(1);
+    expect(shallow.map((row) => row.id)).not.toContain("asked");
+    expect(shallow.map((row) => row.id).every((id) => id.startsWith("strong-"))).toBe(true);
+  });
 });

@@ -36,12 +36,13 @@ export interface SearchRanking {
    */
   datedBoost: number;
   /**
-   * How many more of the best matches by bm25 than the candidates asked for a SQLite search reads and ranks
+   * How many more of the best matches by bm25 than the candidates asked for a SQL store's search ranks
    * further (the turns lending, the speaker, the day): deeper, a turn whose own bm25 is weak but whose
    * replies or day lift it is still seen. The rows a search reads on a Durable Object grow with it (about one
-   * a candidate: about 200 rows for a 10-hit search at 70 candidates), not with the session. A whole number;
-   * 40 by default (bench's choice of 10 and 40). Postgres and the memory store rank every match, so they do
-   * not read it.
+   * a candidate: about 200 rows for a 10-hit search at 70 candidates), not with the session, and so does
+   * the work of a Postgres search after scoring its matches. A whole number; 40 by default (bench's choice
+   * of 10 and 40 on SQLite); Postgres' store defaults to 160 (`defaultPostgresSearchRanking` there: its
+   * choice of 40 and 160). The memory store ranks every match, so it does not read it.
    */
   extraCandidates: number;
 }
@@ -59,18 +60,23 @@ export const defaultSearchRanking: Readonly<SearchRanking> = Object.freeze({
 });
 
 /**
- * The ranking with `given` over the defaults, every weight checked: a finite number from 0 (a whole number
- * for `nearTurns` and `extraCandidates`), so it can be written into a statement as a literal.
+ * The ranking with `given` over `defaults` (a store's own, `defaultSearchRanking` unless it says), every weight
+ * checked: a finite number from 0 (a whole number for `nearTurns` and `extraCandidates`), so it can be written
+ * into a statement as a literal.
  */
-export function searchRankingOf(given: Partial<SearchRanking> | undefined, owner: string): SearchRanking {
-  if (given === undefined) return { ...defaultSearchRanking };
+export function searchRankingOf(
+  given: Partial<SearchRanking> | undefined,
+  owner: string,
+  defaults: Readonly<SearchRanking> = defaultSearchRanking,
+): SearchRanking {
+  if (given === undefined) return { ...defaults };
   if (typeof given !== "object" || given === null) {
     throw new ContextError(
       "INVALID_CONFIG",
       `${owner}: searchRanking must be an object, got ${String(given)}`,
     );
   }
-  const ranking: SearchRanking = { ...defaultSearchRanking };
+  const ranking: SearchRanking = { ...defaults };
   for (const [name, value] of Object.entries(given)) {
     if (!(name in defaultSearchRanking)) {
       throw new ContextError(
