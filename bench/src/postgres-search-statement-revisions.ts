@@ -4,6 +4,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { basename, dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { SearchRanking } from "@contextblocks/sessions/store-kit";
 import type { SqlStatement } from "@contextblocks/sql";
@@ -19,13 +20,29 @@ export type MessageSearchStatement = (
 const statementPath = "packages/postgres/src/message-search-statement.ts";
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
-/** The statement as the revision has it, written beside the bench's output so its imports resolve. */
+/**
+ * The statement as the revision has it, written under the bench's output with the files of its package it
+ * imports (as that revision has them, in a directory of its own), so its imports resolve.
+ */
 export async function statementAt(revision: string): Promise<MessageSearchStatement> {
-  const text = execFileSync("git", ["show", `${revision}:${statementPath}`], { cwd: root, encoding: "utf8" });
-  const directory = fileURLToPath(new URL("../out/", import.meta.url));
+  const directory = fileURLToPath(
+    new URL(`../out/statement-${revision.replace(/[^A-Za-z0-9]/g, "_")}/`, import.meta.url),
+  );
   mkdirSync(directory, { recursive: true });
-  const file = `${directory}message-search-statement-${revision.replace(/[^A-Za-z0-9]/g, "_")}.ts`;
-  writeFileSync(file, text);
+  const source = dirname(statementPath);
+  const pending = [basename(statementPath)];
+  const written = new Set<string>();
+  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+    if (written.has(name)) continue;
+    written.add(name);
+    const text = execFileSync("git", ["show", `${revision}:${source}/${name}`], {
+      cwd: root,
+      encoding: "utf8",
+    });
+    writeFileSync(`${directory}${name}`, text);
+    for (const [, sibling] of text.matchAll(/from "\.\/([\w-]+)\.js"/g)) pending.push(`${sibling}.ts`);
+  }
+  const file = `${directory}${basename(statementPath)}`;
   return ((await import(pathToFileURL(file).href)) as { messageSearchStatement: MessageSearchStatement })
     .messageSearchStatement;
 }

@@ -23,10 +23,10 @@
  */
 import { performance } from "node:perf_hooks";
 import { PostgresSessionStore } from "@contextblocks/postgres";
+import { defaultPostgresSearchRanking } from "@contextblocks/postgres/store-kit";
 import type { SessionMessage } from "@contextblocks/sessions";
 import {
   candidateCount,
-  defaultSearchRanking,
   MessageTree,
   parseStoredMessage,
   type SearchRanking,
@@ -53,9 +53,9 @@ const before = option("--before", "main");
 const smoke = process.argv.includes("--smoke");
 const limit = candidateCount(10, 1_000);
 const rankings: SearchRanking[] = [
-  defaultSearchRanking,
-  { ...defaultSearchRanking, nearShare: 0.3, dayShare: 0, datedBoost: 0 },
-  { ...defaultSearchRanking, contextWeight: 0.3, afterShare: 0.3, speakerBoost: 0 },
+  defaultPostgresSearchRanking,
+  { ...defaultPostgresSearchRanking, nearShare: 0.3, dayShare: 0, datedBoost: 0 },
+  { ...defaultPostgresSearchRanking, contextWeight: 0.3, afterShare: 0.3, speakerBoost: 0 },
 ];
 
 function median(values: number[]): number {

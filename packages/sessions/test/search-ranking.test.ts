@@ -12,6 +12,17 @@ describe("searchRankingOf: the weights of a search's ranking, checked", () => {
     });
   });
 
+  it("fills from a store's own defaults when it gives them, and never changes them", () => {
+    const storeDefaults = Object.freeze({ ...defaultSearchRanking, extraCandidates: 160 });
+    expect(searchRankingOf(undefined, "Store", storeDefaults)).toEqual(storeDefaults);
+    expect(searchRankingOf({ dayShare: 0 }, "Store", storeDefaults)).toEqual({
+      ...storeDefaults,
+      dayShare: 0,
+    });
+    expect(searchRankingOf({ extraCandidates: 10 }, "Store", storeDefaults).extraCandidates).toBe(10);
+    expect(storeDefaults.extraCandidates).toBe(160);
+  });
+
   it("refuses an unknown weight, a negative or non-finite one, and a fractional nearTurns or extraCandidates, by name", () => {
     expect(() => searchRankingOf({ dayshare: 1 } as never, "Store")).toThrow(
       /Store: searchRanking has no weight "dayshare"/,
