@@ -64,51 +64,75 @@ export function rerankSearchCandidates(
   if (candidates.length === 0 || candidates.some((candidate) => !hasScore(candidate))) return [...candidates];
   const keyOf = (candidate: { sessionId?: string | undefined; id: string }) =>
     `${candidate.sessionId ?? ""}\u0000${candidate.id}`;
-  const byKey = new Map(candidates.map((candidate) => [keyOf(candidate), candidate]));
-  const asks = new Map(candidates.map((candidate) => [candidate, endsWithQuestion(candidate.text)]));
+  // Indexes, not objects: a search re-ranks on every call, and this runs over its candidates in place.
+  const lastWithKey = new Map<string, number>();
+  candidates.forEach((candidate, index) => {
+    lastWithKey.set(keyOf(candidate), index);
+  });
+  const asks = candidates.map((candidate) => endsWithQuestion(candidate.text));
   const coverage = coverageWeight === 0 ? null : coverageOf(query, candidates);
   const scores = candidates.map((candidate) => candidate.score as number);
-  const best = Math.max(0, ...scores);
+  let best = 0;
+  for (const score of scores) if (score > best) best = score;
   // A store's order can hold more than its scores (a day's share, the turns near the best match): each
   // candidate stands at the best score at or below its place, so without a change the order is the store's.
-  const places: number[] = [];
+  const places: number[] = new Array(scores.length);
   let floor = Number.NEGATIVE_INFINITY;
   for (let index = scores.length - 1; index >= 0; index--) {
     floor = Math.max(floor, scores[index] as number);
     places[index] = floor;
   }
-  const rescored = candidates.map((candidate, index) => {
+  const lifts: number[] = new Array(scores.length);
+  const questions: number[] = new Array(scores.length);
+  candidates.forEach((candidate, index) => {
     const own = scores[index] as number;
     let change = coverageWeight * best * (coverage?.[index] ?? 0);
-    if (asks.get(candidate) === true) change -= Math.min(1, questionDiscount) * own;
+    if (asks[index] === true) change -= Math.min(1, questionDiscount) * own;
     const parent =
       typeof candidate.parentId === "string"
-        ? byKey.get(keyOf({ sessionId: candidate.sessionId, id: candidate.parentId }))
+        ? lastWithKey.get(keyOf({ sessionId: candidate.sessionId, id: candidate.parentId }))
         : undefined;
-    const lift = parent !== undefined && asks.get(parent) === true ? replyLift * (parent.score as number) : 0;
-    return {
-      candidate,
-      parent: lift > 0 ? parent : undefined,
-      lift,
-      place: (places[index] as number) + change,
-      index,
-    };
+    const lift = parent !== undefined && asks[parent] === true ? replyLift * (scores[parent] as number) : 0;
+    lifts[index] = lift;
+    questions[index] = lift > 0 ? (parent as number) : -1;
+    places[index] = (places[index] as number) + change;
   });
   // The lift takes a reply up to its question at most, and then right after it: an answer is read after what
   // it answers. A reply that stands above its question on its own words stays there.
-  const placeOf = new Map(rescored.map((entry) => [entry.candidate, entry.place]));
-  const ordered = rescored.map((entry) => {
-    const question = entry.parent === undefined ? undefined : placeOf.get(entry.parent);
-    if (question === undefined || entry.place >= question) return { ...entry, after: 0 };
-    const lifted = entry.place + entry.lift;
-    return lifted < question
-      ? { ...entry, place: lifted, after: 0 }
-      : { ...entry, place: question, after: 1 };
-  });
-  ordered.sort(
-    (left, right) => right.place - left.place || left.after - right.after || left.index - right.index,
+  const finalPlaces: number[] = new Array(scores.length);
+  const after: number[] = new Array(scores.length);
+  for (let index = 0; index < scores.length; index++) {
+    const place = places[index] as number;
+    const asked = questions[index] as number;
+    const question = asked < 0 ? undefined : (places[asked] as number);
+    after[index] = 0;
+    finalPlaces[index] = place;
+    if (question === undefined || place >= question) continue;
+    const lifted = place + (lifts[index] as number);
+    if (lifted < question) finalPlaces[index] = lifted;
+    else {
+      finalPlaces[index] = question;
+      after[index] = 1;
+    }
+  }
+  const order = scores.map((_, index) => index);
+  order.sort(
+    (left, right) =>
+      (finalPlaces[right] as number) - (finalPlaces[left] as number) ||
+      (after[left] as number) - (after[right] as number) ||
+      left - right,
   );
-  return ordered.map(({ candidate }) => candidate);
+  return order.map((index) => candidates[index] as SearchCandidate);
+}
+
+/** The stems of a query's terms; the last query's are remembered (a store planned it just before, too). */
+let lastQuery: { text: string; stems: readonly string[] } | undefined;
+
+function queryStems(query: string): readonly string[] {
+  if (lastQuery?.text !== query) {
+    lastQuery = { text: query, stems: planQuery(query)?.terms.map((term) => term.stem) ?? [] };
+  }
+  return lastQuery.stems;
 }
 
 function hasScore(candidate: SearchCandidate): boolean {
@@ -117,7 +141,7 @@ function hasScore(candidate: SearchCandidate): boolean {
 
 /** For each candidate, the rarity-weighed share of the query's terms its own text holds (0 to 1). */
 function coverageOf(query: string, candidates: readonly SearchCandidate[]): number[] {
-  const terms = planQuery(query)?.terms.map((term) => term.stem) ?? [];
+  const terms = queryStems(query);
   const wanted = new Set(terms);
   const held = candidates.map((candidate) => heldStems(candidate.text, wanted));
   const rarity = terms.map((term) => {

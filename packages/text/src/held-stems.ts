@@ -1,29 +1,91 @@
 import { porterStem } from "./porter.js";
 import { isStopword } from "./stopwords.js";
-import { foldToken, tokenRun } from "./tokenize.js";
+import { foldToken } from "./tokenize.js";
 
 /**
  * Which of `stems` the text holds as words other than stopwords: the same answer as stemming every token of
  * `tokenize(text)`, for a fraction of the work. A search re-ranks its candidates by the query terms each one
  * holds, which asks this of every candidate on every call, and the query's few stems start with few letters.
  * Porter rewrites only a word's ending and leaves words under three bytes alone, so a stem keeps its word's
- * first letter: a word whose folded first letter starts no stem is skipped before it is folded or stemmed.
+ * first letter: a word whose ASCII first letter starts no stem is skipped before it is cut out of the text.
+ * Words are found by walking the text's characters as `tokenRun` cuts them (ASCII without a regular
+ * expression), and the stems of the words met lately are remembered.
  */
 export function heldStems(text: string, stems: ReadonlySet<string>): Set<string> {
   const held = new Set<string>();
   if (stems.size === 0) return held;
-  const firstLetters = new Set<string>();
-  for (const stem of stems) if (stem.length > 0) firstLetters.add(stem[0] as string);
-  for (const match of text.matchAll(tokenRun)) {
-    const word = match[0];
-    const first = word.charCodeAt(0);
-    // An ASCII first letter folds to its lower case; anything else (diacritics, other scripts, a leading
-    // combining mark) is folded in full before it is judged.
-    if (first < 0x80 && !firstLetters.has(String.fromCharCode(first).toLowerCase())) continue;
-    const folded = foldToken(word);
-    if (folded.length === 0 || !firstLetters.has(folded[0] as string) || isStopword(folded)) continue;
-    const stem = porterStem(folded);
-    if (stems.has(stem)) held.add(stem);
+  // The ASCII codes a wanted stem may start with, either case (a word's ASCII first letter folds to lower case).
+  const asciiFirsts = new Uint8Array(128);
+  for (const stem of stems) {
+    if (stem.length === 0) continue;
+    const code = stem.charCodeAt(0);
+    if (code < 0x80) {
+      asciiFirsts[code] = 1;
+      if (code >= 0x61 && code <= 0x7a) asciiFirsts[code - 0x20] = 1;
+    }
+  }
+  let wordStart = -1;
+  for (let index = 0; index <= text.length; ) {
+    let size = 1;
+    let inWord = false;
+    if (index < text.length) {
+      const code = text.charCodeAt(index);
+      if (code < 0x80) inWord = asciiWordCharacters[code] === 1;
+      else {
+        const point = text.codePointAt(index) as number;
+        if (point > 0xffff) size = 2;
+        inWord = isWordCharacter(point);
+      }
+    }
+    if (inWord) {
+      if (wordStart < 0) wordStart = index;
+    } else if (wordStart >= 0) {
+      const first = text.charCodeAt(wordStart);
+      // An ASCII first letter folds to its lower case; anything else (diacritics, other scripts, a leading
+      // combining mark) is folded in full before it is judged.
+      if (first >= 0x80 || asciiFirsts[first] === 1) {
+        const stem = stemOfWord(text.slice(wordStart, index));
+        if (stem !== null && stems.has(stem)) held.add(stem);
+      }
+      wordStart = -1;
+    }
+    index += size;
   }
   return held;
+}
+
+/**
+ * The index stem of a word as it stands in a text (`null` for a stopword or a word that folds to nothing),
+ * remembered for the words met lately: a conversation's candidates repeat their words from search to search,
+ * and stemming is most of what a look costs.
+ */
+const stemsOfWords = new Map<string, string | null>();
+const rememberedWords = 8_192;
+
+function stemOfWord(word: string): string | null {
+  let stem = stemsOfWords.get(word);
+  if (stem !== undefined) return stem;
+  const folded = foldToken(word);
+  stem = folded.length === 0 || isStopword(folded) ? null : porterStem(folded);
+  if (stemsOfWords.size >= rememberedWords) stemsOfWords.clear();
+  stemsOfWords.set(word, stem);
+  return stem;
+}
+
+/** ASCII letters and digits: the ASCII characters `tokenRun` keeps in a word. */
+const asciiWordCharacters = new Uint8Array(128).map((_, code) =>
+  (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) ? 1 : 0,
+);
+/** One non-ASCII character of a word, as `tokenRun` reads it: a letter, digit, private use or combining mark. */
+const wordCharacter = /^(?:[\p{L}\p{N}\p{Co}]|[\u0300-\u036f])$/u;
+/** Answers of `wordCharacter` for the non-ASCII code points met so far (texts repeat few of them). */
+const nonAsciiWordCharacters = new Map<number, boolean>();
+
+function isWordCharacter(point: number): boolean {
+  let answer = nonAsciiWordCharacters.get(point);
+  if (answer === undefined) {
+    answer = wordCharacter.test(String.fromCodePoint(point));
+    if (nonAsciiWordCharacters.size < 4_096) nonAsciiWordCharacters.set(point, answer);
+  }
+  return answer;
 }

@@ -20,7 +20,7 @@ export interface Token {
   readonly stem: string;
 }
 
-/** A run of token characters, as `unicode61` cuts text (shared with held-stems.ts). */
+/** A run of token characters, as `unicode61` cuts text (held-stems.ts walks the same runs by hand). */
 export const tokenRun = /(?:[\p{L}\p{N}\p{Co}]|[\u0300-\u036f])+/gu;
 /** A Latin letter followed by combining diacritics (after NFD): `unicode61` keeps the letter, drops the marks. */
 const latinWithDiacritics = /([\p{Script=Latin}])[\u0300-\u036f]+/gu;
