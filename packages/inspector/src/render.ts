@@ -80,7 +80,7 @@ export function renderPage(snapshot: InspectorSnapshot, base: string): string {
 <section aria-labelledby="tree-heading">
   <h2 id="tree-heading">Sessions</h2>
   <p class="hint">Every stored message as a tree: an edit starts a branch; the path to the latest leaf is what the next turn continues. Compaction never changes stored messages: an overlay reads a range as its summary.</p>
-  ${snapshot.sessions.length === 0 ? '<p class="empty">No session.</p>' : snapshot.sessions.map((session, index) => renderSessionTree(session, index === 0)).join("\n")}
+  ${renderSessions(snapshot)}
 </section>
 </main>
 </body>
@@ -278,4 +278,13 @@ function shortId(id: string): string {
 
 function slug(label: string): string {
   return label.toLowerCase().replace(/[^a-z0-9]+/g, "-") || "block";
+}
+
+/** The sessions' trees; why they could not be listed, when the registry failed; or that there is none. */
+function renderSessions(snapshot: InspectorSnapshot): string {
+  if (snapshot.sessionsError !== null) {
+    return `<p class="empty session-error" id="sessions-error">The sessions could not be listed: ${escapeHtml(snapshot.sessionsError)}</p>`;
+  }
+  if (snapshot.sessions.length === 0) return '<p class="empty">No session.</p>';
+  return snapshot.sessions.map((session, index) => renderSessionTree(session, index === 0)).join("\n");
 }

@@ -58,6 +58,11 @@ export interface InspectorSnapshot {
   reminder: string | null;
   blocks: BlockView[];
   sessions: SessionView[];
+  /**
+   * Why the manager's sessions could not be listed (its registry failed), or `null`: the page still shows the
+   * blocks, the prompt and the search, with this error where the sessions would be.
+   */
+  sessionsError: string | null;
   /** The search the request asked for (`?q=`), with its hits or why there are none. */
   search: { query: string; results: SearchResult[]; error: string | null } | null;
   /** The context can restore a version (`restoreBlock`) and this request may write. */
@@ -114,7 +119,13 @@ export async function buildSnapshot(
       });
     }
   }
-  const sessions = await readSessions(source.sessions, options.treeLimit);
+  let sessions: SessionView[] = [];
+  let sessionsError: string | null = null;
+  try {
+    sessions = await readSessions(source.sessions, options.treeLimit);
+  } catch (error) {
+    sessionsError = shownError(error);
+  }
   let search: InspectorSnapshot["search"] = null;
   if (options.query !== null && options.query.trim() !== "" && source.sessions !== undefined) {
     try {
@@ -131,6 +142,7 @@ export async function buildSnapshot(
     reminder,
     blocks,
     sessions,
+    sessionsError,
     search,
     canRestore: options.mayWrite && canRestore(context),
   };

@@ -138,3 +138,32 @@ describe("the sessions a page lists", () => {
     expect(registry.asked).toEqual([{ limit: 20 }, { limit: 20 }]);
   });
 });
+
+/** A registry whose listing fails, as a database that dropped its connection does. */
+class FailingRegistry extends InMemorySessionRegistry {
+  override list(): Promise<SessionInfo[]> {
+    return Promise.reject(new Error("connection to the sessions database was lost"));
+  }
+}
+
+describe("sessions that cannot be listed", () => {
+  it("leave the page and the snapshot answering, with the error where the sessions would be", async () => {
+    const manager = new SessionManager(inMemoryBackend({ registry: new FailingRegistry() }));
+    const inspector = createInspector({ sessions: manager, authorize: () => "read" });
+    const { page, html, json, snapshot } = await load(inspector);
+    expect(page.status).toBe(200);
+    expect(json.status).toBe(200);
+    expect(snapshot.sessions).toEqual([]);
+    expect(snapshot.sessionsError).toBe("connection to the sessions database was lost");
+    expect(html).toContain("The sessions could not be listed: connection to the sessions database was lost");
+    expect(html).not.toContain("No session.");
+  });
+
+  it("is null when they were listed", async () => {
+    const manager = new SessionManager(inMemoryBackend());
+    await manager.create("Chat");
+    const { snapshot } = await load(createInspector({ sessions: manager, authorize: () => "read" }));
+    expect(snapshot.sessionsError).toBeNull();
+    expect(snapshot.sessions.map((session) => session.name)).toEqual(["Chat"]);
+  });
+});
