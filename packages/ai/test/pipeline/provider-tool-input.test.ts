@@ -3,7 +3,8 @@ import { SessionBuilder } from "@contextblocks/sessions";
 import { inMemoryBackend } from "@contextblocks/sessions/memory";
 import { generateText, stepCountIs, streamText } from "ai";
 import { describe, expect, it } from "vitest";
-import { contextPipeline } from "../../src/index.js";
+import { contextPipeline, toSessionMessage } from "../../src/index.js";
+import { responseMessages } from "../../src/pipeline/run-messages.js";
 import { answer, scriptedModel, scriptedStreamModel } from "../helpers.js";
 
 /*
@@ -81,38 +82,17 @@ describe("a tool call whose input is not text", () => {
 });
 
 describe("a tool call whose JSON input nests thousands deep", () => {
-  it("is answered by the tool and the loop goes on; stored with input {} (storing it whole ran out of stack)", async () => {
-    // 2,500 levels: the AI SDK alone parses, calls the tool and goes on; storing the turn threw a RangeError.
-    const nested = "[".repeat(2_500) + "]".repeat(2_500);
-    for (const mode of ["generateText", "streamText"] as const) {
-      const session = sessionWithMemory();
-      await session.context.setBlock("memory", "Name: Ada.");
-      const steps = [callWithInput(nested), answer("Sorry, again.")];
-      const model = mode === "generateText" ? scriptedModel(steps) : scriptedStreamModel(steps);
-      const pipeline = contextPipeline({ model, session });
-      const request = {
-        model: pipeline.model,
-        tools: pipeline.tools,
-        prompt: "Remember that I like tea.",
-        stopWhen: stepCountIs(3),
-      };
-      const result =
-        mode === "generateText"
-          ? await generateText(request)
-          : await (async () => {
-              const streamed = streamText(request);
-              return { text: await streamed.text, steps: await streamed.steps };
-            })();
-      expect(result.text, mode).toBe("Sorry, again.");
-      const stored = await session.getHistory();
-      const calls = stored.flatMap((message) =>
-        message.parts.filter((part) => part.type === "tool-set_context"),
-      );
-      expect(
-        calls.map((part) => [part.input, (part as { errorText?: string }).errorText]),
-        mode,
-      ).toEqual([[{}, "Error: set_context expects an object of arguments, got an array"]]);
-      expect((await session.context.getBlock("memory"))?.content, mode).toBe("Name: Ada.");
-    }
+  it("is stored with input {}, a shallow one whole: storing it whole ran out of stack", () => {
+    // On ai 6 the SDK parses input 2,300 levels deep, calls the tool and goes on, and storing the turn threw
+    // a RangeError out of generateText (ai 7's SDK stops near 2,100 itself). 20,000 overflows any stack.
+    const depth = 20_000;
+    const nested = "[".repeat(depth) + "]".repeat(depth);
+    const [message] = responseMessages([
+      { type: "tool-call", toolCallId: "c1", toolName: "set_context", input: nested },
+      { type: "tool-call", toolCallId: "c2", toolName: "set_context", input: "[[[1]]]" },
+    ]);
+    if (message === undefined) throw new Error("expected the assistant message");
+    const stored = toSessionMessage(message, "m1", new Date(0));
+    expect(stored.parts.map((part) => (part as { input?: unknown }).input)).toEqual([{}, [[[1]]]]);
   });
 });
