@@ -94,6 +94,7 @@ export class R2SkillProvider implements SkillProvider {
         `R2SkillProvider: contentType must be a non-empty string or null, got ${describeValue(contentType)}`,
       );
     }
+    if (contentType !== null) checkContentType(contentType);
     this.#contentType = contentType;
   }
 
@@ -197,4 +198,30 @@ function allowList(keys: unknown, prefix: string): ReadonlySet<string> | null {
   }
   // An empty list means no filter, as in agents' R2SkillProvider.
   return keys.length === 0 ? null : new Set(keys as string[]);
+}
+
+/** The longest `contentType` taken: a media type's names are 127 characters at most (RFC 6838). */
+const MAXIMUM_CONTENT_TYPE_LENGTH = 1024;
+
+/**
+ * Refuses a `contentType` that is not a header value R2 can give back as it was: printable ASCII, no line
+ * break or other control character, no space at either end. `writeHttpMetadata` copies the stored type into
+ * a response's headers unchecked, so a line break would start a header of its own; a lone surrogate was
+ * stored as U+FFFD.
+ */
+function checkContentType(contentType: string): void {
+  if (contentType.length > MAXIMUM_CONTENT_TYPE_LENGTH) {
+    throw new ContextError(
+      "INVALID_CONFIG",
+      `R2SkillProvider: contentType is ${contentType.length} characters; the limit is ${MAXIMUM_CONTENT_TYPE_LENGTH}`,
+    );
+  }
+  const bad = /[^\x20-\x7e]|^ | $/.exec(contentType);
+  if (bad !== null) {
+    const code = (bad[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0");
+    throw new ContextError(
+      "INVALID_CONFIG",
+      `R2SkillProvider: contentType must be printable ASCII without a space at either end (an HTTP header value), got ${clipped(JSON.stringify(contentType))}: U+${code} at index ${bad.index}`,
+    );
+  }
 }

@@ -1,4 +1,5 @@
 import { ContextError } from "@contextblocks/core";
+import { clipped, describeValue } from "@contextblocks/core/store-kit";
 
 /**
  * The weights of a message search's ranking, shared by the SQL stores (SQLite's and Postgres' session stores
@@ -73,15 +74,16 @@ export function searchRankingOf(
   if (typeof given !== "object" || given === null) {
     throw new ContextError(
       "INVALID_CONFIG",
-      `${owner}: searchRanking must be an object, got ${String(given)}`,
+      `${owner}: searchRanking must be an object, got ${describeValue(given)}`,
     );
   }
   const ranking: SearchRanking = { ...defaults };
   for (const [name, value] of Object.entries(given)) {
-    if (!(name in defaultSearchRanking)) {
+    // Own keys only: `toString` or `constructor` is in every object, and is no weight.
+    if (!Object.hasOwn(defaultSearchRanking, name)) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `${owner}: searchRanking has no weight "${name}" (known: ${Object.keys(defaultSearchRanking).join(", ")})`,
+        `${owner}: searchRanking has no weight "${clipped(name)}" (known: ${Object.keys(defaultSearchRanking).join(", ")})`,
       );
     }
     if (value === undefined) continue;
@@ -95,7 +97,7 @@ export function searchRankingOf(
     ) {
       throw new ContextError(
         "INVALID_CONFIG",
-        `${owner}: searchRanking.${name} must be ${whole ? "a whole number" : "a number"} from 0 to 1000, got ${String(value)}`,
+        `${owner}: searchRanking.${name} must be ${whole ? "a whole number" : "a number"} from 0 to 1000, got ${describeValue(value)}`,
       );
     }
     ranking[name as keyof SearchRanking] = value;

@@ -193,7 +193,9 @@ export function checkRecentHistoryBudget(maxBytes: unknown): number {
 
 /**
  * `addUsage(id, inputTokens, outputTokens, cost)`: three finite numbers ≥ 0 (the totals only grow: a negative
- * amount would make them say less than was spent). `owner` prefixes the message.
+ * amount would make them say less than was spent), each at most `Number.MAX_SAFE_INTEGER`: two amounts near
+ * 1e308 summed to `Infinity`, a total no later call could repair (and Postgres' BIGINT refused them with its
+ * own error). `owner` prefixes the message.
  */
 export function checkUsageArguments(
   inputTokens: unknown,
@@ -210,6 +212,12 @@ export function checkUsageArguments(
       throw new ContextError(
         "INVALID_INPUT",
         `${owner === undefined ? "" : `${owner}.`}addUsage: ${name} must be a finite number ≥ 0, got ${describeValue(value)}`,
+      );
+    }
+    if (value > Number.MAX_SAFE_INTEGER) {
+      throw new ContextError(
+        "INVALID_INPUT",
+        `${owner === undefined ? "" : `${owner}.`}addUsage: ${name} must be at most ${Number.MAX_SAFE_INTEGER}, got ${describeValue(value)}`,
       );
     }
   }

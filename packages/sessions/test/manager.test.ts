@@ -94,6 +94,33 @@ describe("SessionManager errors quote ids clipped", () => {
     expect(error.message.length).toBeLessThan(300);
   });
 
+  it("addUsage refuses an amount over Number.MAX_SAFE_INTEGER, at once and async: two near 1e308 made the totals Infinity for good", async () => {
+    const manager = new SessionManager(inMemoryBackend());
+    const synchronous = manager.synchronous;
+    if (synchronous === undefined) throw new Error("the memory registry answers at once");
+    const info = synchronous.create("chat");
+    synchronous.addUsage(info.id, Number.MAX_SAFE_INTEGER, 0, 0);
+    expect(() => synchronous.addUsage(info.id, 1e308, 0, 0)).toThrow(
+      expect.objectContaining({
+        code: "INVALID_INPUT",
+        message: `addUsage: inputTokens must be at most ${Number.MAX_SAFE_INTEGER}, got number 1e+308`,
+      }),
+    );
+    await expect(manager.addUsage(info.id, 0, 0, 1e308)).rejects.toMatchObject({
+      code: "INVALID_INPUT",
+      message: expect.stringContaining("addUsage: cost must be at most"),
+    });
+    // The registry checks on its own too (a caller below the manager).
+    await expect(manager.backend.registry.addUsage(info.id, 0, 2 ** 60, 0)).rejects.toMatchObject({
+      code: "INVALID_INPUT",
+    });
+    expect(synchronous.get(info.id)).toMatchObject({
+      input_tokens: Number.MAX_SAFE_INTEGER,
+      output_tokens: 0,
+      estimated_cost: 0,
+    });
+  });
+
   it("addUsage refuses a negative amount and keeps the totals", async () => {
     const manager = new SessionManager(inMemoryBackend());
     const info = await manager.create("chat");

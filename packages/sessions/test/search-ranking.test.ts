@@ -38,4 +38,39 @@ describe("searchRankingOf: the weights of a search's ranking, checked", () => {
     expect(() => searchRankingOf({ extraCandidates: 1_001 }, "Store")).toThrow(/from 0 to 1000/);
     expect(() => searchRankingOf("x" as never, "Store")).toThrow(/searchRanking must be an object/);
   });
+
+  it("refuses an object's inherited names as weights, and quotes hostile names and values short, never calling them", () => {
+    // `toString: 3` was taken silently (`name in defaults` is true for what every object inherits).
+    for (const name of ["toString", "constructor", "hasOwnProperty", "__proto__"]) {
+      expect(() => searchRankingOf(JSON.parse(`{"${name}": 3}`), "Store"), name).toThrow(
+        expect.objectContaining({
+          code: "INVALID_CONFIG",
+          message: expect.stringContaining(`searchRanking has no weight "${name}"`),
+        }),
+      );
+    }
+    const refusal = (given: unknown) => {
+      try {
+        searchRankingOf(given as never, "Store");
+      } catch (error) {
+        return error as { code: string; message: string };
+      }
+      throw new Error("expected a refusal");
+    };
+    // A value whose toString throws: the refusal, not the value's own error.
+    const hostile = {
+      toString() {
+        throw new Error("toString called");
+      },
+    };
+    expect(refusal({ contextWeight: hostile })).toMatchObject({
+      code: "INVALID_CONFIG",
+      message: "Store: searchRanking.contextWeight must be a number from 0 to 1000, got an object",
+    });
+    // A 100,000-character value or name comes back clipped, not whole.
+    const long = refusal({ dayShare: "9".repeat(100_000) });
+    expect(long.message.length).toBeLessThan(200);
+    expect(refusal({ ["k".repeat(100_000)]: 1 }).message.length).toBeLessThan(300);
+    expect(refusal({ timeWeight: 1n }).message).toContain("got bigint 1");
+  });
 });

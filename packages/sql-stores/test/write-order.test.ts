@@ -1,6 +1,6 @@
 import { fromBetterSqlite3 } from "@contextblocks/sql";
 import Database from "better-sqlite3";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { SqlSessionRegistry } from "../src/index.js";
 import { writeTime } from "../src/write-clock.js";
 
@@ -14,6 +14,25 @@ describe("the order of sessions on SQLite", () => {
       expect((await registry.list()).map((row) => row.id)).toEqual(["a", "c", "b"]);
       await registry.touch("b");
       expect((await registry.list()).map((row) => row.id)).toEqual(["b", "a", "c"]);
+    }
+  });
+
+  it("lists the session written last first when two clients of one database write (one clock per database)", async () => {
+    const database = new Database(":memory:");
+    // Each with its own onStatement: two clients, as an Agent's sql and its ctx.storage are.
+    const first = new SqlSessionRegistry(fromBetterSqlite3(database, { onStatement: () => {} }));
+    const second = new SqlSessionRegistry(fromBetterSqlite3(database, { onStatement: () => {} }));
+    // A clock that stands still, as a Durable Object's does while its code runs: the first client's writes
+    // step ahead of Date.now().
+    const now = vi.spyOn(Date, "now").mockReturnValue(Date.parse("2026-12-05T10:00:00Z"));
+    try {
+      for (let index = 0; index < 20; index++) await first.create(`bulk-${index}`, "bulk");
+      await second.create("last", "written last");
+      expect((await first.list({ limit: 2 })).map((row) => row.id)).toEqual(["last", "bulk-19"]);
+      await first.update("bulk-0", { name: "renamed last" });
+      expect((await second.list({ limit: 2 })).map((row) => row.id)).toEqual(["bulk-0", "last"]);
+    } finally {
+      now.mockRestore();
     }
   });
 

@@ -1,3 +1,4 @@
+import { withDatabase } from "./database-of.js";
 import { statementText } from "./placeholders.js";
 import { synchronousSqliteClient } from "./sqlite-client.js";
 import { booleanAsInteger } from "./sqlite-values.js";
@@ -74,5 +75,5 @@ export function fromBetterSqlite3(
     statements.map(execute),
   ) as (statements: readonly SqlStatement[]) => SqlRow[][];
 
-  return synchronousSqliteClient(execute, executeAll, false);
+  return withDatabase(synchronousSqliteClient(execute, executeAll, false), database);
 }

@@ -1,3 +1,4 @@
+import { withDatabase } from "./database-of.js";
 import { statementText } from "./placeholders.js";
 import { synchronousSqliteClient } from "./sqlite-client.js";
 import { toDurableObjectValue } from "./sqlite-values.js";
@@ -46,9 +47,10 @@ export function fromDurableObjectStorage(
     return rows;
   };
 
-  return synchronousSqliteClient(
+  const client = synchronousSqliteClient(
     execute,
     (statements) => storage.transactionSync(() => statements.map(execute)),
     true,
   );
+  return withDatabase(client, storage);
 }

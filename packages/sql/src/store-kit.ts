@@ -8,6 +8,7 @@ export type {
   BetterSqlite3Options,
   BetterSqlite3Statement,
 } from "./better-sqlite3.js";
+export { databaseOf } from "./database-of.js";
 export type {
   DurableObjectSqlCursor,
   DurableObjectSqlStorage,

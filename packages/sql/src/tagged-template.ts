@@ -1,3 +1,4 @@
+import { withDatabase } from "./database-of.js";
 import { statementText } from "./placeholders.js";
 import { booleanAsInteger } from "./sqlite-values.js";
 import { buildStatement } from "./statement.js";
@@ -48,7 +49,7 @@ export function fromTaggedTemplate(
 
   const execute = async (statement: SqlStatement): Promise<SqlRow[]> => rowsOf(await send(statement));
 
-  return {
+  const client: SqlClient = {
     dialect: "sqlite",
     atomic: storage !== undefined,
     // An agents Agent's `sql` runs on its Durable Object's storage, which bills rows read.
@@ -77,6 +78,8 @@ export function fromTaggedTemplate(
         ? undefined
         : <Row = SqlRow>(statement: SqlStatement): Row[] => sendAtOnce(statement, "runSync") as Row[],
   };
+  // The Durable Object's database, shared with a client of its `ctx.storage`; without one, this source's own.
+  return withDatabase(client, storage ?? source);
 
   function sendAtOnce(statement: SqlStatement, what: string): SqlRow[] {
     const result = send(statement);

@@ -295,6 +295,36 @@ describe("SessionManager methods that are synchronous in agents", () => {
     expect(await (pending as unknown as Promise<unknown[]>)).toEqual([]);
   });
 
+  it("search's promise iterated as agents' array (for…of, destructuring, spread) names the fix, not 'is not iterable'", async () => {
+    temporary = openTemporaryDatabase();
+    const manager = new SessionManager(temporary.database);
+    const hits = manager.search("anything") as unknown as unknown[];
+    const iterations: Array<() => unknown> = [
+      () => {
+        for (const hit of hits) return hit;
+      },
+      () => {
+        const [first] = hits;
+        return first;
+      },
+      () => [...hits],
+    ];
+    for (const iterate of iterations) {
+      expect(iterate).toThrow(
+        expect.objectContaining({
+          code: "UNSUPPORTED",
+          message: expect.stringMatching(
+            /SessionManager\.search returns a promise.*await search\(…\)` before iterating/,
+          ),
+        }),
+      );
+    }
+    // Still a promise to everything that treats it as one.
+    expect(hits).toBeInstanceOf(Promise);
+    expect(Array.isArray(hits)).toBe(false);
+    expect(await Promise.all([hits])).toEqual([[]]);
+  });
+
   it("refuse at once, naming the manager to use, on a backend whose registry is async", () => {
     const memory = inMemoryBackend();
     // The memory registry's async methods alone, as a Postgres registry has.

@@ -29,4 +29,18 @@ describe("the compatibility SessionManager on a Durable Object", () => {
       expect(manager.list()).toHaveLength(2);
     });
   });
+
+  it("lists the session written last first when the Agent and its ctx.storage both write in one request", async () => {
+    await runInDurableObject(env.AGENT_OBJECT.getByName("two-clients"), async (instance, state) => {
+      // Two clients of one database; Date.now() stands still while the request's code runs.
+      const onAgent = new SessionManager(instance);
+      const onStorage = new SessionManager(state.storage);
+      const bulk = Array.from({ length: 20 }, (_, index) => onAgent.create(`bulk ${index}`));
+      const last = onStorage.create("written last");
+      // Each client stepped its own clock: "written last" listed below all twenty.
+      expect(onAgent.list({ limit: 2 }).map((info) => info.id)).toEqual([last.id, bulk[19]?.id]);
+      onAgent.rename(bulk[0]?.id ?? "", "renamed last");
+      expect(onStorage.list({ limit: 2 }).map((info) => info.id)).toEqual([bulk[0]?.id, last.id]);
+    });
+  });
 });

@@ -3,7 +3,8 @@ import { SessionBuilder } from "@contextblocks/sessions";
 import { inMemoryBackend } from "@contextblocks/sessions/memory";
 import { generateText, stepCountIs, streamText } from "ai";
 import { describe, expect, it } from "vitest";
-import { contextPipeline } from "../../src/index.js";
+import { contextPipeline, toSessionMessage } from "../../src/index.js";
+import { responseMessages } from "../../src/pipeline/run-messages.js";
 import { answer, scriptedModel, scriptedStreamModel } from "../helpers.js";
 
 /*
@@ -78,4 +79,20 @@ describe("a tool call whose input is not text", () => {
       }
     });
   }
+});
+
+describe("a tool call whose JSON input nests thousands deep", () => {
+  it("is stored with input {}, a shallow one whole: storing it whole ran out of stack", () => {
+    // On ai 6 the SDK parses input 2,300 levels deep, calls the tool and goes on, and storing the turn threw
+    // a RangeError out of generateText (ai 7's SDK stops near 2,100 itself). 20,000 overflows any stack.
+    const depth = 20_000;
+    const nested = "[".repeat(depth) + "]".repeat(depth);
+    const [message] = responseMessages([
+      { type: "tool-call", toolCallId: "c1", toolName: "set_context", input: nested },
+      { type: "tool-call", toolCallId: "c2", toolName: "set_context", input: "[[[1]]]" },
+    ]);
+    if (message === undefined) throw new Error("expected the assistant message");
+    const stored = toSessionMessage(message, "m1", new Date(0));
+    expect(stored.parts.map((part) => (part as { input?: unknown }).input)).toEqual([{}, [[[1]]]]);
+  });
 });

@@ -49,6 +49,37 @@ describe("R2SkillProvider on a local R2 bucket", () => {
     }
   });
 
+  it("refuses a contentType that is not a header value: writeHttpMetadata served a stored line break as a header of its own", async () => {
+    const prefix = freshPrefix();
+    const refusals = [
+      ["text/plain\r\nX-Injected: 1", 'got "text/plain\\r\\nX-Injected: 1": U+000D at index 10'],
+      ["text/plain\n", "U+000A at index 10"],
+      ["a\u0000b", "U+0000 at index 1"],
+      ["text/\uD800", "U+D800 at index 5"],
+      ["текст/plain", "U+0442 at index 0"],
+      [" text/plain", "U+0020 at index 0"],
+      ["x".repeat(1025), "contentType is 1025 characters; the limit is 1024"],
+    ];
+    for (const [contentType, problem] of refusals) {
+      const { code, message } = await refusal(
+        () => new R2SkillProvider(env.SKILLS_BUCKET, { prefix, contentType }),
+      );
+      expect(code, contentType).toBe("INVALID_CONFIG");
+      expect(message, contentType).toContain(problem);
+    }
+    // Nothing was stored; a type with parameters is taken.
+    expect((await env.SKILLS_BUCKET.list({ prefix })).objects).toEqual([]);
+    const skills = new R2SkillProvider(env.SKILLS_BUCKET, {
+      prefix,
+      contentType: 'text/x-skill; charset="utf-8"',
+    });
+    await skills.set("k", "# K");
+    const stored = await env.SKILLS_BUCKET.get(`${prefix}k`);
+    const headers = new Headers();
+    stored?.writeHttpMetadata(headers);
+    expect([...headers]).toEqual([["content-type", 'text/x-skill; charset="utf-8"']]);
+  });
+
   it("reads skills other tools uploaded the way agents' R2SkillProvider does, and lists nothing outside the prefix", async () => {
     const prefix = freshPrefix();
     await env.SKILLS_BUCKET.put(`${prefix}debugging`, "Bisect.", {
