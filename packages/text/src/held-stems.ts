@@ -1,6 +1,6 @@
 import { porterStem } from "./porter.js";
 import { isStopword } from "./stopwords.js";
-import { foldToken } from "./tokenize.js";
+import { foldToken, tokenCharacter } from "./tokenize.js";
 
 /**
  * Which of `stems` the text holds as words other than stopwords: the same answer as stemming every token of
@@ -61,30 +61,31 @@ export function heldStems(text: string, stems: ReadonlySet<string>): Set<string>
  */
 const stemsOfWords = new Map<string, string | null>();
 const rememberedWords = 8_192;
+/** Longer words are stemmed each time: a stored text may hold one run of letters 100 kB long. */
+const longestRememberedWord = 64;
 
 function stemOfWord(word: string): string | null {
   let stem = stemsOfWords.get(word);
   if (stem !== undefined) return stem;
   const folded = foldToken(word);
   stem = folded.length === 0 || isStopword(folded) ? null : porterStem(folded);
+  if (word.length > longestRememberedWord) return stem;
   if (stemsOfWords.size >= rememberedWords) stemsOfWords.clear();
   stemsOfWords.set(word, stem);
   return stem;
 }
 
-/** ASCII letters and digits: the ASCII characters `tokenRun` keeps in a word. */
+/** `tokenCharacter` of each ASCII character (letters and digits), asked once. */
 const asciiWordCharacters = new Uint8Array(128).map((_, code) =>
-  (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) ? 1 : 0,
+  tokenCharacter.test(String.fromCharCode(code)) ? 1 : 0,
 );
-/** One non-ASCII character of a word, as `tokenRun` reads it: a letter, digit, private use or combining mark. */
-const wordCharacter = /^(?:[\p{L}\p{N}\p{Co}]|[\u0300-\u036f])$/u;
-/** Answers of `wordCharacter` for the non-ASCII code points met so far (texts repeat few of them). */
+/** Answers of `tokenCharacter` for the non-ASCII code points met so far (texts repeat few of them). */
 const nonAsciiWordCharacters = new Map<number, boolean>();
 
 function isWordCharacter(point: number): boolean {
   let answer = nonAsciiWordCharacters.get(point);
   if (answer === undefined) {
-    answer = wordCharacter.test(String.fromCodePoint(point));
+    answer = tokenCharacter.test(String.fromCodePoint(point));
     if (nonAsciiWordCharacters.size < 4_096) nonAsciiWordCharacters.set(point, answer);
   }
   return answer;

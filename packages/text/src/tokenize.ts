@@ -20,8 +20,12 @@ export interface Token {
   readonly stem: string;
 }
 
-/** A run of token characters, as `unicode61` cuts text (held-stems.ts walks the same runs by hand). */
-export const tokenRun = /(?:[\p{L}\p{N}\p{Co}]|[\u0300-\u036f])+/gu;
+/** One character a token holds: a letter, digit or private-use character, or a combining diacritic. */
+const tokenCharacterSource = String.raw`[\p{L}\p{N}\p{Co}]|[\u0300-\u036f]`;
+/** A run of token characters, as `unicode61` cuts text. */
+export const tokenRun = new RegExp(`(?:${tokenCharacterSource})+`, "gu");
+/** Whether a text of one character is a token character (held-stems.ts walks the runs by hand). */
+export const tokenCharacter = new RegExp(`^(?:${tokenCharacterSource})$`, "u");
 /** A Latin letter followed by combining diacritics (after NFD): `unicode61` keeps the letter, drops the marks. */
 const latinWithDiacritics = /([\p{Script=Latin}])[\u0300-\u036f]+/gu;
 /** Diacritics that follow nothing Latin (a lone mark, or a mark on another script's letter at token start). */

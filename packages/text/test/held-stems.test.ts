@@ -97,6 +97,14 @@ describe("heldStems", () => {
     );
   });
 
+  it("finds a stem beside, and inside, words too long to be remembered", () => {
+    const long = `${"x".repeat(100_000)}painting`;
+    const stems = new Set([porterStem(long), "paint"]);
+    expect(heldStems(`${long} painted`, stems)).toEqual(new Set([porterStem(long), "paint"]));
+    // Asked again (nothing remembered of the long word), the same answer.
+    expect(heldStems(`${long} painted`, stems)).toEqual(heldByStemmingAll(`${long} painted`, stems));
+  });
+
   it("leaves out stopwords, as the search's plan does", () => {
     expect(heldStems("The marriage was not the end", new Set(["the", "not", "marriag"]))).toEqual(
       new Set(["marriag"]),
