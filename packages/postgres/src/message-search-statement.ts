@@ -94,10 +94,17 @@ export function messageSearchStatement(
       ([first, second]) => sql`phraseto_tsquery('english', ${`${first.word} ${second.word}`})`,
     ),
   ];
-  // Scalar sub-selects: each built once per search (an InitPlan) whatever plan Postgres picks. Bare, a generic
-  // plan (a prepared statement after five runs) builds them again for every row it rechecks.
-  const anyTerm = sql`(SELECT ${join(termQueries, " || ")})`;
-  const termQuery = (query: SqlStatement) => sql`(SELECT ${query})`;
+  // Each query is built once per search, in `search_queries` (parsing a word is most of what building one costs;
+  // built where each is tested, a word was parsed once per field and branch), and read where it is tested through
+  // a scalar sub-select: an InitPlan, read once whatever plan Postgres picks (bare, a generic plan would read it
+  // again for every row it rechecks).
+  const queryColumns = join(
+    termQueries.map((query, index) => sql`${query} AS q_${raw(String(index))}`),
+    ", ",
+  );
+  const anyOf = raw(termQueries.map((_, index) => `built.q_${index}`).join(" || "));
+  const anyTerm = sql`(SELECT search_queries.any FROM search_queries)`;
+  const termQuery = (index: number) => raw(`(SELECT search_queries.q_${index} FROM search_queries)`);
   const termTexts = [
     ...plan.terms.map((term) => term.word),
     ...plan.pairs.map(([first, second]) => `${first.word} ${second.word}`),
@@ -108,9 +115,9 @@ export function messageSearchStatement(
   // it its prepared plan, is the same for every query with as many terms and pairs.
   const fieldFlags = join(
     termQueries.map(
-      (query, index) => sql`message.content_tsv @@ ${termQuery(query)} AS text_${raw(String(index))},
-    (${mayNameADay(termTexts[index] ?? "")}::boolean AND message.time_tsv @@ ${termQuery(query)}) AS time_${raw(String(index))},
-    message.context_tsv @@ ${termQuery(query)} AS context_${raw(String(index))}`,
+      (_, index) => sql`message.content_tsv @@ ${termQuery(index)} AS text_${raw(String(index))},
+    (${mayNameADay(termTexts[index] ?? "")}::boolean AND message.time_tsv @@ ${termQuery(index)}) AS time_${raw(String(index))},
+    message.context_tsv @@ ${termQuery(index)} AS context_${raw(String(index))}`,
     ),
     ",\n    ",
   );
@@ -178,7 +185,10 @@ export function messageSearchStatement(
     WHERE pending.search_state < 2 ${sessionId === undefined ? sql`` : sql`AND pending.session_id = ${sessionId}`}))`;
   // The session's own rows: when it is small, or at most half the table by the row count Postgres last
   // estimated (`reltuples`, -1 before any analyze or vacuum).
-  return sql`WITH messages AS MATERIALIZED (
+  return sql`WITH search_queries AS MATERIALIZED (
+  SELECT built.*, ${anyOf} AS any FROM (SELECT ${queryColumns}) built
+),
+messages AS MATERIALIZED (
   SELECT counted.total, counted.total <= greatest(${limitCount}, (SELECT table_class.reltuples::float8 / 2
     FROM pg_class table_class WHERE table_class.oid = to_regclass('assistant_messages'))) AS own_rows
   FROM (SELECT count(*)::float8 AS total FROM assistant_messages message WHERE ${inSession}) counted
