@@ -1,5 +1,10 @@
 /** Longest user message accepted, in characters. */
 export const MAX_MESSAGE_LENGTH = 8_000;
+/**
+ * The largest request body read, in bytes (useChat sends the whole history with each message). Kept here, not
+ * in index.ts: workerd serves every named export of the Worker's main module, and refuses to start on a number.
+ */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** The most messages a request may carry (useChat sends the whole history; only the last one is read). */
 const MAX_MESSAGES = 10_000;
 

@@ -1,12 +1,10 @@
-import { ChatRequestError, readChatTurn } from "./chat-request.js";
+import { ChatRequestError, MAX_BODY_BYTES, readChatTurn } from "./chat-request.js";
 import type { Env } from "./env.js";
 
 export { ChatObject } from "./chat-object.js";
 
 /** `/api/<user>/chats/<chat>`: ids of letters, digits, `-` and `_`, at most 64 characters. */
 const CHAT_PATH = /^\/api\/([A-Za-z0-9_-]{1,64})\/chats\/([A-Za-z0-9_-]{1,64})$/;
-/** The largest request body read, in bytes (useChat sends the whole history with each message). */
-export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** How much of a body past the limit is read and dropped (so the client gets its 413) before the stream is cancelled. */
 const MAX_DRAIN_BYTES = 32 * 1024 * 1024;
 
