@@ -103,7 +103,7 @@ export function messageSearchStatement(
     ", ",
   );
   const anyOf = raw(termQueries.map((_, index) => `built.q_${index}`).join(" || "));
-  const anyTerm = sql`(SELECT search_queries.any FROM search_queries)`;
+  const anyTerm = sql`(SELECT search_queries.any_term FROM search_queries)`;
   const termQuery = (index: number) => raw(`(SELECT search_queries.q_${index} FROM search_queries)`);
   const termTexts = [
     ...plan.terms.map((term) => term.word),
@@ -186,7 +186,7 @@ export function messageSearchStatement(
   // The session's own rows: when it is small, or at most half the table by the row count Postgres last
   // estimated (`reltuples`, -1 before any analyze or vacuum).
   return sql`WITH search_queries AS MATERIALIZED (
-  SELECT built.*, ${anyOf} AS any FROM (SELECT ${queryColumns}) built
+  SELECT built.*, ${anyOf} AS any_term FROM (SELECT ${queryColumns}) built
 ),
 messages AS MATERIALIZED (
   SELECT counted.total, counted.total <= greatest(${limitCount}, (SELECT table_class.reltuples::float8 / 2
