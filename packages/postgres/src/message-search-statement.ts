@@ -36,7 +36,7 @@ import { defaultPostgresSearchRanking } from "./postgres-search-ranking.js";
  *
  * No step joins two growing CTEs: a CTE has no index, and on a table Postgres has never analyzed (a session
  * just imported, before autovacuum's analyze) every estimate is one row, so such a join became a nested loop
- * that read the candidates once per candidate (the one-row `statistics` is the only CTE joined). A
+ * that read the candidates once per candidate (only one-row CTEs are joined: `search_queries`, `statistics`). A
  * candidate's columns ride on its own row of `lent`, gathered by the aggregate that adds up the message's
  * shares; a parent's parent is read from one JSON object of the candidates' parents (built once) or by key.
  * The shares are added in one order, so the plan chosen cannot swap two messages of equal score.
@@ -95,16 +95,16 @@ export function messageSearchStatement(
     ),
   ];
   // Each query is built once per search, in `search_queries` (parsing a word is most of what building one costs;
-  // built where each is tested, a word was parsed once per field and branch), and read where it is tested through
-  // a scalar sub-select: an InitPlan, read once whatever plan Postgres picks (bare, a generic plan would read it
-  // again for every row it rechecks).
+  // built where each is tested, a word was parsed once per field and branch), and joined to the rows it tests as
+  // `q`: one row, so the GIN indexes are read with its values (a nested loop, whatever the statistics say), and
+  // each test reads a column, where a scalar sub-select per test was one more plan to make and start every search.
   const queryColumns = join(
     termQueries.map((query, index) => sql`${query} AS q_${raw(String(index))}`),
     ", ",
   );
   const anyOf = raw(termQueries.map((_, index) => `built.q_${index}`).join(" || "));
-  const anyTerm = sql`(SELECT search_queries.any_term FROM search_queries)`;
-  const termQuery = (index: number) => raw(`(SELECT search_queries.q_${index} FROM search_queries)`);
+  const anyTerm = raw("q.any_term");
+  const termQuery = (index: number) => raw(`q.q_${index}`);
   const termTexts = [
     ...plan.terms.map((term) => term.word),
     ...plan.pairs.map(([first, second]) => `${first.word} ${second.word}`),
@@ -171,13 +171,13 @@ export function messageSearchStatement(
   // query's test out of the scan of the session's rows, so the planner cannot take the GIN indexes for it.
   const candidates =
     sessionId === undefined
-      ? sql`SELECT ${candidateColumns} FROM assistant_messages message WHERE ${matches}`
+      ? sql`SELECT ${candidateColumns} FROM assistant_messages message CROSS JOIN search_queries q WHERE ${matches}`
       : sql`SELECT ${candidateColumns}
   FROM (SELECT * FROM assistant_messages message WHERE ${inSession}
-    AND (SELECT messages.own_rows FROM messages) OFFSET 0) message
+    AND (SELECT messages.own_rows FROM messages) OFFSET 0) message CROSS JOIN search_queries q
   WHERE ${matches}
   UNION ALL
-  SELECT ${candidateColumns} FROM assistant_messages message
+  SELECT ${candidateColumns} FROM assistant_messages message CROSS JOIN search_queries q
   WHERE ${inSession} AND NOT (SELECT messages.own_rows FROM messages) AND ${matches}`;
   // Whether any message still waits for its search fields (message-search-index.ts), read through the partial
   // index that holds only those: with the hits, so a search whose fields are current is one round trip.
