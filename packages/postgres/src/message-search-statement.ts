@@ -1,8 +1,9 @@
 import type { SearchRanking } from "@contextblocks/sessions/store-kit";
 import { type SqlStatement, sql } from "@contextblocks/sql";
 import { join, raw } from "@contextblocks/sql/store-kit";
-import { monthNames, type QueryPlan } from "@contextblocks/text";
+import { monthNames, type QueryPlan, writtenPair } from "@contextblocks/text";
 import { defaultPostgresSearchRanking } from "./postgres-search-ranking.js";
+import { writtenOr } from "./written-query.js";
 
 /**
  * The one statement of a message search in one session (or, with `sessionId` undefined, in every session),
@@ -89,9 +90,9 @@ export function messageSearchStatement(
   const number = (value: number) => raw(String(value));
   const inSession = sessionId === undefined ? sql`true` : sql`message.session_id = ${sessionId}`;
   const termQueries = [
-    ...plan.terms.map((term) => sql`plainto_tsquery('english', ${term.word})`),
-    ...plan.pairs.map(
-      ([first, second]) => sql`phraseto_tsquery('english', ${`${first.word} ${second.word}`})`,
+    ...plan.terms.map((term) => writtenOr("plainto_tsquery", term.word, term.written ?? null)),
+    ...plan.pairs.map((pair) =>
+      writtenOr("phraseto_tsquery", `${pair[0].word} ${pair[1].word}`, writtenPair(pair)),
     ),
   ];
   // Each query is built once per search, in `search_queries` (parsing a word is most of what building one costs;

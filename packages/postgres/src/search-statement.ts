@@ -1,6 +1,7 @@
 import { type SqlStatement, sql } from "@contextblocks/sql";
 import { join, limitLiteral, raw } from "@contextblocks/sql/store-kit";
-import type { QueryPlan } from "@contextblocks/text";
+import { type QueryPlan, writtenPair } from "@contextblocks/text";
+import { writtenOr } from "./written-query.js";
 
 /**
  * The one statement of a search. Query text never reaches Postgres as `tsquery` syntax: each planned term
@@ -59,10 +60,12 @@ export function searchStatement(
   limit: number,
   searchKeys: boolean,
 ): SqlStatement {
-  const termQueries = plan.terms.map((term) => sql`(SELECT plainto_tsquery('english', ${term.word}))`);
+  const termQueries = plan.terms.map(
+    (term) => sql`(SELECT ${writtenOr("plainto_tsquery", term.word, term.written ?? null)})`,
+  );
   const limitText = limitLiteral(limit);
   const anyTerm = sql`(SELECT ${join(
-    plan.terms.map((term) => sql`plainto_tsquery('english', ${term.word})`),
+    plan.terms.map((term) => writtenOr("plainto_tsquery", term.word, term.written ?? null)),
     " || ",
   )})`;
   // Per term: whether the match holds it in its content (c0, c1, …) and, searching keys, in its key (k0, k1,
@@ -174,7 +177,11 @@ matched AS (
             ([first, second]) =>
               sql`${possible(
                 [first.word, second.word],
-                sql`entry.content_tsv @@ (SELECT phraseto_tsquery('english', ${`${first.word} ${second.word}`}))`,
+                sql`entry.content_tsv @@ (SELECT ${writtenOr(
+                  "phraseto_tsquery",
+                  `${first.word} ${second.word}`,
+                  writtenPair([first, second]),
+                )})`,
               )}::int`,
           ),
           " + ",

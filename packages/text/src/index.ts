@@ -20,4 +20,4 @@ export {
 export { porterStem } from "./porter.js";
 export { isStopword, stopwords } from "./stopwords.js";
 export { foldToken, type Token, tokenize } from "./tokenize.js";
-export { type TsqueryInputs, tsqueryInputs } from "./tsquery.js";
+export { type TsqueryInputs, tsqueryInputs, writtenPair } from "./tsquery.js";

@@ -16,6 +16,12 @@ export interface QueryTerm {
   readonly word: string;
   /** Its index stem: the key for document frequency and for counting matched terms. */
   readonly stem: string;
+  /**
+   * The word as the query wrote it (lower-cased, diacritics kept), present only when folding removed more than
+   * case. FTS5 folds the text it indexes as the query is folded; Postgres' `english` configuration keeps
+   * diacritics, so a search there asks for both forms.
+   */
+  readonly written?: string;
 }
 
 /** What `planQuery` makes of a question: the words to look for, in a form every engine's renderer reads. */
@@ -65,13 +71,19 @@ export function planQuery(text: string): QueryPlan | null {
   };
 }
 
+function termOf(token: Token): QueryTerm {
+  return token.written === token.folded
+    ? { word: token.folded, stem: token.stem }
+    : { word: token.folded, stem: token.stem, written: token.written };
+}
+
 function distinctTerms(tokens: readonly Token[]): QueryTerm[] {
   const seen = new Set<string>();
   const terms: QueryTerm[] = [];
   for (const token of tokens) {
     if (seen.has(token.stem)) continue;
     seen.add(token.stem);
-    terms.push({ word: token.folded, stem: token.stem });
+    terms.push(termOf(token));
   }
   return terms;
 }
@@ -87,10 +99,7 @@ function adjacentPairs(tokens: readonly Token[], kept: ReadonlySet<string>): [Qu
     const id = `${first.stem} ${second.stem}`;
     if (seen.has(id)) continue;
     seen.add(id);
-    pairs.push([
-      { word: first.folded, stem: first.stem },
-      { word: second.folded, stem: second.stem },
-    ]);
+    pairs.push([termOf(first), termOf(second)]);
   }
   return pairs;
 }

@@ -16,6 +16,11 @@ import { porterStem } from "./porter.js";
 export interface Token {
   /** Case-folded, diacritics removed: what `unicode61` would emit. */
   readonly folded: string;
+  /**
+   * Lower-cased with its diacritics (NFC): the word as Postgres' `english` configuration indexes it, which
+   * keeps them ("café" is 'café' there, never 'cafe').
+   */
+  readonly written: string;
   /** What the `porter` tokenizer stores in the index for this word. */
   readonly stem: string;
 }
@@ -51,7 +56,7 @@ export function tokenize(text: string, maximumCharacters = Number.POSITIVE_INFIN
   for (const match of source.matchAll(tokenRun)) {
     const folded = foldToken(match[0]);
     if (folded.length === 0) continue;
-    tokens.push({ folded, stem: porterStem(folded) });
+    tokens.push({ folded, written: match[0].toLowerCase().normalize("NFC"), stem: porterStem(folded) });
   }
   return tokens;
 }

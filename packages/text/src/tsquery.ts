@@ -1,4 +1,4 @@
-import type { QueryPlan } from "./plan.js";
+import type { QueryPlan, QueryTerm } from "./plan.js";
 
 /**
  * A plan as the texts a Postgres full-text search binds: never `tsquery` syntax built from the question, only
@@ -12,12 +12,19 @@ import type { QueryPlan } from "./plan.js";
  *   whole question as written ranks first. `null` when the query has one word or more than 12.
  *
  * The words are folded as `unicode61` folds them (tokenize.ts); Postgres' `english` configuration stems them
- * itself, as FTS5's `porter` does.
+ * itself, as FTS5's `porter` does. It keeps diacritics, though ("café" is indexed as 'café'), so where folding
+ * removed some, `writtenTerms` and `writtenPairs` hold the words as the query wrote them (lower-cased), else
+ * `null`: bind those too and OR them in (`plainto_tsquery($term) || plainto_tsquery($written)`), so "café" finds
+ * "café" and "cafe".
  */
 export interface TsqueryInputs {
   readonly terms: readonly string[];
   readonly pairs: readonly string[];
   readonly phrase: string | null;
+  /** Per term, the word as written when it differs from the folded one (diacritics), else `null`. */
+  readonly writtenTerms: readonly (string | null)[];
+  /** Per pair, the pair as written when either word differs from its folded form, else `null`. */
+  readonly writtenPairs: readonly (string | null)[];
 }
 
 /** The texts to bind for a plan (see `TsqueryInputs`). Pure string work: no SQL, no database. */
@@ -26,5 +33,13 @@ export function tsqueryInputs(plan: QueryPlan): TsqueryInputs {
     terms: plan.terms.map((term) => term.word),
     pairs: plan.pairs.map(([first, second]) => `${first.word} ${second.word}`),
     phrase: plan.phrase === null ? null : plan.phrase.join(" "),
+    writtenTerms: plan.terms.map((term) => term.written ?? null),
+    writtenPairs: plan.pairs.map(writtenPair),
   };
+}
+
+/** A pair as the query wrote it, when either word's diacritics were folded away; else `null`. */
+export function writtenPair([first, second]: readonly [QueryTerm, QueryTerm]): string | null {
+  if (first.written === undefined && second.written === undefined) return null;
+  return `${first.written ?? first.word} ${second.written ?? second.word}`;
 }

@@ -104,14 +104,41 @@ describe("tsqueryInputs", () => {
       terms: ["dani", "buy", "ice", "cream"],
       pairs: ["dani buy", "buy ice", "ice cream"],
       phrase: "where does dani buy ice cream",
+      writtenTerms: [null, null, null, null],
+      writtenPairs: [null, null, null],
     });
+  });
+
+  it("gives the words as written where folding removed diacritics, which Postgres' english keeps", () => {
+    const plan = planQuery("Was Zoë at the Café Müller?");
+    if (plan === null) throw new Error("no plan");
+    expect(plan.terms.map((term) => [term.word, term.written])).toEqual([
+      ["zoe", "zoë"],
+      ["cafe", "café"],
+      ["muller", "müller"],
+    ]);
+    expect(tsqueryInputs(plan)).toMatchObject({
+      terms: ["zoe", "cafe", "muller"],
+      writtenTerms: ["zoë", "café", "müller"],
+      pairs: ["cafe muller"],
+      writtenPairs: ["café müller"],
+    });
+    // Case alone is not written apart, nor are letters folding keeps (ß, Cyrillic й).
+    const plain = planQuery("Straße ЙОГА Tide");
+    expect(plain?.terms.map((term) => term.written)).toEqual([undefined, undefined, undefined]);
   });
 
   it("never carries tsquery operators: only folded words and spaces", () => {
     const plan = planQuery("a & b | !c <-> 'd':* (e)");
     if (plan === null) throw new Error("no plan");
     const inputs = tsqueryInputs(plan);
-    for (const text of [...inputs.terms, ...inputs.pairs, inputs.phrase ?? ""]) {
+    for (const text of [
+      ...inputs.terms,
+      ...inputs.pairs,
+      inputs.phrase ?? "",
+      ...inputs.writtenTerms.map((written) => written ?? ""),
+      ...inputs.writtenPairs.map((written) => written ?? ""),
+    ]) {
       expect(text).toMatch(/^[\p{L}\p{N} ]*$/u);
     }
   });

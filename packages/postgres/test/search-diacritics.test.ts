@@ -1,0 +1,56 @@
+import type { SessionMessage } from "@contextblocks/sessions";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { PostgresSearchProvider } from "../src/index.js";
+import { createSchema, type TestSchema } from "./database.js";
+import { postgresTree } from "./message-tree.js";
+
+// Postgres' `english` configuration keeps diacritics ("café" is indexed as 'café'), while a query is folded as
+// FTS5 folds what it indexes ("café" asks for "cafe"). A search asks for both forms of a word that has them.
+
+let schema: TestSchema;
+beforeEach(async () => {
+  schema = await createSchema();
+});
+afterEach(async () => {
+  await schema.drop();
+});
+
+function message(id: string, text: string, role = "user"): SessionMessage {
+  return { id, role, parts: [{ type: "text", text }] };
+}
+
+const keysOf = (result: string | null) =>
+  [...(result ?? "").matchAll(/^\[([^\]\n]*)\]$/gm)].map((match) => match[1]).sort();
+
+describe("a word written with diacritics", () => {
+  it("finds the messages that hold it, written with them or without", async () => {
+    const store = postgresTree(await schema.client(), "chat");
+    await store.appendMessage(message("accented", "We met at the Café Müller with Zoë."));
+    await store.appendMessage(message("gap-1", "Then the weather turned.", "assistant"));
+    await store.appendMessage(message("gap-2", "It rained all week long."));
+    await store.appendMessage(message("gap-3", "The garden needed it.", "assistant"));
+    await store.appendMessage(message("plain", "The cafe on the corner closed."));
+    const own = async (query: string) =>
+      (await store.searchMessages(query, 10))
+        .filter((hit) => hit.matchedBy === "text")
+        .map((hit) => hit.id)
+        .sort();
+    expect(await own("café")).toEqual(["accented", "plain"]);
+    expect(await own("Zoë")).toEqual(["accented"]);
+    expect(await own("Müller's café")).toEqual(["accented", "plain"]);
+    // The pair as written ranks the message that holds it first.
+    expect((await store.searchMessages("the café müller opening hours", 10))[0]?.id).toBe("accented");
+    // A word without them asks for what it says: Postgres has no folded form of "café" to match.
+    expect(await own("cafe")).toEqual(["plain"]);
+  });
+
+  it("finds the knowledge entries that hold it", async () => {
+    const search = new PostgresSearchProvider(await schema.client(), "knowledge");
+    await search.set("kb-accented", "Zoë orders a crème brûlée at the café.");
+    await search.set("kb-plain", "The cafe serves creme brulee on Fridays.");
+    await search.set("kb-other", "The bakery opens at seven.");
+    expect(keysOf(await search.search("café"))).toEqual(["kb-accented", "kb-plain"]);
+    expect(keysOf(await search.search("crème brûlée"))).toEqual(["kb-accented", "kb-plain"]);
+    expect(keysOf(await search.search("Zoë"))).toEqual(["kb-accented"]);
+  });
+});
