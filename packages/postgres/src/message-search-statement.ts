@@ -3,6 +3,7 @@ import { type SqlStatement, sql } from "@contextblocks/sql";
 import { join, raw } from "@contextblocks/sql/store-kit";
 import { monthNames, type QueryPlan, writtenPair } from "@contextblocks/text";
 import { defaultPostgresSearchRanking } from "./postgres-search-ranking.js";
+import { withCompounds } from "./postgres-terms.js";
 import { writtenOr } from "./written-query.js";
 
 /**
@@ -82,11 +83,12 @@ WHERE target.session_id = ${sessionId} AND target.id IN (SELECT id FROM below)`;
 
 export function messageSearchStatement(
   sessionId: string | undefined,
-  plan: QueryPlan,
+  queryPlan: QueryPlan,
   limit: number,
   ranking: SearchRanking = defaultPostgresSearchRanking,
   sessionScanLimit: number = SESSION_SCAN_LIMIT,
 ): SqlStatement {
+  const plan = withCompounds(queryPlan);
   const number = (value: number) => raw(String(value));
   const inSession = sessionId === undefined ? sql`true` : sql`message.session_id = ${sessionId}`;
   const termQueries = [

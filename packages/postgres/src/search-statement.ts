@@ -1,6 +1,7 @@
 import { type SqlStatement, sql } from "@contextblocks/sql";
 import { join, limitLiteral, raw } from "@contextblocks/sql/store-kit";
 import { type QueryPlan, writtenPair } from "@contextblocks/text";
+import { withCompounds } from "./postgres-terms.js";
 import { writtenOr } from "./written-query.js";
 
 /**
@@ -56,10 +57,11 @@ import { writtenOr } from "./written-query.js";
  */
 export function searchStatement(
   storedLabel: string,
-  plan: QueryPlan,
+  queryPlan: QueryPlan,
   limit: number,
   searchKeys: boolean,
 ): SqlStatement {
+  const plan = withCompounds(queryPlan);
   const termQueries = plan.terms.map(
     (term) => sql`(SELECT ${writtenOr("plainto_tsquery", term.word, term.written ?? null)})`,
   );

@@ -1,3 +1,4 @@
+import { compoundsOf } from "./compounds.js";
 import { asksWhen } from "./date-expressions.js";
 import { isStopword } from "./stopwords.js";
 import { type Token, tokenize } from "./tokenize.js";
@@ -40,6 +41,12 @@ export interface QueryPlan {
   readonly phrase: readonly string[] | null;
   /** Whether the query asks when ("when…", "how long…", "what year…": `asksWhen`). */
   readonly asksWhen: boolean;
+  /**
+   * The query's e-mail addresses, host names, URLs, paths and version numbers as written, lower-cased
+   * (`compoundsOf`): one lexeme for Postgres' parser, which a Postgres search asks for beside the terms. FTS5
+   * cuts them into the terms above. Empty when there are none (absent in a plan built by hand).
+   */
+  readonly compounds?: readonly string[];
 }
 
 /** Adjacent pairs are planned only for queries of at least this many terms. */
@@ -68,6 +75,7 @@ export function planQuery(text: string): QueryPlan | null {
     phrase:
       tokens.length >= 2 && tokens.length <= maximumPhraseWords ? tokens.map((token) => token.folded) : null,
     asksWhen: asksWhen(text.slice(0, maximumQueryCharacters)),
+    compounds: compoundsOf(text.slice(0, maximumQueryCharacters)),
   };
 }
 

@@ -25,6 +25,11 @@ export interface TsqueryInputs {
   readonly writtenTerms: readonly (string | null)[];
   /** Per pair, the pair as written when either word differs from its folded form, else `null`. */
   readonly writtenPairs: readonly (string | null)[];
+  /**
+   * The query's e-mail addresses, host names, URLs, paths and version numbers, as written (`compoundsOf`):
+   * Postgres' parser keeps each whole, so bind each to `plainto_tsquery` as one more term.
+   */
+  readonly compounds: readonly string[];
 }
 
 /** The texts to bind for a plan (see `TsqueryInputs`). Pure string work: no SQL, no database. */
@@ -35,6 +40,7 @@ export function tsqueryInputs(plan: QueryPlan): TsqueryInputs {
     phrase: plan.phrase === null ? null : plan.phrase.join(" "),
     writtenTerms: plan.terms.map((term) => term.written ?? null),
     writtenPairs: plan.pairs.map(writtenPair),
+    compounds: plan.compounds ?? [],
   };
 }
 

@@ -1,8 +1,10 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import {
+  compoundsOf,
   fts5MatchExpression,
   fts5String,
+  maximumCompounds,
   maximumPhraseWords,
   maximumTerms,
   planQuery,
@@ -106,6 +108,7 @@ describe("tsqueryInputs", () => {
       phrase: "where does dani buy ice cream",
       writtenTerms: [null, null, null, null],
       writtenPairs: [null, null, null],
+      compounds: [],
     });
   });
 
@@ -141,5 +144,40 @@ describe("tsqueryInputs", () => {
     ]) {
       expect(text).toMatch(/^[\p{L}\p{N} ]*$/u);
     }
+  });
+});
+
+describe("compoundsOf", () => {
+  it("keeps whole what Postgres' parser keeps whole: addresses, hosts, URLs, paths, versions", () => {
+    expect(
+      compoundsOf(
+        "Mail john@Example.com, see (docs.example.com/setup). Version 2.5.1 at /etc/nginx/nginx.conf? and U.S.",
+      ),
+    ).toEqual([
+      "john@example.com",
+      "docs.example.com/setup",
+      "docs.example.com",
+      "2.5.1",
+      "/etc/nginx/nginx.conf",
+      "u.s",
+    ]);
+    // A URL's host is asked for too, without its scheme.
+    expect(compoundsOf("https://GitHub.com/brianc/node-postgres")).toEqual([
+      "https://github.com/brianc/node-postgres",
+      "github.com",
+    ]);
+    // Words joined otherwise, or standing alone, are terms only.
+    expect(compoundsOf("state-of-the-art don't co_op 10, 20 ... a. .b")).toEqual([]);
+    expect(planQuery("where is docs.example.com?")?.compounds).toEqual(["docs.example.com"]);
+    expect(planQuery("where is the harbour?")?.compounds).toEqual([]);
+  });
+
+  it("reads a bounded number, each once, and never one longer than 1,024 characters", () => {
+    const many = Array.from({ length: 20 }, (_, index) => `host${index}.example.com host0.example.com`).join(
+      " ",
+    );
+    expect(compoundsOf(many)).toHaveLength(maximumCompounds);
+    expect(new Set(compoundsOf(many)).size).toBe(maximumCompounds);
+    expect(compoundsOf(`${"a.".repeat(600)}b`)).toEqual([]);
   });
 });
