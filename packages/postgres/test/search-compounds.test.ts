@@ -31,11 +31,14 @@ describe("addresses, hosts, URLs, paths and versions in a query", () => {
     await store.appendMessage(message("thanks", "Thanks!", "assistant"));
     await store.appendMessage(message("version", "We pinned node-postgres 8.23.1 last week."));
     await store.appendMessage(message("other", "Nothing to see here.", "assistant"));
+    await store.appendMessage(message("covid", "The COVID-19 rules changed in March."));
+    await store.appendMessage(message("after", "Good to know.", "assistant"));
     const own = async (query: string) =>
       (await store.searchMessages(query, 10)).filter((hit) => hit.matchedBy === "text").map((hit) => hit.id);
     expect(await own("what is john@example.com?")).toEqual(["mail"]);
     expect(await own("docs.example.com/setup")).toEqual(["link"]);
     expect(await own("which version, 8.23.1?")).toEqual(["version"]);
+    expect(await own("covid-19 rules")).toEqual(["covid"]);
   });
 
   it("find the knowledge entries that hold them", async () => {

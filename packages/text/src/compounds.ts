@@ -2,17 +2,21 @@ import { tokenCharacter, tokenize } from "./tokenize.js";
 
 /**
  * The words of a query that Postgres' default text search parser keeps whole: e-mail addresses, host names,
- * URLs, file paths and version numbers ("john@example.com", "docs.example.com/setup", "2.5.1") are one lexeme
- * there, where FTS5's `unicode61` (and `planQuery`'s terms) cut them into their letters and digits. A Postgres
- * search asks for each as written beside the terms, so such a query finds the text that holds it.
+ * URLs, file paths, version numbers and a number hyphened to a word ("john@example.com", "2.5.1", the "-19" of
+ * "COVID-19") are lexemes of their own there, where FTS5's `unicode61` (and `planQuery`'s terms) cut them into
+ * their letters and digits. A Postgres search asks for each as written beside the terms, so such a query finds
+ * the text that holds it.
  */
 
 /** At most this many compounds are read from a query. */
 export const maximumCompounds = 8;
 /** A longer run of joined words is not asked for whole (its terms still are). */
 const longestCompound = 1_024;
-/** What joins words into one lexeme for Postgres' parser: `@`, `.`, `/`, `:` and `\` between two of them. */
-const joined = /[\p{L}\p{N}][@./:\\]+[\p{L}\p{N}]/u;
+/**
+ * What joins words into one lexeme for Postgres' parser: `@`, `.`, `/`, `:` and `\` between two of them, and a
+ * hyphen before digits ("COVID-19" is 'covid' and '-19' there, a signed number, so "19" alone misses it).
+ */
+const joined = /[\p{L}\p{N}](?:[@./:\\]+|-(?=\p{N}))[\p{L}\p{N}]/u;
 
 /**
  * The compounds of a query, lower-cased, in order, each once: every whitespace-separated chunk, without the

@@ -166,6 +166,11 @@ describe("compoundsOf", () => {
       "https://github.com/brianc/node-postgres",
       "github.com",
     ]);
+    // A hyphen before digits joins too ("-19" is a signed number there); before letters it does not.
+    expect(compoundsOf("COVID-19 on 2023-05-08 in state-of-the-art Wi-Fi")).toEqual([
+      "covid-19",
+      "2023-05-08",
+    ]);
     // Words joined otherwise, or standing alone, are terms only.
     expect(compoundsOf("state-of-the-art don't co_op 10, 20 ... a. .b")).toEqual([]);
     expect(planQuery("where is docs.example.com?")?.compounds).toEqual(["docs.example.com"]);
