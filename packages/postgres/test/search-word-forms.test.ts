@@ -2,7 +2,7 @@ import type { SessionMessage } from "@contextblocks/sessions";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PostgresSearchProvider } from "../src/index.js";
 import { createSchema, type TestSchema } from "./database.js";
-import { postgresTree } from "./message-tree.js";
+import { postgresTree, type SearchableTree } from "./message-tree.js";
 
 // Postgres indexes some words otherwise than a query's terms are cut: its `english` configuration keeps
 // diacritics ("café" is 'café', while a query is folded as FTS5 folds, "cafe"), and its parser keeps an e-mail
@@ -20,6 +20,14 @@ function message(id: string, text: string, role = "user"): SessionMessage {
   return { id, role, parts: [{ type: "text", text }] };
 }
 
+/** The ids of a search's hits matched by their own text, sorted. */
+async function ownHits(store: SearchableTree, query: string): Promise<string[]> {
+  return (await store.searchMessages(query, 10))
+    .filter((hit) => hit.matchedBy === "text")
+    .map((hit) => hit.id)
+    .sort();
+}
+
 const keysOf = (result: string | null) =>
   [...(result ?? "").matchAll(/^\[([^\]\n]*)\]$/gm)].map((match) => match[1]).sort();
 
@@ -31,11 +39,7 @@ describe("a word written with diacritics", () => {
     await store.appendMessage(message("gap-2", "It rained all week long."));
     await store.appendMessage(message("gap-3", "The garden needed it.", "assistant"));
     await store.appendMessage(message("plain", "The cafe on the corner closed."));
-    const own = async (query: string) =>
-      (await store.searchMessages(query, 10))
-        .filter((hit) => hit.matchedBy === "text")
-        .map((hit) => hit.id)
-        .sort();
+    const own = (query: string) => ownHits(store, query);
     expect(await own("café")).toEqual(["accented", "plain"]);
     expect(await own("Zoë")).toEqual(["accented"]);
     expect(await own("Müller's café")).toEqual(["accented", "plain"]);
@@ -67,8 +71,7 @@ describe("addresses, hosts, URLs, paths and versions in a query", () => {
     await store.appendMessage(message("other", "Nothing to see here.", "assistant"));
     await store.appendMessage(message("covid", "The COVID-19 rules changed in March."));
     await store.appendMessage(message("after", "Good to know.", "assistant"));
-    const own = async (query: string) =>
-      (await store.searchMessages(query, 10)).filter((hit) => hit.matchedBy === "text").map((hit) => hit.id);
+    const own = (query: string) => ownHits(store, query);
     expect(await own("what is john@example.com?")).toEqual(["mail"]);
     expect(await own("docs.example.com/setup")).toEqual(["link"]);
     expect(await own("which version, 8.23.1?")).toEqual(["version"]);

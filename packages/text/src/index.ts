@@ -1,4 +1,3 @@
-export { compoundsOf, maximumCompounds } from "./compounds.js";
 export { asksWhen, datePatterns, mentionsDate } from "./date-expressions.js";
 export { fts5MatchExpression, fts5String, type MatchExpressionOptions } from "./fts5-match.js";
 export { heldStems } from "./held-stems.js";

@@ -1,7 +1,7 @@
 import { compoundsOf } from "./compounds.js";
 import { asksWhen } from "./date-expressions.js";
 import { isStopword } from "./stopwords.js";
-import { type Token, tokenize } from "./tokenize.js";
+import { type QueryToken, queryTokens } from "./tokenize.js";
 
 /**
  * Turning query text into the words a full-text index is asked for. The text is never query syntax: it is cut
@@ -60,7 +60,7 @@ export const maximumQueryCharacters = 16_384;
 
 /** Plan a query, or `null` when the text holds no word at all (empty, whitespace, punctuation only). */
 export function planQuery(text: string): QueryPlan | null {
-  const tokens = tokenize(text, maximumQueryCharacters);
+  const tokens = queryTokens(text, maximumQueryCharacters);
   if (tokens.length === 0) return null;
   const informative = tokens.filter((token) => !isStopword(token.folded));
   // A query of only stopwords ("NOT", "who are you") searches for those words: they are its meaning.
@@ -79,13 +79,13 @@ export function planQuery(text: string): QueryPlan | null {
   };
 }
 
-function termOf(token: Token): QueryTerm {
+function termOf(token: QueryToken): QueryTerm {
   return token.written === token.folded
     ? { word: token.folded, stem: token.stem }
     : { word: token.folded, stem: token.stem, written: token.written };
 }
 
-function distinctTerms(tokens: readonly Token[]): QueryTerm[] {
+function distinctTerms(tokens: readonly QueryToken[]): QueryTerm[] {
   const seen = new Set<string>();
   const terms: QueryTerm[] = [];
   for (const token of tokens) {
@@ -96,7 +96,7 @@ function distinctTerms(tokens: readonly Token[]): QueryTerm[] {
   return terms;
 }
 
-function adjacentPairs(tokens: readonly Token[], kept: ReadonlySet<string>): [QueryTerm, QueryTerm][] {
+function adjacentPairs(tokens: readonly QueryToken[], kept: ReadonlySet<string>): [QueryTerm, QueryTerm][] {
   const pairs: [QueryTerm, QueryTerm][] = [];
   const seen = new Set<string>();
   for (let index = 0; index + 1 < tokens.length && pairs.length < maximumTerms; index++) {

@@ -16,13 +16,17 @@ import { porterStem } from "./porter.js";
 export interface Token {
   /** Case-folded, diacritics removed: what `unicode61` would emit. */
   readonly folded: string;
+  /** What the `porter` tokenizer stores in the index for this word. */
+  readonly stem: string;
+}
+
+/** A word of a query: a `Token`, and the word as written, which only a query's plan needs. */
+export interface QueryToken extends Token {
   /**
    * Lower-cased with its diacritics (NFC): the word as Postgres' `english` configuration indexes it, which
    * keeps them ("café" is 'café' there, never 'cafe').
    */
   readonly written: string;
-  /** What the `porter` tokenizer stores in the index for this word. */
-  readonly stem: string;
 }
 
 /** One character a token holds: a letter, digit or private-use character, or a combining diacritic. */
@@ -51,12 +55,25 @@ export function foldToken(word: string): string {
 
 /** Split text into folded words, in order, with their index stems. */
 export function tokenize(text: string, maximumCharacters = Number.POSITIVE_INFINITY): Token[] {
+  return wordsOf(text, maximumCharacters, (_, folded) => ({ folded, stem: porterStem(folded) }));
+}
+
+/** `tokenize` for a query: each word also as written (`QueryToken`), for a search of Postgres. */
+export function queryTokens(text: string, maximumCharacters: number): QueryToken[] {
+  return wordsOf(text, maximumCharacters, (word, folded) => ({
+    folded,
+    stem: porterStem(folded),
+    written: word.toLowerCase().normalize("NFC"),
+  }));
+}
+
+/** The words of a text, cut as `unicode61` cuts it, each made into `T` from the word and its fold. */
+function wordsOf<T>(text: string, maximumCharacters: number, make: (word: string, folded: string) => T): T[] {
   const source = text.length > maximumCharacters ? text.slice(0, maximumCharacters) : text;
-  const tokens: Token[] = [];
+  const words: T[] = [];
   for (const match of source.matchAll(tokenRun)) {
     const folded = foldToken(match[0]);
-    if (folded.length === 0) continue;
-    tokens.push({ folded, written: match[0].toLowerCase().normalize("NFC"), stem: porterStem(folded) });
+    if (folded.length > 0) words.push(make(match[0], folded));
   }
-  return tokens;
+  return words;
 }

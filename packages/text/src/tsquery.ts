@@ -26,7 +26,7 @@ export interface TsqueryInputs {
   /** Per pair, the pair as written when either word differs from its folded form, else `null`. */
   readonly writtenPairs: readonly (string | null)[];
   /**
-   * The query's e-mail addresses, host names, URLs, paths and version numbers, as written (`compoundsOf`):
+   * The query's e-mail addresses, host names, URLs, paths and version numbers, as written (`QueryPlan.compounds`):
    * Postgres' parser keeps each whole, so bind each to `plainto_tsquery` as one more term.
    */
   readonly compounds: readonly string[];

@@ -1,10 +1,9 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { compoundsOf, maximumCompounds } from "../src/compounds.js";
 import {
-  compoundsOf,
   fts5MatchExpression,
   fts5String,
-  maximumCompounds,
   maximumPhraseWords,
   maximumTerms,
   planQuery,
