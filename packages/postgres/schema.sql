@@ -39,6 +39,12 @@ CREATE TABLE IF NOT EXISTS cf_agents_search_entries (
   PRIMARY KEY (label, key)
 );
 
+DO $$ BEGIN IF getdatabaseencoding() = 'UTF8' AND NOT EXISTS (SELECT 1 FROM pg_attrdef d
+    JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum WHERE a.attrelid = 'cf_agents_search_entries'::regclass
+    AND a.attname = 'content_tsv' AND pg_get_expr(d.adbin, d.adrelid) LIKE '%normalize%') THEN ALTER TABLE cf_agents_search_entries DROP COLUMN IF EXISTS content_tsv; ALTER TABLE cf_agents_search_entries ADD COLUMN content_tsv TSVECTOR
+    GENERATED ALWAYS AS (to_tsvector('english', CASE WHEN content ~ E'[\\u00c0-\\u024f\\u1e00-\\u1eff\\u0300-\\u036f]' THEN normalize(regexp_replace(normalize(content, NFD),
+    E'([a-zA-Z])[\\u0300-\\u036f]+', E'\\1', 'g'), NFC) ELSE content END)) STORED; END IF; END $$;
+
 CREATE INDEX IF NOT EXISTS idx_search_entries_fts
   ON cf_agents_search_entries USING GIN (content_tsv) WITH (fastupdate = off);
 
@@ -83,6 +89,14 @@ DROP INDEX IF EXISTS idx_assistant_msg_after_fts;
 ALTER TABLE assistant_messages DROP COLUMN IF EXISTS after_tsv;
 
 ALTER TABLE assistant_messages DROP COLUMN IF EXISTS after_text;
+
+DO $$ BEGIN IF getdatabaseencoding() = 'UTF8' AND NOT EXISTS (SELECT 1 FROM pg_attrdef d
+    JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum WHERE a.attrelid = 'assistant_messages'::regclass
+    AND a.attname = 'content_tsv' AND pg_get_expr(d.adbin, d.adrelid) LIKE '%normalize%') THEN ALTER TABLE assistant_messages DROP COLUMN IF EXISTS content_tsv, DROP COLUMN IF EXISTS context_tsv; ALTER TABLE assistant_messages ADD COLUMN content_tsv TSVECTOR
+    GENERATED ALWAYS AS (to_tsvector('english', CASE WHEN text_content ~ E'[\\u00c0-\\u024f\\u1e00-\\u1eff\\u0300-\\u036f]' THEN normalize(regexp_replace(normalize(text_content, NFD),
+    E'([a-zA-Z])[\\u0300-\\u036f]+', E'\\1', 'g'), NFC) ELSE text_content END)) STORED, ADD COLUMN context_tsv TSVECTOR
+    GENERATED ALWAYS AS (to_tsvector('english', CASE WHEN context_text ~ E'[\\u00c0-\\u024f\\u1e00-\\u1eff\\u0300-\\u036f]' THEN normalize(regexp_replace(normalize(context_text, NFD),
+    E'([a-zA-Z])[\\u0300-\\u036f]+', E'\\1', 'g'), NFC) ELSE context_text END)) STORED; END IF; END $$;
 
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_parent
   ON assistant_messages (parent_id);
@@ -161,7 +175,7 @@ CREATE TABLE IF NOT EXISTS contextblocks_schema (
   version INTEGER NOT NULL
 );
 
-INSERT INTO contextblocks_schema (part, version) VALUES ('sessions', 4)
+INSERT INTO contextblocks_schema (part, version) VALUES ('sessions', 5)
 ON CONFLICT (part) DO UPDATE SET version = GREATEST(contextblocks_schema.version, excluded.version);
 
 CREATE TABLE IF NOT EXISTS contextblocks_skills (

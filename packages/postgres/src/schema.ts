@@ -11,11 +11,12 @@ import {
   type StoreTable,
   tableStatements,
 } from "@contextblocks/sql-stores";
+import { foldSearchColumns } from "./folded-words.js";
 import { saysWhenExpression } from "./message-search-fields.js";
 import { reportUnmigratable } from "./session-migration.js";
 
 /** The version of the session tables this release creates (`contextblocks_schema`, part `sessions`). */
-export const SESSION_TABLES_VERSION = 4;
+export const SESSION_TABLES_VERSION = 5;
 
 /**
  * `cf_agents_search_entries` (`PostgresSearchProvider`), with a GIN index over the content and one over the
@@ -23,6 +24,9 @@ export const SESSION_TABLES_VERSION = 4;
  * entry's title). Both indexes are built with `fastupdate = off`, as the session tables' are: a write puts its
  * entries into the index itself instead of a pending list that every search would scan until a vacuum.
  * Indexes an earlier release created keep Postgres' default (`ALTER INDEX … SET (fastupdate = off)` turns it off).
+ * `content_tsv` indexes the content with Latin diacritics taken off (`foldedForIndex`, folded-words.ts), so
+ * "cafe" finds "café"; a table created before is rebuilt so when these statements run (`createTables`,
+ * schema.sql, or a write that finds the table missing), in a UTF8 database.
  */
 export const SEARCH_TABLE: StoreTable = {
   name: "cf_agents_search_entries",
@@ -37,6 +41,8 @@ export const SEARCH_TABLE: StoreTable = {
   updated_at TIMESTAMPTZ DEFAULT NOW(),
   PRIMARY KEY (label, key)
 );
+
+${foldSearchColumns("cf_agents_search_entries", [{ name: "content_tsv", text: "content" }])};
 
 CREATE INDEX IF NOT EXISTS idx_search_entries_fts
   ON cf_agents_search_entries USING GIN (content_tsv) WITH (fastupdate = off);
@@ -62,6 +68,9 @@ CREATE INDEX IF NOT EXISTS idx_search_entries_key_fts
  *   message's day and its speaker, written by its append and its update (message-search-fields.ts), and at
  *   search time for rows an earlier release left without them (message-search-index.ts); the turns after a
  *   message count at query time (an earlier release's `after_text` / `after_tsv` are dropped);
+ * - `content_tsv` and `context_tsv` index their text with Latin diacritics taken off (`foldedForIndex`,
+ *   folded-words.ts), as SQLite's FTS5 does, so "cafe" finds "Café"; version 5 rebuilds them so on a table
+ *   created before (a rewrite of the table, once), in a UTF8 database;
  * - `says_when`, generated: whether the message's text says when (`datePatterns` of `@contextblocks/text`),
  *   which a question that asks when favours; added by the migration to version 3, which rewrites the table;
  * - the three GIN indexes of the search fields are built with `fastupdate = off` (version 4 turns it off on
@@ -129,6 +138,11 @@ DROP INDEX IF EXISTS idx_assistant_msg_after_fts;
 ALTER TABLE assistant_messages DROP COLUMN IF EXISTS after_tsv;
 
 ALTER TABLE assistant_messages DROP COLUMN IF EXISTS after_text;
+
+${foldSearchColumns("assistant_messages", [
+  { name: "content_tsv", text: "text_content" },
+  { name: "context_tsv", text: "context_text" },
+])};
 
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_parent
   ON assistant_messages (parent_id);

@@ -1,12 +1,15 @@
+import { randomUUID } from "node:crypto";
 import type { SessionMessage } from "@contextblocks/sessions";
+import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PostgresSearchProvider } from "../src/index.js";
-import { createSchema, type TestSchema } from "./database.js";
+import { createSchema, postgresUrl, type TestSchema } from "./database.js";
 import { postgresTree, type SearchableTree } from "./message-tree.js";
 
 // Postgres indexes some words otherwise than a query's terms are cut: its `english` configuration keeps
-// diacritics ("café" is 'café', while a query is folded as FTS5 folds, "cafe"), and its parser keeps an e-mail
-// address, a host, a URL, a path or a version number whole. A search asks for such words as written too.
+// diacritics ("café" is 'café', while a query is folded as FTS5 folds, "cafe"), so the search fields index a
+// text with them taken off; and its parser keeps an e-mail address, a host, a URL, a path or a version number whole, so a
+// search asks for such words as written too.
 
 let schema: TestSchema;
 beforeEach(async () => {
@@ -45,8 +48,18 @@ describe("a word written with diacritics", () => {
     expect(await own("Müller's café")).toEqual(["accented", "plain"]);
     // The pair as written ranks the message that holds it first.
     expect((await store.searchMessages("the café müller opening hours", 10))[0]?.id).toBe("accented");
-    // A word without them asks for what it says: Postgres has no folded form of "café" to match.
-    expect(await own("cafe")).toEqual(["plain"]);
+    // Written without them, as people type: the index holds every word folded too (`folded_text`).
+    expect(await own("cafe")).toEqual(["accented", "plain"]);
+    expect(await own("zoe muller")).toEqual(["accented"]);
+  });
+
+  it("finds a capital Latin letter with a diacritic in lower case, whatever the database's locale", async () => {
+    const store = postgresTree(await schema.client(), "chat");
+    await store.appendMessage(message("capital", "Ångström and Émile wrote from Österreich."));
+    await store.appendMessage(message("reply", "Noted.", "assistant"));
+    const own = (query: string) => ownHits(store, query);
+    expect(await own("ångström")).toEqual(["capital"]);
+    expect(await own("emile osterreich")).toEqual(["capital"]);
   });
 
   it("finds the knowledge entries that hold it", async () => {
@@ -57,6 +70,37 @@ describe("a word written with diacritics", () => {
     expect(keysOf(await search.search("café"))).toEqual(["kb-accented", "kb-plain"]);
     expect(keysOf(await search.search("crème brûlée"))).toEqual(["kb-accented", "kb-plain"]);
     expect(keysOf(await search.search("Zoë"))).toEqual(["kb-accented"]);
+    expect(keysOf(await search.search("cafe creme brulee"))).toEqual(["kb-accented", "kb-plain"]);
+    expect(keysOf(await search.search("zoe"))).toEqual(["kb-accented"]);
+  });
+});
+
+describe("a database that is not UTF8", () => {
+  it("stores and finds words with diacritics as written (normalize needs UTF8, so nothing is folded)", async () => {
+    const name = `latin_${randomUUID().replaceAll("-", "")}`;
+    const admin = new pg.Client({ connectionString: postgresUrl() });
+    await admin.connect();
+    await admin.query(
+      `CREATE DATABASE ${name} ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0`,
+    );
+    const url = new URL(postgresUrl());
+    url.pathname = `/${name}`;
+    const client = new pg.Client({ connectionString: url.toString() });
+    try {
+      await client.connect();
+      const store = postgresTree(client, "chat");
+      await store.appendMessage(message("accented", "We met at the Café Müller."));
+      await store.appendMessage(message("reply", "Nice.", "assistant"));
+      expect(await ownHits(store, "café")).toEqual(["accented"]);
+      expect(await ownHits(store, "cafe")).toEqual([]);
+      const search = new PostgresSearchProvider(client, "knowledge");
+      await search.set("kb-accented", "Zoë orders a crème brûlée.");
+      expect(keysOf(await search.search("crème brûlée"))).toEqual(["kb-accented"]);
+    } finally {
+      await client.end();
+      await admin.query(`DROP DATABASE ${name}`);
+      await admin.end();
+    }
   });
 });
 

@@ -152,6 +152,36 @@ describe.each(earlierSchemas.map((fixture) => [fixture.name, fixture] as const))
   },
 );
 
+describe("messages an earlier release stored with words outside ASCII", () => {
+  const latest = earlierSchemas.at(-1) as EarlierSchema;
+
+  it("are found by those words without their diacritics, as is what agents' own code stores", async () => {
+    const client = await earlier(latest);
+    // As that release's append stored them: search fields written (state 2), the context the turns before.
+    const stored = (id: string, parentId: string | null, text: string, context: string) =>
+      client.query(
+        `INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content, context_text,
+           search_state) VALUES ($1, 'trip', $2, 'user', $3, $4, $5, 2)`,
+        [id, parentId, JSON.stringify({ id, role: "user", parts: [{ type: "text", text }] }), text, context],
+      );
+    await stored("t1", null, "We stayed at the Hôtel Ångström.", "");
+    await stored("t2", "t1", "Breakfast was included.", "We stayed at the Hôtel Ångström.\n");
+    // agents' own provider names none of our columns.
+    await client.query(
+      `INSERT INTO assistant_messages (id, session_id, parent_id, role, content, text_content)
+       VALUES ('t3', 'trip', 't2', 'user', '{}', 'Then a crème brûlée at the Café.')`,
+    );
+    const trip = postgresTree(client, "trip");
+    expect(ids(await trip.searchMessages("hotel angstrom", 5))).toEqual(["t1"]);
+    expect(ids(await trip.searchMessages("creme brulee cafe", 5))).toEqual(["t3"]);
+    // The turn after holds the turn before as its context, folded too (searched, never returned).
+    const { rows } = await client.query(
+      "SELECT id FROM assistant_messages WHERE context_tsv @@ plainto_tsquery('english', 'hotel angstrom')",
+    );
+    expect(rows).toEqual([{ id: "t2" }]);
+  });
+});
+
 describe("session tables an earlier release left with an id in two sessions", () => {
   const ordinary = earlierSchemas.find((fixture) => fixture.name.includes("bfd6ec8")) as EarlierSchema;
 

@@ -1,0 +1,48 @@
+/**
+ * The text a search field indexes, with Latin letters' diacritics taken off, as FTS5's `unicode61` tokenizer
+ * takes them off what SQLite indexes and as a query's words are folded (`planQuery`): "café" and "Café" are
+ * indexed as 'cafe', so a search for "cafe" (how people type) finds them, and "Ångström" as 'angstrom', which
+ * Postgres' `english` configuration, keeping diacritics, and the `C` locale, lower-casing ASCII only, did not.
+ *
+ * In SQL, in the generated column itself, so every writer's rows are folded (agents' own code, a restore, an
+ * `UPDATE` by hand) and a table of rows already stored is folded when the column is rebuilt. Only a text that
+ * holds a Latin letter with a diacritic or a combining mark is normalised (decomposed, the marks after a letter
+ * of a to z dropped, composed again), about three times the `tsvector`'s own cost for such a text; any other
+ * text pays one scan for those characters (about 3%). `normalize` needs a UTF8 database: the columns are
+ * rebuilt over this only there (schema.ts).
+ */
+export function foldedForIndex(column: string): string {
+  return `CASE WHEN ${column} ~ E'${latinMarked}' THEN normalize(regexp_replace(normalize(${column}, NFD),
+    E'([a-zA-Z])${combiningMarks}+', E'\\\\1', 'g'), NFC) ELSE ${column} END`;
+}
+
+// Spelled for the regular expression (`\\uXXXX`, an escaped backslash in an `E''` string), never as an `E''`
+// string's own escape: those become characters as the statement is read, and in a database that is not UTF8 a
+// character outside its encoding fails the whole `DO` block, the branch that would use it or not.
+/** Combining diacritical marks. */
+const combiningMarks = "[\\\\u0300-\\\\u036f]";
+/** Latin letters that may carry a diacritic (Latin-1, Extended-A and -B, Extended Additional), or a mark. */
+const latinMarked = "[\\\\u00c0-\\\\u024f\\\\u1e00-\\\\u1eff\\\\u0300-\\\\u036f]";
+
+/**
+ * A `DO` block that rebuilds generated `tsvector` columns of `table` over `foldedForIndex` of their text, once:
+ * when the database is UTF8 and the first column's expression does not fold yet (a table an earlier release or
+ * Cloudflare agents created). Dropping a column drops its index; the DDL that follows builds it again. The
+ * table is rewritten once, in the transaction of the DDL. A text of a row another release indexed as written
+ * is then found both ways: a query asks for a word as written too (written-query.ts).
+ */
+export function foldSearchColumns(table: string, columns: readonly { name: string; text: string }[]): string {
+  const first = columns[0]?.name ?? "";
+  const drops = columns.map(({ name }) => `DROP COLUMN IF EXISTS ${name}`).join(", ");
+  // Added in one statement: the table is rewritten once for all of them.
+  const adds = columns
+    .map(
+      ({ name, text }) => `ADD COLUMN ${name} TSVECTOR
+    GENERATED ALWAYS AS (to_tsvector('english', ${foldedForIndex(text)})) STORED`,
+    )
+    .join(", ");
+  const rebuild = `ALTER TABLE ${table} ${drops}; ALTER TABLE ${table} ${adds};`;
+  return `DO $$ BEGIN IF getdatabaseencoding() = 'UTF8' AND NOT EXISTS (SELECT 1 FROM pg_attrdef d
+    JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum WHERE a.attrelid = '${table}'::regclass
+    AND a.attname = '${first}' AND pg_get_expr(d.adbin, d.adrelid) LIKE '%normalize%') THEN ${rebuild} END IF; END $$`;
+}
