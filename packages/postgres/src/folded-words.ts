@@ -8,8 +8,8 @@
  * `UPDATE` by hand) and a table of rows already stored is folded when the column is rebuilt. Only a text that
  * holds a Latin letter with a diacritic or a combining mark is normalised (decomposed, the marks after a letter
  * of a to z dropped, composed again), about three times the `tsvector`'s own cost for such a text; any other
- * text pays one scan for those characters (about 3%). `normalize` needs a UTF8 database: the columns are
- * rebuilt over this only there (schema.ts).
+ * text pays one scan for those characters (about 3%). `normalize` needs a UTF8 database and Postgres 13: the
+ * columns are rebuilt over this only there (schema.ts); elsewhere they index the text as written.
  */
 export function foldedForIndex(column: string): string {
   return `CASE WHEN ${column} ~ E'${latinMarked}' THEN normalize(regexp_replace(normalize(${column}, NFD),
@@ -26,8 +26,8 @@ const latinMarked = "[\\\\u00c0-\\\\u024f\\\\u1e00-\\\\u1eff\\\\u0300-\\\\u036f]
 
 /**
  * A `DO` block that rebuilds generated `tsvector` columns of `table` over `foldedForIndex` of their text, once:
- * when the database is UTF8 and the first column's expression does not fold yet (a table an earlier release or
- * Cloudflare agents created). Dropping a column drops its index; the DDL that follows builds it again. The
+ * when the database is UTF8, the server Postgres 13 or later, and the first column's expression does not fold
+ * yet (a table an earlier release or Cloudflare agents created). Dropping a column drops its index; the DDL that follows builds it again. The
  * table is rewritten once, in the transaction of the DDL. A text of a row another release indexed as written
  * is then found both ways: a query asks for a word as written too (written-query.ts).
  */
@@ -41,8 +41,10 @@ export function foldSearchColumns(table: string, columns: readonly { name: strin
     GENERATED ALWAYS AS (to_tsvector('english', ${foldedForIndex(text)})) STORED`,
     )
     .join(", ");
-  const rebuild = `ALTER TABLE ${table} ${drops}; ALTER TABLE ${table} ${adds};`;
-  return `DO $$ BEGIN IF getdatabaseencoding() = 'UTF8' AND NOT EXISTS (SELECT 1 FROM pg_attrdef d
+  // Run as text: `normalize(…, NFD)` is Postgres 13's syntax, and a `DO` block is parsed whole before it runs.
+  const rebuild = `EXECUTE $fold$ALTER TABLE ${table} ${drops}$fold$; EXECUTE $fold$ALTER TABLE ${table} ${adds}$fold$;`;
+  return `DO $$ BEGIN IF getdatabaseencoding() = 'UTF8' AND current_setting('server_version_num')::int >= 130000
+    AND NOT EXISTS (SELECT 1 FROM pg_attrdef d
     JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum WHERE a.attrelid = '${table}'::regclass
     AND a.attname = '${first}' AND pg_get_expr(d.adbin, d.adrelid) LIKE '%normalize%') THEN ${rebuild} END IF; END $$`;
 }
