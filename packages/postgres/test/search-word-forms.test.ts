@@ -86,4 +86,18 @@ describe("addresses, hosts, URLs, paths and versions in a query", () => {
     expect(keysOf(await search.search("help@example.org"))).toEqual(["kb-mail"]);
     expect(keysOf(await search.search("status.example.org"))).toEqual(["kb-host"]);
   });
+
+  it("may hold NUL or a lone surrogate: asked for as the text is indexed, never an error", async () => {
+    // A compound is a whitespace-separated chunk, not a run of word characters, so it keeps what is between.
+    const store = postgresTree(await schema.client(), "chat");
+    await store.appendMessage(message("nul", "The log said host.example\u0000com refused us."));
+    await store.appendMessage(message("reply", "Odd.", "assistant"));
+    await store.appendMessage(message("lone", "Then a.b\ud800c showed up."));
+    expect(await ownHits(store, "host.example\u0000com")).toEqual(["nul"]);
+    expect(await ownHits(store, "a.b\ud800c")).toContain("lone");
+    const search = new PostgresSearchProvider(await schema.client(), "knowledge");
+    await search.set("kb-host", "The host is host.example.com.");
+    expect(keysOf(await search.search("host.example\u0000com"))).toEqual(["kb-host"]);
+    expect(keysOf(await search.search("host.example\ud800com"))).toEqual(["kb-host"]);
+  });
 });
