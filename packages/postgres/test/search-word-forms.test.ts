@@ -101,3 +101,24 @@ describe("addresses, hosts, URLs, paths and versions in a query", () => {
     expect(keysOf(await search.search("host.example\ud800com"))).toEqual(["kb-host"]);
   });
 });
+
+describe("a word with a capital letter outside ASCII", () => {
+  // The test cluster's locale is C, where Postgres lower-cases ASCII letters only: "Москва" is 'Москва' in
+  // its index, so the query must not be lower-cased before Postgres reads it.
+  it("finds the texts that hold it as written", async () => {
+    const client = await schema.client();
+    // Under a UTF-8 locale Postgres lower-cases "Москва" too, and this would pass without the written form.
+    expect((await client.query("SHOW lc_ctype")).rows[0]?.lc_ctype).toBe("C");
+    const store = postgresTree(client, "chat");
+    await store.appendMessage(message("city", "We spent the summer in Москва."));
+    await store.appendMessage(message("reply", "Lovely.", "assistant"));
+    await store.appendMessage(message("sign", "The sign read ΟΔΟΣ ΑΘΗΝΑΣ."));
+    await store.appendMessage(message("other", "Nothing else.", "assistant"));
+    expect(await ownHits(store, "Москва")).toEqual(["city"]);
+    expect(await ownHits(store, "ΟΔΟΣ")).toEqual(["sign"]);
+    const search = new PostgresSearchProvider(await schema.client(), "knowledge");
+    await search.set("kb-city", "Москва is the capital.");
+    await search.set("kb-other", "Paris is another.");
+    expect(keysOf(await search.search("Москва"))).toEqual(["kb-city"]);
+  });
+});
