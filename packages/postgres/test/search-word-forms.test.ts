@@ -57,9 +57,13 @@ describe("a word written with diacritics", () => {
     const store = postgresTree(await schema.client(), "chat");
     await store.appendMessage(message("capital", "Ångström and Émile wrote from Österreich."));
     await store.appendMessage(message("reply", "Noted.", "assistant"));
+    // A diacritic written as a combining mark (NFD text) goes with the fold too.
+    await store.appendMessage(message("decomposed", "A cafe\u0301 noir, s'il vous plai\u0302t."));
     const own = (query: string) => ownHits(store, query);
     expect(await own("ångström")).toEqual(["capital"]);
     expect(await own("emile osterreich")).toEqual(["capital"]);
+    expect(await own("cafe noir")).toEqual(["decomposed"]);
+    expect(await own("café")).toEqual(["decomposed"]);
   });
 
   it("finds the knowledge entries that hold it", async () => {
@@ -129,5 +133,40 @@ describe("addresses, hosts, URLs, paths and versions in a query", () => {
     await search.set("kb-other", "Opening hours are nine to five.");
     expect(keysOf(await search.search("help@example.org"))).toEqual(["kb-mail"]);
     expect(keysOf(await search.search("status.example.org"))).toEqual(["kb-host"]);
+  });
+
+  it("may hold NUL or a lone surrogate: asked for as the text is indexed, never an error", async () => {
+    // A compound is a whitespace-separated chunk, not a run of word characters, so it keeps what is between.
+    const store = postgresTree(await schema.client(), "chat");
+    await store.appendMessage(message("nul", "The log said host.example\u0000com refused us."));
+    await store.appendMessage(message("reply", "Odd.", "assistant"));
+    await store.appendMessage(message("lone", "Then a.b\ud800c showed up."));
+    expect(await ownHits(store, "host.example\u0000com")).toEqual(["nul"]);
+    expect(await ownHits(store, "a.b\ud800c")).toContain("lone");
+    const search = new PostgresSearchProvider(await schema.client(), "knowledge");
+    await search.set("kb-host", "The host is host.example.com.");
+    expect(keysOf(await search.search("host.example\u0000com"))).toEqual(["kb-host"]);
+    expect(keysOf(await search.search("host.example\ud800com"))).toEqual(["kb-host"]);
+  });
+});
+
+describe("a word with a capital letter outside ASCII", () => {
+  // The test cluster's locale is C, where Postgres lower-cases ASCII letters only: "Москва" is 'Москва' in
+  // its index, so the query must not be lower-cased before Postgres reads it.
+  it("finds the texts that hold it as written", async () => {
+    const client = await schema.client();
+    // Under a UTF-8 locale Postgres lower-cases "Москва" too, and this would pass without the written form.
+    expect((await client.query("SHOW lc_ctype")).rows[0]?.lc_ctype).toBe("C");
+    const store = postgresTree(client, "chat");
+    await store.appendMessage(message("city", "We spent the summer in Москва."));
+    await store.appendMessage(message("reply", "Lovely.", "assistant"));
+    await store.appendMessage(message("sign", "The sign read ΟΔΟΣ ΑΘΗΝΑΣ."));
+    await store.appendMessage(message("other", "Nothing else.", "assistant"));
+    expect(await ownHits(store, "Москва")).toEqual(["city"]);
+    expect(await ownHits(store, "ΟΔΟΣ")).toEqual(["sign"]);
+    const search = new PostgresSearchProvider(await schema.client(), "knowledge");
+    await search.set("kb-city", "Москва is the capital.");
+    await search.set("kb-other", "Paris is another.");
+    expect(keysOf(await search.search("Москва"))).toEqual(["kb-city"]);
   });
 });

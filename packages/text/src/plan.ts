@@ -18,9 +18,10 @@ export interface QueryTerm {
   /** Its index stem: the key for document frequency and for counting matched terms. */
   readonly stem: string;
   /**
-   * The word as the query wrote it (lower-cased, diacritics kept), present only when folding removed more than
-   * case. FTS5 folds the text it indexes as the query is folded; Postgres' `english` configuration keeps
-   * diacritics, so a search there asks for both forms.
+   * The word as the query wrote it (diacritics kept; ASCII letters lower-cased, others left for the database to
+   * lower-case: `QueryToken.written`), present only when folding changed more than ASCII letters' case. FTS5
+   * folds the text it indexes as the query is folded; Postgres' `english` configuration keeps diacritics, and
+   * in a database of locale `C` the case of letters outside ASCII, so a search there asks for both forms.
    */
   readonly written?: string;
 }

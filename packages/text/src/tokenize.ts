@@ -23,8 +23,10 @@ export interface Token {
 /** A word of a query: a `Token`, and the word as written, which only a query's plan needs. */
 export interface QueryToken extends Token {
   /**
-   * Lower-cased with its diacritics (NFC): the word as Postgres' `english` configuration indexes it, which
-   * keeps them ("café" is 'café' there, never 'cafe').
+   * With its diacritics (NFC), ASCII letters lower-cased and any other letter's case kept: Postgres' `english`
+   * configuration keeps diacritics ("café" is 'café' there, never 'cafe'), and lower-cases a word as the
+   * database's locale says, which under `C` is ASCII letters alone ("ЙОГА" is 'ЙОГА' there), so Postgres is
+   * left to lower-case the rest as it did the text it indexed.
    */
   readonly written: string;
 }
@@ -63,9 +65,11 @@ export function queryTokens(text: string, maximumCharacters: number): QueryToken
   return wordsOf(text, maximumCharacters, (word, folded) => ({
     folded,
     stem: porterStem(folded),
-    written: word.toLowerCase().normalize("NFC"),
+    written: word.normalize("NFC").replace(asciiCapitals, (capital) => capital.toLowerCase()),
   }));
 }
+
+const asciiCapitals = /[A-Z]/g;
 
 /** The words of a text, cut as `unicode61` cuts it, each made into `T` from the word and its fold. */
 function wordsOf<T>(text: string, maximumCharacters: number, make: (word: string, folded: string) => T): T[] {

@@ -13,15 +13,16 @@ import type { QueryPlan, QueryTerm } from "./plan.js";
  *
  * The words are folded as `unicode61` folds them (tokenize.ts); Postgres' `english` configuration stems them
  * itself, as FTS5's `porter` does. It keeps diacritics, though ("café" is indexed as 'café'), so where folding
- * removed some, `writtenTerms` and `writtenPairs` hold the words as the query wrote them (lower-cased), else
- * `null`: bind those too and OR them in (`plainto_tsquery($term) || plainto_tsquery($written)`), so "café" finds
- * "café" and "cafe".
+ * removed some, `writtenTerms` and `writtenPairs` hold the words as the query wrote them (ASCII letters
+ * lower-cased, other letters' case kept: under locale `C` Postgres lower-cases ASCII alone, so "Москва" is
+ * 'Москва' there), else `null`: bind those too and OR them in (`plainto_tsquery($term) ||
+ * plainto_tsquery($written)`), so "café" finds "café" and "cafe", and "Москва" finds "Москва".
  */
 export interface TsqueryInputs {
   readonly terms: readonly string[];
   readonly pairs: readonly string[];
   readonly phrase: string | null;
-  /** Per term, the word as written when it differs from the folded one (diacritics), else `null`. */
+  /** Per term, the word as written when it differs from the folded one (diacritics, a capital outside ASCII), else `null`. */
   readonly writtenTerms: readonly (string | null)[];
   /** Per pair, the pair as written when either word differs from its folded form, else `null`. */
   readonly writtenPairs: readonly (string | null)[];

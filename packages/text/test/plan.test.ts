@@ -125,9 +125,20 @@ describe("tsqueryInputs", () => {
       pairs: ["cafe muller"],
       writtenPairs: ["café müller"],
     });
-    // Case alone is not written apart, nor are letters folding keeps (ß, Cyrillic й).
-    const plain = planQuery("Straße ЙОГА Tide");
-    expect(plain?.terms.map((term) => term.written)).toEqual([undefined, undefined, undefined]);
+    // ASCII letters' case alone is not written apart, nor are letters folding keeps (ß, Cyrillic й); a capital
+    // outside ASCII is kept for Postgres to lower-case as its locale does (under C, not at all).
+    const plain = planQuery("Straße йога Tide ЙОГА Zoë");
+    expect(plain?.terms.map((term) => [term.word, term.written])).toEqual([
+      ["straße", undefined],
+      ["йога", undefined],
+      ["tide", undefined],
+      ["zoe", "zoë"],
+    ]);
+    expect(planQuery("ЙОГА ΟΔΟΣ École")?.terms.map((term) => term.written)).toEqual([
+      "ЙОГА",
+      "ΟΔΟΣ",
+      "École",
+    ]);
   });
 
   it("never carries tsquery operators: only folded words and spaces", () => {
