@@ -25,11 +25,11 @@ const combiningMarks = "[\\\\u0300-\\\\u036f]";
 const latinMarked = "[\\\\u00c0-\\\\u024f\\\\u1e00-\\\\u1eff\\\\u0300-\\\\u036f]";
 
 /**
- * A `DO` block that rebuilds generated `tsvector` columns of `table` over `foldedForIndex` of their text, once:
- * when the database is UTF8, the server Postgres 13 or later, and the first column's expression does not fold
- * yet (a table an earlier release or Cloudflare agents created). Dropping a column drops its index; the DDL that follows builds it again. The
- * table is rewritten once, in the transaction of the DDL. A text of a row another release indexed as written
- * is then found both ways: a query asks for a word as written too (written-query.ts).
+ * A `DO` block that rebuilds generated `tsvector` columns of `table` over `foldedForIndex` of their text, once
+ * (`foldPending`): a table an earlier release or Cloudflare agents created. Dropping a column drops its index;
+ * the DDL that follows builds it again. The table is rewritten once, in the transaction of the DDL. A text of a
+ * row another release indexed as written is then found both ways: a query asks for a word as written too
+ * (written-query.ts).
  */
 export function foldSearchColumns(table: string, columns: readonly { name: string; text: string }[]): string {
   const first = columns[0]?.name ?? "";
@@ -43,8 +43,17 @@ export function foldSearchColumns(table: string, columns: readonly { name: strin
     .join(", ");
   // Run as text: `normalize(…, NFD)` is Postgres 13's syntax, and a `DO` block is parsed whole before it runs.
   const rebuild = `EXECUTE $fold$ALTER TABLE ${table} ${drops}$fold$; EXECUTE $fold$ALTER TABLE ${table} ${adds}$fold$;`;
-  return `DO $$ BEGIN IF getdatabaseencoding() = 'UTF8' AND current_setting('server_version_num')::int >= 130000
+  return `DO $$ BEGIN IF ${foldPending(table, first)} THEN ${rebuild} END IF; END $$`;
+}
+
+/**
+ * Whether `column` of `table` (a generated `tsvector`) still indexes its text as written where it could fold it:
+ * a UTF8 database on Postgres 13 or later (`normalize`), and an expression without `normalize` (which Postgres
+ * spells `NORMALIZE(` when it prints the expression back). A boolean SQL expression; `table` must exist.
+ */
+export function foldPending(table: string, column: string): string {
+  return `(getdatabaseencoding() = 'UTF8' AND current_setting('server_version_num')::int >= 130000
     AND NOT EXISTS (SELECT 1 FROM pg_attrdef d
     JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum WHERE a.attrelid = '${table}'::regclass
-    AND a.attname = '${first}' AND pg_get_expr(d.adbin, d.adrelid) LIKE '%normalize%') THEN ${rebuild} END IF; END $$`;
+    AND a.attname = '${column}' AND pg_get_expr(d.adbin, d.adrelid) ILIKE '%normalize(%'))`;
 }

@@ -1,9 +1,17 @@
 import { ContextError, type SearchProvider } from "@contextblocks/core";
 import { describeValue, rowLabel } from "@contextblocks/core/store-kit";
 import { type SqlClient, type StatementObserver, sql } from "@contextblocks/sql";
-import { checkNamespace, checkSqlLabel, checkStorable, TableAccess } from "@contextblocks/sql-stores";
+import { raw } from "@contextblocks/sql/store-kit";
+import {
+  checkNamespace,
+  checkSqlLabel,
+  checkStorable,
+  ensureTable,
+  TableAccess,
+} from "@contextblocks/sql-stores";
 import { planQuery } from "@contextblocks/text";
 import { type PostgresSource, postgresClient } from "./client.js";
+import { foldPending } from "./folded-words.js";
 import { SEARCH_TABLE } from "./schema.js";
 import { searchStatement } from "./search-statement.js";
 
@@ -26,6 +34,9 @@ export interface PostgresSearchProviderOptions {
 }
 
 const defaultLimit = 10;
+
+/** Clients whose knowledge table was found folding its words (or left as it is): not asked again. */
+const foldChecked = new WeakSet<SqlClient>();
 
 /**
  * A searchable context block on Postgres full-text search: keyed entries in `cf_agents_search_entries`
@@ -125,7 +136,18 @@ export class PostgresSearchProvider implements SearchProvider {
 VALUES (${stored}, ${key}, ${content})
 ON CONFLICT (label, key) DO UPDATE SET content = excluded.content, updated_at = NOW()
 WHERE entry.content IS DISTINCT FROM excluded.content`;
-    await this.#access.write([upsert]);
+    if (foldChecked.has(this.#client)) {
+      await this.#access.write([upsert]);
+      return;
+    }
+    // A client's first write also asks whether the table still indexes words as written (one an earlier release
+    // or Cloudflare agents created), in the same statement; if so, the table statements run once to fold it.
+    const [rows = []] = await this.#access.write([
+      sql`WITH written AS (${upsert} RETURNING 1)
+SELECT ${raw(foldPending("cf_agents_search_entries", "content_tsv"))} AS pending`,
+    ]);
+    if (rows[0]?.pending === true && this.#access.createTables) await ensureTable(this.#client, SEARCH_TABLE);
+    foldChecked.add(this.#client);
   }
 
   async delete(key: string): Promise<void> {

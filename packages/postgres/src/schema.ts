@@ -26,7 +26,8 @@ export const SESSION_TABLES_VERSION = 5;
  * Indexes an earlier release created keep Postgres' default (`ALTER INDEX … SET (fastupdate = off)` turns it off).
  * `content_tsv` indexes the content with Latin diacritics taken off (`foldedForIndex`, folded-words.ts), so
  * "cafe" finds "café"; a table created before is rebuilt so when these statements run (`createTables`,
- * schema.sql, or a write that finds the table missing), in a UTF8 database.
+ * schema.sql, or the provider's first write on a client, which finds it so: `foldPending`), in a UTF8
+ * database on Postgres 13 or later.
  */
 export const SEARCH_TABLE: StoreTable = {
   name: "cf_agents_search_entries",

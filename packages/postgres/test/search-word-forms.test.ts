@@ -79,6 +79,35 @@ describe("a word written with diacritics", () => {
   });
 });
 
+describe("a knowledge table created before words were folded", () => {
+  it("is folded by the first write of a client, and its entries are found without their diacritics", async () => {
+    const client = await schema.client();
+    // As an earlier release (or Cloudflare agents' docs) created it: the content indexed as written.
+    await client.query(`CREATE TABLE cf_agents_search_entries (label TEXT NOT NULL, key TEXT NOT NULL,
+      content TEXT NOT NULL, content_tsv TSVECTOR GENERATED ALWAYS AS (to_tsvector('english', content)) STORED,
+      created_at TIMESTAMPTZ DEFAULT NOW(), updated_at TIMESTAMPTZ DEFAULT NOW(), PRIMARY KEY (label, key))`);
+    await client.query(
+      "INSERT INTO cf_agents_search_entries (label, key, content) VALUES ('knowledge', 'kb-old', 'Zoë runs the café.')",
+    );
+    const search = new PostgresSearchProvider(client, "knowledge");
+    // A read leaves the table as it is.
+    expect(keysOf(await search.search("cafe"))).toEqual([]);
+    expect(keysOf(await search.search("café"))).toEqual(["kb-old"]);
+    await search.set("kb-new", "Müller bakes the bread.");
+    expect(keysOf(await search.search("cafe zoe"))).toEqual(["kb-old"]);
+    expect(keysOf(await search.search("muller"))).toEqual(["kb-new"]);
+    // Another provider on the same client asks no more: one statement per write.
+    const statements: string[] = [];
+    const again = new PostgresSearchProvider(client, {
+      label: "knowledge",
+      onStatement: (report) => statements.push(report.text),
+    });
+    await again.set("kb-more", "More bread.");
+    await again.set("kb-more", "Still more bread.");
+    expect(statements.filter((text) => text.includes("pg_attrdef"))).toHaveLength(1);
+  });
+});
+
 describe("a database that is not UTF8", () => {
   it("stores and finds words with diacritics as written (normalize needs UTF8, so nothing is folded)", async () => {
     const name = `latin_${randomUUID().replaceAll("-", "")}`;
