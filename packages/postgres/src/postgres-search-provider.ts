@@ -48,7 +48,9 @@ const foldChecked = new WeakSet<SqlClient>();
  * - `search(query)`: the best matches as `[key]` + newline + content, separated by blank lines, or `null`.
  * - `set(key, content)`: adds or replaces one entry. `delete(key)`: removes one.
  *
- * Every call is one statement (one round trip).
+ * Every call is one statement (one round trip). A client's first `set` also asks, in that statement, whether the
+ * table still indexes words with their diacritics (one an earlier release or Cloudflare agents created); then the
+ * table statements run once to fold them (folded-words.ts).
  */
 export class PostgresSearchProvider implements SearchProvider {
   readonly #client: SqlClient;
