@@ -106,6 +106,24 @@ describe("a knowledge table created before words were folded", () => {
     await again.set("kb-more", "Still more bread.");
     expect(statements.filter((text) => text.includes("pg_attrdef"))).toHaveLength(1);
   });
+  it("is folded when writers on four connections first write to it at once, every write kept", async () => {
+    const admin = await schema.client();
+    await admin.query(`CREATE TABLE cf_agents_search_entries (label TEXT NOT NULL, key TEXT NOT NULL,
+      content TEXT NOT NULL, content_tsv TSVECTOR GENERATED ALWAYS AS (to_tsvector('english', content)) STORED,
+      created_at TIMESTAMPTZ DEFAULT NOW(), updated_at TIMESTAMPTZ DEFAULT NOW(), PRIMARY KEY (label, key))`);
+    await admin.query(
+      "INSERT INTO cf_agents_search_entries (label, key, content) VALUES ('knowledge', 'kb-old', 'Crème brûlée.')",
+    );
+    const clients = await Promise.all(Array.from({ length: 4 }, () => schema.client()));
+    await Promise.all(
+      clients.map((client, index) =>
+        new PostgresSearchProvider(client, "knowledge").set(`kb-${index}`, "Café au lait."),
+      ),
+    );
+    const search = new PostgresSearchProvider(admin, "knowledge");
+    expect(keysOf(await search.search("creme brulee"))).toEqual(["kb-old"]);
+    expect(keysOf(await search.search("cafe"))).toEqual(["kb-0", "kb-1", "kb-2", "kb-3"]);
+  });
 });
 
 describe("a database that is not UTF8", () => {
