@@ -146,9 +146,11 @@ WHERE entry.content IS DISTINCT FROM excluded.content`;
     // or Cloudflare agents created), in the same statement; if so, the table statements run once to fold it.
     const [rows = []] = await this.#access.write([
       sql`WITH written AS (${upsert} RETURNING 1)
-SELECT ${raw(foldPending("cf_agents_search_entries", "content_tsv"))} AS pending`,
+SELECT CASE WHEN ${raw(foldPending("cf_agents_search_entries", "content_tsv"))} THEN 1 ELSE 0 END AS pending`,
     ]);
-    if (rows[0]?.pending === true && this.#access.createTables) await ensureTable(this.#client, SEARCH_TABLE);
+    // A number, which every driver reads alike (a driver that sends booleans as text would read 'f' as true).
+    if (Number(rows[0]?.pending) === 1 && this.#access.createTables)
+      await ensureTable(this.#client, SEARCH_TABLE);
     foldChecked.add(this.#client);
   }
 
