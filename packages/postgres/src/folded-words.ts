@@ -8,12 +8,14 @@
  * `UPDATE` by hand) and a table of rows already stored is folded when the column is rebuilt. Only a text that
  * holds a Latin letter with a diacritic or a combining mark is normalised (decomposed, the marks after a letter
  * of a to z dropped, composed again), about three times the `tsvector`'s own cost for such a text; any other
- * text pays one scan for those characters (about 3%). `normalize` needs a UTF8 database and Postgres 13: the
- * columns are rebuilt over this only there (schema.ts); elsewhere they index the text as written.
+ * text pays one scan for those characters (about 3%). Then the words of addresses, links, paths and versions are
+ * taken apart (`compoundJoiners`), another scan (about 4%). `normalize` needs a UTF8 database and Postgres 13:
+ * the columns are rebuilt over this only there (schema.ts); elsewhere they index the text as written.
  */
 export function foldedForIndex(column: string): string {
-  return `CASE WHEN ${column} ~ E'${latinMarked}' THEN normalize(regexp_replace(normalize(${column}, NFD),
+  const folded = `CASE WHEN ${column} ~ E'${latinMarked}' THEN normalize(regexp_replace(normalize(${column}, NFD),
     E'([a-zA-Z])${combiningMarks}+', E'\\\\1', 'g'), NFC) ELSE ${column} END`;
+  return `regexp_replace(${folded}, E'${compoundJoiners}', ' ', 'g')`;
 }
 
 // Spelled for the regular expression (`\\uXXXX`, an escaped backslash in an `E''` string), never as an `E''`
@@ -23,6 +25,13 @@ export function foldedForIndex(column: string): string {
 const combiningMarks = "[\\\\u0300-\\\\u036f]";
 /** Latin letters that may carry a diacritic (Latin-1, Extended-A and -B, Extended Additional), or a mark. */
 const latinMarked = "[\\\\u00c0-\\\\u024f\\\\u1e00-\\\\u1eff\\\\u0300-\\\\u036f]";
+/**
+ * What joins the words of an e-mail address, a host, a URL, a path or a version number ("john@example.com",
+ * "github.com/org/repo", "/etc/hosts", "2.5.1", "C:\\Users"), when a word follows it: taken apart, so each word is
+ * a lexeme of its own, as FTS5 cuts them (Postgres' parser keeps each whole: "example" did not find
+ * "john@example.com"). Its lookahead is also how `foldPending` knows an expression of this release.
+ */
+const compoundJoiners = "[@./:\\\\\\\\]+(?=[[:alnum:]])";
 
 /**
  * A `DO` block that rebuilds generated `tsvector` columns of `table` over `foldedForIndex` of their text, once
@@ -48,12 +57,12 @@ export function foldSearchColumns(table: string, columns: readonly { name: strin
 
 /**
  * Whether `column` of `table` (a generated `tsvector`) still indexes its text as written where it could fold it:
- * a UTF8 database on Postgres 13 or later (`normalize`), and an expression without `normalize` (which Postgres
- * spells `NORMALIZE(` when it prints the expression back). A boolean SQL expression; `table` must exist.
+ * a UTF8 database on Postgres 13 or later (`normalize`), and an expression other than `foldedForIndex`'s (told
+ * by its joiners' lookahead, which Postgres prints back as written). A boolean SQL expression; `table` must exist.
  */
 export function foldPending(table: string, column: string): string {
   return `(getdatabaseencoding() = 'UTF8' AND current_setting('server_version_num')::int >= 130000
     AND NOT EXISTS (SELECT 1 FROM pg_attrdef d
     JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum WHERE a.attrelid = '${table}'::regclass
-    AND a.attname = '${column}' AND pg_get_expr(d.adbin, d.adrelid) ILIKE '%normalize(%'))`;
+    AND a.attname = '${column}' AND pg_get_expr(d.adbin, d.adrelid) LIKE '%(?=[[:alnum:]])%'))`;
 }
