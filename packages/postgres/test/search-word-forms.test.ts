@@ -80,15 +80,20 @@ describe("a word written with diacritics", () => {
 });
 
 describe("a knowledge table created before words were folded", () => {
-  it("is folded by the first write of a client, and its entries are found without their diacritics", async () => {
-    const client = await schema.client();
-    // As an earlier release (or Cloudflare agents' docs) created it: the content indexed as written.
+  /** The table as an earlier release (or Cloudflare agents' docs) created it, the content indexed as written. */
+  async function earlierTable(client: pg.Client, content: string): Promise<void> {
     await client.query(`CREATE TABLE cf_agents_search_entries (label TEXT NOT NULL, key TEXT NOT NULL,
       content TEXT NOT NULL, content_tsv TSVECTOR GENERATED ALWAYS AS (to_tsvector('english', content)) STORED,
       created_at TIMESTAMPTZ DEFAULT NOW(), updated_at TIMESTAMPTZ DEFAULT NOW(), PRIMARY KEY (label, key))`);
     await client.query(
-      "INSERT INTO cf_agents_search_entries (label, key, content) VALUES ('knowledge', 'kb-old', 'Zoë runs the café.')",
+      "INSERT INTO cf_agents_search_entries (label, key, content) VALUES ('knowledge', 'kb-old', $1)",
+      [content],
     );
+  }
+
+  it("is folded by the first write of a client, and its entries are found without their diacritics", async () => {
+    const client = await schema.client();
+    await earlierTable(client, "Zoë runs the café.");
     const search = new PostgresSearchProvider(client, "knowledge");
     // A read leaves the table as it is.
     expect(keysOf(await search.search("cafe"))).toEqual([]);
@@ -106,14 +111,10 @@ describe("a knowledge table created before words were folded", () => {
     await again.set("kb-more", "Still more bread.");
     expect(statements.filter((text) => text.includes("pg_attrdef"))).toHaveLength(1);
   });
+
   it("is folded when writers on four connections first write to it at once, every write kept", async () => {
     const admin = await schema.client();
-    await admin.query(`CREATE TABLE cf_agents_search_entries (label TEXT NOT NULL, key TEXT NOT NULL,
-      content TEXT NOT NULL, content_tsv TSVECTOR GENERATED ALWAYS AS (to_tsvector('english', content)) STORED,
-      created_at TIMESTAMPTZ DEFAULT NOW(), updated_at TIMESTAMPTZ DEFAULT NOW(), PRIMARY KEY (label, key))`);
-    await admin.query(
-      "INSERT INTO cf_agents_search_entries (label, key, content) VALUES ('knowledge', 'kb-old', 'Crème brûlée.')",
-    );
+    await earlierTable(admin, "Crème brûlée.");
     const clients = await Promise.all(Array.from({ length: 4 }, () => schema.client()));
     await Promise.all(
       clients.map((client, index) =>
