@@ -12,11 +12,12 @@ import type { QueryPlan, QueryTerm } from "./plan.js";
  *   whole question as written ranks first. `null` when the query has one word or more than 12.
  *
  * The words are folded as `unicode61` folds them (tokenize.ts); Postgres' `english` configuration stems them
- * itself, as FTS5's `porter` does. It keeps diacritics, though ("café" is indexed as 'café'), so where folding
- * removed some, `writtenTerms` and `writtenPairs` hold the words as the query wrote them (ASCII letters
- * lower-cased, other letters' case kept: under locale `C` Postgres lower-cases ASCII alone, so "Москва" is
- * 'Москва' there), else `null`: bind those too and OR them in (`plainto_tsquery($term) ||
- * plainto_tsquery($written)`), so "café" finds "café" and "cafe", and "Москва" finds "Москва".
+ * itself, as FTS5's `porter` does. It keeps diacritics, though ("café" is 'café' in an index that does not fold
+ * them: `@contextblocks/postgres` folds its own where the database allows), so where folding removed some,
+ * `writtenTerms` and `writtenPairs` hold the words as the query wrote them (ASCII letters lower-cased, other
+ * letters' case kept: under locale `C` Postgres lower-cases ASCII alone, so "Москва" is 'Москва' there), else
+ * `null`: bind those too and OR them in (`plainto_tsquery($term) || plainto_tsquery($written)`), so "café" finds
+ * "café" and "cafe", and "Москва" finds "Москва".
  */
 export interface TsqueryInputs {
   readonly terms: readonly string[];
