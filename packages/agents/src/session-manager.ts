@@ -44,8 +44,8 @@ class ManagerCore extends BaseSessionManager {
  * results). As in agents, `create`, `get`, `list`, `rename` and `addUsage` answer at once (the registry is the
  * Durable Object's SQLite, or better-sqlite3, or memory: `SessionManager.synchronous` of
  * `@contextblocks/sessions`); on a backend whose registry is async (Postgres) they refuse, naming the
- * manager to use there. `search` returns a promise (a search may first index the messages appended since the
- * last one): reading a property of it without `await` throws an error that says so. The manager is its own
+ * manager to use there. `search` answers at once too where the backend's search can; elsewhere it returns a
+ * promise, and reading a property of it without `await` throws an error that says so. The manager is its own
  * builder, as in agents (`withContext`, `withCachedPrompt`, `onCompaction`, …), and keeps agents' per-session
  * message methods (`append`, `upsert`, `appendAll`, `getHistory`, …), which forward to `getSession(id)`.
  */
@@ -113,13 +113,21 @@ export class SessionManager {
     this.#synchronous("addUsage").addUsage(sessionId, inputTokens, outputTokens, cost);
   }
 
-  /** Full-text search over every session's messages; each hit names its `sessionId`. */
-  search(query: string, options?: { limit?: number }): Promise<SearchResult[]> {
+  /**
+   * Full-text search over every session's messages; each hit names its `sessionId`. Answered at once, as in
+   * agents, where the backend's search can be (an Agent on a Durable Object, ctx.storage, a better-sqlite3
+   * Database, memory: the messages appended since the last search are indexed first, in the same call).
+   * Elsewhere (Postgres) the value is a promise, which `await` reads as the hits (as it reads the hits
+   * themselves); reading it as the hits without `await` throws an error that says so.
+   */
+  search(query: string, options?: { limit?: number }): SearchResult[] {
+    const atOnce = this.#core.synchronous?.search;
+    if (atOnce !== undefined) return atOnce(query, options);
     return asyncResult(
       this.#core.search(query, options),
       "SessionManager.search",
-      "a search first indexes the messages appended since the last one",
-    );
+      "this backend's search cannot answer at once",
+    ) as unknown as SearchResult[];
   }
 
   /**

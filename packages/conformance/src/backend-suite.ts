@@ -157,6 +157,22 @@ export function describeSessionBackend<B extends SessionBackend>(
         // A store may return a neighbour of a hit as well; every hit names the session that holds it.
         expect(hits.every((hit) => ["a:x1", "b:y1", "b:y2"].includes(hit))).toBe(true);
       });
+
+      test("searchMessagesSync, where the backend has it, answers at once with searchMessages' hits", async (create, skip) => {
+        const backend = await create();
+        const searchAtOnce = backend.searchMessagesSync;
+        if (searchAtOnce === undefined)
+          return skip("the backend does not search at once (no `searchMessagesSync`)");
+        const session = new SessionBuilder(backend).forSession("a").build();
+        await session.appendMessage(text("x1", "the harbour at dawn"));
+        await session.appendMessage(text("x2", "gulls over the harbour wall"));
+        // Appended since the last search, and found by a search that answers at once.
+        const atOnce = searchAtOnce.call(backend, "harbour", 10);
+        expect(Array.isArray(atOnce)).toBe(true);
+        expect(atOnce.map((hit) => hit.id).sort()).toEqual(["x1", "x2"]);
+        expect(atOnce).toEqual(await backend.searchMessages("harbour", 10));
+        expect(() => searchAtOnce.call(backend, 42 as unknown as string, 10)).toThrow();
+      });
     }
   });
 }

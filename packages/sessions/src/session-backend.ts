@@ -27,6 +27,11 @@ export interface SessionBackend {
   /** Search over every session's messages; each hit names its `sessionId`. */
   searchMessages(query: string, limit: number): Promise<SearchResult[]>;
   /**
+   * `searchMessages`, answered at once, where the backend's storage answers synchronously (memory; SQLite on a
+   * Durable Object or better-sqlite3); absent elsewhere (Postgres). The same hits and the same refusals.
+   */
+  readonly searchMessagesSync?: ((query: string, limit: number) => SearchResult[]) | undefined;
+  /**
    * Removes everything the session owned: messages, overlays, search rows, the blocks stored for it, its
    * frozen prompt, its run state and its registry row. Afterwards none of its text is in any table.
    */

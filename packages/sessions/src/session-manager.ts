@@ -50,6 +50,11 @@ export interface SynchronousSessionManager {
   list(options?: ListSessionsOptions): SessionInfo[];
   rename(sessionId: string, name: string): void;
   addUsage(sessionId: string, inputTokens: number, outputTokens: number, cost: number): void;
+  /**
+   * `search` answered at once, where the backend's search answers synchronously too
+   * (`SessionBackend.searchMessagesSync`); absent where it does not.
+   */
+  readonly search?: ((query: string, options?: { limit?: number }) => SearchResult[]) | undefined;
 }
 
 /** Text that opens the first message of a session made by `compactAndSplit`. */
@@ -202,6 +207,18 @@ export class SessionManager {
         checkUsageArguments(inputTokens, outputTokens, cost);
         registry.addUsage(sessionId, inputTokens, outputTokens, cost);
       },
+      search: this.#searchAtOnce(),
+    };
+  }
+
+  /** `search` answered at once (`SynchronousSessionManager.search`), or `undefined` where it cannot be. */
+  #searchAtOnce(): SynchronousSessionManager["search"] {
+    const backend = this.#backend;
+    const searchMessagesSync = backend.searchMessagesSync;
+    if (searchMessagesSync === undefined) return undefined;
+    return (query, options = {}) => {
+      checkOptions(options, "search", "{ limit? }");
+      return searchMessagesSync.call(backend, query, checkSearchLimit(options.limit ?? 20));
     };
   }
 

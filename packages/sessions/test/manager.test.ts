@@ -266,6 +266,28 @@ describe("SessionManager.synchronous", () => {
     expect(events).toEqual(["session-created"]);
   });
 
+  it("searches at once where the backend's search does, with the async search's hits and refusals", async () => {
+    const manager = new SessionManager(inMemoryBackend());
+    const now = manager.synchronous;
+    const search = now?.search;
+    if (now === undefined || search === undefined) throw new Error("the memory backend searches at once");
+    const info = now.create("Harbour");
+    await manager.getSession(info.id).appendMessage({
+      id: "h1",
+      role: "user",
+      parts: [{ type: "text", text: "The harbour master rings the bell at noon" }],
+    });
+    const hits = search("harbour bell", { limit: 5 });
+    expect(hits.map((hit) => [hit.id, hit.sessionId])).toEqual([["h1", info.id]]);
+    expect(hits).toEqual(await manager.search("harbour bell", { limit: 5 }));
+    expect(() => search("harbour", { limit: 0 })).toThrow(expect.objectContaining({ code: "INVALID_INPUT" }));
+    expect(() => search(3 as never)).toThrow(expect.objectContaining({ code: "INVALID_INPUT" }));
+    // A backend without a synchronous search: the registry's methods still answer at once, search does not.
+    const withoutSearch = new SessionManager({ ...inMemoryBackend(), searchMessagesSync: undefined });
+    expect(withoutSearch.synchronous).toBeDefined();
+    expect(withoutSearch.synchronous?.search).toBeUndefined();
+  });
+
   it("is undefined where the registry answers only with promises (as Postgres' does)", () => {
     const memory = inMemoryBackend();
     const inner = memory.registry;

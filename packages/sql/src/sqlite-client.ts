@@ -28,5 +28,9 @@ export function synchronousSqliteClient(
     runSync<Row = SqlRow>(statement: SqlStatement): Row[] {
       return execute(statement) as Row[];
     },
+    batchSync(statements: readonly SqlStatement[]): SqlRow[][] {
+      if (statements.length === 0) return [];
+      return executeAtomically(statements);
+    },
   };
 }

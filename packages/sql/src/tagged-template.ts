@@ -77,6 +77,15 @@ export function fromTaggedTemplate(
       storage === undefined
         ? undefined
         : <Row = SqlRow>(statement: SqlStatement): Row[] => sendAtOnce(statement, "runSync") as Row[],
+    batchSync:
+      storage === undefined
+        ? undefined
+        : (statements: readonly SqlStatement[]): SqlRow[][] =>
+            statements.length === 0
+              ? []
+              : storage.transactionSync(() =>
+                  statements.map((statement) => sendAtOnce(statement, "an atomic batch")),
+                ),
   };
   // The Durable Object's database, shared with a client of its `ctx.storage`; without one, this source's own.
   return withDatabase(client, storage ?? source);

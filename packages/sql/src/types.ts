@@ -75,4 +75,9 @@ export interface SqlClient {
    * `run` wraps the same rows in.
    */
   readonly runSync?: (<Row = SqlRow>(statement: SqlStatement) => Row[]) | undefined;
+  /**
+   * `batch`, answered synchronously and as atomically, where `runSync` is: one transaction on better-sqlite3,
+   * `transactionSync` on a Durable Object. Lets work that must answer at once write a group too.
+   */
+  readonly batchSync?: ((statements: readonly SqlStatement[]) => SqlRow[][]) | undefined;
 }

@@ -2,7 +2,8 @@ import { parseStoredMessage } from "@contextblocks/sessions/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { limitLiteral } from "@contextblocks/sql/store-kit";
 import { indexedMessageOf } from "./message-index-text.js";
-import { hasContextColumn, indexRowStatement } from "./message-search.js";
+import { contextColumnSteps, indexRowStatement } from "./message-search.js";
+import { groupOf, rowsOf, runSteps, type SqlSteps } from "./sql-steps.js";
 
 /**
  * The message search index (`assistant_fts`) is built lazily: an append writes no search row (on a Durable
@@ -34,27 +35,31 @@ interface PendingRow {
   content_chunks: number | null;
 }
 
-export async function catchUpMessageIndex(client: SqlClient): Promise<void> {
-  const state = await client.query<{ indexed_rowid: number }>`
-    SELECT indexed_rowid FROM assistant_fts_state WHERE key = 'messages'`;
+export function catchUpMessageIndex(client: SqlClient): Promise<void> {
+  return runSteps(client, catchUpSteps(client));
+}
+
+/** `catchUpMessageIndex` as steps (sql-steps.ts), for a search that must answer at once. */
+export function* catchUpSteps(client: SqlClient): SqlSteps<void> {
+  const state = yield* rowsOf<{ indexed_rowid: number }>(sql`
+    SELECT indexed_rowid FROM assistant_fts_state WHERE key = 'messages'`);
   let mark = Number(state[0]?.indexed_rowid ?? 0);
-  const withContext = await hasContextColumn(client);
+  const withContext = yield* contextColumnSteps(client);
   let cursor = mark;
   for (;;) {
     // Our table keeps a message's row under the message's rowid: the messages past the mark that have a row
     // already are indexed (the mark moves every `markStride` messages, not on every search).
     const rows = withContext
-      ? await client.run<PendingRow>(sql`
+      ? yield* rowsOf<PendingRow>(sql`
       SELECT m.rowid, m.id, m.session_id, m.role, m.content, m.content_chunks FROM assistant_messages m
       WHERE m.rowid > ${cursor} AND NOT EXISTS (SELECT 1 FROM assistant_fts f WHERE f.rowid = m.rowid)
       ORDER BY m.rowid ASC LIMIT ${limitLiteral(indexBatchSize)}`)
-      : await client.run<PendingRow>(sql`
+      : yield* rowsOf<PendingRow>(sql`
       SELECT rowid, id, session_id, role, content, content_chunks FROM assistant_messages
       WHERE rowid > ${cursor} ORDER BY rowid ASC LIMIT ${limitLiteral(indexBatchSize)}`);
     const last = rows.at(-1);
     if (last === undefined) return;
-    const continued = await readContinuations(
-      client,
+    const continued = yield* continuationSteps(
       rows.filter((row) => Number(row.content_chunks ?? 0) > 0).map((row) => row.id),
     );
     const statements: SqlStatement[] = withContext
@@ -81,21 +86,22 @@ export async function catchUpMessageIndex(client: SqlClient): Promise<void> {
         WHERE key = 'messages' AND indexed_rowid = ${mark}`);
       mark = cursor;
     }
-    await client.batch(statements);
+    yield* groupOf(statements);
     if (rows.length < indexBatchSize) return;
   }
 }
 
 /** Continuation slices of the given messages, joined in order, keyed by id. */
-export async function readContinuations(
-  client: SqlClient,
-  ids: readonly string[],
-): Promise<Map<string, string>> {
+export function readContinuations(client: SqlClient, ids: readonly string[]): Promise<Map<string, string>> {
+  return runSteps(client, continuationSteps(ids));
+}
+
+function* continuationSteps(ids: readonly string[]): SqlSteps<Map<string, string>> {
   const joined = new Map<string, string>();
   if (ids.length === 0) return joined;
-  const rows = await client.query<{ id: string; content: string }>`
+  const rows = yield* rowsOf<{ id: string; content: string }>(sql`
     SELECT id, content FROM assistant_message_chunks
-    WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)})) ORDER BY id ASC, idx ASC`;
+    WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)})) ORDER BY id ASC, idx ASC`);
   for (const row of rows) joined.set(row.id, (joined.get(row.id) ?? "") + row.content);
   return joined;
 }

@@ -10,7 +10,7 @@ import { limitLiteral, raw } from "@contextblocks/sql/store-kit";
 import { fts5MatchExpression, monthNames, planQuery, type QueryPlan } from "@contextblocks/text";
 import { searchRowsTable, sessionKeyOf } from "./message-index-schema.js";
 import { saysWhen } from "./says-when.js";
-import { type CandidateRow, searchInSteps } from "./search-in-steps.js";
+import { type CandidateRow, stepwiseSearchSteps } from "./search-in-steps.js";
 import {
   fieldWeights,
   messageColumnsOfM,
@@ -22,6 +22,7 @@ import {
   weighsDates,
 } from "./search-scores.js";
 import type { SessionShare } from "./session-share.js";
+import { rowsOf, runSteps, type SqlSteps } from "./sql-steps.js";
 
 /**
  * Message search over `assistant_fts`: what each message's row holds, and how a search ranks them.
@@ -89,6 +90,8 @@ interface Row extends CandidateRow {
  * not (FTS5 tables cannot be altered), and is then searched by message text alone.
  */
 const shapes = new WeakMap<SqlClient, Promise<boolean>>();
+/** The answers those reads gave, for steps that run at once (`contextColumnSteps`). */
+const shapesFound = new WeakMap<SqlClient, boolean>();
 
 export function hasContextColumn(client: SqlClient): Promise<boolean> {
   let shape = shapes.get(client);
@@ -96,10 +99,25 @@ export function hasContextColumn(client: SqlClient): Promise<boolean> {
     shape = client.query<{ name: string }>`SELECT name FROM pragma_table_info('assistant_fts')`.then((rows) =>
       rows.some((row) => row.name === "context"),
     );
-    shape.catch(() => shapes.delete(client));
+    const reading = shape;
+    reading.then(
+      (found) => shapesFound.set(client, found),
+      () => shapes.delete(client),
+    );
     shapes.set(client, shape);
   }
   return shape;
+}
+
+/** `hasContextColumn` as steps (sql-steps.ts): the answer found before, or one read. */
+export function* contextColumnSteps(client: SqlClient): SqlSteps<boolean> {
+  const known = shapesFound.get(client);
+  if (known !== undefined) return known;
+  const rows = yield* rowsOf<{ name: string }>(sql`SELECT name FROM pragma_table_info('assistant_fts')`);
+  const found = rows.some((row) => row.name === "context");
+  shapesFound.set(client, found);
+  shapes.set(client, Promise.resolve(found));
+  return found;
 }
 
 /**
@@ -311,23 +329,37 @@ export function refreshContextStatements(
  * `selectSearchHits` (`@contextblocks/sessions/store-kit`) turns into hits. Ask for more than the hits wanted
  * (`candidateCount`), so the cut sees the runners-up.
  */
-export async function searchMessageIndex(
+export function searchMessageIndex(
   client: SqlClient,
   query: string,
   options: MessageSearchOptions,
 ): Promise<SearchCandidate[]> {
+  return runSteps(client, searchSteps(client, query, options));
+}
+
+/** Refuses a query that is not a string, naming what it is. */
+export function checkSearchQuery(query: unknown): asserts query is string {
   if (typeof query !== "string") {
     throw new ContextError("INVALID_INPUT", `search: the query must be a string, got ${typeof query}`);
   }
+}
+
+/** `searchMessageIndex` as steps (sql-steps.ts), for a search that must answer at once. */
+export function* searchSteps(
+  client: SqlClient,
+  query: string,
+  options: MessageSearchOptions,
+): SqlSteps<SearchCandidate[]> {
+  checkSearchQuery(query);
   const limit = checkSearchLimit(options.limit);
   const plan = planQuery(query);
   if (plan === null) return [];
-  const withContext = await hasContextColumn(client);
+  const withContext = yield* contextColumnSteps(client);
   const sessionId = options.sessionId;
   const inSession = sessionId === undefined ? sql`` : sql`AND f.session_id = ${sessionId}`;
   if (!withContext) {
     // A table Cloudflare agents' Sessions API created: message text alone, FTS5's own bm25.
-    const rows = await client.run<Row>(sql`
+    const rows = yield* rowsOf<Row>(sql`
       SELECT f.id AS id, f.session_id AS session_id, f.role AS role, f.content AS content,
         ${messageColumnsOfM}, -f.rank AS relevance, 1 AS own_hit
       FROM assistant_fts f JOIN assistant_messages m ON m.id = f.id AND m.session_id = f.session_id
@@ -342,7 +374,7 @@ export async function searchMessageIndex(
   const sessionTokens = options.sessionTokens;
   const values = { plan, expression, words, ranking, candidates, limit, sessionId, sessionTokens };
   if (options.sort === "bm25" && (sessionId === undefined || options.share?.tryAlone() !== false)) {
-    const rows = await client.run<Row>(candidatesStatement({ ...values, hits: "whole" }));
+    const rows = yield* rowsOf<Row>(candidatesStatement({ ...values, hits: "whole" }));
     // The whole index's best are this session's (or no session was asked for): the session's own best.
     // Otherwise (or when nothing came back, which cannot tell) the session's rows are ranked apart.
     const first = rows[0];
@@ -353,14 +385,14 @@ export async function searchMessageIndex(
   }
   if (options.sort === "bm25") {
     // Where SQLite sorts and the index holds other sessions' rows: the session's own matches, in one statement.
-    const rows = await client.run<Row>(candidatesStatement({ ...values, hits: "session" }));
+    const rows = yield* rowsOf<Row>(candidatesStatement({ ...values, hits: "session" }));
     return rows.map((row) => resultOf(row, sessionId));
   }
   if (ordersInSql(ranking)) {
-    const rows = await client.run<Row>(candidatesStatement({ ...values, hits: "ranked" }));
+    const rows = yield* rowsOf<Row>(candidatesStatement({ ...values, hits: "ranked" }));
     return rows.map((row) => resultOf(row, sessionId));
   }
-  const best = await searchInSteps(client, { ...values, share: options.share });
+  const best = yield* stepwiseSearchSteps({ ...values, share: options.share });
   return best.map((row) => resultOf(row, sessionId));
 }
 

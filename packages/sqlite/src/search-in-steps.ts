@@ -13,6 +13,7 @@ import {
   weighsDates,
 } from "./search-scores.js";
 import type { SessionShare } from "./session-share.js";
+import { rowsOf, runSteps, type SqlSteps } from "./sql-steps.js";
 
 /**
  * A session search where FTS5 sorts the matches (a Durable Object's), in three short statements instead of one:
@@ -97,11 +98,16 @@ interface MessageRow {
 const searchColumns = raw(`f.rowid AS row, f.id AS id, f.session_id AS session_id, f.role AS role,
   f.content AS content, f.speaker AS speaker, f.time AS time`);
 
-export async function searchInSteps(client: SqlClient, search: StepwiseSearch): Promise<StepwiseCandidate[]> {
+export function searchInSteps(client: SqlClient, search: StepwiseSearch): Promise<StepwiseCandidate[]> {
+  return runSteps(client, stepwiseSearchSteps(search));
+}
+
+/** `searchInSteps` as steps (sql-steps.ts), for a search that must answer at once. */
+export function* stepwiseSearchSteps(search: StepwiseSearch): SqlSteps<StepwiseCandidate[]> {
   const { ranking } = search;
   const dated = weighsDates(search.plan, ranking);
   const datedColumn = dated ? sql`, CASE WHEN ${saysWhenOfRow} THEN 1 ELSE 0 END AS dated` : sql``;
-  const matches = await bestMatches(client, search, datedColumn);
+  const matches = yield* bestMatches(search, datedColumn);
 
   const totals = lentTotals(matches, ranking.afterShare);
   const rows = new Map<number, SearchRow>(matches.map((match) => [Number(match.row), match]));
@@ -109,7 +115,7 @@ export async function searchInSteps(client: SqlClient, search: StepwiseSearch): 
   const missing = [...totals.keys()].filter((row) => !rows.has(row) && Number.isSafeInteger(row));
   if (missing.length > 0) {
     // Rowids read from our own rows, written as numbers: a Durable Object binds at most 100 values.
-    const lent = await client.run<SearchRow>(sql`
+    const lent = yield* rowsOf<SearchRow>(sql`
       SELECT ${searchColumns}${datedColumn} FROM assistant_fts f
       WHERE f.rowid IN (${join(missing.map((row) => raw(String(row))))})`);
     for (const row of lent) rows.set(Number(row.row), row);
@@ -145,7 +151,7 @@ export async function searchInSteps(client: SqlClient, search: StepwiseSearch): 
   for (;;) {
     const best = bestByDay(scored, ranking.dayShare, search.limit);
     if (best.length === 0) return best;
-    const messages = await client.run<MessageRow>(sql`
+    const messages = yield* rowsOf<MessageRow>(sql`
       SELECT m.id AS id, m.session_id AS session_id, ${messageColumnsOfM} FROM assistant_messages m
       WHERE m.id IN (SELECT value FROM json_each(${JSON.stringify(best.map((candidate) => candidate.id))}))`);
     const byKey = new Map(messages.map((message) => [keyOf(message), message]));
@@ -175,11 +181,7 @@ export async function searchInSteps(client: SqlClient, search: StepwiseSearch): 
  * the session's are read again with its token and the share hears of it (`notAlone`): the next `retryEvery`
  * searches use the token straight away, and each probe costs at most this step's rows once more.
  */
-async function bestMatches(
-  client: SqlClient,
-  search: StepwiseSearch,
-  datedColumn: SqlStatement,
-): Promise<MatchRow[]> {
+function* bestMatches(search: StepwiseSearch, datedColumn: SqlStatement): SqlSteps<MatchRow[]> {
   const { sessionId } = search;
   const statement = (inSession: string | undefined) => sql`
     SELECT ${searchColumns}, f.parent_row AS parent_row, f.grandparent_row AS grandparent_row,
@@ -190,11 +192,11 @@ async function bestMatches(
       ${inSession === undefined ? sql`` : sql`AND f.session_id = ${inSession}`}
     ORDER BY f.rank LIMIT ${limitLiteral(search.candidates)}`;
   if (sessionId !== undefined && search.sessionTokens !== undefined && search.share?.tryAlone() === true) {
-    const whole = await client.run<MatchRow>(statement(undefined));
+    const whole = yield* rowsOf<MatchRow>(statement(undefined));
     if (whole.every((match) => match.session_id === sessionId)) return whole;
     search.share.notAlone();
   }
-  return client.run<MatchRow>(statement(sessionId));
+  return yield* rowsOf<MatchRow>(statement(sessionId));
 }
 
 function keyOf(row: { id: string; session_id: string }): string {

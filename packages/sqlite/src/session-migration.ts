@@ -1,12 +1,13 @@
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { raw } from "@contextblocks/sql/store-kit";
-import { createSearchTable, searchTableRebuild } from "./message-index-schema.js";
+import { createSearchTable, searchTableRebuildSteps } from "./message-index-schema.js";
 import {
   defaultNewLayout,
   type NewSessionLayout,
   SESSION_SCHEMA_VERSION,
   type SessionLayout,
 } from "./session-schema.js";
+import { groupOf, rowsOf, runSteps, type SqlSteps } from "./sql-steps.js";
 
 /**
  * Creates the session tables, or brings a database an earlier release (or agents@0.22.0) wrote to this
@@ -168,17 +169,14 @@ function markerStatements(layout: SessionLayout): SqlStatement[] {
 }
 
 /** What the database holds now, and the statements that bring it to this release's schema. */
-async function plan(
-  client: SqlClient,
-  newLayout: NewSessionLayout,
-): Promise<{ layout: SessionLayout; statements: SqlStatement[] }> {
+function* plan(newLayout: NewSessionLayout): SqlSteps<{ layout: SessionLayout; statements: SqlStatement[] }> {
   // A table with `seq` is keyed; one without the parent index is lean (agents@0.22.0 and older
   // contextblocks create both together).
-  const existing = await client.query<{ name: string }>`
+  const existing = yield* rowsOf<{ name: string }>(sql`
     SELECT name FROM sqlite_master WHERE (type = 'table' AND name = 'assistant_messages')
       OR (type = 'index' AND name = 'idx_assistant_msg_parent')
     UNION ALL SELECT 'column:' || name FROM pragma_table_info('assistant_messages')
-    UNION ALL SELECT 'overlay:' || name FROM pragma_table_info('assistant_compactions')`;
+    UNION ALL SELECT 'overlay:' || name FROM pragma_table_info('assistant_compactions')`);
   const names = new Set(existing.map((row) => row.name));
   const keyed = names.has("column:seq") || (newLayout === "keyed" && !names.has("assistant_messages"));
   if (keyed) {
@@ -186,7 +184,7 @@ async function plan(
       names.has("overlay:id") && !names.has("overlay:seq")
         ? keyedCompactionRebuild
         : [keyedCompactionTable("assistant_compactions")];
-    const search = await searchTableRebuild(client, "keyed");
+    const search = yield* searchTableRebuildSteps("keyed");
     return {
       layout: "keyed",
       statements: [
@@ -208,7 +206,7 @@ async function plan(
         .filter((column) => !names.has(`column:${column}`))
         .map((column) => raw(`ALTER TABLE assistant_messages ADD COLUMN ${column} INTEGER`))
     : [];
-  const rebuild = await searchTableRebuild(client, layout);
+  const rebuild = yield* searchTableRebuildSteps(layout);
   return {
     layout,
     statements: [
@@ -230,19 +228,24 @@ async function plan(
  */
 const attempts = 5;
 
-export async function migrateSessionSchema(
+export function migrateSessionSchema(
   client: SqlClient,
   newLayout: NewSessionLayout = defaultNewLayout(client),
 ): Promise<SessionLayout> {
+  return runSteps(client, migrationSteps(newLayout));
+}
+
+/** `migrateSessionSchema` as steps (sql-steps.ts), for a check that must answer at once. */
+export function* migrationSteps(newLayout: NewSessionLayout): SqlSteps<SessionLayout> {
   for (let attempt = 1; ; attempt++) {
-    const { layout, statements } = await plan(client, newLayout);
+    const { layout, statements } = yield* plan(newLayout);
     try {
-      await client.batch(statements);
+      yield* groupOf(statements);
     } catch (error) {
       if (attempt >= attempts || !raced(error)) throw error;
       continue;
     }
-    await secureDelete(client);
+    yield* secureDelete();
     return layout;
   }
 }
@@ -258,12 +261,12 @@ function raced(error: unknown): boolean {
  * FTS5's `secure-delete` (SQLite 3.44+): a deleted message's words leave the index's own segments too,
  * not only its content table, so a deleted session's text is found in no table. Set once per database.
  */
-async function secureDelete(client: SqlClient): Promise<void> {
-  const set = await client.query<{ v: unknown }>`
-    SELECT v FROM assistant_fts_config WHERE k = 'secure-delete'`;
+function* secureDelete(): SqlSteps<void> {
+  const set = yield* rowsOf<{ v: unknown }>(sql`
+    SELECT v FROM assistant_fts_config WHERE k = 'secure-delete'`);
   if (Number(set[0]?.v ?? 0) === 1) return;
   try {
-    await client.query`INSERT INTO assistant_fts (assistant_fts, rank) VALUES ('secure-delete', 1)`;
+    yield* rowsOf(sql`INSERT INTO assistant_fts (assistant_fts, rank) VALUES ('secure-delete', 1)`);
   } catch {
     // An SQLite older than 3.44 has no secure-delete: deleted words stay in the index until it merges.
   }

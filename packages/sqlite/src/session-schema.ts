@@ -1,6 +1,7 @@
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { isMissingTableError } from "@contextblocks/sql/store-kit";
-import { migrateSessionSchema } from "./session-migration.js";
+import { migrationSteps } from "./session-migration.js";
+import { rowsOf, runSteps, runStepsAtOnce, type SqlSteps } from "./sql-steps.js";
 
 /**
  * The tables, named and shaped as `agents/experimental/memory/session` creates them, so a database written
@@ -89,10 +90,10 @@ const markerStatement = sql`SELECT version, layout,
   FROM contextblocks_schema WHERE part = 'sessions'`;
 
 /** The layout the marker names, or `null` when the tables must be created or brought up to date first. */
-async function markedLayout(client: SqlClient): Promise<SessionLayout | null> {
+function* markedLayout(): SqlSteps<SessionLayout | null> {
   let rows: { version: unknown; layout: unknown; parent_index: unknown }[];
   try {
-    rows = await client.run(markerStatement);
+    rows = yield* rowsOf(markerStatement);
   } catch (error) {
     // No marker table: a new database, or one an earlier release (or agents) wrote.
     if (isMissingTableError(error, "contextblocks_schema")) return null;
@@ -113,26 +114,54 @@ async function markedLayout(client: SqlClient): Promise<SessionLayout | null> {
  * dynamic import inside a Durable Object's request can stay pending for good (cloudflare/workers-sdk#5387),
  * and an object whose schema check awaits it would stay unavailable, reset or not, until its isolate goes.
  */
-export async function ensureSchema(
+export function ensureSchema(
   client: SqlClient,
   newLayout: NewSessionLayout = defaultNewLayout(client),
 ): Promise<SessionLayout> {
-  const marked = await markedLayout(client);
+  return runSteps(client, schemaSteps(newLayout));
+}
+
+function* schemaSteps(newLayout: NewSessionLayout): SqlSteps<SessionLayout> {
+  const marked = yield* markedLayout();
   if (marked !== null) return marked;
-  return migrateSessionSchema(client, newLayout);
+  return yield* migrationSteps(newLayout);
 }
 
 /** One schema check per client and process: every provider on the same database shares it. */
 const ready = new WeakMap<SqlClient, Promise<SessionLayout>>();
+/** The layouts those checks found, for work that must answer at once (`schemaReadyAtOnce`). */
+const found = new WeakMap<SqlClient, SessionLayout>();
 
 export function schemaReady(client: SqlClient, newLayout?: NewSessionLayout): Promise<SessionLayout> {
   let promise = ready.get(client);
   if (promise === undefined) {
-    promise = ensureSchema(client, newLayout);
-    promise.catch(() => ready.delete(client));
+    const checking = ensureSchema(client, newLayout);
+    promise = checking;
+    checking.then(
+      (layout) => {
+        if (ready.get(client) === checking) found.set(client, layout);
+      },
+      () => {
+        if (ready.get(client) === checking) ready.delete(client);
+      },
+    );
     ready.set(client, promise);
   }
   return promise;
+}
+
+/**
+ * `schemaReady`, answered at once on a client that answers synchronously (`answersAtOnce`): the layout found
+ * before, or the same check (and migration) run now. A check still under way elsewhere is not waited for:
+ * the migration is safe to run twice (each retries when it finds the other's work).
+ */
+export function schemaReadyAtOnce(client: SqlClient, newLayout?: NewSessionLayout): SessionLayout {
+  const known = found.get(client);
+  if (known !== undefined) return known;
+  const layout = runStepsAtOnce(client, schemaSteps(newLayout ?? defaultNewLayout(client)));
+  found.set(client, layout);
+  ready.set(client, Promise.resolve(layout));
+  return layout;
 }
 
 /**
@@ -150,4 +179,5 @@ export const leanLayoutStill: SqlStatement = sql`NOT EXISTS (SELECT 1 FROM pragm
  */
 export function forgetLayout(client: SqlClient): void {
   ready.delete(client);
+  found.delete(client);
 }

@@ -17,10 +17,16 @@ import {
 } from "@contextblocks/sql";
 import { toSqliteClient } from "@contextblocks/sql/store-kit";
 import { searchOrderBump } from "./keyed-tail.js";
-import { catchUpMessageIndex } from "./message-index.js";
-import { searchMessageIndex, searchSortOf } from "./message-search.js";
+import { catchUpSteps } from "./message-index.js";
+import { checkSearchQuery, searchSortOf, searchSteps } from "./message-search.js";
 import { SessionBlockProvider } from "./session-block-provider.js";
-import { type NewSessionLayout, schemaReady } from "./session-schema.js";
+import {
+  type NewSessionLayout,
+  type SessionLayout,
+  schemaReady,
+  schemaReadyAtOnce,
+} from "./session-schema.js";
+import { answersAtOnce, runSteps, runStepsAtOnce, type SqlSteps } from "./sql-steps.js";
 import { SqliteContextProvider } from "./sqlite-context-provider.js";
 import { SqliteRunStateStore } from "./sqlite-run-state-store.js";
 import { SqliteSessionRegistry } from "./sqlite-session-registry.js";
@@ -93,16 +99,39 @@ export function sqliteBackend(source: SqlSource, options: SqliteBackendOptions =
         versions: false,
       }),
     async searchMessages(query: string, limit: number): Promise<SearchResult[]> {
-      // The keyed layout writes each search row on append: nothing to catch up.
-      if ((await schemaReady(client, newDatabaseLayout)) !== "keyed") await catchUpMessageIndex(client);
-      const candidates = await searchMessageIndex(client, query, {
-        limit: candidateCount(limit, maximumSearchLimit),
-        sort: searchSortOf(client),
-      });
-      return selectSearchHits(rerankSearchCandidates(query, candidates), limit);
+      const layout = await schemaReady(client, newDatabaseLayout);
+      return runSteps(client, searchAllSteps(client, layout, query, limit));
     },
+    searchMessagesSync: answersAtOnce(client)
+      ? (query: string, limit: number): SearchResult[] =>
+          runStepsAtOnce(
+            client,
+            searchAllSteps(client, schemaReadyAtOnce(client, newDatabaseLayout), query, limit),
+          )
+      : undefined,
     deleteSession: (sessionId) => deleteSession(client, sessionId),
   };
+}
+
+/**
+ * A search over every session's messages, once the tables are at `layout`: the index brought up to the
+ * messages appended since the last search (the keyed layout writes each search row on append: nothing to
+ * catch up), then the best candidates re-ranked and cut.
+ */
+function* searchAllSteps(
+  client: SqlClient,
+  layout: SessionLayout,
+  query: string,
+  limit: number,
+): SqlSteps<SearchResult[]> {
+  // Refused before the index catches up: a bad query does no work.
+  checkSearchQuery(query);
+  if (layout !== "keyed") yield* catchUpSteps(client);
+  const candidates = yield* searchSteps(client, query, {
+    limit: candidateCount(limit, maximumSearchLimit),
+    sort: searchSortOf(client),
+  });
+  return selectSearchHits(rerankSearchCandidates(query, candidates), limit);
 }
 
 /** True when `assistant_messages` has the keyed layout's `seq`. */

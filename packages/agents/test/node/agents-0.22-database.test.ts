@@ -287,17 +287,34 @@ describe("SessionManager methods that are synchronous in agents", () => {
     expect(manager.list()).toHaveLength(1);
   });
 
-  it("search returns a promise whose misuse names the fix", async () => {
+  it("search answers at once, as agents' does: the messages appended since the last search are indexed in the call", async () => {
     temporary = openTemporaryDatabase();
     const manager = new SessionManager(temporary.database);
+    // agents' own check (testManagerSearch): two sessions, a message each, then a search read at once.
+    const chat1 = manager.create("Chat1");
+    const chat2 = manager.create("Chat2");
+    await manager.getSession(chat1.id).appendMessage(text("ms1", "user", "I love TypeScript"));
+    await manager.getSession(chat2.id).appendMessage(text("ms2", "user", "Python is great"));
+    const results = manager.search("TypeScript");
+    expect(Array.isArray(results)).toBe(true);
+    expect(results.map((hit) => [hit.id, hit.sessionId])).toEqual([["ms1", chat1.id]]);
+    expect(results.some((hit) => hit.content.includes("TypeScript"))).toBe(true);
+    // `await` in front still reads the hits; contextblocks' own manager gives the same.
+    expect(await manager.search("Python")).toEqual(await manager.contextblocks.search("Python"));
+    expect(() => manager.search("Python", { limit: 0 })).toThrow(
+      expect.objectContaining({ code: "INVALID_INPUT" }),
+    );
+  });
+
+  it("where the backend's search cannot answer at once, search returns a promise whose misuse names the fix", async () => {
+    const manager = new SessionManager({ ...inMemoryBackend(), searchMessagesSync: undefined });
     const pending = manager.search("anything") as unknown as Record<string, unknown>;
     expect(() => pending.length).toThrow(/SessionManager\.search returns a promise.*await search/);
     expect(await (pending as unknown as Promise<unknown[]>)).toEqual([]);
   });
 
   it("search's promise iterated as agents' array (for…of, destructuring, spread) names the fix, not 'is not iterable'", async () => {
-    temporary = openTemporaryDatabase();
-    const manager = new SessionManager(temporary.database);
+    const manager = new SessionManager({ ...inMemoryBackend(), searchMessagesSync: undefined });
     const hits = manager.search("anything") as unknown as unknown[];
     const iterations: Array<() => unknown> = [
       () => {

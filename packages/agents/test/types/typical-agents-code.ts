@@ -81,12 +81,12 @@ export async function typicalTurn(userText: string): Promise<string> {
 
 export async function typicalManager(): Promise<number> {
   const manager = new SessionManager(agent).withContext("memory", { maxTokens: 1100 }).withCachedPrompt();
-  // As agents' manager: the registry answers at once.
+  // As agents' manager: the registry and search answer at once.
   const info = manager.create("Support chat");
   await manager.append(info.id, { id: "m1", role: "user", parts: [{ type: "text", text: "hello" }] });
   const history = await manager.getHistory(info.id);
   const list = manager.list();
-  const found = await manager.search("hello");
+  const found = manager.search("hello", { limit: 10 }).filter((hit) => hit.content.includes("hello"));
   await manager.delete(info.id);
   const store: WritableContextProvider = new AgentContextProvider(agent, "notes");
   return history.length + list.length + found.length + (isWritableProvider(store) ? 1 : 0);

@@ -2,6 +2,8 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { SessionManager } from "@contextblocks/agents/experimental/memory/session";
 import { describe, expect, it } from "vitest";
 
+const say = (id: string, text: string) => ({ id, role: "user", parts: [{ type: "text" as const, text }] });
+
 describe("the compatibility SessionManager on a Durable Object", () => {
   it("answers create, get, list, rename and addUsage at once, as agents' does, on an Agent and on ctx.storage", async () => {
     await runInDurableObject(env.AGENT_OBJECT.getByName("manager"), async (instance, state) => {
@@ -27,6 +29,33 @@ describe("the compatibility SessionManager on a Durable Object", () => {
       expect(manager.list().map((info) => info.id)).toEqual([second.id, first.id]);
       expect(() => manager.rename("unknown", "x")).toThrow(expect.objectContaining({ code: "NOT_FOUND" }));
       expect(manager.list()).toHaveLength(2);
+    });
+  });
+
+  it("answers search at once, as agents' does, the messages appended since the last search included", async () => {
+    await runInDurableObject(env.AGENT_OBJECT.getByName("search-at-once"), async (instance, state) => {
+      // agents' own check (testManagerSearch), on the Agent, then on its ctx.storage.
+      const manager = SessionManager.create(instance);
+      const first = manager.create("Chat1");
+      const second = manager.create("Chat2");
+      await manager.getSession(first.id).appendMessage(say("ms1", "I love TypeScript"));
+      await manager.getSession(second.id).appendMessage(say("ms2", "Python is great"));
+      const results = manager.search("TypeScript");
+      expect(Array.isArray(results)).toBe(true);
+      expect(results.map((hit) => [hit.id, hit.sessionId])).toEqual([["ms1", first.id]]);
+
+      const fromStorage = new SessionManager(state.storage);
+      await fromStorage.getSession(second.id).appendMessage(say("ms3", "TypeScript types Python too"));
+      expect(
+        fromStorage
+          .search("TypeScript")
+          .map((hit) => hit.id)
+          .sort(),
+      ).toEqual(["ms1", "ms3"]);
+      expect(manager.search("python types").map((hit) => hit.id)[0]).toBe("ms3");
+      expect(() => manager.search(7 as unknown as string)).toThrow(
+        expect.objectContaining({ code: "INVALID_INPUT" }),
+      );
     });
   });
 

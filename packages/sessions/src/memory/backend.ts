@@ -54,6 +54,7 @@ export function inMemoryBackend(options: InMemoryBackendOptions = {}): InMemoryB
     prompt: (sessionId: string): WritableContextProvider => provider(SYSTEM_PROMPT_LABEL, sessionId),
     searchMessages: async (query: string, limit: number): Promise<SearchResult[]> =>
       sessions.search(query, limit),
+    searchMessagesSync: (query: string, limit: number): SearchResult[] => sessions.search(query, limit),
     async deleteSession(sessionId: string): Promise<void> {
       // Checked before anything is deleted: a refusal halfway would leave half a session.
       if (typeof sessionId !== "string") {

@@ -83,6 +83,20 @@ describe("fromBetterSqlite3", () => {
     expect(await client.batch([])).toEqual([]);
   });
 
+  it("batchSync answers at once, all or nothing", () => {
+    const client = fromBetterSqlite3(temporary.database);
+    const batchSync = client.batchSync;
+    if (batchSync === undefined) throw new Error("expected batchSync on better-sqlite3");
+    expect(
+      batchSync([sql`CREATE TABLE notes (body TEXT NOT NULL)`, sql`INSERT INTO notes VALUES (${"a"})`]),
+    ).toEqual([[], []]);
+    expect(() =>
+      batchSync([sql`INSERT INTO notes VALUES (${"b"})`, sql`INSERT INTO notes VALUES (${null})`]),
+    ).toThrow(/NOT NULL/);
+    expect(client.runSync?.(sql`SELECT body FROM notes`)).toEqual([{ body: "a" }]);
+    expect(batchSync([])).toEqual([]);
+  });
+
   it("prepares each statement text once", async () => {
     const prepare = vi.spyOn(temporary.database, "prepare");
     const client = fromBetterSqlite3(temporary.database);

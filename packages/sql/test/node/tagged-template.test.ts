@@ -91,6 +91,19 @@ describe("fromTaggedTemplate", () => {
     agent.runSync?.(sql`CREATE TABLE notes (body TEXT)`);
     agent.runSync?.(sql`INSERT INTO notes VALUES (${"at once"})`);
     expect(agent.runSync?.(sql`SELECT body FROM notes`)).toEqual([{ body: "at once" }]);
+    // A group at once, all or nothing: the failing second statement takes the first back with it.
+    expect(plain.batchSync).toBeUndefined();
+    expect(
+      agent.batchSync?.([sql`INSERT INTO notes VALUES (${"grouped"})`, sql`SELECT count(*) AS n FROM notes`]),
+    ).toEqual([[], [{ n: 2 }]]);
+    expect(() =>
+      agent.batchSync?.([sql`INSERT INTO notes VALUES (${"undone"})`, sql`INSERT INTO missing VALUES (1)`]),
+    ).toThrow(/no such table: missing/);
+    expect(agent.runSync?.(sql`SELECT body FROM notes ORDER BY rowid`)).toEqual([
+      { body: "at once" },
+      { body: "grouped" },
+    ]);
+    expect(agent.batchSync?.([])).toEqual([]);
     // An async sql beside a storage cannot answer at once: refused by name, not handed over as a promise.
     const pretenderLike = { sql: async () => [], ctx: { storage } };
     const pretender = fromTaggedTemplate(pretenderLike);

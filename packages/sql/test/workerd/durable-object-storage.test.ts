@@ -71,6 +71,13 @@ describe("fromDurableObjectStorage", () => {
         sql`SELECT body FROM notes`,
       ]);
       expect(results).toEqual([[], [{ body: "a" }]]);
+      // The same group at once (batchSync), inside transactionSync too.
+      expect(() =>
+        client.batchSync?.([sql`INSERT INTO notes VALUES (${"b"})`, sql`INSERT INTO notes VALUES (${null})`]),
+      ).toThrow(/NOT NULL/);
+      expect(
+        client.batchSync?.([sql`INSERT INTO notes VALUES (${"c"})`, sql`SELECT body FROM notes`]),
+      ).toEqual([[], [{ body: "a" }, { body: "c" }]]);
     });
   });
 
