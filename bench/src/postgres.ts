@@ -375,6 +375,28 @@ function sessionAsProvider(
   };
 }
 
+/** Each question searched on both session stores, one after the other, the order alternating (milliseconds). */
+async function pairedSearches(
+  conversations: readonly Conversation[],
+  sqlite: ReadonlyMap<string, SessionStore>,
+  postgres: ReadonlyMap<string, SessionStore>,
+): Promise<{ sqlite: number[]; postgres: number[] }> {
+  const times = { sqlite: [] as number[], postgres: [] as number[] };
+  for (const conversation of conversations) {
+    const stores = { sqlite: sqlite.get(conversation.id), postgres: postgres.get(conversation.id) };
+    for (const qa of conversation.questions) {
+      const order =
+        times.sqlite.length % 2 === 0 ? (["sqlite", "postgres"] as const) : (["postgres", "sqlite"] as const);
+      for (const which of order) {
+        const start = performance.now();
+        await stores[which]?.searchMessages?.(qa.question, 10);
+        times[which].push(performance.now() - start);
+      }
+    }
+  }
+  return times;
+}
+
 function retrievalTable(rows: readonly [string, RetrievalFigures][]): string {
   const categories = [...new Set(rows.flatMap(([, figures]) => [...figures.byCategory.keys()]))].sort();
   const lines = [
@@ -455,25 +477,32 @@ async function main(): Promise<void> {
     const sqliteDatabase = new Database(join(directory, "locomo-sessions.sqlite"));
     sqliteDatabase.pragma("journal_mode = WAL");
     const sqliteSessionClient = fromBetterSqlite3(sqliteDatabase);
-    const sqliteSession = await retrieval(conversations, async (conversation) => ({
-      provider: sessionAsProvider(
-        new MessageTree(new SqliteSessionStore(sqliteSessionClient, `locomo-${conversation.id}`)),
-        `${conversation.id}:`,
-      ),
-      close: async () => {},
-      timed: true,
-    }));
-    sqliteDatabase.close();
+    const sqliteStores = new Map<string, SessionStore>();
+    const sqliteSession = await retrieval(conversations, async (conversation) => {
+      const store = new MessageTree(new SqliteSessionStore(sqliteSessionClient, `locomo-${conversation.id}`));
+      sqliteStores.set(conversation.id, store);
+      return {
+        provider: sessionAsProvider(store, `${conversation.id}:`),
+        close: async () => {},
+        timed: true,
+      };
+    });
     const sessionConnection = new pg.Client({ connectionString: cluster.connectionString });
     await sessionConnection.connect();
-    const postgresSession = await retrieval(conversations, async (conversation) => ({
-      provider: sessionAsProvider(
-        new MessageTree(new PostgresSessionStore(sessionConnection, `locomo-${conversation.id}`)),
-        `${conversation.id}:`,
-      ),
-      close: async () => {},
-      timed: true,
-    }));
+    const postgresStores = new Map<string, SessionStore>();
+    const postgresSession = await retrieval(conversations, async (conversation) => {
+      const store = new MessageTree(new PostgresSessionStore(sessionConnection, `locomo-${conversation.id}`));
+      postgresStores.set(conversation.id, store);
+      return {
+        provider: sessionAsProvider(store, `${conversation.id}:`),
+        close: async () => {},
+        timed: true,
+      };
+    });
+    // Every question again on both, one after the other, the order alternating: the ratio of two servers that
+    // have been answering, paired so the machine's load weighs on both alike.
+    const paired = await pairedSearches(conversations, sqliteStores, postgresStores);
+    sqliteDatabase.close();
     await sessionConnection.end();
     console.log(
       retrievalTable([
@@ -487,7 +516,7 @@ async function main(): Promise<void> {
       ]),
     );
     console.log(
-      `\nSession search, Postgres / SQLite median time: ${(median(postgresSession.searchMilliseconds) / median(sqliteSession.searchMilliseconds)).toFixed(1)}×.`,
+      `\nSession search, Postgres / SQLite median time: ${(median(postgresSession.searchMilliseconds) / median(sqliteSession.searchMilliseconds)).toFixed(1)}× on the first pass above (each backend in turn); ${median(paired.postgres).toFixed(2)} / ${median(paired.sqlite).toFixed(2)} ms (${(median(paired.postgres) / median(paired.sqlite)).toFixed(2)}×) on a second pass, each question on both, paired.`,
     );
     console.log(
       `\n${conversations.length} conversations, ${conversations.reduce((sum, c) => sum + c.turns.length, 0)} turns indexed.`,
