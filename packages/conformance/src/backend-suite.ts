@@ -1,6 +1,7 @@
 import { type SessionBackend, SessionBuilder, SessionManager } from "@contextblocks/sessions";
 import { expect } from "vitest";
 import { type ContractSuiteOptions, contractSuite } from "./contract-suite.js";
+import { HOSTILE_QUERIES } from "./hostile-queries.js";
 import { describeSessionRegistry } from "./registry-suite.js";
 import { describeRunStateStore } from "./run-state-suite.js";
 
@@ -171,6 +172,10 @@ export function describeSessionBackend<B extends SessionBackend>(
         expect(Array.isArray(atOnce)).toBe(true);
         expect(atOnce.map((hit) => hit.id).sort()).toEqual(["x1", "x2"]);
         expect(atOnce).toEqual(await backend.searchMessages("harbour", 10));
+        // Queries engines read as syntax, or choke on: read as words, the same hits both ways, nothing thrown.
+        for (const { query } of HOSTILE_QUERIES) {
+          expect(searchAtOnce.call(backend, query, 10)).toEqual(await backend.searchMessages(query, 10));
+        }
         expect(() => searchAtOnce.call(backend, 42 as unknown as string, 10)).toThrow();
       });
     }
