@@ -45,6 +45,11 @@ describe.each(["keyed", "lean"] as NewSessionLayout[])(
         // A message appended now is found by the next search, at once.
         await session.appendMessage(say("late", "the late ferry is cancelled"));
         expect(searchAtOnce("late ferry cancelled")[0]?.id).toBe("late");
+        // A message larger than a Durable Object row (2 MB) is stored in continuation rows, which the index
+        // reads to parse it (its first 256 K characters are indexed): found by a search at once, as awaited.
+        await session.appendMessage(say("big", `zephyrwind ${"harbour log line. ".repeat(150_000)}`));
+        expect(searchAtOnce("zephyrwind").map((hit) => hit.id)).toEqual(["big"]);
+        expect((await manager.search("zephyrwind")).map((hit) => hit.id)).toEqual(["big"]);
       });
     });
   },
