@@ -375,6 +375,21 @@ function sessionAsProvider(
   };
 }
 
+/**
+ * `retrieval`'s opener for a session store per conversation (`locomo-<id>`, every turn appended with its time),
+ * each kept in `stores` for the paired pass.
+ */
+function sessionsKeptIn(
+  stores: Map<string, SessionStore>,
+  storeOf: (sessionId: string) => ConstructorParameters<typeof MessageTree>[0],
+) {
+  return async (conversation: Conversation) => {
+    const store = new MessageTree(storeOf(`locomo-${conversation.id}`));
+    stores.set(conversation.id, store);
+    return { provider: sessionAsProvider(store, `${conversation.id}:`), close: async () => {}, timed: true };
+  };
+}
+
 /** Each question searched on both session stores, one after the other, the order alternating (milliseconds). */
 async function pairedSearches(
   conversations: readonly Conversation[],
@@ -478,27 +493,17 @@ async function main(): Promise<void> {
     sqliteDatabase.pragma("journal_mode = WAL");
     const sqliteSessionClient = fromBetterSqlite3(sqliteDatabase);
     const sqliteStores = new Map<string, SessionStore>();
-    const sqliteSession = await retrieval(conversations, async (conversation) => {
-      const store = new MessageTree(new SqliteSessionStore(sqliteSessionClient, `locomo-${conversation.id}`));
-      sqliteStores.set(conversation.id, store);
-      return {
-        provider: sessionAsProvider(store, `${conversation.id}:`),
-        close: async () => {},
-        timed: true,
-      };
-    });
+    const sqliteSession = await retrieval(
+      conversations,
+      sessionsKeptIn(sqliteStores, (id) => new SqliteSessionStore(sqliteSessionClient, id)),
+    );
     const sessionConnection = new pg.Client({ connectionString: cluster.connectionString });
     await sessionConnection.connect();
     const postgresStores = new Map<string, SessionStore>();
-    const postgresSession = await retrieval(conversations, async (conversation) => {
-      const store = new MessageTree(new PostgresSessionStore(sessionConnection, `locomo-${conversation.id}`));
-      postgresStores.set(conversation.id, store);
-      return {
-        provider: sessionAsProvider(store, `${conversation.id}:`),
-        close: async () => {},
-        timed: true,
-      };
-    });
+    const postgresSession = await retrieval(
+      conversations,
+      sessionsKeptIn(postgresStores, (id) => new PostgresSessionStore(sessionConnection, id)),
+    );
     // Every question again on both, one after the other, the order alternating: the ratio of two servers that
     // have been answering, paired so the machine's load weighs on both alike.
     const paired = await pairedSearches(conversations, sqliteStores, postgresStores);
