@@ -99,15 +99,17 @@ export function sqliteBackend(source: SqlSource, options: SqliteBackendOptions =
         versions: false,
       }),
     async searchMessages(query: string, limit: number): Promise<SearchResult[]> {
+      // Refused before the tables are checked or the index catches up: a bad query does no work.
+      checkSearchQuery(query);
       const layout = await schemaReady(client, newDatabaseLayout);
       return runSteps(client, searchAllSteps(client, layout, query, limit));
     },
     searchMessagesSync: answersAtOnce(client)
-      ? (query: string, limit: number): SearchResult[] =>
-          runStepsAtOnce(
-            client,
-            searchAllSteps(client, schemaReadyAtOnce(client, newDatabaseLayout), query, limit),
-          )
+      ? (query: string, limit: number): SearchResult[] => {
+          checkSearchQuery(query);
+          const layout = schemaReadyAtOnce(client, newDatabaseLayout);
+          return runStepsAtOnce(client, searchAllSteps(client, layout, query, limit));
+        }
       : undefined,
     deleteSession: (sessionId) => deleteSession(client, sessionId),
   };
@@ -124,8 +126,6 @@ function* searchAllSteps(
   query: string,
   limit: number,
 ): SqlSteps<SearchResult[]> {
-  // Refused before the index catches up: a bad query does no work.
-  checkSearchQuery(query);
   if (layout !== "keyed") yield* catchUpSteps(client);
   const candidates = yield* searchSteps(client, query, {
     limit: candidateCount(limit, maximumSearchLimit),

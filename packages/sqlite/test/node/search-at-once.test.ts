@@ -88,6 +88,19 @@ describe.each(["lean", "keyed"] as NewSessionLayout[])("search answered at once 
 });
 
 describe("search answered at once on other databases", () => {
+  it("refuses a query that is not a string before touching a new database, both ways", async () => {
+    const database = new Database(":memory:");
+    const backend = sqliteBackend(database);
+    expect(() => backend.searchMessagesSync?.(null as unknown as string, 10)).toThrow(
+      expect.objectContaining({ code: "INVALID_INPUT" }),
+    );
+    await expect(backend.searchMessages({} as unknown as string, 10)).rejects.toThrow(
+      expect.objectContaining({ code: "INVALID_INPUT" }),
+    );
+    expect(database.prepare("SELECT count(*) AS n FROM sqlite_master").get()).toEqual({ n: 0 });
+    database.close();
+  });
+
   it("on a new database: no hits, and its tables are made in the same call", () => {
     const database = new Database(":memory:");
     const backend = sqliteBackend(database);
