@@ -216,10 +216,7 @@ export class SessionManager {
     const backend = this.#backend;
     const searchMessagesSync = backend.searchMessagesSync;
     if (searchMessagesSync === undefined) return undefined;
-    return (query, options = {}) => {
-      checkOptions(options, "search", "{ limit? }");
-      return searchMessagesSync.call(backend, query, checkSearchLimit(options.limit ?? 20));
-    };
+    return (query, options = {}) => searchMessagesSync.call(backend, query, searchLimitOf(options));
   }
 
   /** Announces a session the registry just made (`session-created`) and returns its row. */
@@ -296,8 +293,7 @@ export class SessionManager {
 
   /** Full-text search over every session's messages; each hit names its `sessionId`. */
   async search(query: string, options: { limit?: number } = {}): Promise<SearchResult[]> {
-    checkOptions(options, "search", "{ limit? }");
-    return this.#backend.searchMessages(query, checkSearchLimit(options.limit ?? 20));
+    return this.#backend.searchMessages(query, searchLimitOf(options));
   }
 
   #historyProvider(): SearchProvider {
@@ -335,6 +331,12 @@ function checkCreateArguments(name: unknown, options: unknown): asserts options 
 }
 
 /** `list`'s limit, checked; `undefined` for every session. */
+/** The limit of a search's options, checked (20 when omitted, as agents' default). */
+function searchLimitOf(options: { limit?: number }): number {
+  checkOptions(options, "search", "{ limit? }");
+  return checkSearchLimit(options.limit ?? 20);
+}
+
 function listLimitOf(options: unknown): number | undefined {
   checkOptions(options, "list", "{ limit? }");
   const { limit } = options as ListSessionsOptions;

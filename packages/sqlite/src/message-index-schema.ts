@@ -1,8 +1,8 @@
-import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+import { type SqlStatement, sql } from "@contextblocks/sql";
 import { raw } from "@contextblocks/sql/store-kit";
 import { saysWhen } from "./says-when.js";
 import type { SessionLayout } from "./session-schema.js";
-import { rowsOf, runSteps, type SqlSteps } from "./sql-steps.js";
+import { rowsOf, type SqlSteps } from "./sql-steps.js";
 
 /** The columns and tokenizer of the search table we create (`createSearchTable`). */
 const searchTableShape = `fts5(id UNINDEXED, session_id UNINDEXED, role UNINDEXED, speaker UNINDEXED,
@@ -65,14 +65,6 @@ export const searchRowsTable: SqlStatement = raw(`(SELECT id AS search_rowid, c0
  *   search row, once.
  * - Older (no `parent_row`; `lean` and `indexed` layouts only): dropped, and the mark goes back to 0.
  */
-export function searchTableRebuild(
-  client: SqlClient,
-  layout: SessionLayout,
-): Promise<{ before: SqlStatement[]; after: SqlStatement[] }> {
-  return runSteps(client, searchTableRebuildSteps(layout));
-}
-
-/** `searchTableRebuild` as steps (sql-steps.ts). */
 export function* searchTableRebuildSteps(
   layout: SessionLayout,
 ): SqlSteps<{ before: SqlStatement[]; after: SqlStatement[] }> {

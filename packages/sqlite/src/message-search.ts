@@ -10,7 +10,7 @@ import { limitLiteral, raw } from "@contextblocks/sql/store-kit";
 import { fts5MatchExpression, monthNames, planQuery, type QueryPlan } from "@contextblocks/text";
 import { searchRowsTable, sessionKeyOf } from "./message-index-schema.js";
 import { saysWhen } from "./says-when.js";
-import { type CandidateRow, stepwiseSearchSteps } from "./search-in-steps.js";
+import { type CandidateRow, searchInSteps } from "./search-in-steps.js";
 import {
   fieldWeights,
   messageColumnsOfM,
@@ -89,34 +89,19 @@ interface Row extends CandidateRow {
  * Whether `assistant_fts` has our `context` column: a table Cloudflare agents' Sessions API created has
  * not (FTS5 tables cannot be altered), and is then searched by message text alone.
  */
-const shapes = new WeakMap<SqlClient, Promise<boolean>>();
-/** The answers those reads gave, for steps that run at once (`contextColumnSteps`). */
-const shapesFound = new WeakMap<SqlClient, boolean>();
+const shapes = new WeakMap<SqlClient, boolean>();
 
 export function hasContextColumn(client: SqlClient): Promise<boolean> {
-  let shape = shapes.get(client);
-  if (shape === undefined) {
-    shape = client.query<{ name: string }>`SELECT name FROM pragma_table_info('assistant_fts')`.then((rows) =>
-      rows.some((row) => row.name === "context"),
-    );
-    const reading = shape;
-    reading.then(
-      (found) => shapesFound.set(client, found),
-      () => shapes.delete(client),
-    );
-    shapes.set(client, shape);
-  }
-  return shape;
+  return runSteps(client, contextColumnSteps(client));
 }
 
 /** `hasContextColumn` as steps (sql-steps.ts): the answer found before, or one read. */
 export function* contextColumnSteps(client: SqlClient): SqlSteps<boolean> {
-  const known = shapesFound.get(client);
+  const known = shapes.get(client);
   if (known !== undefined) return known;
   const rows = yield* rowsOf<{ name: string }>(sql`SELECT name FROM pragma_table_info('assistant_fts')`);
   const found = rows.some((row) => row.name === "context");
-  shapesFound.set(client, found);
-  shapes.set(client, Promise.resolve(found));
+  shapes.set(client, found);
   return found;
 }
 
@@ -392,7 +377,7 @@ export function* searchSteps(
     const rows = yield* rowsOf<Row>(candidatesStatement({ ...values, hits: "ranked" }));
     return rows.map((row) => resultOf(row, sessionId));
   }
-  const best = yield* stepwiseSearchSteps({ ...values, share: options.share });
+  const best = yield* searchInSteps({ ...values, share: options.share });
   return best.map((row) => resultOf(row, sessionId));
 }
 

@@ -1,5 +1,5 @@
 import type { SearchRanking } from "@contextblocks/sessions/store-kit";
-import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
+import { type SqlStatement, sql } from "@contextblocks/sql";
 import { join, limitLiteral, raw } from "@contextblocks/sql/store-kit";
 import type { QueryPlan } from "@contextblocks/text";
 import { bestByDay } from "./day-share-order.js";
@@ -13,7 +13,7 @@ import {
   weighsDates,
 } from "./search-scores.js";
 import type { SessionShare } from "./session-share.js";
-import { rowsOf, runSteps, type SqlSteps } from "./sql-steps.js";
+import { rowsOf, type SqlSteps } from "./sql-steps.js";
 
 /**
  * A session search where FTS5 sorts the matches (a Durable Object's), in three short statements instead of one:
@@ -98,12 +98,8 @@ interface MessageRow {
 const searchColumns = raw(`f.rowid AS row, f.id AS id, f.session_id AS session_id, f.role AS role,
   f.content AS content, f.speaker AS speaker, f.time AS time`);
 
-export function searchInSteps(client: SqlClient, search: StepwiseSearch): Promise<StepwiseCandidate[]> {
-  return runSteps(client, stepwiseSearchSteps(search));
-}
-
-/** `searchInSteps` as steps (sql-steps.ts), for a search that must answer at once. */
-export function* stepwiseSearchSteps(search: StepwiseSearch): SqlSteps<StepwiseCandidate[]> {
+/** The search, as steps (sql-steps.ts): run awaited or at once by the caller. */
+export function* searchInSteps(search: StepwiseSearch): SqlSteps<StepwiseCandidate[]> {
   const { ranking } = search;
   const dated = weighsDates(search.plan, ranking);
   const datedColumn = dated ? sql`, CASE WHEN ${saysWhenOfRow} THEN 1 ELSE 0 END AS dated` : sql``;
