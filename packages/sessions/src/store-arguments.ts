@@ -150,14 +150,15 @@ export const maximumSearchLimit = 1_000;
 
 /**
  * A search's `limit`: a number from 1 to `maximumSearchLimit`, floored (`2.5` is 2). Checked above the
- * backend, so a limit of 0, -1 or `NaN` is refused by name on every backend instead of finding nothing.
+ * backend, so a limit of 0, -1 or `NaN` is refused by name on every backend instead of finding nothing. Only
+ * a number: `"10"`, `true` or `[5]` (which JavaScript would turn into 10, 1 and 5) are refused too.
  */
 export function checkSearchLimit(limit: unknown): number {
-  const whole = Math.floor(Number(limit));
+  const whole = typeof limit === "number" ? Math.floor(limit) : Number.NaN;
   if (!Number.isFinite(whole) || whole < 1 || whole > maximumSearchLimit) {
     throw new ContextError(
       "INVALID_INPUT",
-      `search: limit must be a whole number from 1 to ${maximumSearchLimit}, got ${String(limit)}`,
+      `search: limit must be a whole number from 1 to ${maximumSearchLimit}, got ${typeof limit === "number" ? String(limit) : describeValue(limit)}`,
     );
   }
   return whole;

@@ -30,6 +30,34 @@ describe("SessionManager.search", () => {
       expect((await manager.search("deploy", { limit: 1 })).map((hit) => hit.id)).toEqual(["a1"]);
     },
   );
+
+  // JavaScript would read these as 10, 1 and 5: a limit is a number, or it is refused naming what it was.
+  it.each([
+    ["10", 'got "10"'],
+    [true, "got boolean true"],
+    [[5], "got an array"],
+  ])("refuses a limit of %j by name", async (limit, named) => {
+    const manager = new SessionManager(inMemoryBackend());
+    await manager
+      .getSession("a")
+      .appendMessage({ id: "a1", role: "user", parts: [{ type: "text", text: "deploy" }] });
+    const search = () => manager.search("deploy", { limit: limit as never });
+    await expect(search()).rejects.toMatchObject({ code: "INVALID_INPUT" });
+    await expect(search()).rejects.toThrow(named);
+    await expect(manager.getSession("a").search("deploy", { limit: limit as never })).rejects.toMatchObject({
+      code: "INVALID_INPUT",
+    });
+  });
+
+  it("floors a fractional limit, as documented", async () => {
+    const manager = new SessionManager(inMemoryBackend());
+    for (const id of ["a1", "a2", "a3"]) {
+      await manager
+        .getSession("a")
+        .appendMessage({ id, role: "user", parts: [{ type: "text", text: "deploy" }] });
+    }
+    expect(await manager.search("deploy", { limit: 2.5 })).toHaveLength(2);
+  });
 });
 
 // A session id comes from the caller (often a URL path) and has no length cap: an error quotes it clipped,
