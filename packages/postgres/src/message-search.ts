@@ -11,6 +11,7 @@ import {
   selectSearchHits,
 } from "@contextblocks/sessions/store-kit";
 import type { SqlStatement } from "@contextblocks/sql";
+import { isReadOnlyRefusal } from "@contextblocks/sql/store-kit";
 import { planQuery } from "@contextblocks/text";
 import { catchUpSearchFields } from "./message-search-index.js";
 import { messageSearchStatement } from "./message-search-statement.js";
@@ -54,7 +55,7 @@ export function candidateOf(row: MessageSearchRow): SearchCandidate {
  * undefined), best first, at most `limit` (the caller checks the query and the limit). `read` runs the
  * statements: the one search statement, whose hits say whether any message still waits for its search fields
  * (message-search-index.ts); only then, or when there is no hit to say it, are the fields brought up to date
- * (one read, and one write when messages changed), and the search run again.
+ * (one read, and one write when messages changed; none in a read-only transaction), and the search run again.
  */
 export async function searchMessageRows(
   read: (statement: SqlStatement) => Promise<unknown[]>,
@@ -70,8 +71,26 @@ export async function searchMessageRows(
   // The hits say whether any message waits for its search fields; no hit cannot say, so then it is looked up
   // (as it is for any answer but \`false\`: a driver that returns booleans as text costs a look-up, never a field).
   const pending = rows.length === 0 || rows[0]?.fields_pending !== false;
-  if (!pending || !(await catchUpSearchFields(read, sessionId))) return rows;
+  if (!pending || !(await catchUpWhereWritable(read, sessionId))) return rows;
   return (await read(statement)) as MessageSearchRow[];
+}
+
+/**
+ * `catchUpSearchFields` where the database takes writes. In a read-only transaction (a hot standby,
+ * `default_transaction_read_only`) the hits stand as found: a message still waiting for its fields (one an
+ * earlier release stored) is found by its text, without its speaker and day, until a writer's search fills
+ * them in. Any other failure is the search's.
+ */
+async function catchUpWhereWritable(
+  read: (statement: SqlStatement) => Promise<unknown[]>,
+  sessionId: string | undefined,
+): Promise<boolean> {
+  try {
+    return await catchUpSearchFields(read, sessionId);
+  } catch (error) {
+    if (isReadOnlyRefusal(error)) return false;
+    throw error;
+  }
 }
 
 /** Search over every session's messages (`SessionBackend.searchMessages`): each hit names its `sessionId`. */

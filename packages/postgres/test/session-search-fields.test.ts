@@ -189,6 +189,25 @@ describe("PostgresSessionStore search fields: written with the message", () => {
     ]);
   });
 
+  it("in a read-only transaction (a hot standby) a search finds a message still waiting for its fields, and writes nothing", async () => {
+    const client = await schema.client();
+    const store = postgresTree(client, "chat");
+    await store.importMessage(message("old", "An old tale."), null, "0500-03-01T00:00:00Z");
+    await client.query("SET default_transaction_read_only = on");
+    expect((await store.searchMessages("tale", 10)).map((hit) => hit.id)).toEqual(["old"]);
+    expect((await fieldsOf(client))[0]?.search_state).toBe(0);
+    // Any other failure of the catch-up is still the search's.
+    await client.query("SET default_transaction_read_only = off");
+    const refused = (statement: Parameters<ReturnType<typeof fromPg>["run"]>[0]) =>
+      /^\s*UPDATE/.test(statement.strings[0] ?? "")
+        ? Promise.reject(Object.assign(new Error("deadlock detected"), { code: "40P01" }))
+        : fromPg(client).run(statement);
+    await expect(searchMessageRows(refused, "tale", 10, "chat")).rejects.toMatchObject({ code: "40P01" });
+    // A writer's search writes them.
+    expect((await store.searchMessages("tale", 10)).map((hit) => hit.id)).toEqual(["old"]);
+    expect((await fieldsOf(client))[0]?.search_state).toBe(2);
+  });
+
   it("an update derives the speaker and the day again, in its own statement", async () => {
     const client = await schema.client();
     const store = postgresTree(client, "chat");

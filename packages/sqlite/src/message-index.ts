@@ -1,6 +1,6 @@
 import { parseStoredMessage } from "@contextblocks/sessions/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
-import { limitLiteral } from "@contextblocks/sql/store-kit";
+import { isReadOnlyRefusal, limitLiteral } from "@contextblocks/sql/store-kit";
 import { indexedMessageOf } from "./message-index-text.js";
 import { contextColumnSteps, indexRowStatement } from "./message-search.js";
 import { groupOf, rowsOf, runSteps, type SqlSteps } from "./sql-steps.js";
@@ -37,6 +37,20 @@ interface PendingRow {
 
 export function catchUpMessageIndex(client: SqlClient): Promise<void> {
   return runSteps(client, catchUpSteps(client));
+}
+
+/**
+ * The catch-up a search runs first, where the database takes writes. On one that only reads (better-sqlite3's
+ * `readonly: true`, `PRAGMA query_only`) the search reads the index as it stands: the messages appended since
+ * it last caught up (at most `catchUpEvery` of each writer's, which indexes them as it appends) are found once
+ * a search that can write has indexed them. Any other failure is the search's.
+ */
+export function* catchUpWhereWritable(client: SqlClient): SqlSteps<void> {
+  try {
+    yield* catchUpSteps(client);
+  } catch (error) {
+    if (!isReadOnlyRefusal(error)) throw error;
+  }
 }
 
 /** `catchUpMessageIndex` as steps (sql-steps.ts), for a search that must answer at once. */

@@ -17,7 +17,7 @@ import {
 } from "@contextblocks/sql";
 import { toSqliteClient } from "@contextblocks/sql/store-kit";
 import { searchOrderBump } from "./keyed-tail.js";
-import { catchUpSteps } from "./message-index.js";
+import { catchUpWhereWritable } from "./message-index.js";
 import { checkSearchQuery, searchSortOf, searchSteps } from "./message-search.js";
 import { SessionBlockProvider } from "./session-block-provider.js";
 import {
@@ -117,8 +117,8 @@ export function sqliteBackend(source: SqlSource, options: SqliteBackendOptions =
 
 /**
  * A search over every session's messages, once the tables are at `layout`: the index brought up to the
- * messages appended since the last search (the keyed layout writes each search row on append: nothing to
- * catch up), then the best candidates re-ranked and cut.
+ * messages appended since the last search where the database takes writes (`catchUpWhereWritable`; the keyed
+ * layout writes each search row on append: nothing to catch up), then the best candidates re-ranked and cut.
  */
 function* searchAllSteps(
   client: SqlClient,
@@ -126,7 +126,7 @@ function* searchAllSteps(
   query: string,
   limit: number,
 ): SqlSteps<SearchResult[]> {
-  if (layout !== "keyed") yield* catchUpSteps(client);
+  if (layout !== "keyed") yield* catchUpWhereWritable(client);
   const candidates = yield* searchSteps(client, query, {
     limit: candidateCount(limit, maximumSearchLimit),
     sort: searchSortOf(client),

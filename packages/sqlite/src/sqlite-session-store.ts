@@ -26,7 +26,7 @@ import { largestSeq, rememberKeyedTail, rememberUpdatedText, searchOrderBump } f
 import type { LayoutStrategy } from "./layout-strategy.js";
 import { LeanLayout } from "./lean-layout.js";
 import { rememberTail } from "./lean-tail.js";
-import { catchUpMessageIndex, readContinuations } from "./message-index.js";
+import { catchUpMessageIndex, catchUpWhereWritable, readContinuations } from "./message-index.js";
 import { indexedJsonOf } from "./message-index-text.js";
 import { continuationRows, sliceStoredMessage } from "./message-rows.js";
 import {
@@ -48,6 +48,7 @@ import {
   schemaReady,
 } from "./session-schema.js";
 import { SessionShare } from "./session-share.js";
+import { runSteps } from "./sql-steps.js";
 import { tombstoneStatement } from "./tombstones.js";
 
 /** Options of `SqliteSessionStore`. */
@@ -438,7 +439,7 @@ export class SqliteSessionStore implements SessionStoreV1 {
     const { layout } = await this.#layout();
     // The keyed layout writes each search row on append: nothing to catch up.
     if (layout !== "keyed") {
-      await catchUpMessageIndex(this.#client);
+      await runSteps(this.#client, catchUpWhereWritable(this.#client));
       unindexedAppends.set(this.#client, 0);
     }
     return searchMessageIndex(this.#client, query, {

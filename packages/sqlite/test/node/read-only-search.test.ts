@@ -1,0 +1,85 @@
+import { SessionManager } from "@contextblocks/sessions";
+import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { sqliteBackend } from "../../src/index.js";
+
+// A search reads: on a database opened read-only (a replica, a dashboard's handle) it answers from the index as
+// it stands instead of failing on the catch-up it would otherwise write first.
+
+let temporary: TemporaryDatabase | undefined;
+const opened: Database.Database[] = [];
+afterEach(() => {
+  for (const database of opened.splice(0)) database.close();
+  temporary?.remove();
+  temporary = undefined;
+});
+
+const say = (id: string, text: string) => ({
+  id,
+  role: "user" as const,
+  parts: [{ type: "text" as const, text }],
+});
+
+/** A session whose last appends the index has not caught up with yet (the lean layout indexes every 8). */
+async function lagging(): Promise<string> {
+  temporary = openTemporaryDatabase();
+  const manager = new SessionManager(sqliteBackend(temporary.database, { newDatabaseLayout: "lean" }));
+  const { id } = await manager.create("tides");
+  const session = manager.getSession(id);
+  for (let index = 0; index < 6; index++)
+    await session.appendMessage(say(`m${index}`, `the tide turns ${index}`));
+  expect(await session.search("tide")).toHaveLength(6);
+  for (let index = 6; index < 9; index++)
+    await session.appendMessage(say(`m${index}`, `harbour tide ${index}`));
+  return id;
+}
+
+function readOnly(): Database.Database {
+  const database = new Database((temporary as TemporaryDatabase).path, { readonly: true });
+  opened.push(database);
+  return database;
+}
+
+describe("a search on a database that only reads", () => {
+  it("finds what the index holds, awaited and at once, in a session and across sessions", async () => {
+    const id = await lagging();
+    const manager = new SessionManager(sqliteBackend(readOnly()));
+    const indexed = ["m0", "m1", "m2", "m3", "m4", "m5"];
+    const ids = (hits: readonly { id: string }[]) => hits.map((hit) => hit.id).sort();
+    expect(ids(await manager.getSession(id).search("tide"))).toEqual(indexed);
+    expect(ids(await manager.search("tide"))).toEqual(indexed);
+    expect(ids(manager.synchronous?.search?.("tide") ?? [])).toEqual(indexed);
+    // Every message is still read; only the index waits.
+    expect(await manager.getSession(id).getHistory()).toHaveLength(9);
+  });
+
+  it("under PRAGMA query_only too, and a writer's next search indexes the rest", async () => {
+    const id = await lagging();
+    const database = (temporary as TemporaryDatabase).connect();
+    database.pragma("query_only = ON");
+    const session = new SessionManager(sqliteBackend(database)).getSession(id);
+    expect(await session.search("harbour")).toEqual([]);
+
+    database.pragma("query_only = OFF");
+    expect((await session.search("harbour")).map((hit) => hit.id).sort()).toEqual(["m6", "m7", "m8"]);
+  });
+
+  it("still fails on any other refusal", async () => {
+    const id = await lagging();
+    const database = (temporary as TemporaryDatabase).connect();
+    // Another connection holds the write lock and this one does not wait: the catch-up's write is refused busy.
+    database.pragma("busy_timeout = 0");
+    const holder = (temporary as TemporaryDatabase).connect();
+    holder.exec("BEGIN IMMEDIATE");
+    try {
+      await expect(
+        new SessionManager(sqliteBackend(database)).getSession(id).search("tide"),
+      ).rejects.toMatchObject({
+        code: "SQLITE_BUSY",
+      });
+    } finally {
+      holder.exec("ROLLBACK");
+    }
+  });
+});
