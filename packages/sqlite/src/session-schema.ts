@@ -1,5 +1,6 @@
+import { ContextError } from "@contextblocks/core";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
-import { isMissingTableError } from "@contextblocks/sql/store-kit";
+import { isMissingTableError, isReadOnlyRefusal } from "@contextblocks/sql/store-kit";
 import { migrationSteps } from "./session-migration.js";
 import { rowsOf, runSteps, runStepsAtOnce, type SqlSteps } from "./sql-steps.js";
 
@@ -124,7 +125,17 @@ export function ensureSchema(
 function* schemaSteps(newLayout: NewSessionLayout): SqlSteps<SessionLayout> {
   const marked = yield* markedLayout();
   if (marked !== null) return marked;
-  return yield* migrationSteps(newLayout);
+  try {
+    return yield* migrationSteps(newLayout);
+  } catch (error) {
+    if (!isReadOnlyRefusal(error)) throw error;
+    // Tables this release reads as they are need no write; these must be made first, which a reader cannot do.
+    throw new ContextError(
+      "READONLY",
+      "sessions: this database only reads, and its session tables must first be created or brought to this release's shape (a new database, or one an earlier release or agents@0.22.0 wrote): open it writable once",
+      { cause: error },
+    );
+  }
 }
 
 /** One schema check per client and process: every provider on the same database shares it. */

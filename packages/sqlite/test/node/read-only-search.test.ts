@@ -1,5 +1,6 @@
 import { SessionManager } from "@contextblocks/sessions";
-import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
+import { agentsHost, openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
+import { AgentSessionProvider } from "agents-session/experimental/memory/session";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { sqliteBackend } from "../../src/index.js";
@@ -81,5 +82,43 @@ describe("a search on a database that only reads", () => {
     } finally {
       holder.exec("ROLLBACK");
     }
+  });
+});
+
+describe("a database that only reads, whose session tables must be made first", () => {
+  const refusal = {
+    code: "READONLY",
+    message: expect.stringContaining(
+      "this database only reads, and its session tables must first be created",
+    ),
+    cause: expect.objectContaining({ code: "SQLITE_READONLY" }),
+  };
+
+  it("has none yet: a read is refused by name, and nothing is created", async () => {
+    temporary = openTemporaryDatabase();
+    temporary.database.exec("CREATE TABLE unrelated (x)");
+    const manager = new SessionManager(sqliteBackend(readOnly()));
+    await expect(manager.getSession("chat").getHistory()).rejects.toMatchObject(refusal);
+    await expect(manager.search("tide")).rejects.toMatchObject(refusal);
+    const tables = temporary.database.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all();
+    expect(tables).toEqual([{ name: "unrelated" }]);
+  });
+
+  it("was written by agents@0.22.0: refused by name until a writer brings it to this release's tables", async () => {
+    temporary = openTemporaryDatabase();
+    const agents = new AgentSessionProvider(agentsHost(temporary.database), "chat");
+    agents.appendMessage(say("a1", "the tide turns"));
+    const reader = readOnly();
+    await expect(
+      new SessionManager(sqliteBackend(reader)).getSession("chat").search("tide"),
+    ).rejects.toMatchObject(refusal);
+    expect(
+      (await new SessionManager(sqliteBackend(temporary.database)).getSession("chat").search("tide")).length,
+    ).toBe(1);
+    expect(
+      (await new SessionManager(sqliteBackend(reader)).getSession("chat").search("tide")).map(
+        (hit) => hit.id,
+      ),
+    ).toEqual(["a1"]);
   });
 });
