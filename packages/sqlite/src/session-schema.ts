@@ -138,9 +138,24 @@ function* schemaSteps(newLayout: NewSessionLayout): SqlSteps<SessionLayout> {
   }
 }
 
+/**
+ * The layout a read finds: the marker's, the tables brought up to date as for a write when they are of an
+ * earlier shape, or `null` while the database has no session tables at all (a read creates nothing: it finds
+ * nothing, as a session with no messages). A database whose marker is current pays the one read it always did.
+ */
+function* schemaToReadSteps(newLayout: NewSessionLayout): SqlSteps<SessionLayout | null> {
+  const marked = yield* markedLayout();
+  if (marked !== null) return marked;
+  const tables = yield* rowsOf(
+    sql`SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'assistant_messages'`,
+  );
+  if (tables.length === 0) return null;
+  return yield* schemaSteps(newLayout);
+}
+
 /** One schema check per client and process: every provider on the same database shares it. */
 const ready = new WeakMap<SqlClient, Promise<SessionLayout>>();
-/** The layouts those checks found, for work that must answer at once (`schemaReadyAtOnce`). */
+/** The layouts those checks found, for work that must answer at once (`schemaToReadAtOnce`). */
 const found = new WeakMap<SqlClient, SessionLayout>();
 
 export function schemaReady(client: SqlClient, newLayout?: NewSessionLayout): Promise<SessionLayout> {
@@ -162,17 +177,38 @@ export function schemaReady(client: SqlClient, newLayout?: NewSessionLayout): Pr
 }
 
 /**
- * `schemaReady`, answered at once on a client that answers synchronously (`answersAtOnce`): the layout found
- * before, or the same check (and migration) run now. A check still under way elsewhere is not waited for:
- * the migration is safe to run twice (each retries when it finds the other's work).
+ * `schemaReady` for a read (`schemaToReadSteps`): `null` while the database has no session tables, an answer not
+ * kept (the next write creates them); a layout found is kept as `schemaReady` keeps it.
  */
-export function schemaReadyAtOnce(client: SqlClient, newLayout?: NewSessionLayout): SessionLayout {
+export async function schemaToRead(
+  client: SqlClient,
+  newLayout?: NewSessionLayout,
+): Promise<SessionLayout | null> {
+  const known = ready.get(client);
+  if (known !== undefined) return known;
+  const layout = await runSteps(client, schemaToReadSteps(newLayout ?? defaultNewLayout(client)));
+  if (layout !== null) keep(client, layout);
+  return layout;
+}
+
+/**
+ * `schemaToRead`, answered at once on a client that answers synchronously (`answersAtOnce`): the layout found
+ * before, or the same check (and migration) run now. A check still under way elsewhere is not waited for: the
+ * migration is safe to run twice (each retries when it finds the other's work).
+ */
+export function schemaToReadAtOnce(client: SqlClient, newLayout?: NewSessionLayout): SessionLayout | null {
   const known = found.get(client);
   if (known !== undefined) return known;
-  const layout = runStepsAtOnce(client, schemaSteps(newLayout ?? defaultNewLayout(client)));
+  const layout = runStepsAtOnce(client, schemaToReadSteps(newLayout ?? defaultNewLayout(client)));
+  if (layout !== null) keep(client, layout);
+  return layout;
+}
+
+/** Keeps a layout found, for `schemaReady` and the reads after it (unless a check is already under way). */
+function keep(client: SqlClient, layout: SessionLayout): void {
+  if (ready.has(client)) return;
   found.set(client, layout);
   ready.set(client, Promise.resolve(layout));
-  return layout;
 }
 
 /**

@@ -3,6 +3,7 @@ import { namespacePrefix } from "@contextblocks/core/store-kit";
 import type { SearchResult, SessionBackend } from "@contextblocks/sessions";
 import {
   candidateCount,
+  checkSearchLimit,
   MessageTree,
   maximumSearchLimit,
   rerankSearchCandidates,
@@ -23,8 +24,8 @@ import { SessionBlockProvider } from "./session-block-provider.js";
 import {
   type NewSessionLayout,
   type SessionLayout,
-  schemaReady,
-  schemaReadyAtOnce,
+  schemaToRead,
+  schemaToReadAtOnce,
 } from "./session-schema.js";
 import { answersAtOnce, runSteps, runStepsAtOnce, type SqlSteps } from "./sql-steps.js";
 import { SqliteContextProvider } from "./sqlite-context-provider.js";
@@ -101,14 +102,16 @@ export function sqliteBackend(source: SqlSource, options: SqliteBackendOptions =
     async searchMessages(query: string, limit: number): Promise<SearchResult[]> {
       // Refused before the tables are checked or the index catches up: a bad query does no work.
       checkSearchQuery(query);
-      const layout = await schemaReady(client, newDatabaseLayout);
-      return runSteps(client, searchAllSteps(client, layout, query, limit));
+      checkSearchLimit(limit);
+      const layout = await schemaToRead(client, newDatabaseLayout);
+      return layout === null ? [] : runSteps(client, searchAllSteps(client, layout, query, limit));
     },
     searchMessagesSync: answersAtOnce(client)
       ? (query: string, limit: number): SearchResult[] => {
           checkSearchQuery(query);
-          const layout = schemaReadyAtOnce(client, newDatabaseLayout);
-          return runStepsAtOnce(client, searchAllSteps(client, layout, query, limit));
+          checkSearchLimit(limit);
+          const layout = schemaToReadAtOnce(client, newDatabaseLayout);
+          return layout === null ? [] : runStepsAtOnce(client, searchAllSteps(client, layout, query, limit));
         }
       : undefined,
     deleteSession: (sessionId) => deleteSession(client, sessionId),

@@ -10,7 +10,7 @@ import type {
   SessionStoreV1,
   StoredSearchHit,
 } from "@contextblocks/sessions/store-kit";
-import { searchRankingOf } from "@contextblocks/sessions/store-kit";
+import { checkSearchLimit, searchRankingOf } from "@contextblocks/sessions/store-kit";
 import {
   type SqlClient,
   type SqlSource,
@@ -30,6 +30,7 @@ import { catchUpMessageIndex, catchUpWhereWritable, readContinuations } from "./
 import { indexedJsonOf } from "./message-index-text.js";
 import { continuationRows, sliceStoredMessage } from "./message-rows.js";
 import {
+  checkSearchQuery,
   hasContextColumn,
   indexMessageStatement,
   keyedRowUpdateStatement,
@@ -46,6 +47,7 @@ import {
   type NewSessionLayout,
   type SessionLayout,
   schemaReady,
+  schemaToRead,
 } from "./session-schema.js";
 import { SessionShare } from "./session-share.js";
 import { runSteps } from "./sql-steps.js";
@@ -177,7 +179,8 @@ export class SqliteSessionStore implements SessionStoreV1 {
     leafId: string | undefined,
     options: { limit: number; content: boolean },
   ): Promise<MessageRecord[]> {
-    const layout = await this.#layout();
+    const layout = await this.#layoutToRead();
+    if (layout === null) return [];
     const limit = Math.floor(options.limit);
     if (!(limit >= 1)) return [];
     let rows: PathRow[];
@@ -195,7 +198,8 @@ export class SqliteSessionStore implements SessionStoreV1 {
 
   async readMessages(ids: readonly string[]): Promise<MessageRecord[]> {
     if (ids.length === 0) return [];
-    const layout = await this.#layout();
+    const layout = await this.#layoutToRead();
+    if (layout === null) return [];
     const rows = await this.#client.run<PathRow>(sql`
       SELECT ${rowColumns(layout.order, true)} FROM assistant_messages AS m
       WHERE m.id IN (SELECT value FROM json_each(${JSON.stringify(ids)})) AND m.session_id = ${this.#sessionId}`);
@@ -209,7 +213,8 @@ export class SqliteSessionStore implements SessionStoreV1 {
   }
 
   async readChildren(parentId: string): Promise<MessageRecord[]> {
-    const layout = await this.#layout();
+    const layout = await this.#layoutToRead();
+    if (layout === null) return [];
     // The lean and keyed layouts have no parent index: a scan of the table (branches are read rarely).
     const rows = await this.#client.run<PathRow>(sql`
       SELECT ${rowColumns(layout.order, true)} FROM assistant_messages AS m
@@ -219,7 +224,8 @@ export class SqliteSessionStore implements SessionStoreV1 {
   }
 
   async readTree(limit: number): Promise<MessageRecord[]> {
-    const layout = await this.#layout();
+    const layout = await this.#layoutToRead();
+    if (layout === null) return [];
     const rows = await this.#client.run<PathRow>(sql`
       SELECT m.${layout.order} AS "order", m.id AS id, m.role AS role, m.parent_id AS parent_id,
         m.tokens AS tokens, m.created_at AS created_at
@@ -234,7 +240,8 @@ export class SqliteSessionStore implements SessionStoreV1 {
    * `null` where a row of the path was written without them or an update or delete above cleared them.
    */
   async readPathTotals(leafId: string | undefined): Promise<PathTotals | null> {
-    const layout = await this.#layout();
+    const layout = await this.#layoutToRead();
+    if (layout === null) return { length: 0, tokens: 0 };
     let place: { depth: number | null; pathTokens: number | null } | null;
     if (leafId === undefined) {
       const row = await layout.latestLeafRow(sql`m.depth AS depth, m.path_tokens AS path_tokens`);
@@ -436,7 +443,12 @@ export class SqliteSessionStore implements SessionStoreV1 {
   }
 
   async search(query: string, limit: number): Promise<StoredSearchHit[]> {
-    const { layout } = await this.#layout();
+    // Refused before the tables are looked for: a bad query or limit does no work, with tables or without.
+    checkSearchQuery(query);
+    checkSearchLimit(limit);
+    const strategy = await this.#layoutToRead();
+    if (strategy === null) return [];
+    const { layout } = strategy;
     // The keyed layout writes each search row on append: nothing to catch up.
     if (layout !== "keyed") {
       await runSteps(this.#client, catchUpWhereWritable(this.#client));
@@ -453,7 +465,7 @@ export class SqliteSessionStore implements SessionStoreV1 {
   }
 
   async readCalibration(): Promise<number | null> {
-    await this.#layout();
+    if ((await this.#layoutToRead()) === null) return null;
     const rows = await this.#client.query<{ calibration: number }>`
       SELECT calibration FROM assistant_token_calibration WHERE session_id = ${this.#sessionId}`;
     const value = rows[0] === undefined ? null : Number(rows[0].calibration);
@@ -471,7 +483,9 @@ export class SqliteSessionStore implements SessionStoreV1 {
 
   /** The session's overlays in the order they were added (`seq` on the keyed layout, else `rowid`). */
   async #overlays(direction: "ASC" | "DESC", limit: number | null): Promise<StoredCompaction[]> {
-    const order = (await this.#layout()).layout === "keyed" ? "seq" : "rowid";
+    const layout = await this.#layoutToRead();
+    if (layout === null) return [];
+    const order = layout.layout === "keyed" ? "seq" : "rowid";
     const rows = await this.#client.run<{
       id: string;
       summary: string;
@@ -523,9 +537,21 @@ export class SqliteSessionStore implements SessionStoreV1 {
     unindexedAppends.set(this.#client, 0);
   }
 
-  /** The strategy of the database's layout (its tables created on first use). */
+  /** The strategy of the database's layout (its tables created on first use: a write's). */
   async #layout(): Promise<LayoutStrategy> {
-    const name = await schemaReady(this.#client, this.#newLayout);
+    return this.#strategy(await schemaReady(this.#client, this.#newLayout));
+  }
+
+  /**
+   * The strategy for a read: `null` while the database has no session tables, which a read does not create
+   * (it finds nothing, as in a session without messages; `schemaToRead`).
+   */
+  async #layoutToRead(): Promise<LayoutStrategy | null> {
+    const name = await schemaToRead(this.#client, this.#newLayout);
+    return name === null ? null : this.#strategy(name);
+  }
+
+  #strategy(name: SessionLayout): LayoutStrategy {
     let layout = this.#layouts.get(name);
     if (layout === undefined) {
       layout =

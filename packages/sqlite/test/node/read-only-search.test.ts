@@ -85,7 +85,7 @@ describe("a search on a database that only reads", () => {
   });
 });
 
-describe("a database that only reads, whose session tables must be made first", () => {
+describe("a database without this release's session tables", () => {
   const refusal = {
     code: "READONLY",
     message: expect.stringContaining(
@@ -94,14 +94,33 @@ describe("a database that only reads, whose session tables must be made first", 
     cause: expect.objectContaining({ code: "SQLITE_READONLY" }),
   };
 
-  it("has none yet: a read is refused by name, and nothing is created", async () => {
+  it("has none yet: a read finds nothing and creates nothing, read-only or not", async () => {
     temporary = openTemporaryDatabase();
     temporary.database.exec("CREATE TABLE unrelated (x)");
-    const manager = new SessionManager(sqliteBackend(readOnly()));
-    await expect(manager.getSession("chat").getHistory()).rejects.toMatchObject(refusal);
-    await expect(manager.search("tide")).rejects.toMatchObject(refusal);
-    const tables = temporary.database.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all();
-    expect(tables).toEqual([{ name: "unrelated" }]);
+    const tables = () =>
+      (temporary as TemporaryDatabase).database
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+        .all();
+    for (const database of [readOnly(), temporary.database]) {
+      const manager = new SessionManager(sqliteBackend(database));
+      const session = manager.getSession("chat");
+      expect(await session.getHistory()).toEqual([]);
+      expect((await session.getRecentHistory(10_000)).messages).toEqual([]);
+      expect(await session.getCompactions()).toEqual([]);
+      expect(await session.estimateTokens()).toBeGreaterThanOrEqual(0);
+      expect(await session.search("tide")).toEqual([]);
+      expect(await manager.search("tide")).toEqual([]);
+      expect(manager.synchronous?.search?.("tide")).toEqual([]);
+      // Bad input is refused as it is where the tables are.
+      await expect(session.search(42 as never)).rejects.toMatchObject({ code: "INVALID_INPUT" });
+      await expect(manager.search("tide", { limit: 0 })).rejects.toMatchObject({ code: "INVALID_INPUT" });
+      expect(tables()).toEqual([{ name: "unrelated" }]);
+    }
+    // The first write creates them.
+    await new SessionManager(sqliteBackend(temporary.database))
+      .getSession("chat")
+      .appendMessage(say("m1", "the tide"));
+    expect(tables().length).toBeGreaterThan(1);
   });
 
   it("was written by agents@0.22.0: refused by name until a writer brings it to this release's tables", async () => {

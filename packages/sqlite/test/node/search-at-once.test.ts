@@ -101,15 +101,19 @@ describe("search answered at once on other databases", () => {
     database.close();
   });
 
-  it("on a new database: no hits, and its tables are made in the same call", () => {
+  it("on a new database: no hits, and no table made (a read creates nothing; the first write does)", async () => {
     const database = new Database(":memory:");
     const backend = sqliteBackend(database);
+    const tables = () =>
+      database
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'assistant_%'")
+        .all()
+        .map((row) => (row as { name: string }).name);
     expect(backend.searchMessagesSync?.("anything at all", 10)).toEqual([]);
-    const tables = database
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'assistant_%'")
-      .all()
-      .map((row) => (row as { name: string }).name);
-    expect(tables).toEqual(expect.arrayContaining(["assistant_messages", "assistant_fts"]));
+    expect(tables()).toEqual([]);
+    await new SessionManager(backend).getSession("chat").appendMessage(say("m1", "user", "anything at all"));
+    expect(tables()).toEqual(expect.arrayContaining(["assistant_messages", "assistant_fts"]));
+    expect(backend.searchMessagesSync?.("anything at all", 10).map((hit) => hit.id)).toEqual(["m1"]);
     database.close();
   });
 

@@ -1,9 +1,10 @@
 import { MessageTree } from "@contextblocks/sessions/store-kit";
+import { fromBetterSqlite3 } from "@contextblocks/sql";
 import { openTemporaryDatabase, type TemporaryDatabase } from "@contextblocks/test-kit/sqlite";
 import type Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteSessionStore } from "../../src/index.js";
-import { SESSION_SCHEMA_VERSION } from "../../src/session-schema.js";
+import { ensureSchema, SESSION_SCHEMA_VERSION } from "../../src/session-schema.js";
 import {
   agentsSearchTable,
   type EarlierLayout,
@@ -51,10 +52,8 @@ async function reference(layout: EarlierLayout["layout"]): Promise<string[]> {
     const agents = earlierLayouts[0] as EarlierLayout;
     for (const statement of agents.ddl) database.prepare(statement).run();
   }
-  await sqliteTree(database, {
-    sessionId: "chat",
-    newDatabaseLayout: layout === "keyed" ? "keyed" : "lean",
-  }).getHistory();
+  // Made as a first write makes them (a read of a database without them creates nothing).
+  await ensureSchema(fromBetterSqlite3(database), layout === "keyed" ? "keyed" : "lean");
   return shape(database);
 }
 

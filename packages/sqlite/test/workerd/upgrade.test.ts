@@ -78,10 +78,34 @@ describe("a database an earlier release wrote, opened by this release on a Durab
       return shape(state);
     });
     const created = await inObject("upgrade-shape-new", async (state) => {
-      await sqliteTree(state.storage, { sessionId: "chat", newDatabaseLayout: "lean" }).getHistory();
+      // Made by a first write (a read of a database without session tables creates nothing).
+      await sqliteTree(state.storage, { sessionId: "chat", newDatabaseLayout: "lean" }).appendMessage(
+        say("m1", "made by a write"),
+      );
       return shape(state);
     });
     expect(migrated).toEqual(created);
+  });
+
+  it("reads of a new Durable Object find nothing and write no row; the first append makes the tables", async () => {
+    await inObject("reads-write-nothing", async (state) => {
+      const reports: StatementReport[] = [];
+      const client = fromDurableObjectStorage(state.storage, {
+        onStatement: (report) => reports.push(report),
+      });
+      const chat = new MessageTree(new SqliteSessionStore(client, "chat"));
+      expect(await chat.getHistory()).toEqual([]);
+      expect(await chat.getPathLength()).toBe(0);
+      expect(await chat.searchMessages?.("anything", 10)).toEqual([]);
+      expect(await chat.getCompactions()).toEqual([]);
+      expect(reports.reduce((sum, report) => sum + (report.rowsWritten ?? 0), 0)).toBe(0);
+      const tables = () =>
+        state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name LIKE 'assistant_%'").toArray();
+      expect(tables()).toEqual([]);
+      await chat.appendMessage(say("m1", "anything at all"));
+      expect(tables().length).toBeGreaterThan(0);
+      expect(ids((await chat.searchMessages?.("anything", 10)) ?? [])).toEqual(["m1"]);
+    });
   });
 
   it("a wake on an up-to-date database reads the schema marker only: one statement, one row", async () => {
