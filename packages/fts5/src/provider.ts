@@ -11,7 +11,15 @@ import { isMissingTableError, raw, rowTooLarge, toSqliteClient } from "@contextb
 import { keyHandle } from "./handle.js";
 import { openLayout } from "./layout.js";
 import { importLegacyEntries, storedKey } from "./migrate.js";
-import { layoutVersion, layoutView, scopesTable, writesView } from "./schema.js";
+import {
+  indexCopyTable,
+  indexTable,
+  layoutVersion,
+  layoutView,
+  legacyTable,
+  scopesTable,
+  writesView,
+} from "./schema.js";
 import { ScopeShare } from "./scope-share.js";
 import { runSearch, type SearchSort } from "./search.js";
 
@@ -204,7 +212,8 @@ export class Fts5SearchProvider implements SearchProvider {
   }
 
   async get(): Promise<string | null> {
-    const scope = await this.#openScope();
+    const scope = await this.#scopeToRead();
+    if (scope === undefined) return null;
     const rows = await this.#client.run<{ entries: number }>(
       sql`SELECT entries FROM ${raw(scopesTable)} WHERE id = ${scope}`,
     );
@@ -216,7 +225,8 @@ export class Fts5SearchProvider implements SearchProvider {
     if (typeof query !== "string") {
       throw this.#invalidInput(`search: query must be a string, got ${describeValue(query)}`);
     }
-    const scope = await this.#openScope();
+    const scope = await this.#scopeToRead();
+    if (scope === undefined) return null;
     if (this.#scopeShare?.scope !== scope) this.#scopeShare = new ScopeShare(this.#client, scope);
     const share = this.#scopeShare;
     const matches = await runSearch(this.#client, scope, query, {
@@ -292,7 +302,8 @@ export class Fts5SearchProvider implements SearchProvider {
       VALUES ('delete', ${scope}, ${keyHandle(scope, stored)}, ${stored}, NULL, NULL)`);
   }
 
-  #openScope(): Promise<number> {
+  /** The scope's id, the layout and the scope made on first use; `first`: what a read already found of it. */
+  #openScope(first?: ScopeLookup): Promise<number> {
     const label = this.#label;
     if (label === undefined) {
       return Promise.reject(
@@ -300,7 +311,7 @@ export class Fts5SearchProvider implements SearchProvider {
       );
     }
     if (this.#scope === undefined) {
-      const opening = resolveScope(this.#client, this.#namespace, label);
+      const opening = resolveScope(this.#client, this.#namespace, label, first);
       this.#scope = opening;
       // A failed open (storage unavailable) is retried by the next call instead of being remembered.
       opening.catch(() => {
@@ -308,6 +319,34 @@ export class Fts5SearchProvider implements SearchProvider {
       });
     }
     return this.#scope;
+  }
+
+  /**
+   * The scope a read looks in: `#openScope`'s, or `undefined` when there is nothing to read and nothing to bring
+   * over (no storage layout yet, or no scope for this label, and neither an index of an earlier layout nor
+   * `agents/context`'s entries to copy): a read then finds nothing and creates nothing; the first write does.
+   */
+  async #scopeToRead(): Promise<number | undefined> {
+    const label = this.#label;
+    if (this.#scope !== undefined || label === undefined) return this.#openScope();
+    const found = await scopeIfLaidOut(this.#client, this.#namespace, label);
+    if (found !== "no layout" && found?.imported === true) {
+      this.#scope = Promise.resolve(found.id);
+      return found.id;
+    }
+    if (found === "no layout" || found === undefined) {
+      const tables = new Set(
+        (
+          await this.#client.query<{ name: string }>`SELECT name FROM sqlite_master
+            WHERE type = 'table' AND name IN (${indexTable}, ${indexCopyTable}, ${legacyTable})`
+        ).map((row) => row.name),
+      );
+      // agents/context's entries are copied into the scope of no namespace only (`resolveScope`).
+      const toCopy = this.#namespace === "" && tables.has(legacyTable);
+      const earlierIndex = found === "no layout" && (tables.has(indexTable) || tables.has(indexCopyTable));
+      if (!toCopy && !earlierIndex) return undefined;
+    }
+    return this.#openScope(found);
   }
 
   #invalidInput(message: string): ContextError {
@@ -322,8 +361,13 @@ export class Fts5SearchProvider implements SearchProvider {
  * The id of the (namespace, label) scope: found with one row read; on the first use in a database the schema
  * is created, and on the first use of a label its scope row is added and `agents/context` entries imported.
  */
-async function resolveScope(client: SqlClient, namespace: string, label: string): Promise<number> {
-  let scope = await findScope(client, namespace, label);
+async function resolveScope(
+  client: SqlClient,
+  namespace: string,
+  label: string,
+  first?: ScopeLookup,
+): Promise<number> {
+  let scope = await findScope(client, namespace, label, first);
   if (scope === undefined) {
     await client.run(sql`INSERT INTO ${raw(scopesTable)} (namespace, label, legacy_imported)
       VALUES (${namespace}, ${label}, ${namespace === "" ? 0 : 1}) ON CONFLICT (namespace, label) DO NOTHING`);
@@ -338,7 +382,21 @@ async function findScope(
   client: SqlClient,
   namespace: string,
   label: string,
+  first?: ScopeLookup,
 ): Promise<{ id: number; imported: boolean } | undefined> {
+  const found = first ?? (await scopeIfLaidOut(client, namespace, label));
+  if (found !== "no layout") return found;
+  // No layout view: a new database, or one of an earlier layout (layout.ts).
+  await openLayout(client);
+  const laidOut = await scopeIfLaidOut(client, namespace, label);
+  return laidOut === "no layout" ? undefined : laidOut;
+}
+
+/** A scope as one read finds it: its row, none (`undefined`), or `"no layout"` where this layout is not in place. */
+type ScopeLookup = { id: number; imported: boolean } | undefined | "no layout";
+
+/** The (namespace, label) scope where this layout is in place: one row read. */
+async function scopeIfLaidOut(client: SqlClient, namespace: string, label: string): Promise<ScopeLookup> {
   // The layout view holds no rows to read: naming it makes the statement fail until the layout exists.
   const select = sql`SELECT scope.id, scope.legacy_imported
     FROM ${raw(scopesTable)} AS scope, ${raw(layoutView)} AS layout
@@ -347,10 +405,8 @@ async function findScope(
   try {
     rows = await client.run(select);
   } catch (error) {
-    // No layout view: a new database, or one of an earlier layout (layout.ts).
     if (!isMissingTableError(error)) throw error;
-    await openLayout(client);
-    rows = await client.run(select);
+    return "no layout";
   }
   const row = rows[0];
   return row === undefined ? undefined : { id: Number(row.id), imported: Number(row.legacy_imported) === 1 };

@@ -28,7 +28,11 @@ describe("index size for document frequencies", () => {
       };
       return leadingVarint(row.block);
     };
-    await first.get();
+    // A read of a new database finds nothing and makes no table; the first write makes them.
+    expect(await first.get()).toBeNull();
+    expect(database.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").all(indexDataTable)).toEqual([]);
+    await first.set("k0", "Entry 0.");
+    await first.delete("k0");
     expect(count()).toBe(0);
     for (let index = 0; index < 300; index++) await first.set(`k${index}`, `Entry ${index}.`);
     await second.set("k", "Other label.");

@@ -31,6 +31,31 @@ async function inDurableObject<T>(
 }
 
 describe("row cost on a Durable Object", () => {
+  it("reads of a new object find nothing and write no row; the first write makes the tables", async () => {
+    await inDurableObject("reads-write-nothing", async (state) => {
+      const reports: StatementReport[] = [];
+      const client = fromDurableObjectStorage(state.storage, {
+        onStatement: (report) => reports.push(report),
+      });
+      const provider = new Fts5SearchProvider(client, { label: "knowledge" });
+      const namespaced = new Fts5SearchProvider(client, { label: "knowledge", namespace: "user-1" });
+      expect(await provider.get()).toBeNull();
+      expect(await provider.search("crane")).toBeNull();
+      expect(await namespaced.search("crane")).toBeNull();
+      expect(reports.reduce((sum, report) => sum + (report.rowsWritten ?? 0), 0)).toBe(0);
+      const tables = () =>
+        state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name LIKE 'contextblocks_%'").toArray();
+      expect(tables()).toEqual([]);
+      await provider.set("crane", "The crane is serviced on Tuesdays.");
+      expect(tables().length).toBeGreaterThan(0);
+      expect(await provider.search("crane")).toContain("[crane]");
+      // Another label of a database laid out: still nothing written by its read.
+      reports.length = 0;
+      expect(await namespaced.get()).toBeNull();
+      expect(reports.reduce((sum, report) => sum + (report.rowsWritten ?? 0), 0)).toBe(0);
+    });
+  });
+
   it("set, replace, delete and get cost the same rows at every size, and few of them", {
     timeout: 600_000,
   }, async () => {
