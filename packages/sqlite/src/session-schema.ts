@@ -125,6 +125,11 @@ export function ensureSchema(
 function* schemaSteps(newLayout: NewSessionLayout): SqlSteps<SessionLayout> {
   const marked = yield* markedLayout();
   if (marked !== null) return marked;
+  return yield* madeSteps(newLayout);
+}
+
+/** The tables created or brought to this release's shape; refused by name where the database only reads. */
+function* madeSteps(newLayout: NewSessionLayout): SqlSteps<SessionLayout> {
   try {
     return yield* migrationSteps(newLayout);
   } catch (error) {
@@ -150,7 +155,7 @@ function* schemaToReadSteps(newLayout: NewSessionLayout): SqlSteps<SessionLayout
     sql`SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'assistant_messages'`,
   );
   if (tables.length === 0) return null;
-  return yield* schemaSteps(newLayout);
+  return yield* madeSteps(newLayout);
 }
 
 /** One schema check per client and process: every provider on the same database shares it. */
