@@ -6,8 +6,9 @@ import { contextColumnSteps, indexRowStatement } from "./message-search.js";
 import { groupOf, rowsOf, runSteps, type SqlSteps } from "./sql-steps.js";
 
 /**
- * The message search index (`assistant_fts`) is built lazily: an append writes no search row (on a Durable
- * Object each one is billed, and rows written cost 1,000× rows read). A search first indexes the messages
+ * The message search index (`assistant_fts`) of the lean and indexed layouts is built behind the appends: an
+ * append writes no search row of its own, and every 8th append of a client indexes the messages not indexed
+ * yet in one batch (`catchUpEvery`, sqlite-session-store.ts). A search first indexes the messages
  * past the high-water mark (`assistant_fts_state.indexed_rowid`: every message with a lower `rowid` is
  * indexed) that have no search row yet, in batches, each batch one transaction that replaces the FTS rows of
  * its messages (and moves the mark every `markStride` messages); a batch cut short is finished by the next

@@ -21,8 +21,8 @@ import { rowsOf, runSteps, runStepsAtOnce, type SqlSteps } from "./sql-steps.js"
  *   table `agents` created lacks them and is searched by text alone.
  * - `assistant_messages.content_chunks`: how many `assistant_message_chunks` rows continue a message too
  *   large for one Durable Object row (`NULL`/0: none; see `message-rows.ts`).
- * - `assistant_fts_state`: the search index's high-water mark; the index is built lazily, at search time
- *   (see `message-index.ts`), so an append writes no search row.
+ * - `assistant_fts_state`: the search index's high-water mark; the index is built behind the appends, every
+ *   8th append and each search catching up (see `message-index.ts`), so an append writes no search row of its own.
  *
  * - `assistant_messages.parent_seq`: the parent's `rowid`, so a path is walked one row per message (a
  *   rowid seek) instead of an index probe and a row.
@@ -72,7 +72,7 @@ export type NewSessionLayout = "keyed" | "lean";
  * The layout a new database gets unless one is asked for. Keyed where rows are billed (a Durable Object;
  * a client that does not say): an append writes 2 billed rows, search row included. Lean where rows cost
  * only time (better-sqlite3: `billsRows: false`): an append writes no search row of its own; every 8th
- * indexes the 8 before it in one batch (so a search catches up at most that many).
+ * indexes the 8 before it in one batch (so a search catches up at most that many; on any layout but keyed).
  */
 export function defaultNewLayout(client: SqlClient): NewSessionLayout {
   return client.billsRows === false ? "lean" : "keyed";

@@ -62,9 +62,8 @@ export interface SqliteSessionStoreOptions {
   /**
    * Writes each message's search row on append, as agents@0.22.0's `agents/experimental/memory/session`
    * does, so that version's `searchMessages` finds what this store wrote on a shared database. Default
-   * `false`: the index is built lazily at search time and an append writes no search row (billed rows on a
-   * Durable Object); where rows are not billed (better-sqlite3) every 8th append indexes the 8 before it,
-   * so a search never catches up more than that.
+   * `false`: on the lean and indexed layouts every 8th append indexes the 8 before it in one batch, so a
+   * search never catches up on more than that (the keyed layout writes each search row on append).
    */
   indexOnAppend?: boolean | undefined;
   /**
@@ -520,14 +519,14 @@ export class SqliteSessionStore implements SessionStoreV1 {
   }
 
   /**
-   * Lean and indexed layouts where rows cost only time (`billsRows: false`, better-sqlite3): once this
-   * client's appends left `catchUpEvery` messages unindexed, the append indexes them, so a search never
-   * catches up more than that many of this client's messages in its own request (the first search after
-   * many appends costs about what a warm one does). Where rows are billed the index stays lazy: a session
-   * never searched writes no search row.
+   * Lean and indexed layouts: once this client's appends left `catchUpEvery` messages unindexed, the append
+   * indexes them, so a search never catches up more than that many of this client's messages in its own
+   * request (the first search after many appends costs about what a warm one does). On a Durable Object
+   * that is the search rows a lazy index would write at the first search anyway (one per message, as the
+   * keyed layout and agents@0.22.0 write on append), paid as the session grows: a session never searched
+   * writes them too.
    */
   async #boundCatchUp(appended: number): Promise<void> {
-    if (this.#client.billsRows !== false) return;
     const pending = (unindexedAppends.get(this.#client) ?? 0) + appended;
     if (pending < catchUpEvery) {
       unindexedAppends.set(this.#client, pending);

@@ -5,6 +5,8 @@ import { markStride } from "../../src/message-index.js";
 import { sqliteTree } from "../sqlite-tree.js";
 import { inObject } from "./in-object.js";
 
+const ids = (messages: readonly { id: string }[]) => messages.map((entry) => entry.id);
+
 const message = (index: number): SessionMessage => ({
   id: `m${index}`,
   role: index % 2 === 0 ? "user" : "assistant",
@@ -84,6 +86,53 @@ describe("search rows on a Durable Object", () => {
       expect(searchRows).toBeGreaterThanOrEqual(150);
     });
   }, 60_000);
+
+  // The lean and indexed layouts write no search row with each append, but every 8th append of a client indexes
+  // the 8 before it: the first search after many appends catches up on at most those, and reads and writes
+  // what a search right after the last append would, however long the session grew unsearched.
+  it.each(["lean", "indexed"] as const)(
+    "the first search after 80 or 400 appends on the %s layout writes at most 8 search rows and reads as much at both lengths",
+    async (layout) => {
+      await inObject(`first-search-${layout}`, async (state) => {
+        if (layout === "indexed") {
+          // The tables as agents@0.22.0 created them: a database it wrote opens on the indexed layout.
+          state.storage.sql.exec(`CREATE TABLE assistant_messages (id TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL DEFAULT '', parent_id TEXT, role TEXT NOT NULL, content TEXT NOT NULL,
+            created_at DATETIME DEFAULT CURRENT_TIMESTAMP)`);
+          state.storage.sql.exec("CREATE INDEX idx_assistant_msg_parent ON assistant_messages(parent_id)");
+          state.storage.sql.exec("CREATE INDEX idx_assistant_msg_session ON assistant_messages(session_id)");
+        }
+        const reports: StatementReport[] = [];
+        const client = fromDurableObjectStorage(state.storage, {
+          onStatement: (report) => reports.push(report),
+        });
+        const store = sqliteTree(client, { sessionId: "chat", newDatabaseLayout: "lean" });
+        const costs: Record<number, { read: number; written: number }> = {};
+        let next = 0;
+        for (const length of [80, 400]) {
+          // Not a multiple of 8: the last appends are left for the search to index.
+          while (next < length + 5) await store.appendMessage(message(next++));
+          reports.length = 0;
+          const hits = await store.searchMessages("deploy friday", 10);
+          expect(hits).toHaveLength(10);
+          costs[length] = {
+            read: reports.reduce((sum, report) => sum + (report.rowsRead ?? 0), 0),
+            written: reports.reduce((sum, report) => sum + (report.rowsWritten ?? 0), 0),
+          };
+          // Every message is found: the newest (indexed by the search) and the first (by an append).
+          expect(ids(await store.searchMessages(`message ${next - 1}`, 1))).toEqual([`m${next - 1}`]);
+          expect(ids(await store.searchMessages("message 0", 1))).toEqual(["m0"]);
+        }
+        console.log(`first search after many appends, ${layout}: ${JSON.stringify(costs)}`);
+        // The search rows of the appends since the last batch of 8, and now and then the indexer's mark.
+        expect(costs[80]?.written).toBeLessThanOrEqual(8 + 1);
+        expect(costs[400]?.written).toBeLessThanOrEqual(8 + 1);
+        // Bounded by what is left to index and the candidates, not by the session's length.
+        expect(costs[400]?.read).toBeLessThanOrEqual((costs[80]?.read ?? 0) + 80);
+      });
+    },
+    120_000,
+  );
 
   it("indexing the newest message reads a bounded number of rows, the same at 20 and at 200 messages", async () => {
     await inObject("search-read-cost", async (state) => {
