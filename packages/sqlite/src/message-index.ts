@@ -1,6 +1,6 @@
 import { parseStoredMessage } from "@contextblocks/sessions/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
-import { isReadOnlyRefusal, limitLiteral } from "@contextblocks/sql/store-kit";
+import { databaseOf, isReadOnlyRefusal, limitLiteral } from "@contextblocks/sql/store-kit";
 import { indexedMessageOf } from "./message-index-text.js";
 import { contextColumnSteps, indexRowStatement } from "./message-search.js";
 import { groupOf, rowsOf, runSteps, type SqlSteps } from "./sql-steps.js";
@@ -8,7 +8,7 @@ import { groupOf, rowsOf, runSteps, type SqlSteps } from "./sql-steps.js";
 /**
  * The message search index (`assistant_fts`) of the lean and indexed layouts is built behind the appends: an
  * append writes no search row of its own, and every 8th append of a client indexes the messages not indexed
- * yet in one batch (`catchUpEvery`, sqlite-session-store.ts). A search first indexes the messages
+ * yet in one batch (`countUnindexed`). A search first indexes the messages
  * past the high-water mark (`assistant_fts_state.indexed_rowid`: every message with a lower `rowid` is
  * indexed) that have no search row yet, in batches, each batch one transaction that replaces the FTS rows of
  * its messages (and moves the mark every `markStride` messages); a batch cut short is finished by the next
@@ -34,6 +34,27 @@ interface PendingRow {
   role: string;
   content: string;
   content_chunks: number | null;
+}
+
+/** How many appended messages the index of the lean and indexed layouts may lag behind (`countUnindexed`). */
+export const catchUpEvery = 8;
+
+/**
+ * Per database (`databaseOf`: every client of one Durable Object's storage or better-sqlite3 handle, so stores
+ * built per request count together): messages appended since the index last caught up in this isolate.
+ */
+const unindexedAppends = new WeakMap<object, number>();
+
+/**
+ * Counts `appended` messages the index does not hold yet; true once they reach `catchUpEvery`, when the
+ * caller (the append) catches the index up. A catch-up that finishes (an append's or a search's) starts the
+ * count again.
+ */
+export function countUnindexed(client: SqlClient, appended: number): boolean {
+  const database = databaseOf(client);
+  const pending = (unindexedAppends.get(database) ?? 0) + appended;
+  unindexedAppends.set(database, pending);
+  return pending >= catchUpEvery;
 }
 
 export function catchUpMessageIndex(client: SqlClient): Promise<void> {
@@ -73,7 +94,7 @@ export function* catchUpSteps(client: SqlClient): SqlSteps<void> {
       SELECT rowid, id, session_id, role, content, content_chunks FROM assistant_messages
       WHERE rowid > ${cursor} ORDER BY rowid ASC LIMIT ${limitLiteral(indexBatchSize)}`);
     const last = rows.at(-1);
-    if (last === undefined) return;
+    if (last === undefined) return caughtUp(client);
     const continued = yield* continuationSteps(
       rows.filter((row) => Number(row.content_chunks ?? 0) > 0).map((row) => row.id),
     );
@@ -102,8 +123,13 @@ export function* catchUpSteps(client: SqlClient): SqlSteps<void> {
       mark = cursor;
     }
     yield* groupOf(statements);
-    if (rows.length < indexBatchSize) return;
+    if (rows.length < indexBatchSize) return caughtUp(client);
   }
+}
+
+/** The index holds every message appended so far: the count of `countUnindexed` starts again. */
+function caughtUp(client: SqlClient): void {
+  unindexedAppends.set(databaseOf(client), 0);
 }
 
 /** Continuation slices of the given messages, joined in order, keyed by id. */

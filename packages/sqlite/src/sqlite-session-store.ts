@@ -26,7 +26,12 @@ import { largestSeq, rememberKeyedTail, rememberUpdatedText, searchOrderBump } f
 import type { LayoutStrategy } from "./layout-strategy.js";
 import { LeanLayout } from "./lean-layout.js";
 import { rememberTail } from "./lean-tail.js";
-import { catchUpMessageIndex, catchUpWhereWritable, readContinuations } from "./message-index.js";
+import {
+  catchUpMessageIndex,
+  catchUpWhereWritable,
+  countUnindexed,
+  readContinuations,
+} from "./message-index.js";
 import { indexedJsonOf } from "./message-index-text.js";
 import { continuationRows, sliceStoredMessage } from "./message-rows.js";
 import {
@@ -80,12 +85,6 @@ export interface SqliteSessionStoreOptions {
    */
   searchRanking?: Partial<SearchRanking> | undefined;
 }
-
-/** How many of a client's appended messages a lean or indexed search index may lag behind (`#boundCatchUp`). */
-const catchUpEvery = 8;
-
-/** Per client: messages it appended since its search index last caught up. */
-const unindexedAppends = new WeakMap<SqlClient, number>();
 
 /** How many times an append reads again when another writer moved the latest leaf meanwhile. */
 const appendAttempts = 50;
@@ -449,10 +448,7 @@ export class SqliteSessionStore implements SessionStoreV1 {
     if (strategy === null) return [];
     const { layout } = strategy;
     // The keyed layout writes each search row on append: nothing to catch up.
-    if (layout !== "keyed") {
-      await runSteps(this.#client, catchUpWhereWritable(this.#client));
-      unindexedAppends.set(this.#client, 0);
-    }
+    if (layout !== "keyed") await runSteps(this.#client, catchUpWhereWritable(this.#client));
     return searchMessageIndex(this.#client, query, {
       limit,
       sessionId: this.#sessionId,
@@ -519,21 +515,14 @@ export class SqliteSessionStore implements SessionStoreV1 {
   }
 
   /**
-   * Lean and indexed layouts: once this client's appends left `catchUpEvery` messages unindexed, the append
-   * indexes them, so a search never catches up more than that many of this client's messages in its own
-   * request (the first search after many appends costs about what a warm one does). On a Durable Object
-   * that is the search rows a lazy index would write at the first search anyway (one per message, as the
-   * keyed layout and agents@0.22.0 write on append), paid as the session grows: a session never searched
-   * writes them too.
+   * Lean and indexed layouts: once the appends since the index last caught up reach `catchUpEvery` messages,
+   * the append indexes them, so a search never catches up on more than that many in its own request (the
+   * first search after many appends costs about what a warm one does). On a Durable Object that is the search
+   * rows a lazy index would write at the first search anyway (one per message, as the keyed layout and
+   * agents@0.22.0 write on append), paid as the session grows: a session never searched writes them too.
    */
   async #boundCatchUp(appended: number): Promise<void> {
-    const pending = (unindexedAppends.get(this.#client) ?? 0) + appended;
-    if (pending < catchUpEvery) {
-      unindexedAppends.set(this.#client, pending);
-      return;
-    }
-    await catchUpMessageIndex(this.#client);
-    unindexedAppends.set(this.#client, 0);
+    if (countUnindexed(this.#client, appended)) await catchUpMessageIndex(this.#client);
   }
 
   /** The strategy of the database's layout (its tables created on first use: a write's). */
