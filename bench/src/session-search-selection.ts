@@ -24,6 +24,7 @@
  *
  * - hit@10: an evidence turn among the hits' ids (context turns are not counted);
  * - precision: the share of hits whose own text holds a query term (stemmed, stopwords aside, as planned);
+ *   and past the label: the same counting only the text after a leading "Name:" speaker label;
  * - tokens per call: `estimateTokens` of the hits' text and their context.
  *
  *   cd bench && node --import tsx src/session-search-selection.ts [--smoke] [--no-postgres | --postgres-only]
@@ -138,6 +139,8 @@ interface Asked {
 interface Figures {
   hit: number;
   precision: number;
+  /** The precision counting only the text after a leading "Name:" label (`HitFigures.holdingPastLabel`). */
+  pastLabel: number;
   tokens: number;
 }
 
@@ -155,15 +158,22 @@ function figuresOf(scored: readonly HitFigures[]): Figures {
   let hits = 0;
   let shown = 0;
   let holding = 0;
+  let pastLabel = 0;
   let tokens = 0;
   for (const each of scored) {
     if (each.hit) hits++;
     shown += each.shown;
     holding += each.holding;
+    pastLabel += each.holdingPastLabel;
     tokens += each.tokens;
   }
   const count = Math.max(scored.length, 1);
-  return { hit: hits / count, precision: shown === 0 ? 1 : holding / shown, tokens: tokens / count };
+  return {
+    hit: hits / count,
+    precision: shown === 0 ? 1 : holding / shown,
+    pastLabel: shown === 0 ? 1 : pastLabel / shown,
+    tokens: tokens / count,
+  };
 }
 
 /** The better setting on the training folds: hit@10, then precision, then the stricter (later in the grid). */
@@ -418,6 +428,10 @@ export async function run(
             3,
           ),
           meanAndSpread(
+            folds.map((fold) => fold.figures.pastLabel),
+            3,
+          ),
+          meanAndSpread(
             folds.map((fold) => fold.figures.tokens),
             0,
           ),
@@ -462,7 +476,9 @@ export async function run(
       "Leave-one-conversation-out over the ranking (SQL stores) and the re-ranking of the candidates (every store; " +
       "the hit selection is the stores' own): fold mean ± spread " +
       "(sample standard deviation over the folds) of the setting chosen on the other conversations. " +
-      "precision = share of hits whose own text holds a query term; tokens = the hits' text and their " +
+      "precision = share of hits whose own text holds a query term; past the label: the same share counting " +
+      'only the text after a leading "Name:" speaker label (a question naming a speaker finds that word in ' +
+      "the label of half the turns); tokens = the hits' text and their " +
       "context per call. The defaults' figures (the store's default ranking and selection) are over every " +
       "question, for comparison.",
     "",
@@ -472,6 +488,7 @@ export async function run(
         "message times",
         "hit@10 (LOO)",
         "precision (LOO)",
+        "precision past the label (LOO)",
         "tokens per call (LOO)",
         `defaults (selection ${weakShare}/${neighbourShare}): hit / precision / tokens`,
         "without re-ranking (LOO): hit / precision",
