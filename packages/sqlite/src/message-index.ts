@@ -7,7 +7,7 @@ import { groupOf, rowsOf, runSteps, type SqlSteps } from "./sql-steps.js";
 
 /**
  * The message search index (`assistant_fts`) of the lean and indexed layouts is built behind the appends: an
- * append writes no search row of its own, and every 8th append of a client indexes the messages not indexed
+ * append writes no search row of its own, and every 8th append to the database indexes the messages not indexed
  * yet in one batch (`countUnindexed`). A search first indexes the messages
  * past the high-water mark (`assistant_fts_state.indexed_rowid`: every message with a lower `rowid` is
  * indexed) that have no search row yet, in batches, each batch one transaction that replaces the FTS rows of
@@ -37,7 +37,7 @@ interface PendingRow {
 }
 
 /** How many appended messages the index of the lean and indexed layouts may lag behind (`countUnindexed`). */
-export const catchUpEvery = 8;
+const catchUpEvery = 8;
 
 /**
  * Per database (`databaseOf`: every client of one Durable Object's storage or better-sqlite3 handle, so stores
