@@ -114,8 +114,16 @@ async function measure(
   for (const copies of copiesList) {
     const side = await open(copies);
     const session = new SessionBuilder(side.backend).forSession("all").build();
-    // One search before the appends, as session-growth.ts does: the first search after them then weighs what the
-    // appends left it (the index's catch-up), not the process's first run of the code.
+    // One message and one search before the appends, as session-growth.ts does: the first search after them then
+    // weighs what the appends left it (the index's catch-up), not the process's first run of the code. The
+    // message first: a read of a database without session tables creates none, so a search there prepares no
+    // statement of the search's own (the first write creates the tables).
+    await session.appendMessage({
+      id: "warm-up",
+      role: "user",
+      parts: [{ type: "text", text: texts[0] ?? "" }],
+    });
+    await side.add("warm-up", texts[0] ?? "");
     await session.search(questions[0] ?? "hello", { limit: 10 });
     let count = 0;
     for (let copy = 0; copy < copies; copy++) {
@@ -196,7 +204,8 @@ export async function run(
     `Every LoCoMo conversation in ${locomoDirectory.pathname} (${conversations.length}), repeated, in one session; ` +
     `${questions.length} of their questions, each \`session.search(question, { limit: 10 })\` paired with one bare ` +
     "statement of its content words ORed over a plain table of the same texts, after both answered as many other " +
-    "questions untimed (warm code and statements; the first search, before them, is its own column). Milliseconds.";
+    "questions untimed (warm code and statements; the first search, before them, is its own column: the first " +
+    "after the appends, which one message and one search preceded). Milliseconds.";
   const sections = [intro];
   if (backends.includes("sqlite")) {
     const rows = await measure(async () => sqliteSide(), texts, questions, warmUp, copiesList);
