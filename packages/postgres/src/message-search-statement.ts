@@ -10,7 +10,9 @@ import { writtenOr } from "./written-query.js";
  * The one statement of a message search in one session (or, with `sessionId` undefined, in every session),
  * ranked as SQLite's session store ranks (message-search.ts there): every planned term and adjacent pair is a
  * bound value of `plainto_tsquery` / `phraseto_tsquery`, ORed in SQL we write, never `tsquery` syntax from the
- * query. Each is scored by BM25 (inverse document frequency counted in the session; FTS5's k1 and b), with
+ * query. Each is scored by BM25 (inverse document frequency counted in the session, at least 10⁻⁶ as FTS5 floors
+ * it: a word in more than half the messages, such as a speaker's name in every "Name:" label, weighs next to
+ * nothing; FTS5's k1 and b), with
  * fields weighed apart as in BM25F: the message's own text (`content_tsv`) 1, its day (`time_tsv`) 1, the
  * turns before it (`context_tsv`: parent and grandparent) `contextWeight`.
  *
@@ -140,7 +142,7 @@ export function messageSearchStatement(
     terms
       .map(
         (n) =>
-          `greatest(ln((messages.total - counted.frequency_${n} + 0.5) / (counted.frequency_${n} + 0.5)), 0.1::float8) AS idf_${n}`,
+          `greatest(ln((messages.total - counted.frequency_${n} + 0.5) / (counted.frequency_${n} + 0.5)), 0.000001::float8) AS idf_${n}`,
       )
       .join(",\n    "),
   );
