@@ -72,7 +72,7 @@ export type NewSessionLayout = "keyed" | "lean";
  * The layout a new database gets unless one is asked for. Keyed where rows are billed (a Durable Object;
  * a client that does not say): an append writes 2 billed rows, search row included. Lean where rows cost
  * only time (better-sqlite3: `billsRows: false`): an append writes no search row of its own; every 8th
- * indexes the 8 before it in one batch (so a search catches up at most that many; on any layout but keyed).
+ * indexes the 8 before it in one batch (so a search catches up at most that many).
  */
 export function defaultNewLayout(client: SqlClient): NewSessionLayout {
   return client.billsRows === false ? "lean" : "keyed";
