@@ -238,7 +238,7 @@ lent (session_id, id, share, score, own_hit, position, time_text, speaker, has_t
     SELECT scored.session_id, ${number(ranking.afterShare * ranking.afterShare)}::float8 * scored.own AS score,
       -- The parent's parent: from the parent's own row when it is a candidate, else looked up by key.
       CASE WHEN known.parent IS NOT NULL THEN known.parent #>> '{}' ELSE (SELECT parent.parent_id
-        FROM assistant_messages parent WHERE parent.session_id = scored.session_id AND parent.id = scored.parent_id)
+        FROM assistant_messages parent WHERE ${byId("parent", "scored.parent_id", "scored.session_id")})
       END AS id
     FROM scored CROSS JOIN LATERAL (SELECT (SELECT parents.of FROM parents) -> scored.parent_id AS parent) known
     WHERE scored.parent_id IS NOT NULL AND scored.own > 0 OFFSET 0
@@ -265,7 +265,7 @@ ranked AS MATERIALIZED (
     UNION ALL
     SELECT message.position, message.time_text, message.speaker, message.text_content <> '', message.says_when
     FROM assistant_messages message
-    WHERE NOT total.candidate AND message.session_id = total.session_id AND message.id = total.id
+    WHERE NOT total.candidate AND ${byId("message", "total.id", "total.session_id")}
   ) message
   -- A message without text (a tool call) is never a hit, even when the turns around it lend it a score.
   WHERE message.has_text
@@ -281,9 +281,21 @@ best AS (
 SELECT message.id, message.session_id, message.role, message.text_content AS text, message.created_at,
   message.parent_id, parent.parent_id AS grandparent_id, best.relevance, best.own_hit,
   ${fieldsPending} AS fields_pending
-FROM best JOIN assistant_messages message ON message.session_id = best.session_id AND message.id = best.id
-LEFT JOIN assistant_messages parent ON parent.session_id = message.session_id AND parent.id = message.parent_id
+FROM best JOIN assistant_messages message ON ${byId("message", "best.id", "best.session_id")}
+LEFT JOIN assistant_messages parent ON ${byId("parent", "message.parent_id", "message.session_id")}
 ORDER BY best.score DESC, best.position DESC`;
+}
+
+/**
+ * A message of `alias` found by its id (`id`, an SQL expression) in `sessionId` (one too). An id is unique in
+ * the table (`idx_assistant_msg_id`), so the id alone finds the row and the session is a check on it, written
+ * with `IS NOT DISTINCT FROM`, which no index serves: the unique index is the only way in, whatever the
+ * statistics say. With the session as an index condition, a table not analyzed since a session grew had
+ * Postgres read each hit's parent through the session's index, every message of the session filtered by id
+ * (a search of a 419-message session took 4.7 ms instead of 3.6).
+ */
+function byId(alias: string, id: string, sessionId: string): SqlStatement {
+  return raw(`${alias}.id = ${id} AND ${alias}.session_id IS NOT DISTINCT FROM ${sessionId}`);
 }
 
 /** The first three letters of each month's name, as a day field spells it (`dayWords` of `@contextblocks/text`). */

@@ -6,6 +6,8 @@ export interface PlanNode {
   "Relation Name"?: string;
   "Actual Loops"?: number;
   "Actual Rows"?: number;
+  /** Per loop, as the other actual counts. */
+  "Rows Removed by Filter"?: number;
   Plans?: PlanNode[];
 }
 
