@@ -12,7 +12,10 @@
  * differ (the same ids in the same order, the same `own_hit`, relevance within 1e-9; 0 expected); then, per
  * statement, the searches whose results differ between the two phases (the plan alone changed).
  *
- *   cd bench && node --import tsx src/postgres-session-search-statistics.ts [--before main] [--smoke]
+ * With `--stale`, the first phase's table was analyzed once, after the first chain of 100 messages, and not since
+ * (statistics that lag behind a session that grew after them), instead of never.
+ *
+ *   cd bench && node --import tsx src/postgres-session-search-statistics.ts [--before main] [--stale] [--smoke]
  */
 import { performance } from "node:perf_hooks";
 import { PostgresSessionStore } from "@contextblocks/postgres";
@@ -35,6 +38,8 @@ const questionsAsked = 100;
 const index = process.argv.indexOf("--before");
 const before = index >= 0 ? (process.argv[index + 1] ?? "main") : "main";
 const smoke = process.argv.includes("--smoke");
+/** `--stale`: the first phase's table was analyzed once, when the session held its first 100 messages. */
+const stale = process.argv.includes("--stale");
 const limit = candidateCount(10, 1_000);
 
 function quantile(values: readonly number[], share: number): number {
@@ -93,14 +98,16 @@ try {
         const chain = messages.slice(start, start + 100);
         await tree.appendChain(chain, parent);
         parent = chain.at(-1)?.id ?? parent;
-        // The first chain created the tables: from here on only the ANALYZE below brings statistics.
+        // The first chain created the tables: from here on only the ANALYZE below brings statistics (and,
+        // with `--stale`, one taken now: statistics that lag behind the session's growth).
         if (start === 0) {
           await connection.query("ALTER TABLE assistant_messages SET (autovacuum_enabled = false)");
+          if (stale) await connection.query("ANALYZE assistant_messages");
         }
       }
       // Each phase's results, by statement (0 before, 1 the working tree) and question.
       const answers: SearchRow[][][][] = [];
-      for (const phase of ["never analyzed", "analyzed"]) {
+      for (const phase of [stale ? "analyzed at 100 messages" : "never analyzed", "analyzed"]) {
         const phaseAnswers: SearchRow[][][] = [[], []];
         answers.push(phaseAnswers);
         if (phase === "analyzed") await connection.query("ANALYZE assistant_messages");

@@ -49,9 +49,9 @@ describe("PostgresSessionStore search on a table Postgres has not analyzed since
     }
   });
 
-  // Analyzed when the session held three messages, then grown to 3,001 without another analyze (as autovacuum
-  // leaves a session that grew fast): the plan before read each hit's parent through the session's index, all
-  // 3,001 messages filtered by id, 30 times.
+  // Analyzed when the table held three messages (an ANALYZE run right after the tables were created), then grown
+  // to 3,001 without another: the plan before read each hit's parent through the session's index, all 3,001
+  // messages filtered by id, 30 times.
   it.each([
     ["never analyzed", undefined],
     ["analyzed at 3 messages", 2],

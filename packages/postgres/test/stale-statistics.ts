@@ -10,8 +10,8 @@ export const longSessionLength = 3_001;
 /**
  * A session `"long"` of 3,001 messages in one chain, `m0` to `m3000`, every third turn about "the harbour and
  * the boats", written straight into the table with autovacuum off: never analyzed (as a fresh import leaves it)
- * or, with `analyzedAt`, analyzed once when it held that many messages after `m0` and never since (as
- * autovacuum leaves a session that grew fast). The tree's pointer names `m3000`.
+ * or, with `analyzedAt`, analyzed once when it held that many messages after `m0` and never since (as an
+ * `ANALYZE` run right after the tables were created leaves it). The tree's pointer names `m3000`.
  */
 export async function writeLongSession(
   client: pg.Client,
