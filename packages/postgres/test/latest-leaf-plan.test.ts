@@ -3,7 +3,7 @@ import { createSchema, type TestSchema } from "./database.js";
 import { postgresTree } from "./message-tree.js";
 import { rowsHandled } from "./plan-nodes.js";
 import { recordStatements } from "./recorded-statements.js";
-import { genericPlanOf, longSessionLength, writeLongSession } from "./stale-statistics.js";
+import { genericPlanOf, longSessionLength, staleStatistics, writeLongSession } from "./stale-statistics.js";
 
 let schema: TestSchema;
 beforeEach(async () => {
@@ -18,10 +18,7 @@ afterEach(async () => {
 // it, Postgres made that an anti-join read as a nested loop: every message compared with every child (4.5
 // million rows at 3,001 messages, 9 million handled in all). Each must stay a few passes over the session, whatever the plan.
 describe("PostgresSessionStore latest leaf on a table Postgres has not analyzed since it grew", () => {
-  it.each([
-    ["never analyzed", undefined],
-    ["analyzed at 3 messages", 2],
-  ])(
+  it.each(staleStatistics)(
     "a delete of the leaf finds the next one without comparing every message with every child (%s)",
     async (_, analyzedAt) => {
       const client = await schema.client();
@@ -40,10 +37,7 @@ describe("PostgresSessionStore latest leaf on a table Postgres has not analyzed 
     },
   );
 
-  it.each([
-    ["never analyzed", undefined],
-    ["analyzed at 3 messages", 2],
-  ])(
+  it.each(staleStatistics)(
     "a history read without a pointer finds the leaf without comparing every message with every child (%s)",
     async (_, analyzedAt) => {
       const client = await schema.client();

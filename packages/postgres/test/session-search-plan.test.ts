@@ -3,7 +3,7 @@ import { createSchema, type TestSchema } from "./database.js";
 import { postgresTree } from "./message-tree.js";
 import type { PlanNode } from "./plan-nodes.js";
 import { recordStatements } from "./recorded-statements.js";
-import { genericPlanOf, writeLongSession } from "./stale-statistics.js";
+import { genericPlanOf, staleStatistics, writeLongSession } from "./stale-statistics.js";
 
 let schema: TestSchema;
 beforeEach(async () => {
@@ -32,30 +32,29 @@ async function planOfSearchOnNeverAnalyzedTable(analyzedAt?: number): Promise<Pl
 }
 
 describe("PostgresSessionStore search on a table Postgres has not analyzed since it grew", () => {
-  it.each([
-    ["never analyzed", undefined],
-    ["analyzed at 3 messages", 2],
-  ])("reads each growing CTE once, not once per row of another (%s)", async (_, analyzedAt) => {
-    const nodes = await planOfSearchOnNeverAnalyzedTable(analyzedAt);
-    const scans = nodes.filter(
-      (node) => node["Node Type"] === "CTE Scan" && growing.has(node["CTE Name"] ?? ""),
-    );
-    // The words "boats" and "harbour": a thousand candidates (every third turn).
-    expect(
-      Math.max(...scans.filter((node) => node["CTE Name"] === "candidate").map((n) => n["Actual Rows"] ?? 0)),
-    ).toBeGreaterThanOrEqual(1000);
-    for (const scan of scans) {
-      expect(scan["Actual Loops"] ?? 0, `loops of a scan of ${scan["CTE Name"]}`).toBeLessThanOrEqual(1);
-    }
-  });
+  it.each(staleStatistics)(
+    "reads each growing CTE once, not once per row of another (%s)",
+    async (_, analyzedAt) => {
+      const nodes = await planOfSearchOnNeverAnalyzedTable(analyzedAt);
+      const scans = nodes.filter(
+        (node) => node["Node Type"] === "CTE Scan" && growing.has(node["CTE Name"] ?? ""),
+      );
+      // The words "boats" and "harbour": a thousand candidates (every third turn).
+      expect(
+        Math.max(
+          ...scans.filter((node) => node["CTE Name"] === "candidate").map((n) => n["Actual Rows"] ?? 0),
+        ),
+      ).toBeGreaterThanOrEqual(1000);
+      for (const scan of scans) {
+        expect(scan["Actual Loops"] ?? 0, `loops of a scan of ${scan["CTE Name"]}`).toBeLessThanOrEqual(1);
+      }
+    },
+  );
 
   // Analyzed when the table held three messages (an ANALYZE run right after the tables were created), then grown
   // to 3,001 without another: the plan before read each hit's parent through the session's index, all 3,001
   // messages filtered by id, 30 times.
-  it.each([
-    ["never analyzed", undefined],
-    ["analyzed at 3 messages", 2],
-  ])("reads each message it looks up by id alone (%s)", async (_, analyzedAt) => {
+  it.each(staleStatistics)("reads each message it looks up by id alone (%s)", async (_, analyzedAt) => {
     const nodes = await planOfSearchOnNeverAnalyzedTable(analyzedAt);
     // Looked up once per hit, candidate or parent: a scan that found its row among the session's, filtering the
     // others away by id, read the whole session for each.

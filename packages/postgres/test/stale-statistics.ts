@@ -4,6 +4,15 @@ import type { SearchableTree } from "./message-tree.js";
 import { nodesOf, type PlanNode } from "./plan-nodes.js";
 import type { RecordedStatement } from "./recorded-statements.js";
 
+/**
+ * The statistics a plan test runs under: none (a fresh import), and taken when the table held 3 messages (an
+ * `ANALYZE` right after the tables were created), which is where the plans that went quadratic were made.
+ */
+export const staleStatistics: [name: string, analyzedAt: number | undefined][] = [
+  ["never analyzed", undefined],
+  ["analyzed at 3 messages", 2],
+];
+
 /** Messages in the long session `writeLongSession` writes. */
 export const longSessionLength = 3_001;
 
