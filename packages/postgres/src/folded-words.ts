@@ -15,7 +15,7 @@
 export function foldedForIndex(column: string): string {
   const folded = `CASE WHEN ${column} ~ E'${latinMarked}' THEN normalize(regexp_replace(normalize(${column}, NFD),
     E'([a-zA-Z])${combiningMarks}+', E'\\\\1', 'g'), NFC) ELSE ${column} END`;
-  return `regexp_replace(${folded}, E'${compoundJoiners}', ' ', 'g')`;
+  return `regexp_replace(${folded}, E'${compoundJoiners}', E' \\\\1', 'g')`;
 }
 
 // Spelled for the regular expression (`\\uXXXX`, an escaped backslash in an `E''` string), never as an `E''`
@@ -27,11 +27,14 @@ const combiningMarks = "[\\\\u0300-\\\\u036f]";
 const latinMarked = "[\\\\u00c0-\\\\u024f\\\\u1e00-\\\\u1eff\\\\u0300-\\\\u036f]";
 /**
  * What joins the words of an e-mail address, a host, a URL, a path or a version number ("john@example.com",
- * "github.com/org/repo", "/etc/hosts", "2.5.1", "C:\\Users"), when a word follows it: taken apart, so each word is
- * a lexeme of its own, as FTS5 cuts them (Postgres' parser keeps each whole: "example" did not find
- * "john@example.com"). Its lookahead is also how `foldPending` knows an expression of this release.
+ * "github.com/org/repo", "/etc/hosts", "2.5.1", "C:\\Users"), when a word follows it: taken apart (the joiners
+ * become a space, the first character of the word after them is kept: `\\1`), so each word is a lexeme of its own,
+ * as FTS5 cuts them (Postgres' parser keeps each whole: "example" did not find "john@example.com"). Written
+ * without a `?` (a lookahead, `(?=…)`, did the same): Cloudflare agents' `PostgresConnection` takes every `?` of a
+ * statement as a placeholder, and its users' adapters number them in the text, string literals included. Its
+ * shape is also how `foldPending` knows an expression of this release.
  */
-const compoundJoiners = "[@./:\\\\\\\\]+(?=[[:alnum:]])";
+const compoundJoiners = "[@./:\\\\\\\\]+([[:alnum:]])";
 
 /**
  * A `DO` block that rebuilds generated `tsvector` columns of `table` over `foldedForIndex` of their text, once
@@ -58,11 +61,13 @@ export function foldSearchColumns(table: string, columns: readonly { name: strin
 /**
  * Whether `column` of `table` (a generated `tsvector`) still indexes its text as written where it could fold it:
  * a UTF8 database on Postgres 13 or later (`normalize`), and an expression other than `foldedForIndex`'s (told
- * by its joiners' lookahead, which Postgres prints back as written). A boolean SQL expression; `table` must exist.
+ * by its joiners' pattern, which Postgres prints back as written; the lookahead an earlier release wrote, the same
+ * split, counts as current too, its `?` matched by `_`). A boolean SQL expression; `table` must exist.
  */
 export function foldPending(table: string, column: string): string {
   return `(getdatabaseencoding() = 'UTF8' AND current_setting('server_version_num')::int >= 130000
     AND NOT EXISTS (SELECT 1 FROM pg_attrdef d
     JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum WHERE a.attrelid = '${table}'::regclass
-    AND a.attname = '${column}' AND pg_get_expr(d.adbin, d.adrelid) LIKE '%(?=[[:alnum:]])%'))`;
+    AND a.attname = '${column}' AND (pg_get_expr(d.adbin, d.adrelid) LIKE '%]+([[:alnum:]])%'
+      OR pg_get_expr(d.adbin, d.adrelid) LIKE '%]+(_=[[:alnum:]])%')))`;
 }

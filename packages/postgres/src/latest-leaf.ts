@@ -35,9 +35,9 @@ ORDER BY m.position DESC LIMIT 1`;
 
 /**
  * "The message `m` (an alias) of `sessionId` has no child", for a scan of the whole session: its id is not a key
- * of one JSON object of the session's parents, built once per statement (an uncorrelated sub-select) and
- * probed by binary search, so every plan reads the session's messages once whatever the statistics say. A
- * `NOT EXISTS` against the children was an anti-join the planner chose the shape of: on a table last analyzed
+ * of one JSON object of the session's parents, built once per statement (an uncorrelated sub-select; NULL when
+ * no message has a parent) and probed by binary search, so every plan reads the session's messages once,
+ * whatever the statistics say. A `NOT EXISTS` against the children was an anti-join the planner chose the shape of: on a table last analyzed
  * while the session held 3 messages, a nested loop that read the session's children once per message (3,001
  * messages: 4.5 million rows compared, 290 ms for the statement where it takes a few). One probe per row
  * (`childless`) would be safe too, but its estimate grows by eight per message: at about 12,000 messages that
@@ -45,8 +45,9 @@ ORDER BY m.position DESC LIMIT 1`;
  * 100 ms and more compiling expressions for a branch that almost never runs; this one grows by a few units.
  */
 function noChildAmong(m: SqlStatement, sessionId: string): SqlStatement {
-  return sql`NOT coalesce((SELECT jsonb_object_agg(c.parent_id, true) FROM assistant_messages c
-    WHERE c.session_id = ${sessionId} AND c.parent_id IS NOT NULL) ? ${m}.id, false)`;
+  // `->`, not the `?` operator: agents' `PostgresConnection` takes `?` as a placeholder.
+  return sql`((SELECT jsonb_object_agg(c.parent_id, true) FROM assistant_messages c
+    WHERE c.session_id = ${sessionId} AND c.parent_id IS NOT NULL) -> ${m}.id) IS NULL`;
 }
 
 /**

@@ -3,8 +3,8 @@ import { MessageTree } from "@contextblocks/sessions/store-kit";
 import type { StatementReport } from "@contextblocks/sql";
 import type pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createTables, PostgresSessionStore } from "../src/index.js";
-import { SESSION_TABLES_VERSION } from "../src/schema.js";
+import { createTables, PostgresSearchProvider, PostgresSessionStore } from "../src/index.js";
+import { POSTGRES_SCHEMA, SESSION_TABLES_VERSION } from "../src/schema.js";
 import { createSchema, type TestSchema } from "./database.js";
 import {
   type EarlierSchema,
@@ -228,5 +228,50 @@ describe("opening up-to-date session tables", () => {
     await store.appendMessage({ id: "m1", role: "user", parts: [{ type: "text", text: "hello" }] });
     await store.getHistory();
     expect(checks()).toHaveLength(1);
+  });
+});
+
+/**
+ * `POSTGRES_SCHEMA` as the release before wrote it: the words of addresses and paths split by a lookahead,
+ * `(?=[[:alnum:]])`, which this release writes as a group it puts back (no `?`, which agents' `PostgresConnection`
+ * takes as a placeholder). The same split, so its tables are current.
+ */
+function schemaWithLookahead(): string {
+  const earlierSplit = POSTGRES_SCHEMA.replaceAll(
+    "E'[@./:\\\\\\\\]+([[:alnum:]])', E' \\\\1'",
+    "E'[@./:\\\\\\\\]+(?=[[:alnum:]])', ' '",
+  ).replaceAll(
+    "(pg_get_expr(d.adbin, d.adrelid) LIKE '%]+([[:alnum:]])%'\n      OR pg_get_expr(d.adbin, d.adrelid) LIKE '%]+(_=[[:alnum:]])%'))",
+    "pg_get_expr(d.adbin, d.adrelid) LIKE '%(?=[[:alnum:]])%')",
+  );
+  // Three fields' expressions and the two checks of whether they are current.
+  expect(earlierSplit.split("(?=[[:alnum:]])").length - 1).toBe(5);
+  return earlierSplit;
+}
+
+describe("tables the release before created, its search fields split by a lookahead", () => {
+  it("are opened as they are, never rewritten, and their addresses' words found", async () => {
+    const client = await schema.client();
+    await client.query(schemaWithLookahead());
+    const files = async () =>
+      (
+        await client.query(
+          `SELECT relname, relfilenode FROM pg_class
+           WHERE oid IN (to_regclass('assistant_messages'), to_regclass('cf_agents_search_entries')) ORDER BY relname`,
+        )
+      ).rows;
+    const before = await files();
+    const tree = postgresTree(client, "chat");
+    await tree.appendMessage({
+      id: "m1",
+      role: "user",
+      parts: [{ type: "text", text: "Write to master@harbour-office.example about the ferry." }],
+    });
+    const notes = new PostgresSearchProvider(client, { label: "notes" });
+    await notes.set("harbour", "the harbour master reads master@harbour-office.example");
+    await createTables(client);
+    expect(await files()).toEqual(before);
+    expect((await tree.searchMessages("harbour-office", 10)).map((hit) => hit.id)).toEqual(["m1"]);
+    expect(await notes.search("example")).toContain("harbour master");
   });
 });

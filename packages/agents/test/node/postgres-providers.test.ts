@@ -70,6 +70,21 @@ describe("agents' Postgres providers", () => {
     expect(await notes.search("ferry timetable")).toContain("harbour master");
   });
 
+  it("PostgresSearchProvider over a PostgresConnection finds the words of an address, as over a pg.Client", async () => {
+    // Its statements once held a `?` in a string literal, which such a connection numbers as a placeholder: the
+    // table's words were then split by another expression, and the address's words were not found.
+    const statements: string[] = [];
+    const notes = new PostgresSearchProvider(connection(client, statements));
+    notes.init("notes-over-a-connection");
+    await notes.set("harbour", "write to the harbour master at master@harbour-office.example");
+    expect(await notes.search("harbour-office")).toContain("harbour master");
+    expect(await notes.search("example")).toContain("harbour master");
+    const viaClient = new PostgresSearchProvider(client);
+    viaClient.init("notes-over-a-connection");
+    expect(await viaClient.search("example")).toContain("harbour master");
+    expect(statements.filter((statement) => statement.includes("?")).length).toBeGreaterThan(0);
+  });
+
   it("anything else is refused with an error naming the accepted clients", () => {
     expect(() => new PostgresContextProvider(42 as never, "memory")).toThrow(
       /pg\.Client, a pg\.Pool or a PostgresConnection/,
