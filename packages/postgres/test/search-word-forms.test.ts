@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { SessionMessage } from "@contextblocks/sessions";
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { foldedForIndex } from "../src/folded-words.js";
 import { PostgresSearchProvider } from "../src/index.js";
 import { createSchema, postgresUrl, type TestSchema } from "./database.js";
 import { postgresTree, type SearchableTree } from "./message-tree.js";
@@ -235,5 +236,35 @@ describe("a word with a capital letter outside ASCII", () => {
     await search.set("kb-city", "Москва is the capital.");
     await search.set("kb-other", "Paris is another.");
     expect(keysOf(await search.search("Москва"))).toEqual(["kb-city"]);
+  });
+});
+
+describe("the split of addresses and paths", () => {
+  it("indexes what the lookahead of the release before indexed, text by text", async () => {
+    const client = await schema.client();
+    const texts = [
+      "john@example.com",
+      "https://docs.example.com/a/b?c=1",
+      "/etc/hosts and C:\\Users\\ann",
+      "version 2.5.1, then 10.0",
+      "a.b.c..d::e//f@@g",
+      "x. y: z/ end.",
+      "café.été@naïve.example",
+      "..leading and trailing..",
+      "a.é.b",
+      "",
+    ];
+    // The fields' expression as this release writes it, and as the release before wrote it (a lookahead).
+    const now = foldedForIndex("text");
+    const earlier = now.replace("([[:alnum:]])', E' \\\\1'", "(?=[[:alnum:]])', ' '");
+    expect(earlier).not.toBe(now);
+    const { rows } = await client.query<{ text: string; earlier: string; now: string }>(
+      `SELECT text, to_tsvector('english', ${earlier})::text AS earlier, to_tsvector('english', ${now})::text AS now
+       FROM unnest($1::text[]) AS text`,
+      [texts],
+    );
+    expect(rows).toHaveLength(texts.length);
+    for (const row of rows) expect(row.now, row.text).toBe(row.earlier);
+    expect(rows.find((row) => row.text === "john@example.com")?.now).toContain("'exampl'");
   });
 });
