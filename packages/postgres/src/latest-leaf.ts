@@ -37,9 +37,9 @@ ORDER BY m.position DESC LIMIT 1`;
  * "The message `m` (an alias) of `sessionId` has no child", for a scan of the whole session: its id is not a key
  * of one JSON object of the session's parents, built once per statement (an uncorrelated sub-select; NULL when
  * no message has a parent) and probed by binary search, so every plan reads the session's messages once,
- * whatever the statistics say. A `NOT EXISTS` against the children was an anti-join the planner chose the shape of: on a table last analyzed
- * while the session held 3 messages, a nested loop that read the session's children once per message (3,001
- * messages: 4.5 million rows compared, 290 ms for the statement where it takes a few). One probe per row
+ * whatever the statistics say. A `NOT EXISTS` against the children was an anti-join the planner chose the
+ * shape of: with statistics taken while the table held 3 messages, a nested loop that read the session's
+ * children once per message (3,001 messages: 4.5 million rows compared, 290 ms for a statement of a few). One probe per row
  * (`childless`) would be safe too, but its estimate grows by eight per message: at about 12,000 messages that
  * pushed a statement holding it past Postgres's `jit_above_cost` (100,000 by default), and each append paid
  * 100 ms and more compiling expressions for a branch that almost never runs; this one grows by a few units.
