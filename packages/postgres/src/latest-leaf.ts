@@ -39,10 +39,11 @@ ORDER BY m.position DESC LIMIT 1`;
  * no message has a parent) and probed by binary search, so every plan reads the session's messages once,
  * whatever the statistics say. A `NOT EXISTS` against the children was an anti-join the planner chose the
  * shape of: with statistics taken while the table held 3 messages, a nested loop that read the session's
- * children once per message (3,001 messages: 4.5 million rows compared, 290 ms for a statement of a few). One probe per row
- * (`childless`) would be safe too, but its estimate grows by eight per message: at about 12,000 messages that
- * pushed a statement holding it past Postgres's `jit_above_cost` (100,000 by default), and each append paid
- * 100 ms and more compiling expressions for a branch that almost never runs; this one grows by a few units.
+ * children once per message (3,001 messages: 4.5 million rows compared, 290 ms for a statement of a few).
+ * One probe per row (`childless`) would be safe too, but its estimate grows by eight per message: at about
+ * 12,000 messages that pushed a statement holding it past Postgres's `jit_above_cost` (100,000 by default),
+ * and each append paid 100 ms and more compiling expressions for a branch that almost never runs; this one
+ * grows by a few units. Where the pointer names the leaf, the object is never built (the branch does not run).
  */
 function noChildAmong(m: SqlStatement, sessionId: string): SqlStatement {
   // `->`, not the `?` operator: agents' `PostgresConnection` takes `?` as a placeholder.

@@ -19,7 +19,7 @@ afterEach(async () => {
 const growing = new Set(["candidate", "scored", "lent", "ranked"]);
 
 /** The plan of a search for "boats" and "harbour" (a thousand candidates) in the session `writeLongSession` writes. */
-async function planOfSearchOnNeverAnalyzedTable(analyzedAt?: number): Promise<PlanNode[]> {
+async function planOfSearchOnLongSession(analyzedAt?: number): Promise<PlanNode[]> {
   const client = await schema.client();
   const tree = postgresTree(client, "long");
   await writeLongSession(client, tree, analyzedAt);
@@ -35,7 +35,7 @@ describe("PostgresSessionStore search on a table Postgres has not analyzed since
   it.each(staleStatistics)(
     "reads each growing CTE once, not once per row of another (%s)",
     async (_, analyzedAt) => {
-      const nodes = await planOfSearchOnNeverAnalyzedTable(analyzedAt);
+      const nodes = await planOfSearchOnLongSession(analyzedAt);
       const scans = nodes.filter(
         (node) => node["Node Type"] === "CTE Scan" && growing.has(node["CTE Name"] ?? ""),
       );
@@ -55,7 +55,7 @@ describe("PostgresSessionStore search on a table Postgres has not analyzed since
   // to 3,001 without another: the plan before read each hit's parent through the session's index, all 3,001
   // messages filtered by id, 30 times.
   it.each(staleStatistics)("reads each message it looks up by id alone (%s)", async (_, analyzedAt) => {
-    const nodes = await planOfSearchOnNeverAnalyzedTable(analyzedAt);
+    const nodes = await planOfSearchOnLongSession(analyzedAt);
     // Looked up once per hit, candidate or parent: a scan that found its row among the session's, filtering the
     // others away by id, read the whole session for each.
     const lookups = nodes.filter(
