@@ -125,14 +125,9 @@ export function rerankSearchCandidates(
   return order.map((index) => candidates[index] as SearchCandidate);
 }
 
-/** The stems of a query's terms; the last query's are remembered (a store planned it just before, too). */
-let lastQuery: { text: string; stems: readonly string[] } | undefined;
-
+/** The stems of a query's terms (`planQuery` remembers the plan the store made of it just before). */
 function queryStems(query: string): readonly string[] {
-  if (lastQuery?.text !== query) {
-    lastQuery = { text: query, stems: planQuery(query)?.terms.map((term) => term.stem) ?? [] };
-  }
-  return lastQuery.stems;
+  return planQuery(query)?.terms.map((term) => term.stem) ?? [];
 }
 
 function hasScore(candidate: SearchCandidate): boolean {

@@ -59,8 +59,38 @@ export const maximumPhraseWords = 12;
 /** Only this much of a query is read: enough for any question, and a bound on the work for pasted text. */
 export const maximumQueryCharacters = 16_384;
 
+/**
+ * Plans of the queries met lately, by text: one search plans its query more than once (the store that runs it,
+ * then the re-ranking of its candidates), and planning (cutting, folding, stemming) is a measurable part of a
+ * search's time. Frozen, so a caller that changes a plan it was given cannot change the next caller's.
+ */
+const rememberedPlans = new Map<string, QueryPlan | null>();
+const plansRemembered = 16;
+/** Longer queries (pasted text) are planned each time: no memory is kept for them. */
+const longestRememberedQuery = 1_024;
+
 /** Plan a query, or `null` when the text holds no word at all (empty, whitespace, punctuation only). */
 export function planQuery(text: string): QueryPlan | null {
+  if (text.length > longestRememberedQuery) return planOf(text);
+  if (rememberedPlans.has(text)) return rememberedPlans.get(text) as QueryPlan | null;
+  const plan = planOf(text);
+  if (rememberedPlans.size >= plansRemembered) {
+    // The oldest goes first: a Map iterates in insertion order.
+    rememberedPlans.delete(rememberedPlans.keys().next().value as string);
+  }
+  rememberedPlans.set(text, plan === null ? null : frozen(plan));
+  return rememberedPlans.get(text) as QueryPlan | null;
+}
+
+function frozen(plan: QueryPlan): QueryPlan {
+  for (const term of plan.terms) Object.freeze(term);
+  for (const pair of plan.pairs) for (const term of pair) Object.freeze(term);
+  for (const pair of plan.pairs) Object.freeze(pair);
+  for (const list of [plan.terms, plan.pairs, plan.phrase, plan.compounds]) if (list) Object.freeze(list);
+  return Object.freeze(plan);
+}
+
+function planOf(text: string): QueryPlan | null {
   const tokens = queryTokens(text, maximumQueryCharacters);
   if (tokens.length === 0) return null;
   const informative = tokens.filter((token) => !isStopword(token.folded));

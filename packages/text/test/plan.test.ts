@@ -7,6 +7,8 @@ import {
   maximumPhraseWords,
   maximumTerms,
   planQuery,
+  type QueryPlan,
+  type QueryTerm,
   tsqueryInputs,
 } from "../src/index.js";
 
@@ -50,6 +52,30 @@ describe("planQuery", () => {
     const terms = planQuery(text)?.terms ?? [];
     expect(terms).toHaveLength(maximumTerms);
     expect(terms[0]?.word).toBe("term0");
+  });
+
+  it("gives a query planned again the same plan, which no caller can change for the next", () => {
+    const text = "Where did Ada Lovelace publish her notes on the engine?";
+    const plan = planQuery(text) as QueryPlan;
+    expect(plan.pairs.length).toBeGreaterThan(0);
+    expect(plan.phrase).not.toBeNull();
+    expect(planQuery(text)).toBe(plan);
+    const original = structuredClone(plan);
+    const attempts = [
+      () => (plan.terms as QueryTerm[]).push({ word: "x", stem: "x" }),
+      () => Object.assign(plan.terms[0] as QueryTerm, { word: "changed" }),
+      () => Object.assign(plan.pairs[0]?.[1] as QueryTerm, { stem: "changed" }),
+      () => (plan.phrase as string[]).pop(),
+      () => Object.assign(plan, { asksWhen: !plan.asksWhen }),
+    ];
+    for (const attempt of attempts) expect(attempt).toThrow(TypeError);
+    expect(planQuery(text)).toEqual(original);
+    // Other queries between keep it, up to the ones remembered; a long text is planned each time, alike.
+    for (let index = 0; index < 8; index++) planQuery(`query number ${index}`);
+    expect(planQuery(text)).toBe(plan);
+    const pasted = `${"lorem ipsum dolor ".repeat(100)} sit amet`;
+    expect(planQuery(pasted)).not.toBe(planQuery(pasted));
+    expect(planQuery(pasted)).toEqual(planQuery(pasted));
   });
 });
 
