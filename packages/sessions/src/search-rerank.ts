@@ -17,8 +17,8 @@ export interface CandidateReranking {
   replyLift: number;
   /**
    * The share of the best score a candidate moves up by, in proportion to the share of the query's terms its
-   * own text holds, each term weighed by how rare it is among the candidates (a word every candidate holds tells
-   * little).
+   * own text holds (in its first 32 kB: `rerankedCharacters`), each term weighed by how rare it is among the
+   * candidates (a word every candidate holds tells little).
    */
   coverageWeight: number;
 }
@@ -134,11 +134,21 @@ function hasScore(candidate: SearchCandidate): boolean {
   return typeof candidate.score === "number" && Number.isFinite(candidate.score) && candidate.score >= 0;
 }
 
-/** For each candidate, the rarity-weighed share of the query's terms its own text holds (0 to 1). */
+/**
+ * Characters of a candidate's text read for the query's terms: a turn of a conversation is far shorter, and a
+ * search re-ranks 30 candidates on every call, which may each be a pasted file as large as a row holds (2 MB on
+ * a Durable Object: about a quarter of a second of stemming for 30 of them).
+ */
+export const rerankedCharacters = 32_768;
+
+/**
+ * For each candidate, the rarity-weighed share of the query's terms its own text holds (0 to 1), read in its
+ * first `rerankedCharacters`.
+ */
 function coverageOf(query: string, candidates: readonly SearchCandidate[]): number[] {
   const terms = queryStems(query);
   const wanted = new Set(terms);
-  const held = candidates.map((candidate) => heldStems(candidate.text, wanted));
+  const held = candidates.map((candidate) => heldStems(candidate.text, wanted, rerankedCharacters));
   const rarity = terms.map((term) => {
     const holding = held.filter((stems) => stems.has(term)).length;
     return Math.log((candidates.length + 1) / (holding + 0.5));

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import type { SearchCandidate } from "../src/search-hits.js";
-import { endsWithQuestion, rerankSearchCandidates } from "../src/search-rerank.js";
+import { endsWithQuestion, rerankedCharacters, rerankSearchCandidates } from "../src/search-rerank.js";
 
 const candidate = (
   id: string,
@@ -120,6 +120,28 @@ describe("rerankSearchCandidates", () => {
       coverageWeight: 0.2,
     });
     expect(reranked.map((hit) => hit.id)).toEqual(["rare", "common", "filler"]);
+  });
+
+  test("coverage reads a candidate's first 32 kB: a term past them lifts nothing", () => {
+    const pasted = (at: number) => `${"log line ".repeat(Math.ceil(at / 9)).slice(0, at)} sunrise`;
+    const candidates = [
+      candidate("late", 10, pasted(rerankedCharacters)),
+      candidate("early", 10, pasted(rerankedCharacters - 10)),
+      candidate("none", 10, "painting the fence"),
+    ];
+    const reranked = rerankSearchCandidates("painting the sunrise", candidates, {
+      ...none,
+      coverageWeight: 0.2,
+    });
+    // "sunrise" ends 8 characters past the limit in "late", within it in "early".
+    expect(reranked.map((hit) => hit.id)).toEqual(["early", "none", "late"]);
+    // 2 MB rows, as large as a Durable Object holds: their words past the first 32 kB lift none of them (read
+    // whole, the first, the only one without "painting", would fall behind the others).
+    const large = Array.from({ length: 30 }, (_, index) =>
+      candidate(`large-${index}`, 10, `${"x".repeat(2_000_000)} sunrise ${index === 0 ? "" : "painting"}`),
+    );
+    const order = rerankSearchCandidates("painting the sunrise", large, { ...none, coverageWeight: 0.2 });
+    expect(order.map((hit) => hit.id)).toEqual(large.map((hit) => hit.id));
   });
 
   test("all-zero weights, and candidates without a score, keep the store's order and scores", () => {

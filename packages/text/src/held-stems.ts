@@ -9,9 +9,14 @@ import { foldToken, tokenCharacter } from "./tokenize.js";
  * Porter rewrites only a word's ending and leaves words under three bytes alone, so a stem keeps its word's
  * first letter: a word whose ASCII first letter starts no stem is skipped before it is cut out of the text.
  * Words are found by walking the text's characters as `tokenRun` cuts them (ASCII without a regular
- * expression), and the stems of the words met lately are remembered.
+ * expression), and the stems of the words met lately are remembered. With `maximumCharacters`, only the words
+ * that end within that many characters (UTF-16 units) are read.
  */
-export function heldStems(text: string, stems: ReadonlySet<string>): Set<string> {
+export function heldStems(
+  text: string,
+  stems: ReadonlySet<string>,
+  maximumCharacters = Number.POSITIVE_INFINITY,
+): Set<string> {
   const held = new Set<string>();
   if (stems.size === 0) return held;
   // The ASCII codes a wanted stem may start with, either case (a word's ASCII first letter folds to lower case).
@@ -38,6 +43,8 @@ export function heldStems(text: string, stems: ReadonlySet<string>): Set<string>
       }
     }
     if (inWord) {
+      // A word that runs past the characters read is not read at all: its cut start could be another word.
+      if (index + size > maximumCharacters) break;
       if (wordStart < 0) wordStart = index;
     } else if (wordStart >= 0) {
       const first = text.charCodeAt(wordStart);
@@ -49,6 +56,7 @@ export function heldStems(text: string, stems: ReadonlySet<string>): Set<string>
       }
       wordStart = -1;
     }
+    if (!inWord && index >= maximumCharacters) break;
     index += size;
   }
   return held;

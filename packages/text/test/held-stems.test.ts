@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { heldStems } from "../src/held-stems.js";
 import { porterStem } from "../src/porter.js";
 import { isStopword } from "../src/stopwords.js";
-import { tokenize } from "../src/tokenize.js";
+import { tokenize, tokenRun } from "../src/tokenize.js";
 
 /** The definition `heldStems` shortcuts: stem every token that is not a stopword, keep the wanted ones. */
 function heldByStemmingAll(text: string, stems: ReadonlySet<string>): Set<string> {
@@ -83,6 +83,26 @@ describe("heldStems", () => {
         },
       ),
       { numRuns: 2_000 },
+    );
+  });
+
+  it("reads only the words that end within the characters it is given", () => {
+    fc.assert(
+      fc.property(text, fc.nat({ max: 300 }), (source, maximum) => {
+        const stems = new Set(tokenize(source).map((token) => token.stem));
+        // The words wholly within the first `maximum` characters: a word running past them is left out whole.
+        let cut = Math.min(maximum, source.length);
+        for (const run of source.matchAll(tokenRun)) {
+          if (run.index < cut && run.index + run[0].length > cut) cut = run.index;
+        }
+        expect(heldStems(source, stems, maximum)).toEqual(heldByStemmingAll(source.slice(0, cut), stems));
+      }),
+      { numRuns: 2_000 },
+    );
+    const pasted = `${"harbour ".repeat(10)}painting ${"x".repeat(1_000_000)} tides`;
+    expect(heldStems(pasted, new Set(["harbour", "paint", "tide"]), 87)).toEqual(new Set(["harbour"]));
+    expect(heldStems(pasted, new Set(["harbour", "paint", "tide"]), 88)).toEqual(
+      new Set(["harbour", "paint"]),
     );
   });
 

@@ -177,19 +177,34 @@ function queryWords(query: string): string[] {
   return [...new Set((query.toLowerCase().match(/\p{L}{3,}/gu) ?? []).map((word) => word.slice(0, 5)))];
 }
 
-/** At most `limit` characters of `text`, around the first query word it contains, with "…" where cut. */
+/**
+ * Characters of a turn's text an excerpt is cut from: far more than one shows, and a bound on the work for a
+ * pasted file as large as a row holds (2 MB on a Durable Object), which is cut again each time the hits are
+ * shortened to fit the budget.
+ */
+const excerptSource = 65_536;
+
+/**
+ * At most `limit` characters of `text`, around the first query word it contains in its first
+ * `excerptSource` characters, with "…" where cut.
+ */
 function clip(text: string, limit: number, words: readonly string[]): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  if (flat.length <= limit) return flat;
+  const long = text.length > excerptSource;
+  // Never half of a surrogate pair at the end.
+  const end =
+    long && /[\ud800-\udbff]/.test(text.charAt(excerptSource - 1)) ? excerptSource - 1 : excerptSource;
+  const flat = (long ? text.slice(0, end) : text).replace(/\s+/g, " ").trim();
+  if (flat.length <= limit && !long) return flat;
   const lower = flat.toLowerCase();
   let first = -1;
   for (const word of words) {
     const at = lower.indexOf(word);
     if (at !== -1 && (first === -1 || at < first)) first = at;
   }
-  const start = first <= limit / 3 ? 0 : Math.min(first - Math.floor(limit / 3), flat.length - limit);
+  const start =
+    first <= limit / 3 ? 0 : Math.max(0, Math.min(first - Math.floor(limit / 3), flat.length - limit));
   const body = flat.slice(start, start + limit - 2);
-  return `${start > 0 ? "…" : ""}${body}${start + limit - 2 < flat.length ? "…" : ""}`;
+  return `${start > 0 ? "…" : ""}${body}${start + limit - 2 < flat.length || long ? "…" : ""}`;
 }
 
 /** "8 May 2023" for an ISO time or SQLite's "2023-05-08 13:56:00"; the text itself when it is neither. */

@@ -94,6 +94,28 @@ describe("session_search: hits with the turns around them, within a token budget
     expect(estimateTokens(small.text ?? "")).toBeLessThanOrEqual(40);
   });
 
+  it("cuts a pasted file's excerpt from its first 64 kB: a word only past them shows the file's start", async () => {
+    const manager = new SessionManager(inMemoryBackend());
+    const chat = await manager.create("Chat");
+    const log = "0042 ok\n".repeat(125_000); // 1 MB
+    await manager
+      .getSession(chat.id)
+      .appendMessage(message("early", `Build log, deploy at the end:\n${log}`));
+    await manager.getSession(chat.id).appendMessage(message("late", `Release notes ${log} zebra crossing`));
+    const result = await searchExcerpts(manager, "zebra deploy", { limit: 10 });
+    const lines = (result.text ?? "").split("\n").filter((line) => line.startsWith(">"));
+    expect(lines).toHaveLength(2);
+    // Around the word where it is in the first 64 kB; from the start, cut, where it is only past them.
+    expect(lines.find((line) => line.includes("deploy"))).toMatch(
+      /^> user: Build log, deploy at the end: 0042 ok .*…$/,
+    );
+    expect(lines.find((line) => line.includes("Release"))).toMatch(
+      /^> user: Release notes 0042 ok 0042 ok .*…$/,
+    );
+    expect(result.text).not.toContain("zebra");
+    expect(estimateTokens(result.text ?? "")).toBeLessThanOrEqual(300);
+  });
+
   it("returns null text and no turns when nothing matches", async () => {
     const manager = new SessionManager(inMemoryBackend());
     const chat = await manager.create("Chat");
