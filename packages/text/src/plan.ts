@@ -71,15 +71,16 @@ const longestRememberedQuery = 1_024;
 
 /** Plan a query, or `null` when the text holds no word at all (empty, whitespace, punctuation only). */
 export function planQuery(text: string): QueryPlan | null {
-  if (text.length > longestRememberedQuery) return planOf(text);
   if (rememberedPlans.has(text)) return rememberedPlans.get(text) as QueryPlan | null;
-  const plan = planOf(text);
+  const planned = planOf(text);
+  const plan = planned === null ? null : frozen(planned);
+  if (text.length > longestRememberedQuery) return plan;
   if (rememberedPlans.size >= plansRemembered) {
     // The oldest goes first: a Map iterates in insertion order.
     rememberedPlans.delete(rememberedPlans.keys().next().value as string);
   }
-  rememberedPlans.set(text, plan === null ? null : frozen(plan));
-  return rememberedPlans.get(text) as QueryPlan | null;
+  rememberedPlans.set(text, plan);
+  return plan;
 }
 
 function frozen(plan: QueryPlan): QueryPlan {

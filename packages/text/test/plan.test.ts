@@ -76,6 +76,7 @@ describe("planQuery", () => {
     const pasted = `${"lorem ipsum dolor ".repeat(100)} sit amet`;
     expect(planQuery(pasted)).not.toBe(planQuery(pasted));
     expect(planQuery(pasted)).toEqual(planQuery(pasted));
+    expect(Object.isFrozen(planQuery(pasted)?.terms)).toBe(true);
   });
 });
 
