@@ -71,10 +71,11 @@ const longestRememberedQuery = 1_024;
 
 /** Plan a query, or `null` when the text holds no word at all (empty, whitespace, punctuation only). */
 export function planQuery(text: string): QueryPlan | null {
-  if (rememberedPlans.has(text)) return rememberedPlans.get(text) as QueryPlan | null;
+  const remembered = text.length <= longestRememberedQuery;
+  if (remembered && rememberedPlans.has(text)) return rememberedPlans.get(text) as QueryPlan | null;
   const planned = planOf(text);
   const plan = planned === null ? null : frozen(planned);
-  if (text.length > longestRememberedQuery) return plan;
+  if (!remembered) return plan;
   if (rememberedPlans.size >= plansRemembered) {
     // The oldest goes first: a Map iterates in insertion order.
     rememberedPlans.delete(rememberedPlans.keys().next().value as string);
