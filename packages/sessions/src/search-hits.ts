@@ -161,10 +161,17 @@ function ownerOf(
   return hits.find((hit) => near.has(keyOf(hit)) || ancestors(hit).includes(key));
 }
 
+/**
+ * A text longer than this many characters a token is cut without being estimated whole: a pasted file's
+ * tokens are counted in a prefix only, and whitespace, which counts for no token, cannot make a context turn
+ * of a few tokens megabytes long.
+ */
+const charactersPerTokenAtMost = 64;
+
 /** The text cut to about `tokens` tokens at a word boundary ("…" marks the cut); `null` when no room is left. */
 function clipToTokens(text: string, tokens: number): string | null {
   if (tokens < 8) return null;
-  if (estimateTokens(text) <= tokens) return text;
+  if (text.length <= tokens * charactersPerTokenAtMost && estimateTokens(text) <= tokens) return text;
   let end = Math.min(text.length, tokens * 4);
   while (end > 0 && estimateTokens(text.slice(0, end)) > tokens - 1) end = Math.floor(end * 0.8);
   const space = text.lastIndexOf(" ", end);

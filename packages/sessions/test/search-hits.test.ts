@@ -134,6 +134,26 @@ describe("selectSearchHits", () => {
     expect(context.reduce((sum, turn) => sum + estimateTokens(turn.text), 0)).toBeLessThanOrEqual(50);
   });
 
+  test("a context turn of a few tokens and megabytes of whitespace, or a pasted file, is cut short", () => {
+    const spaced = `Earlier:${" ".repeat(1_000_000)}the end`;
+    const pasted = "lorem ipsum ".repeat(25_000);
+    const hits = selectSearchHits(
+      [
+        candidate("q", 10, "text"),
+        candidate("a", 1, "neighbours", "q", spaced),
+        candidate("b", 1, "neighbours", "q", pasted),
+      ],
+      10,
+    );
+    const context = hits[0]?.context ?? [];
+    expect(context.map((turn) => turn.id)).toEqual(["a", "b"]);
+    // 120 tokens a hit: whitespace counts for none, so only the cut keeps the first turn short.
+    // Lengths first: a failing comparison of megabytes would print them.
+    expect(context.map((turn) => turn.text.length < 1_000)).toEqual([true, true]);
+    expect(context[0]?.text).toBe("Earlier:…");
+    expect(context[1]?.text.endsWith("…")).toBe(true);
+  });
+
   test("without scores the store's order and count are kept, as text matches", () => {
     const hits = selectSearchHits(
       [
