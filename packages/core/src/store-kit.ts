@@ -39,4 +39,4 @@ export type {
   SyncReadableProvider,
   WriteSource,
 } from "./types.js";
-export { isWellFormed, loneSurrogateIndex } from "./well-formed.js";
+export { isWellFormed, loneSurrogateIndex, wellFormedPrefix } from "./well-formed.js";

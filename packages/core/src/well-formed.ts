@@ -24,3 +24,14 @@ export function assertWellFormed(text: string, refuse: (index: number) => Error)
   const index = loneSurrogateIndex(text);
   if (index !== -1) throw refuse(index);
 }
+
+/**
+ * The first `length` UTF-16 units of `text`, one fewer where the cut would split a surrogate pair: a prefix that
+ * stays well-formed (an index's text, an excerpt) when the text was.
+ */
+export function wellFormedPrefix(text: string, length: number): string {
+  if (length >= text.length) return text;
+  if (length <= 0) return "";
+  const last = text.charCodeAt(length - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? length - 1 : length);
+}

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isWellFormed, loneSurrogateIndex } from "../src/store-kit.js";
+import { isWellFormed, loneSurrogateIndex, wellFormedPrefix } from "../src/store-kit.js";
 import { assertWellFormed } from "../src/well-formed.js";
 
 describe("isWellFormed / loneSurrogateIndex", () => {
@@ -43,5 +43,26 @@ describe("isWellFormed / loneSurrogateIndex", () => {
       "lone at 1",
     );
     expect(() => assertWellFormed("x🚀", () => new Error("never"))).not.toThrow();
+  });
+});
+
+describe("wellFormedPrefix", () => {
+  it("cuts at the length, one unit short where it would split a surrogate pair, and keeps whole text", () => {
+    expect(wellFormedPrefix("harbour", 4)).toBe("harb");
+    expect(wellFormedPrefix("ab🚀cd", 3)).toBe("ab");
+    expect(wellFormedPrefix("ab🚀cd", 4)).toBe("ab🚀");
+    expect(wellFormedPrefix("🚀", 1)).toBe("");
+    expect(wellFormedPrefix("tide", 10)).toBe("tide");
+    expect(wellFormedPrefix("tide", 0)).toBe("");
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme", maxLength: 12 }), fc.nat({ max: 40 }), (text, length) => {
+        const prefix = wellFormedPrefix(text, length);
+        expect(text.startsWith(prefix)).toBe(true);
+        expect(isWellFormed(prefix)).toBe(true);
+        expect(prefix.length).toBeGreaterThanOrEqual(Math.min(length, text.length) - 1);
+        expect(prefix.length).toBeLessThanOrEqual(length);
+      }),
+      { numRuns: 1_000 },
+    );
   });
 });

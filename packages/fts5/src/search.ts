@@ -1,3 +1,4 @@
+import { wellFormedPrefix } from "@contextblocks/core/store-kit";
 import { type SqlClient, type SqlStatement, type SqlValue, sql } from "@contextblocks/sql";
 import { raw } from "@contextblocks/sql/store-kit";
 import { fts5MatchExpression, planQuery } from "@contextblocks/text";
@@ -233,10 +234,8 @@ function keyOf(query: string): string | null {
 
 /** The start of a text cut to about `tokens` estimated tokens, ending with `…`. */
 function cutToTokens(text: string, tokens: number): string {
-  let end = Math.floor((text.length * tokens) / Math.max(1, approximateTokens(text)));
-  // Never split a surrogate pair.
-  if (end > 0 && end < text.length && /[\ud800-\udbff]/.test(text.charAt(end - 1))) end--;
-  return `${text.slice(0, Math.max(1, end)).trimEnd()}…`;
+  const end = Math.floor((text.length * tokens) / Math.max(1, approximateTokens(text)));
+  return `${wellFormedPrefix(text, Math.max(1, end)).trimEnd()}…`;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { wellFormedPrefix } from "@contextblocks/core/store-kit";
 import { type SessionMessage, textOfMessage } from "@contextblocks/sessions";
 import { parseStoredMessage } from "@contextblocks/sessions/store-kit";
 import { messageFieldsOf } from "@contextblocks/text";
@@ -11,20 +12,12 @@ import type { IndexedMessage } from "./message-search.js";
  */
 export const maximumIndexedChars = 256 * 1024;
 
-function indexText(text: string): string {
-  if (text.length <= maximumIndexedChars) return text;
-  const end = /[\uD800-\uDBFF]/.test(text.charAt(maximumIndexedChars - 1))
-    ? maximumIndexedChars - 1
-    : maximumIndexedChars;
-  return text.slice(0, end);
-}
-
 /** A message's search row fields: its indexed text, its speaker and its day (`messageFieldsOf`). */
 export function indexedMessageOf(
   message: SessionMessage,
   text: string = textOfMessage(message),
 ): IndexedMessage {
-  const indexed = indexText(text);
+  const indexed = wellFormedPrefix(text, maximumIndexedChars);
   return { text: indexed, ...messageFieldsOf(message, indexed) };
 }
 

@@ -86,8 +86,10 @@ export function planQuery(text: string): QueryPlan | null {
 
 function frozen(plan: QueryPlan): QueryPlan {
   for (const term of plan.terms) Object.freeze(term);
-  for (const pair of plan.pairs) for (const term of pair) Object.freeze(term);
-  for (const pair of plan.pairs) Object.freeze(pair);
+  for (const pair of plan.pairs) {
+    for (const term of pair) Object.freeze(term);
+    Object.freeze(pair);
+  }
   for (const list of [plan.terms, plan.pairs, plan.phrase, plan.compounds]) if (list) Object.freeze(list);
   return Object.freeze(plan);
 }

@@ -1,4 +1,5 @@
 import { estimateTokens } from "@contextblocks/core";
+import { wellFormedPrefix } from "@contextblocks/core/store-kit";
 import { type SearchResult, type SessionManager, textOfMessage } from "@contextblocks/sessions";
 
 /**
@@ -190,10 +191,7 @@ const excerptSource = 65_536;
  */
 function clip(text: string, limit: number, words: readonly string[]): string {
   const long = text.length > excerptSource;
-  // Never half of a surrogate pair at the end.
-  const end =
-    long && /[\ud800-\udbff]/.test(text.charAt(excerptSource - 1)) ? excerptSource - 1 : excerptSource;
-  const flat = (long ? text.slice(0, end) : text).replace(/\s+/g, " ").trim();
+  const flat = wellFormedPrefix(text, excerptSource).replace(/\s+/g, " ").trim();
   if (flat.length <= limit && !long) return flat;
   const lower = flat.toLowerCase();
   let first = -1;
