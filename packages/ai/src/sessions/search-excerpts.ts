@@ -199,10 +199,18 @@ function clip(text: string, limit: number, words: readonly string[]): string {
     const at = lower.indexOf(word);
     if (at !== -1 && (first === -1 || at < first)) first = at;
   }
-  const start =
+  const around =
     first <= limit / 3 ? 0 : Math.max(0, Math.min(first - Math.floor(limit / 3), flat.length - limit));
-  const body = flat.slice(start, start + limit - 2);
-  return `${start > 0 ? "…" : ""}${body}${start + limit - 2 < flat.length || long ? "…" : ""}`;
+  // Both cuts fall between characters, never inside a surrogate pair: a lone surrogate in the tool result is
+  // text some model APIs refuse as invalid JSON.
+  const start = isLowSurrogate(flat.charCodeAt(around)) ? around + 1 : around;
+  const end = around + limit - 2;
+  const body = wellFormedPrefix(flat, end).slice(start);
+  return `${start > 0 ? "…" : ""}${body}${end < flat.length || long ? "…" : ""}`;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 /** "8 May 2023" for an ISO time or SQLite's "2023-05-08 13:56:00"; the text itself when it is neither. */
