@@ -145,6 +145,27 @@ describe("session_search: hits with the turns around them, within a token budget
     expect(isWellFormed(text)).toBe(true);
   });
 
+  it("refuses options that are not positive whole numbers by name, before any search", async () => {
+    const manager = new SessionManager(inMemoryBackend());
+    // NaN or Infinity as `hitCharacters` once cut the hits shorter forever, and the agent's call never returned.
+    for (const [name, value] of [
+      ["hitCharacters", Number.NaN],
+      ["hitCharacters", Number.POSITIVE_INFINITY],
+      ["maxTokens", -1],
+      ["neighbourCharacters", 0],
+      ["limit", "5"],
+    ] as const) {
+      const options = { [name]: value } as Parameters<typeof searchExcerpts>[2];
+      expect(() => sessionSearchTool(manager, options), name).toThrow(
+        expect.objectContaining({ code: "INVALID_CONFIG", message: expect.stringContaining(name) }),
+      );
+      await expect(searchExcerpts(manager, "zebra", options), name).rejects.toMatchObject({
+        code: "INVALID_CONFIG",
+        message: expect.stringContaining(`${name} must be a positive whole number`),
+      });
+    }
+  });
+
   it("returns null text and no turns when nothing matches", async () => {
     const manager = new SessionManager(inMemoryBackend());
     const chat = await manager.create("Chat");
