@@ -1,4 +1,5 @@
 import { estimateTokens } from "@contextblocks/core";
+import { wellFormedPrefix } from "@contextblocks/core/store-kit";
 import type { SearchContextTurn, SearchResult } from "./session-store.js";
 import type { StoredSearchHit } from "./session-store-v1.js";
 
@@ -175,6 +176,8 @@ function clipToTokens(text: string, tokens: number): string | null {
   let end = Math.min(text.length, tokens * 4);
   while (end > 0 && estimateTokens(text.slice(0, end)) > tokens - 1) end = Math.floor(end * 0.8);
   const space = text.lastIndexOf(" ", end);
-  const cut = text.slice(0, space > end / 2 ? space : end).trimEnd();
+  // Cut by UTF-16 units, never inside a surrogate pair: a lone surrogate in a tool result the model reads
+  // (session_search) is text some model APIs refuse as invalid JSON.
+  const cut = wellFormedPrefix(text, space > end / 2 ? space : end).trimEnd();
   return cut.length === 0 ? null : `${cut}…`;
 }

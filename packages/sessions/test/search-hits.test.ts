@@ -1,4 +1,5 @@
 import { estimateTokens } from "@contextblocks/core";
+import { isWellFormed } from "@contextblocks/core/store-kit";
 import { describe, expect, test } from "vitest";
 import { type SearchCandidate, selectSearchHits } from "../src/search-hits.js";
 
@@ -152,6 +153,19 @@ describe("selectSearchHits", () => {
     expect(context.map((turn) => turn.text.length < 1_000)).toEqual([true, true]);
     expect(context[0]?.text).toBe("Earlier:…");
     expect(context[1]?.text.endsWith("…")).toBe(true);
+  });
+
+  test("a context turn is never cut inside a character: emoji and other astral letters stay whole", () => {
+    // 😀 is two UTF-16 units with no space between: a cut counted in units alone may split one.
+    const turn = candidate("a", 1, "neighbours", "q", "😀".repeat(500));
+    const texts = [8, 9, 10, 20, 30, 60, 120].map(
+      (contextTokens) =>
+        selectSearchHits([candidate("q", 10, "text"), turn], 10, { contextTokens })[0]?.context?.[0]?.text ??
+        "",
+    );
+    expect(texts.every((text) => text.endsWith("…"))).toBe(true);
+    // A lone surrogate has no UTF-8 form: a model API reading it in a tool result may refuse the request.
+    expect(texts.filter((text) => !isWellFormed(text))).toEqual([]);
   });
 
   test("without scores the store's order and count are kept, as text matches", () => {

@@ -1,5 +1,6 @@
 import { ContextBlocks, type ContextEvent, isContextError } from "@contextblocks/core";
 import { InMemoryContextProvider, InMemoryStore } from "@contextblocks/core/memory";
+import { isWellFormed } from "@contextblocks/core/store-kit";
 import { describe, expect, it } from "vitest";
 import { createCompactFunction } from "../src/compaction/index.js";
 import { Session, SessionBuilder, type SessionEvent, type SessionMessage } from "../src/index.js";
@@ -199,6 +200,35 @@ describe("compaction", () => {
       { id: "result", role: "tool", parts: [{ type: "tool-result", toolCallId: "t1", output: "42" }] },
     ];
     expect(await compact(history)).toEqual({ fromMessageId: "x", toMessageId: "x", summary: "S" });
+  });
+
+  it("quotes a tool's input and output cut between characters, never inside a surrogate pair", async () => {
+    const prompts: string[] = [];
+    const compact = createCompactFunction({
+      summarize: async (prompt) => {
+        prompts.push(prompt);
+        return "S";
+      },
+      protectHead: 1,
+      tailTokenBudget: 0,
+      minTailMessages: 1,
+    });
+    // An odd prefix puts an emoji (two UTF-16 units) across the 500th unit, where a long output is cut.
+    const emoji = `x${"😀".repeat(400)}`;
+    const history: SessionMessage[] = [
+      message("h", "head"),
+      {
+        id: "call",
+        role: "assistant",
+        parts: [{ type: "tool-lookup", toolCallId: "t1", input: emoji, output: emoji }],
+      },
+      message("tail", "tail"),
+    ];
+    await compact(history);
+    expect(prompts).toHaveLength(1);
+    expect(prompts[0]).toContain("Output: x😀");
+    // A lone surrogate has no UTF-8 form: a model API may refuse the summariser's request as invalid JSON.
+    expect(isWellFormed(prompts[0] ?? "")).toBe(true);
   });
 
   it("says why it compacted nothing: no function, or a function that found nothing between head and tail", async () => {

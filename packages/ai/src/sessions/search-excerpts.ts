@@ -1,5 +1,5 @@
-import { estimateTokens } from "@contextblocks/core";
-import { wellFormedPrefix } from "@contextblocks/core/store-kit";
+import { ContextError, estimateTokens } from "@contextblocks/core";
+import { describeValue, wellFormedPrefix } from "@contextblocks/core/store-kit";
 import { type SearchResult, type SessionManager, textOfMessage } from "@contextblocks/sessions";
 
 /**
@@ -53,10 +53,12 @@ export async function searchExcerpts(
   query: string,
   options: SearchExcerptOptions = {},
 ): Promise<SearchExcerpts> {
-  const limit = options.limit ?? 10;
-  const budget = options.maxTokens ?? 300;
-  const hitCharacters = options.hitCharacters ?? 240;
-  const neighbourCharacters = options.neighbourCharacters ?? 100;
+  const {
+    limit,
+    maxTokens: budget,
+    hitCharacters,
+    neighbourCharacters,
+  } = checkExcerptOptions(options, "searchExcerpts");
   const hits = await manager.search(query, { limit });
   if (hits.length === 0) return { text: null, turns: [] };
   const words = queryWords(query);
@@ -102,6 +104,37 @@ export async function searchExcerpts(
   const turns = groups.flatMap((group) => linesOf(group).map((line) => line.turn));
   const text = groups.map((group, index) => render(headers[index] ?? "---", linesOf(group))).join("\n");
   return { text, turns };
+}
+
+/**
+ * The options with their defaults, each a positive whole number, else an `INVALID_CONFIG` error that names it:
+ * the hits are cut shorter until they fit, which `NaN` or `Infinity` as `hitCharacters` never does.
+ */
+export function checkExcerptOptions(
+  options: SearchExcerptOptions,
+  caller: string,
+): Required<SearchExcerptOptions> {
+  if (typeof options !== "object" || options === null) {
+    throw new ContextError(
+      "INVALID_CONFIG",
+      `${caller}: options must be an object, got ${describeValue(options)}`,
+    );
+  }
+  const checked = {
+    limit: options.limit ?? 10,
+    maxTokens: options.maxTokens ?? 300,
+    hitCharacters: options.hitCharacters ?? 240,
+    neighbourCharacters: options.neighbourCharacters ?? 100,
+  };
+  for (const [name, value] of Object.entries(checked)) {
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new ContextError(
+        "INVALID_CONFIG",
+        `${caller}: ${name} must be a positive whole number, got ${describeValue(value)}`,
+      );
+    }
+  }
+  return checked;
 }
 
 function linesOf(group: { before: Line[]; own: Line; after: Line[] }): Line[] {
@@ -199,10 +232,18 @@ function clip(text: string, limit: number, words: readonly string[]): string {
     const at = lower.indexOf(word);
     if (at !== -1 && (first === -1 || at < first)) first = at;
   }
-  const start =
+  const around =
     first <= limit / 3 ? 0 : Math.max(0, Math.min(first - Math.floor(limit / 3), flat.length - limit));
-  const body = flat.slice(start, start + limit - 2);
-  return `${start > 0 ? "…" : ""}${body}${start + limit - 2 < flat.length || long ? "…" : ""}`;
+  // Both cuts fall between characters, never inside a surrogate pair: a lone surrogate in the tool result is
+  // text some model APIs refuse as invalid JSON.
+  const start = isLowSurrogate(flat.charCodeAt(around)) ? around + 1 : around;
+  const end = around + limit - 2;
+  const body = wellFormedPrefix(flat, end).slice(start);
+  return `${start > 0 ? "…" : ""}${body}${end < flat.length || long ? "…" : ""}`;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 /** "8 May 2023" for an ISO time or SQLite's "2023-05-08 13:56:00"; the text itself when it is neither. */

@@ -1,7 +1,7 @@
 import { describeValue, errorMessage } from "@contextblocks/core/store-kit";
 import type { SessionManager } from "@contextblocks/sessions";
 import { type JSONSchema7, jsonSchema, type Tool, tool } from "ai";
-import { type SearchExcerptOptions, searchExcerpts } from "./search-excerpts.js";
+import { checkExcerptOptions, type SearchExcerptOptions, searchExcerpts } from "./search-excerpts.js";
 
 // The JSON Schema the model sees, as the zod schema `z.object({ query: z.string().describe(…) })` this tool
 // had wrote it: the tool definition, part of the cached prefix, stays byte for byte the same.
@@ -44,6 +44,8 @@ export function sessionSearchTool(
 ): {
   session_search: Tool<{ query: string }, string>;
 } {
+  // Refused here, where the tool is built, rather than on every call the model makes.
+  checkExcerptOptions(options, "sessionSearchTool");
   return {
     session_search: tool({
       description:

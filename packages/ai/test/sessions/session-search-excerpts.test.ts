@@ -1,4 +1,5 @@
 import { estimateTokens } from "@contextblocks/core";
+import { isWellFormed } from "@contextblocks/core/store-kit";
 import { SessionManager, type SessionMessage } from "@contextblocks/sessions";
 import { inMemoryBackend } from "@contextblocks/sessions/memory";
 import { generateText, stepCountIs } from "ai";
@@ -114,6 +115,55 @@ describe("session_search: hits with the turns around them, within a token budget
     );
     expect(result.text).not.toContain("zebra");
     expect(estimateTokens(result.text ?? "")).toBeLessThanOrEqual(300);
+  });
+
+  it("never cuts a character in two: a hit and its turns of emoji read as well-formed text", async () => {
+    const manager = new SessionManager(inMemoryBackend());
+    const chat = await manager.create("Chat");
+    const session = manager.getSession(chat.id);
+    // Astral characters (two UTF-16 units each) at odd and even offsets, no space to cut at.
+    for (const [index, padding] of ["", "x"].entries()) {
+      await session.appendMessage(
+        message(`q${index}`, `${padding}${"😀".repeat(300)} zebra ${"😀".repeat(300)}`),
+      );
+      await session.appendMessage(message(`a${index}`, `${padding}${"🐘".repeat(300)}`, "assistant"));
+    }
+    const model = scriptedModel([
+      callTools(0, { toolName: "session_search", input: { query: "zebra" } }),
+      answer("ok"),
+    ]);
+    await generateText({
+      model,
+      prompt: "the zebra?",
+      tools: sessionSearchTool(manager),
+      stopWhen: stepCountIs(3),
+    });
+    const text = resultText(model.doGenerateCalls[1], "call-0-0");
+    expect(text.match(/> user: …😀+ zebra 😀+…/gu)).toHaveLength(2);
+    expect(text).toContain("🐘…");
+    // A lone surrogate has no UTF-8 form: some model APIs refuse a request that holds one as invalid JSON.
+    expect(isWellFormed(text)).toBe(true);
+  });
+
+  it("refuses options that are not positive whole numbers by name, before any search", async () => {
+    const manager = new SessionManager(inMemoryBackend());
+    // NaN or Infinity as `hitCharacters` once cut the hits shorter forever, and the agent's call never returned.
+    for (const [name, value] of [
+      ["hitCharacters", Number.NaN],
+      ["hitCharacters", Number.POSITIVE_INFINITY],
+      ["maxTokens", -1],
+      ["neighbourCharacters", 0],
+      ["limit", "5"],
+    ] as const) {
+      const options = { [name]: value } as Parameters<typeof searchExcerpts>[2];
+      expect(() => sessionSearchTool(manager, options), name).toThrow(
+        expect.objectContaining({ code: "INVALID_CONFIG", message: expect.stringContaining(name) }),
+      );
+      await expect(searchExcerpts(manager, "zebra", options), name).rejects.toMatchObject({
+        code: "INVALID_CONFIG",
+        message: expect.stringContaining(`${name} must be a positive whole number`),
+      });
+    }
   });
 
   it("returns null text and no turns when nothing matches", async () => {

@@ -1,3 +1,4 @@
+import { wellFormedPrefix } from "@contextblocks/core/store-kit";
 import type { SessionMessage } from "../message.js";
 
 /** Characters of one tool input or output quoted in the prompt: enough to know what happened. */
@@ -41,7 +42,8 @@ function clip(value: unknown): string {
   } catch {
     text = String(value);
   }
-  return text.length > maximumToolCharacters ? `${text.slice(0, maximumToolCharacters)}…` : text;
+  // Cut between characters: a lone surrogate in the prompt is text some model APIs refuse as invalid JSON.
+  return text.length > maximumToolCharacters ? `${wellFormedPrefix(text, maximumToolCharacters)}…` : text;
 }
 
 /**
