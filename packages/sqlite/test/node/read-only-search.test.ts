@@ -85,6 +85,20 @@ describe("a search on a database that only reads", () => {
   });
 });
 
+describe("an indexed database agents@0.22.0 appended to since this release last read it", () => {
+  it("reads the path on a read-only handle (the latest-leaf pointer is a cache a reader does not write)", async () => {
+    temporary = openTemporaryDatabase();
+    const agents = new AgentSessionProvider(agentsHost(temporary.database), "chat");
+    agents.appendMessage(say("a1", "the tide turns"));
+    const writer = new SessionManager(sqliteBackend(temporary.database)).getSession("chat");
+    expect((await writer.getHistory()).map((message) => message.id)).toEqual(["a1"]);
+    agents.appendMessage(say("a2", "the harbour fills"));
+    const reader = new SessionManager(sqliteBackend(readOnly())).getSession("chat");
+    expect((await reader.getHistory()).map((message) => message.id)).toEqual(["a1", "a2"]);
+    expect((await reader.search("harbour")).map((hit) => hit.id)).toEqual(["a2"]);
+  });
+});
+
 describe("a database without this release's session tables", () => {
   const refusal = {
     code: "READONLY",
