@@ -18,7 +18,9 @@ const say = (id: string, text: string) => ({
 describe.each(["keyed", "lean"] as const)("search rows of large turns on a Durable Object (%s)", (layout) => {
   it("three large turns in a row are stored, indexed and found", async () => {
     await inObject(`search-row-size-${layout}`, async (state) => {
-      const store = sqliteTree(state.storage, { sessionId: "chat", newDatabaseLayout: layout });
+      // The longest session id a store writes (60,000 bytes), held three times by each search row.
+      const sessionId = "漢".repeat(20_000);
+      const store = sqliteTree(state.storage, { sessionId, newDatabaseLayout: layout });
       for (const word of ["alpha", "bravo", "charlie", "delta"])
         await store.appendMessage(say(word, large(word)));
       expect((await store.getHistory()).map((message) => message.id)).toEqual([
