@@ -7,7 +7,13 @@ import {
   loneSurrogateProblem,
 } from "@contextblocks/core/store-kit";
 import { type SqlClient, type SqlSource, type StatementObserver, sql } from "@contextblocks/sql";
-import { isMissingTableError, raw, rowTooLarge, toSqliteClient } from "@contextblocks/sql/store-kit";
+import {
+  isMissingTableError,
+  isReadOnlyRefusal,
+  raw,
+  rowTooLarge,
+  toSqliteClient,
+} from "@contextblocks/sql/store-kit";
 import { keyHandle } from "./handle.js";
 import { openLayout } from "./layout.js";
 import { importLegacyEntries, storedKey } from "./migrate.js";
@@ -346,7 +352,17 @@ export class Fts5SearchProvider implements SearchProvider {
       const earlierIndex = found === "no layout" && (tables.has(indexTable) || tables.has(indexCopyTable));
       if (!toCopy && !earlierIndex) return undefined;
     }
-    return this.#openScope(found);
+    try {
+      return await this.#openScope(found);
+    } catch (error) {
+      if (!isReadOnlyRefusal(error)) throw error;
+      // The entries to read must first be brought over (a write), which a reader cannot do.
+      throw new ContextError(
+        "READONLY",
+        `Fts5SearchProvider "${label}": this database only reads, and the entries of an earlier layout of this provider or of agents/context must first be brought into this provider's tables: open it writable once`,
+        { cause: error, label },
+      );
+    }
   }
 
   #invalidInput(message: string): ContextError {

@@ -1,5 +1,5 @@
 import { type SqlClient, type SqlRow, type SqlStatement, sql } from "@contextblocks/sql";
-import { raw } from "@contextblocks/sql/store-kit";
+import { isReadOnlyRefusal, raw } from "@contextblocks/sql/store-kit";
 import type { InsertedLink, LatestLeaf, LayoutStrategy } from "./layout-strategy.js";
 import type { PathRow, PlaceRow } from "./path-row.js";
 import { storedBytes, wholeNumber } from "./path-row.js";
@@ -184,9 +184,14 @@ export class IndexedLayout implements LayoutStrategy {
       ORDER BY m.created_at DESC, m.rowid DESC LIMIT 1`;
     const leaf = found[0] ?? null;
     if (leaf !== null) {
-      await this.#client.query`
-        INSERT INTO assistant_leaves (session_id, leaf_id) VALUES (${this.#sessionId}, ${leaf.id})
-        ON CONFLICT(session_id) DO UPDATE SET leaf_id = excluded.leaf_id`;
+      try {
+        await this.#client.query`
+          INSERT INTO assistant_leaves (session_id, leaf_id) VALUES (${this.#sessionId}, ${leaf.id})
+          ON CONFLICT(session_id) DO UPDATE SET leaf_id = excluded.leaf_id`;
+      } catch (error) {
+        // The pointer only spares the next read this scan: a database that only reads scans each time.
+        if (!isReadOnlyRefusal(error)) throw error;
+      }
     }
     return leaf;
   }

@@ -1,6 +1,6 @@
 import { parseStoredMessage } from "@contextblocks/sessions/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
-import { databaseOf, isReadOnlyRefusal, limitLiteral } from "@contextblocks/sql/store-kit";
+import { databaseOf, isReadOnlyRefusal, join, limitLiteral, raw } from "@contextblocks/sql/store-kit";
 import { indexedMessageOf } from "./message-index-text.js";
 import { contextColumnSteps, indexRowStatement } from "./message-search.js";
 import { groupOf, rowsOf, runSteps, type SqlSteps } from "./sql-steps.js";
@@ -12,7 +12,9 @@ import { groupOf, rowsOf, runSteps, type SqlSteps } from "./sql-steps.js";
  * past the high-water mark (`assistant_fts_state.indexed_rowid`: every message with a lower `rowid` is
  * indexed) that have no search row yet, in batches, each batch one transaction that replaces the FTS rows of
  * its messages (and moves the mark every `markStride` messages); a batch cut short is finished by the next
- * search, so the index never holds a message twice or misses one, even on a client without transactions.
+ * search, so the index never holds a message twice or misses one, even on a client without transactions. A
+ * row is written only while its message is stored as the batch read it (`storedAsRead`): one another writer
+ * changed in between is left, below no mark, to the next catch-up.
  *
  * Each message's row is written once: its context is the turns before it, read from its ancestors' rows
  * (indexed before it, in rowid order); the turns after it are counted at query time (message-search.ts), so
@@ -95,7 +97,7 @@ export function* catchUpSteps(client: SqlClient): SqlSteps<void> {
       WHERE rowid > ${cursor} ORDER BY rowid ASC LIMIT ${limitLiteral(indexBatchSize)}`);
     const last = rows.at(-1);
     if (last === undefined) return caughtUp(client);
-    const continued = yield* continuationSteps(
+    const slices = yield* continuationSliceSteps(
       rows.filter((row) => Number(row.content_chunks ?? 0) > 0).map((row) => row.id),
     );
     const statements: SqlStatement[] = withContext
@@ -108,18 +110,30 @@ export function* catchUpSteps(client: SqlClient): SqlSteps<void> {
           sql`DELETE FROM assistant_fts WHERE rowid > ${cursor} AND rowid <= ${last.rowid}
             AND id IN (SELECT value FROM json_each(${JSON.stringify(rows.map((row) => row.id))}))`,
         ];
+    const written: number[] = [];
     for (const row of rows) {
-      const message = parseStoredMessage(row.content + (continued.get(row.id) ?? ""));
+      const continuation = slices.get(row.id) ?? [];
+      const message = parseStoredMessage(row.content + continuation.map((slice) => slice.content).join(""));
       const indexed = message === null ? null : indexedMessageOf(message);
       if (indexed === null || indexed.text.length === 0) continue;
-      statements.push(indexRowStatement(Number(row.rowid), indexed, withContext));
+      // Written only while the message is stored as it was read: a writer may have changed it (or deleted it
+      // and given its rowid to a new message) since, and a row of its old text would stay, found by no catch-up.
+      const unchanged = withContext ? storedAsRead(row, continuation) : sql``;
+      statements.push(indexRowStatement(Number(row.rowid), indexed, withContext, unchanged));
+      written.push(Number(row.rowid));
     }
     cursor = Number(last.rowid);
     // Every message up to `cursor` is indexed now. The mark is one more billed row: it moves when it is
-    // `markStride` behind (or always, on a table of agents' shape, whose rows cannot be found by rowid).
+    // `markStride` behind (or always, on a table of agents' shape, whose rows cannot be found by rowid), and
+    // on our table only when every row above was written: a message changed since it was read stays above it.
     if (!withContext || cursor - mark >= markStride || rows.length === indexBatchSize) {
+      const allWritten =
+        !withContext || written.length === 0
+          ? sql``
+          : sql`AND (SELECT count(*) FROM assistant_fts_content
+              WHERE id IN (${join(written.map((rowid) => raw(String(rowid))))})) = ${written.length}`;
       statements.push(sql`UPDATE assistant_fts_state SET indexed_rowid = ${cursor}
-        WHERE key = 'messages' AND indexed_rowid = ${mark}`);
+        WHERE key = 'messages' AND indexed_rowid = ${mark} ${allWritten}`);
       mark = cursor;
     }
     yield* groupOf(statements);
@@ -132,17 +146,46 @@ function caughtUp(client: SqlClient): void {
   unindexedAppends.set(databaseOf(client), 0);
 }
 
-/** Continuation slices of the given messages, joined in order, keyed by id. */
-export function readContinuations(client: SqlClient, ids: readonly string[]): Promise<Map<string, string>> {
-  return runSteps(client, continuationSteps(ids));
+/**
+ * A condition on `m`: the message is stored as `row` and its continuation slices were read (its first slice,
+ * its number of slices and each slice). An update rewrites them all; a message deleted and a new one stored
+ * under its rowid differs in them too.
+ */
+function storedAsRead(row: PendingRow, continuation: readonly ContinuationSlice[]): SqlStatement {
+  const slices = continuation.map(
+    (slice) => sql`AND EXISTS (SELECT 1 FROM assistant_message_chunks c
+      WHERE c.id = m.id AND c.idx = ${raw(String(slice.idx))} AND c.content = ${slice.content})`,
+  );
+  return sql`AND m.content = ${row.content} AND m.content_chunks IS ${row.content_chunks}
+    ${join(slices, " ", sql``)}`;
 }
 
-function* continuationSteps(ids: readonly string[]): SqlSteps<Map<string, string>> {
-  const joined = new Map<string, string>();
-  if (ids.length === 0) return joined;
-  const rows = yield* rowsOf<{ id: string; content: string }>(sql`
-    SELECT id, content FROM assistant_message_chunks
+/** Continuation slices of the given messages, joined in order, keyed by id. */
+export async function readContinuations(
+  client: SqlClient,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
+  const slices = await runSteps(client, continuationSliceSteps(ids));
+  return new Map([...slices].map(([id, parts]) => [id, parts.map((slice) => slice.content).join("")]));
+}
+
+/** One `assistant_message_chunks` row: the `idx`th slice after a message's first. */
+interface ContinuationSlice {
+  idx: number;
+  content: string;
+}
+
+/** Continuation slices of the given messages, in order, keyed by id. */
+function* continuationSliceSteps(ids: readonly string[]): SqlSteps<Map<string, ContinuationSlice[]>> {
+  const slices = new Map<string, ContinuationSlice[]>();
+  if (ids.length === 0) return slices;
+  const rows = yield* rowsOf<{ id: string; idx: number; content: string }>(sql`
+    SELECT id, idx, content FROM assistant_message_chunks
     WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)})) ORDER BY id ASC, idx ASC`);
-  for (const row of rows) joined.set(row.id, (joined.get(row.id) ?? "") + row.content);
-  return joined;
+  for (const row of rows) {
+    const parts = slices.get(row.id) ?? [];
+    parts.push({ idx: Number(row.idx), content: row.content });
+    slices.set(row.id, parts);
+  }
+  return slices;
 }

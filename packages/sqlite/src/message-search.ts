@@ -266,15 +266,17 @@ export function indexMessageStatement(
 
 /**
  * The FTS row of the message at `rowid`, written by the lazy indexer (message-index.ts) in rowid order: its
- * ancestors have lower rowids, so they were indexed by an earlier batch or earlier in this one.
+ * ancestors have lower rowids, so they were indexed by an earlier batch or earlier in this one. `condition`
+ * (`AND …` on `m`): written only where it holds.
  */
 export function indexRowStatement(
   rowid: number,
   message: IndexedMessage,
   withContext: boolean,
+  condition: SqlStatement = sql``,
 ): SqlStatement {
   return sql`${withContext ? rowOfM(message) : agentsRowOfM(message)}
-    FROM assistant_messages m WHERE m.rowid = ${rowid}`;
+    FROM assistant_messages m WHERE m.rowid = ${rowid} ${condition}`;
 }
 
 /**

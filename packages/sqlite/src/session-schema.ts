@@ -90,8 +90,12 @@ const markerStatement = sql`SELECT version, layout,
     EXISTS (SELECT 1 FROM pragma_index_info('idx_assistant_msg_parent')) AS parent_index
   FROM contextblocks_schema WHERE part = 'sessions'`;
 
-/** The layout the marker names, or `null` when the tables must be created or brought up to date first. */
-function* markedLayout(): SqlSteps<SessionLayout | null> {
+/**
+ * The layout the marker names, or `null` when the tables must be created or brought up to date first.
+ * `"indexed since"`: a lean database agents@0.22.0 opened since (its parent index is there), of this release's
+ * tables otherwise: it is read as indexed, and the first write's migration names it so in the marker.
+ */
+function* markedLayout(): SqlSteps<SessionLayout | "indexed since" | null> {
   let rows: { version: unknown; layout: unknown; parent_index: unknown }[];
   try {
     rows = yield* rowsOf(markerStatement);
@@ -103,7 +107,7 @@ function* markedLayout(): SqlSteps<SessionLayout | null> {
   const row = rows[0];
   if (row === undefined || Number(row.version) < SESSION_SCHEMA_VERSION) return null;
   const layout = row.layout;
-  if (layout === "lean" && Number(row.parent_index) === 1) return null;
+  if (layout === "lean" && Number(row.parent_index) === 1) return "indexed since";
   return layout === "keyed" || layout === "lean" || layout === "indexed" ? layout : null;
 }
 
@@ -124,7 +128,7 @@ export function ensureSchema(
 
 function* schemaSteps(newLayout: NewSessionLayout): SqlSteps<SessionLayout> {
   const marked = yield* markedLayout();
-  if (marked !== null) return marked;
+  if (marked !== null && marked !== "indexed since") return marked;
   return yield* madeSteps(newLayout);
 }
 
@@ -150,6 +154,8 @@ function* madeSteps(newLayout: NewSessionLayout): SqlSteps<SessionLayout> {
  */
 function* schemaToReadSteps(newLayout: NewSessionLayout): SqlSteps<SessionLayout | null> {
   const marked = yield* markedLayout();
+  // The marker's change to indexed is a write's: a read reads the tables as that write leaves them.
+  if (marked === "indexed since") return "indexed";
   if (marked !== null) return marked;
   const tables = yield* rowsOf(
     sql`SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'assistant_messages'`,

@@ -18,7 +18,7 @@ import {
   type StatementObserver,
   sql,
 } from "@contextblocks/sql";
-import { raw, rowTooLarge, toSqliteClient } from "@contextblocks/sql/store-kit";
+import { raw, rowTooLarge, toSqliteClient, utf8Bytes } from "@contextblocks/sql/store-kit";
 import { ChainAppend } from "./chain-append.js";
 import { IndexedLayout } from "./indexed-layout.js";
 import { KeyedLayout } from "./keyed-layout.js";
@@ -85,6 +85,13 @@ export interface SqliteSessionStoreOptions {
    */
   searchRanking?: Partial<SearchRanking> | undefined;
 }
+
+/**
+ * The longest session id a store writes rows for, in UTF-8 bytes. A search row holds the id three times (the id,
+ * and its token: the hex of its bytes, `sessionKeyOf`) beside three indexed texts of at most 600,000 bytes
+ * (`maximumIndexedBytes`): with this bound it stays under a Durable Object's 2 MB row.
+ */
+const maximumSessionIdBytes = 60_000;
 
 /** How many times an append reads again when another writer moved the latest leaf meanwhile. */
 const appendAttempts = 50;
@@ -256,6 +263,7 @@ export class SqliteSessionStore implements SessionStoreV1 {
   // Writes
 
   async append(records: readonly MessageRecord[], placement: AppendPlacement): Promise<AppendResult> {
+    this.#checkSessionIdToWrite("append");
     const links = ChainAppend.linksOf(records);
     return this.#queue.run(async () => {
       for (let attempt = 0; attempt < appendAttempts; attempt++) {
@@ -401,6 +409,7 @@ export class SqliteSessionStore implements SessionStoreV1 {
   // Overlays, search, calibration
 
   async addOverlay(overlay: StoredCompaction): Promise<void> {
+    this.#checkSessionIdToWrite("addOverlay");
     // One row holds the summary: a Durable Object refuses a row over 2 MB with a bare SQLITE_TOOBIG.
     const tooLarge = rowTooLarge([
       overlay.summary,
@@ -468,6 +477,7 @@ export class SqliteSessionStore implements SessionStoreV1 {
   }
 
   async writeCalibration(calibration: number): Promise<void> {
+    this.#checkSessionIdToWrite("writeCalibration");
     await this.#layout();
     await this.#client.query`
       INSERT INTO assistant_token_calibration (session_id, calibration) VALUES (${this.#sessionId}, ${calibration})
@@ -475,6 +485,22 @@ export class SqliteSessionStore implements SessionStoreV1 {
   }
 
   // Internals
+
+  /**
+   * Refuses a write that would add a row to a session whose id is over `maximumSessionIdBytes`: every row of
+   * the session holds its id, and a Durable Object refuses a row over 2 MB with a bare SQLITE_TOOBIG. Reads,
+   * updates and removals of such a session go ahead.
+   */
+  #checkSessionIdToWrite(operation: string): void {
+    // Counted only past the bound's characters: a shorter id cannot pass it (at most 3 bytes a character).
+    if (this.#sessionId.length * 3 <= maximumSessionIdBytes) return;
+    const bytes = utf8Bytes(this.#sessionId);
+    if (bytes <= maximumSessionIdBytes) return;
+    throw new ContextError(
+      "INVALID_INPUT",
+      `SqliteSessionStore.${operation}: the session id is ${bytes.toLocaleString("en-US")} bytes as UTF-8; a SQLite session store writes to sessions whose id is at most ${maximumSessionIdBytes.toLocaleString("en-US")} bytes; nothing was stored`,
+    );
+  }
 
   /** The session's overlays in the order they were added (`seq` on the keyed layout, else `rowid`). */
   async #overlays(direction: "ASC" | "DESC", limit: number | null): Promise<StoredCompaction[]> {

@@ -3,6 +3,7 @@ import { maximumPathLength } from "@contextblocks/sessions/store-kit";
 import { maxRowBytes } from "@contextblocks/sql/store-kit";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { SqliteSessionStore } from "../../src/index.js";
 import { sqliteTree } from "../sqlite-tree.js";
 
 describe("limits say so", () => {
@@ -52,6 +53,54 @@ describe("limits say so", () => {
       );
       expect(await store.getCompactions()).toEqual([]);
       expect((await store.getHistory()).map((message) => message.id)).toEqual([`${layout}-a`, `${layout}-b`]);
+    }
+    database.close();
+  });
+
+  it("a session id over 60,000 bytes is refused by name on a write, and nothing is stored", async () => {
+    // Every row of a session holds its id (a search row twice more, as its token): a Durable Object refused a
+    // 1 MB id with a bare SQLITE_TOOBIG, better-sqlite3 stored it in each row.
+    const database = new Database(":memory:");
+    for (const layout of ["keyed", "lean"] as const) {
+      const longest = sqliteTree(database, {
+        sessionId: `${layout}`.padEnd(60_000, "s"),
+        newDatabaseLayout: layout,
+      });
+      await longest.appendMessage({
+        id: `${layout}-a`,
+        role: "user",
+        parts: [{ type: "text", text: "tide" }],
+      });
+      expect(await longest.searchMessages("tide", 5)).toHaveLength(1);
+      // 60,001 bytes in 60,001 characters and in 15,001; and 1 MB.
+      const over = [`${layout}`.padEnd(60_001, "s"), `${"🦊".repeat(15_000)}a`, "s".repeat(1_000_000)];
+      for (const sessionId of over) {
+        const store = sqliteTree(database, { sessionId, newDatabaseLayout: layout });
+        const refused = {
+          code: "INVALID_INPUT",
+          message: expect.stringMatching(/session id is [\d,]+ bytes as UTF-8; .* at most 60,000 bytes/),
+        };
+        await expect(
+          store.appendMessage({ id: `${layout}-b`, role: "user", parts: [{ type: "text", text: "tide" }] }),
+        ).rejects.toMatchObject(refused);
+        // The store's other writes that add a row of the session.
+        const bare = new SqliteSessionStore(database, { sessionId, newDatabaseLayout: layout });
+        const overlay = {
+          id: "o1",
+          summary: "s",
+          fromMessageId: "x",
+          toMessageId: "x",
+          createdAt: "2026-01-01",
+        };
+        await expect(bare.addOverlay(overlay)).rejects.toMatchObject(refused);
+        await expect(bare.writeCalibration(1.2)).rejects.toMatchObject(refused);
+        // Reads find nothing, as for any session without messages.
+        expect(await store.getHistory()).toEqual([]);
+      }
+    }
+    for (const table of ["assistant_messages", "assistant_compactions", "assistant_token_calibration"]) {
+      const rows = database.prepare(`SELECT count(*) AS n FROM ${table}`).get();
+      expect(rows).toEqual({ n: table === "assistant_messages" ? 2 : 0 });
     }
     database.close();
   });

@@ -85,6 +85,41 @@ describe("a search on a database that only reads", () => {
   });
 });
 
+describe("a lean database Cloudflare agents' Sessions API (agents@0.22.0) opened since", () => {
+  it("is read as indexed, read-only or not, and a read writes nothing (not even the marker)", async () => {
+    temporary = openTemporaryDatabase();
+    const writer = new SessionManager(sqliteBackend(temporary.database, { newDatabaseLayout: "lean" }));
+    for (let index = 0; index < 3; index++)
+      await writer.getSession("chat").appendMessage(say(`m${index}`, `harbour ${index}`));
+    expect(await writer.getSession("chat").search("harbour")).toHaveLength(3);
+    // agents@0.22.0 opening the database adds its parent index: the lean rules no longer hold.
+    new AgentSessionProvider(agentsHost((temporary as TemporaryDatabase).connect()), "chat").getHistory();
+    const marker = () =>
+      (temporary as TemporaryDatabase).database.prepare("SELECT * FROM contextblocks_schema").all();
+    const before = marker();
+    for (const database of [readOnly(), (temporary as TemporaryDatabase).connect()]) {
+      const session = new SessionManager(sqliteBackend(database)).getSession("chat");
+      expect((await session.search("harbour")).map((hit) => hit.id).sort()).toEqual(["m0", "m1", "m2"]);
+      expect((await session.getHistory()).map((message) => message.id)).toEqual(["m0", "m1", "m2"]);
+      expect(marker()).toEqual(before);
+    }
+  });
+});
+
+describe("an indexed database agents@0.22.0 appended to since this release last read it", () => {
+  it("reads the path on a read-only handle (the latest-leaf pointer is a cache a reader does not write)", async () => {
+    temporary = openTemporaryDatabase();
+    const agents = new AgentSessionProvider(agentsHost(temporary.database), "chat");
+    agents.appendMessage(say("a1", "the tide turns"));
+    const writer = new SessionManager(sqliteBackend(temporary.database)).getSession("chat");
+    expect((await writer.getHistory()).map((message) => message.id)).toEqual(["a1"]);
+    agents.appendMessage(say("a2", "the harbour fills"));
+    const reader = new SessionManager(sqliteBackend(readOnly())).getSession("chat");
+    expect((await reader.getHistory()).map((message) => message.id)).toEqual(["a1", "a2"]);
+    expect((await reader.search("harbour")).map((hit) => hit.id)).toEqual(["a2"]);
+  });
+});
+
 describe("a database without this release's session tables", () => {
   const refusal = {
     code: "READONLY",
