@@ -1,6 +1,7 @@
 import { ContextError } from "@contextblocks/core";
 import { type PgPoolLike, type SqlClient, type StatementObserver, toSqlClient } from "@contextblocks/sql";
 import type { PgClientLike, PostgresJsSql } from "@contextblocks/sql/store-kit";
+import { namingIndexLimits } from "./index-row-limit.js";
 
 /**
  * What the Postgres providers accept: a node-postgres `Client` or `Pool`, a `postgres` (porsager) `sql`
@@ -8,7 +9,10 @@ import type { PgClientLike, PostgresJsSql } from "@contextblocks/sql/store-kit";
  */
 export type PostgresSource = PgClientLike | PgPoolLike | PostgresJsSql | SqlClient;
 
-/** The source as a `SqlClient`, refusing anything that is not Postgres with an error naming the provider. */
+/**
+ * The source as a `SqlClient`, refusing anything that is not Postgres with an error naming the provider; a write
+ * with a value too long for an index is refused naming that (`namingIndexLimits`).
+ */
 export function postgresClient(
   source: PostgresSource,
   onStatement: StatementObserver | undefined,
@@ -30,5 +34,5 @@ export function postgresClient(
       `${provider} needs a Postgres database; this client's dialect is "${client.dialect}"`,
     );
   }
-  return client;
+  return namingIndexLimits(client);
 }
