@@ -74,6 +74,10 @@ export class Session extends BaseSession {
     return estimateMessageTokens(history) + estimateTokens(prompt);
   });
   #hasCompaction = false;
+  /** Appends under way: a compaction they start is automatic (`compactAfter`), not a `compact()` call. */
+  #appending = 0;
+  /** What the compaction function threw during a `compact()` call (agents resolves `null` then). */
+  #compactionFailure: { error: unknown } | undefined;
   #onUnload: UnloadCallback | undefined;
   #restored = false;
 
@@ -169,15 +173,32 @@ export class Session extends BaseSession {
     const listening = this.#status.listener !== undefined;
     let existed =
       listening && typeof message?.id === "string" && (await this.getMessage(message.id)) !== null;
+    this.#appending++;
     try {
       await super.appendMessage(message, parentId, options);
     } catch (error) {
       // As agents: appending an id the session holds is a no-op (the stored message is kept).
       if (!(await isHeldAlready(this.store, message, error))) throw error;
       existed = true;
+    } finally {
+      this.#appending--;
     }
     await this.#status.send("idle");
     if (listening) await this.#status.notify({ type: "append", message, parentId, inserted: !existed });
+  }
+
+  /** contextblocks' `appendMessages` (one turn's messages); a compaction it starts is automatic. */
+  override async appendMessages(
+    messages: readonly SessionMessage[],
+    parentId?: string | null,
+    options?: AppendOptions,
+  ): Promise<void> {
+    this.#appending++;
+    try {
+      await super.appendMessages(messages, parentId, options);
+    } finally {
+      this.#appending--;
+    }
   }
 
   override async updateMessage(message: SessionMessage): Promise<void> {
@@ -209,7 +230,15 @@ export class Session extends BaseSession {
    */
   onCompaction(compaction: CompactFunction): this {
     this.#builder.onCompaction(async (history, context) => {
-      const result = await compaction(history, context);
+      let result: CompactResult | null;
+      try {
+        result = await compaction(history, context);
+      } catch (error) {
+        // An automatic compaction's failure goes on to `onCompactionError`; a `compact()` call resolves `null`.
+        if (this.#appending > 0) throw error;
+        this.#compactionFailure = { error };
+        return null;
+      }
       if (result === null) return null;
       const ids = new Set(history.map((message) => message.id));
       if (!ids.has(result.toMessageId)) return null;
@@ -227,17 +256,26 @@ export class Session extends BaseSession {
 
   /**
    * As agents: throws when no compaction function is registered, and resolves `null` when it found nothing
-   * to compact (contextblocks' `Session` resolves `{ compacted: false, reason, message }` for both).
+   * to compact or the compaction function threw (its error goes to the clients as a `cf_agent_session_error`
+   * frame); contextblocks' `Session` resolves `{ compacted: false, reason, message }` or throws.
    */
   override async compact(leafId?: string | null): Promise<(CompactResult & { compacted: true }) | null> {
     if (!this.#hasCompaction) throw new ContextError("UNSUPPORTED", NO_COMPACTION_MESSAGE);
     const tokensBefore = await this.#status.send("compacting");
     let outcome: CompactOutcome | null;
+    this.#compactionFailure = undefined;
     try {
       outcome = await super.compact(agentsLeafId(leafId));
     } catch (error) {
       this.#status.error(error);
       throw error;
+    }
+    // Set by the compaction function's wrapper while `super.compact` ran.
+    const failure = this.#compactionFailure as { error: unknown } | undefined;
+    this.#compactionFailure = undefined;
+    if (failure !== undefined) {
+      this.#status.error(failure.error);
+      return null;
     }
     if (outcome === null || !outcome.compacted) {
       await this.#status.send("idle");

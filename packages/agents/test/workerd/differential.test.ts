@@ -1,7 +1,12 @@
 import { env, runInDurableObject } from "cloudflare:test";
-import { AgentSessionProvider, Session } from "@contextblocks/agents/experimental/memory/session";
+import {
+  AgentSessionProvider,
+  Session,
+  SessionManager,
+} from "@contextblocks/agents/experimental/memory/session";
 import {
   Session as AgentsSession,
+  SessionManager as AgentsSessionManager,
   AgentSessionProvider as AgentsSessionProvider,
 } from "agents-session/experimental/memory/session";
 import { describe, expect, it } from "vitest";
@@ -25,7 +30,8 @@ function observe(value: unknown, ids: Map<string, string>): unknown {
   if (value === undefined) return "<undefined>";
   return JSON.parse(
     JSON.stringify(value, (key, item) => {
-      if (key === "createdAt") return "<time>";
+      // Times differ by when they ran (and the manager's carry milliseconds here: README).
+      if (key === "createdAt" || key === "created_at" || key === "updated_at") return "<time>";
       if (key === "tokens") return "<tokens>";
       if (typeof item === "string") {
         return item.replace(/[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|cmp_[A-Za-z0-9_-]+/g, (id) => {
@@ -295,6 +301,36 @@ describe("the entry against agents@0.22.0, operation by operation", () => {
     expect(await differences(build, steps)).toEqual([]);
   });
 
+  it("compact() resolves null when the compaction function throws; compactAfter compacts at the same appends", async () => {
+    const steps: Step[] = [
+      ...["m1", "m2", "m3", "m4", "m5", "m6", "m7"].map(
+        (id, index): Step => [
+          `append ${id}`,
+          async (s) => {
+            await s.appendMessage(say(id, index % 2 ? "assistant" : "user", id));
+            return s.getHistory();
+          },
+        ],
+      ),
+      ["compact with a failing summariser", (s) => s.compact()],
+      ["getHistory", (s) => s.getHistory()],
+      ["getCompactions", (s) => s.getCompactions()],
+    ];
+    // A counter both sessions agree on (the default estimates differ: README), so both compact at m4 and m6.
+    const build: Build = (s) =>
+      s
+        .forSession("compact-errors")
+        .onCompaction(async (messages) => {
+          const ids = messages.map((message) => message.id);
+          if (ids.includes("m7")) throw new Error("summariser down");
+          const [first, , third] = messages;
+          if (first === undefined || third === undefined) return null;
+          return { fromMessageId: first.id, toMessageId: third.id, summary: `summary of ${ids.join(",")}` };
+        })
+        .compactAfter(35, { tokenCounter: ({ messages }) => messages.length * 10 });
+    expect(await differences(build, steps)).toEqual([]);
+  });
+
   it("throws agents' exact words for compact() without a compaction function", async () => {
     const said = async (session: AnySession) =>
       session.compact().then(
@@ -512,6 +548,76 @@ describe("the entry against agents@0.22.0, operation by operation", () => {
       expect(ours, label).not.toBe("<throws>");
       if (Array.isArray(found)) expect(ours, label).toEqual(expect.arrayContaining(found));
     });
+  });
+});
+
+describe("the entry's SessionManager against agents@0.22.0's", () => {
+  it("appends, upserts, appends all again, forks, splits, renames, counts usage, clears and deletes alike", async () => {
+    const script = async (manager: AgentsSessionManager) => {
+      const ids = new Map<string, string>();
+      const log: unknown[] = [];
+      const step = async (label: string, action: () => unknown) => {
+        try {
+          log.push([label, observe(await action(), ids)]);
+        } catch {
+          log.push([label, "<throws>"]);
+        }
+      };
+      const first = manager.create("First", { model: "m1", source: "web" });
+      const second = manager.create("Second");
+      const third = manager.create("Third", { parentSessionId: first.id });
+      await step("created", () => [first, second, third]);
+      await step("append", () => manager.append(first.id, say("a1", "user", "hello there")));
+      await step("append", () => manager.append(first.id, say("a2", "assistant", "general kenobi")));
+      await step("append", () => manager.append(first.id, say("a3", "user", "deploy the ferry")));
+      await step("upsert a stored id", () =>
+        manager.upsert(first.id, say("a2", "assistant", "kenobi, updated")),
+      );
+      await step("upsert a new id", () => manager.upsert(first.id, say("a4", "assistant", "new one"), "a2"));
+      await step("getHistory", () => manager.getHistory(first.id));
+      await step("getMessageCount", () => manager.getMessageCount(first.id));
+      await step("appendAll", () =>
+        manager.appendAll(second.id, [say("b1", "user", "x"), say("b2", "user", "y")]),
+      );
+      // Each turn's messages again, one changed: agents keeps what is stored and appends the new one.
+      await step("appendAll again", () =>
+        manager.appendAll(second.id, [say("b1", "user", "x changed"), say("b3", "assistant", "z")]),
+      );
+      await step("getHistory", () => manager.getHistory(second.id));
+      await step("getBranches", () => manager.getBranches(first.id, "a2"));
+      await step("addCompaction", () => manager.addCompaction(first.id, "summary", "a1", "a2"));
+      await step("fork", async () => {
+        const fork = await manager.fork(first.id, "a2", "Forked");
+        return [fork, (await manager.getHistory(fork.id)).map((message) => [message.role, message.parts])];
+      });
+      await step("compactAndSplit", async () => {
+        const split = await manager.compactAndSplit(first.id, "the summary");
+        const history = await manager.getHistory(split.id);
+        return [split, history.map((message) => [message.role, message.parts]), manager.get(first.id)];
+      });
+      await step("search", () => manager.search("kenobi").map((hit) => [hit.id, hit.role, hit.content]));
+      await step("rename", () => manager.rename(second.id, "Renamed"));
+      await step("addUsage", () => manager.addUsage(second.id, 10, 5, 0.5));
+      await step("get", () => manager.get(second.id));
+      await step("clearMessages", () => manager.clearMessages(second.id));
+      await step("getHistory", () => manager.getHistory(second.id));
+      await step("delete", () => manager.delete(third.id));
+      await step("get deleted", () => manager.get(third.id));
+      await step("sessions", () =>
+        manager
+          .list()
+          .map((info) => info.name)
+          .sort(),
+      );
+      return log;
+    };
+    const agents = await runInDurableObject(env.AGENT_OBJECT.getByName(`agents-${objects++}`), (agent) =>
+      script(AgentsSessionManager.create(agent)),
+    );
+    const entry = await runInDurableObject(env.AGENT_OBJECT.getByName(`entry-${objects++}`), (agent) =>
+      script(SessionManager.create(agent) as unknown as AgentsSessionManager),
+    );
+    expect(entry).toEqual(agents);
   });
 });
 
