@@ -331,6 +331,71 @@ describe("the entry against agents@0.22.0, operation by operation", () => {
     expect(await differences(build, steps)).toEqual([]);
   });
 
+  it("getRecentHistory chooses the same window for each budget and floor", async () => {
+    const window = (budget: number, floor: number): Step => [
+      `getRecentHistory(${budget}, ${floor})`,
+      async (s) => {
+        // `totalContentBytes` is the window's here, the whole path's in agents (README).
+        const { messages, truncated } = await s.getRecentHistory(budget, floor);
+        return { ids: messages.map((message) => message.id), truncated };
+      },
+    ];
+    const steps: Step[] = [
+      ...Array.from(
+        { length: 8 },
+        (_, index): Step => [
+          `append m${index}`,
+          (s) =>
+            s.appendMessage(say(`m${index}`, index % 2 ? "assistant" : "user", "x".repeat(10 * (index + 1)))),
+        ],
+      ),
+      ...[0, 100, 200, 400, 100_000].flatMap((budget) => [1, 3, 20].map((floor) => window(budget, floor))),
+      ["overlay m0-m5", (s) => s.addCompaction("summary", "m0", "m5")],
+      window(150, 1),
+      window(100_000, 1),
+    ];
+    expect(await differences((s) => s.forSession("recent"), steps)).toEqual([]);
+  });
+
+  it("sends the same status frames, phase by phase, to the Agent's clients", async () => {
+    const framesOf = (implementation: "agents" | "entry") =>
+      runInDurableObject(env.AGENT_OBJECT.getByName(`${implementation}-${objects++}`), async (agent) => {
+        const frames: unknown[] = [];
+        const host = {
+          sql: agent.sql.bind(agent),
+          broadcast: (text: string) => {
+            const { type, phase, error, compacted, tokenEstimate } = JSON.parse(text);
+            frames.push([type, phase, error, compacted === undefined, typeof tokenEstimate]);
+          },
+        };
+        const create = implementation === "agents" ? AgentsSession.create : Session.create;
+        const session = (create(host as never) as AnySession)
+          .forSession("frames")
+          .onCompaction(async (messages) => {
+            const [first, second, third] = messages;
+            return first && second && third
+              ? { fromMessageId: first.id, toMessageId: second.id, summary: "s" }
+              : null;
+          });
+        const step = async (label: string, action: () => Promise<unknown>) => {
+          frames.push(label);
+          await action().catch(() => undefined);
+        };
+        await step("append", () => session.appendMessage(say("m1", "user", "one")));
+        await step("append again", () => session.appendMessage(say("m1", "user", "one, changed")));
+        await step("append", () => session.appendMessage(say("m2", "assistant", "two")));
+        await step("update", () => session.updateMessage(say("m2", "assistant", "two!")));
+        await step("delete", () => session.deleteMessages(["nope"]));
+        await step("compact, nothing to do", () => session.compact());
+        await step("append", () => session.appendMessage(say("m3", "user", "three")));
+        await step("compact", () => session.compact());
+        await step("addCompaction", () => session.addCompaction("x", "m3", "m3"));
+        await step("clear", () => session.clearMessages());
+        return frames;
+      });
+    expect(await framesOf("entry")).toEqual(await framesOf("agents"));
+  });
+
   it("throws agents' exact words for compact() without a compaction function", async () => {
     const said = async (session: AnySession) =>
       session.compact().then(
