@@ -74,6 +74,8 @@ export class Session extends BaseSession {
     return estimateMessageTokens(history) + estimateTokens(prompt);
   });
   #hasCompaction = false;
+  /** `forSession` named the session (until then it is the default session, `""`). */
+  #named = false;
   /** Appends under way: a compaction they start is automatic (`compactAfter`), not a `compact()` call. */
   #appending = 0;
   /** What the compaction function threw during a `compact()` call (agents resolves `null` then). */
@@ -105,8 +107,14 @@ export class Session extends BaseSession {
     return session;
   }
 
+  /**
+   * Names the session: its messages, and the keys of its blocks and prompt (`memory_chat-1`). As agents, `""`
+   * is the default session (keys `memory`, `_system_prompt`), the one a session never named uses.
+   */
   forSession(sessionId: string): this {
+    if (sessionId === "" && !this.#named) return this;
     this.#builder.forSession(sessionId);
+    this.#named = true;
     return this;
   }
 

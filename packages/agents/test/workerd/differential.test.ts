@@ -396,6 +396,40 @@ describe("the entry against agents@0.22.0, operation by operation", () => {
     expect(await framesOf("entry")).toEqual(await framesOf("agents"));
   });
 
+  it('forSession("") is the default session, and internal_onMessagesChanged hears the same events', async () => {
+    const heard: unknown[][] = [];
+    const steps: Step[] = [
+      [
+        "listen",
+        (s) => {
+          const events: unknown[] = [];
+          heard.push(events);
+          s.internal_onMessagesChanged((event) => {
+            events.push(JSON.parse(JSON.stringify(event)));
+          });
+          return null;
+        },
+      ],
+      ["append", (s) => s.appendMessage(say("m1", "user", "one"))],
+      ["append again", (s) => s.appendMessage(say("m1", "user", "one"))],
+      ["append again, changed, as a root", (s) => s.appendMessage(say("m1", "user", "one changed"), null)],
+      ["append", (s) => s.appendMessage(say("m2", "user", "two"), "m1")],
+      ["update", (s) => s.updateMessage(say("m2", "user", "two!"))],
+      ["delete", (s) => s.deleteMessages(["m2", "unknown"])],
+      ["clear", (s) => s.clearMessages()],
+      ["append", (s) => s.appendMessage(say("m3", "user", "three"))],
+      ["write a block", async (s) => blockShape(await s.replaceContextBlock("memory", "hello"))],
+      ["freeze", (s) => s.freezeSystemPrompt()],
+      reopen,
+      ["the stored prompt", (s) => s.freezeSystemPrompt()],
+      ["getHistory", (s) => s.getHistory()],
+    ];
+    const build: Build = (s) => s.forSession("").withContext("memory").withCachedPrompt();
+    expect(await differences(build, steps)).toEqual([]);
+    expect(heard).toHaveLength(2);
+    expect(heard[1]).toEqual(heard[0]);
+  });
+
   it("throws agents' exact words for compact() without a compaction function", async () => {
     const said = async (session: AnySession) =>
       session.compact().then(
@@ -687,6 +721,20 @@ describe("the entry's SessionManager against agents@0.22.0's", () => {
 });
 
 describe("the entry and agents@0.22.0 on one database", () => {
+  it('share the default session, named "" or not named', async () => {
+    await runInDurableObject(env.AGENT_OBJECT.getByName("default-session"), async (agent) => {
+      const agents = AgentsSession.create(agent).forSession("").withContext("memory").withCachedPrompt();
+      await agents.replaceContextBlock("memory", "The ferry leaves at nine.");
+      await agents.appendMessage(say("m1", "user", "When does the ferry leave?"));
+      const prompt = await agents.freezeSystemPrompt();
+      for (const entry of [Session.create(agent).forSession(""), Session.create(agent)]) {
+        const session = entry.withContext("memory").withCachedPrompt();
+        expect(await session.freezeSystemPrompt()).toBe(prompt);
+        expect((await session.getHistory()).map((message) => message.id)).toEqual(["m1"]);
+      }
+    });
+  });
+
   it("read each other's unloaded skills as unloaded", async () => {
     await runInDurableObject(env.AGENT_OBJECT.getByName("unloaded-markers"), async (agent) => {
       const skills = {
