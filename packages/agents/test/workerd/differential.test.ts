@@ -25,7 +25,10 @@ const reopen: Step = ["reopen", () => undefined];
 
 let objects = 0;
 
-/** What a step observed, comparable across the two: dates, random compaction ids, timestamps replaced. */
+/**
+ * What a step observed, comparable across the two: times, token figures and random ids (overlays', the
+ * manager's sessions') replaced by placeholders, random ids numbered in the order they first appear.
+ */
 function observe(value: unknown, ids: Map<string, string>): unknown {
   if (value === undefined) return "<undefined>";
   return JSON.parse(
@@ -35,7 +38,7 @@ function observe(value: unknown, ids: Map<string, string>): unknown {
       if (key === "tokens") return "<tokens>";
       if (typeof item === "string") {
         return item.replace(/[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|cmp_[A-Za-z0-9_-]+/g, (id) => {
-          if (!ids.has(id)) ids.set(id, `<compaction ${ids.size}>`);
+          if (!ids.has(id)) ids.set(id, `<random id ${ids.size}>`);
           return ids.get(id) as string;
         });
       }
