@@ -8,6 +8,7 @@ import {
   estimateTokens,
   type WritableContextProvider,
 } from "@contextblocks/core";
+import type { LoadedEntry } from "@contextblocks/core/store-kit";
 import {
   type AppendOptions,
   Session as BaseSession,
@@ -33,7 +34,7 @@ import {
 } from "@contextblocks/sessions/store-kit";
 import type { ToolSet } from "ai";
 import { agentsBlockOptions } from "./agents-block-options.js";
-import { agentsLeafId } from "./agents-message-tree.js";
+import { agentsLeafId, isHeldAlready } from "./agents-message-tree.js";
 import { backendOf, type SessionSource } from "./backend.js";
 import { ContextBlocks } from "./context-blocks.js";
 import {
@@ -73,6 +74,12 @@ export class Session extends BaseSession {
     return estimateMessageTokens(history) + estimateTokens(prompt);
   });
   #hasCompaction = false;
+  /** `forSession` named the session (until then it is the default session, `""`). */
+  #named = false;
+  /** Appends under way: a compaction they start is automatic (`compactAfter`), not a `compact()` call. */
+  #appending = 0;
+  /** What the compaction function threw during a `compact()` call (agents resolves `null` then). */
+  #compactionFailure: { error: unknown } | undefined;
   #onUnload: UnloadCallback | undefined;
   #restored = false;
 
@@ -100,8 +107,14 @@ export class Session extends BaseSession {
     return session;
   }
 
+  /**
+   * Names the session: its messages, and the keys of its blocks and prompt (`memory_chat-1`). As agents, `""`
+   * is the default session (keys `memory`, `_system_prompt`), the one a session never named uses.
+   */
   forSession(sessionId: string): this {
+    if (sessionId === "" && !this.#named) return this;
     this.#builder.forSession(sessionId);
+    this.#named = true;
     return this;
   }
 
@@ -155,17 +168,45 @@ export class Session extends BaseSession {
     await this.#status.notify({ type: "update", message });
   }
 
+  /**
+   * Stores a message, as contextblocks' `Session` does; as agents, appending an id the session already holds
+   * is a no-op that keeps the stored message (contextblocks' own `Session` refuses it unless it is an
+   * identical retry).
+   */
   override async appendMessage(
     message: SessionMessage,
     parentId?: string | null,
     options?: AppendOptions,
   ): Promise<void> {
     const listening = this.#status.listener !== undefined;
-    const existed =
+    let existed =
       listening && typeof message?.id === "string" && (await this.getMessage(message.id)) !== null;
-    await super.appendMessage(message, parentId, options);
+    this.#appending++;
+    try {
+      await super.appendMessage(message, parentId, options);
+    } catch (error) {
+      // As agents: appending an id the session holds is a no-op (the stored message is kept).
+      if (!(await isHeldAlready(this.store, message, error))) throw error;
+      existed = true;
+    } finally {
+      this.#appending--;
+    }
     await this.#status.send("idle");
     if (listening) await this.#status.notify({ type: "append", message, parentId, inserted: !existed });
+  }
+
+  /** contextblocks' `appendMessages` (one turn's messages); a compaction it starts is automatic. */
+  override async appendMessages(
+    messages: readonly SessionMessage[],
+    parentId?: string | null,
+    options?: AppendOptions,
+  ): Promise<void> {
+    this.#appending++;
+    try {
+      await super.appendMessages(messages, parentId, options);
+    } finally {
+      this.#appending--;
+    }
   }
 
   override async updateMessage(message: SessionMessage): Promise<void> {
@@ -180,8 +221,13 @@ export class Session extends BaseSession {
     await this.#status.notify({ type: "delete", messageIds: [...messageIds] });
   }
 
+  /**
+   * Deletes every message and overlay and forgets loaded skills; as agents, the system prompt is then
+   * re-rendered from the blocks and stored (a block written since the freeze shows from the next turn).
+   */
   override async clearMessages(): Promise<void> {
     await super.clearMessages();
+    await this.context.refreshSystemPrompt();
     await this.#status.send("idle");
     await this.#status.notify({ type: "clear" });
   }
@@ -192,7 +238,15 @@ export class Session extends BaseSession {
    */
   onCompaction(compaction: CompactFunction): this {
     this.#builder.onCompaction(async (history, context) => {
-      const result = await compaction(history, context);
+      let result: CompactResult | null;
+      try {
+        result = await compaction(history, context);
+      } catch (error) {
+        // An automatic compaction's failure goes on to `onCompactionError`; a `compact()` call resolves `null`.
+        if (this.#appending > 0) throw error;
+        this.#compactionFailure = { error };
+        return null;
+      }
       if (result === null) return null;
       const ids = new Set(history.map((message) => message.id));
       if (!ids.has(result.toMessageId)) return null;
@@ -210,17 +264,26 @@ export class Session extends BaseSession {
 
   /**
    * As agents: throws when no compaction function is registered, and resolves `null` when it found nothing
-   * to compact (contextblocks' `Session` resolves `{ compacted: false, reason, message }` for both).
+   * to compact or the compaction function threw (its error goes to the clients as a `cf_agent_session_error`
+   * frame); contextblocks' `Session` resolves `{ compacted: false, reason, message }` or throws.
    */
   override async compact(leafId?: string | null): Promise<(CompactResult & { compacted: true }) | null> {
-    if (!this.#hasCompaction) throw new ContextError("UNSUPPORTED", `compact: ${NO_COMPACTION_MESSAGE}`);
+    if (!this.#hasCompaction) throw new ContextError("UNSUPPORTED", NO_COMPACTION_MESSAGE);
     const tokensBefore = await this.#status.send("compacting");
     let outcome: CompactOutcome | null;
+    this.#compactionFailure = undefined;
     try {
       outcome = await super.compact(agentsLeafId(leafId));
     } catch (error) {
       this.#status.error(error);
       throw error;
+    }
+    // Set by the compaction function's wrapper while `super.compact` ran.
+    const failure = this.#compactionFailure as { error: unknown } | undefined;
+    this.#compactionFailure = undefined;
+    if (failure !== undefined) {
+      this.#status.error(failure.error);
+      return null;
     }
     if (outcome === null || !outcome.compacted) {
       await this.#status.send("idle");
@@ -263,7 +326,11 @@ export class Session extends BaseSession {
   async tools(): Promise<ToolSet> {
     if (!this.#restored) await this.#restoreLoadedSkills();
     await readUnreadBlocks(this.context);
-    return agentsTools(this.context, this.#onUnload);
+    // As agents: the stored result of the unloaded skill is replaced by agents' marker (tokens reclaimed).
+    return agentsTools(this.context, async (label, key) => {
+      await unloadSkill(this, label, key, { placeholder: agentsUnloadedMarker });
+      this.#onUnload?.(label, key);
+    });
   }
 
   /**
@@ -362,14 +429,22 @@ export class Session extends BaseSession {
     for (const entry of context.loadedEntries()) context.unloadEntry(entry.label, entry.key);
   }
 
-  /** Unloads a loaded skill: its `load_context` results in the transcript are replaced by a placeholder. */
+  /**
+   * Unloads a loaded skill: its `load_context` results in the transcript are replaced by agents' marker,
+   * `[skill unloaded: <key>]`, which agents reads as unloaded too.
+   */
   unloadSkill(label: string, key: string): Promise<boolean> {
-    return unloadSkill(this, label, key);
+    return unloadSkill(this, label, key, { placeholder: agentsUnloadedMarker });
   }
 
-  /** The skills the transcript has loaded and not unloaded, as `label:key`. */
-  getLoadedSkillKeys(): Promise<Set<string>> {
-    return loadedSkillKeys(this);
+  /**
+   * The skills loaded and not unloaded, as `label:key`: those the transcript shows and, as agents, those
+   * `load_context` loaded in this instance whose result is not stored yet.
+   */
+  async getLoadedSkillKeys(): Promise<Set<string>> {
+    const keys = await loadedKeysOf(await this.getHistory());
+    for (const entry of this.context.loadedEntries()) keys.add(`${entry.label}:${entry.key}`);
+    return keys;
   }
 
   /**
@@ -388,16 +463,36 @@ export class Session extends BaseSession {
    */
   async #loadedSkillKeysBounded(): Promise<Set<string>> {
     const stats = await this.getHistoryRowStats();
-    if (stats === null) return loadedSkillKeys(this);
+    if (stats === null) return loadedKeysOf(await this.getHistory());
     const assistant: SessionMessage[] = [];
     for (const row of stats) {
       if (row.role !== "assistant") continue;
       const message = await this.store.getMessage(row.id);
       if (message !== null) assistant.push(message);
     }
-    // `loadedSkillKeys` reads the transcript through `getHistory` only: give it the assistant rows.
-    return loadedSkillKeys({ getHistory: async () => assistant } as unknown as BaseSession);
+    return loadedKeysOf(assistant);
   }
+}
+
+/**
+ * agents' text for the `load_context` result of an unloaded skill, `[skill unloaded: <key>]`: agents reads a
+ * result that starts with `[skill unloaded:` as unloaded when it restores loaded skills.
+ */
+function agentsUnloadedMarker(entry: LoadedEntry): string {
+  return `[skill unloaded: ${entry.key}]`;
+}
+
+/**
+ * The skills `messages` have loaded and not unloaded, as `label:key`. A result replaced by agents' marker is
+ * unloaded, and so is one replaced by the marker this entry wrote in 0.1.0 (`[unloaded: <key> from <label>]`,
+ * `@contextblocks/ai`'s): a skill is loaded only when both readings say so.
+ */
+async function loadedKeysOf(messages: readonly SessionMessage[]): Promise<Set<string>> {
+  // `loadedSkillKeys` reads the transcript through `getHistory` only.
+  const transcript = { getHistory: async () => messages } as unknown as BaseSession;
+  const agents = await loadedSkillKeys(transcript, { placeholder: agentsUnloadedMarker });
+  const earlier = await loadedSkillKeys(transcript);
+  return new Set([...agents].filter((key) => earlier.has(key)));
 }
 
 /** Reads every block when some were not read yet (a warm session reads nothing). */

@@ -4,27 +4,53 @@ import { jsonSchema, type Tool, type ToolSet } from "ai";
 /** Called after `unload_context` unloaded an entry (agents' `ContextBlocks.setUnloadCallback`). */
 export type UnloadCallback = (label: string, key: string) => void;
 
+/** What the tools call after `unload_context` unloaded an entry, awaited before the tool answers. */
+type UnloadHandler = (label: string, key: string) => void | Promise<void>;
+
 /**
  * The context tools as Cloudflare agents' `Session.tools()` returns them: AI SDK tools whose `execute`
  * resolves to the answer text (contextblocks' `contextTools` resolves to a `ToolOutcome`, `{ isError, text }`;
- * an error reads `Error: …` here, as agents' does).
+ * an error reads `Error: …` here, as agents' does). A successful `unload_context` awaits `onUnload` (a
+ * session rewrites the stored result there) and answers agents' words, "… Context reclaimed.".
  */
-export function agentsTools(context: ContextBlocks, onUnload?: UnloadCallback): ToolSet {
+export function agentsTools(context: ContextBlocks, onUnload?: UnloadHandler): ToolSet {
   const tools: Record<string, Tool> = {};
-  for (const spec of context.toolSpecs()) tools[spec.name] = toTextTool(spec, onUnload);
+  for (const spec of context.toolSpecs()) tools[spec.name] = toTextTool(context, spec, onUnload);
   return tools;
 }
 
-function toTextTool(spec: ContextToolSpec, onUnload: UnloadCallback | undefined): Tool {
+/**
+ * As agents' `set_context`: a skill entry written with a title and no description is described by its title
+ * (the skill block lists `- key: title`); a search entry keeps no description.
+ */
+function describedByTitle(context: ContextBlocks, input: unknown): unknown {
+  if (typeof input !== "object" || input === null) return input;
+  const { label, metadata } = input as { label?: unknown; metadata?: unknown };
+  if (typeof metadata !== "object" || metadata === null) return input;
+  const { title, description } = metadata as { title?: unknown; description?: unknown };
+  if (typeof title !== "string" || description !== undefined) return input;
+  const config = context.getConfigs().find((candidate) => candidate.label === label);
+  if (config?.kind !== "loadable") return input;
+  return { ...input, metadata: { ...metadata, description: title } };
+}
+
+function toTextTool(
+  context: ContextBlocks,
+  spec: ContextToolSpec,
+  onUnload: UnloadHandler | undefined,
+): Tool {
   return {
     description: spec.description,
     inputSchema: jsonSchema(spec.inputSchema as Parameters<typeof jsonSchema>[0]),
     execute: async (input: unknown) => {
-      const outcome = await spec.execute(input);
+      const outcome = await spec.execute(
+        spec.name === "set_context" ? describedByTitle(context, input) : input,
+      );
       if (spec.name === "unload_context" && !outcome.isError && onUnload !== undefined) {
         const { label, key } = (input ?? {}) as { label?: unknown; key?: unknown };
-        if (typeof label === "string" && typeof key === "string") onUnload(label, key);
+        if (typeof label === "string" && typeof key === "string") await onUnload(label, key);
       }
+      if (spec.name === "unload_context" && !outcome.isError) return `${outcome.text} Context reclaimed.`;
       return outcome.text;
     },
   } as Tool;

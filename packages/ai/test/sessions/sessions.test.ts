@@ -105,6 +105,33 @@ describe("the AI SDK parts of sessions, on the in-memory backend", () => {
     expect([...(await loadedSkillKeys(session))]).toEqual([]);
   });
 
+  it("unloadSkill and loadedSkillKeys take the placeholder written and read as unloaded", async () => {
+    const session = new SessionBuilder(inMemoryBackend())
+      .forSession("chat")
+      .withContext("skills", { provider: new InMemorySkillProvider({ store: new InMemoryStore() }) })
+      .build();
+    await session.appendMessage({
+      id: "a1",
+      role: "assistant",
+      parts: [
+        {
+          type: "dynamic-tool",
+          toolName: "load_context",
+          toolCallId: "c1",
+          state: "output-available",
+          input: { label: "skills", key: "deploy" },
+          output: "DEPLOY STEPS",
+        },
+      ],
+    });
+    const options = { placeholder: ({ key }: { key: string }) => `[skill unloaded: ${key}]` };
+    expect(await unloadSkill(session, "skills", "deploy", options)).toBe(true);
+    expect((await session.store.getMessage("a1"))?.parts[0]?.output).toBe("[skill unloaded: deploy]");
+    expect([...(await loadedSkillKeys(session, options))]).toEqual([]);
+    // Without the option, that text is not the placeholder: the result still reads as loaded.
+    expect([...(await loadedSkillKeys(session))]).toEqual(["skills:deploy"]);
+  });
+
   it("sessionSearchTool searches every session of the manager; an empty query reads as Error text", async () => {
     const manager = new SessionManager(inMemoryBackend());
     const one = await manager.create("One");

@@ -283,15 +283,18 @@ describe("status frames and the message-change hook", () => {
     expect(history.some((m) => m.id.startsWith(COMPACTION_PREFIX))).toBe(true);
   });
 
-  it("a failing compaction sends cf_agent_session_error and still throws", async () => {
+  it("a failing compaction sends cf_agent_session_error and resolves null, as agents' compact()", async () => {
     const { host, frames } = agent();
     const session = Session.create(host).forSession("chat");
     session.onCompaction(async () => {
       throw new Error("model down");
     });
     for (const message of conversation(4)) await session.appendMessage(message);
-    await expect(session.compact()).rejects.toThrow("model down");
+    frames.length = 0;
+    await expect(session.compact()).resolves.toBeNull();
+    expect(frames.map((frame) => frame.type)).toEqual(["cf_agent_session", "cf_agent_session_error"]);
     expect(frames.at(-1)).toEqual({ type: "cf_agent_session_error", error: "model down" });
+    expect(await session.getCompactions()).toEqual([]);
   });
 
   it("internal_rewriteMessage stores and tells the listener without a status frame; updateMessage sends one", async () => {
