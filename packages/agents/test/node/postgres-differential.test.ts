@@ -376,6 +376,18 @@ describe("the entry's search and context providers against agents@0.22.0's", () 
     }
   });
 
+  it("search: at most ten entries, as agents'", async () => {
+    const entriesFound = async (provider: AnySearch) => {
+      provider.init("many");
+      for (let index = 0; index < 12; index++) await provider.set(`ferry-${index}`, `ferry note ${index}`);
+      return ((await provider.search("ferry note")) ?? "").split("\n\n").length;
+    };
+    const agents = new AgentsSearchProvider((await freshClient("agents", "pg.Client")) as never);
+    const entry = new PostgresSearchProvider(await freshClient("entry", "pg.Client"));
+    expect(await entriesFound(agents)).toBe(10);
+    expect(await entriesFound(entry)).toBe(10);
+  });
+
   it("context: get, set, replace, odd text and labels", async () => {
     const steps: (readonly [string, (provider: AnyContext) => unknown])[] = [
       ["get, empty", (p) => p.get()],
