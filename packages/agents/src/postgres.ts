@@ -94,4 +94,16 @@ export class PostgresSearchProvider extends BasePostgresSearchProvider {
   constructor(client: PostgresClient) {
     super(sourceOf(client, "PostgresSearchProvider"));
   }
+
+  /**
+   * As agents' Postgres provider: `null` for a blank query, `"No results found."` when a query finds nothing
+   * (contextblocks' providers, and agents' SQLite one, answer `null` for both).
+   */
+  override async search(query: string): Promise<string | null> {
+    const found = await super.search(query);
+    return found === null && query.trim() !== "" ? NO_RESULTS : found;
+  }
 }
+
+/** What agents' `PostgresSearchProvider.search` answers when a query finds nothing. */
+const NO_RESULTS = "No results found.";
