@@ -2,7 +2,7 @@
  * Postgres session tables as earlier releases created them: each release's DDL as SQL text, copied from git
  * history (the commit is named), and messages in two sessions as that release stored them.
  */
-import { AGENTS_MESSAGES_TABLE } from "./agents-tables.js";
+import { AGENTS_MESSAGES_TABLE } from "@contextblocks/test-kit/postgres";
 
 export interface EarlierSchema {
   readonly name: string;

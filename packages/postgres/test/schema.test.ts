@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { type ContextError, isContextError } from "@contextblocks/core";
+import { AGENTS_MESSAGES_TABLE } from "@contextblocks/test-kit/postgres";
 import type pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -11,7 +12,6 @@ import {
   PostgresSkillProvider,
 } from "../src/index.js";
 import { POSTGRES_SCHEMA } from "../src/store-kit.js";
-import { AGENTS_MESSAGES_TABLE } from "./agents-tables.js";
 import { createSchema, type TestSchema } from "./database.js";
 import { postgresTree } from "./message-tree.js";
 

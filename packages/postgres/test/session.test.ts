@@ -1,11 +1,11 @@
 import { contextTools } from "@contextblocks/ai";
 import { ContextBlocks, isContextError } from "@contextblocks/core";
 import { Session, type SessionMessage } from "@contextblocks/sessions";
+import { AGENTS_MESSAGES_TABLE } from "@contextblocks/test-kit/postgres";
 import { convertToModelMessages, generateText, stepCountIs, type UIMessage } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PostgresContextProvider, PostgresSessionStore } from "../src/index.js";
-import { AGENTS_MESSAGES_TABLE } from "./agents-tables.js";
 import { createSchema, type TestSchema } from "./database.js";
 import { postgresTree } from "./message-tree.js";
 

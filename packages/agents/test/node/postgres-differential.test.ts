@@ -11,6 +11,7 @@ import {
   PostgresSessionProvider,
 } from "@contextblocks/agents/experimental/memory/session";
 import {
+  AGENTS_POSTGRES_TABLES,
   createTestSchema,
   startThrowawayCluster,
   type ThrowawayCluster,
@@ -22,46 +23,7 @@ import {
 } from "agents-session/experimental/memory/session";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-
-/** agents@0.22.0's tables, as its docs (docs/agents/sessions.md, "Create the tables") have users create them. */
-const AGENTS_TABLES = `
-CREATE TABLE IF NOT EXISTS assistant_messages (
-  id TEXT NOT NULL,
-  session_id TEXT NOT NULL DEFAULT '',
-  parent_id TEXT,
-  role TEXT NOT NULL,
-  content TEXT NOT NULL,
-  text_content TEXT NOT NULL DEFAULT '',
-  created_at TIMESTAMPTZ DEFAULT NOW(),
-  content_tsv TSVECTOR GENERATED ALWAYS AS (to_tsvector('english', text_content)) STORED,
-  PRIMARY KEY (session_id, id)
-);
-CREATE INDEX IF NOT EXISTS idx_assistant_msg_parent ON assistant_messages (parent_id);
-CREATE INDEX IF NOT EXISTS idx_assistant_msg_session ON assistant_messages (session_id);
-CREATE INDEX IF NOT EXISTS idx_assistant_msg_fts ON assistant_messages USING GIN (content_tsv);
-CREATE TABLE IF NOT EXISTS assistant_compactions (
-  id TEXT PRIMARY KEY,
-  session_id TEXT NOT NULL DEFAULT '',
-  summary TEXT NOT NULL,
-  from_message_id TEXT NOT NULL,
-  to_message_id TEXT NOT NULL,
-  created_at TIMESTAMPTZ DEFAULT NOW()
-);
-CREATE TABLE IF NOT EXISTS cf_agents_context_blocks (
-  label TEXT PRIMARY KEY,
-  content TEXT NOT NULL,
-  updated_at TIMESTAMPTZ DEFAULT NOW()
-);
-CREATE TABLE IF NOT EXISTS cf_agents_search_entries (
-  label TEXT NOT NULL,
-  key TEXT NOT NULL,
-  content TEXT NOT NULL,
-  content_tsv TSVECTOR GENERATED ALWAYS AS (to_tsvector('english', content)) STORED,
-  created_at TIMESTAMPTZ DEFAULT NOW(),
-  updated_at TIMESTAMPTZ DEFAULT NOW(),
-  PRIMARY KEY (label, key)
-);
-CREATE INDEX IF NOT EXISTS idx_search_entries_fts ON cf_agents_search_entries USING GIN (content_tsv);`;
+import { toolPartsMessage } from "../tool-parts-message.js";
 
 let cluster: ThrowawayCluster;
 const dropped: (() => Promise<void>)[] = [];
@@ -95,7 +57,7 @@ async function freshClient(implementation: Implementation, via: Via) {
   const schema = await createTestSchema(cluster.connectionString);
   dropped.push(() => schema.drop());
   const client = await schema.client();
-  if (implementation === "agents") await client.query(AGENTS_TABLES);
+  if (implementation === "agents") await client.query(AGENTS_POSTGRES_TABLES);
   return via === "pg.Client" ? client : connectionOver(client);
 }
 
@@ -185,22 +147,7 @@ describe("the entry's Postgres providers against agents@0.22.0's", () => {
       say("? $1", "assistant", "placeholders ? and $1 inside"),
       say("ünï cødé 🚀", "assistant", "unicode ✓ 🚀 café"),
       say(" spaced id ", "user", ""),
-      {
-        id: "tool-1",
-        role: "assistant",
-        parts: [
-          { type: "step-start" },
-          {
-            type: "tool-weather",
-            toolCallId: "call-1",
-            state: "output-available",
-            input: { city: "Oslo" },
-            output: { temp: 3 },
-          },
-          { type: "dynamic-tool", toolName: "x", toolCallId: "c2", state: "input-available", input: {} },
-          { type: "reasoning", text: "hmm" },
-        ],
-      },
+      toolPartsMessage,
       say("meta", "user", "with metadata", {
         metadata: { a: null, b: [1, { c: "d" }] },
         createdAt: "2020-01-01",

@@ -10,6 +10,7 @@ import {
   AgentSessionProvider as AgentsSessionProvider,
 } from "agents-session/experimental/memory/session";
 import { describe, expect, it } from "vitest";
+import { toolPartsMessage } from "../tool-parts-message.js";
 
 // Differential tests: the same operations run against agents@0.22.0's `Session` and this entry's, each on a
 // fresh Durable Object database, and what user code observes must be the same. What the README lists as a
@@ -118,22 +119,7 @@ describe("the entry against agents@0.22.0, operation by operation", () => {
       say(`it's "quoted"`, "user", `quote 'me' "now"`),
       say("ünï cødé 🚀", "assistant", "unicode ✓ 🚀"),
       say(" spaced id ", "user", ""),
-      {
-        id: "tool-1",
-        role: "assistant",
-        parts: [
-          { type: "step-start" },
-          {
-            type: "tool-weather",
-            toolCallId: "call-1",
-            state: "output-available",
-            input: { city: "Oslo" },
-            output: { temp: 3 },
-          },
-          { type: "dynamic-tool", toolName: "x", toolCallId: "c2", state: "input-available", input: {} },
-          { type: "reasoning", text: "hmm" },
-        ],
-      } as never,
+      toolPartsMessage as never,
       say("meta", "user", "with metadata", {
         metadata: { a: null, b: [1, { c: "d" }], "weird key": "\u0000", n: Number.NaN },
         createdAt: "2020-01-01",
