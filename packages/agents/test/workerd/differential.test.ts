@@ -93,6 +93,23 @@ async function differences(build: Build, steps: readonly Step[]): Promise<unknow
 const say = (id: string, role: string, text: string, extra: Record<string, unknown> = {}) =>
   ({ id, role, parts: [{ type: "text", text }], ...extra }) as never;
 
+/** An assistant message whose `load_context` call loaded `key` of the `skills` block, as the AI SDK stores it. */
+const skillLoaded = (key: string) =>
+  ({
+    id: `a-${key}`,
+    role: "assistant",
+    parts: [
+      {
+        type: "dynamic-tool",
+        toolName: "load_context",
+        toolCallId: `c-${key}`,
+        state: "output-available",
+        input: { label: "skills", key },
+        output: `Body of ${key}.`,
+      },
+    ],
+  }) as never;
+
 const reads: Step[] = [
   ["getHistory", (s) => s.getHistory()],
   ["getLatestLeaf", (s) => s.getLatestLeaf()],
@@ -447,26 +464,12 @@ describe("the entry against agents@0.22.0, operation by operation", () => {
         return tools[name]?.execute(input, { toolCallId: "t", messages: [] });
       },
     ];
-    const loaded = (key: string) => ({
-      id: `a-${key}`,
-      role: "assistant",
-      parts: [
-        {
-          type: "dynamic-tool",
-          toolName: "load_context",
-          toolCallId: `c-${key}`,
-          state: "output-available",
-          input: { label: "skills", key },
-          output: `Body of ${key}.`,
-        },
-      ],
-    });
     const keys: Step = ["getLoadedSkillKeys", async (s) => [...(await s.getLoadedSkillKeys())].sort()];
     const history: Step = ["getHistory", (s) => s.getHistory()];
     const steps: Step[] = [
       ["ask", (s) => s.appendMessage(say("u1", "user", "load please"))],
-      ["a load", (s) => s.appendMessage(loaded("deploy") as never)],
-      ["another", (s) => s.appendMessage(loaded("review") as never)],
+      ["a load", (s) => s.appendMessage(skillLoaded("deploy"))],
+      ["another", (s) => s.appendMessage(skillLoaded("review"))],
       reopen,
       keys,
       call("unload_context", { label: "skills", key: "deploy" }),
@@ -730,26 +733,11 @@ describe("the entry and agents@0.22.0 on one database", () => {
         get: async () => "- deploy\n- review",
         load: async (key: string) => `Body of ${key}.`,
       };
-      const loadedBy = (key: string) =>
-        ({
-          id: `a-${key}`,
-          role: "assistant",
-          parts: [
-            {
-              type: "dynamic-tool",
-              toolName: "load_context",
-              toolCallId: `c-${key}`,
-              state: "output-available",
-              input: { label: "skills", key },
-              output: `Body of ${key}.`,
-            },
-          ],
-        }) as never;
       const agents = () =>
         AgentsSession.create(agent).forSession("s").withContext("skills", { provider: skills });
       const entry = () => Session.create(agent).forSession("s").withContext("skills", { provider: skills });
-      await entry().appendMessage(loadedBy("deploy"));
-      await entry().appendMessage(loadedBy("review"));
+      await entry().appendMessage(skillLoaded("deploy"));
+      await entry().appendMessage(skillLoaded("review"));
 
       // agents unloads one (its rewrite of the stored result runs after `unloadSkill` resolves: wait for it);
       // the entry reads it as unloaded.
