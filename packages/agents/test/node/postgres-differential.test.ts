@@ -24,6 +24,7 @@ import {
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toolPartsMessage } from "../tool-parts-message.js";
+import { unknownIdSteps } from "../unknown-id-steps.js";
 
 let cluster: ThrowawayCluster;
 const dropped: (() => Promise<void>)[] = [];
@@ -163,15 +164,7 @@ describe("the entry's Postgres providers against agents@0.22.0's", () => {
       ["append a stored id, as a root", append(say(" spaced id ", "user", ""), null)],
       ["getMessage meta", (p) => p.getMessage("meta")],
       ...reads,
-      ["delete unknown ids", (p) => p.deleteMessages(["nope", "also-nope"])],
-      ["delete nothing", (p) => p.deleteMessages([])],
-      ["getMessage unknown", (p) => p.getMessage("nope")],
-      ["getBranches unknown", (p) => p.getBranches("nope")],
-      ["getBranches", (p) => p.getBranches(`it's "quoted"`)],
-      ["getHistory unknown leaf", (p) => p.getHistory("nope")],
-      ["getPathLength unknown leaf", (p) => p.getPathLength("nope")],
-      ["getHistory empty leaf", (p) => p.getHistory("")],
-      ["getHistory null leaf", (p) => p.getHistory(null)],
+      ...unknownIdSteps<AnyProvider>(`it's "quoted"`),
       ["update", (p) => p.updateMessage(say("meta", "assistant", "updated ? $1", { metadata: { z: 1 } }))],
       ["getMessage updated", (p) => p.getMessage("meta")],
       ...reads,

@@ -11,6 +11,7 @@ import {
 } from "agents-session/experimental/memory/session";
 import { describe, expect, it } from "vitest";
 import { toolPartsMessage } from "../tool-parts-message.js";
+import { unknownIdSteps } from "../unknown-id-steps.js";
 
 // Differential tests: the same operations run against agents@0.22.0's `Session` and this entry's, each on a
 // fresh Durable Object database, and what user code observes must be the same. What the README lists as a
@@ -155,15 +156,7 @@ describe("the entry against agents@0.22.0, operation by operation", () => {
       ["append a stored id, missing parent", (s) => s.appendMessage(say("long", "user", "x"), "missing")],
       ["getMessage meta", (s) => s.getMessage("meta")],
       ...reads,
-      ["delete unknown ids", (s) => s.deleteMessages(["nope", "also-nope"])],
-      ["delete nothing", (s) => s.deleteMessages([])],
-      ["getMessage unknown", (s) => s.getMessage("nope")],
-      ["getBranches unknown", (s) => s.getBranches("nope")],
-      ["getBranches", (s) => s.getBranches(`it's "quoted"`)],
-      ["getHistory unknown leaf", (s) => s.getHistory("nope")],
-      ["getPathLength unknown leaf", (s) => s.getPathLength("nope")],
-      ["getHistory empty leaf", (s) => s.getHistory("")],
-      ["getHistory null leaf", (s) => s.getHistory(null)],
+      ...unknownIdSteps<AnySession>(`it's "quoted"`),
       ["update", (s) => s.updateMessage(say("meta", "assistant", "updated", { metadata: { z: 1 } }))],
       ["getMessage updated", (s) => s.getMessage("meta")],
       ...reads,
