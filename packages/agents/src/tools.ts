@@ -1,5 +1,6 @@
-import type { ContextBlocks, ContextToolSpec } from "@contextblocks/core";
-import { jsonSchema, type Tool, type ToolSet } from "ai";
+import { type ContextTool, contextTools } from "@contextblocks/ai";
+import type { ContextBlocks } from "@contextblocks/core";
+import type { Tool, ToolSet } from "ai";
 
 /** Called after `unload_context` unloaded an entry (agents' `ContextBlocks.setUnloadCallback`). */
 export type UnloadCallback = (label: string, key: string) => void;
@@ -15,7 +16,11 @@ type UnloadHandler = (label: string, key: string) => void | Promise<void>;
  */
 export function agentsTools(context: ContextBlocks, onUnload?: UnloadHandler): ToolSet {
   const tools: Record<string, Tool> = {};
-  for (const spec of context.toolSpecs()) tools[spec.name] = toTextTool(context, spec, onUnload);
+  // contextTools' tools, answering text: its input schema also keeps arguments nested too deeply for the SDK
+  // to copy out of the step's messages (they threw a RangeError out of generateText).
+  for (const [name, tool] of Object.entries(contextTools(context) as Record<string, ContextTool>)) {
+    tools[name] = toTextTool(context, name, tool, onUnload);
+  }
   return tools;
 }
 
@@ -36,21 +41,20 @@ function describedByTitle(context: ContextBlocks, input: unknown): unknown {
 
 function toTextTool(
   context: ContextBlocks,
-  spec: ContextToolSpec,
+  name: string,
+  tool: ContextTool,
   onUnload: UnloadHandler | undefined,
 ): Tool {
   return {
-    description: spec.description,
-    inputSchema: jsonSchema(spec.inputSchema as Parameters<typeof jsonSchema>[0]),
+    description: tool.description,
+    inputSchema: tool.inputSchema,
     execute: async (input: unknown) => {
-      const outcome = await spec.execute(
-        spec.name === "set_context" ? describedByTitle(context, input) : input,
-      );
-      if (spec.name === "unload_context" && !outcome.isError && onUnload !== undefined) {
+      const outcome = await tool.execute(name === "set_context" ? describedByTitle(context, input) : input);
+      if (name === "unload_context" && !outcome.isError && onUnload !== undefined) {
         const { label, key } = (input ?? {}) as { label?: unknown; key?: unknown };
         if (typeof label === "string" && typeof key === "string") await onUnload(label, key);
       }
-      if (spec.name === "unload_context" && !outcome.isError) return `${outcome.text} Context reclaimed.`;
+      if (name === "unload_context" && !outcome.isError) return `${outcome.text} Context reclaimed.`;
       return outcome.text;
     },
   } as Tool;

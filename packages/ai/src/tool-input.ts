@@ -1,4 +1,5 @@
 import { secureJsonParse } from "@ai-sdk/provider-utils";
+import { type FlexibleSchema, type JSONSchema7, jsonSchema } from "ai";
 
 /**
  * The deepest nesting of arrays and objects a stored tool call's input keeps. Real tool inputs nest a few
@@ -25,6 +26,37 @@ export function parseToolInput(text: unknown): unknown {
     return {};
   }
   return nestsDeeperThan(input, maximumToolInputDepth) ? {} : input;
+}
+
+/** The `{}` each input nested too deeply became, so `execute` can say why it got nothing. */
+const replacedInputs = new WeakSet<object>();
+
+/**
+ * A tool's input schema for the AI SDK: the JSON Schema the model sees, with a validator that accepts every
+ * input (the tool checks it and answers what is wrong) except one nested deeper than `maximumToolInputDepth`,
+ * which it replaces by `{}`. The SDK keeps the validated input in the step's messages and deep-copies them
+ * with `structuredClone`, which runs out of stack a few thousand levels down: a model's `[[[[…]]]]` threw a
+ * `RangeError` out of `generateText` whichever tool it called. `isReplacedToolInput` tells the tool.
+ */
+export function toolInputSchema<Input>(schema: JSONSchema7): FlexibleSchema<Input> {
+  return jsonSchema<Input>(schema, {
+    validate: (value) => {
+      if (!nestsDeeperThan(value, maximumToolInputDepth)) return { success: true, value: value as Input };
+      const replaced = {};
+      replacedInputs.add(replaced);
+      return { success: true, value: replaced as Input };
+    },
+  });
+}
+
+/** Whether `input` is the `{}` `toolInputSchema` put in place of arguments nested too deeply. */
+export function isReplacedToolInput(input: unknown): boolean {
+  return typeof input === "object" && input !== null && replacedInputs.has(input);
+}
+
+/** What a tool answers for arguments `toolInputSchema` replaced. */
+export function replacedToolInputMessage(tool: string): string {
+  return `Error: ${tool}: the arguments nest arrays or objects deeper than ${maximumToolInputDepth} levels; send one flat object of the fields the tool lists`;
 }
 
 /** Whether arrays and objects in `value` nest deeper than `limit`; a loop, so any depth is measured. */

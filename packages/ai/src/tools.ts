@@ -6,8 +6,9 @@ import type {
   SearchContextInput,
   SetContextInput,
 } from "@contextblocks/core/store-kit";
-import { jsonSchema, type Tool } from "ai";
+import type { JSONSchema7, Tool } from "ai";
 import { z } from "zod";
+import { isReplacedToolInput, replacedToolInputMessage, toolInputSchema } from "./tool-input.js";
 
 /** Options of `contextTools`. */
 export interface ContextToolsOptions<Excluded extends ContextToolName = ContextToolName> {
@@ -71,10 +72,11 @@ const cache = new WeakMap<ContextBlocks, Map<string, CachedTools>>();
  *
  * - The definition the model sees (description and JSON Schema, with label enums) is core's, byte for
  *   byte: a pure function of the block configuration, so writes never change it.
- * - The SDK does not validate arguments (`jsonSchema` without a validator). A failed SDK validation would
+ * - The SDK does not validate arguments (its validator accepts every input). A failed SDK validation would
  *   become an SDK tool error worded by the SDK; instead every argument reaches core's `execute`, which
  *   checks it and answers an outcome naming the problem (unknown or read-only label, missing field, wrong
- *   type, `maxTokens`). Nothing is thrown into the agent loop.
+ *   type, `maxTokens`). Nothing is thrown into the agent loop: arguments nested deeper than 100 levels,
+ *   which the SDK cannot copy, are replaced by `{}` and answered with an error saying so.
  * - The outcome reaches the model through `toModelOutput`: its text as a `text` output, or as an
  *   `error-text` output when it is an error, so transcripts record failure structurally. Pass the tools to
  *   `convertToModelMessages(messages, { tools })` so UI messages convert the same way.
@@ -130,11 +132,13 @@ function selectSpecs(context: ContextBlocks, options: ContextToolsOptions): Cont
 function toTool(spec: ContextToolSpec): ContextTool {
   return {
     description: spec.description,
-    // No validator: every argument reaches `execute`, which validates and answers with an error outcome.
-    inputSchema: jsonSchema<unknown>(spec.inputSchema),
+    // Every argument reaches `execute`, which validates and answers with an error outcome (tool-input.ts).
+    inputSchema: toolInputSchema<unknown>(spec.inputSchema as JSONSchema7),
     // The call id is recorded as the source of a write (block history).
-    execute: (input: unknown, options?: Partial<ContextToolCallOptions>) =>
-      spec.execute(input, options?.toolCallId === undefined ? {} : { toolCallId: options.toolCallId }),
+    execute: async (input: unknown, options?: Partial<ContextToolCallOptions>) => {
+      if (isReplacedToolInput(input)) return { isError: true, text: replacedToolInputMessage(spec.name) };
+      return spec.execute(input, options?.toolCallId === undefined ? {} : { toolCallId: options.toolCallId });
+    },
     toModelOutput: ({ output }) => toolModelOutput(output),
   };
 }

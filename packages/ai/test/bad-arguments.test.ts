@@ -108,6 +108,37 @@ describe("bad tool arguments", () => {
     for (const text of seen) expect(text.length).toBeLessThan(300);
   });
 
+  it("arguments nested 5,000 levels deep, which the SDK cannot copy, are answered with an error, in one step with good calls", async () => {
+    const store = createStore();
+    const context = createContext(store);
+    await context.setBlock("memory", "Name: Ada.");
+    await context.freezeSystemPrompt();
+    const before = structuredClone({ blocks: store.blocks, entries: store.entries });
+    const nested = `${"[".repeat(5000)}${"]".repeat(5000)}`;
+    const calls = [
+      { toolName: "set_context", input: `{"label":"memory","content":${nested}}` },
+      { toolName: "load_context", input: `${'{"a":'.repeat(5000)}1${"}".repeat(5000)}` },
+      { toolName: "search_context", input: { label: "notes", query: "tea" } },
+    ];
+    const model = scriptedModel([callTools(0, ...calls), answer("Sorry.")]);
+    // Before: a RangeError out of generateText (the SDK deep-copies the step's messages with structuredClone).
+    const result = await generateText({
+      model,
+      ...(await prepareContextTurn(context, [{ role: "user", content: "Remember." }])),
+      stopWhen: stepCountIs(3),
+    });
+    expect(result.text).toBe("Sorry.");
+    const seen = calls.map((_, index) => resultText(model.doGenerateCalls[1], `call-0-${index}`));
+    expect(seen[0]).toBe(
+      "[error-text] Error: set_context: the arguments nest arrays or objects deeper than 100 levels; send one flat object of the fields the tool lists",
+    );
+    expect(seen[1]).toMatch(
+      /^\[error-text\] Error: load_context: the arguments nest arrays or objects deeper than 100/,
+    );
+    expect(seen[2]).toBe("No results found.");
+    expect(structuredClone({ blocks: store.blocks, entries: store.entries })).toEqual(before);
+  });
+
   it("JSON the SDK cannot parse is the one case the SDK words: still a readable error, still no throw", async () => {
     const context = createContext(createStore());
     const model = scriptedModel([

@@ -1,6 +1,7 @@
 import { describeValue, errorMessage } from "@contextblocks/core/store-kit";
 import type { SessionManager } from "@contextblocks/sessions";
-import { type JSONSchema7, jsonSchema, type Tool, tool } from "ai";
+import { type JSONSchema7, type Tool, tool } from "ai";
+import { isReplacedToolInput, replacedToolInputMessage, toolInputSchema } from "../tool-input.js";
 import { checkExcerptOptions, type SearchExcerptOptions, searchExcerpts } from "./search-excerpts.js";
 
 // The JSON Schema the model sees, as the zod schema `z.object({ query: z.string().describe(…) })` this tool
@@ -50,8 +51,9 @@ export function sessionSearchTool(
     session_search: tool({
       description:
         "Search past conversations for relevant context. Searches across all sessions; each hit (marked >) comes with the turns around it.",
-      inputSchema: jsonSchema<{ query: string }>(inputSchema),
+      inputSchema: toolInputSchema<{ query: string }>(inputSchema),
       execute: async (input: unknown) => {
+        if (isReplacedToolInput(input)) return replacedToolInputMessage("session_search");
         const checked = queryOf(input);
         if ("refusal" in checked) return `Error: ${checked.refusal}`;
         try {

@@ -168,6 +168,8 @@ describe("the AI SDK parts of sessions, on the in-memory backend", () => {
       { toolName: "session_search", input: { query: ["Friday"] } },
       { toolName: "session_search", input: "[]" },
       { toolName: "session_search", input: { query: "Friday", extra: "ignored" } },
+      // Nested too deeply for the SDK to copy the step's messages: before, a RangeError out of generateText.
+      { toolName: "session_search", input: `{"query":${"[".repeat(5000)}${"]".repeat(5000)}}` },
     ];
     const model = scriptedModel([callTools(0, ...calls), answer("ok")]);
     const result = await generateText({
@@ -187,6 +189,9 @@ describe("the AI SDK parts of sessions, on the in-memory backend", () => {
       "Error: session_search expects an object of arguments, got an array",
     ]);
     expect(seen[5]).toMatch(/^--- .*\n> user: the deployment is on Friday/);
+    expect(seen[6]).toBe(
+      "Error: session_search: the arguments nest arrays or objects deeper than 100 levels; send one flat object of the fields the tool lists",
+    );
   });
 
   it("sessionSearchTool's definition is what its zod schema gave: the cached tool prefix is unchanged", async () => {
