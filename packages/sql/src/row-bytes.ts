@@ -10,15 +10,36 @@ export const maxRowBytes = 2_000_000;
 export function utf8Bytes(text: string): number {
   let bytes = 0;
   for (let index = 0; index < text.length; index++) {
-    const unit = text.charCodeAt(index);
-    if (unit < 0x80) bytes += 1;
-    else if (unit < 0x800) bytes += 2;
-    else if (unit <= 0xdbff && unit >= 0xd800 && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00) {
-      bytes += 4; // a surrogate pair: one code point of 4 bytes
-      index++;
-    } else bytes += 3;
+    const width = utf8WidthAt(text, index);
+    bytes += width;
+    if (width === 4) index++;
   }
   return bytes;
+}
+
+/**
+ * The longest start of `text` of at most `limit` UTF-8 bytes (as `utf8Bytes` counts them), never ending inside a
+ * surrogate pair. Text of at most a third of the limit in UTF-16 units is returned without counting.
+ */
+export function utf8Prefix(text: string, limit: number): string {
+  if (text.length * 3 <= limit) return text;
+  let bytes = 0;
+  for (let index = 0; index < text.length; index++) {
+    const width = utf8WidthAt(text, index);
+    bytes += width;
+    if (bytes > limit) return text.slice(0, index);
+    if (width === 4) index++;
+  }
+  return text;
+}
+
+/** The UTF-8 bytes of the character at `index`: 4 for a surrogate pair (both units), 3 for a lone surrogate. */
+function utf8WidthAt(text: string, index: number): number {
+  const unit = text.charCodeAt(index);
+  if (unit < 0x80) return 1;
+  if (unit < 0x800) return 2;
+  if (unit <= 0xdbff && unit >= 0xd800 && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00) return 4;
+  return 3;
 }
 
 /**

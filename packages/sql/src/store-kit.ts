@@ -31,7 +31,7 @@ export {
   type PostgresJsSqlLike,
 } from "./postgres-js.js";
 export { isReadOnlyRefusal } from "./read-only.js";
-export { maxRowBytes, rowBytesOver, rowTooLarge, utf8Bytes } from "./row-bytes.js";
+export { maxRowBytes, rowBytesOver, rowTooLarge, utf8Bytes, utf8Prefix } from "./row-bytes.js";
 export { buildStatement, isSqlStatement, join, raw, type SqlTemplateValue } from "./statement.js";
 export type { TaggedTemplateSqlSource } from "./tagged-template.js";
 export { isMissingTableError } from "./text.js";

@@ -1,6 +1,7 @@
 import { wellFormedPrefix } from "@contextblocks/core/store-kit";
 import { type SessionMessage, textOfMessage } from "@contextblocks/sessions";
 import { parseStoredMessage } from "@contextblocks/sessions/store-kit";
+import { utf8Prefix } from "@contextblocks/sql/store-kit";
 import { messageFieldsOf } from "@contextblocks/text";
 import type { IndexedMessage } from "./message-search.js";
 
@@ -22,18 +23,7 @@ const maximumIndexedBytes = 600_000;
 
 /** The start of `text` the index holds: at most `maximumIndexedChars` characters and `maximumIndexedBytes` bytes. */
 function indexedText(text: string): string {
-  const prefix = wellFormedPrefix(text, maximumIndexedChars);
-  let bytes = 0;
-  for (let index = 0; index < prefix.length; index++) {
-    const unit = prefix.charCodeAt(index);
-    const pair = unit >= 0xd800 && unit <= 0xdbff && (prefix.charCodeAt(index + 1) & 0xfc00) === 0xdc00;
-    // UTF-8 widths as `utf8Bytes` counts them (a lone surrogate is stored as U+FFFD, 3 bytes).
-    bytes += unit < 0x80 ? 1 : unit < 0x800 ? 2 : pair ? 4 : 3;
-    // Cut before the character that passes the bound: never inside a pair.
-    if (bytes > maximumIndexedBytes) return prefix.slice(0, index);
-    if (pair) index++;
-  }
-  return prefix;
+  return utf8Prefix(wellFormedPrefix(text, maximumIndexedChars), maximumIndexedBytes);
 }
 
 /** A message's search row fields: its indexed text, its speaker and its day (`messageFieldsOf`). */

@@ -18,7 +18,7 @@ import {
   type StatementObserver,
   sql,
 } from "@contextblocks/sql";
-import { raw, rowTooLarge, toSqliteClient, utf8Bytes } from "@contextblocks/sql/store-kit";
+import { raw, rowBytesOver, rowTooLarge, toSqliteClient } from "@contextblocks/sql/store-kit";
 import { ChainAppend } from "./chain-append.js";
 import { IndexedLayout } from "./indexed-layout.js";
 import { KeyedLayout } from "./keyed-layout.js";
@@ -492,10 +492,8 @@ export class SqliteSessionStore implements SessionStoreV1 {
    * updates and removals of such a session go ahead.
    */
   #checkSessionIdToWrite(operation: string): void {
-    // Counted only past the bound's characters: a shorter id cannot pass it (at most 3 bytes a character).
-    if (this.#sessionId.length * 3 <= maximumSessionIdBytes) return;
-    const bytes = utf8Bytes(this.#sessionId);
-    if (bytes <= maximumSessionIdBytes) return;
+    const bytes = rowBytesOver([this.#sessionId], maximumSessionIdBytes);
+    if (bytes === undefined) return;
     throw new ContextError(
       "INVALID_INPUT",
       `SqliteSessionStore.${operation}: the session id is ${bytes.toLocaleString("en-US")} bytes as UTF-8; a SQLite session store writes to sessions whose id is at most ${maximumSessionIdBytes.toLocaleString("en-US")} bytes; nothing was stored`,

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { maxRowBytes, rowBytesOver, rowTooLarge, utf8Bytes } from "../../src/store-kit.js";
+import { maxRowBytes, rowBytesOver, rowTooLarge, utf8Bytes, utf8Prefix } from "../../src/store-kit.js";
 
 /** Any UTF-16 code units, lone surrogates included. */
 const anyUnits = fc.string({ unit: fc.nat(0xffff).map((code) => String.fromCharCode(code)), maxLength: 64 });
@@ -10,6 +10,23 @@ describe("utf8Bytes", () => {
     fc.assert(
       fc.property(fc.oneof(anyUnits, fc.string({ unit: "binary" })), (text) => {
         expect(utf8Bytes(text)).toBe(Buffer.byteLength(text, "utf8"));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+});
+
+describe("utf8Prefix", () => {
+  it("is the longest start within the limit, never half a surrogate pair", () => {
+    fc.assert(
+      fc.property(fc.oneof(anyUnits, fc.string({ unit: "binary" })), fc.nat(200), (text, limit) => {
+        const prefix = utf8Prefix(text, limit);
+        expect(text.startsWith(prefix)).toBe(true);
+        expect(utf8Bytes(prefix)).toBeLessThanOrEqual(limit);
+        if (prefix.length === text.length) return;
+        // The next character (both units of a pair) would pass the limit.
+        const next = text.codePointAt(prefix.length) as number;
+        expect(utf8Bytes(text.slice(0, prefix.length + (next > 0xffff ? 2 : 1)))).toBeGreaterThan(limit);
       }),
       { numRuns: 2_000 },
     );
