@@ -8,7 +8,8 @@ export const DEFAULT_OVERSIZE_MESSAGE_BYTES = 3 * 1024 * 1024;
 /**
  * Hostile writes a store meets in production: a tool output or screenshot over the 2 MB row limit of
  * Durable Object SQLite, two instances (a second store, a new session object per request) appending to
- * one session at once, an id deleted and appended again, a deleted latest leaf, bad `addCompaction`
+ * one session at once, an id deleted and appended again, a deleted latest leaf, reads and deletes of an id
+ * with a lone surrogate (no store holds one), bad `addCompaction`
  * arguments (a summary with a lone surrogate among them, a range whose ends are not the session's messages), and a client message dressed as a compaction summary (a retried append: `session-stored-ids.ts`).
  */
 export function sessionHostileGroup<P extends SessionStoreUnderTest>(suite: SessionSuite<P>): void {
@@ -95,6 +96,20 @@ export function sessionHostileGroup<P extends SessionStoreUnderTest>(suite: Sess
       await store.appendMessage(textMessage("d", "text d"));
       expect(idsOf(await store.getHistory())).toEqual(["a", "b", "d"]);
       expect(await store.getPathLength()).toBe(3);
+    });
+
+    test("an id with a lone UTF-16 surrogate (no store holds one) reads as unknown and deletes nothing, not even the U+FFFD id it becomes in UTF-8", async () => {
+      const store = await fixture.create();
+      await store.appendMessage(textMessage("\uFFFD", "stored under U+FFFD"));
+      await store.appendMessage(textMessage("b", "its child"));
+      const lone = "\uD800";
+      expect(await store.getMessage(lone)).toBeNull();
+      expect(await store.getBranches(lone)).toEqual([]);
+      expect(await store.getHistory(lone)).toEqual([]);
+      expect(await store.getPathLength(lone)).toBe(0);
+      if (store.getNode) expect(await store.getNode(lone)).toBeNull();
+      await store.deleteMessages([lone]);
+      expect(idsOf(await store.getHistory())).toEqual(["\uFFFD", "b"]);
     });
 
     test("addCompaction refuses a summary that is not a string or not well-formed, or an empty range id, and stores no overlay", async () => {

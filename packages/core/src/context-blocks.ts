@@ -744,6 +744,15 @@ export class ContextBlocks {
   }
 
   #requireHistory(label: string) {
+    // A keyed block's history is per entry: say so instead of `requireWritable`'s advice on writing one.
+    const kind = this.#registry.require(label).kind;
+    if (kind === "searchable" || kind === "loadable") {
+      throw new ContextError(
+        "KEYED_BLOCK",
+        `Block "${label}" is ${kind} and holds keyed entries: its versions are kept per entry: entryVersions(label, key) and restoreEntry(label, key, version)`,
+        { label },
+      );
+    }
     const config = this.#registry.requireWritable(label);
     const provider = config.provider;
     if (!isVersionedProvider(provider)) {

@@ -69,6 +69,17 @@ describe("entry versions through ContextBlocks", () => {
     expect((await blocks.entryVersions("skills", "deploy")).length).toBe(1);
   });
 
+  it("points a whole-block history call on a keyed block at the per-entry calls", async () => {
+    const blocks = context();
+    await blocks.load();
+    for (const call of [blocks.blockVersions("skills"), blocks.restoreBlock("search", 1)]) {
+      await expect(call).rejects.toMatchObject({
+        code: "KEYED_BLOCK",
+        message: expect.stringMatching(/versions are kept per entry: entryVersions\(label, key\)/),
+      });
+    }
+  });
+
   it("holds maxTokens on a restore", async () => {
     const blocks = context();
     await blocks.load();

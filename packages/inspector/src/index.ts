@@ -183,13 +183,37 @@ async function restore(
   try {
     await context.restoreBlock(label, version);
   } catch (error) {
+    const status = restoreFailureStatus(error);
     const message = errorMessage(error);
-    // A block whose provider keeps no history (core's `UNSUPPORTED`) cannot be restored at all.
-    return text(isContextError(error) && error.code === "UNSUPPORTED" ? 501 : 400, message);
+    return text(status, status === 500 ? `The inspector failed: ${message}` : message);
   }
   return new Response(JSON.stringify({ restored: { label, version } }), {
     headers: { "content-type": "application/json; charset=utf-8" },
   });
+}
+
+/**
+ * Whose fault a failed restore is: the request's (a label or version that is not there, a block that cannot
+ * take it), a history the context does not keep (501), or the store's (500: a failed or timed-out provider,
+ * any other error), never reported as the client's mistake.
+ */
+function restoreFailureStatus(error: unknown): number {
+  if (!isContextError(error)) return 500;
+  switch (error.code) {
+    case "NOT_FOUND":
+      return 404;
+    case "UNSUPPORTED":
+      return 501;
+    case "CONFLICT":
+      return 409;
+    case "INVALID_INPUT":
+    case "READONLY":
+    case "KEYED_BLOCK":
+    case "MAX_TOKENS":
+      return 400;
+    default:
+      return 500;
+  }
 }
 
 function defaultEvents(

@@ -1,3 +1,4 @@
+import { clipped, wellFormedPrefix } from "@contextblocks/core/store-kit";
 import { type DiffLine, diffLines } from "./diff.js";
 import type { BlockVersionView } from "./history.js";
 import type { BlockView, CompactionView, InspectorSnapshot, SessionView, TreeNodeView } from "./snapshot.js";
@@ -159,8 +160,9 @@ function renderDiff(lines: readonly DiffLine[]): string {
   return `<ol class="diff">${lines.map((line) => `<li class="${line.kind}">${escapeHtml(line.text)}</li>`).join("")}</ol>`;
 }
 
+/** An old version's first 600 characters, never ending inside a surrogate pair. */
 function clip(text: string): string {
-  return text.length > 600 ? `${text.slice(0, 600)}…` : text;
+  return clipped(text, 600);
 }
 
 /** A usage bar against `maxTokens`; a block without a limit shows its size on an unfilled track. */
@@ -273,7 +275,7 @@ function renderOverlay(overlay: CompactionView): string {
 
 /** The first 8 characters of an id (the full id is in the element's title). */
 function shortId(id: string): string {
-  return id.length > 8 ? id.slice(0, 8) : id;
+  return wellFormedPrefix(id, 8);
 }
 
 function slug(label: string): string {

@@ -1,3 +1,4 @@
+import { clipped } from "@contextblocks/core/store-kit";
 import type { MessageNode, SessionMessage, StoredCompaction } from "@contextblocks/sessions";
 import type { SessionStore } from "@contextblocks/sessions/store-kit";
 
@@ -119,9 +120,9 @@ function overlayView(
   };
 }
 
+/** The message's text, clipped without splitting a surrogate pair (the snapshot's JSON stays well-formed). */
 function preview(message: SessionMessage): string {
-  const text = messageText(message);
-  return text.length > PREVIEW_LENGTH ? `${text.slice(0, PREVIEW_LENGTH)}…` : text;
+  return clipped(messageText(message), PREVIEW_LENGTH);
 }
 
 /** A message's text parts, and its tool calls as `[tool name]`. */

@@ -63,14 +63,20 @@ export function otelTracer(options: OtelTracerOptions = {}): ContextTracer {
       try {
         return await context.with(trace.setSpan(context.active(), span), operation, undefined, traceSpan);
       } catch (error) {
-        // An error's text may quote what the model wrote (a key, a title): content, so only on opt-in.
-        const status = captureContent
-          ? { code: SpanStatusCode.ERROR, message: errorMessage(error) }
-          : { code: SpanStatusCode.ERROR };
-        quietly("setting a span's status", () => span.setStatus(status));
+        // An error's text may quote what the model wrote (a key, a title): content, so only on opt-in. Read
+        // inside `quietly`: an error whose message cannot be read is still rethrown as it was.
+        quietly("setting a span's status", () =>
+          span.setStatus(
+            captureContent
+              ? { code: SpanStatusCode.ERROR, message: errorMessage(error) }
+              : { code: SpanStatusCode.ERROR },
+          ),
+        );
         quietly("setting error.type", () => span.setAttribute("error.type", errorType(error)));
-        if (captureContent && error instanceof Error) {
-          quietly("recording an exception", () => span.recordException(error));
+        if (captureContent) {
+          quietly("recording an exception", () => {
+            if (error instanceof Error) span.recordException(error);
+          });
         }
         throw error;
       } finally {

@@ -235,3 +235,20 @@ describe("the untraced runs the comparison rests on", () => {
     expect(refused).toEqual({ rejected: { code: "READONLY", message: expect.any(String) } });
   });
 });
+
+describe("an error that cannot be read", () => {
+  it("is rethrown as it was when content capture puts its message on the span", async () => {
+    // A provider's error whose message getter throws (a proxy, a lazy message): the status is lost, not the error.
+    const unreadable = new Error("unused");
+    Object.defineProperty(unreadable, "message", {
+      get() {
+        throw new Error("the message getter failed");
+      },
+    });
+    const tracer = otelTracer({ tracer: providerFailing({}), captureContent: true });
+    const failing = tracer.span("contextblocks.test", {}, async () => {
+      throw unreadable;
+    });
+    await expect(failing).rejects.toBe(unreadable);
+  });
+});

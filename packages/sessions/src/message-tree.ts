@@ -1,5 +1,5 @@
 import { ContextError } from "@contextblocks/core";
-import { clipped, describeValue } from "@contextblocks/core/store-kit";
+import { clipped, describeValue, isWellFormed } from "@contextblocks/core/store-kit";
 import { checkMessageId, checkSessionMessage, type SessionMessage, textOfMessage } from "./message.js";
 import { estimateMessageTokens, messageTokenStamp, pathTokensWithOverlays } from "./message-tokens.js";
 import { applyCompactions, sameOverlay } from "./overlays.js";
@@ -85,7 +85,7 @@ export class MessageTree implements SessionStore {
   // ── Reads ──────────────────────────────────────────────────────────────────────────────────────────
 
   async getMessage(id: string): Promise<SessionMessage | null> {
-    if (typeof id !== "string") return null;
+    if (!isHoldableId(id)) return null;
     const [record] = await this.storage.readMessages([id]);
     return record === undefined ? null : messageOf(record);
   }
@@ -97,7 +97,7 @@ export class MessageTree implements SessionStore {
         `getMessages: expected an array of ids, got ${describeValue(ids)}`,
       );
     }
-    const wanted = ids.filter((id): id is string => typeof id === "string");
+    const wanted = ids.filter(isHoldableId);
     if (wanted.length === 0) return [];
     return messagesOf(await this.storage.readMessages(wanted));
   }
@@ -115,7 +115,7 @@ export class MessageTree implements SessionStore {
   }
 
   async getBranches(messageId: string): Promise<SessionMessage[]> {
-    if (typeof messageId !== "string") return [];
+    if (!isHoldableId(messageId)) return [];
     return messagesOf(await this.storage.readChildren(messageId));
   }
 
@@ -127,7 +127,7 @@ export class MessageTree implements SessionStore {
   }
 
   async getNode(id: string): Promise<MessageNode | null> {
-    if (typeof id !== "string") return null;
+    if (!isHoldableId(id)) return null;
     const [record] = await this.storage.readMessages([id]);
     return record === undefined ? null : nodeOf(record);
   }
@@ -329,7 +329,7 @@ export class MessageTree implements SessionStore {
         `deleteMessages: expected an array of ids, got ${describeValue(messageIds)}`,
       );
     }
-    const ids = [...new Set(messageIds.filter((id): id is string => typeof id === "string"))];
+    const ids = [...new Set(messageIds.filter(isHoldableId))];
     if (ids.length > 0) await this.storage.delete(ids);
   }
 
@@ -409,6 +409,7 @@ export class MessageTree implements SessionStore {
 
   /** Whether `id` is a message of this session: its path's totals where the store keeps them, else its record. */
   async #isStored(id: string): Promise<boolean> {
+    if (!isHoldableId(id)) return false;
     const totals = await this.storage.readPathTotals?.(id);
     if (totals !== undefined && totals !== null) return totals.length > 0;
     const [record] = await this.storage.readPath(id, { limit: 1, content: false });
@@ -446,6 +447,7 @@ export class MessageTree implements SessionStore {
    * session, or a record seen before.
    */
   async *#leafFirst(leafId: string | null | undefined): AsyncGenerator<MessageRecord, void, undefined> {
+    if (isUnholdableLeaf(leafId)) return;
     const seen = new Set<string>();
     let next = leafId ?? undefined;
     for (let chunk = firstPathChunk; ; chunk = Math.min(chunk * 2, largestPathChunk)) {
@@ -465,12 +467,13 @@ export class MessageTree implements SessionStore {
 
   /** The path's records root first, at most one past the bound (so an over-long path can be told). */
   #path(leafId: string | null | undefined, content: boolean): Promise<MessageRecord[]> {
+    if (isUnholdableLeaf(leafId)) return Promise.resolve([]);
     return this.storage.readPath(leafId ?? undefined, { limit: maximumPathLength + 1, content });
   }
 
   /** The path's length and summed stamps where the store keeps them (`readPathTotals`), else `null`. */
   async #totals(leafId: string | null | undefined): Promise<PathTotals | null> {
-    if (typeof this.storage.readPathTotals !== "function") return null;
+    if (typeof this.storage.readPathTotals !== "function" || isUnholdableLeaf(leafId)) return null;
     return this.storage.readPathTotals(leafId ?? undefined);
   }
 
@@ -524,6 +527,20 @@ function refusal(
         `${operation}: id "${clipped(String(records[result.index]?.id))}" is still the parent of stored messages of this session (it was deleted without them); storing a new message under it could make a cycle: use another id`,
       );
   }
+}
+
+/**
+ * An id a store may hold: a string without a lone UTF-16 surrogate. Appends refuse such an id (stores keep
+ * UTF-8, where it would become U+FFFD and alias another id), so a read or delete of one finds nothing and
+ * never reaches the store (a store keyed by `encodeURIComponent` would throw `URIError`).
+ */
+function isHoldableId(id: unknown): id is string {
+  return typeof id === "string" && isWellFormed(id);
+}
+
+/** A read's leaf that names no message any store holds (see `isHoldableId`): the path is empty. */
+function isUnholdableLeaf(leafId: string | null | undefined): boolean {
+  return typeof leafId === "string" && !isWellFormed(leafId);
 }
 
 /**
