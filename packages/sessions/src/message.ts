@@ -122,9 +122,17 @@ export interface AppendOptions {
 }
 
 /**
- * A client-written message made safe to store: parts only the server writes are dropped and the metadata
- * keys the server reads (`compaction`) are removed; a role other than `user` or `assistant` is refused
- * (`INVALID_INPUT`): a chat client never writes system or tool messages. As agents' `source: "client"`.
+ * The provider-metadata namespace contextblocks marks its own parts with (`@contextblocks/ai` marks the
+ * reminder it attaches, and drops marked parts when it attaches the next one): only the server writes it.
+ */
+const serverMetadataNamespace = "contextblocks";
+
+/**
+ * A client-written message made safe to store: parts only the server writes are dropped, the metadata
+ * keys the server reads (`compaction`) are removed, and so is the `contextblocks` namespace of each part's
+ * provider metadata (a client part marked as the reminder would be dropped from the model's view of the
+ * turn); a role other than `user` or `assistant` is refused (`INVALID_INPUT`): a chat client never writes
+ * system or tool messages. As agents' `source: "client"`.
  */
 export function untrustedMessage(message: SessionMessage, operation: string): SessionMessage {
   if (message.role !== "user" && message.role !== "assistant") {
@@ -133,7 +141,9 @@ export function untrustedMessage(message: SessionMessage, operation: string): Se
       `${operation}: a client-written message must have role "user" or "assistant", got ${describeValue(message.role)} (message "${message.id}")`,
     );
   }
-  const parts = message.parts.filter((part) => !serverOnlyPartTypes.includes(part.type));
+  const parts = message.parts
+    .filter((part) => !serverOnlyPartTypes.includes(part.type))
+    .map(withoutServerMetadata);
   let metadata = message.metadata;
   if (
     typeof metadata === "object" &&
@@ -148,4 +158,18 @@ export function untrustedMessage(message: SessionMessage, operation: string): Se
   if (metadata === undefined) delete cleaned.metadata;
   else cleaned.metadata = metadata;
   return cleaned;
+}
+
+/** The part without the `contextblocks` namespace of its provider metadata (the same part when it has none). */
+function withoutServerMetadata<P extends SessionMessage["parts"][number]>(part: P): P {
+  const metadata = (part as { providerMetadata?: unknown }).providerMetadata;
+  if (
+    typeof metadata !== "object" ||
+    metadata === null ||
+    !Object.hasOwn(metadata, serverMetadataNamespace)
+  ) {
+    return part;
+  }
+  const { [serverMetadataNamespace]: _dropped, ...rest } = metadata as Record<string, unknown>;
+  return { ...part, providerMetadata: rest };
 }
