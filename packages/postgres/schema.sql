@@ -102,6 +102,9 @@ DO $$ BEGIN IF (getdatabaseencoding() = 'UTF8' AND current_setting('server_versi
     GENERATED ALWAYS AS (to_tsvector('english', regexp_replace(CASE WHEN context_text ~ E'[\\u00c0-\\u024f\\u1e00-\\u1eff\\u0300-\\u036f]' THEN normalize(regexp_replace(normalize(context_text, NFD),
     E'([a-zA-Z])[\\u0300-\\u036f]+', E'\\1', 'g'), NFC) ELSE context_text END, E'[@./:\\\\]+([[:alnum:]])', E' \\1', 'g'))) STORED$fold$; END IF; END $$;
 
+ALTER TABLE assistant_messages ALTER COLUMN content_tsv SET STORAGE MAIN,
+  ALTER COLUMN context_tsv SET STORAGE MAIN, ALTER COLUMN time_tsv SET STORAGE MAIN;
+
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_parent
   ON assistant_messages (parent_id);
 
@@ -179,7 +182,7 @@ CREATE TABLE IF NOT EXISTS contextblocks_schema (
   version INTEGER NOT NULL
 );
 
-INSERT INTO contextblocks_schema (part, version) VALUES ('sessions', 5)
+INSERT INTO contextblocks_schema (part, version) VALUES ('sessions', 6)
 ON CONFLICT (part) DO UPDATE SET version = GREATEST(contextblocks_schema.version, excluded.version);
 
 CREATE TABLE IF NOT EXISTS contextblocks_skills (

@@ -32,8 +32,9 @@ import { writtenOr } from "./written-query.js";
  * custom or generic plan. The session's message count (which BM25 needs anyway) picks the branch as the
  * statement runs, so a generic plan picks it too. Each candidate's row is
  * read once, with what ranking needs of it (position, day, speaker, whether it has text and says when, its
- * parent) and which of its fields hold each term, tested as the row is read; one aggregate over the
- * candidates then counts each term's document frequency and their average size, and each candidate is
+ * parent) and which of its fields hold each term, tested as the row is read and kept as the term's weight
+ * (its fields' weights added, NULL where none holds it) and whether its own text holds it; one aggregate over
+ * the candidates then counts each term's document frequency and their average size, and each candidate is
  * scored in one expression over the terms it holds (no row per candidate and term, no grouping). Only a
  * message that is lent a score without being a candidate itself, and the parent of a candidate whose parent
  * is not one, are read again by key.
@@ -128,14 +129,9 @@ export function messageSearchStatement(
   );
   const terms = termQueries.map((_, index) => String(index));
   const words = JSON.stringify(plan.terms.map((term) => term.word));
-  // The number of candidates that hold each term in any field: its document frequency.
+  // The number of candidates that hold each term in any field (a weight, not NULL): its document frequency.
   const frequencies = raw(
-    terms
-      .map(
-        (n) =>
-          `count(*) FILTER (WHERE candidate.text_${n} OR candidate.time_${n} OR candidate.context_${n})::float8 AS frequency_${n}`,
-      )
-      .join(",\n    "),
+    terms.map((n) => `count(candidate.weight_${n})::float8 AS frequency_${n}`).join(",\n    "),
   );
   // Each term's inverse document frequency, computed once per search.
   const idfs = raw(
@@ -146,10 +142,16 @@ export function messageSearchStatement(
       )
       .join(",\n    "),
   );
+  // Each term's BM25F weight in the candidate, its fields' weights added; NULL when no field holds it (a field
+  // may weigh 0, and still counts for the document frequency). Added up as the candidate is read, once: the
+  // candidate's row then carries one number and one flag (its own text) per term where it carried three flags,
+  // and its score reads each weight once.
   const weight = (n: string) =>
-    `(CASE WHEN candidate.text_${n} THEN 1.0::float8 ELSE 0.0::float8 END
-      + CASE WHEN candidate.time_${n} THEN ${ranking.timeWeight}::float8 ELSE 0.0::float8 END
-      + CASE WHEN candidate.context_${n} THEN ${ranking.contextWeight}::float8 ELSE 0.0::float8 END)`;
+    `CASE WHEN flagged.text_${n} OR flagged.time_${n} OR flagged.context_${n} THEN
+      (CASE WHEN flagged.text_${n} THEN 1.0::float8 ELSE 0.0::float8 END
+      + CASE WHEN flagged.time_${n} THEN ${ranking.timeWeight}::float8 ELSE 0.0::float8 END
+      + CASE WHEN flagged.context_${n} THEN ${ranking.contextWeight}::float8 ELSE 0.0::float8 END) END`;
+  const weights = raw(terms.map((n) => `${weight(n)} AS weight_${n}, flagged.text_${n}`).join(",\n    "));
   const own = () => "1.0::float8";
   // BM25's saturation of a term's weight in a candidate (`length_norm`: k1 and b applied to its size over the
   // average, once per candidate).
@@ -164,7 +166,6 @@ export function messageSearchStatement(
         )
         .join("\n      + "),
     );
-  const anyField = (n: string) => `candidate.text_${n} OR candidate.time_${n} OR candidate.context_${n}`;
   const candidateColumns = sql`message.id, message.session_id, message.parent_id, message.position, message.time_text,
     message.speaker, message.text_content <> '' AS has_text, message.says_when,
     (length(message.content_tsv) + length(message.context_tsv) + length(message.time_tsv))::float8 AS size,
@@ -198,8 +199,11 @@ messages AS MATERIALIZED (
     FROM pg_class table_class WHERE table_class.oid = to_regclass('assistant_messages'))) AS own_rows
   FROM (SELECT count(*)::float8 AS total FROM assistant_messages message WHERE ${inSession}) counted
 ),
+-- OFFSET 0: each field's test runs once, where the row is read, not again in each expression that reads it.
 candidate AS MATERIALIZED (
-  ${candidates}
+  SELECT flagged.id, flagged.session_id, flagged.parent_id, flagged.position, flagged.time_text, flagged.speaker,
+    flagged.has_text, flagged.says_when, flagged.size, ${weights}
+  FROM (${candidates} OFFSET 0) flagged
 ),
 statistics AS MATERIALIZED (
   SELECT counted.size, ${idfs}
@@ -210,7 +214,10 @@ statistics AS MATERIALIZED (
 scored AS MATERIALIZED (
   SELECT candidate.session_id, candidate.id, candidate.parent_id, candidate.position, candidate.time_text,
     candidate.speaker, candidate.has_text, candidate.says_when,
-    ${scoreOf(anyField, weight)} AS score,
+    ${scoreOf(
+      (n) => `candidate.weight_${n} IS NOT NULL`,
+      (n) => `candidate.weight_${n}`,
+    )} AS score,
     ${scoreOf((n) => `candidate.text_${n}`, own)} AS own
   FROM (SELECT candidate.*, ${raw(`${k1} * (1 - ${b} + ${b} * candidate.size / statistics.size)`)} AS length_norm
     FROM candidate CROSS JOIN (SELECT * FROM statistics) statistics OFFSET 0) candidate

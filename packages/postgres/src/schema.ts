@@ -16,7 +16,7 @@ import { saysWhenExpression } from "./message-search-fields.js";
 import { reportUnmigratable } from "./session-migration.js";
 
 /** The version of the session tables this release creates (`contextblocks_schema`, part `sessions`). */
-export const SESSION_TABLES_VERSION = 5;
+export const SESSION_TABLES_VERSION = 6;
 
 /**
  * `cf_agents_search_entries` (`PostgresSearchProvider`), with a GIN index over the content and one over the
@@ -74,6 +74,11 @@ CREATE INDEX IF NOT EXISTS idx_search_entries_key_fts
  *   created before (a rewrite of the table, once), in a UTF8 database;
  * - `says_when`, generated: whether the message's text says when (`datePatterns` of `@contextblocks/text`),
  *   which a question that asks when favours; added by the migration to version 3, which rewrites the table;
+ * - the three search fields' `tsvector` columns are stored `MAIN` (version 6): kept in the row, where a
+ *   search tests them, and moved out of it only when nothing else can make the row fit; a message over about
+ *   2 kB otherwise had them moved to the TOAST table first, and a search fetched them from there again for
+ *   every term it tested (the texts, which a search does not read, go out of the row instead). Rows written
+ *   before keep where they are until they are written again;
  * - the three GIN indexes of the search fields are built with `fastupdate = off` (version 4 turns it off on
  *   older ones and empties their pending lists): an append writes its entries into the index itself, so a
  *   search never reads through a pending list. With it on (Postgres' default), entries wait in a list that
@@ -144,6 +149,9 @@ ${foldSearchColumns("assistant_messages", [
   { name: "content_tsv", text: "text_content" },
   { name: "context_tsv", text: "context_text" },
 ])};
+
+ALTER TABLE assistant_messages ALTER COLUMN content_tsv SET STORAGE MAIN,
+  ALTER COLUMN context_tsv SET STORAGE MAIN, ALTER COLUMN time_tsv SET STORAGE MAIN;
 
 CREATE INDEX IF NOT EXISTS idx_assistant_msg_parent
   ON assistant_messages (parent_id);

@@ -2,6 +2,10 @@
 export interface PlanNode {
   "Node Type": string;
   "CTE Name"?: string;
+  /** A CTE's node names it `CTE <name>`. */
+  "Subplan Name"?: string;
+  /** The node's output columns (`EXPLAIN (VERBOSE)` only). */
+  Output?: string[];
   "Index Name"?: string;
   "Relation Name"?: string;
   "Actual Loops"?: number;

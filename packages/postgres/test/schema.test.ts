@@ -73,6 +73,18 @@ describe("schema", () => {
     expect(options.rows.map((row) => [row.name, row.options])).toEqual(
       rows.map((row) => [row.name, ["fastupdate=off"]]),
     );
+    // The search fields stay in the row (MAIN), where a search tests them: a message over about 2 kB had them
+    // moved to the TOAST table, fetched from there again for every term a search tested.
+    const storage = await client.query<{ name: string; storage: string }>(
+      `SELECT a.attname AS name, a.attstorage AS storage FROM pg_attribute a
+       WHERE a.attrelid = to_regclass($1 || '.assistant_messages') AND a.attname LIKE '%\\_tsv' ORDER BY 1`,
+      [schema.name],
+    );
+    expect(storage.rows).toEqual([
+      { name: "content_tsv", storage: "m" },
+      { name: "context_tsv", storage: "m" },
+      { name: "time_tsv", storage: "m" },
+    ]);
     // The lookup of an id in any session (an append's check) has its own index, unique: two appends of one
     // id to two sessions at once cannot both store it.
     expect(await idIndex(client)).toEqual([

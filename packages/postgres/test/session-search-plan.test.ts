@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSchema, type TestSchema } from "./database.js";
 import { postgresTree } from "./message-tree.js";
-import type { PlanNode } from "./plan-nodes.js";
+import { nodesOf, type PlanNode } from "./plan-nodes.js";
 import { recordStatements } from "./recorded-statements.js";
 import { genericPlanOf, staleStatistics, writeLongSession } from "./stale-statistics.js";
 
@@ -65,6 +65,43 @@ describe("PostgresSessionStore search on a table Postgres has not analyzed since
     for (const lookup of lookups) {
       expect(lookup["Index Name"], "the index of a look-up by id").toBe("idx_assistant_msg_id");
       expect(lookup["Rows Removed by Filter"] ?? 0, "rows a look-up by id filtered away").toBe(0);
+    }
+  });
+});
+
+describe("PostgresSessionStore search's candidates", () => {
+  it("carry each term's weight and own-text flag, two columns a term, not a flag for each field", async () => {
+    const client = await schema.client();
+    const tree = postgresTree(client, "fields");
+    for (const [index, text] of ["The boats left the harbour.", "Fishing boats.", "A calm day."].entries()) {
+      await tree.appendMessage({ id: `f${index}`, role: "user", parts: [{ type: "text", text }] });
+    }
+    const sent = recordStatements(client);
+    // Three terms ("fishing", "boats", "harbour") and one pair ("fishing boats"): four in all.
+    await tree.searchMessages("Which fishing boats were in the harbour?", 10);
+    const search = sent.find((statement) => statement.text.includes("candidate AS MATERIALIZED"));
+    if (search === undefined) throw new Error("no search statement was sent");
+    const values = search.values.map((value) =>
+      value === null ? "NULL" : client.escapeLiteral(String(value)),
+    );
+    await client.query(`PREPARE verbose_statement AS ${search.text}`);
+    try {
+      const { rows } = await client.query(
+        `EXPLAIN (VERBOSE, FORMAT JSON) EXECUTE verbose_statement(${values.join(", ")})`,
+      );
+      const nodes = nodesOf(rows[0]["QUERY PLAN"][0].Plan as PlanNode);
+      const output = nodes.find((node) => node["Subplan Name"] === "CTE candidate")?.Output ?? [];
+      // Its fields were tested where the row was read: what ranking needs of the row (nine columns), then per
+      // term its weight (NULL where no field holds it) and whether its own text holds it.
+      expect(output).toHaveLength(9 + 2 * 4);
+      const terms = output.slice(9);
+      for (const [index, column] of terms.entries()) {
+        const term = Math.floor(index / 2);
+        if (index % 2 === 0) expect(column).toMatch(new RegExp(`^CASE WHEN \\(flagged\\.text_${term} OR`));
+        else expect(column).toBe(`flagged.text_${term}`);
+      }
+    } finally {
+      await client.query("DEALLOCATE verbose_statement");
     }
   });
 });

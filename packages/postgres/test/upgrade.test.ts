@@ -39,7 +39,10 @@ const sessionTables = [
   "contextblocks_schema",
 ];
 
-/** The session tables' columns and indexes in the schema `name`, its name taken out of index definitions. */
+/**
+ * The session tables' columns (with how each is stored) and indexes in the schema `name`, its name taken out of
+ * index definitions.
+ */
 async function shape(client: pg.Client, name = schema.name): Promise<string[]> {
   const { rows } = await client.query<{ entry: string }>(
     `SELECT 'column ' || table_name || '.' || column_name || ' ' || data_type AS entry
@@ -47,6 +50,10 @@ async function shape(client: pg.Client, name = schema.name): Promise<string[]> {
      UNION ALL
      SELECT 'index ' || replace(indexdef, $1 || '.', '') FROM pg_indexes
        WHERE schemaname = $1 AND tablename = ANY ($2)
+     UNION ALL
+     SELECT 'storage ' || c.relname || '.' || a.attname || ' ' || a.attstorage::text
+       FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = $1 AND c.relname = ANY ($2) AND a.attnum > 0 AND NOT a.attisdropped
      ORDER BY entry`,
     [name, sessionTables],
   );
@@ -85,6 +92,10 @@ describe.each(earlierSchemas.map((fixture) => [fixture.name, fixture] as const))
       expect(ids(await chat.getHistory())).toEqual(["u1", "a1", "u2"]);
       expect(await isUnique(client)).toEqual([true]);
       expect(await shape(client)).toEqual(await currentShape());
+      // The search fields stay in the row, where a search tests them (new rows: the stored ones stay put).
+      for (const field of ["content_tsv", "context_tsv", "time_tsv"]) {
+        expect(await shape(client)).toContain(`storage assistant_messages.${field} m`);
+      }
       const { rows } = await client.query("SELECT part, version FROM contextblocks_schema");
       expect(rows).toEqual([{ part: "sessions", version: SESSION_TABLES_VERSION }]);
       await chat.appendMessage({
