@@ -55,4 +55,19 @@ describe("SqliteSessionStore search: one statement per shape", () => {
     expect(full.text).toContain("yesterday");
     expect((await search(second, "harbour boats")).text).toEqual(otherHarbour.text);
   });
+
+  it("reads an index that is caught up in one statement before the search's own, and catches up after appends", async () => {
+    const reports: StatementReport[] = [];
+    const client = fromBetterSqlite3(temporary.database, { onStatement: (report) => reports.push(report) });
+    const tree = sqliteTree(client, "chat");
+    await tree.appendMessage(message("a", "The harbour was quiet."));
+    expect((await tree.searchMessages("harbour", 5)).map((hit) => hit.id)).toEqual(["a"]);
+    reports.length = 0;
+    expect((await tree.searchMessages("quiet harbour", 5)).map((hit) => hit.id)).toEqual(["a"]);
+    expect(reports.map((report) => report.text.includes("WITH hit AS"))).toEqual([false, true]);
+    // Messages appended since (fewer than an append indexes at once) are indexed by the search first.
+    await tree.appendMessage(message("b", "A boat left the harbour."));
+    await tree.appendMessage(message("c", "The boat came back."));
+    expect((await tree.searchMessages("boat", 5)).map((hit) => hit.id).sort()).toEqual(["b", "c"]);
+  });
 });
