@@ -34,16 +34,39 @@ export const defaultCandidateReranking: Readonly<CandidateReranking> = Object.fr
 const afterQuestion = /[\s!.)\]"'’”\p{Extended_Pictographic}]/u;
 /** The variation selector and the joiner inside an emoji ("❤️", "👩‍💻"). */
 const emojiJoiners = new Set(["\uFE0F", "\u200D"]);
+/** `afterQuestion` of each ASCII character, asked once: most texts end in ASCII. */
+const asciiAfterQuestion = new Uint8Array(128).map((_, code) =>
+  afterQuestion.test(String.fromCharCode(code)) ? 1 : 0,
+);
+/** Only the end of a text is read for its question mark (UTF-16 units). */
+const questionTail = 64;
 
-/** Whether the text ends in a question mark, trailing punctuation, spaces and emoji aside (read from the end). */
+/**
+ * Whether the text ends in a question mark, trailing punctuation, spaces and emoji aside: its last
+ * `questionTail` units read from the end, character by character, without copying them out.
+ */
 export function endsWithQuestion(text: string): boolean {
-  const characters = Array.from(text.slice(-64));
-  for (let index = characters.length - 1; index >= 0; index--) {
-    const character = characters[index] as string;
-    if (character === "?" || character === "？") return true;
+  const start = Math.max(0, text.length - questionTail);
+  for (let index = text.length - 1; index >= start; index--) {
+    const code = text.charCodeAt(index);
+    if (code === 0x3f || code === 0xff1f) return true;
+    if (code < 0x80) {
+      if (asciiAfterQuestion[code] !== 1) return false;
+      continue;
+    }
+    // A low surrogate after a high one is one character (an emoji); a lone one, or a pair cut by the start of
+    // what is read, is a character of its own, as it would be in `Array.from` of the text's end.
+    const paired =
+      code >= 0xdc00 && code <= 0xdfff && index > start && isHighSurrogate(text.charCodeAt(index - 1));
+    const character = paired ? text.slice(index - 1, index + 1) : (text[index] as string);
+    if (paired) index--;
     if (!afterQuestion.test(character) && !emojiJoiners.has(character)) return false;
   }
   return false;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 /**

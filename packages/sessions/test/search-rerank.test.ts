@@ -35,6 +35,62 @@ describe("endsWithQuestion", () => {
     expect(endsWithQuestion("")).toBe(false);
     expect(endsWithQuestion(`${"?".repeat(100_000)}x`)).toBe(false);
   });
+
+  test("reads the end's characters as Array.from cuts them: pairs, lone surrogates, a pair cut at the start", () => {
+    // The reading it replaces: the last 64 units cut into characters, walked back from the end.
+    const byCharacters = (text: string): boolean => {
+      const characters = Array.from(text.slice(-64));
+      for (let index = characters.length - 1; index >= 0; index--) {
+        const character = characters[index] as string;
+        if (character === "?" || character === "？") return true;
+        if (
+          !/[\s!.)\]"'’”\p{Extended_Pictographic}]/u.test(character) &&
+          !["\uFE0F", "\u200D"].includes(character)
+        ) {
+          return false;
+        }
+      }
+      return false;
+    };
+    const pieces = [
+      "?",
+      "？",
+      "!",
+      ".",
+      " ",
+      ")",
+      "]",
+      '"',
+      "’",
+      "”",
+      "😊",
+      "❤️",
+      "👩‍💻",
+      "\uD83D",
+      "\uDE0A",
+      "a",
+      "é",
+      "\n",
+    ];
+    // Every run of up to three pieces, after emoji and spaces that move the start of what is read through the
+    // emoji (cutting one in two, or not).
+    let runs = [""];
+    const all = [""];
+    for (let length = 1; length <= 3; length++) {
+      runs = runs.flatMap((run) => pieces.map((piece) => run + piece));
+      all.push(...runs);
+    }
+    for (let pad = 44; pad <= 64; pad++) {
+      for (const run of all) {
+        const text = `?${"😊".repeat(4)}${" ".repeat(pad)}${run}`;
+        if (endsWithQuestion(text) !== byCharacters(text)) expect(text).toBe("read as Array.from reads it");
+      }
+    }
+    // The 64th unit from the end is the second half of an emoji: read alone, as a lone surrogate.
+    const cut = `?😊${" ".repeat(63)}`;
+    expect(endsWithQuestion(cut)).toBe(byCharacters(cut));
+    expect(endsWithQuestion(`x?${"😊".repeat(31)}`)).toBe(byCharacters(`x?${"😊".repeat(31)}`));
+  });
 });
 
 describe("rerankSearchCandidates", () => {

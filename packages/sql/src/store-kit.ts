@@ -33,6 +33,7 @@ export {
 export { isReadOnlyRefusal } from "./read-only.js";
 export { maxRowBytes, rowBytesOver, rowTooLarge, utf8Bytes, utf8Prefix } from "./row-bytes.js";
 export { buildStatement, isSqlStatement, join, raw, type SqlTemplateValue } from "./statement.js";
+export { type StatementShapes, statementShapes } from "./statement-shapes.js";
 export type { TaggedTemplateSqlSource } from "./tagged-template.js";
 export { isMissingTableError } from "./text.js";
 export {

@@ -30,6 +30,8 @@ export const indexBatchSize = 200;
 export const markStride = 64;
 
 interface PendingRow {
+  /** The mark, on the rows of the first batch. */
+  mark?: number | null;
   rowid: number;
   id: string;
   session_id: string;
@@ -79,22 +81,12 @@ export function* catchUpWhereWritable(client: SqlClient): SqlSteps<void> {
 
 /** `catchUpMessageIndex` as steps (sql-steps.ts), for a search that must answer at once. */
 export function* catchUpSteps(client: SqlClient): SqlSteps<void> {
-  const state = yield* rowsOf<{ indexed_rowid: number }>(sql`
-    SELECT indexed_rowid FROM assistant_fts_state WHERE key = 'messages'`);
-  let mark = Number(state[0]?.indexed_rowid ?? 0);
   const withContext = yield* contextColumnSteps(client);
+  // The first batch reads the mark in the same statement: a search with nothing to index runs one.
+  let rows: PendingRow[] = yield* rowsOf<PendingRow>(withContext ? firstBatch.ours : firstBatch.agents);
+  let mark = Number(rows[0]?.mark ?? 0);
   let cursor = mark;
   for (;;) {
-    // Our table keeps a message's row under the message's rowid: the messages past the mark that have a row
-    // already are indexed (the mark moves every `markStride` messages, not on every search).
-    const rows = withContext
-      ? yield* rowsOf<PendingRow>(sql`
-      SELECT m.rowid, m.id, m.session_id, m.role, m.content, m.content_chunks FROM assistant_messages m
-      WHERE m.rowid > ${cursor} AND NOT EXISTS (SELECT 1 FROM assistant_fts f WHERE f.rowid = m.rowid)
-      ORDER BY m.rowid ASC LIMIT ${limitLiteral(indexBatchSize)}`)
-      : yield* rowsOf<PendingRow>(sql`
-      SELECT rowid, id, session_id, role, content, content_chunks FROM assistant_messages
-      WHERE rowid > ${cursor} ORDER BY rowid ASC LIMIT ${limitLiteral(indexBatchSize)}`);
     const last = rows.at(-1);
     if (last === undefined) return caughtUp(client);
     const slices = yield* continuationSliceSteps(
@@ -138,8 +130,36 @@ export function* catchUpSteps(client: SqlClient): SqlSteps<void> {
     }
     yield* groupOf(statements);
     if (rows.length < indexBatchSize) return caughtUp(client);
+    rows = yield* rowsOf<PendingRow>(pendingStatement(withContext, cursor));
   }
 }
+
+/** The mark (`assistant_fts_state.indexed_rowid`; no row: 0), read in SQL. */
+const markOfState = raw(
+  `coalesce((SELECT indexed_rowid FROM assistant_fts_state WHERE key = 'messages'), 0)`,
+);
+
+/**
+ * The next batch of messages to index: past `after` (`null`: past the mark, each row carrying it as `mark`), in
+ * rowid order. Our table keeps a message's row under the message's rowid, so the messages past the mark that
+ * have a row already are indexed (the mark moves every `markStride` messages, not on every search); each is
+ * looked for in FTS5's own table by rowid (one seek, where the virtual table's lookup costs several).
+ */
+function pendingStatement(withContext: boolean, after: number | null): SqlStatement {
+  const past = after === null ? markOfState : sql`${after}`;
+  const mark = after === null ? sql`${markOfState} AS mark,` : sql``;
+  return withContext
+    ? sql`
+      SELECT ${mark} m.rowid, m.id, m.session_id, m.role, m.content, m.content_chunks FROM assistant_messages m
+      WHERE m.rowid > ${past} AND NOT EXISTS (SELECT 1 FROM assistant_fts_content f WHERE f.id = m.rowid)
+      ORDER BY m.rowid ASC LIMIT ${limitLiteral(indexBatchSize)}`
+    : sql`
+      SELECT ${mark} rowid, id, session_id, role, content, content_chunks FROM assistant_messages
+      WHERE rowid > ${past} ORDER BY rowid ASC LIMIT ${limitLiteral(indexBatchSize)}`;
+}
+
+/** The first batch's statements (they bind nothing), built once: the same statement text every search. */
+const firstBatch = { ours: pendingStatement(true, null), agents: pendingStatement(false, null) };
 
 /** The index holds every message appended so far: the count of `countUnindexed` starts again. */
 function caughtUp(client: SqlClient): void {

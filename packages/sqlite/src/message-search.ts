@@ -6,7 +6,7 @@ import {
   type SearchRanking,
 } from "@contextblocks/sessions/store-kit";
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
-import { limitLiteral, raw } from "@contextblocks/sql/store-kit";
+import { limitLiteral, raw, statementShapes } from "@contextblocks/sql/store-kit";
 import { fts5MatchExpression, monthNames, planQuery, type QueryPlan } from "@contextblocks/text";
 import { searchRowsTable, sessionKeyOf } from "./message-index-schema.js";
 import { saysWhen } from "./says-when.js";
@@ -361,7 +361,7 @@ export function* searchSteps(
   const sessionTokens = options.sessionTokens;
   const values = { plan, expression, words, ranking, candidates, limit, sessionId, sessionTokens };
   if (options.sort === "bm25" && (sessionId === undefined || options.share?.tryAlone() !== false)) {
-    const rows = yield* rowsOf<Row>(candidatesStatement({ ...values, hits: "whole" }));
+    const rows = yield* rowsOf<Row>(searchStatement({ ...values, hits: "whole" }));
     // The whole index's best are this session's (or no session was asked for): the session's own best.
     // Otherwise (or when nothing came back, which cannot tell) the session's rows are ranked apart.
     const first = rows[0];
@@ -372,11 +372,11 @@ export function* searchSteps(
   }
   if (options.sort === "bm25") {
     // Where SQLite sorts and the index holds other sessions' rows: the session's own matches, in one statement.
-    const rows = yield* rowsOf<Row>(candidatesStatement({ ...values, hits: "session" }));
+    const rows = yield* rowsOf<Row>(searchStatement({ ...values, hits: "session" }));
     return rows.map((row) => resultOf(row, sessionId));
   }
   if (ordersInSql(ranking)) {
-    const rows = yield* rowsOf<Row>(candidatesStatement({ ...values, hits: "ranked" }));
+    const rows = yield* rowsOf<Row>(searchStatement({ ...values, hits: "ranked" }));
     return rows.map((row) => resultOf(row, sessionId));
   }
   const best = yield* searchInSteps({ ...values, share: options.share });
@@ -440,6 +440,38 @@ interface CandidateValues {
   sessionTokens: SessionTokens | undefined;
   hits: HitSource;
 }
+
+/** The search statements by shape: their text is the same from search to search, only the query differs. */
+const searchStatements = statementShapes<{
+  expression: string;
+  words: string;
+  sessionId: string | undefined;
+}>();
+
+/**
+ * `candidatesStatement`, built once per shape (`statementShapes`): its text follows from the ranking's weights,
+ * the counts, which hits, whether the query's dates weigh and how a session is found; the query's expression
+ * and words and the session's id are bound.
+ */
+function searchStatement(values: CandidateValues): SqlStatement {
+  const { ranking } = values;
+  const key = [
+    values.hits,
+    values.limit,
+    values.candidates,
+    values.sessionTokens,
+    weighsDates(values.plan, ranking),
+    ...rankingWeights.map((name) => ranking[name]),
+  ].join(" ");
+  return searchStatements(
+    key,
+    { expression: values.expression, words: values.words, sessionId: values.sessionId },
+    (bound) => candidatesStatement({ ...values, ...bound }),
+  );
+}
+
+/** Every weight of a ranking, in one order: each may shape the statement's text. */
+const rankingWeights = Object.keys(defaultSearchRanking) as (keyof SearchRanking)[];
 
 /**
  * The statement ranking a search's candidates (its scores: search-scores.ts). bm25 is negative (lower ranks

@@ -27,6 +27,8 @@ const joined = /[\p{L}\p{N}](?:[@./:\\]+|-(?=\p{N}))[\p{L}\p{N}]/u;
  */
 export function compoundsOf(text: string): string[] {
   const found: string[] = [];
+  // Every compound is a piece of the text that holds a join: a text without one (most questions) has none.
+  if (!joined.test(text)) return found;
   const add = (candidate: string) => {
     if (found.length >= maximumCompounds || candidate.length > longestCompound) return;
     if (!joined.test(candidate) || tokenize(candidate).length < 2) return;

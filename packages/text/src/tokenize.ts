@@ -42,11 +42,14 @@ const latinWithDiacritics = /([\p{Script=Latin}])[\u0300-\u036f]+/gu;
 /** Diacritics that follow nothing Latin (a lone mark, or a mark on another script's letter at token start). */
 const leadingDiacritics = /^[\u0300-\u036f]+/u;
 
+/** Text of ASCII characters only. */
+const ascii = /^[\x00-\x7f]*$/;
+
 /** Fold one token the way `unicode61` does with `remove_diacritics=1`. */
 export function foldToken(word: string): string {
   const lower = word.toLowerCase();
   // ASCII is already folded; skip the normalisation work for the common case.
-  if (/^[\x00-\x7f]*$/.test(lower)) return lower;
+  if (ascii.test(lower)) return lower;
   // Only Latin letters lose their diacritics (Cyrillic й or ё keep theirs), as in `unicode61`.
   return lower
     .normalize("NFD")
@@ -65,7 +68,10 @@ export function queryTokens(text: string, maximumCharacters: number): QueryToken
   return wordsOf(text, maximumCharacters, (word, folded) => ({
     folded,
     stem: porterStem(folded),
-    written: word.normalize("NFC").replace(asciiCapitals, (capital) => capital.toLowerCase()),
+    // An ASCII word is written as it folds: in lower case.
+    written: ascii.test(word)
+      ? folded
+      : word.normalize("NFC").replace(asciiCapitals, (capital) => capital.toLowerCase()),
   }));
 }
 

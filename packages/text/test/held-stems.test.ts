@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { heldStems } from "../src/held-stems.js";
+import { heldStems, stemLeadOf } from "../src/held-stems.js";
 import { porterStem } from "../src/porter.js";
 import { isStopword } from "../src/stopwords.js";
 import { tokenize, tokenRun } from "../src/tokenize.js";
@@ -115,6 +115,71 @@ describe("heldStems", () => {
       }),
       { numRuns: 5_000 },
     );
+  });
+
+  it("holds what the lead check relies on: a folded word starts with its stem's lead", () => {
+    // Porter's suffixes and what it writes in their place, chained as its steps chain them.
+    const suffixes = [
+      ...["ational", "tional", "enci", "anci", "izer", "logi", "bli", "alli", "entli", "eli", "ousli"],
+      ...["ization", "ation", "ator", "alism", "iveness", "fulness", "ousness", "aliti", "iviti", "biliti"],
+      ...["ical", "ness", "icate", "iciti", "ful", "ative", "alize", "al", "ance", "ence", "er", "ic"],
+      ...["able", "ible", "ant", "ement", "ment", "ent", "ion", "tion", "ou", "ism", "ate", "iti", "ous"],
+      ...["ive", "ize", "s", "ies", "sses", "ed", "eed", "ing", "y", "ly", "e", "ll", "at", "bl", "iz"],
+      ...["bility", "ivity", "ality", "logy", "ably", "ously", "ently", "ally", "ely", "ying", "ied"],
+    ];
+    const starts = [
+      "",
+      "a",
+      "b",
+      "y",
+      "ay",
+      "oy",
+      "ab",
+      "poss",
+      "sens",
+      "hop",
+      "tab",
+      "rel",
+      "bb",
+      "yy",
+      "ee",
+    ];
+    const checked: string[] = [];
+    for (const start of starts) {
+      for (const first of suffixes) {
+        checked.push(start + first);
+        for (const second of suffixes) checked.push(start + first + second, `${start + first + second}s`);
+      }
+    }
+    // Every word of up to five letters from an alphabet of vowels, y and consonants Porter treats apart.
+    const alphabet = "abeilnostuyz";
+    let level = [""];
+    for (let length = 1; length <= 5; length++) {
+      level = level.flatMap((prefix) => [...alphabet].map((letter) => prefix + letter));
+      for (const word of level) checked.push(word);
+    }
+    for (const word of [
+      ...checked,
+      ...words.flatMap((word) => tokenize(word).map((token) => token.folded)),
+    ]) {
+      const stem = porterStem(word);
+      if (!word.startsWith(stemLeadOf(stem)))
+        expect({ word, stem }).toBe("a stem whose lead starts its word");
+    }
+    fc.assert(
+      fc.property(fc.stringMatching(/^[a-z]{1,20}$/), (word) => {
+        expect(word.startsWith(stemLeadOf(porterStem(word)))).toBe(true);
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
+  it("finds a stem when only its lead and first letter tell the word apart", () => {
+    // "sensibility" stems to "sensibl", whose lead "sensib" is all the word keeps of it.
+    expect(
+      heldStems("Sensibility, hopping, ties and relational", new Set(["sensibl", "hop", "ti", "relat"])),
+    ).toEqual(new Set(["sensibl", "hop", "ti", "relat"]));
+    expect(heldStems("sensitive sensor", new Set(["sensibl"]))).toEqual(new Set());
   });
 
   it("finds a stem beside, and inside, words too long to be remembered", () => {
