@@ -1,5 +1,6 @@
 import { estimateTokens } from "@contextblocks/core";
 import { wellFormedPrefix } from "@contextblocks/core/store-kit";
+import { messageKeyOf } from "./message-key.js";
 import type { SearchContextTurn, SearchResult } from "./session-store.js";
 import type { StoredSearchHit } from "./session-store-v1.js";
 
@@ -101,7 +102,7 @@ export function selectSearchHits(
     left.sort((first, second) => (order.get(first) ?? 0) - (order.get(second) ?? 0));
   }
   const keyOf = (candidate: { sessionId?: string | undefined; id: string }) =>
-    `${candidate.sessionId ?? ""}\u0000${candidate.id}`;
+    messageKeyOf(candidate.sessionId, candidate.id);
   const contexts = new Map<string, SearchContextTurn[]>();
   const spent = new Map<string, number>();
   // A near-match goes to the best hit within two turns of it on its branch, within that hit's budget.

@@ -1,4 +1,5 @@
 import { heldStems, planQuery } from "@contextblocks/text";
+import { messageKeyOf } from "./message-key.js";
 import type { SearchCandidate } from "./search-hits.js";
 
 /**
@@ -86,7 +87,7 @@ export function rerankSearchCandidates(
   if (questionDiscount === 0 && replyLift === 0 && coverageWeight === 0) return [...candidates];
   if (candidates.length === 0 || candidates.some((candidate) => !hasScore(candidate))) return [...candidates];
   const keyOf = (candidate: { sessionId?: string | undefined; id: string }) =>
-    `${candidate.sessionId ?? ""}\u0000${candidate.id}`;
+    messageKeyOf(candidate.sessionId, candidate.id);
   // Indexes, not objects: a search re-ranks on every call, and this runs over its candidates in place.
   const lastWithKey = new Map<string, number>();
   candidates.forEach((candidate, index) => {

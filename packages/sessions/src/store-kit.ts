@@ -19,6 +19,7 @@ export {
   serverOnlyPartTypes,
   untrustedMessage,
 } from "./message.js";
+export { messageKeyOf } from "./message-key.js";
 export {
   messageTokenStamp,
   type PathTokenRow,

@@ -239,3 +239,22 @@ describe("rerankSearchCandidates", () => {
     expect(candidates).toEqual(copy);
   });
 });
+
+describe("rerankSearchCandidates across sessions", () => {
+  test("a reply is lifted by its own question only, whatever characters the session and message ids hold", () => {
+    const inSession = (sessionId: string, entry: SearchCandidate): SearchCandidate => ({
+      ...entry,
+      sessionId,
+    });
+    // Joined by a NUL alone, session "a" + message "b\0c" and session "a\0b" + message "c" were one key: the
+    // reply below (whose parent "c" of session "a\0b" is no candidate) took the question's lift.
+    const question = inSession("a", candidate("b\u0000c", 10, "How long have you been married?"));
+    const other = inSession("x", candidate("o", 4, "married in June"));
+    const reply = inSession("a\u0000b", candidate("r", 1, "Five years already!", "c"));
+    const reranked = rerankSearchCandidates("married", [question, other, reply], {
+      ...none,
+      replyLift: 0.4,
+    });
+    expect(reranked.map((entry) => entry.id)).toEqual(["b\u0000c", "o", "r"]);
+  });
+});

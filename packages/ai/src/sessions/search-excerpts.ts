@@ -1,6 +1,7 @@
 import { ContextError, estimateTokens } from "@contextblocks/core";
 import { describeValue, wellFormedPrefix } from "@contextblocks/core/store-kit";
 import { type SearchResult, type SessionManager, textOfMessage } from "@contextblocks/sessions";
+import { messageKeyOf } from "@contextblocks/sessions/store-kit";
 
 /**
  * Search hits with the turns around them (as Mastra's `messageRange` returns a hit with its neighbours): an
@@ -62,8 +63,7 @@ export async function searchExcerpts(
   const hits = await manager.search(query, { limit });
   if (hits.length === 0) return { text: null, turns: [] };
   const words = queryWords(query);
-  const keyOf = (sessionId: string | undefined, id: string) => `${sessionId ?? ""}\u0000${id}`;
-  const shown = new Set(hits.map((hit) => keyOf(hit.sessionId, hit.id)));
+  const shown = new Set(hits.map((hit) => messageKeyOf(hit.sessionId, hit.id)));
   // First every hit, each its share of the budget (at most `hitCharacters`, around its first matching
   // word); then, best hit first, the turns around it with what is left.
   // The day a hit's message carries (its `createdAt`), else the day the store wrote it.
@@ -92,12 +92,12 @@ export async function searchExcerpts(
       ["after", around.after],
     ] as const) {
       for (const line of lines) {
-        if (shown.has(keyOf(line.turn.sessionId, line.turn.id))) continue;
+        if (shown.has(messageKeyOf(line.turn.sessionId, line.turn.id))) continue;
         const left = (budget - cost()) * 4 - line.role.length - 4;
         if (left < minimumClip) continue;
         group[side].push({ ...line, text: clip(line.text, Math.min(neighbourCharacters, left), words) });
         if (cost() > budget) group[side].pop();
-        else shown.add(keyOf(line.turn.sessionId, line.turn.id));
+        else shown.add(messageKeyOf(line.turn.sessionId, line.turn.id));
       }
     }
   }
