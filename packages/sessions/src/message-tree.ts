@@ -538,9 +538,9 @@ function isHoldableId(id: unknown): id is string {
   return typeof id === "string" && isWellFormed(id);
 }
 
-/** A read's leaf that names no message any store holds (see `isHoldableId`): the path is empty. */
+/** A read's leaf that names no message any store holds (`undefined` and `null` name the latest leaf). */
 function isUnholdableLeaf(leafId: string | null | undefined): boolean {
-  return typeof leafId === "string" && !isWellFormed(leafId);
+  return typeof leafId === "string" && !isHoldableId(leafId);
 }
 
 /**
