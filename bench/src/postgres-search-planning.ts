@@ -273,7 +273,7 @@ async function sessions(connectionString: string): Promise<string> {
     if (plan === null) continue;
     sent.length = 0;
     await session.search(question, { limit: 10 });
-    const statement = sent.find((candidate) => candidate.text.startsWith("WITH term"));
+    const statement = sent.find((candidate) => candidate.text.startsWith("WITH search_queries"));
     if (statement !== undefined) ours.push(statement);
     const words: SqlValue[] = plan.terms.map((term) => term.word);
     const query = words.map((_, index) => `plainto_tsquery('english', $${index + 1})`).join(" || ");
