@@ -44,6 +44,10 @@ export class KeyValueSessionStore implements SessionStoreV1 {
     if (typeof options?.namespace?.list !== "function" || typeof (options.sessionId ?? "") !== "string") {
       throw new TypeError("KeyValueSessionStore: expected { namespace, sessionId?: string }");
     }
+    // A lone UTF-16 surrogate has no URI encoding: refused by name here, not as `encodeURIComponent`'s URIError.
+    if (/\p{Cs}/u.test(options.sessionId ?? "")) {
+      throw new TypeError("KeyValueSessionStore: sessionId holds a lone UTF-16 surrogate");
+    }
     this.namespace = options.namespace;
     this.sessionId = options.sessionId ?? "";
     this.#writer = options.writer ?? writeQueueFor(options.namespace);

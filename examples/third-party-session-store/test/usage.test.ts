@@ -56,6 +56,20 @@ describe("a Session on KeyValueSessionStore", () => {
   });
 });
 
+describe("KeyValueSessionStore's session id", () => {
+  it("refuses a lone UTF-16 surrogate by name (it has no key encoding), and keeps a paired one", async () => {
+    const namespace = new InMemoryKeyValueNamespace();
+    expect(() => new KeyValueSessionStore({ namespace, sessionId: "chat-\ud83d" })).toThrow(
+      /sessionId holds a lone UTF-16 surrogate/,
+    );
+    const session = new Session({
+      store: new KeyValueSessionStore({ namespace, sessionId: "chat-\ud83d\ude00" }),
+    });
+    await session.appendMessage(message("u1", "user", "hello"));
+    expect(ids(await session.getHistory())).toEqual(["u1"]);
+  });
+});
+
 describe("the single writer is what keeps two writers from forking a conversation", () => {
   /** Two tabs on one conversation each append a turn under the latest leaf, at once. */
   async function twoTabsAppendAtOnce(writerOfEachTab: () => SingleWriter | undefined) {

@@ -383,7 +383,7 @@ async function postgresOnly(work: string, packed: readonly PackedPackage[], tsc:
 
 /** The AI SDK majors the adapter supports, each with the providers of its line (TOOLCHAIN.md). */
 const AI_SDK_MAJORS = [
-  { name: "ai 7", packages: ["ai@7.0.173", "@ai-sdk/openai@4.0.118", "@ai-sdk/anthropic@4.0.105"] },
+  { name: "ai 7", packages: ["ai@7.0.185", "@ai-sdk/openai@4.0.126", "@ai-sdk/anthropic@4.0.112"] },
   { name: "ai 6", packages: ["ai@6.0.325", "@ai-sdk/openai@3.0.141", "@ai-sdk/anthropic@3.0.140"] },
 ] as const;
 
@@ -783,7 +783,7 @@ async function quickStart(work: string, packed: readonly PackedPackage[]): Promi
       "--no-fund",
       "--prefer-offline",
       ...packed.filter((item) => closure.has(item.name)).map((item) => item.tarball),
-      "ai@7.0.173",
+      "ai@7.0.185",
       "zod@4.6.7",
     ],
     project,
