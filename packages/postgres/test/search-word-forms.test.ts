@@ -81,8 +81,9 @@ describe("a word written with diacritics", () => {
 });
 
 describe("a word stored in one Unicode form and searched in the other", () => {
-  // macOS writes Korean decomposed (NFD: "한" as its three jamo), which Postgres' parser keeps as other words
-  // than the syllables a query is folded to; accented Greek and Cyrillic decompose into combining marks.
+  // macOS writes Korean and Japanese decomposed (NFD: "한" as its three jamo, "が" as "か" and a voiced mark),
+  // which Postgres' parser keeps as other words than the composed ones a query is folded to; accented Greek and
+  // Cyrillic decompose into combining marks.
   it("finds the messages and the knowledge entries that hold it, either way", async () => {
     const client = await schema.client();
     const store = postgresTree(client, "chat");
@@ -91,6 +92,7 @@ describe("a word stored in one Unicode form and searched in the other", () => {
       korean: "오늘 한국어 수업이 있어요".normalize("NFD"),
       russian: "Мой родной край далеко".normalize("NFD"),
       greek: "Ο καφές είναι έτοιμος",
+      japanese: "わたしは ラジオが すきです".normalize("NFD"),
     };
     for (const [id, text] of Object.entries(texts)) {
       await store.appendMessage(message(id, text));
@@ -103,6 +105,7 @@ describe("a word stored in one Unicode form and searched in the other", () => {
         ["korean", "한국어"],
         ["russian", "край"],
         ["greek", "καφές"],
+        ["japanese", "ラジオが"],
       ];
       for (const [id, word] of words) {
         expect(await ownHits(store, word.normalize(form))).toEqual([id]);

@@ -12,12 +12,13 @@ function message(id: string, text: string, role = "user"): SessionMessage {
   return { id, role, parts: [{ type: "text", text }] };
 }
 
-/** A sentence and the word in it to search for, in Korean, Greek, Cyrillic and Latin with a diacritic. */
+/** A sentence and the word in it to search for, in Korean, Greek, Cyrillic, Latin with a diacritic and Japanese. */
 const words = [
   { text: "오늘 한국어 수업이 있어요", word: "한국어" },
   { text: "Ο καφές είναι έτοιμος", word: "καφές" },
   { text: "Мой родной край далеко", word: "край" },
   { text: "We met at the café downtown", word: "café" },
+  { text: "わたしは ラジオが すきです", word: "ラジオが" },
 ];
 
 const forms = ["NFC", "NFD"] as const;
