@@ -44,7 +44,7 @@ DO $$ BEGIN IF (getdatabaseencoding() = 'UTF8' AND current_setting('server_versi
     JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum WHERE a.attrelid = 'cf_agents_search_entries'::regclass
     AND a.attname = 'content_tsv' AND (pg_get_expr(d.adbin, d.adrelid) LIKE '%]+([[:alnum:]])%'
       OR pg_get_expr(d.adbin, d.adrelid) LIKE '%]+(_=[[:alnum:]])%'))) THEN EXECUTE $fold$ALTER TABLE cf_agents_search_entries DROP COLUMN IF EXISTS content_tsv$fold$; EXECUTE $fold$ALTER TABLE cf_agents_search_entries ADD COLUMN content_tsv TSVECTOR
-    GENERATED ALWAYS AS (to_tsvector('english', regexp_replace(CASE WHEN content ~ E'[\\u00c0-\\u024f\\u1e00-\\u1eff\\u0300-\\u036f]' THEN normalize(regexp_replace(normalize(content, NFD),
+    GENERATED ALWAYS AS (to_tsvector('english', regexp_replace(CASE WHEN content ~ E'[\\u00c0-\\u024f\\u1e00-\\u1eff\\u0300-\\u036f\\u1100-\\u11ff\\ua960-\\ua97f\\ud7b0-\\ud7ff\\u3099\\u309a]' THEN normalize(regexp_replace(normalize(content, NFD),
     E'([a-zA-Z])[\\u0300-\\u036f]+', E'\\1', 'g'), NFC) ELSE content END, E'[@./:\\\\]+([[:alnum:]])', E' \\1', 'g'))) STORED$fold$; END IF; END $$;
 
 CREATE INDEX IF NOT EXISTS idx_search_entries_fts
@@ -97,9 +97,9 @@ DO $$ BEGIN IF (getdatabaseencoding() = 'UTF8' AND current_setting('server_versi
     JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum WHERE a.attrelid = 'assistant_messages'::regclass
     AND a.attname = 'content_tsv' AND (pg_get_expr(d.adbin, d.adrelid) LIKE '%]+([[:alnum:]])%'
       OR pg_get_expr(d.adbin, d.adrelid) LIKE '%]+(_=[[:alnum:]])%'))) THEN EXECUTE $fold$ALTER TABLE assistant_messages DROP COLUMN IF EXISTS content_tsv, DROP COLUMN IF EXISTS context_tsv$fold$; EXECUTE $fold$ALTER TABLE assistant_messages ADD COLUMN content_tsv TSVECTOR
-    GENERATED ALWAYS AS (to_tsvector('english', regexp_replace(CASE WHEN text_content ~ E'[\\u00c0-\\u024f\\u1e00-\\u1eff\\u0300-\\u036f]' THEN normalize(regexp_replace(normalize(text_content, NFD),
+    GENERATED ALWAYS AS (to_tsvector('english', regexp_replace(CASE WHEN text_content ~ E'[\\u00c0-\\u024f\\u1e00-\\u1eff\\u0300-\\u036f\\u1100-\\u11ff\\ua960-\\ua97f\\ud7b0-\\ud7ff\\u3099\\u309a]' THEN normalize(regexp_replace(normalize(text_content, NFD),
     E'([a-zA-Z])[\\u0300-\\u036f]+', E'\\1', 'g'), NFC) ELSE text_content END, E'[@./:\\\\]+([[:alnum:]])', E' \\1', 'g'))) STORED, ADD COLUMN context_tsv TSVECTOR
-    GENERATED ALWAYS AS (to_tsvector('english', regexp_replace(CASE WHEN context_text ~ E'[\\u00c0-\\u024f\\u1e00-\\u1eff\\u0300-\\u036f]' THEN normalize(regexp_replace(normalize(context_text, NFD),
+    GENERATED ALWAYS AS (to_tsvector('english', regexp_replace(CASE WHEN context_text ~ E'[\\u00c0-\\u024f\\u1e00-\\u1eff\\u0300-\\u036f\\u1100-\\u11ff\\ua960-\\ua97f\\ud7b0-\\ud7ff\\u3099\\u309a]' THEN normalize(regexp_replace(normalize(context_text, NFD),
     E'([a-zA-Z])[\\u0300-\\u036f]+', E'\\1', 'g'), NFC) ELSE context_text END, E'[@./:\\\\]+([[:alnum:]])', E' \\1', 'g'))) STORED$fold$; END IF; END $$;
 
 ALTER TABLE assistant_messages ALTER COLUMN content_tsv SET STORAGE MAIN,

@@ -6,14 +6,14 @@
  *
  * In SQL, in the generated column itself, so every writer's rows are folded (agents' own code, a restore, an
  * `UPDATE` by hand) and a table of rows already stored is folded when the column is rebuilt. Only a text that
- * holds a Latin letter with a diacritic or a combining mark is normalised (decomposed, the marks after a letter
+ * holds a Latin letter with a diacritic, a combining mark, a Hangul jamo or a kana voiced mark is normalised (decomposed, the marks after a letter
  * of a to z dropped, composed again), about three times the `tsvector`'s own cost for such a text; any other
  * text pays one scan for those characters (about 3%). Then the words of addresses, links, paths and versions are
  * taken apart (`compoundJoiners`), another scan (about 4%). `normalize` needs a UTF8 database and Postgres 13:
  * the columns are rebuilt over this only there (schema.ts); elsewhere they index the text as written.
  */
 export function foldedForIndex(column: string): string {
-  const folded = `CASE WHEN ${column} ~ E'${latinMarked}' THEN normalize(regexp_replace(normalize(${column}, NFD),
+  const folded = `CASE WHEN ${column} ~ E'${foldable}' THEN normalize(regexp_replace(normalize(${column}, NFD),
     E'([a-zA-Z])${combiningMarks}+', E'\\\\1', 'g'), NFC) ELSE ${column} END`;
   return `regexp_replace(${folded}, E'${compoundJoiners}', E' \\\\1', 'g')`;
 }
@@ -23,8 +23,14 @@ export function foldedForIndex(column: string): string {
 // character outside its encoding fails the whole `DO` block, the branch that would use it or not.
 /** Combining diacritical marks. */
 const combiningMarks = "[\\\\u0300-\\\\u036f]";
-/** Latin letters that may carry a diacritic (Latin-1, Extended-A and -B, Extended Additional), or a mark. */
-const latinMarked = "[\\\\u00c0-\\\\u024f\\\\u1e00-\\\\u1eff\\\\u0300-\\\\u036f]";
+/**
+ * Latin letters that may carry a diacritic (Latin-1, Extended-A and -B, Extended Additional), a mark, a Hangul
+ * jamo (Jamo, Extended-A and -B) or a combining kana voiced mark: a Korean or Japanese text stored decomposed, as
+ * macOS writes it, is composed into its syllables and kana, the form a query is folded to (`foldToken` composes),
+ * so "한국어" or "ラジオ" finds it whichever form it was stored in.
+ */
+const foldable =
+  "[\\\\u00c0-\\\\u024f\\\\u1e00-\\\\u1eff\\\\u0300-\\\\u036f\\\\u1100-\\\\u11ff\\\\ua960-\\\\ua97f\\\\ud7b0-\\\\ud7ff\\\\u3099\\\\u309a]";
 /**
  * What joins the words of an e-mail address, a host, a URL, a path or a version number ("john@example.com",
  * "github.com/org/repo", "/etc/hosts", "2.5.1", "C:\\Users"), when a word follows it: taken apart (the joiners

@@ -80,6 +80,44 @@ describe("a word written with diacritics", () => {
   });
 });
 
+describe("a word stored in one Unicode form and searched in the other", () => {
+  // macOS writes Korean and Japanese decomposed (NFD: "한" as its three jamo, "が" as "か" and a voiced mark),
+  // which Postgres' parser keeps as other words than the composed ones a query is folded to; accented Greek and
+  // Cyrillic decompose into combining marks.
+  it("finds the messages and the knowledge entries that hold it, either way", async () => {
+    const client = await schema.client();
+    const store = postgresTree(client, "chat");
+    const search = new PostgresSearchProvider(client, "knowledge");
+    const texts = {
+      korean: "오늘 한국어 수업이 있어요".normalize("NFD"),
+      russian: "Мой родной край далеко".normalize("NFD"),
+      greek: "Ο καφές είναι έτοιμος",
+      japanese: "わたしは ラジオが すきです".normalize("NFD"),
+    };
+    for (const [id, text] of Object.entries(texts)) {
+      await store.appendMessage(message(id, text));
+      await store.appendMessage(message(`${id}-reply`, "Noted.", "assistant"));
+      await search.set(id, text);
+    }
+    await search.set("other", "Nothing to do with the rest.");
+    for (const form of ["NFC", "NFD"] as const) {
+      const words: [string, string][] = [
+        ["korean", "한국어"],
+        ["russian", "край"],
+        ["greek", "καφές"],
+        ["japanese", "ラジオが"],
+      ];
+      for (const [id, word] of words) {
+        expect(await ownHits(store, word.normalize(form))).toEqual([id]);
+        expect(keysOf(await search.search(word.normalize(form)))).toEqual([id]);
+      }
+    }
+    // Stored as sent: only the index composes.
+    expect(keysOf(await search.search("korean"))).toEqual(["korean"]);
+    expect(await search.search("korean")).toContain(texts.korean);
+  });
+});
+
 describe("a knowledge table created before words were folded", () => {
   /** The table as an earlier release (or Cloudflare agents' docs) created it, the content indexed as written. */
   async function earlierTable(client: pg.Client, content: string): Promise<void> {

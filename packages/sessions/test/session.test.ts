@@ -277,6 +277,49 @@ describe("compaction", () => {
     });
   });
 
+  it("refuses a summary that is not text, or that would not shrink what it replaces, naming it; nothing is stored", async () => {
+    const answers: unknown[] = [
+      { text: "an AI SDK result, not its text" },
+      undefined,
+      42,
+      // A model echoing its prompt: every compaction would grow the history, each summary holding the last.
+      "echo ".repeat(20_000),
+    ];
+    for (const answer of answers) {
+      const heard: unknown[] = [];
+      const session = new SessionBuilder(inMemoryBackend())
+        .forSession("chat")
+        .onCompaction(
+          createCompactFunction({
+            summarize: async () => answer as string,
+            protectHead: 1,
+            tailTokenBudget: 50,
+          }),
+        )
+        .compactAfter(200)
+        .onCompactionError((error) => {
+          heard.push(error);
+        })
+        .build();
+      for (const turn of turns(8)) await session.appendMessage(turn);
+      // The automatic compaction after an append failed by name; the append did not.
+      expect(heard.length).toBeGreaterThan(0);
+      expect(isContextError(heard[0]) && heard[0].code).toBe("INVALID_INPUT");
+      const refused = await session.compact().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(isContextError(refused) && refused.code).toBe("INVALID_INPUT");
+      expect((refused as Error).message).toMatch(
+        typeof answer === "string"
+          ? /the summary \(about \d+ tokens\) is no shorter than the \d+ messages/
+          : /summarize must resolve to the summary text, a string, got (an object|undefined|number 42)/,
+      );
+      expect(await session.getCompactions()).toEqual([]);
+      expect(ids(await session.getHistory())).toEqual(ids(turns(8)));
+    }
+  });
+
   it("a compaction brings memory written since into the next frozen prompt", async () => {
     const store = new InMemoryStore();
     const context = new ContextBlocks(

@@ -29,7 +29,12 @@ const columnName = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * not used (FTS5 applies them to the stem: `"running" *` is `run*`, which also finds "rune").
  */
 export function fts5MatchExpression(plan: QueryPlan, options: MatchExpressionOptions = {}): string {
-  const clauses = plan.terms.map((term) => fts5String(term.word));
+  const clauses: string[] = [];
+  for (const term of plan.terms) {
+    clauses.push(fts5String(term.word));
+    // FTS5 cuts a decomposed text otherwise than the composed word: asked for as written too (`QueryTerm.decomposed`).
+    if (term.decomposed !== undefined) clauses.push(fts5String(term.decomposed));
+  }
   for (const [first, second] of plan.pairs) clauses.push(fts5String(`${first.word} ${second.word}`));
   const words = `(${clauses.join(" OR ")})`;
   const { column } = options;

@@ -24,6 +24,13 @@ export interface QueryTerm {
    * in a database of locale `C` the case of letters outside ASCII, so a search there asks for both forms.
    */
   readonly written?: string;
+  /**
+   * The folded word in canonical decomposition (NFD), present only when that differs from `word` (never for
+   * ASCII): a text stored decomposed, as macOS and some keyboards write Hangul ("한" as its three jamo) and
+   * accented Greek or Cyrillic, is indexed by FTS5 and Postgres otherwise than the composed word the query is
+   * folded to, so a search asks for this form too and finds the word whichever form each side was written in.
+   */
+  readonly decomposed?: string;
 }
 
 /** What `planQuery` makes of a question: the words to look for, in a form every engine's renderer reads. */
@@ -115,10 +122,21 @@ function planOf(text: string): QueryPlan | null {
 }
 
 function termOf(token: QueryToken): QueryTerm {
-  return token.written === token.folded
-    ? { word: token.folded, stem: token.stem }
-    : { word: token.folded, stem: token.stem, written: token.written };
+  const term: { word: string; stem: string; written?: string; decomposed?: string } = {
+    word: token.folded,
+    stem: token.stem,
+  };
+  if (token.written !== token.folded) term.written = token.written;
+  // A folded word is NFC (`foldToken`); only a word outside ASCII can decompose.
+  if (!ascii.test(token.folded)) {
+    const decomposed = token.folded.normalize("NFD");
+    if (decomposed !== token.folded) term.decomposed = decomposed;
+  }
+  return term;
 }
+
+/** Text of ASCII characters only. */
+const ascii = /^[\x00-\x7f]*$/;
 
 function distinctTerms(tokens: readonly QueryToken[]): QueryTerm[] {
   const seen = new Set<string>();

@@ -31,16 +31,22 @@ export interface QueryToken extends Token {
   readonly written: string;
 }
 
-/** One character a token holds: a letter, digit or private-use character, or a combining diacritic. */
-const tokenCharacterSource = String.raw`[\p{L}\p{N}\p{Co}]|[\u0300-\u036f]`;
+/**
+ * One character a token holds: a letter, digit or private-use character, a combining diacritic, or a combining
+ * kana voiced or semi-voiced mark (U+3099, U+309A: how a decomposed, NFD, text writes "が" as "か" and a mark).
+ * `unicode61` cuts a word at those marks; here they stay in the word and compose with its kana when it is folded,
+ * so a word reads the same in either Unicode form (a search asks FTS5 for its decomposed form too:
+ * `QueryTerm.decomposed`).
+ */
+const tokenCharacterSource = String.raw`[\p{L}\p{N}\p{Co}]|[\u0300-\u036f\u3099\u309a]`;
 /** A run of token characters, as `unicode61` cuts text. */
 export const tokenRun = new RegExp(`(?:${tokenCharacterSource})+`, "gu");
 /** Whether a text of one character is a token character (held-stems.ts walks the runs by hand). */
 export const tokenCharacter = new RegExp(`^(?:${tokenCharacterSource})$`, "u");
 /** A Latin letter followed by combining diacritics (after NFD): `unicode61` keeps the letter, drops the marks. */
 const latinWithDiacritics = /([\p{Script=Latin}])[\u0300-\u036f]+/gu;
-/** Diacritics that follow nothing Latin (a lone mark, or a mark on another script's letter at token start). */
-const leadingDiacritics = /^[\u0300-\u036f]+/u;
+/** Marks that follow no letter (a lone mark at a token's start): nothing to compose with, dropped. */
+const leadingDiacritics = /^[\u0300-\u036f\u3099\u309a]+/u;
 
 /** Text of ASCII characters only. */
 const ascii = /^[\x00-\x7f]*$/;

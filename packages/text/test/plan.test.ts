@@ -99,6 +99,34 @@ describe("fts5MatchExpression", () => {
     expect(() => fts5MatchExpression(plan, { column: [] })).toThrow(/one or more FTS5 column names/);
   });
 
+  it("asks for a word that decomposes in both forms, which FTS5 cuts apart", () => {
+    const plan = planQuery("한국어 мой край cafe");
+    if (plan === null) throw new Error("no plan");
+    // An ASCII word has no second form.
+    expect(plan.terms.map((term) => term.decomposed)).toEqual([
+      "한국어".normalize("NFD"),
+      "мой".normalize("NFD"),
+      "край".normalize("NFD"),
+      undefined,
+    ]);
+    const database = new Database(":memory:");
+    database.exec("CREATE VIRTUAL TABLE t USING fts5(content, tokenize='porter unicode61')");
+    const insert = database.prepare("INSERT INTO t (rowid, content) VALUES (?, ?)");
+    insert.run(1, "오늘 한국어 수업".normalize("NFD"));
+    insert.run(2, "мой родной край".normalize("NFD"));
+    insert.run(3, "오늘 한국어 수업");
+    const search = database.prepare("SELECT rowid FROM t WHERE t MATCH ? ORDER BY rowid");
+    const matches = (query: string) => {
+      const planned = planQuery(query);
+      if (planned === null) return [];
+      return search.all(fts5MatchExpression(planned)).map((row) => (row as { rowid: number }).rowid);
+    };
+    expect(matches("한국어")).toEqual([1, 3]);
+    expect(matches("한국어".normalize("NFD"))).toEqual([1, 3]);
+    expect(matches("край")).toEqual([2]);
+    database.close();
+  });
+
   it("doubles inner double quotes", () => {
     expect(fts5String('say "hi"')).toBe('"say ""hi"""');
   });

@@ -5,7 +5,7 @@ import type { RunMessage } from "./model-types.js";
 import type { ToolOffer } from "./offered-tools.js";
 import type { CallContext, ContextPlugin, MessageTransform } from "./plugin.js";
 import { guard, invalidUse } from "./plugin-guard.js";
-import { toRunMessage } from "./run-messages.js";
+import { checkRunMessages, toRunMessage } from "./run-messages.js";
 
 /** What every plugin's view of a call shares. */
 export interface RunBasics {
@@ -56,7 +56,7 @@ export class RunAssembly {
       },
       extendMessages: (sourceId, messages) => {
         checkSource(sourceId, "extendMessages");
-        if (!Array.isArray(messages)) throw invalidUse(`extendMessages("${sourceId}") needs an array.`);
+        checkRunMessages(messages, `extendMessages("${sourceId}")`);
         this.addMessages(sourceId, messages);
       },
       extendTools: (sourceId, tools) => {
@@ -91,7 +91,11 @@ export class RunAssembly {
     let conversation: RunMessage[] = [...[...this.contextMessages.values()].flat(), ...callerMessages];
     for (const { plugin, transform } of this.#transforms) {
       const input = conversation;
-      conversation = await guard(plugin, "transformMessages", () => transform(input));
+      conversation = await guard(plugin, "transformMessages", async () => {
+        const output = await transform(input);
+        checkRunMessages(output, `transformMessages("${plugin.sourceId}")`);
+        return output;
+      });
     }
     const frozen = this.#frozen?.text ?? "";
     return [

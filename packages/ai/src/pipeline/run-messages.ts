@@ -1,6 +1,8 @@
+import { describeValue } from "@contextblocks/core/store-kit";
 import type { ModelMessage } from "ai";
 import { parseToolInput } from "../tool-input.js";
 import type { ModelContent, RunMessage } from "./model-types.js";
+import { invalidUse } from "./plugin-guard.js";
 
 type AssistantPart = Extract<RunMessage, { role: "assistant" }>["content"][number];
 
@@ -10,6 +12,43 @@ export function messageText(message: RunMessage | ModelMessage): string {
   const texts: string[] = [];
   for (const part of message.content) if (part.type === "text") texts.push(part.text);
   return texts.join("\n");
+}
+
+const roles = new Set(["system", "user", "assistant", "tool"]);
+
+/**
+ * Refuses what a plugin hands over as messages (`extendMessages`, a transform's result, a history plugin's
+ * `getMessages`) unless each has the shape a model call takes: a role of system, user, assistant or tool,
+ * and content that is text (a system message's only form) or a list of parts with a `type`. Sent as it was,
+ * a malformed message reached the model provider, which failed the call without naming the plugin, or not
+ * at all. `where` names the call in the error.
+ */
+export function checkRunMessages(messages: unknown, where: string): void {
+  if (!Array.isArray(messages)) {
+    throw invalidUse(`${where} needs the messages as an array, got ${describeValue(messages)}.`);
+  }
+  messages.forEach((message: unknown, index) => {
+    const problem = messageProblem(message);
+    if (problem !== null) throw invalidUse(`${where}: message ${index} ${problem}.`);
+  });
+}
+
+function messageProblem(message: unknown): string | null {
+  if (typeof message !== "object" || message === null) return `is ${describeValue(message)}, not a message`;
+  const { role, content } = message as { role?: unknown; content?: unknown };
+  if (typeof role !== "string" || !roles.has(role)) {
+    return `has role ${describeValue(role)}; a role is system, user, assistant or tool`;
+  }
+  if (typeof content === "string") return null;
+  if (role === "system")
+    return `(system) has content ${describeValue(content)}; a system message's content is text`;
+  if (!Array.isArray(content))
+    return `has content ${describeValue(content)}; content is text or an array of parts`;
+  const index = content.findIndex(
+    (part: unknown) =>
+      typeof part !== "object" || part === null || typeof (part as { type?: unknown }).type !== "string",
+  );
+  return index === -1 ? null : `has part ${index} ${describeValue(content[index])} without a type`;
 }
 
 /**

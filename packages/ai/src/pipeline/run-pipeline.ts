@@ -1,4 +1,5 @@
 import { ContextError } from "@contextblocks/core";
+import { errorMessage } from "@contextblocks/core/store-kit";
 import type { RunStateStore, RunStates } from "@contextblocks/sessions/store-kit";
 import type { ToolSet } from "ai";
 import { type HistoryCall, type HistoryPlugin, historyFlags, isHistoryPlugin } from "./history-plugin.js";
@@ -8,7 +9,7 @@ import type { ContextPlugin } from "./plugin.js";
 import { guard, invalidUse } from "./plugin-guard.js";
 import { afterView, RunAssembly, type RunBasics } from "./run-assembly.js";
 import { type Cursor, continuedCall, RecentCursors } from "./run-cursor.js";
-import { responseMessages, toRunMessage } from "./run-messages.js";
+import { checkRunMessages, responseMessages, toRunMessage } from "./run-messages.js";
 
 /** The plugin-options key a call may use to name its session: `{ contextblocks: { sessionId } }`. */
 export const PROVIDER_OPTIONS_KEY = "contextblocks";
@@ -111,9 +112,11 @@ export class RunPipeline {
       if (loadsHistory(plugin)) {
         let history = loaded.get(plugin.sourceId);
         if (history === undefined) {
-          const stored = await guard(plugin, "getMessages", () =>
-            plugin.getMessages(sessionId, { state, ...branch }),
-          );
+          const stored = await guard(plugin, "getMessages", async () => {
+            const messages = await plugin.getMessages(sessionId, { state, ...branch });
+            checkRunMessages(messages, `getMessages of "${plugin.sourceId}"`);
+            return messages;
+          });
           history = stored.map(toRunMessage);
           loaded.set(plugin.sourceId, history);
         }
@@ -280,11 +283,24 @@ function sessionOf(
   return { sessionId: sessionId ?? fallback, parentId, providerOptions: rest };
 }
 
-/** The states as JSON, without empty ones: an empty state and no state are the same. */
+/**
+ * The states as JSON, without empty ones: an empty state and no state are the same. A state JSON cannot hold
+ * (a BigInt, a cycle) fails the call naming its plugin, before anything is stored.
+ */
 function statesJson(states: RunStates): string {
-  return JSON.stringify(
-    Object.fromEntries(Object.entries(states).filter(([, state]) => Object.keys(state).length > 0)),
-  );
+  const kept = Object.entries(states).filter(([, state]) => Object.keys(state).length > 0);
+  for (const [sourceId, state] of kept) {
+    try {
+      JSON.stringify(state);
+    } catch (error) {
+      throw new ContextError(
+        "PLUGIN_FAILED",
+        `Plugin "${sourceId}"'s state cannot be saved as JSON: ${errorMessage(error)}; nothing was stored`,
+        { cause: error },
+      );
+    }
+  }
+  return JSON.stringify(Object.fromEntries(kept));
 }
 
 function declaredOffers(plugin: ContextPlugin): ToolOffer[] {

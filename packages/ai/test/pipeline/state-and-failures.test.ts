@@ -162,6 +162,106 @@ describe("a provider that throws", () => {
     expect(model.doGenerateCalls).toHaveLength(0);
   });
 
+  it("refuses malformed messages from a plugin before the model call, naming the plugin and the message", async () => {
+    const cases: { plugin: ContextPlugin; message: string }[] = [
+      {
+        plugin: {
+          sourceId: "odd",
+          beforeCall: (run) => run.extendMessages("odd", [{ role: "bogus", content: "x" } as never]),
+        },
+        message:
+          'Plugin "odd" failed in beforeCall: extendMessages("odd"): message 0 has role "bogus"; a role is system, user, assistant or tool.',
+      },
+      {
+        plugin: {
+          sourceId: "odd",
+          beforeCall: (run) => run.extendMessages("odd", [{ role: "user", content: "ok" }, null as never]),
+        },
+        message:
+          'Plugin "odd" failed in beforeCall: extendMessages("odd"): message 1 is null, not a message.',
+      },
+      {
+        plugin: {
+          sourceId: "odd",
+          beforeCall: (run) => run.extendMessages("odd", [{ role: "user", content: 5 } as never]),
+        },
+        message:
+          'Plugin "odd" failed in beforeCall: extendMessages("odd"): message 0 has content number 5; content is text or an array of parts.',
+      },
+      {
+        plugin: {
+          sourceId: "odd",
+          beforeCall: (run) => run.transformMessages("odd", () => undefined as never),
+        },
+        message:
+          'Plugin "odd" failed in transformMessages: transformMessages("odd") needs the messages as an array, got undefined.',
+      },
+      {
+        plugin: {
+          sourceId: "odd",
+          beforeCall: (run) =>
+            run.transformMessages("odd", (messages) =>
+              messages.map((message) => ({ ...message, content: [{ text: "no type" }] }) as never),
+            ),
+        },
+        message:
+          'Plugin "odd" failed in transformMessages: transformMessages("odd"): message 0 has part 0 an object without a type.',
+      },
+      {
+        plugin: {
+          sourceId: "odd",
+          getMessages: async () => [{ role: "assistant" }] as never,
+          saveMessages: async () => undefined,
+        } as ContextPlugin,
+        message:
+          'Plugin "odd" failed in getMessages: getMessages of "odd": message 0 has content undefined; content is text or an array of parts.',
+      },
+    ];
+    for (const { plugin, message } of cases) {
+      const stateStore = new InMemoryRunStateStore();
+      const history = new InMemoryHistoryPlugin("memory");
+      const model = scriptedModel([answer("never kept")]);
+      const plugins = "getMessages" in plugin ? [plugin, counter()] : [history, counter(), plugin];
+      const pipeline = contextPipeline({ model, stateStore, plugins });
+      const error = await generateText({ model: pipeline.model, prompt: "hello" }).catch((caught) => caught);
+      expect(error).toBeInstanceOf(ContextError);
+      expect(error).toMatchObject({ code: "PLUGIN_FAILED", message });
+      expect(model.doGenerateCalls).toHaveLength(0);
+      expect(history.messages("default")).toEqual([]);
+      expect(await stateStore.load("default")).toBeNull();
+    }
+  });
+
+  it("names the plugin whose state JSON cannot hold, and stores nothing", async () => {
+    for (const value of [
+      10n,
+      (() => {
+        const cycle: Record<string, unknown> = {};
+        cycle.self = cycle;
+        return cycle;
+      })(),
+    ]) {
+      const stateStore = new InMemoryRunStateStore();
+      const history = new InMemoryHistoryPlugin("memory");
+      const model = scriptedModel([answer("never kept")]);
+      const odd: ContextPlugin = {
+        sourceId: "odd",
+        afterCall: (run) => {
+          run.state.value = value as never;
+        },
+      };
+      const pipeline = contextPipeline({ model, stateStore, plugins: [history, counter(), odd] });
+      const error = await generateText({ model: pipeline.model, prompt: "hello" }).catch((caught) => caught);
+      expect(error).toBeInstanceOf(ContextError);
+      expect(error).toMatchObject({ code: "PLUGIN_FAILED" });
+      expect((error as Error).message).toMatch(
+        /^Plugin "odd"'s state cannot be saved as JSON: .+; nothing was stored$/s,
+      );
+      expect(history.messages("default")).toEqual([]);
+      expect(await stateStore.load("default")).toBeNull();
+    }
+  });
+
   it("reports a failing afterCall in a stream as an error part, and stores nothing", async () => {
     const stateStore = new InMemoryRunStateStore();
     const history = new InMemoryHistoryPlugin("memory");

@@ -1,4 +1,5 @@
 import { ContextError } from "@contextblocks/core";
+import { describeValue } from "@contextblocks/core/store-kit";
 import type { SessionMessage } from "../message.js";
 import { estimateMessageTokens } from "../message-tokens.js";
 import { compactionRangeOf } from "../overlays.js";
@@ -51,8 +52,16 @@ export function createCompactFunction(options: CompactFunctionOptions): CompactF
     const previousRange = previous === undefined ? null : compactionRangeOf(previous);
     const previousText = previous === undefined ? null : textOf(previous);
     const budget = Math.max(100, Math.floor(estimateMessageTokens(fresh) * 0.2));
-    const summary = await options.summarize(buildSummaryPrompt(fresh, previousText, budget));
-    if (typeof summary !== "string" || summary.trim().length === 0) return null;
+    const summary: unknown = await options.summarize(buildSummaryPrompt(fresh, previousText, budget));
+    if (typeof summary !== "string") {
+      // Silently skipping hid a summarize that returns the AI SDK's result object: compaction never ran.
+      throw new ContextError(
+        "INVALID_INPUT",
+        `createCompactFunction: summarize must resolve to the summary text, a string, got ${describeValue(summary)} (with the AI SDK: generateText(…).then((result) => result.text)); nothing was compacted`,
+      );
+    }
+    if (summary.trim().length === 0) return null;
+    checkSummarySize(summary, middle, budget);
     return {
       // Widen over the earlier overlay when it opens the middle: the updated summary replaces it.
       fromMessageId:
@@ -61,6 +70,24 @@ export function createCompactFunction(options: CompactFunctionOptions): CompactF
       summary,
     };
   };
+}
+
+/**
+ * A summary must shrink what it replaces: one longer than both the messages it stands for and the budget it was
+ * asked for (a model echoing its prompt, a runaway answer) would grow the history at every compaction, each
+ * summary holding the last; it is refused, and nothing is stored.
+ */
+function checkSummarySize(summary: string, replaced: readonly SessionMessage[], budget: number): void {
+  const summaryTokens = estimateMessageTokens([
+    { id: "", role: "assistant", parts: [{ type: "text", text: summary }] },
+  ]);
+  const replacedTokens = estimateMessageTokens(replaced);
+  if (summaryTokens > budget && summaryTokens >= replacedTokens) {
+    throw new ContextError(
+      "INVALID_INPUT",
+      `createCompactFunction: the summary (about ${summaryTokens} tokens) is no shorter than the ${replaced.length} messages it would replace (about ${replacedTokens} tokens; the prompt asked for at most ${budget}); nothing was compacted`,
+    );
+  }
 }
 
 function messageCounter(
