@@ -1,10 +1,10 @@
 import type { SearchRanking } from "@contextblocks/sessions/store-kit";
 import { type SqlStatement, sql } from "@contextblocks/sql";
 import { join, raw } from "@contextblocks/sql/store-kit";
-import { monthNames, type QueryPlan, writtenPair } from "@contextblocks/text";
+import type { QueryPlan } from "@contextblocks/text";
 import { defaultPostgresSearchRanking } from "./postgres-search-ranking.js";
 import { withCompounds } from "./postgres-terms.js";
-import { writtenOr } from "./written-query.js";
+import { anyOfSlots, slotQuery, termSlots } from "./term-slots.js";
 
 /**
  * The one statement of a message search in one session (or, with `sessionId` undefined, in every session),
@@ -94,12 +94,8 @@ export function messageSearchStatement(
   const plan = withCompounds(queryPlan);
   const number = (value: number) => raw(String(value));
   const inSession = sessionId === undefined ? sql`true` : sql`message.session_id = ${sessionId}`;
-  const termQueries = [
-    ...plan.terms.map((term) => writtenOr("plainto_tsquery", term.word, term.written ?? null)),
-    ...plan.pairs.map((pair) =>
-      writtenOr("phraseto_tsquery", `${pair[0].word} ${pair[1].word}`, writtenPair(pair)),
-    ),
-  ];
+  const slots = termSlots(plan);
+  const termQueries = slots.map(slotQuery);
   // Each query is built once per search, in `search_queries` (parsing a word is most of what building one costs;
   // built where each is tested, a word was parsed once per field and branch), and joined to the rows it tests as
   // `q`: one row, so the GIN indexes are read with its values (a nested loop, whatever the statistics say), and
@@ -108,26 +104,22 @@ export function messageSearchStatement(
     termQueries.map((query, index) => sql`${query} AS q_${raw(String(index))}`),
     ", ",
   );
-  const anyOf = raw(termQueries.map((_, index) => `built.q_${index}`).join(" || "));
+  const anyOf = anyOfSlots(slots.length);
   const anyTerm = raw("q.any_term");
   const termQuery = (index: number) => raw(`q.q_${index}`);
-  const termTexts = [
-    ...plan.terms.map((term) => term.word),
-    ...plan.pairs.map(([first, second]) => `${first.word} ${second.word}`),
-  ];
   // Which fields hold each term, checked once per candidate and term as the candidate is read. The day field
   // holds only a day, a month and a year ("8 May 2023"), so a term with no digit and no month in it is not
   // looked for there: a bound flag, evaluated first (`AND` stops at false), so the statement's text, and with
-  // it its prepared plan, is the same for every query with as many terms and pairs.
+  // it its prepared plan, is the same for every query with as many slots (term-slots.ts).
   const fieldFlags = join(
-    termQueries.map(
-      (_, index) => sql`message.content_tsv @@ ${termQuery(index)} AS text_${raw(String(index))},
-    (${mayNameADay(termTexts[index] ?? "")}::boolean AND message.time_tsv @@ ${termQuery(index)}) AS time_${raw(String(index))},
+    slots.map(
+      (slot, index) => sql`message.content_tsv @@ ${termQuery(index)} AS text_${raw(String(index))},
+    (${slot.mayNameADay}::boolean AND message.time_tsv @@ ${termQuery(index)}) AS time_${raw(String(index))},
     message.context_tsv @@ ${termQuery(index)} AS context_${raw(String(index))}`,
     ),
     ",\n    ",
   );
-  const terms = termQueries.map((_, index) => String(index));
+  const terms = slots.map((_, index) => String(index));
   const words = JSON.stringify(plan.terms.map((term) => term.word));
   // The number of candidates that hold each term in any field (a weight, not NULL): its document frequency.
   const frequencies = raw(
@@ -303,18 +295,6 @@ ORDER BY best.score DESC, best.position DESC`;
  */
 function byId(alias: string, id: string, sessionId: string): SqlStatement {
   return raw(`${alias}.id = ${id} AND ${alias}.session_id IS NOT DISTINCT FROM ${sessionId}`);
-}
-
-/** The first three letters of each month's name, as a day field spells it (`dayWords` of `@contextblocks/text`). */
-const monthStarts = monthNames.map((name) => name.slice(0, 3).toLowerCase());
-
-/**
- * Whether a term could match a day field ("8 May 2023": a number, a month's name, stemmed as `english` stems
- * it, which keeps a word's first letters): when it holds a digit or the start of a month's name anywhere.
- */
-function mayNameADay(text: string): boolean {
-  const lower = text.toLowerCase();
-  return /\p{Nd}/u.test(lower) || monthStarts.some((start) => lower.includes(start));
 }
 
 /**
