@@ -1,10 +1,10 @@
 import type { SearchRanking } from "@contextblocks/sessions/store-kit";
 import { type SqlStatement, sql } from "@contextblocks/sql";
 import { join, raw } from "@contextblocks/sql/store-kit";
-import { monthNames, type QueryPlan, writtenPair } from "@contextblocks/text";
+import type { QueryPlan } from "@contextblocks/text";
 import { defaultPostgresSearchRanking } from "./postgres-search-ranking.js";
 import { withCompounds } from "./postgres-terms.js";
-import { writtenOr } from "./written-query.js";
+import { anyOfSlots, slotQuery, termSlots } from "./term-slots.js";
 
 /**
  * The one statement of a message search in one session (or, with `sessionId` undefined, in every session),
@@ -94,12 +94,8 @@ export function messageSearchStatement(
   const plan = withCompounds(queryPlan);
   const number = (value: number) => raw(String(value));
   const inSession = sessionId === undefined ? sql`true` : sql`message.session_id = ${sessionId}`;
-  const termQueries = [
-    ...plan.terms.map((term) => writtenOr("plainto_tsquery", term.word, term.written ?? null)),
-    ...plan.pairs.map((pair) =>
-      writtenOr("phraseto_tsquery", `${pair[0].word} ${pair[1].word}`, writtenPair(pair)),
-    ),
-  ];
+  const slots = termSlots(plan);
+  const termQueries = slots.map(slotQuery);
   // Each query is built once per search, in `search_queries` (parsing a word is most of what building one costs;
   // built where each is tested, a word was parsed once per field and branch), and joined to the rows it tests as
   // `q`: one row, so the GIN indexes are read with its values (a nested loop, whatever the statistics say), and
@@ -108,26 +104,22 @@ export function messageSearchStatement(
     termQueries.map((query, index) => sql`${query} AS q_${raw(String(index))}`),
     ", ",
   );
-  const anyOf = raw(termQueries.map((_, index) => `built.q_${index}`).join(" || "));
+  const anyOf = anyOfSlots(slots.length);
   const anyTerm = raw("q.any_term");
   const termQuery = (index: number) => raw(`q.q_${index}`);
-  const termTexts = [
-    ...plan.terms.map((term) => term.word),
-    ...plan.pairs.map(([first, second]) => `${first.word} ${second.word}`),
-  ];
   // Which fields hold each term, checked once per candidate and term as the candidate is read. The day field
   // holds only a day, a month and a year ("8 May 2023"), so a term with no digit and no month in it is not
   // looked for there: a bound flag, evaluated first (`AND` stops at false), so the statement's text, and with
-  // it its prepared plan, is the same for every query with as many terms and pairs.
+  // it its prepared plan, is the same for every query with as many slots (term-slots.ts).
   const fieldFlags = join(
-    termQueries.map(
-      (_, index) => sql`message.content_tsv @@ ${termQuery(index)} AS text_${raw(String(index))},
-    (${mayNameADay(termTexts[index] ?? "")}::boolean AND message.time_tsv @@ ${termQuery(index)}) AS time_${raw(String(index))},
+    slots.map(
+      (slot, index) => sql`message.content_tsv @@ ${termQuery(index)} AS text_${raw(String(index))},
+    (${slot.mayNameADay}::boolean AND message.time_tsv @@ ${termQuery(index)}) AS time_${raw(String(index))},
     message.context_tsv @@ ${termQuery(index)} AS context_${raw(String(index))}`,
     ),
     ",\n    ",
   );
-  const terms = termQueries.map((_, index) => String(index));
+  const terms = slots.map((_, index) => String(index));
   const words = JSON.stringify(plan.terms.map((term) => term.word));
   // The number of candidates that hold each term in any field (a weight, not NULL): its document frequency.
   const frequencies = raw(
@@ -228,8 +220,9 @@ scored AS MATERIALIZED (
   LIMIT ${limit + ranking.extraCandidates}
 ),
 -- Each candidate's parent (JSON null for a root) by id, built once: a parent's parent is looked up in it at
--- the same cost whatever the plan (ids are unique across sessions: idx_assistant_msg_id).
-parents AS MATERIALIZED (SELECT jsonb_object_agg(scored.id, scored.parent_id) AS of FROM scored),
+-- the same cost whatever the plan (ids are unique across sessions: idx_assistant_msg_id). Built from two arrays:
+-- \`jsonb_object_agg\` turned each key and value into a JSON document first, twice the time.
+parents AS MATERIALIZED (SELECT jsonb_object(array_agg(scored.id), array_agg(scored.parent_id)) AS of FROM scored),
 -- Each message's shares, one row each: a candidate's own score with its columns (share 0), and what a child (1)
 -- or a grandchild (2) lends it, so a candidate's columns are gathered with its shares.
 lent (session_id, id, share, score, own_hit, position, time_text, speaker, has_text, says_when) AS (
@@ -253,9 +246,17 @@ lent (session_id, id, share, score, own_hit, position, time_text, speaker, has_t
   WHERE grand.id IS NOT NULL
 ),
 ranked AS MATERIALIZED (
-  SELECT total.id, total.session_id, message.position, message.time_text, total.own_hit,
-    total.score * CASE WHEN message.speaker IN (SELECT json_array_elements_text(${words}::text::json))
+  SELECT message.id, message.session_id, message.position, message.time_text, message.own_hit,
+    message.score * CASE WHEN message.speaker IN (SELECT json_array_elements_text(${words}::text::json))
       THEN ${number(1 + ranking.speakerBoost)}::float8 ELSE 1.0::float8 END${datedFactor(plan, ranking)} AS score
+  FROM (SELECT total.id, total.session_id, total.own_hit, total.score,
+      -- A candidate's columns come with its own row; a message only lent to is read by key (OFFSET 0: once per
+      -- such message, through the id index, never a join of the table planned from the statistics).
+      CASE WHEN total.candidate THEN total.position ELSE looked.position END AS position,
+      CASE WHEN total.candidate THEN total.time_text ELSE looked.time_text END AS time_text,
+      CASE WHEN total.candidate THEN total.speaker ELSE looked.speaker END AS speaker,
+      CASE WHEN total.candidate THEN total.has_text ELSE looked.has_text END AS has_text,
+      CASE WHEN total.candidate THEN total.says_when ELSE looked.says_when END AS says_when
   -- The shares are added in one order (its own, its children's, its grandchildren's) whatever order the plan
   -- reads them in, so two messages of equal score (a text repeated) keep their order on every plan.
   FROM (SELECT lent.session_id, lent.id,
@@ -266,14 +267,12 @@ ranked AS MATERIALIZED (
       max(lent.time_text) AS time_text,
       max(lent.speaker) AS speaker, bool_or(lent.has_text) AS has_text, bool_or(lent.says_when) AS says_when
     FROM lent GROUP BY lent.id, lent.session_id) total
-  -- A candidate's columns come with its own row; a message only lent to is read by key.
-  CROSS JOIN LATERAL (
-    SELECT total.position, total.time_text, total.speaker, total.has_text, total.says_when WHERE total.candidate
-    UNION ALL
-    SELECT message.position, message.time_text, message.speaker, message.text_content <> '', message.says_when
+  LEFT JOIN LATERAL (
+    SELECT message.position, message.time_text, message.speaker, message.text_content <> '' AS has_text,
+      message.says_when
     FROM assistant_messages message
-    WHERE NOT total.candidate AND ${byId("message", "total.id", "total.session_id")}
-  ) message
+    WHERE NOT total.candidate AND ${byId("message", "total.id", "total.session_id")} OFFSET 0
+  ) looked ON true) message
   -- A message without text (a tool call) is never a hit, even when the turns around it lend it a score.
   WHERE message.has_text
 ),
@@ -303,18 +302,6 @@ ORDER BY best.score DESC, best.position DESC`;
  */
 function byId(alias: string, id: string, sessionId: string): SqlStatement {
   return raw(`${alias}.id = ${id} AND ${alias}.session_id IS NOT DISTINCT FROM ${sessionId}`);
-}
-
-/** The first three letters of each month's name, as a day field spells it (`dayWords` of `@contextblocks/text`). */
-const monthStarts = monthNames.map((name) => name.slice(0, 3).toLowerCase());
-
-/**
- * Whether a term could match a day field ("8 May 2023": a number, a month's name, stemmed as `english` stems
- * it, which keeps a word's first letters): when it holds a digit or the start of a month's name anywhere.
- */
-function mayNameADay(text: string): boolean {
-  const lower = text.toLowerCase();
-  return /\p{Nd}/u.test(lower) || monthStarts.some((start) => lower.includes(start));
 }
 
 /**

@@ -8,11 +8,12 @@ import { raw } from "@contextblocks/sql/store-kit";
  * before its first write, a database that is not UTF8, Postgres 12) "café" is indexed as 'café', and under
  * locale `C` a capital outside Latin keeps its case ('Москва'), so such a word asks for both. Both are bound values
  * whatever the query (`written` is `null` when it is the folded text), so a statement's text, and with it its
- * prepared plan, is the same for every query of its shape.
+ * prepared plan, is the same for every query of its shape. A `folded` of `null` is a NULL query (both functions
+ * are strict: nothing is parsed, no notice is raised).
  */
 export function writtenOr(
   build: "plainto_tsquery" | "phraseto_tsquery",
-  folded: string,
+  folded: string | null,
   written: string | null,
 ): SqlStatement {
   const query = (text: SqlStatement) => sql`${raw(build)}('english', ${text})`;
