@@ -162,7 +162,7 @@ describe("a provider that throws", () => {
     expect(model.doGenerateCalls).toHaveLength(0);
   });
 
-  it("refuses malformed messages from a plugin before the model call, naming the plugin and the message", async () => {
+  it("refuses malformed messages and tools from a plugin before the model call, naming the plugin and the message", async () => {
     const cases: { plugin: ContextPlugin; message: string }[] = [
       {
         plugin: {
@@ -187,6 +187,15 @@ describe("a provider that throws", () => {
         },
         message:
           'Plugin "odd" failed in beforeCall: extendMessages("odd"): message 0 has content number 5; content is text or an array of parts.',
+      },
+      {
+        plugin: { sourceId: "odd", beforeCall: (run) => run.extendTools("odd", 5 as never) },
+        message:
+          'Plugin "odd" failed in beforeCall: extendTools("odd") needs the tools as an object of tools by name, got number 5.',
+      },
+      {
+        plugin: { sourceId: "odd", beforeCall: (run) => run.extendTools("odd", { look: null } as never) },
+        message: 'Plugin "odd" failed in beforeCall: extendTools("odd"): tool "look" is null, not a tool.',
       },
       {
         plugin: {
