@@ -1,4 +1,5 @@
 import { ContextError } from "@contextblocks/core";
+import { describeValue } from "@contextblocks/core/store-kit";
 import { asSchema, type ToolSet } from "ai";
 import type { ModelToolDefinition } from "./model-types.js";
 
@@ -7,6 +8,22 @@ export interface ToolOffer {
   sourceId: string;
   name: string;
   tool: ToolSet[string];
+}
+
+/**
+ * Why `tools`, what a plugin offers (its `tools`, or `extendTools` in a call), is not an object of tools by
+ * name, each an object; `null` when it is. Anything else (a number, an array) was read as no tools at all, or
+ * failed later without naming the plugin.
+ */
+export function toolSetProblem(tools: unknown): string | null {
+  if (typeof tools !== "object" || tools === null || Array.isArray(tools)) {
+    return `the tools must be an object of tools by name, got ${describeValue(tools)}`;
+  }
+  for (const [name, tool] of Object.entries(tools)) {
+    if (typeof tool !== "object" || tool === null)
+      return `tool "${name}" is ${describeValue(tool)}, not a tool`;
+  }
+  return null;
 }
 
 /**

@@ -1,9 +1,8 @@
-import { describeValue } from "@contextblocks/core/store-kit";
 import type { RunState } from "@contextblocks/sessions/store-kit";
 import type { ModelMessage, ToolSet } from "ai";
 import { closeInterruptedToolCalls } from "./interrupted-tool-calls.js";
 import type { RunMessage } from "./model-types.js";
-import type { ToolOffer } from "./offered-tools.js";
+import { type ToolOffer, toolSetProblem } from "./offered-tools.js";
 import type { CallContext, ContextPlugin, MessageTransform } from "./plugin.js";
 import { guard, invalidUse } from "./plugin-guard.js";
 import { checkRunMessages, toRunMessage } from "./run-messages.js";
@@ -62,7 +61,8 @@ export class RunAssembly {
       },
       extendTools: (sourceId, tools) => {
         checkSource(sourceId, "extendTools");
-        checkToolSet(tools, `extendTools("${sourceId}")`);
+        const problem = toolSetProblem(tools);
+        if (problem !== null) throw invalidUse(`extendTools("${sourceId}"): ${problem}.`);
         this.offerTools(sourceId, tools);
       },
       setFrozenPrompt: (sourceId, text) => {
@@ -137,19 +137,4 @@ function checkSource(sourceId: unknown, method: string): void {
 
 function afterOnly(method: string): never {
   throw invalidUse(`${method} only works in beforeCall: the model call is over.`);
-}
-
-/**
- * Refuses what a plugin offers as tools unless it is an object of tools by name, each an object: anything else
- * (a number, an array, `null`) was read as no tools at all, or failed later without naming the plugin.
- */
-function checkToolSet(tools: unknown, where: string): void {
-  if (typeof tools !== "object" || tools === null || Array.isArray(tools)) {
-    throw invalidUse(`${where} needs the tools as an object of tools by name, got ${describeValue(tools)}.`);
-  }
-  for (const [name, tool] of Object.entries(tools)) {
-    if (typeof tool !== "object" || tool === null) {
-      throw invalidUse(`${where}: tool "${name}" is ${describeValue(tool)}, not a tool.`);
-    }
-  }
 }

@@ -4,7 +4,7 @@ import type { RunStateStore, RunStates } from "@contextblocks/sessions/store-kit
 import type { ToolSet } from "ai";
 import { type HistoryCall, type HistoryPlugin, historyFlags, isHistoryPlugin } from "./history-plugin.js";
 import type { ModelCallOptions, ModelContent, RunMessage } from "./model-types.js";
-import { checkOfferedTools, mergeOfferedTools, type ToolOffer } from "./offered-tools.js";
+import { checkOfferedTools, mergeOfferedTools, type ToolOffer, toolSetProblem } from "./offered-tools.js";
 import type { ContextPlugin } from "./plugin.js";
 import { guard, invalidUse } from "./plugin-guard.js";
 import { afterView, RunAssembly, type RunBasics } from "./run-assembly.js";
@@ -304,6 +304,8 @@ function statesJson(states: RunStates): string {
 }
 
 function declaredOffers(plugin: ContextPlugin): ToolOffer[] {
+  const problem = plugin.tools === undefined ? null : toolSetProblem(plugin.tools);
+  if (problem !== null) throw new ContextError("INVALID_CONFIG", `Plugin "${plugin.sourceId}": ${problem}.`);
   return Object.entries(plugin.tools ?? {}).map(([name, tool]) => ({
     sourceId: plugin.sourceId,
     name,

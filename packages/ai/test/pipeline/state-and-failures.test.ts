@@ -191,7 +191,7 @@ describe("a provider that throws", () => {
       {
         plugin: { sourceId: "odd", beforeCall: (run) => run.extendTools("odd", 5 as never) },
         message:
-          'Plugin "odd" failed in beforeCall: extendTools("odd") needs the tools as an object of tools by name, got number 5.',
+          'Plugin "odd" failed in beforeCall: extendTools("odd"): the tools must be an object of tools by name, got number 5.',
       },
       {
         plugin: { sourceId: "odd", beforeCall: (run) => run.extendTools("odd", { look: null } as never) },
@@ -330,6 +330,15 @@ describe("configuration errors", () => {
         ],
       }),
     ).not.toThrow();
+  });
+
+  it("refuses a plugin whose tools are not an object of tools by name, naming it", () => {
+    expect(() => contextPipeline({ model, plugins: [{ sourceId: "odd", tools: 5 as never }] })).toThrow(
+      'Plugin "odd": the tools must be an object of tools by name, got number 5.',
+    );
+    expect(() =>
+      contextPipeline({ model, plugins: [{ sourceId: "odd", tools: { look: "x" } as never }] }),
+    ).toThrow('Plugin "odd": tool "look" is "x", not a tool.');
   });
 
   it("refuses a repeated sourceId and two different tools under one name", () => {
