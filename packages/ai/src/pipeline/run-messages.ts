@@ -33,13 +33,23 @@ export function checkRunMessages(messages: unknown, where: string): void {
   });
 }
 
-function messageProblem(message: unknown): string | null {
-  if (typeof message !== "object" || message === null) return `is ${describeValue(message)}, not a message`;
+/**
+ * What keeps `message` from being one a model call takes (`null` when nothing does): the rule `checkRunMessages`
+ * names, and the one a stored message is revived by (run-message-decoding.ts).
+ */
+export function messageProblem(message: unknown): string | null {
+  if (typeof message !== "object" || message === null || Array.isArray(message)) {
+    return `is ${describeValue(message)}, not a message`;
+  }
   const { role, content } = message as { role?: unknown; content?: unknown };
   if (typeof role !== "string" || !roles.has(role)) {
     return `has role ${describeValue(role)}; a role is system, user, assistant or tool`;
   }
-  if (typeof content === "string") return null;
+  if (typeof content === "string") {
+    return role === "tool"
+      ? "(tool) has text content; a tool message's content is an array of tool results"
+      : null;
+  }
   if (role === "system")
     return `(system) has content ${describeValue(content)}; a system message's content is text`;
   if (!Array.isArray(content))

@@ -1,5 +1,6 @@
 import type { SessionMessage, SessionMessagePart } from "@contextblocks/sessions";
 import type { RunMessage } from "../pipeline/model-types.js";
+import { messageProblem } from "../pipeline/run-messages.js";
 
 /*
  * Session messages (UI-message shaped) read back as the messages a model receives. The key order of every
@@ -222,24 +223,11 @@ function base64OfText(text: string): string {
   return btoa(binary);
 }
 
-/** A message stored as it was: file data that was a link comes back as a `URL`. */
-const verbatimRoles = new Set(["system", "user", "assistant", "tool"]);
-
+/** A message stored as it was, when it is still one a model call takes: file data that was a link comes back as a `URL`. */
 function reviveVerbatim(data: unknown, role: string): RunMessage | null {
-  if (typeof data !== "object" || data === null || Array.isArray(data)) return null;
+  if (messageProblem(data) !== null || (data as RunMessage).role !== role) return null;
   const message = data as RunMessage;
-  if (message.role !== role || !verbatimRoles.has(role)) return null;
-  if (typeof message.content === "string") {
-    return role === "system" || role === "user" || role === "assistant" ? message : null;
-  }
-  if (role === "system" || !Array.isArray(message.content)) return null;
-  if (
-    !message.content.every(
-      (part) => typeof part === "object" && part !== null && typeof part.type === "string",
-    )
-  ) {
-    return null;
-  }
+  if (typeof message.content === "string") return message;
   const content = message.content.map((part) => {
     if (part.type !== "file" || typeof part.data !== "string" || !/^https?:\/\//.test(part.data)) return part;
     return { ...part, data: new URL(part.data) };

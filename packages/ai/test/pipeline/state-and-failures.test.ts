@@ -189,6 +189,14 @@ describe("a provider that throws", () => {
           'Plugin "odd" failed in beforeCall: extendMessages("odd"): message 0 has content number 5; content is text or an array of parts.',
       },
       {
+        plugin: {
+          sourceId: "odd",
+          beforeCall: (run) => run.extendMessages("odd", [{ role: "tool", content: "done" } as never]),
+        },
+        message:
+          'Plugin "odd" failed in beforeCall: extendMessages("odd"): message 0 (tool) has text content; a tool message\'s content is an array of tool results.',
+      },
+      {
         plugin: { sourceId: "odd", beforeCall: (run) => run.extendTools("odd", 5 as never) },
         message:
           'Plugin "odd" failed in beforeCall: extendTools("odd"): the tools must be an object of tools by name, got number 5.',
