@@ -289,18 +289,23 @@ function sessionOf(
  */
 function statesJson(states: RunStates): string {
   const kept = Object.entries(states).filter(([, state]) => Object.keys(state).length > 0);
-  for (const [sourceId, state] of kept) {
-    try {
-      JSON.stringify(state);
-    } catch (error) {
-      throw new ContextError(
-        "PLUGIN_FAILED",
-        `Plugin "${sourceId}"'s state cannot be saved as JSON: ${errorMessage(error)}; nothing was stored`,
-        { cause: error },
-      );
+  try {
+    return JSON.stringify(Object.fromEntries(kept));
+  } catch (whole) {
+    // Only on failure is each state written alone, to name the plugin whose state it is.
+    for (const [sourceId, state] of kept) {
+      try {
+        JSON.stringify(state);
+      } catch (error) {
+        throw new ContextError(
+          "PLUGIN_FAILED",
+          `Plugin "${sourceId}"'s state cannot be saved as JSON: ${errorMessage(error)}; nothing was stored`,
+          { cause: error },
+        );
+      }
     }
+    throw whole;
   }
-  return JSON.stringify(Object.fromEntries(kept));
 }
 
 function declaredOffers(plugin: ContextPlugin): ToolOffer[] {
