@@ -196,6 +196,8 @@ export class Session {
    * read yet from a store that keeps it, `getTokenCalibration`).
    */
   #calibration: number | null | undefined = undefined;
+  /** Compactions under way, by the leaf asked for (`""`: the latest leaf): `compact` joins a running one. */
+  readonly #compactions = new Map<string, Promise<CompactOutcome>>();
 
   /**
    * A session on the collaborators it is given (`{ store, context?, runState? }`), or on a builder
@@ -599,7 +601,12 @@ export class Session {
         message: "compact: no compaction function is registered (onCompaction(createCompactFunction(…)))",
       });
     }
-    return this.#trace(
+    // One compaction at a time per leaf: a call made while one runs (another `compact()`, or the threshold
+    // check of a concurrent append) waits for it and shares its outcome, so the model summarizes a range once.
+    const key = leafId === undefined || leafId === null ? "" : leafId;
+    const running = typeof key === "string" ? this.#compactions.get(key) : undefined;
+    if (running !== undefined) return running;
+    const started = this.#trace(
       "contextblocks.compaction",
       () => ({}),
       async (span): Promise<CompactOutcome> => {
@@ -632,6 +639,13 @@ export class Session {
         return { ...result, compacted: true };
       },
     );
+    if (typeof key !== "string") return started;
+    this.#compactions.set(key, started);
+    const done = () => {
+      if (this.#compactions.get(key) === started) this.#compactions.delete(key);
+    };
+    started.then(done, done);
+    return started;
   }
 
   /**
