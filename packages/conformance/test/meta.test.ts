@@ -103,6 +103,12 @@ describe("a provider that serves reads from its own memory fails", () => {
     ]);
   });
 
+  it("caches search results and the count: exactly the searchable read-after-write check", () => {
+    expect(outcome("caches-reads", "caches searches").failed).toEqual([
+      "searchable > an instance that searched and counted finds and counts what another instance indexed since (no read cache)",
+    ]);
+  });
+
   it("caches loaded entries and the listing: exactly the loadable read-after-write check", () => {
     expect(outcome("caches-reads", "caches the entries").failed).toEqual([
       "loadable > an instance that loaded an entry loads and lists what another instance wrote since (no read cache)",
