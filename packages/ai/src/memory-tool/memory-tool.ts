@@ -182,7 +182,11 @@ class MemoryCommands {
     const current = await this.#directory.read(file);
     const updated = insertAtLine(current, line, text);
     this.#checkLength(updated.length, "the file after the insert");
-    if (current === "") await this.#directory.write(file, updated, source);
+    if (current === "" && file.kind === "block") {
+      // Nothing to anchor an edit on: appended in the block's queue, so a write that landed since the read
+      // (set_context in the same step) is kept, with the inserted text after it.
+      await this.#directory.appendToBlock(file, updated, source);
+    } else if (current === "") await this.#directory.write(file, updated, source);
     else {
       // The whole current text as the one match: the write applies only to the text read above, so a
       // write that landed in between fails the edit instead of being overwritten.

@@ -180,6 +180,63 @@ describe("memoryTool's commands in one step (the SDK runs them at once)", () => 
     expect(todo).toContain("- call Bob");
   });
 
+  it("an insert into an empty block's file keeps a set_context write of the same step", async () => {
+    const context = memoryContext();
+    const recorded = recordingFetch((body) => {
+      const first = (body.messages as unknown[]).length === 1;
+      return {
+        id: "msg",
+        type: "message",
+        role: "assistant",
+        model: "claude-sonnet-4-5",
+        content: first
+          ? [
+              {
+                type: "tool_use",
+                id: "toolu_0",
+                name: "set_context",
+                input: { label: "plans", content: "Find a flat", action: "append" },
+              },
+              {
+                type: "tool_use",
+                id: "toolu_1",
+                name: "memory",
+                input: {
+                  command: "insert",
+                  path: "/memories/plans.md",
+                  insert_line: 0,
+                  insert_text: "Move to Lyon",
+                },
+              },
+            ]
+          : [{ type: "text", text: "Noted." }],
+        stop_reason: first ? "tool_use" : "end_turn",
+        stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 3 },
+      };
+    });
+    const anthropic = createAnthropic({ apiKey: "test", fetch: recorded.fetch });
+    await generateText({
+      model: anthropic("claude-sonnet-4-5"),
+      system: await context.freezeSystemPrompt(),
+      tools: {
+        ...contextTools(context),
+        memory: anthropic.tools.memory_20250818({
+          execute: memoryTool(context, { files: "memories" }).execute,
+        }),
+      },
+      prompt: "Plan my move.",
+      stopWhen: stepCountIs(2),
+    });
+    expect(toolResults(recorded.bodies)).toEqual([
+      expect.stringMatching(/^Written to plans\./),
+      "Inserted text at line 0 of /memories/plans.md.",
+    ]);
+    const plans = context.getBlock("plans")?.content ?? "";
+    expect(plans).toContain("Find a flat");
+    expect(plans).toContain("Move to Lyon");
+  });
+
   it("a rename and an edit of the renamed file run in call order: the edit never reports a change it lost", async () => {
     const context = memoryContext();
     await memoryTool(context, { files: "memories" }).execute({
