@@ -125,6 +125,32 @@ export function loadableGroup<P extends ContextProvider>(suite: Suite<P>): void 
 
     check(
       suite,
+      "an instance that loaded an entry loads and lists what another instance wrote since (no read cache)",
+      firstMissing(needsSet, needsReopen(suite)),
+      async () => {
+        const reader = await withSkills();
+        expectSameText(
+          await reader.load(SKILLS.review.key),
+          SKILLS.review.content,
+          "the reader's own load()",
+        );
+        await reader.get();
+        const writer = await reopen(reader);
+        await writer.set(SKILLS.review.key, "Rewritten by another instance.", "Another instance's guide");
+        expectSameText(
+          await reader.load(SKILLS.review.key),
+          "Rewritten by another instance.",
+          "load() on an instance that loaded the entry before another instance rewrote it",
+        );
+        expect(
+          (await reader.get()) ?? "",
+          "get() on an instance that listed the entries before another instance rewrote one",
+        ).toContain("Another instance's guide");
+      },
+    );
+
+    check(
+      suite,
       "labels are isolated: listing and load see only their own label's entries",
       firstMissing(needsSet, needsReopen(suite)),
       async (test) => {

@@ -264,6 +264,26 @@ export function searchableGroup<P extends ContextProvider>(suite: Suite<P>): voi
 
     check(
       suite,
+      "an instance that searched and counted finds and counts what another instance indexed since (no read cache)",
+      firstMissing(needsSet, needsReopen(suite)),
+      async () => {
+        const reader = await withEntries([GENERAL_ENTRIES.lighthouse]);
+        await expectFound(reader, WORD_QUERY.query, WORD_QUERY.expected, GENERAL_CORPUS);
+        expect(await reader.search("ferry"), "search() before the other instance's write").toBeNull();
+        await reader.get();
+        const writer = await reopen(reader);
+        await writer.set(GENERAL_ENTRIES.ferry.key, GENERAL_ENTRIES.ferry.content);
+        await expectFound(reader, "ferry", GENERAL_ENTRIES.ferry, GENERAL_CORPUS);
+        const summary = await reader.get();
+        expect(
+          statesCount(summary, 2),
+          `get() on the instance that counted before another instance wrote returned ${describeValue(summary)}`,
+        ).toBe(true);
+      },
+    );
+
+    check(
+      suite,
       "delete(key) removes the entry from search and count",
       firstMissing(needsSet, needsDelete),
       async () => {

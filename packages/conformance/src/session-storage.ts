@@ -183,6 +183,46 @@ export function sessionStorageGroup<S extends SessionStoreV1>(
       expect((await store.readMessages(["a"]))[0]?.parentId).toBeNull();
     });
 
+    test("writes are copies: append, update and addOverlay leave what they were given as it was, and changing it afterwards changes nothing stored", async () => {
+      // The message tree reads a chain's records again after append (a retry compares the first one's
+      // content), and a caller may reuse its objects: a store that writes into them, or keeps them, breaks both.
+      const store = await fixture.create();
+      const chain = [record("a", "one"), record("b", "two")];
+      const given = chain.map((entry) => ({ ...entry }));
+      await store.append(given, { parentId: undefined });
+      expect(given, "the records append was given, after it resolved").toEqual(chain);
+      const edit = record("b", "two, edited");
+      const update = { ...edit };
+      await store.update(update);
+      expect(update, "the record update was given, after it resolved").toEqual(edit);
+      const overlay = {
+        id: "o1",
+        summary: "S1",
+        fromMessageId: "a",
+        toMessageId: "b",
+        createdAt: "2026-01-01T00:00:00.000Z",
+      };
+      const added = { ...overlay };
+      await store.addOverlay(added);
+      expect(added, "the overlay addOverlay was given, after it resolved").toEqual(overlay);
+      for (const entry of [...given, update]) {
+        entry.content = "changed by the caller";
+        entry.parentId = "elsewhere";
+      }
+      added.summary = "changed by the caller";
+      const stored = await store.readMessages(["a", "b"]);
+      expect(
+        stored.map((entry) => [entry.id, entry.parentId, entry.content]),
+        "the stored records after the caller changed the objects it had passed",
+      ).toEqual([
+        ["a", null, chain[0]?.content],
+        ["b", "a", edit.content],
+      ]);
+      expect(await store.readOverlays(), "the stored overlays after the caller changed its object").toEqual([
+        overlay,
+      ]);
+    });
+
     test("update replaces role, content and stamps and keeps the parent and time; an unknown id is false", async () => {
       const store = await fixture.create();
       await store.append([record("a", "one"), record("b", "two")], { parentId: undefined });

@@ -79,6 +79,26 @@ export function writableGroup<P extends ContextProvider>(suite: Suite<P>): void 
       },
     );
 
+    check(
+      suite,
+      "an instance that read the block reads a value another instance wrote since (no read cache)",
+      needsReopen(suite),
+      async () => {
+        // Two Workers (or a Worker and a cron) share one store: `refreshSystemPrompt()` and a cold start's
+        // drift check must see the other's write, not the value this instance read first.
+        const reader = await open();
+        await reader.set("written by the reader");
+        expectSameText(await reader.get(), "written by the reader", "the reader's own get()");
+        const writer = await reopen(reader);
+        await writer.set("written by another instance");
+        expectSameText(
+          await reader.get(),
+          "written by another instance",
+          "get() on an instance that read before another instance wrote",
+        );
+      },
+    );
+
     concurrencyCheck(
       suite,
       `${writers} concurrent sets end with one of the written values, whole`,

@@ -35,6 +35,7 @@ it("every fixture file loads and runs without errors outside the tests", () => {
   expect(errors).toEqual([]);
   expect([...outcomes.keys()].sort()).toEqual([
     "and-search",
+    "caches-reads",
     "concurrency",
     "drops-writes",
     "fts-syntax",
@@ -92,6 +93,26 @@ describe("a provider that drops writes fails", () => {
     expect(failed).toContain(
       "through ContextBlocks > as the prompt store: an empty frozen prompt survives a cold start",
     );
+  });
+});
+
+describe("a provider that serves reads from its own memory fails", () => {
+  it("caches the block: exactly the read-after-another-instance's-write check", () => {
+    expect(outcome("caches-reads", "caches the block").failed).toEqual([
+      "writable > an instance that read the block reads a value another instance wrote since (no read cache)",
+    ]);
+  });
+
+  it("caches search results and the count: exactly the searchable read-after-write check", () => {
+    expect(outcome("caches-reads", "caches searches").failed).toEqual([
+      "searchable > an instance that searched and counted finds and counts what another instance indexed since (no read cache)",
+    ]);
+  });
+
+  it("caches loaded entries and the listing: exactly the loadable read-after-write check", () => {
+    expect(outcome("caches-reads", "caches the entries").failed).toEqual([
+      "loadable > an instance that loaded an entry loads and lists what another instance wrote since (no read cache)",
+    ]);
   });
 });
 

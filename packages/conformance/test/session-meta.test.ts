@@ -129,6 +129,18 @@ describe("describeSessionStoreV1 on itself", () => {
     );
   });
 
+  it("a store that writes into the records it was given fails exactly the copies check", () => {
+    expect(outcome("writes into its arguments").failed).toEqual([
+      "storage contract: records and paths > writes are copies: append, update and addOverlay leave what they were given as it was, and changing it afterwards changes nothing stored",
+    ]);
+  });
+
+  it("a store that keeps the overlay object it was given fails exactly the copies check", () => {
+    expect(outcome("keeps the overlay given").failed).toEqual([
+      "storage contract: records and paths > writes are copies: append, update and addOverlay leave what they were given as it was, and changing it afterwards changes nothing stored",
+    ]);
+  });
+
   it("optional members a store leaves out are skipped with the reason, never passed", () => {
     const { failed, passed, skipped } = outcome("no optional members");
     expect(failed).toEqual([]);

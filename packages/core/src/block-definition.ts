@@ -10,6 +10,10 @@ import type { BlockKind, ContextConfig, WhenChanged } from "./types.js";
  * check marks each block's names once (`ClashMarks`) instead of hashing every name into a set per instance.
  */
 export interface HeaderName {
+  /**
+   * The name in Unicode's composed form (NFC): spellings that differ only in form ("é" as one character or
+   * as "e" and a combining accent) look the same to a reader, so they are one name to the clash check.
+   */
   readonly text: string;
   /** The clash check that marked this name last (see `ClashMarks`). */
   mark: number;
@@ -29,6 +33,8 @@ export interface BlockDefinition {
   readonly whenChanged: WhenChanged;
   readonly upper: HeaderName;
   readonly title: HeaderName;
+  /** The header title as rendered: the upper-cased label and description as written, not composed. */
+  readonly shownTitle: string;
   /** The header drift detection expects, per kind (the kind comes from each instance's provider). */
   readonly headers: Partial<Record<BlockKind, ExpectedHeader>>;
   /** The config's own values, compared on a cache hit (`description: ""` and none are distinct inputs). */
@@ -113,7 +119,7 @@ export function definitionHeader(definition: BlockDefinition, kind: BlockKind): 
         kind,
         whenChanged: definition.whenChanged,
       },
-      definition.title.text,
+      definition.shownTitle,
     );
     definition.headers[kind] = header;
   }
@@ -162,14 +168,21 @@ function checkDefinition(
   }
   const upper = label.toUpperCase();
   const shown = (description as string | undefined) || undefined;
+  const shownTitle = shown ? `${upper} (${shown})` : upper;
   return {
     label,
     description: shown,
     maxTokens: maxTokens as number | undefined,
     whenChanged: (whenChanged as WhenChanged | undefined) ?? "wait",
-    upper: headerName(upperNames, upper),
-    title: headerName(titleNames, shown ? `${upper} (${shown})` : upper),
+    upper: headerName(upperNames, composedForm(upper)),
+    title: headerName(titleNames, composedForm(shownTitle)),
+    shownTitle,
     headers: {},
     input: { description, maxTokens, whenChanged },
   };
+}
+
+/** `text` in Unicode's composed form (NFC); ASCII, the common case, is already in it. */
+export function composedForm(text: string): string {
+  return /^[\u0000-\u007f]*$/.test(text) ? text : text.normalize("NFC");
 }

@@ -98,6 +98,29 @@ describe("construction: invalid configuration is refused with INVALID_CONFIG", (
     expect(error.message).toContain("Memory");
   });
 
+  it("refuses labels and titles that differ only in Unicode form (é as one character or as e and a combining accent): they render alike", async () => {
+    const composed = "caf\u00e9";
+    const decomposed = "cafe\u0301";
+    expect(
+      invalidConfig([
+        { label: composed, provider: new RecordingProvider() },
+        { label: decomposed, provider: new RecordingProvider() },
+      ]).message,
+    ).toMatch(/same header/);
+    expect(
+      invalidConfig([
+        { label: "notes", description: composed.toUpperCase(), provider: new RecordingProvider() },
+        { label: `notes (${decomposed})`, provider: new RecordingProvider() },
+      ]).message,
+    ).toMatch(/same header title/);
+    const context = new ContextBlocks([{ label: decomposed, provider: new RecordingProvider("kept") }]);
+    await expect(context.addBlock({ label: composed, provider: new RecordingProvider() })).rejects.toThrow(
+      /same header/,
+    );
+    // Each label still renders as written: only the clash check compares composed forms.
+    expect(await context.freezeSystemPrompt()).toContain(`\n${decomposed.toUpperCase()} [writable]\n`);
+  });
+
   it("frees a header when its block is removed, so a label of another case can take it", async () => {
     const context = new ContextBlocks([{ label: "memory", provider: new RecordingProvider() }]);
     await expect(context.addBlock({ label: "MEMORY", provider: new RecordingProvider() })).rejects.toThrow(

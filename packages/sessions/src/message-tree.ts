@@ -1,5 +1,6 @@
 import { ContextError } from "@contextblocks/core";
 import { clipped, describeValue, isWellFormed } from "@contextblocks/core/store-kit";
+import { importTime } from "./import-time.js";
 import { checkMessageId, checkSessionMessage, type SessionMessage, textOfMessage } from "./message.js";
 import { estimateMessageTokens, messageTokenStamp, pathTokensWithOverlays } from "./message-tokens.js";
 import { applyCompactions, sameOverlay } from "./overlays.js";
@@ -253,13 +254,14 @@ export class MessageTree implements SessionStore {
 
   async importMessage(message: SessionMessage, parentId: string | null, createdAt: string): Promise<void> {
     if (parentId !== null) checkMessageId(parentId, "parentId", "importMessage");
-    if (typeof createdAt !== "string" || Number.isNaN(Date.parse(createdAt))) {
+    if (typeof createdAt !== "string") {
       throw new ContextError(
         "INVALID_INPUT",
         `importMessage: createdAt must be an ISO date string, got ${describeValue(createdAt)}`,
       );
     }
-    await this.appendChain([message], parentId, { operation: "importMessage", createdAt });
+    const time = importTime(createdAt, "importMessage");
+    await this.appendChain([message], parentId, { operation: "importMessage", createdAt: time });
   }
 
   /**

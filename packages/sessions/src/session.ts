@@ -15,6 +15,7 @@ import {
   readHistory,
   readHistoryBatches,
 } from "./history-read.js";
+import { importTime } from "./import-time.js";
 import {
   type AppendOptions,
   checkMessageId,
@@ -525,7 +526,7 @@ export class Session {
         `importMessage: server-side only; a client-written message goes through appendMessage(message, parentId, { source: "client" }) (got source ${describeValue(options.source)})`,
       );
     }
-    const createdAt = isoTime(options.createdAt);
+    const createdAt = importTime(options.createdAt, "importMessage");
     const stored: SessionMessage = { ...checked, createdAt };
     const { store } = this.#use();
     if (typeof store.importMessage === "function") await store.importMessage(stored, parentId, createdAt);
@@ -869,23 +870,6 @@ function isAppendedMessage(value: unknown): value is AppendedMessage {
 /** `{ source: "client" }`: the message made safe (`untrustedMessage`); else as given. */
 function trusted(message: SessionMessage, options: AppendOptions, operation: string): SessionMessage {
   return options?.source === "client" ? untrustedMessage(message, operation) : message;
-}
-
-/** `importMessage`'s `createdAt` as ISO text; anything that is not a time is refused (`INVALID_INPUT`). */
-function isoTime(value: unknown): string {
-  const date =
-    value instanceof Date
-      ? value
-      : typeof value === "string" || typeof value === "number"
-        ? new Date(value)
-        : null;
-  if (date === null || Number.isNaN(date.getTime())) {
-    throw new ContextError(
-      "INVALID_INPUT",
-      `importMessage: createdAt must be a Date, ISO text or epoch milliseconds, got ${describeValue(value)}`,
-    );
-  }
-  return date.toISOString();
 }
 
 /** A message with a tool call whose result has not come yet: the turn it belongs to is not over. */

@@ -314,5 +314,41 @@ describe.each(backends)("Session on $name", (underTest) => {
     expect(ids(await (await restartedSession()).getHistory())).toEqual(["a"]);
   });
 
+  it("importMessage refuses a time outside the years 1 to 9999 (INVALID_INPUT naming it), storing nothing; one inside is kept as ISO text", async () => {
+    const session = new SessionBuilder(backend).forSession("chat").build();
+    await session.appendMessage(message("a", "kept"));
+    // Every time JavaScript holds is a Date; Postgres reads only four-digit years, and ISO text sorts as
+    // time only with them, so a store could not keep these the same way.
+    const outside: unknown[] = [
+      8.64e15,
+      -8.64e15,
+      "+010000-01-01T00:00:00Z",
+      new Date("-000100-01-01T00:00:00Z"),
+      "0000-12-31T23:59:59.999Z",
+      Date.UTC(10_000, 0, 1),
+    ];
+    for (const createdAt of outside) {
+      const error = await session
+        .importMessage(message("old", "an old tale"), "a", { createdAt: createdAt as string })
+        .catch((caught: unknown) => caught);
+      expect(isContextError(error) && error.code, String(error)).toBe("INVALID_INPUT");
+      expect((error as Error).message).toMatch(/importMessage: createdAt .*years 1 to 9999/);
+    }
+    const restarted = await restartedSession();
+    expect(ids(await restarted.getHistory())).toEqual(["a"]);
+    await restarted.importMessage(message("first", "the first day"), "a", {
+      createdAt: "0001-01-01T00:00:00Z",
+    });
+    await restarted.importMessage(message("last", "the last day"), "first", {
+      createdAt: "9999-12-31T23:59:59.999-00:00",
+    });
+    const history = await (await restartedSession()).getHistory();
+    expect(history.map((entry) => [entry.id, entry.createdAt ?? null])).toEqual([
+      ["a", null],
+      ["first", "0001-01-01T00:00:00.000Z"],
+      ["last", "9999-12-31T23:59:59.999Z"],
+    ]);
+  });
+
   const restartedSession = async () => new SessionBuilder(await opened.restart()).forSession("chat").build();
 });

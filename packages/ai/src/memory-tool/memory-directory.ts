@@ -139,6 +139,15 @@ export class MemoryDirectory {
     }
   }
 
+  /**
+   * Adds `text` at the end of a block's file, in the block's queue: a write another tool made since the
+   * file was read (`set_context` in the same step) stays before it instead of being overwritten.
+   */
+  async appendToBlock(target: Extract<MemoryTarget, { kind: "block" }>, text: string, source: WriteSource) {
+    this.requireWritable(target);
+    await this.#context.appendToBlock(target.label, text, { source });
+  }
+
   /** Removes a file of the files block (its versions stay with its provider). */
   async remove(key: string, source: WriteSource): Promise<void> {
     await this.#context.deleteEntry(this.filesBlock(), key, { source });

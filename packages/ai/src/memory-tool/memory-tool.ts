@@ -1,5 +1,6 @@
 import { type ContextBlocks, ContextError, isContextError } from "@contextblocks/core";
 import { errorMessage, type WriteSource } from "@contextblocks/core/store-kit";
+import { inTurn } from "./command-queue.js";
 import { checkFilesBlock, MemoryDirectory, type MemoryTarget, missingFile } from "./memory-directory.js";
 import { MEMORY_ROOT, type MemoryPath, parseMemoryPath } from "./memory-paths.js";
 import { insertAtLine, numberedLines } from "./numbered-lines.js";
@@ -42,7 +43,8 @@ type FileTarget = Extract<MemoryTarget, { kind: "block" | "file" }>;
  * "memory" }`, so `maxTokens` holds and a provider that keeps versions keeps one per write (restorable with
  * `restoreBlock` / `restoreEntry`); the frozen prompt does not change, and a `whenChanged: "remind"` block's
  * change reaches the model as a reminder. `execute` never throws: a bad path, an unknown file, a read-only
- * block or a limit exceeded resolve to `Error: …` text, with nothing written.
+ * block or a limit exceeded resolve to `Error: …` text, with nothing written. Commands on one context run
+ * one at a time, in call order, even when the SDK runs a step's calls at once.
  *
  * The memory tool is an addition: `contextTools(context)` (`set_context`, `edit_context`, …) stays offered
  * beside it unless the caller leaves those tools out.
@@ -71,7 +73,7 @@ export function memoryTool(
       try {
         const source: WriteSource = { kind: "tool", name: "memory" };
         if (typeof call?.toolCallId === "string") source.toolCallId = call.toolCallId;
-        return await commands.run(input as unknown, source);
+        return await inTurn(context, () => commands.run(input as unknown, source));
       } catch (error) {
         // A provider's own failure is not ours to word: say it failed, and that nothing may have changed.
         return isContextError(error)
@@ -180,7 +182,11 @@ class MemoryCommands {
     const current = await this.#directory.read(file);
     const updated = insertAtLine(current, line, text);
     this.#checkLength(updated.length, "the file after the insert");
-    if (current === "") await this.#directory.write(file, updated, source);
+    if (current === "" && file.kind === "block") {
+      // Nothing to anchor an edit on: appended in the block's queue, so a write that landed since the read
+      // (set_context in the same step) is kept, with the inserted text after it.
+      await this.#directory.appendToBlock(file, updated, source);
+    } else if (current === "") await this.#directory.write(file, updated, source);
     else {
       // The whole current text as the one match: the write applies only to the text read above, so a
       // write that landed in between fails the edit instead of being overwritten.

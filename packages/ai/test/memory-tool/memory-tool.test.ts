@@ -120,6 +120,141 @@ describe("memoryTool through generateText and @ai-sdk/anthropic", () => {
   });
 });
 
+describe("memoryTool's commands in one step (the SDK runs them at once)", () => {
+  /** One step of Claude's in which it calls the memory tool once per command, then the closing text. */
+  async function playOneStep(context: ContextBlocks, commands: Array<Record<string, unknown>>) {
+    const recorded = recordingFetch((body) => {
+      const first = (body.messages as unknown[]).length === 1;
+      return {
+        id: "msg",
+        type: "message",
+        role: "assistant",
+        model: "claude-sonnet-4-5",
+        content: first
+          ? commands.map((input, index) => ({
+              type: "tool_use",
+              id: `toolu_${index}`,
+              name: "memory",
+              input,
+            }))
+          : [{ type: "text", text: "Noted." }],
+        stop_reason: first ? "tool_use" : "end_turn",
+        stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 3 },
+      };
+    });
+    const anthropic = createAnthropic({ apiKey: "test", fetch: recorded.fetch });
+    await generateText({
+      model: anthropic("claude-sonnet-4-5"),
+      system: await context.freezeSystemPrompt(),
+      tools: {
+        memory: anthropic.tools.memory_20250818({
+          execute: memoryTool(context, { files: "memories" }).execute,
+        }),
+      },
+      prompt: "Keep my lists.",
+      stopWhen: stepCountIs(2),
+    });
+    return toolResults(recorded.bodies);
+  }
+
+  it("inserts into an empty file keep every line, in a block's file and in a file of the files block", async () => {
+    const context = memoryContext();
+    await memoryTool(context, { files: "memories" }).execute({
+      command: "create",
+      path: "/memories/todo.md",
+      file_text: "",
+    });
+    const results = await playOneStep(context, [
+      { command: "insert", path: "/memories/plans.md", insert_line: 0, insert_text: "Move to Lyon" },
+      { command: "insert", path: "/memories/plans.md", insert_line: 0, insert_text: "Learn French" },
+      { command: "insert", path: "/memories/todo.md", insert_line: 0, insert_text: "- pack boxes" },
+      { command: "insert", path: "/memories/todo.md", insert_line: 0, insert_text: "- call Bob" },
+    ]);
+    expect(results.every((result) => result.startsWith("Inserted text at line 0"))).toBe(true);
+    const plans = context.getBlock("plans")?.content ?? "";
+    expect(plans).toContain("Move to Lyon");
+    expect(plans).toContain("Learn French");
+    const todo = (await context.loadEntry("memories", "todo.md")) ?? "";
+    expect(todo).toContain("- pack boxes");
+    expect(todo).toContain("- call Bob");
+  });
+
+  it("an insert into an empty block's file keeps a set_context write of the same step", async () => {
+    const context = memoryContext();
+    const recorded = recordingFetch((body) => {
+      const first = (body.messages as unknown[]).length === 1;
+      return {
+        id: "msg",
+        type: "message",
+        role: "assistant",
+        model: "claude-sonnet-4-5",
+        content: first
+          ? [
+              {
+                type: "tool_use",
+                id: "toolu_0",
+                name: "set_context",
+                input: { label: "plans", content: "Find a flat", action: "append" },
+              },
+              {
+                type: "tool_use",
+                id: "toolu_1",
+                name: "memory",
+                input: {
+                  command: "insert",
+                  path: "/memories/plans.md",
+                  insert_line: 0,
+                  insert_text: "Move to Lyon",
+                },
+              },
+            ]
+          : [{ type: "text", text: "Noted." }],
+        stop_reason: first ? "tool_use" : "end_turn",
+        stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 3 },
+      };
+    });
+    const anthropic = createAnthropic({ apiKey: "test", fetch: recorded.fetch });
+    await generateText({
+      model: anthropic("claude-sonnet-4-5"),
+      system: await context.freezeSystemPrompt(),
+      tools: {
+        ...contextTools(context),
+        memory: anthropic.tools.memory_20250818({
+          execute: memoryTool(context, { files: "memories" }).execute,
+        }),
+      },
+      prompt: "Plan my move.",
+      stopWhen: stepCountIs(2),
+    });
+    expect(toolResults(recorded.bodies)).toEqual([
+      expect.stringMatching(/^Written to plans\./),
+      "Inserted text at line 0 of /memories/plans.md.",
+    ]);
+    const plans = context.getBlock("plans")?.content ?? "";
+    expect(plans).toContain("Find a flat");
+    expect(plans).toContain("Move to Lyon");
+  });
+
+  it("a rename and an edit of the renamed file run in call order: the edit never reports a change it lost", async () => {
+    const context = memoryContext();
+    await memoryTool(context, { files: "memories" }).execute({
+      command: "create",
+      path: "/memories/draft.md",
+      file_text: "Flat in Lyon: none yet",
+    });
+    const results = await playOneStep(context, [
+      { command: "rename", old_path: "/memories/draft.md", new_path: "/memories/flat.md" },
+      { command: "str_replace", path: "/memories/draft.md", old_str: "none yet", new_str: "rue Royale" },
+    ]);
+    expect(results[0]).toBe("Renamed /memories/draft.md to /memories/flat.md.");
+    expect(results[1]).toMatch(/^Error: \/memories\/draft\.md does not exist/);
+    expect(await context.loadEntry("memories", "flat.md")).toBe("Flat in Lyon: none yet");
+    expect(await context.loadEntry("memories", "draft.md")).toBeNull();
+  });
+});
+
 describe("memoryTool's commands", () => {
   const run = async (context: ContextBlocks, input: Record<string, unknown>) =>
     memoryTool(context, { files: "memories" }).execute(input as never, { toolCallId: "call-1" });

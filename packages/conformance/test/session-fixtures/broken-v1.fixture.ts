@@ -1,5 +1,6 @@
 // Stores on the storage contract that must fail (or skip) for a stated reason: see session-meta.test.ts.
 
+import type { StoredCompaction } from "@contextblocks/sessions";
 import { InMemorySessionStore, type InMemorySessions } from "@contextblocks/sessions/memory";
 import type { AppendPlacement, AppendResult, MessageRecord } from "@contextblocks/sessions/store-kit";
 import { describeSessionStoreV1 } from "../../src/index.js";
@@ -41,4 +42,45 @@ class PlainStore extends InMemorySessionStore {
 describeSessionStoreV1("no optional members", () => new PlainStore(), {
   capabilities: {},
   session: (store, sessionId) => new PlainStore({ sessionId, sessions: store.sessions }),
+});
+
+/**
+ * Writes each record's placement back into the records it was given, and drops their search text to free
+ * memory, as a store that treats its arguments as its own might.
+ */
+class WritesIntoItsArguments extends InMemorySessionStore {
+  override async append(
+    records: readonly MessageRecord[],
+    placement: AppendPlacement,
+  ): Promise<AppendResult> {
+    const result = await super.append(records, placement);
+    if (result.status === "appended") {
+      let parent = result.parentId;
+      for (const record of records) {
+        (record as { parentId: string | null }).parentId = parent;
+        delete record.text;
+        parent = record.id;
+      }
+    }
+    return result;
+  }
+}
+
+describeSessionStoreV1("writes into its arguments", () => new WritesIntoItsArguments(), {
+  capabilities: { search: true, calibration: true, pathTotals: true },
+  session: (store, sessionId) => new WritesIntoItsArguments({ sessionId, sessions: store.sessions }),
+});
+
+/** Keeps the overlay object it was given, so a caller's later change to it changes the stored overlay. */
+class KeepsTheOverlayGiven extends InMemorySessionStore {
+  override async addOverlay(overlay: StoredCompaction): Promise<void> {
+    const list = this.sessions.overlays.get(this.sessionId) ?? [];
+    list.push(overlay);
+    this.sessions.overlays.set(this.sessionId, list);
+  }
+}
+
+describeSessionStoreV1("keeps the overlay given", () => new KeepsTheOverlayGiven(), {
+  capabilities: { search: true, calibration: true, pathTotals: true },
+  session: (store, sessionId) => new KeepsTheOverlayGiven({ sessionId, sessions: store.sessions }),
 });

@@ -1,3 +1,4 @@
+import { composedForm } from "../block-definition.js";
 import { clipped, errorMessage } from "../describe-value.js";
 import { ContextError } from "../errors.js";
 import { usagePercent } from "../prompt-format.js";
@@ -68,6 +69,12 @@ export function checkToolLabel(
   whyNot: (label: string) => string = () => `not ${what}`,
 ): string {
   if (allowed.includes(label)) return label;
+  // The label in another Unicode form (a model types "é" as one character; a label taken from a macOS file
+  // name has "e" and a combining accent): the two look the same in the prompt and in any error, so the model
+  // could never act on "not found". The clash check keeps at most one block per composed form.
+  const composed = composedForm(label);
+  const same = known.find((candidate) => candidate !== label && composedForm(candidate) === composed);
+  if (same !== undefined) return checkToolLabel(same, allowed, known, what, whyNot);
   const list = allowed.map((candidate) => `"${candidate}"`).join(", ");
   const kinds = `${what.charAt(0).toUpperCase()}${what.slice(1)} blocks`;
   if (!known.includes(label)) {
