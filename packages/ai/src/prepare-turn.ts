@@ -4,6 +4,7 @@ import type { ContextMessage } from "./messages.js";
 import { attachReminder } from "./reminder-placement.js";
 import { type ContextToolSet, type ContextToolsOptions, contextTools } from "./tools.js";
 import { replaceUnloadedEntries, type UnloadOptions } from "./unload.js";
+import { withUserSectionsNeutralized } from "./user-sections.js";
 
 /** Options of `prepareContextTurn`. */
 export interface PrepareContextTurnOptions<Excluded extends ContextToolName = ContextToolName>
@@ -20,7 +21,7 @@ export interface PrepareContextTurnOptions<Excluded extends ContextToolName = Co
 export interface PreparedContextTurn<M extends ContextMessage, Excluded extends ContextToolName = never> {
   /** The frozen system prompt: the same string turn after turn until `refreshSystemPrompt()`. */
   system: string;
-  /** The messages to send: the reminder on the newest user message, unloaded entries replaced. */
+  /** The messages to send: the reminder on the newest user message, unloaded entries replaced, a user's rule lines broken. */
   messages: M[];
   /** `contextTools(context)`: the same object while the configuration is unchanged. */
   tools: ContextToolSet<Exclude<ContextToolName, Excluded>>;
@@ -29,7 +30,8 @@ export interface PreparedContextTurn<M extends ContextMessage, Excluded extends 
 /**
  * Prepares one turn: the frozen `system` prompt, the `messages` with the pending reminder attached to the
  * newest user message (the one that asks for the reply, also when the request continues a partial
- * assistant reply) and unloaded entries' text replaced by a placeholder, and the `tools`. Spread it into
+ * assistant reply), unloaded entries' text replaced by a placeholder and a user's rule lines broken (a user
+ * cannot pose as a block section: `withUserSectionsNeutralized`), and the `tools`. Spread it into
  * `generateText` / `streamText` (UI messages: pass `messages` through `convertToModelMessages` first).
  *
  * Takes model messages or UI messages and returns the same kind. The input is never mutated and nothing is
@@ -46,7 +48,8 @@ export async function prepareContextTurn<
 ): Promise<PreparedContextTurn<M, Excluded>> {
   const system = await context.freezeSystemPrompt();
   const reminder = options.reminder === false ? null : await context.reminder({ sending: true });
-  const visible = options.unload === false ? [...messages] : replaceUnloadedEntries(messages, options);
+  const shown = options.unload === false ? [...messages] : replaceUnloadedEntries(messages, options);
+  const visible = withUserSectionsNeutralized(shown);
   return {
     system,
     messages: options.reminder === false ? visible : attachReminder(visible, reminder),

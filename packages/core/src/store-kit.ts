@@ -15,6 +15,7 @@ export {
 export { clipped, describeValue, errorMessage } from "./describe-value.js";
 export { entryId, type LoadedEntry } from "./entries.js";
 export { labelOfHeader, SECTION_RULE } from "./prompt-format.js";
+export { neutralizeContent } from "./render.js";
 export {
   checkNamespace,
   checkRowLabel,

@@ -1,0 +1,49 @@
+import { neutralizeContent } from "@contextblocks/core/store-kit";
+import type { ModelMessage, UIMessage } from "ai";
+import { type ContextMessage, isUIMessage } from "./messages.js";
+import { isReminderPart } from "./reminder-placement.js";
+
+/**
+ * The messages with every rule line (a line opening with `═`, the prompt's section rule) in a user's text
+ * written with `=` first, as a block's content is rendered: a user who types the reminder's words and a
+ * `SOUL [readonly]` section between rules would otherwise send the model a section that reads like ours
+ * and "replaces" a read-only block. Only the reminder part this package marked keeps its rules. The same
+ * text gives the same bytes on every turn, so the history's cached prefix holds; a message with no such
+ * line is returned as it is (the same object).
+ */
+export function withUserSectionsNeutralized<M extends ContextMessage>(messages: readonly M[]): M[] {
+  return messages.map((message) => {
+    if (message.role !== "user") return message;
+    return (isUIMessage(message) ? neutralizedUI(message) : neutralizedModel(message)) as M;
+  });
+}
+
+function neutralizedModel(message: ModelMessage): ModelMessage {
+  if (message.role !== "user") return message;
+  if (typeof message.content === "string") {
+    const text = neutralizeContent(message.content);
+    return text === message.content ? message : { ...message, content: text };
+  }
+  const parts = neutralizedParts(message.content);
+  return parts === null ? message : { ...message, content: parts as typeof message.content };
+}
+
+function neutralizedUI(message: UIMessage): UIMessage {
+  const parts = neutralizedParts(message.parts);
+  return parts === null ? message : { ...message, parts: parts as UIMessage["parts"] };
+}
+
+/** The parts with each unmarked text part neutralized; `null` when none changed. */
+function neutralizedParts<P extends { type: string }>(parts: readonly P[]): P[] | null {
+  let changed = false;
+  const result = parts.map((part) => {
+    if (part.type !== "text" || isReminderPart(part)) return part;
+    const text = (part as P & { text?: unknown }).text;
+    if (typeof text !== "string") return part;
+    const neutral = neutralizeContent(text);
+    if (neutral === text) return part;
+    changed = true;
+    return { ...part, text: neutral };
+  });
+  return changed ? result : null;
+}
