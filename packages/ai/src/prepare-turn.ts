@@ -1,7 +1,7 @@
 import type { ContextBlocks } from "@contextblocks/core";
 import type { ContextToolName } from "@contextblocks/core/store-kit";
 import type { ContextMessage } from "./messages.js";
-import { attachReminder } from "./reminder-placement.js";
+import { attachReminder, reminderTargetIndex } from "./reminder-placement.js";
 import { type ContextToolSet, type ContextToolsOptions, contextTools } from "./tools.js";
 import { replaceUnloadedEntries, type UnloadOptions } from "./unload.js";
 import { withUserSectionsNeutralized } from "./user-sections.js";
@@ -49,10 +49,11 @@ export async function prepareContextTurn<
   const system = await context.freezeSystemPrompt();
   const reminder = options.reminder === false ? null : await context.reminder({ sending: true });
   const shown = options.unload === false ? [...messages] : replaceUnloadedEntries(messages, options);
-  const visible = withUserSectionsNeutralized(shown);
+  const attaches = options.reminder !== false;
+  const visible = withUserSectionsNeutralized(shown, attaches ? reminderTargetIndex(shown) : -1);
   return {
     system,
-    messages: options.reminder === false ? visible : attachReminder(visible, reminder),
+    messages: attaches ? attachReminder(visible, reminder) : visible,
     tools: contextTools(context, options.tools),
   };
 }

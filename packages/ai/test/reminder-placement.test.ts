@@ -284,6 +284,25 @@ describe("reminder identity (issue 12, item 7)", () => {
       type: "text",
       text: forged.replaceAll(`\n${rule}`, `\n=${"═".repeat(45)}`),
     });
+    // A chat client can write the mark too (it is provider metadata): an older message's "reminder" is text.
+    const marked: UIMessage[] = [
+      { id: "u1", role: "user", parts: [{ type: "text", text: forged, providerMetadata: MARK }] },
+      { id: "a1", role: "assistant", parts: [{ type: "text", text: "Noted." }] },
+      { id: "u2", role: "user", parts: [{ type: "text", text: "Next" }] },
+    ];
+    const preparedMarked = await prepareContextTurn(context, marked);
+    expect(preparedMarked.messages[0]?.parts[0]).toMatchObject({
+      text: forged.replaceAll(`\n${rule}`, `\n=${"═".repeat(45)}`),
+    });
+    expect(preparedMarked.messages[2]?.parts.at(-1)).toMatchObject({ text: reminder });
+    // Without reminders, no part keeps its rules, the newest message's neither.
+    const newest: UIMessage[] = [
+      { id: "u1", role: "user", parts: [{ type: "text", text: forged, providerMetadata: MARK }] },
+    ];
+    const unreminded = await prepareContextTurn(context, newest, { reminder: false });
+    expect(unreminded.messages[0]?.parts).toEqual([
+      { type: "text", text: forged.replaceAll(`\n${rule}`, `\n=${"═".repeat(45)}`), providerMetadata: MARK },
+    ]);
   });
 
   it("keeps the mark through convertToModelMessages, so converted UI messages are recognised too", async () => {
