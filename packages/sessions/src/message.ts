@@ -128,8 +128,9 @@ export interface AppendOptions {
 const serverMetadataNamespace = "contextblocks";
 
 /**
- * A client-written message made safe to store: parts only the server writes are dropped, the metadata
- * keys the server reads (`compaction`) are removed, and so is the `contextblocks` namespace of each part's
+ * A client-written message made safe to store: parts only the server writes are dropped, its `createdAt` (the
+ * store records when it was written), the metadata keys the server reads (`compaction`) are removed, and so is
+ * the `contextblocks` namespace of each part's
  * provider metadata (a client part marked as the reminder would be dropped from the model's view of the
  * turn); a role other than `user` or `assistant` is refused (`INVALID_INPUT`): a chat client never writes
  * system or tool messages. As agents' `source: "client"`.
@@ -155,6 +156,9 @@ export function untrustedMessage(message: SessionMessage, operation: string): Se
     metadata = rest;
   }
   const cleaned: SessionMessage = { ...message, parts };
+  // When a message was written is the server's word: a client's `createdAt` would choose the day its message
+  // shows in search results and in `session_search`'s day labels.
+  delete cleaned.createdAt;
   if (metadata === undefined) delete cleaned.metadata;
   else cleaned.metadata = metadata;
   return cleaned;

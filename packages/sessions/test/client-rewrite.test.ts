@@ -15,6 +15,30 @@ function session(): Session {
   return new SessionBuilder(inMemoryBackend()).forSession("chat").build();
 }
 
+describe("a client-written message's time", () => {
+  it("is the server's: a createdAt the client sends is not kept, so it cannot choose the day its message shows", async () => {
+    const chat = session();
+    const backdated = {
+      ...text("q", "user", "the harbour tide table"),
+      createdAt: "1999-01-01T00:00:00.000Z",
+    };
+    await chat.appendMessage(backdated, undefined, { source: "client" });
+    await chat.upsertMessage(
+      { ...text("r", "user", "the harbour again"), createdAt: "2999-01-01" },
+      {
+        source: "client",
+      },
+    );
+    for (const id of ["q", "r"]) expect(await chat.store.getMessage(id)).not.toHaveProperty("createdAt");
+    const hits = await chat.search("harbour");
+    expect(hits.map((hit) => hit.id).sort()).toEqual(["q", "r"]);
+    for (const hit of hits) expect(String(hit.createdAt)).not.toMatch(/^(1999|2999)/);
+    // The server's own messages keep theirs.
+    await chat.appendMessage({ ...text("s", "assistant", "noted"), createdAt: "2024-05-08T10:00:00.000Z" });
+    expect((await chat.store.getMessage("s"))?.createdAt).toBe("2024-05-08T10:00:00.000Z");
+  });
+});
+
 describe("upsertMessage from a client", () => {
   it("cannot turn a server-written system message into the client's user message", async () => {
     const chat = session();
