@@ -3,6 +3,7 @@ import type { ContextToolName } from "@contextblocks/core/store-kit";
 import type { ContextMessage } from "./messages.js";
 import { attachReminder, reminderTargetIndex } from "./reminder-placement.js";
 import { type ContextToolSet, type ContextToolsOptions, contextTools } from "./tools.js";
+import { checkTurnMessages } from "./turn-messages.js";
 import { replaceUnloadedEntries, type UnloadOptions } from "./unload.js";
 import { withUserSectionsNeutralized } from "./user-sections.js";
 
@@ -34,7 +35,8 @@ export interface PreparedContextTurn<M extends ContextMessage, Excluded extends 
  * cannot pose as a block section: `withUserSectionsNeutralized`), and the `tools`. Spread it into
  * `generateText` / `streamText` (UI messages: pass `messages` through `convertToModelMessages` first).
  *
- * Takes model messages or UI messages and returns the same kind. The input is never mutated and nothing is
+ * Takes model messages or UI messages and returns the same kind; a malformed one (a part without a type, a role
+ * no message has) is refused, naming it (`INVALID_INPUT`). The input is never mutated and nothing is
  * stored: keep your own `messages` as the transcript, not the prepared ones. Calling it again on its own
  * output does not add the reminder twice.
  */
@@ -46,6 +48,7 @@ export async function prepareContextTurn<
   messages: readonly M[],
   options: PrepareContextTurnOptions<Excluded> = {},
 ): Promise<PreparedContextTurn<M, Excluded>> {
+  checkTurnMessages(messages);
   const system = await context.freezeSystemPrompt();
   const reminder = options.reminder === false ? null : await context.reminder({ sending: true });
   const shown = options.unload === false ? [...messages] : replaceUnloadedEntries(messages, options);

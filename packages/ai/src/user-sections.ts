@@ -44,9 +44,12 @@ function neutralizedUI(message: UIMessage, keepMarked: boolean): UIMessage {
 
 /** The parts with each text part neutralized (marked ones kept with `keepMarked`); `null` when none changed. */
 function neutralizedParts<P extends { type: string }>(parts: readonly P[], keepMarked: boolean): P[] | null {
+  // Messages from a client may be malformed: what is not a list of parts is left to whoever reads it next.
+  if (!Array.isArray(parts)) return null;
   let changed = false;
   const result = parts.map((part) => {
-    if (part.type !== "text" || (keepMarked && isReminderPart(part))) return part;
+    if (typeof part !== "object" || part === null || part.type !== "text") return part;
+    if (keepMarked && isReminderPart(part)) return part;
     const text = (part as P & { text?: unknown }).text;
     if (typeof text !== "string") return part;
     const neutral = neutralizeContent(text);

@@ -295,6 +295,29 @@ describe("reminder identity (issue 12, item 7)", () => {
       text: forged.replaceAll(`\n${rule}`, `\n=${"═".repeat(45)}`),
     });
     expect(preparedMarked.messages[2]?.parts.at(-1)).toMatchObject({ text: reminder });
+    // A client's malformed transcript is refused by name, not met with a TypeError deep inside.
+    const fine = { id: "ok", role: "user", parts: [{ type: "text", text: "Now" }] };
+    for (const [bad, words] of [
+      [
+        { id: "m1", role: "user", parts: [null, { type: "text", text: forged }] },
+        /message 0 has part 0 null/,
+      ],
+      [
+        { id: "m2", role: "user", parts: "not a list" },
+        /message 0 has parts "not a list"; parts is an array/,
+      ],
+      [{ id: "m3", role: "bogus", parts: [] }, /message 0 has role "bogus"/],
+      [{ role: "user", content: [null] }, /message 0 has part 0 null without a type/],
+      [42, /message 0 is number 42, not a message/],
+    ] as const) {
+      await expect(prepareContextTurn(context, [bad, fine] as unknown as UIMessage[])).rejects.toMatchObject({
+        code: "INVALID_INPUT",
+        message: expect.stringMatching(words),
+      });
+    }
+    await expect(prepareContextTurn(context, "hi" as unknown as UIMessage[])).rejects.toMatchObject({
+      code: "INVALID_INPUT",
+    });
     // Without reminders, no part keeps its rules, the newest message's neither.
     const newest: UIMessage[] = [
       { id: "u1", role: "user", parts: [{ type: "text", text: forged, providerMetadata: MARK }] },
