@@ -197,8 +197,8 @@ export class Session {
    * read yet from a store that keeps it, `getTokenCalibration`).
    */
   #calibration: number | null | undefined = undefined;
-  /** Compactions under way, by the leaf asked for (`""`: the latest leaf): `compact` joins a running one. */
-  readonly #compactions = new Map<string, Promise<CompactOutcome>>();
+  /** Compactions under way, by the leaf asked for (`null`: the latest leaf): `compact` joins a running one. */
+  readonly #compactions = new Map<string | null, Promise<CompactOutcome>>();
 
   /**
    * A session on the collaborators it is given (`{ store, context?, runState? }`), or on a builder
@@ -604,8 +604,9 @@ export class Session {
     }
     // One compaction at a time per leaf: a call made while one runs (another `compact()`, or the threshold
     // check of a concurrent append) waits for it and shares its outcome, so the model summarizes a range once.
-    const key = leafId === undefined || leafId === null ? "" : leafId;
-    const running = typeof key === "string" ? this.#compactions.get(key) : undefined;
+    const key = leafId ?? null;
+    const joins = key === null || typeof key === "string";
+    const running = joins ? this.#compactions.get(key) : undefined;
     if (running !== undefined) return running;
     const started = this.#trace(
       "contextblocks.compaction",
@@ -640,7 +641,7 @@ export class Session {
         return { ...result, compacted: true };
       },
     );
-    if (typeof key !== "string") return started;
+    if (!joins) return started;
     this.#compactions.set(key, started);
     const done = () => {
       if (this.#compactions.get(key) === started) this.#compactions.delete(key);
