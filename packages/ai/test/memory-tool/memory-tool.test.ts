@@ -122,7 +122,22 @@ describe("memoryTool through generateText and @ai-sdk/anthropic", () => {
 
 describe("memoryTool's commands in one step (the SDK runs them at once)", () => {
   /** One step of Claude's in which it calls the memory tool once per command, then the closing text. */
-  async function playOneStep(context: ContextBlocks, commands: Array<Record<string, unknown>>) {
+  function playOneStep(context: ContextBlocks, commands: Array<Record<string, unknown>>) {
+    return playOneStepOf(
+      context,
+      commands.map((input) => ({ name: "memory", input })),
+    );
+  }
+
+  /**
+   * One step of Claude's calling the given tools at once (the memory tool beside `contextTools`), then the
+   * closing text; the tool results Claude was sent.
+   */
+  async function playOneStepOf(
+    context: ContextBlocks,
+    calls: Array<{ name: string; input: Record<string, unknown> }>,
+    prompt = "Keep my lists.",
+  ) {
     const recorded = recordingFetch((body) => {
       const first = (body.messages as unknown[]).length === 1;
       return {
@@ -131,12 +146,7 @@ describe("memoryTool's commands in one step (the SDK runs them at once)", () => 
         role: "assistant",
         model: "claude-sonnet-4-5",
         content: first
-          ? commands.map((input, index) => ({
-              type: "tool_use",
-              id: `toolu_${index}`,
-              name: "memory",
-              input,
-            }))
+          ? calls.map(({ name, input }, index) => ({ type: "tool_use", id: `toolu_${index}`, name, input }))
           : [{ type: "text", text: "Noted." }],
         stop_reason: first ? "tool_use" : "end_turn",
         stop_sequence: null,
@@ -148,11 +158,12 @@ describe("memoryTool's commands in one step (the SDK runs them at once)", () => 
       model: anthropic("claude-sonnet-4-5"),
       system: await context.freezeSystemPrompt(),
       tools: {
+        ...contextTools(context),
         memory: anthropic.tools.memory_20250818({
           execute: memoryTool(context, { files: "memories" }).execute,
         }),
       },
-      prompt: "Keep my lists.",
+      prompt,
       stopWhen: stepCountIs(2),
     });
     return toolResults(recorded.bodies);
@@ -182,53 +193,23 @@ describe("memoryTool's commands in one step (the SDK runs them at once)", () => 
 
   it("an insert into an empty block's file keeps a set_context write of the same step", async () => {
     const context = memoryContext();
-    const recorded = recordingFetch((body) => {
-      const first = (body.messages as unknown[]).length === 1;
-      return {
-        id: "msg",
-        type: "message",
-        role: "assistant",
-        model: "claude-sonnet-4-5",
-        content: first
-          ? [
-              {
-                type: "tool_use",
-                id: "toolu_0",
-                name: "set_context",
-                input: { label: "plans", content: "Find a flat", action: "append" },
-              },
-              {
-                type: "tool_use",
-                id: "toolu_1",
-                name: "memory",
-                input: {
-                  command: "insert",
-                  path: "/memories/plans.md",
-                  insert_line: 0,
-                  insert_text: "Move to Lyon",
-                },
-              },
-            ]
-          : [{ type: "text", text: "Noted." }],
-        stop_reason: first ? "tool_use" : "end_turn",
-        stop_sequence: null,
-        usage: { input_tokens: 10, output_tokens: 3 },
-      };
-    });
-    const anthropic = createAnthropic({ apiKey: "test", fetch: recorded.fetch });
-    await generateText({
-      model: anthropic("claude-sonnet-4-5"),
-      system: await context.freezeSystemPrompt(),
-      tools: {
-        ...contextTools(context),
-        memory: anthropic.tools.memory_20250818({
-          execute: memoryTool(context, { files: "memories" }).execute,
-        }),
-      },
-      prompt: "Plan my move.",
-      stopWhen: stepCountIs(2),
-    });
-    expect(toolResults(recorded.bodies)).toEqual([
+    const results = await playOneStepOf(
+      context,
+      [
+        { name: "set_context", input: { label: "plans", content: "Find a flat", action: "append" } },
+        {
+          name: "memory",
+          input: {
+            command: "insert",
+            path: "/memories/plans.md",
+            insert_line: 0,
+            insert_text: "Move to Lyon",
+          },
+        },
+      ],
+      "Plan my move.",
+    );
+    expect(results).toEqual([
       expect.stringMatching(/^Written to plans\./),
       "Inserted text at line 0 of /memories/plans.md.",
     ]);
