@@ -65,3 +65,29 @@ describe("hostile block content, rendered beside agents'", () => {
     }
   });
 });
+
+describe("labels in tool descriptions, beside agents'", () => {
+  async function descriptions(labels: readonly string[]) {
+    const configs = () =>
+      labels.map((label) => ({ label, provider: { get: async () => "x", set: async () => {} } }));
+    const read = async (tools: Record<string, { description?: string }>) =>
+      Object.fromEntries(Object.entries(tools).map(([name, tool]) => [name, tool.description]));
+    return {
+      theirs: await read(await new AgentsContextBlocks(configs()).tools()),
+      ours: await read(await new ContextBlocks(configs()).tools()),
+    };
+  }
+
+  it("ordinary labels: the same bytes as agents", async () => {
+    const { theirs, ours } = await descriptions(["memory", "a<b>'&", "café"]);
+    expect(ours.set_context).toBe(theirs.set_context);
+  });
+
+  it('a label holding `"` or `\\`: agents quotes it bare, this entry escapes them as JSON does', async () => {
+    const { theirs, ours } = await descriptions(["memory", 'say "hi"', "back\\slash"]);
+    expect(theirs.set_context).toContain('- "say "hi"" (writable)');
+    expect(ours.set_context).toBe(
+      theirs.set_context?.replace('"say "hi""', '"say \\"hi\\""').replace('"back\\slash"', '"back\\\\slash"'),
+    );
+  });
+});
