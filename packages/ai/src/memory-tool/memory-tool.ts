@@ -155,8 +155,8 @@ class MemoryCommands {
       );
     }
     if (text === "" && range === undefined) return `${target.path} is empty.`;
-    // Each numbered line opens with its number; a line break `\n` numbering does not split at (`\r`, U+2028)
-    // must not open a line with the prompt's rule, which would read as a section of the system prompt.
+    // Each numbered line opens with its number; a line that a `\r` or U+2028 in the text starts (numbering
+    // splits at `\n` only) must not open with the prompt's rule, which reads as a section of the prompt.
     return neutralizeContent(`Contents of ${target.path}:\n${numberedLines(text, range)}`);
   }
 
