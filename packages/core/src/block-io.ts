@@ -12,6 +12,15 @@ import type { BlockWrite, ContextBlock } from "./types.js";
 /** How many times a conditional write is tried again after another writer changed the block. */
 export const CONFLICT_RETRIES = 4;
 
+/**
+ * A copy of `write` for one provider call: a provider that changes the object it is handed (deletes its
+ * source, rewrites its call id) cannot change what a retried `setIf` sends, nor the source of the
+ * `block-written` event, which reads the same source. Entry writes use it too.
+ */
+export function freshWrite(write: BlockWrite): BlockWrite {
+  return write.source === undefined ? { ...write } : { ...write, source: { ...write.source } };
+}
+
 type WritableConfig = Extract<ResolvedConfig, { kind: "writable" }>;
 type KeyedConfig = Extract<ResolvedConfig, { kind: "searchable" | "loadable" }>;
 
@@ -111,7 +120,7 @@ export class BlockIO {
         if (conditional) {
           const expected = await current();
           const written = await this.#calls.run(config.label, provider, () =>
-            provider.setIf(expected, content, write),
+            provider.setIf(expected, content, freshWrite(write)),
           );
           if (written !== true) {
             if (attempt < CONFLICT_RETRIES) continue;
@@ -122,7 +131,7 @@ export class BlockIO {
             );
           }
         } else {
-          await this.#calls.run(config.label, provider, () => provider.set(content, write));
+          await this.#calls.run(config.label, provider, () => provider.set(content, freshWrite(write)));
         }
         const block = this.#cache.build(config, content);
         if (this.#registry.has(config)) this.#cache.keep(block, true);

@@ -1,5 +1,5 @@
 import { BlockCache } from "./block-cache.js";
-import { BlockIO } from "./block-io.js";
+import { BlockIO, freshWrite } from "./block-io.js";
 import { BlockQueue } from "./block-queue.js";
 import { isVersionedProvider, isVersionedSkillProvider, isWritableProvider } from "./capabilities.js";
 import type { ResolvedConfig } from "./config.js";
@@ -409,7 +409,7 @@ export class ContextBlocks {
     checkTokenLimit(config, this.#countTokens, "entry", content, listed);
     // The source goes to every keyed provider: one that keeps entry versions stores it, others ignore it.
     const block = await this.#io.changeEntry(config, () =>
-      set.call(provider, key, content, listed, { source }),
+      set.call(provider, key, content, listed, freshWrite({ source })),
     );
     this.#written(label, "set-entry", source, key);
     return block;
@@ -461,7 +461,7 @@ export class ContextBlocks {
         const edited = applyEdit(label, current, oldStr, newStr, `${label} entry "${key}"`);
         checkTokenLimit(config, this.#countTokens, "entry", edited);
         // No description: the provider keeps the entry's own.
-        await set.call(provider, key, edited, undefined, { source });
+        await set.call(provider, key, edited, undefined, freshWrite({ source }));
       });
       this.#written(label, "set-entry", source, key);
       return block;

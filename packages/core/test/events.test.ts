@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { ContextBlocks, type ContextEvent } from "../src/index.js";
-import { InMemoryContextProvider, InMemorySearchProvider, InMemoryStore } from "../src/memory/index.js";
+import { type BlockWrite, ContextBlocks, type ContextEvent } from "../src/index.js";
+import {
+  InMemoryContextProvider,
+  InMemorySearchProvider,
+  InMemorySkillProvider,
+  InMemoryStore,
+} from "../src/memory/index.js";
 import { sha256Hex } from "../src/store-kit.js";
 
 function context(store = new InMemoryStore()): ContextBlocks {
@@ -129,5 +134,68 @@ describe("ContextBlocks.subscribe", () => {
     expect(heard).toEqual([]);
     const sent = await blocks.reminder({ sending: true });
     expect(heard).toEqual([{ type: "reminder-sent", reminder: sent, labels: ["date"] }]);
+  });
+});
+
+describe("a provider that changes the write it is given", () => {
+  /** The reference provider, but its `setIf` rewrites the source it is handed and loses the first race. */
+  class RewritingProvider extends InMemoryContextProvider {
+    readonly seen: unknown[] = [];
+    override async setIf(expected: string, content: string, write?: BlockWrite): Promise<boolean> {
+      this.seen.push(structuredClone(write));
+      if (write?.source) {
+        write.source.name = "rewritten";
+        write.source.toolCallId = "not-the-call";
+      }
+      // Another agent writes the block between the read and this write: core tries again.
+      if (this.seen.length === 1) await super.set("changed by another agent");
+      return super.setIf(expected, content, write);
+    }
+  }
+
+  it("gets a fresh copy on each attempt, and the event names the write's own source", async () => {
+    const provider = new RewritingProvider();
+    const blocks = new ContextBlocks([{ label: "memory", provider }]);
+    const events: ContextEvent[] = [];
+    blocks.subscribe((event) => events.push(event));
+    const source = { kind: "tool", name: "set_context", toolCallId: "call-1" } as const;
+    await blocks.appendToBlock("memory", "a fact", { source });
+    expect(provider.seen).toEqual([{ source }, { source }]);
+    expect(events).toEqual([{ type: "block-written", label: "memory", action: "append", source }]);
+    expect(await provider.get()).toBe("changed by another agent\na fact");
+  });
+});
+
+describe("a keyed provider that changes the write it is given", () => {
+  class RewritingSkills extends InMemorySkillProvider {
+    override async set(key: string, content: string, description?: string, write?: BlockWrite) {
+      if (write?.source) write.source.name = "rewritten";
+      return super.set(key, content, description, write);
+    }
+  }
+
+  it("cannot change the source the event names", async () => {
+    const blocks = new ContextBlocks([{ label: "skills", provider: new RewritingSkills() }]);
+    const events: ContextEvent[] = [];
+    blocks.subscribe((event) => events.push(event));
+    await blocks.setEntry("skills", "greeting", "Say hello.");
+    await blocks.editEntry("skills", "greeting", "hello", "good day");
+    const source = (name: string) => ({ kind: "api", name });
+    expect(events).toEqual([
+      {
+        type: "block-written",
+        label: "skills",
+        action: "set-entry",
+        key: "greeting",
+        source: source("setEntry"),
+      },
+      {
+        type: "block-written",
+        label: "skills",
+        action: "set-entry",
+        key: "greeting",
+        source: source("editEntry"),
+      },
+    ]);
   });
 });

@@ -479,3 +479,44 @@ describe("search_context, load_context, unload_context", () => {
     expect(context.loadedEntries()).toEqual([]);
   });
 });
+
+describe("labels quoted in tool descriptions", () => {
+  // Labels may hold `"` and `\` (only line breaks, control characters, `═` and surrounding spaces are refused).
+  const context = new ContextBlocks([
+    { label: "memory", provider: new InMemoryContextProvider() },
+    { label: 'say "hi", "soul"', provider: new InMemoryContextProvider() },
+    { label: "notes\\", provider: new InMemorySearchProvider() },
+    { label: 'how "to"', provider: new InMemorySkillProvider() },
+  ]);
+  const specs = context.toolSpecs();
+
+  /** The labels a description lists after `before`, read back as the model reads the quoted list. */
+  function listed(description: string, before: string, after: string): string[] {
+    const start = description.indexOf(before) + before.length;
+    return JSON.parse(`[${description.slice(start, description.indexOf(after, start))}]`);
+  }
+
+  it("escape a quote or backslash, so each list reads back as exactly the blocks' labels", () => {
+    expect(listed(tool(specs, "search_context").description, "searchable: ", ". Other")).toEqual(["notes\\"]);
+    expect(listed(tool(specs, "load_context").description, "Loadable blocks: ", "; each")).toEqual([
+      'how "to"',
+    ]);
+    expect(listed(tool(specs, "unload_context").description, "Loadable blocks: ", ".")).toEqual(['how "to"']);
+    const setContext = tool(specs, "set_context");
+    expect(setContext.description).toContain('\n- "say \\"hi\\", \\"soul\\"" (writable): no description\n');
+    const metadata = (setContext.inputSchema.properties as Record<string, { description: string }>).metadata;
+    expect(listed(metadata?.description ?? "", "keyed blocks: ", "). A title")).toEqual([
+      "notes\\",
+      'how "to"',
+    ]);
+  });
+
+  it("name the blocks the same way in an error", async () => {
+    const text = await tool(specs, "load_context").execute({ label: "nope", key: "k" });
+    expect(text).toBe('Error: Block "nope" not found. Loadable blocks: "how \\"to\\""');
+  });
+
+  it("leave ordinary labels as they were: in plain double quotes", () => {
+    expect(tool(specs, "set_context").description).toContain('\n- "memory" (writable): no description\n');
+  });
+});

@@ -1,5 +1,5 @@
 import { type ContextBlocks, ContextError, isContextError } from "@contextblocks/core";
-import { errorMessage, type WriteSource } from "@contextblocks/core/store-kit";
+import { errorMessage, neutralizeContent, type WriteSource } from "@contextblocks/core/store-kit";
 import { inTurn } from "./command-queue.js";
 import { checkFilesBlock, MemoryDirectory, type MemoryTarget, missingFile } from "./memory-directory.js";
 import { MEMORY_ROOT, type MemoryPath, parseMemoryPath } from "./memory-paths.js";
@@ -155,7 +155,9 @@ class MemoryCommands {
       );
     }
     if (text === "" && range === undefined) return `${target.path} is empty.`;
-    return `Contents of ${target.path}:\n${numberedLines(text, range)}`;
+    // Each numbered line opens with its number; a line that a `\r` or U+2028 in the text starts (numbering
+    // splits at `\n` only) must not open with the prompt's rule, which reads as a section of the prompt.
+    return neutralizeContent(`Contents of ${target.path}:\n${numberedLines(text, range)}`);
   }
 
   async #create(path: MemoryPath, text: string, source: WriteSource): Promise<string> {

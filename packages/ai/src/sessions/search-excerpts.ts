@@ -1,5 +1,5 @@
 import { ContextError, estimateTokens } from "@contextblocks/core";
-import { describeValue, wellFormedPrefix } from "@contextblocks/core/store-kit";
+import { describeValue, neutralizeContent, wellFormedPrefix } from "@contextblocks/core/store-kit";
 import { type SearchResult, type SessionManager, textOfMessage } from "@contextblocks/sessions";
 import { messageKeyOf } from "@contextblocks/sessions/store-kit";
 
@@ -103,7 +103,9 @@ export async function searchExcerpts(
   }
   const turns = groups.flatMap((group) => linesOf(group).map((line) => line.turn));
   const text = groups.map((group, index) => render(headers[index] ?? "---", linesOf(group))).join("\n");
-  return { text, turns };
+  // Every line this writes opens with `---`, `>` or a role; a stored text may still break a line where
+  // flattening keeps it (NEL), and the line after must not open with the prompt's rule, as a section would.
+  return { text: neutralizeContent(text), turns };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { clipped } from "../describe-value.js";
 import { ContextError } from "../errors.js";
+import { neutralizeContent } from "../render.js";
 import { type FieldTable, type InputOf, inputSchema, readInput } from "./fields.js";
 import type { ToolHost } from "./host.js";
 import { type ContextToolSpec, checkToolLabel, quoteLabels, toolOutcome } from "./spec.js";
@@ -41,7 +42,9 @@ export function loadContextTool(host: ToolHost): ContextToolSpec | null {
             { label },
           );
         }
-        return content;
+        // An entry may be written by someone else (a skill from a shared bucket): a line of it that opens
+        // with the prompt's rule would read as a section of the system prompt or the reminder.
+        return neutralizeContent(content);
       }),
   };
 }

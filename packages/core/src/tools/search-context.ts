@@ -1,4 +1,5 @@
 import { ContextError } from "../errors.js";
+import { neutralizeContent } from "../render.js";
 import { type FieldTable, type InputOf, inputSchema, readInput } from "./fields.js";
 import type { ToolHost } from "./host.js";
 import { type ContextToolSpec, checkToolLabel, quoteLabels, toolOutcome } from "./spec.js";
@@ -29,7 +30,9 @@ export function searchContextTool(host: ToolHost): ContextToolSpec | null {
         if (args.query.trim().length === 0) {
           throw new ContextError("INVALID_INPUT", 'search_context: "query" is empty; say what to look for');
         }
-        return (await host.search(label, args.query)) ?? "No results found.";
+        const found = await host.search(label, args.query);
+        // Matches quote stored text: none of its lines may open with the prompt's rule (see load_context).
+        return found === null ? "No results found." : neutralizeContent(found);
       }),
   };
 }

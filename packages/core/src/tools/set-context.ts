@@ -5,6 +5,7 @@ import type { ToolHost } from "./host.js";
 import {
   type ContextToolSpec,
   checkToolLabel,
+  quoteLabel,
   quoteLabels,
   toolOutcome,
   toolSource,
@@ -71,7 +72,7 @@ export function setContextTool(host: ToolHost, maxContentLength: number): Contex
   const blockList = writable
     .map(
       (config) =>
-        `- "${config.label}" (${KIND_NOTE[config.kind]}): ${config.description ?? "no description"}`,
+        `- ${quoteLabel(config.label)} (${KIND_NOTE[config.kind]}): ${config.description ?? "no description"}`,
     )
     .join("\n");
   const metadataHint =

@@ -75,7 +75,7 @@ export function checkToolLabel(
   const composed = composedForm(label);
   const same = known.find((candidate) => candidate !== label && composedForm(candidate) === composed);
   if (same !== undefined) return checkToolLabel(same, allowed, known, what, whyNot);
-  const list = allowed.map((candidate) => `"${candidate}"`).join(", ");
+  const list = quoteLabels(allowed);
   const kinds = `${what.charAt(0).toUpperCase()}${what.slice(1)} blocks`;
   if (!known.includes(label)) {
     throw new ContextError("NOT_FOUND", `Block "${clipped(label)}" not found. ${kinds}: ${list}`, { label });
@@ -83,9 +83,18 @@ export function checkToolLabel(
   throw new ContextError("UNSUPPORTED", `Block "${label}" is ${whyNot(label)}. ${kinds}: ${list}`, { label });
 }
 
+/**
+ * A label in double quotes, as the tool's JSON Schema enum writes it: `"memory"` for an ordinary label (byte
+ * for byte what it always was, which prefix caches and agents' tool lists hold); a label holding `"` or `\`
+ * has them escaped (`say "hi"` → `"say \"hi\""`), where bare quotes would end the name early.
+ */
+export function quoteLabel(label: string): string {
+  return JSON.stringify(label);
+}
+
 /** Quoted labels for descriptions: `"a", "b"`. */
 export function quoteLabels(labels: readonly string[]): string {
-  return labels.map((label) => `"${label}"`).join(", ");
+  return labels.map(quoteLabel).join(", ");
 }
 
 /** The source of a write made by `tool` in `call`. */
