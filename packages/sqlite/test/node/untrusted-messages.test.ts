@@ -203,12 +203,16 @@ function hasLoneSurrogate(text: string): boolean {
   return !(text as unknown as { isWellFormed(): boolean }).isWellFormed();
 }
 
-/** The message as the client path stores it: server-only parts and the `compaction` metadata key dropped. */
+/**
+ * The message as the client path stores it: server-only parts, its `createdAt` (the store's word) and the
+ * `compaction` metadata key dropped.
+ */
 function asClientWrote(message: Record<string, unknown>): Record<string, unknown> {
   const cleaned: Record<string, unknown> = {
     ...message,
     parts: (message.parts as { type: string }[]).filter((entry) => entry.type !== "data-run-message"),
   };
+  delete cleaned.createdAt;
   const data = message.metadata;
   if (typeof data === "object" && data !== null && !Array.isArray(data) && "compaction" in data) {
     const { compaction: _dropped, ...rest } = data as Record<string, unknown>;
