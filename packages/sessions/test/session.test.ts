@@ -320,70 +320,60 @@ describe("compaction", () => {
     }
   });
 
-  it("calls the model once for compactions asked for while one runs: concurrent compact() calls and appends", async () => {
-    let calls = 0;
-    let release: () => void = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
+  /** A compaction function whose model answers only once `open()` is called, counting its calls. */
+  function heldCompaction() {
+    const held = { calls: 0, open: () => {} };
+    const answered = new Promise<void>((resolve) => {
+      held.open = resolve;
     });
+    const compaction = createCompactFunction({
+      summarize: async () => {
+        held.calls++;
+        await answered;
+        return "S";
+      },
+      protectHead: 1,
+      tailTokenBudget: 50,
+    });
+    return { held, compaction };
+  }
+
+  it("calls the model once for compactions asked for while one runs: concurrent compact() calls and appends", async () => {
+    const asked = heldCompaction();
     const session = new SessionBuilder(inMemoryBackend())
       .forSession("chat")
-      .onCompaction(
-        createCompactFunction({
-          summarize: async () => {
-            calls++;
-            await gate;
-            return "S";
-          },
-          protectHead: 1,
-          tailTokenBudget: 50,
-        }),
-      )
+      .onCompaction(asked.compaction)
       .build();
     for (const turn of turns(8)) await session.appendMessage(turn);
     const outcomes = [session.compact(), session.compact(), session.compact(null)];
     // Each call has reached the model, or joined the one that did, before the model answers.
     await new Promise((resolve) => setTimeout(resolve, 0));
-    release();
+    asked.held.open();
     const [first, ...others] = await Promise.all(outcomes);
-    expect(calls).toBe(1);
+    expect(asked.held.calls).toBe(1);
     expect(first?.compacted).toBe(true);
     for (const other of others) expect(other).toEqual(first);
     expect(await session.getCompactions()).toHaveLength(1);
     // Once it is done, the next call is a compaction of its own.
     for (const turn of turns(8)) await session.appendMessage({ ...turn, id: `next-${turn.id}` });
     expect((await session.compact())?.compacted).toBe(true);
-    expect(calls).toBe(2);
+    expect(asked.held.calls).toBe(2);
 
     // Appends that each cross the threshold while the automatic compaction they started runs: one model call.
-    let automatic = 0;
+    const automatic = heldCompaction();
     let armed = false;
-    let open: () => void = () => {};
-    const held = new Promise<void>((resolve) => {
-      open = resolve;
-    });
     const busy = new SessionBuilder(inMemoryBackend())
       .forSession("chat")
-      .onCompaction(
-        createCompactFunction({
-          summarize: async () => {
-            automatic++;
-            await held;
-            return "S";
-          },
-          protectHead: 1,
-          tailTokenBudget: 50,
-        }),
-      )
+      .onCompaction(automatic.compaction)
       .compactAfter(100, { tokenCounter: () => (armed ? 10_000 : 0) })
       .build();
     for (const turn of turns(8)) await busy.appendMessage(turn);
     armed = true;
     const appends = [1, 2, 3].map((index) => busy.appendMessage(message(`late-${index}`, "more words here")));
     await new Promise((resolve) => setTimeout(resolve, 0));
-    open();
+    automatic.held.open();
     await Promise.all(appends);
-    expect(automatic).toBe(1);
+    expect(automatic.held.calls).toBe(1);
   });
 
   it("a compaction brings memory written since into the next frozen prompt", async () => {
