@@ -2,6 +2,7 @@ import type { ContextBlocks } from "@contextblocks/core";
 import type { ContextToolName } from "@contextblocks/core/store-kit";
 import type { ContextMessage } from "./messages.js";
 import { attachReminder, reminderTargetIndex } from "./reminder-placement.js";
+import { withToolResultSectionsNeutralized } from "./tool-result-sections.js";
 import { type ContextToolSet, type ContextToolsOptions, contextTools } from "./tools.js";
 import { checkTurnMessages } from "./turn-messages.js";
 import { replaceUnloadedEntries, type UnloadOptions } from "./unload.js";
@@ -22,7 +23,10 @@ export interface PrepareContextTurnOptions<Excluded extends ContextToolName = Co
 export interface PreparedContextTurn<M extends ContextMessage, Excluded extends ContextToolName = never> {
   /** The frozen system prompt: the same string turn after turn until `refreshSystemPrompt()`. */
   system: string;
-  /** The messages to send: the reminder on the newest user message, unloaded entries replaced, a user's rule lines broken. */
+  /**
+   * The messages to send: the reminder on the newest user message, unloaded entries replaced, the rule lines
+   * of a user's text and of tool results broken.
+   */
   messages: M[];
   /** `contextTools(context)`: the same object while the configuration is unchanged. */
   tools: ContextToolSet<Exclude<ContextToolName, Excluded>>;
@@ -31,9 +35,10 @@ export interface PreparedContextTurn<M extends ContextMessage, Excluded extends 
 /**
  * Prepares one turn: the frozen `system` prompt, the `messages` with the pending reminder attached to the
  * newest user message (the one that asks for the reply, also when the request continues a partial
- * assistant reply), unloaded entries' text replaced by a placeholder and a user's rule lines broken (a user
- * cannot pose as a block section: `withUserSectionsNeutralized`), and the `tools`. Spread it into
- * `generateText` / `streamText` (UI messages: pass `messages` through `convertToModelMessages` first).
+ * assistant reply), unloaded entries' text replaced by a placeholder and the rule lines of a user's text
+ * and of tool results broken (neither can pose as a block section: `withUserSectionsNeutralized`,
+ * `withToolResultSectionsNeutralized`), and the `tools`. Spread it into `generateText` / `streamText` (UI
+ * messages: pass `messages` through `convertToModelMessages` first).
  *
  * Takes model messages or UI messages and returns the same kind; a malformed one (a part without a type, a role
  * no message has) is refused, naming it (`INVALID_INPUT`). The input is never mutated and nothing is
@@ -53,7 +58,9 @@ export async function prepareContextTurn<
   const reminder = options.reminder === false ? null : await context.reminder({ sending: true });
   const shown = options.unload === false ? [...messages] : replaceUnloadedEntries(messages, options);
   const attaches = options.reminder !== false;
-  const visible = withUserSectionsNeutralized(shown, attaches ? reminderTargetIndex(shown) : -1);
+  const visible = withToolResultSectionsNeutralized(
+    withUserSectionsNeutralized(shown, attaches ? reminderTargetIndex(shown) : -1),
+  );
   return {
     system,
     messages: attaches ? attachReminder(visible, reminder) : visible,
