@@ -2,11 +2,10 @@ import type { ContextBlocks } from "@contextblocks/core";
 import type { ContextToolName } from "@contextblocks/core/store-kit";
 import type { ContextMessage } from "./messages.js";
 import { attachReminder, reminderTargetIndex } from "./reminder-placement.js";
-import { withToolResultSectionsNeutralized } from "./tool-result-sections.js";
 import { type ContextToolSet, type ContextToolsOptions, contextTools } from "./tools.js";
+import { withSectionsNeutralized } from "./transcript-sections.js";
 import { checkTurnMessages } from "./turn-messages.js";
 import { replaceUnloadedEntries, type UnloadOptions } from "./unload.js";
-import { withUserSectionsNeutralized } from "./user-sections.js";
 
 /** Options of `prepareContextTurn`. */
 export interface PrepareContextTurnOptions<Excluded extends ContextToolName = ContextToolName>
@@ -36,8 +35,8 @@ export interface PreparedContextTurn<M extends ContextMessage, Excluded extends 
  * Prepares one turn: the frozen `system` prompt, the `messages` with the pending reminder attached to the
  * newest user message (the one that asks for the reply, also when the request continues a partial
  * assistant reply), unloaded entries' text replaced by a placeholder and the rule lines of a user's text
- * and of tool results broken (neither can pose as a block section: `withUserSectionsNeutralized`,
- * `withToolResultSectionsNeutralized`), and the `tools`. Spread it into `generateText` / `streamText` (UI
+ * and of tool results broken (neither can pose as a block section: `withSectionsNeutralized`), and the
+ * `tools`. Spread it into `generateText` / `streamText` (UI
  * messages: pass `messages` through `convertToModelMessages` first).
  *
  * Takes model messages or UI messages and returns the same kind; a malformed one (a part without a type, a role
@@ -58,9 +57,7 @@ export async function prepareContextTurn<
   const reminder = options.reminder === false ? null : await context.reminder({ sending: true });
   const shown = options.unload === false ? [...messages] : replaceUnloadedEntries(messages, options);
   const attaches = options.reminder !== false;
-  const visible = withToolResultSectionsNeutralized(
-    withUserSectionsNeutralized(shown, attaches ? reminderTargetIndex(shown) : -1),
-  );
+  const visible = withSectionsNeutralized(shown, attaches ? reminderTargetIndex(shown) : -1);
   return {
     system,
     messages: attaches ? attachReminder(visible, reminder) : visible,
