@@ -1,6 +1,6 @@
 import { ContextError } from "@contextblocks/core";
 import { describeValue } from "@contextblocks/core/store-kit";
-import { messageProblem } from "./pipeline/run-messages.js";
+import { messageProblem, partsProblem } from "./pipeline/run-messages.js";
 
 const uiRoles = new Set(["system", "user", "assistant"]);
 
@@ -18,11 +18,7 @@ export function turnMessageProblem(message: unknown): string | null {
     return `has role ${describeValue(role)}; a UI message's role is system, user or assistant`;
   }
   if (!Array.isArray(parts)) return `has parts ${describeValue(parts)}; parts is an array`;
-  const index = parts.findIndex(
-    (part: unknown) =>
-      typeof part !== "object" || part === null || typeof (part as { type?: unknown }).type !== "string",
-  );
-  return index === -1 ? null : `has part ${index} ${describeValue(parts[index])} without a type`;
+  return partsProblem(parts);
 }
 
 /**

@@ -54,11 +54,16 @@ export function messageProblem(message: unknown): string | null {
     return `(system) has content ${describeValue(content)}; a system message's content is text`;
   if (!Array.isArray(content))
     return `has content ${describeValue(content)}; content is text or an array of parts`;
-  const index = content.findIndex(
+  return partsProblem(content);
+}
+
+/** The first part of `parts` that is not an object with a string `type`, named (`null` when there is none). */
+export function partsProblem(parts: readonly unknown[]): string | null {
+  const index = parts.findIndex(
     (part: unknown) =>
       typeof part !== "object" || part === null || typeof (part as { type?: unknown }).type !== "string",
   );
-  return index === -1 ? null : `has part ${index} ${describeValue(content[index])} without a type`;
+  return index === -1 ? null : `has part ${index} ${describeValue(parts[index])} without a type`;
 }
 
 /**
