@@ -3,6 +3,8 @@
  * Postgres and R2 backends, the AI SDK adapter, otel and the inspector import them). Applications import
  * the main entry; nothing here is needed to use the packages.
  */
+
+export { BlockQueue } from "./block-queue.js";
 export {
   hasMethod,
   isConditionalProvider,
