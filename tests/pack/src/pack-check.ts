@@ -63,7 +63,7 @@ const NON_CODE_EXPORTS: Record<string, string[]> = { postgres: ["./schema.sql"] 
 
 /** Versions the smoke project installs next to the tarballs: the ones that run on Node 20 (TOOLCHAIN.md). */
 const THIRD_PARTY = [
-  "ai@6.0.333",
+  "ai@6.0.325",
   "zod@4.6.7",
   "vitest@4.1.12",
   "@types/node@20.19.43",
@@ -384,7 +384,7 @@ async function postgresOnly(work: string, packed: readonly PackedPackage[], tsc:
 /** The AI SDK majors the adapter supports, each with the providers of its line (TOOLCHAIN.md). */
 const AI_SDK_MAJORS = [
   { name: "ai 7", packages: ["ai@7.0.185", "@ai-sdk/openai@4.0.126", "@ai-sdk/anthropic@4.0.112"] },
-  { name: "ai 6", packages: ["ai@6.0.333", "@ai-sdk/openai@3.0.141", "@ai-sdk/anthropic@3.0.140"] },
+  { name: "ai 6", packages: ["ai@6.0.325", "@ai-sdk/openai@3.0.141", "@ai-sdk/anthropic@3.0.140"] },
 ] as const;
 
 /**
