@@ -34,6 +34,11 @@ const changed = new RegExp(`[${ignorableCharacters}${compatibilityCharacters}]`,
 const ignorable = new RegExp(`[${ignorableCharacters}]`, "gu");
 const compatible = new RegExp(`[${compatibilityCharacters}]+`, "gu");
 
+/** Whether a text holds any character this rule changes: one scan, for a text with none (most) all it costs. */
+export function holdsCompatibilityForm(text: string): boolean {
+  return changed.test(text);
+}
+
 /**
  * A word (a run of token characters) as search reads it: ignorable characters dropped, compatibility forms
  * replaced (see above). The same string, unchanged, for a word that holds none.

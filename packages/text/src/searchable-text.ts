@@ -1,4 +1,4 @@
-import { compatibleWord } from "./compatibility-forms.js";
+import { compatibleWord, holdsCompatibilityForm } from "./compatibility-forms.js";
 import { tokenRun } from "./tokenize.js";
 
 /**
@@ -19,6 +19,7 @@ const wordsMark = "\n\u2060 ";
 
 /** The words of `text` the rule reads otherwise than as written, in that form, each once, joined by spaces. */
 export function compatibleWordsOf(text: string): string {
+  if (!holdsCompatibilityForm(text)) return "";
   const words = new Set<string>();
   for (const match of text.matchAll(tokenRun)) {
     const word = compatibleWord(match[0]);
