@@ -131,6 +131,35 @@ export function sessionSearchGroup<P extends SessionStoreUnderTest>(suite: Sessi
       expect(hits.every((hit) => hit.matchedBy === "text")).toBe(true);
     });
 
+    test("text in a compatibility form or with invisible characters is found by the plain word, and the reverse; hits keep it as written", async () => {
+      const store = await fixture.create();
+      // Full-width letters from a CJK input method, a ligature, a soft hyphen and a zero-width space pasted in.
+      const written: [string, string][] = [
+        ["w", "ｔｉｄｅ tables for ２０２３"],
+        ["l", "The ﬁnance report"],
+        ["s", "Check the har\u00adbour\u200b schedule"],
+        ["p", "plain gravel and granite"],
+      ];
+      for (const [id, text] of written) await store.appendMessage(textMessage(id, text));
+      for (const [query, id] of [
+        ["tide", "w"],
+        ["2023", "w"],
+        ["finance", "l"],
+        ["harbour", "s"],
+        ["ｇｒａｖｅｌ", "p"],
+        ["gra\u00adnite", "p"],
+      ] as const) {
+        const hits = await search(store, query);
+        expect(
+          hits.map((hit) => hit.id),
+          `search(${JSON.stringify(query)})`,
+        ).toContain(id);
+        // The text handed back is the message's own, byte for byte.
+        const hit = hits.find((found) => found.id === id);
+        expect(hit?.content).toBe(written.find(([writtenId]) => writtenId === id)?.[1]);
+      }
+    });
+
     test("hostile queries are read as text: no error, no injection", async () => {
       const store = await fixture.create();
       await store.appendMessage(textMessage("a", "plain words about a NEAR miss"));

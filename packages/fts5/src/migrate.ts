@@ -1,5 +1,6 @@
 import { type SqlClient, type SqlStatement, sql } from "@contextblocks/sql";
 import { isMissingTableError, raw } from "@contextblocks/sql/store-kit";
+import { searchableText } from "@contextblocks/text";
 import { keyHandle } from "./handle.js";
 import { legacyKeysSchema, legacyKeysTable, legacyTable, scopesTable, writesView } from "./schema.js";
 
@@ -35,7 +36,7 @@ export async function importLegacyEntries(client: SqlClient, scope: number, labe
     const key = textOf(row.key);
     statements.push(
       sql`INSERT INTO ${raw(writesView)} (operation, scope, handle, key, content)
-        VALUES ('import', ${scope}, ${keyHandle(scope, key)}, ${key}, ${textOf(row.content)})`,
+        VALUES ('import', ${scope}, ${keyHandle(scope, key)}, ${key}, ${searchableText(textOf(row.content))})`,
       sql`INSERT OR IGNORE INTO ${raw(legacyKeysTable)} (scope, key) VALUES (${scope}, ${key})`,
     );
   }

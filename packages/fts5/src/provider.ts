@@ -14,6 +14,7 @@ import {
   rowTooLarge,
   toSqliteClient,
 } from "@contextblocks/sql/store-kit";
+import { searchableText } from "@contextblocks/text";
 import { keyHandle } from "./handle.js";
 import { openLayout } from "./layout.js";
 import { importLegacyEntries, storedKey } from "./migrate.js";
@@ -283,7 +284,11 @@ export class Fts5SearchProvider implements SearchProvider {
     }
     // Refused on every SQLite, so an index built on Node also fits in a Durable Object (which refuses such
     // a row with a bare SQLITE_TOOBIG).
-    const tooLarge = rowTooLarge([key, content, context ?? ""]);
+    // Content and context are indexed with the words they hold in a compatibility form ("ｔｉｄｅ", "ti\u00adde")
+    // after them, so the plain word finds them (`searchableText`; a search returns the content as written).
+    const storedContent = searchableText(content);
+    const storedContext = context === undefined || context.length === 0 ? null : searchableText(context);
+    const tooLarge = rowTooLarge([key, storedContent, storedContext ?? ""]);
     if (tooLarge !== undefined) {
       throw this.#invalidInput(
         `set: entry "${key.slice(0, 80)}" (key, content and context) ${tooLarge}: split it into several entries, e.g. by section`,
@@ -292,9 +297,8 @@ export class Fts5SearchProvider implements SearchProvider {
     const scope = await this.#openScope();
     const stored = await storedKey(this.#client, scope, key);
     // An empty context is stored as none: it would match nothing and only make two equal entries differ.
-    const indexed = context === undefined || context.length === 0 ? null : context;
     await this.#client.run(sql`INSERT INTO ${raw(writesView)} (operation, scope, handle, key, content, context)
-      VALUES ('set', ${scope}, ${keyHandle(scope, stored)}, ${stored}, ${content}, ${indexed})`);
+      VALUES ('set', ${scope}, ${keyHandle(scope, stored)}, ${stored}, ${storedContent}, ${storedContext})`);
   }
 
   async delete(key: string): Promise<void> {

@@ -1,7 +1,7 @@
 import { wellFormedPrefix } from "@contextblocks/core/store-kit";
 import { type SqlClient, type SqlStatement, type SqlValue, sql } from "@contextblocks/sql";
 import { raw } from "@contextblocks/sql/store-kit";
-import { fts5MatchExpression, planQuery } from "@contextblocks/text";
+import { fts5MatchExpression, planQuery, writtenText } from "@contextblocks/text";
 import { excerpt } from "./excerpt.js";
 import { keyHandle } from "./handle.js";
 import { planPairs, rankWithPairs } from "./pair-bonus.js";
@@ -138,13 +138,14 @@ export async function runSearch(
     if (!requested && share < dropBelow) break;
     let text: string | null = null;
     if (requested || share >= keyOnlyBelow) {
-      const content = String(row.content);
+      // The row holds the words of the content in a compatibility form after it (`searchableText`): not returned.
+      const content = writtenText(String(row.content));
       text = requested ? content : excerpt(content, terms, resultTokens * charactersPerToken);
       // A word of `unicode61` can be long (a CJK sentence has no spaces): the estimate has the last word.
       const budget = requested ? searchTokens : resultTokens;
       if (approximateTokens(text) > budget) text = cutToTokens(text, budget);
     } else if (weakResultTokens > 0) {
-      text = excerpt(String(row.content), terms, weakResultTokens * charactersPerToken);
+      text = excerpt(writtenText(String(row.content)), terms, weakResultTokens * charactersPerToken);
       if (approximateTokens(text) > weakResultTokens) text = cutToTokens(text, weakResultTokens);
     }
     const cost = approximateTokens(entryKey) + (text === null ? 0 : approximateTokens(text)) + 2;

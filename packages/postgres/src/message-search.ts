@@ -12,7 +12,7 @@ import {
 } from "@contextblocks/sessions/store-kit";
 import type { SqlStatement } from "@contextblocks/sql";
 import { isReadOnlyRefusal } from "@contextblocks/sql/store-kit";
-import { planQuery } from "@contextblocks/text";
+import { planQuery, writtenText } from "@contextblocks/text";
 import { catchUpSearchFields } from "./message-search-index.js";
 import { messageSearchStatement } from "./message-search-statement.js";
 import { defaultPostgresSearchRanking } from "./postgres-search-ranking.js";
@@ -40,7 +40,8 @@ export function candidateOf(row: MessageSearchRow): SearchCandidate {
   return {
     id: row.id,
     role: row.role,
-    text: row.text,
+    // Stored with its words in a compatibility form after it (`searchableText`): handed back as written.
+    text: writtenText(row.text),
     createdAt: row.created_at === null || row.created_at === undefined ? null : timeText(row.created_at),
     score: Number(row.relevance),
     matchedBy: Number(row.own_hit) === 1 ? "text" : "neighbours",

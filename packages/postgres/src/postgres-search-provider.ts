@@ -9,7 +9,7 @@ import {
   ensureTable,
   TableAccess,
 } from "@contextblocks/sql-stores";
-import { planQuery } from "@contextblocks/text";
+import { planQuery, searchableText, writtenText } from "@contextblocks/text";
 import { type PostgresSource, postgresClient } from "./client.js";
 import { foldPending } from "./folded-words.js";
 import { SEARCH_TABLE } from "./schema.js";
@@ -124,7 +124,8 @@ export class PostgresSearchProvider implements SearchProvider {
       searchStatement(stored, plan, this.#limit, this.#searchKeys),
     );
     if (rows.length === 0) return null;
-    return rows.map((row) => `[${String(row.key)}]\n${String(row.content)}`).join("\n\n");
+    // Content is stored with its words in a compatibility form after it (`searchableText`): returned as written.
+    return rows.map((row) => `[${String(row.key)}]\n${writtenText(String(row.content))}`).join("\n\n");
   }
 
   async set(key: string, content: string): Promise<void> {
@@ -135,7 +136,7 @@ export class PostgresSearchProvider implements SearchProvider {
     checkStorable(content, "content", PROVIDER, "postgres", "INVALID_INPUT", this.#label);
     const stored = this.#storedLabel();
     const upsert = sql`INSERT INTO cf_agents_search_entries AS entry (label, key, content)
-VALUES (${stored}, ${key}, ${content})
+VALUES (${stored}, ${key}, ${searchableText(content)})
 ON CONFLICT (label, key) DO UPDATE SET content = excluded.content, updated_at = NOW()
 WHERE entry.content IS DISTINCT FROM excluded.content`;
     if (foldChecked.has(this.#client)) {

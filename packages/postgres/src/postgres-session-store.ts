@@ -19,6 +19,7 @@ import {
   TableAccess,
   unstorable,
 } from "@contextblocks/sql-stores";
+import { searchableText } from "@contextblocks/text";
 import { type AppendRow, appendStatement } from "./append-statement.js";
 import { type PostgresSource, postgresClient } from "./client.js";
 import { leafStatement, newestChildlessStatement } from "./latest-leaf.js";
@@ -229,7 +230,7 @@ WHERE session_id = ${this.#sessionId} ORDER BY position LIMIT ${count}::bigint`)
     const content = record.content ?? "";
     checkText(content, `content of message "${record.id}"`, PROVIDER, "postgres", "INVALID_INPUT", undefined);
     const ids = JSON.stringify([record.id]);
-    const text = indexableText(record.text ?? "");
+    const text = searchableText(indexableText(record.text ?? ""));
     // Its speaker and day are derived again from the new text (`created_at` stays), in the same statement.
     const { speaker, time } = searchFieldsOf(record.role, content, text);
     const day = storedSearchDay(sql`${time}::text`, sql`created_at`);
@@ -440,7 +441,8 @@ function appendRowOf(record: MessageRecord): AppendRow {
   checkText(record.role, "role", PROVIDER, "postgres", "INVALID_INPUT", undefined);
   const content = record.content ?? "";
   checkText(content, `content of message "${record.id}"`, PROVIDER, "postgres", "INVALID_INPUT", undefined);
-  const text = indexableText(record.text ?? "");
+  // With the words it holds in a compatibility form after it, so the plain word finds them (`searchableText`).
+  const text = searchableText(indexableText(record.text ?? ""));
   return {
     id: record.id,
     role: record.role,

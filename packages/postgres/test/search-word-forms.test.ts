@@ -306,3 +306,41 @@ describe("the split of addresses and paths", () => {
     expect(rows.find((row) => row.text === "john@example.com")?.now).toContain("'exampl'");
   });
 });
+
+// Full-width Latin from CJK input methods, ligatures, and invisible characters pasted from web pages and word
+// processors: Postgres' parser reads "ｔｉｄｅ" as itself and cuts "ti\u00adde" apart.
+describe("a word in a compatibility form or holding invisible characters", () => {
+  const entries: [string, string][] = [
+    ["wide", "ＨＩＧＨ ｔｉｄｅ at ０６:２０"],
+    ["ligature", "The ﬁnance office"],
+    ["pasted", "Har\u00adbour\u200bmaster on call"],
+    ["plain", "Gravel and sand"],
+  ];
+
+  it("finds the knowledge entries that hold it by the plain word, and the reverse; returned as written", async () => {
+    const search = new PostgresSearchProvider(await schema.client(), "knowledge");
+    for (const [key, content] of entries) await search.set(key, content);
+    expect(keysOf(await search.search("tide"))).toEqual(["wide"]);
+    expect(keysOf(await search.search("finance"))).toEqual(["ligature"]);
+    expect(keysOf(await search.search("harbourmaster"))).toEqual(["pasted"]);
+    expect(keysOf(await search.search("ｇｒａｖｅｌ"))).toEqual(["plain"]);
+    expect(keysOf(await search.search("sa\u00adnd"))).toEqual(["plain"]);
+    const all = await search.search("tide finance harbourmaster gravel");
+    for (const [key, content] of entries) expect(all).toContain(`[${key}]\n${content}`);
+    expect(all).not.toContain("\u2060");
+  });
+
+  it("still finds a message an earlier release stored as written by its ordinary words and by the form", async () => {
+    const client = await schema.client();
+    const store = postgresTree(client, "chat");
+    await store.appendMessage(message("new", "The ﬁnance office"));
+    await store.appendMessage(message("old", "Gravel and ｔｉｄｅ"));
+    // As the release before wrote its searchable text: the text alone.
+    await client.query("UPDATE assistant_messages SET text_content = 'Gravel and ｔｉｄｅ' WHERE id = 'old'");
+    expect(await ownHits(store, "finance")).toEqual(["new"]);
+    expect(await ownHits(store, "gravel")).toEqual(["old"]);
+    expect(await ownHits(store, "ｔｉｄｅ")).toEqual(["old"]);
+    const hits = await store.searchMessages("finance gravel", 10);
+    expect(hits.map((hit) => hit.content).sort()).toEqual(["Gravel and ｔｉｄｅ", "The ﬁnance office"]);
+  });
+});

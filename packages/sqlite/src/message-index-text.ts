@@ -1,8 +1,8 @@
 import { wellFormedPrefix } from "@contextblocks/core/store-kit";
 import { type SessionMessage, textOfMessage } from "@contextblocks/sessions";
 import { parseStoredMessage } from "@contextblocks/sessions/store-kit";
-import { utf8Prefix } from "@contextblocks/sql/store-kit";
-import { messageFieldsOf } from "@contextblocks/text";
+import { utf8Bytes, utf8Prefix } from "@contextblocks/sql/store-kit";
+import { messageFieldsOf, searchableText } from "@contextblocks/text";
 import type { IndexedMessage } from "./message-search.js";
 
 /**
@@ -21,9 +21,17 @@ export const maximumIndexedChars = 256 * 1024;
  */
 const maximumIndexedBytes = 600_000;
 
-/** The start of `text` the index holds: at most `maximumIndexedChars` characters and `maximumIndexedBytes` bytes. */
+/**
+ * The start of `text` the index holds: at most `maximumIndexedChars` characters and, with the words it holds in
+ * a compatibility form (`searchableText`: "ｔｉｄｅ" or "ti\u00adde" is found by "tide"; a hit's text is read
+ * back without them), `maximumIndexedBytes` bytes.
+ */
 function indexedText(text: string): string {
-  return utf8Prefix(wellFormedPrefix(text, maximumIndexedChars), maximumIndexedBytes);
+  const start = utf8Prefix(wellFormedPrefix(text, maximumIndexedChars), maximumIndexedBytes);
+  const indexed = searchableText(start);
+  const over = utf8Bytes(indexed) - maximumIndexedBytes;
+  // The words fit within the bytes too: the text gives up as many (a shorter start has no more words).
+  return over > 0 ? searchableText(utf8Prefix(start, Math.max(0, utf8Bytes(start) - over))) : indexed;
 }
 
 /** A message's search row fields: its indexed text, its speaker and its day (`messageFieldsOf`). */

@@ -19,6 +19,7 @@ import {
   sql,
 } from "@contextblocks/sql";
 import { raw, rowBytesOver, rowTooLarge, toSqliteClient } from "@contextblocks/sql/store-kit";
+import { writtenText } from "@contextblocks/text";
 import { ChainAppend } from "./chain-append.js";
 import { IndexedLayout } from "./indexed-layout.js";
 import { KeyedLayout } from "./keyed-layout.js";
@@ -458,7 +459,7 @@ export class SqliteSessionStore implements SessionStoreV1 {
     const { layout } = strategy;
     // The keyed layout writes each search row on append: nothing to catch up.
     if (layout !== "keyed") await runSteps(this.#client, catchUpWhereWritable(this.#client));
-    return searchMessageIndex(this.#client, query, {
+    const hits = await searchMessageIndex(this.#client, query, {
       limit,
       sessionId: this.#sessionId,
       ranking: this.#ranking,
@@ -466,6 +467,9 @@ export class SqliteSessionStore implements SessionStoreV1 {
       share: this.#share,
       sessionTokens: sessionTokensOf(layout),
     });
+    // A row holds the words it has in a compatibility form after its text (`searchableText`): handed back as written.
+    for (const hit of hits) hit.text = writtenText(hit.text);
+    return hits;
   }
 
   async readCalibration(): Promise<number | null> {

@@ -34,6 +34,8 @@ export function fts5MatchExpression(plan: QueryPlan, options: MatchExpressionOpt
     clauses.push(fts5String(term.word));
     // FTS5 cuts a decomposed text otherwise than the composed word: asked for as written too (`QueryTerm.decomposed`).
     if (term.decomposed !== undefined) clauses.push(fts5String(term.decomposed));
+    // A row an earlier release indexed holds a compatibility form as written (`QueryTerm.typed`).
+    if (term.typed !== undefined) clauses.push(fts5String(term.typed));
   }
   for (const [first, second] of plan.pairs) clauses.push(fts5String(`${first.word} ${second.word}`));
   const words = `(${clauses.join(" OR ")})`;

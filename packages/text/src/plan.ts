@@ -1,3 +1,4 @@
+import { compatibleWord } from "./compatibility-forms.js";
 import { compoundsOf } from "./compounds.js";
 import { asksWhen } from "./date-expressions.js";
 import { isStopword } from "./stopwords.js";
@@ -31,6 +32,12 @@ export interface QueryTerm {
    * folded to, so a search asks for this form too and finds the word whichever form each side was written in.
    */
   readonly decomposed?: string;
+  /**
+   * The word as written (`written`, or `word` for ASCII) when it holds a character the compatibility rule reads
+   * otherwise ("ｔｉｄｅ", "ﬁnance", "ti\u00adde": `compatibleWord`), which `word` is folded from. A row an earlier
+   * release indexed holds such a word as written, so a search asks FTS5 for this form too.
+   */
+  readonly typed?: string;
 }
 
 /** What `planQuery` makes of a question: the words to look for, in a form every engine's renderer reads. */
@@ -122,11 +129,12 @@ function planOf(text: string): QueryPlan | null {
 }
 
 function termOf(token: QueryToken): QueryTerm {
-  const term: { word: string; stem: string; written?: string; decomposed?: string } = {
+  const term: { word: string; stem: string; written?: string; decomposed?: string; typed?: string } = {
     word: token.folded,
     stem: token.stem,
   };
   if (token.written !== token.folded) term.written = token.written;
+  if (compatibleWord(token.written) !== token.written) term.typed = token.written;
   // A folded word is NFC (`foldToken`); only a word outside ASCII can decompose.
   if (!ascii.test(token.folded)) {
     const decomposed = token.folded.normalize("NFD");

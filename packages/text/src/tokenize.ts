@@ -1,3 +1,4 @@
+import { compatibleWord, ignorableCharacters } from "./compatibility-forms.js";
 import { porterStem } from "./porter.js";
 
 /**
@@ -5,7 +6,10 @@ import { porterStem } from "./porter.js";
  * under `porter`): a token is a run of letters, digits and private-use characters (Unicode categories L*,
  * N*, Co); everything else separates tokens. Tokens are case-folded and lose their Latin diacritics
  * (`remove_diacritics=1`). Combining diacritical marks (U+0300 to U+036F) belong to the token they follow
- * and are dropped by the fold, as in `unicode61`.
+ * and are dropped by the fold, as in `unicode61`. Unlike `unicode61`, a word is read through one rule for
+ * text in another Unicode form (compatibility-forms.ts): a soft hyphen or zero-width character inside it is
+ * dropped rather than cutting it, and "ｔｉｄｅ" or "ﬁnance" read as "tide" and "finance"; the backends index
+ * such text in that form too.
  *
  * Whatever this produces is only ever sent to FTS5 inside a quoted string, where FTS5 tokenizes it again
  * itself; so a small difference from `unicode61` can cost recall on an exotic script, never safety.
@@ -36,9 +40,10 @@ export interface QueryToken extends Token {
  * kana voiced or semi-voiced mark (U+3099, U+309A: how a decomposed, NFD, text writes "が" as "か" and a mark).
  * `unicode61` cuts a word at those marks; here they stay in the word and compose with its kana when it is folded,
  * so a word reads the same in either Unicode form (a search asks FTS5 for its decomposed form too:
- * `QueryTerm.decomposed`).
+ * `QueryTerm.decomposed`). A default-ignorable character (a soft hyphen, a zero-width space or joiner) belongs
+ * to a word too, and is dropped when the word is folded (compatibility-forms.ts).
  */
-const tokenCharacterSource = String.raw`[\p{L}\p{N}\p{Co}]|[\u0300-\u036f\u3099\u309a]`;
+const tokenCharacterSource = `[\\p{L}\\p{N}\\p{Co}]|[\\u0300-\\u036f\\u3099\\u309a${ignorableCharacters}]`;
 /** A run of token characters, as `unicode61` cuts text. */
 export const tokenRun = new RegExp(`(?:${tokenCharacterSource})+`, "gu");
 /** Whether a text of one character is a token character (held-stems.ts walks the runs by hand). */
@@ -51,13 +56,18 @@ const leadingDiacritics = /^[\u0300-\u036f\u3099\u309a]+/u;
 /** Text of ASCII characters only. */
 const ascii = /^[\x00-\x7f]*$/;
 
-/** Fold one token the way `unicode61` does with `remove_diacritics=1`. */
+/**
+ * Fold one token the way `unicode61` does with `remove_diacritics=1`, after reading it in its compatibility form
+ * (`compatibleWord`: "ｔｉ\u00adｄｅ" is "tide").
+ */
 export function foldToken(word: string): string {
   const lower = word.toLowerCase();
   // ASCII is already folded; skip the normalisation work for the common case.
   if (ascii.test(lower)) return lower;
-  // Only Latin letters lose their diacritics (Cyrillic й or ё keep theirs), as in `unicode61`.
-  return lower
+  // Only Latin letters lose their diacritics (Cyrillic й or ё keep theirs), as in `unicode61`. A compatibility
+  // form may be a capital ("ℌ" is "H"): lower-cased again.
+  const compatible = compatibleWord(lower);
+  return (compatible === lower ? lower : compatible.toLowerCase())
     .normalize("NFD")
     .replace(latinWithDiacritics, "$1")
     .replace(leadingDiacritics, "")
