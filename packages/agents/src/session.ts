@@ -334,8 +334,8 @@ export class Session extends BaseSession {
   }
 
   /**
-   * The block as last read: blocks are read by `tools()`, a freeze that renders, a write or `context.load()`
-   * (a cold-start freeze serves the stored prompt without reading them, as agents').
+   * The block as last read: blocks are read by `tools()`, a freeze that renders, a block write, `addContext`
+   * or `context.load()` (a cold-start freeze serves the stored prompt without reading them, as agents').
    */
   getContextBlock(label: string): AgentsContextBlock | null {
     const block = this.context.getBlock(label);
@@ -346,11 +346,14 @@ export class Session extends BaseSession {
     return this.context.getBlocks().map(withSkillFlag);
   }
 
+  /** As agents: a write, refused or not, first reads the blocks not read yet, so `getContextBlock` answers. */
   async replaceContextBlock(label: string, content: string): Promise<AgentsContextBlock> {
+    await readUnreadBlocks(this.context);
     return withSkillFlag(await this.context.setBlock(label, content));
   }
 
   async appendContextBlock(label: string, content: string): Promise<AgentsContextBlock> {
+    await readUnreadBlocks(this.context);
     return withSkillFlag(await this.context.appendToBlock(label, content));
   }
 
@@ -359,6 +362,7 @@ export class Session extends BaseSession {
    * the skills the transcript shows loaded in it.
    */
   async addContext(label: string, options: SessionContextOptions = {}): Promise<AgentsContextBlock> {
+    await readUnreadBlocks(this.context);
     const block = withSkillFlag(await this.context.addBlock({ ...options, label }));
     if (block.isSkill) await this.#restoreLoadedSkills([block.label]);
     return block;

@@ -220,6 +220,34 @@ describe("the entry against agents@0.22.0, operation by operation", () => {
     expect(await differences(build, steps)).toEqual([]);
   });
 
+  it("a block write or addContext, refused or not, reads every block first, as agents' (getContextBlock answers after it)", async () => {
+    const read: Step[] = ["notes", "memory", "soul"].map((label) => [
+      `getContextBlock ${label}`,
+      (s) => blockShape(s.getContextBlock(label)),
+    ]);
+    const writes: Step[] = [
+      ["replace over maxTokens", (s) => s.replaceContextBlock("memory", "word ".repeat(300))],
+      ["append over maxTokens", (s) => s.appendContextBlock("memory", "word ".repeat(300))],
+      ["replace a readonly block", (s) => s.replaceContextBlock("soul", "x")],
+      ["append to a readonly block", (s) => s.appendContextBlock("soul", "x")],
+      ["replace an unknown block", (s) => s.replaceContextBlock("unknown", "x")],
+      ["append to an unknown block", (s) => s.appendContextBlock("unknown", "x")],
+      ["replace", async (s) => blockShape(await s.replaceContextBlock("memory", "short"))],
+      ["append", async (s) => blockShape(await s.appendContextBlock("notes", "short"))],
+      ["addContext", async (s) => blockShape(await s.addContext("extra", { description: "Added" }))],
+      ["addContext of a declared label", (s) => s.addContext("notes")],
+    ];
+    const build: Build = (s) =>
+      s
+        .forSession("refused-writes")
+        .withContext("soul", { provider: { get: async () => "Fixed soul." } })
+        .withContext("notes")
+        .withContext("memory", { maxTokens: 20 });
+    // Each write on a session that has read nothing yet (a woken object), then what it has read.
+    const steps = writes.flatMap((write): Step[] => [reopen, write, ...read]);
+    expect(await differences(build, steps)).toEqual([]);
+  });
+
   it("compact() resolves null when the compaction function throws; compactAfter compacts at the same appends", async () => {
     const steps: Step[] = [
       ...["m1", "m2", "m3", "m4", "m5", "m6", "m7"].map(
