@@ -33,6 +33,7 @@ import {
   type SessionStoreV1,
 } from "@contextblocks/sessions/store-kit";
 import type { ToolSet } from "ai";
+import { agentsAppendText } from "./agents-append.js";
 import { agentsBlockOptions } from "./agents-block-options.js";
 import { agentsLeafId, isHeldAlready } from "./agents-message-tree.js";
 import { backendOf, type SessionSource } from "./backend.js";
@@ -354,7 +355,8 @@ export class Session extends BaseSession {
 
   async appendContextBlock(label: string, content: string): Promise<AgentsContextBlock> {
     await readUnreadBlocks(this.context);
-    return withSkillFlag(await this.context.appendToBlock(label, content));
+    const text = agentsAppendText(this.context, label, content);
+    return withSkillFlag(await this.context.appendToBlock(label, text));
   }
 
   /**

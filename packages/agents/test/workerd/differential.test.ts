@@ -248,6 +248,38 @@ describe("the entry against agents@0.22.0, operation by operation", () => {
     expect(await differences(build, steps)).toEqual([]);
   });
 
+  it("an append after text that ends in a line break leaves agents' blank line, by method and by set_context", async () => {
+    const setContext = (input: unknown): Step => [
+      `set_context ${JSON.stringify(input)}`,
+      async (s) => {
+        const tools = (await s.tools()) as Record<
+          string,
+          { execute(input: unknown, options: unknown): unknown }
+        >;
+        await tools.set_context?.execute(input, { toolCallId: "t", messages: [] });
+        return blockShape(s.getContextBlock("notes"));
+      },
+    ];
+    const append = (content: string): Step => [
+      `append ${JSON.stringify(content)}`,
+      async (s) => blockShape(await s.appendContextBlock("notes", content)),
+    ];
+    const steps: Step[] = [
+      ["replace", async (s) => blockShape(await s.replaceContextBlock("notes", "Line one.\n"))],
+      append("Line two."),
+      append("\n"),
+      append(""),
+      append("\nStarts with a break."),
+      setContext({ label: "notes", content: "Line\n", action: "replace" }),
+      setContext({ label: "notes", content: "By the tool.", action: "append" }),
+      setContext({ label: "notes", content: "", action: "append" }),
+      setContext({ label: "notes", content: "\nStarts with a break.", action: "append" }),
+      ["the prompt", (s) => s.refreshSystemPrompt()],
+    ];
+    const build: Build = (s) => s.forSession("append-breaks").withContext("notes");
+    expect(await differences(build, steps)).toEqual([]);
+  });
+
   it("compact() resolves null when the compaction function throws; compactAfter compacts at the same appends", async () => {
     const steps: Step[] = [
       ...["m1", "m2", "m3", "m4", "m5", "m6", "m7"].map(
