@@ -83,6 +83,8 @@ export class Session extends BaseSession {
   #compactionFailure: { error: unknown } | undefined;
   #onUnload: UnloadCallback | undefined;
   #restored = false;
+  /** A custom `tokenCounter` was given: agents' estimate then reads every block, even under a stored prompt. */
+  #countsTokens = false;
 
   /**
    * agents' `new Session(sessionProvider, { context: [configs], promptStore, tokenCounter, onCompactionError })`,
@@ -95,6 +97,7 @@ export class Session extends BaseSession {
     // The compaction function is registered after construction: `onCompaction` (overridden here) wraps it.
     if (compaction !== undefined) this.onCompaction(compaction);
     this.#status.threshold = threshold;
+    this.#countsTokens = options?.tokenCounter !== undefined;
     if (isBroadcaster(storeOrOptions)) this.#status.broadcaster = storeOrOptions;
   }
 
@@ -151,6 +154,7 @@ export class Session extends BaseSession {
   compactAfter(threshold: number, options?: CompactAfterOptions): this {
     this.#builder.compactAfter(threshold, options);
     this.#status.threshold = threshold;
+    if (options?.tokenCounter !== undefined) this.#countsTokens = true;
     return this;
   }
 
@@ -270,6 +274,9 @@ export class Session extends BaseSession {
    */
   override async compact(leafId?: string | null): Promise<(CompactResult & { compacted: true }) | null> {
     if (!this.#hasCompaction) throw new ContextError("UNSUPPORTED", NO_COMPACTION_MESSAGE);
+    if (this.#status.broadcaster === undefined && this.#status.threshold !== undefined) {
+      await this.#readAsEstimate();
+    }
     const tokensBefore = await this.#status.send("compacting");
     let outcome: CompactOutcome | null;
     this.#compactionFailure = undefined;
@@ -293,6 +300,16 @@ export class Session extends BaseSession {
     await this.#status.send("idle", { compacted: { tokensBefore } });
     await this.#status.notify({ type: "compact" });
     return outcome;
+  }
+
+  /**
+   * With `compactAfter`, agents' `compact()` estimates tokens even when nothing broadcasts, and its estimate
+   * reads the prompt it would serve: the stored one, else the blocks (all of them with a custom
+   * `tokenCounter`). Read the same, so `getContextBlock` answers afterwards as agents'; nothing is estimated.
+   */
+  async #readAsEstimate(): Promise<void> {
+    if (this.#countsTokens) await readUnreadBlocks(this.context);
+    else if (this.context.getConfigs().length > 0) await this.context.previewSystemPrompt();
   }
 
   /**

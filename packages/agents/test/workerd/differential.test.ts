@@ -280,6 +280,37 @@ describe("the entry against agents@0.22.0, operation by operation", () => {
     expect(await differences(build, steps)).toEqual([]);
   });
 
+  it("compact() with compactAfter reads the blocks as agents' estimate does (the stored prompt, or all with a tokenCounter)", async () => {
+    const read: Step[] = ["notes", "soul"].map((label) => [
+      `getContextBlock ${label}`,
+      (s) => blockShape(s.getContextBlock(label)),
+    ]);
+    const compact: Step = ["compact", async (s) => (await s.compact()) ?? "null"];
+    const steps: Step[] = [
+      ["append", (s) => s.appendMessage(say("m1", "user", "one"))],
+      reopen,
+      compact,
+      ...read,
+      ["freeze", (s) => s.freezeSystemPrompt()],
+      reopen,
+      compact,
+      ...read,
+    ];
+    const blocks = (s: AnySession) =>
+      s
+        .forSession("compact-reads")
+        .withContext("soul", { provider: { get: async () => "Fixed soul." } })
+        .withContext("notes")
+        .withCachedPrompt()
+        .onCompaction(async () => null);
+    expect(await differences((s) => blocks(s).compactAfter(1_000), steps), "the default estimate").toEqual(
+      [],
+    );
+    const counted: Build = (s) => blocks(s).compactAfter(1_000, { tokenCounter: () => 0 });
+    expect(await differences(counted, steps), "a tokenCounter").toEqual([]);
+    expect(await differences(blocks, steps), "no compactAfter").toEqual([]);
+  });
+
   it("compact() resolves null when the compaction function throws; compactAfter compacts at the same appends", async () => {
     const steps: Step[] = [
       ...["m1", "m2", "m3", "m4", "m5", "m6", "m7"].map(
