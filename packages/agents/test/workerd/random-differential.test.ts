@@ -16,7 +16,7 @@ import {
 // "Differences from agents@0.22.0". On a failure fast-check prints the seed, the path and the shrunk sequence.
 
 /** Runs and steps kept small enough for a loaded 2-core machine; raise them locally to hunt. */
-const settings = { seed: 20261206, numRuns: 25 };
+const settings = { seed: 20261206, numRuns: 50 };
 const maxSteps = 30;
 
 /** Message ids a sequence draws from: few, so appends, parents, updates and deletes meet the same messages. */
