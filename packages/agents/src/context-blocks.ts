@@ -1,5 +1,15 @@
-import { ContextError, ContextBlocks as CoreContextBlocks } from "@contextblocks/core";
+import {
+  type ContextBlock,
+  type ContextConfig,
+  ContextError,
+  ContextBlocks as CoreContextBlocks,
+} from "@contextblocks/core";
 import type { ToolSet } from "ai";
+import { agentsAppendText } from "./agents-append.js";
+
+/** The options core's writes take (who wrote). */
+type WriteOptions = Parameters<CoreContextBlocks["setBlock"]>[2];
+
 import { agentsTools, type UnloadCallback } from "./tools.js";
 
 /**
@@ -12,6 +22,9 @@ import { agentsTools, type UnloadCallback } from "./tools.js";
  *   of the last `freezeSystemPrompt()` / `refreshSystemPrompt()`.
  * - `loadSkill`, `unloadSkill`, `getLoadedSkillKeys`, `restoreLoadedSkills`, `clearSkillState`,
  *   `setUnloadCallback`, `setSkill`, `setSearchEntry`, `searchContext`, `isLoaded`.
+ * - As agents', the first write, `addBlock`, `tools()`, `reminder()`, skill or search call runs `load()`
+ *   (refused or not), so `getBlock` and `toSystemPrompt()` answer afterwards; an append puts agents' line
+ *   break after text that ends with one.
  */
 export class ContextBlocks extends CoreContextBlocks {
   #onUnload: UnloadCallback | undefined;
@@ -30,6 +43,35 @@ export class ContextBlocks extends CoreContextBlocks {
 
   isLoaded(): boolean {
     return this.#loaded;
+  }
+
+  /** agents' `if (!this.loaded) await this.load()`, at the start of each method below. */
+  async #loadOnce(): Promise<void> {
+    if (!this.#loaded) await this.load();
+  }
+
+  override async addBlock(config: ContextConfig): Promise<ContextBlock> {
+    await this.#loadOnce();
+    return super.addBlock(config);
+  }
+
+  override async setBlock(label: string, content: string, options?: WriteOptions): Promise<ContextBlock> {
+    await this.#loadOnce();
+    return super.setBlock(label, content, options);
+  }
+
+  override async appendToBlock(
+    label: string,
+    content: string,
+    options?: WriteOptions,
+  ): Promise<ContextBlock> {
+    await this.#loadOnce();
+    return super.appendToBlock(label, agentsAppendText(this, label, content), options);
+  }
+
+  override async reminder(options?: { sending?: boolean }): Promise<string | null> {
+    await this.#loadOnce();
+    return super.reminder(options);
   }
 
   override async freezeSystemPrompt(): Promise<string> {
@@ -65,6 +107,7 @@ export class ContextBlocks extends CoreContextBlocks {
 
   /** AI SDK tools (`set_context`, `search_context`, `load_context`, `unload_context`) whose results are text. */
   async tools(): Promise<ToolSet> {
+    await this.#loadOnce();
     return agentsTools(this, (label, key) => this.#onUnload?.(label, key));
   }
 
@@ -74,7 +117,8 @@ export class ContextBlocks extends CoreContextBlocks {
   }
 
   /** agents' name for `loadEntry`. */
-  loadSkill(label: string, key: string): Promise<string | null> {
+  async loadSkill(label: string, key: string): Promise<string | null> {
+    await this.#loadOnce();
     return this.loadEntry(label, key);
   }
 
@@ -105,16 +149,19 @@ export class ContextBlocks extends CoreContextBlocks {
 
   /** agents' name for `setEntry` on a skill block. */
   async setSkill(label: string, key: string, content: string, description?: string): Promise<void> {
+    await this.#loadOnce();
     await this.setEntry(label, key, content, description);
   }
 
   /** agents' name for `setEntry` on a searchable block. */
   async setSearchEntry(label: string, key: string, content: string): Promise<void> {
+    await this.#loadOnce();
     await this.setEntry(label, key, content);
   }
 
   /** agents' name for `search`. */
-  searchContext(label: string, query: string): Promise<string | null> {
+  async searchContext(label: string, query: string): Promise<string | null> {
+    await this.#loadOnce();
     return this.search(label, query);
   }
 }

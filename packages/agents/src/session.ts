@@ -33,6 +33,7 @@ import {
   type SessionStoreV1,
 } from "@contextblocks/sessions/store-kit";
 import type { ToolSet } from "ai";
+import { agentsAppendText } from "./agents-append.js";
 import { agentsBlockOptions } from "./agents-block-options.js";
 import { agentsLeafId, isHeldAlready } from "./agents-message-tree.js";
 import { backendOf, type SessionSource } from "./backend.js";
@@ -82,6 +83,8 @@ export class Session extends BaseSession {
   #compactionFailure: { error: unknown } | undefined;
   #onUnload: UnloadCallback | undefined;
   #restored = false;
+  /** A custom `tokenCounter` was given: agents' estimate then reads every block, even under a stored prompt. */
+  #countsTokens = false;
 
   /**
    * agents' `new Session(sessionProvider, { context: [configs], promptStore, tokenCounter, onCompactionError })`,
@@ -94,6 +97,7 @@ export class Session extends BaseSession {
     // The compaction function is registered after construction: `onCompaction` (overridden here) wraps it.
     if (compaction !== undefined) this.onCompaction(compaction);
     this.#status.threshold = threshold;
+    this.#countsTokens = options?.tokenCounter !== undefined;
     if (isBroadcaster(storeOrOptions)) this.#status.broadcaster = storeOrOptions;
   }
 
@@ -150,6 +154,7 @@ export class Session extends BaseSession {
   compactAfter(threshold: number, options?: CompactAfterOptions): this {
     this.#builder.compactAfter(threshold, options);
     this.#status.threshold = threshold;
+    if (options?.tokenCounter !== undefined) this.#countsTokens = true;
     return this;
   }
 
@@ -269,6 +274,9 @@ export class Session extends BaseSession {
    */
   override async compact(leafId?: string | null): Promise<(CompactResult & { compacted: true }) | null> {
     if (!this.#hasCompaction) throw new ContextError("UNSUPPORTED", NO_COMPACTION_MESSAGE);
+    if (this.#status.broadcaster === undefined && this.#status.threshold !== undefined) {
+      await this.#readAsEstimate();
+    }
     const tokensBefore = await this.#status.send("compacting");
     let outcome: CompactOutcome | null;
     this.#compactionFailure = undefined;
@@ -292,6 +300,16 @@ export class Session extends BaseSession {
     await this.#status.send("idle", { compacted: { tokensBefore } });
     await this.#status.notify({ type: "compact" });
     return outcome;
+  }
+
+  /**
+   * With `compactAfter`, agents' `compact()` estimates tokens even when nothing broadcasts, and its estimate
+   * reads the prompt it would serve: the stored one, else the blocks (all of them with a custom
+   * `tokenCounter`). Read the same, so `getContextBlock` answers afterwards as agents'; nothing is estimated.
+   */
+  async #readAsEstimate(): Promise<void> {
+    if (this.#countsTokens) await readUnreadBlocks(this.context);
+    else if (this.context.getConfigs().length > 0) await this.context.previewSystemPrompt();
   }
 
   /**
@@ -334,8 +352,8 @@ export class Session extends BaseSession {
   }
 
   /**
-   * The block as last read: blocks are read by `tools()`, a freeze that renders, a write or `context.load()`
-   * (a cold-start freeze serves the stored prompt without reading them, as agents').
+   * The block as last read: blocks are read by `tools()`, a freeze that renders, a block write, `addContext`
+   * or `context.load()` (a cold-start freeze serves the stored prompt without reading them, as agents').
    */
   getContextBlock(label: string): AgentsContextBlock | null {
     const block = this.context.getBlock(label);
@@ -346,12 +364,16 @@ export class Session extends BaseSession {
     return this.context.getBlocks().map(withSkillFlag);
   }
 
+  /** As agents: a write, refused or not, first reads the blocks not read yet, so `getContextBlock` answers. */
   async replaceContextBlock(label: string, content: string): Promise<AgentsContextBlock> {
+    await readUnreadBlocks(this.context);
     return withSkillFlag(await this.context.setBlock(label, content));
   }
 
   async appendContextBlock(label: string, content: string): Promise<AgentsContextBlock> {
-    return withSkillFlag(await this.context.appendToBlock(label, content));
+    await readUnreadBlocks(this.context);
+    const text = agentsAppendText(this.context, label, content);
+    return withSkillFlag(await this.context.appendToBlock(label, text));
   }
 
   /**
@@ -359,6 +381,7 @@ export class Session extends BaseSession {
    * the skills the transcript shows loaded in it.
    */
   async addContext(label: string, options: SessionContextOptions = {}): Promise<AgentsContextBlock> {
+    await readUnreadBlocks(this.context);
     const block = withSkillFlag(await this.context.addBlock({ ...options, label }));
     if (block.isSkill) await this.#restoreLoadedSkills([block.label]);
     return block;

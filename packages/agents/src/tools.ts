@@ -1,6 +1,7 @@
 import { type ContextTool, contextTools } from "@contextblocks/ai";
 import type { ContextBlocks } from "@contextblocks/core";
 import type { Tool, ToolSet } from "ai";
+import { agentsAppendText } from "./agents-append.js";
 
 /** Called after `unload_context` unloaded an entry (agents' `ContextBlocks.setUnloadCallback`). */
 export type UnloadCallback = (label: string, key: string) => void;
@@ -22,6 +23,15 @@ export function agentsTools(context: ContextBlocks, onUnload?: UnloadHandler): T
     tools[name] = toTextTool(context, name, tool, onUnload);
   }
   return tools;
+}
+
+/** `set_context`'s input as agents' tool reads it: see `describedByTitle` and `agentsAppendText`. */
+function agentsSetContext(context: ContextBlocks, input: unknown): unknown {
+  const described = describedByTitle(context, input);
+  if (typeof described !== "object" || described === null) return described;
+  const { label, content, action } = described as { label?: unknown; content?: unknown; action?: unknown };
+  if (action !== "append" || typeof label !== "string" || typeof content !== "string") return described;
+  return { ...described, content: agentsAppendText(context, label, content) };
 }
 
 /**
@@ -49,7 +59,7 @@ function toTextTool(
     description: tool.description,
     inputSchema: tool.inputSchema,
     execute: async (input: unknown) => {
-      const outcome = await tool.execute(name === "set_context" ? describedByTitle(context, input) : input);
+      const outcome = await tool.execute(name === "set_context" ? agentsSetContext(context, input) : input);
       if (name === "unload_context" && !outcome.isError && onUnload !== undefined) {
         const { label, key } = (input ?? {}) as { label?: unknown; key?: unknown };
         if (typeof label === "string" && typeof key === "string") await onUnload(label, key);

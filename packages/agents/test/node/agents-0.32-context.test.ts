@@ -76,3 +76,51 @@ describe("a database agents@0.32.0's agents/context wrote", () => {
     expect(await againNotes.search("chandlery")).toBeNull();
   });
 });
+
+describe("the entry's ContextBlocks against agents@0.32.0's, method by method", () => {
+  it("the first write (refused or not), addBlock, tools() and reminder() read every block; appends keep agents' line break", async () => {
+    temporary = openTemporaryDatabase();
+    const agent = agentsHost(temporary.database);
+    // Each action on blocks of their own (keys under `prefix`), read by nothing before it: a woken object.
+    const open = (implementation: "agents" | "entry", prefix: string) => {
+      const stored = (label: string) =>
+        implementation === "agents"
+          ? new AgentsContextProvider(agent, `${prefix}${label}`)
+          : new AgentContextProvider(agent, `${prefix}${label}`);
+      const configs = [
+        { label: "soul", provider: { get: async () => "Fixed soul." } },
+        { label: "journal", whenChanged: "remind" as const, provider: stored("journal") },
+        { label: "notes", description: "Notes", provider: stored("notes") },
+      ];
+      return implementation === "agents" ? new AgentsContextBlocks(configs) : new ContextBlocks(configs);
+    };
+    const actions: [string, (blocks: AgentsContextBlocks | ContextBlocks) => Promise<unknown>][] = [
+      ["setBlock", (blocks) => blocks.setBlock("journal", "Line one.\n")],
+      ["setBlock, refused", (blocks) => blocks.setBlock("soul", "x")],
+      ["appendToBlock", (blocks) => blocks.appendToBlock("notes", "Line two.")],
+      ["addBlock", (blocks) => blocks.addBlock({ label: "extra", provider: { get: async () => "Extra." } })],
+      ["tools", (blocks) => blocks.tools()],
+      ["reminder", (blocks) => blocks.reminder()],
+    ];
+    const observe = async (implementation: "agents" | "entry") => {
+      const seen: unknown[] = [];
+      for (const [name, action] of actions) {
+        const blocks = open(implementation, `${implementation}-${name}-`);
+        await action(blocks).catch(() => "throws");
+        seen.push([name, blocks.getBlocks().map((block) => [block.label, block.content])]);
+      }
+      // Appends after text that ends with a line break: agents puts another between (a blank line).
+      const blocks = open(implementation, `${implementation}-appends-`);
+      await blocks.setBlock("notes", "Line one.\n");
+      const tools = (await blocks.tools()) as Record<
+        string,
+        { execute(input: unknown, options: unknown): unknown }
+      >;
+      await tools.set_context?.execute({ label: "notes", content: "By the tool.\n", action: "append" }, {});
+      await blocks.appendToBlock("notes", "");
+      seen.push(["appends", blocks.getBlock("notes")?.content]);
+      return seen;
+    };
+    expect(await observe("entry")).toEqual(await observe("agents"));
+  });
+});

@@ -12,87 +12,21 @@ import {
 import { describe, expect, it } from "vitest";
 import { toolPartsMessage } from "../tool-parts-message.js";
 import { unknownIdSteps } from "../unknown-id-steps.js";
+import {
+  type AnySession,
+  type Build,
+  blockShape,
+  differences,
+  objectName,
+  observe,
+  reopen,
+  run,
+  type Step,
+  say,
+} from "./differential-harness.js";
 
-// Differential tests: the same operations run against agents@0.22.0's `Session` and this entry's, each on a
-// fresh Durable Object database, and what user code observes must be the same. What the README lists as a
-// difference is left out or normalised: token figures, error wording (a throw is compared as a throw),
-// overlays' `metadata.compaction`, the extra block fields, search finding more.
-
-type AnySession = AgentsSession | Session;
-type Step = readonly [label: string, run: (session: AnySession) => unknown];
-type Build = (session: AnySession) => AnySession;
-
-/** A step that opens the session again on the same database (a Durable Object woken after eviction). */
-const reopen: Step = ["reopen", () => undefined];
-
-let objects = 0;
-
-/**
- * What a step observed, comparable across the two: times, token figures and random ids (overlays', the
- * manager's sessions') replaced by placeholders, random ids numbered in the order they first appear.
- */
-function observe(value: unknown, ids: Map<string, string>): unknown {
-  if (value === undefined) return "<undefined>";
-  return JSON.parse(
-    JSON.stringify(value, (key, item) => {
-      // Times differ by when they ran (and the manager's carry milliseconds here: README).
-      if (key === "createdAt" || key === "created_at" || key === "updated_at") return "<time>";
-      if (key === "tokens") return "<tokens>";
-      if (typeof item === "string") {
-        return item.replace(/[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|cmp_[A-Za-z0-9_-]+/g, (id) => {
-          if (!ids.has(id)) ids.set(id, `<random id ${ids.size}>`);
-          return ids.get(id) as string;
-        });
-      }
-      if (item !== null && typeof item === "object" && typeof item.id === "string") {
-        // An overlay's `metadata.compaction` is ours only (README).
-        if (item.id.startsWith("compaction_") && item.metadata?.compaction !== undefined) {
-          const { metadata: _metadata, ...rest } = item;
-          return rest;
-        }
-      }
-      return item;
-    }),
-  );
-}
-
-async function run(implementation: "agents" | "entry", build: Build, steps: readonly Step[]) {
-  const name = `${implementation}-${objects++}`;
-  return runInDurableObject(env.AGENT_OBJECT.getByName(name), async (agent) => {
-    const open = () =>
-      build(implementation === "agents" ? AgentsSession.create(agent) : Session.create(agent));
-    let session = open();
-    const ids = new Map<string, string>();
-    const log: unknown[] = [];
-    for (const step of steps) {
-      if (step === reopen) {
-        session = open();
-        continue;
-      }
-      const [label, action] = step;
-      try {
-        log.push([label, observe(await action(session), ids)]);
-      } catch {
-        log.push([label, "<throws>"]);
-      }
-    }
-    return log;
-  });
-}
-
-/** The steps whose observations differ: `[]` when the entry behaves as agents does. */
-async function differences(build: Build, steps: readonly Step[]): Promise<unknown[]> {
-  const agents = await run("agents", build, steps);
-  const entry = await run("entry", build, steps);
-  return agents.flatMap((observed, index) =>
-    JSON.stringify(observed) === JSON.stringify(entry[index])
-      ? []
-      : [{ agents: observed, entry: entry[index] }],
-  );
-}
-
-const say = (id: string, role: string, text: string, extra: Record<string, unknown> = {}) =>
-  ({ id, role, parts: [{ type: "text", text }], ...extra }) as never;
+// Differential tests written step by step (the harness in differential-harness.ts runs them on both); search
+// is compared apart, as agents' hits among the entry's (the entry's search finds more: README).
 
 /** An assistant message whose `load_context` call loaded `key` of the `skills` block, as the AI SDK stores it. */
 const skillLoaded = (key: string) =>
@@ -116,20 +50,6 @@ const reads: Step[] = [
   ["getLatestLeaf", (s) => s.getLatestLeaf()],
   ["getPathLength", (s) => s.getPathLength()],
 ];
-
-/** A block as agents reports it (ours adds `kind` and `whenChanged`). */
-const blockShape = (block: ReturnType<AnySession["getContextBlock"]>) =>
-  block === null
-    ? null
-    : {
-        label: block.label,
-        description: block.description,
-        content: block.content,
-        maxTokens: block.maxTokens,
-        writable: block.writable,
-        isSkill: block.isSkill,
-        isSearchable: block.isSearchable,
-      };
 
 describe("the entry against agents@0.22.0, operation by operation", () => {
   it("messages with odd ids, parts and metadata, appended again, updated and deleted", async () => {
@@ -300,6 +220,97 @@ describe("the entry against agents@0.22.0, operation by operation", () => {
     expect(await differences(build, steps)).toEqual([]);
   });
 
+  it("a block write or addContext, refused or not, reads every block first, as agents' (getContextBlock answers after it)", async () => {
+    const read: Step[] = ["notes", "memory", "soul"].map((label) => [
+      `getContextBlock ${label}`,
+      (s) => blockShape(s.getContextBlock(label)),
+    ]);
+    const writes: Step[] = [
+      ["replace over maxTokens", (s) => s.replaceContextBlock("memory", "word ".repeat(300))],
+      ["append over maxTokens", (s) => s.appendContextBlock("memory", "word ".repeat(300))],
+      ["replace a readonly block", (s) => s.replaceContextBlock("soul", "x")],
+      ["append to a readonly block", (s) => s.appendContextBlock("soul", "x")],
+      ["replace an unknown block", (s) => s.replaceContextBlock("unknown", "x")],
+      ["append to an unknown block", (s) => s.appendContextBlock("unknown", "x")],
+      ["replace", async (s) => blockShape(await s.replaceContextBlock("memory", "short"))],
+      ["append", async (s) => blockShape(await s.appendContextBlock("notes", "short"))],
+      ["addContext", async (s) => blockShape(await s.addContext("extra", { description: "Added" }))],
+      ["addContext of a declared label", (s) => s.addContext("notes")],
+    ];
+    const build: Build = (s) =>
+      s
+        .forSession("refused-writes")
+        .withContext("soul", { provider: { get: async () => "Fixed soul." } })
+        .withContext("notes")
+        .withContext("memory", { maxTokens: 20 });
+    // Each write on a session that has read nothing yet (a woken object), then what it has read.
+    const steps = writes.flatMap((write): Step[] => [reopen, write, ...read]);
+    expect(await differences(build, steps)).toEqual([]);
+  });
+
+  it("an append after text that ends in a line break leaves agents' blank line, by method and by set_context", async () => {
+    const setContext = (input: unknown): Step => [
+      `set_context ${JSON.stringify(input)}`,
+      async (s) => {
+        const tools = (await s.tools()) as Record<
+          string,
+          { execute(input: unknown, options: unknown): unknown }
+        >;
+        await tools.set_context?.execute(input, { toolCallId: "t", messages: [] });
+        return blockShape(s.getContextBlock("notes"));
+      },
+    ];
+    const append = (content: string): Step => [
+      `append ${JSON.stringify(content)}`,
+      async (s) => blockShape(await s.appendContextBlock("notes", content)),
+    ];
+    const steps: Step[] = [
+      ["replace", async (s) => blockShape(await s.replaceContextBlock("notes", "Line one.\n"))],
+      append("Line two."),
+      append("\n"),
+      append(""),
+      append("\nStarts with a break."),
+      setContext({ label: "notes", content: "Line\n", action: "replace" }),
+      setContext({ label: "notes", content: "By the tool.", action: "append" }),
+      setContext({ label: "notes", content: "", action: "append" }),
+      setContext({ label: "notes", content: "\nStarts with a break.", action: "append" }),
+      ["the prompt", (s) => s.refreshSystemPrompt()],
+    ];
+    const build: Build = (s) => s.forSession("append-breaks").withContext("notes");
+    expect(await differences(build, steps)).toEqual([]);
+  });
+
+  it("compact() with compactAfter reads the blocks as agents' estimate does (the stored prompt, or all with a tokenCounter)", async () => {
+    const read: Step[] = ["notes", "soul"].map((label) => [
+      `getContextBlock ${label}`,
+      (s) => blockShape(s.getContextBlock(label)),
+    ]);
+    const compact: Step = ["compact", async (s) => (await s.compact()) ?? "null"];
+    const steps: Step[] = [
+      ["append", (s) => s.appendMessage(say("m1", "user", "one"))],
+      reopen,
+      compact,
+      ...read,
+      ["freeze", (s) => s.freezeSystemPrompt()],
+      reopen,
+      compact,
+      ...read,
+    ];
+    const blocks = (s: AnySession) =>
+      s
+        .forSession("compact-reads")
+        .withContext("soul", { provider: { get: async () => "Fixed soul." } })
+        .withContext("notes")
+        .withCachedPrompt()
+        .onCompaction(async () => null);
+    expect(await differences((s) => blocks(s).compactAfter(1_000), steps), "the default estimate").toEqual(
+      [],
+    );
+    const counted: Build = (s) => blocks(s).compactAfter(1_000, { tokenCounter: () => 0 });
+    expect(await differences(counted, steps), "a tokenCounter").toEqual([]);
+    expect(await differences(blocks, steps), "no compactAfter").toEqual([]);
+  });
+
   it("compact() resolves null when the compaction function throws; compactAfter compacts at the same appends", async () => {
     const steps: Step[] = [
       ...["m1", "m2", "m3", "m4", "m5", "m6", "m7"].map(
@@ -358,7 +369,7 @@ describe("the entry against agents@0.22.0, operation by operation", () => {
 
   it("sends the same status frames, phase by phase, to the Agent's clients", async () => {
     const framesOf = (implementation: "agents" | "entry") =>
-      runInDurableObject(env.AGENT_OBJECT.getByName(`${implementation}-${objects++}`), async (agent) => {
+      runInDurableObject(env.AGENT_OBJECT.getByName(objectName(implementation)), async (agent) => {
         const frames: unknown[] = [];
         const host = {
           sql: agent.sql.bind(agent),
@@ -436,10 +447,10 @@ describe("the entry against agents@0.22.0, operation by operation", () => {
         (error: Error) => error.message,
       );
     const [agents, entry] = await Promise.all([
-      runInDurableObject(env.AGENT_OBJECT.getByName(`agents-${objects++}`), (agent) =>
+      runInDurableObject(env.AGENT_OBJECT.getByName(objectName("agents")), (agent) =>
         said(AgentsSession.create(agent)),
       ),
-      runInDurableObject(env.AGENT_OBJECT.getByName(`entry-${objects++}`), (agent) =>
+      runInDurableObject(env.AGENT_OBJECT.getByName(objectName("entry")), (agent) =>
         said(Session.create(agent)),
       ),
     ]);
@@ -695,10 +706,10 @@ describe("the entry's SessionManager against agents@0.22.0's", () => {
       );
       return log;
     };
-    const agents = await runInDurableObject(env.AGENT_OBJECT.getByName(`agents-${objects++}`), (agent) =>
+    const agents = await runInDurableObject(env.AGENT_OBJECT.getByName(objectName("agents")), (agent) =>
       script(AgentsSessionManager.create(agent)),
     );
-    const entry = await runInDurableObject(env.AGENT_OBJECT.getByName(`entry-${objects++}`), (agent) =>
+    const entry = await runInDurableObject(env.AGENT_OBJECT.getByName(objectName("entry")), (agent) =>
       script(SessionManager.create(agent) as unknown as AgentsSessionManager),
     );
     expect(entry).toEqual(agents);
@@ -759,10 +770,10 @@ describe("the entry and agents@0.22.0 on one database", () => {
       await provider.appendMessage(say("m2", "assistant", "Moved"), "missing");
       return { history: await provider.getHistory(), length: await provider.getPathLength() };
     };
-    const agents = await runInDurableObject(env.AGENT_OBJECT.getByName(`agents-${objects++}`), (agent) =>
+    const agents = await runInDurableObject(env.AGENT_OBJECT.getByName(objectName("agents")), (agent) =>
       steps(new AgentsSessionProvider(agent, "p")),
     );
-    const entry = await runInDurableObject(env.AGENT_OBJECT.getByName(`entry-${objects++}`), (agent) =>
+    const entry = await runInDurableObject(env.AGENT_OBJECT.getByName(objectName("entry")), (agent) =>
       steps(new AgentSessionProvider(agent, "p")),
     );
     expect(entry).toEqual(agents);
