@@ -3,7 +3,7 @@
 // fresh schema of a throwaway PostgreSQL cluster (agents' tables created with agents' own DDL, from its docs;
 // ours create their own), through a `pg.Client` and through agents' `PostgresConnection`. What the README lists
 // as a difference is left out or normalised: error wording (a throw is compared as a throw), random overlay
-// ids and times, search finding more.
+// ids and times, token figures, search finding more.
 import {
   type PostgresConnection,
   PostgresContextProvider,
@@ -23,6 +23,7 @@ import {
 } from "agents-session/experimental/memory/session";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { observe } from "../observed-value.js";
 import { toolPartsMessage } from "../tool-parts-message.js";
 import { unknownIdSteps } from "../unknown-id-steps.js";
 
@@ -64,29 +65,6 @@ async function freshClient(implementation: Implementation, via: Via) {
 
 type AnyProvider = AgentsSessionProvider | PostgresSessionProvider;
 type Step = readonly [label: string, run: (provider: AnyProvider) => unknown];
-
-/** What a step observed: times and random overlay ids replaced by placeholders numbered as they appear. */
-function observe(value: unknown, ids: Map<string, string>): unknown {
-  if (value === undefined) return "<undefined>";
-  return JSON.parse(
-    JSON.stringify(value, (key, item) => {
-      if (key === "createdAt") return "<time>";
-      if (typeof item === "string") {
-        return item.replace(/[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}/g, (id) => {
-          if (!ids.has(id)) ids.set(id, `<random id ${ids.size}>`);
-          return ids.get(id) as string;
-        });
-      }
-      if (item !== null && typeof item === "object" && typeof item.id === "string") {
-        if (item.id.startsWith("compaction_") && item.metadata?.compaction !== undefined) {
-          const { metadata: _metadata, ...rest } = item;
-          return rest;
-        }
-      }
-      return item;
-    }),
-  );
-}
 
 async function run(implementation: Implementation, via: Via, sessionId: string, steps: readonly Step[]) {
   const client = await freshClient(implementation, via);

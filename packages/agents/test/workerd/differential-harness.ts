@@ -1,6 +1,9 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { Session } from "@contextblocks/agents/experimental/memory/session";
 import { Session as AgentsSession } from "agents-session/experimental/memory/session";
+import { observe } from "../observed-value.js";
+
+export { observe };
 
 // The differential harness: the same steps run against agents@0.22.0's `Session` and this entry's, each on a
 // fresh Durable Object database, and what user code observes must be the same. What the README lists as a
@@ -19,35 +22,6 @@ let objects = 0;
 /** A Durable Object name used once in this test run. */
 export function objectName(prefix: string): string {
   return `${prefix}-${objects++}`;
-}
-
-/**
- * What a step observed, comparable across the two: times, token figures and random ids (overlays', the
- * manager's sessions') replaced by placeholders, random ids numbered in the order they first appear.
- */
-export function observe(value: unknown, ids: Map<string, string>): unknown {
-  if (value === undefined) return "<undefined>";
-  return JSON.parse(
-    JSON.stringify(value, (key, item) => {
-      // Times differ by when they ran (and the manager's carry milliseconds here: README).
-      if (key === "createdAt" || key === "created_at" || key === "updated_at") return "<time>";
-      if (key === "tokens") return "<tokens>";
-      if (typeof item === "string") {
-        return item.replace(/[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|cmp_[A-Za-z0-9_-]+/g, (id) => {
-          if (!ids.has(id)) ids.set(id, `<random id ${ids.size}>`);
-          return ids.get(id) as string;
-        });
-      }
-      if (item !== null && typeof item === "object" && typeof item.id === "string") {
-        // An overlay's `metadata.compaction` is ours only (README).
-        if (item.id.startsWith("compaction_") && item.metadata?.compaction !== undefined) {
-          const { metadata: _metadata, ...rest } = item;
-          return rest;
-        }
-      }
-      return item;
-    }),
-  );
 }
 
 export async function run(implementation: "agents" | "entry", build: Build, steps: readonly Step[]) {
