@@ -24,6 +24,7 @@ import {
 import fc from "fast-check";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { messageOfText } from "../message-of-text.js";
 import { observe } from "../observed-value.js";
 
 /** Runs and steps kept small enough for a loaded 2-core machine; raise them locally to hunt. */
@@ -265,9 +266,6 @@ async function storedIds(provider: AnySessionProvider): Promise<string[]> {
   return found;
 }
 
-const say = (id: string, role: string, text: string) =>
-  ({ id, role, parts: [{ type: "text", text }] }) as never;
-
 function sessionStep(operation: SessionOperation): Step<AnySessionProvider> | "reopen" {
   const label = JSON.stringify(operation);
   switch (operation.kind) {
@@ -278,7 +276,7 @@ function sessionStep(operation: SessionOperation): Step<AnySessionProvider> | "r
           const { id, parent } = operation;
           // An id deleted while messages below it were kept is refused here (its row): not reused.
           if ((await stored(p, id)) === undefined && (await p.getBranches(id)).length > 0) return "left out";
-          const message = say(id, operation.role, operation.text);
+          const message = messageOfText(id, operation.role, operation.text);
           // An append's result is agents' `void`: only whether it threw is compared.
           if (parent === "latest") return void (await p.appendMessage(message));
           if (parent === "root") return void (await p.appendMessage(message, null));
@@ -294,7 +292,9 @@ function sessionStep(operation: SessionOperation): Step<AnySessionProvider> | "r
         async (p) => {
           // A stored id: one that is not stored throws NOT_FOUND here (the updateMessage row).
           const id = pick(await storedIds(p), operation.position);
-          return id === undefined ? "left out" : p.updateMessage(say(id, operation.role, operation.text));
+          return id === undefined
+            ? "left out"
+            : p.updateMessage(messageOfText(id, operation.role, operation.text));
         },
       ];
     case "delete":

@@ -3,7 +3,8 @@ import { SessionManager } from "@contextblocks/agents/experimental/memory/sessio
 import { SessionManager as AgentsSessionManager } from "agents-session/experimental/memory/session";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { objectName, observe, say } from "./differential-harness.js";
+import { messageOfText } from "../message-of-text.js";
+import { objectName, observe } from "./differential-harness.js";
 
 // A randomized differential of the manager: fast-check generates sequences of what user code does with
 // agents' `SessionManager` (create, list, get, rename, delete, fork, compactAndSplit, usage, search, messages
@@ -363,7 +364,7 @@ function step(operation: Operation): Step {
           const id = live(world, operation.session);
           if (id === undefined || !(await appendable(world, id, operation.id))) return "left out";
           const session = world.manager.getSession(id);
-          const message = say(operation.id, operation.role, operation.text);
+          const message = messageOfText(operation.id, operation.role, operation.text);
           return operation.parent === "root"
             ? session.appendMessage(message, null)
             : session.appendMessage(message);
@@ -379,7 +380,9 @@ function step(operation: Operation): Step {
           const history = await world.manager.getHistory(id);
           const at = pick(history, operation.at);
           if (at === undefined) return "empty";
-          return world.manager.getSession(id).updateMessage(say(at.id, operation.role, operation.text));
+          return world.manager
+            .getSession(id)
+            .updateMessage(messageOfText(at.id, operation.role, operation.text));
         },
       ];
     case "deleteMessages":
@@ -419,7 +422,7 @@ function step(operation: Operation): Step {
         async (world) => {
           const id = live(world, operation.session);
           if (id === undefined || !(await appendable(world, id, operation.id))) return "left out";
-          const message = say(operation.id, operation.role, operation.text);
+          const message = messageOfText(operation.id, operation.role, operation.text);
           if (operation.kind === "upsert") return world.manager.upsert(id, message);
           // Under the latest leaf, named: without a parent agents' appendAll starts a new root (the appendAll row);
           // in an empty session both start one.
