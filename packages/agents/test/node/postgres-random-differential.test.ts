@@ -1,9 +1,9 @@
 // A randomized differential of agents' Postgres provider names: fast-check generates sequences of what user code
 // does with `PostgresSessionProvider`, `PostgresContextProvider` and `PostgresSearchProvider`, run on agents@0.22.0's
 // classes and on the entry's, each in a fresh schema of a throwaway PostgreSQL cluster (agents' tables created with
-// agents' own DDL; ours create their own), through a `pg.Client` or agents' `PostgresConnection`. Inputs stay where
-// the README says both behave alike; each exclusion below names its row of "Differences from agents@0.22.0". On a
-// failure fast-check prints the seed, the path and the shrunk sequence.
+// agents' own DDL; the entry creates its own, or starts on agents' as after a switch), through a `pg.Client` or
+// agents' `PostgresConnection`. Inputs stay where the README says both behave alike; each exclusion below names its
+// row of "Differences from agents@0.22.0". On a failure fast-check prints the seed, the path and the shrunk sequence.
 import {
   type PostgresConnection,
   PostgresContextProvider,
@@ -53,13 +53,19 @@ function connectionOver(target: pg.Client): PostgresConnection {
 
 type Via = "pg.Client" | "PostgresConnection";
 type Implementation = "agents" | "entry";
+/** How a run reaches Postgres, and whether the entry starts on tables agents created (a switch) or none. */
+interface Setup {
+  via: Via;
+  entryTables: "agents'" | "none";
+}
 
-/** A fresh schema, its client and its drop: agents' tables for agents (it creates none), nothing for the entry. */
-async function freshClient(implementation: Implementation, via: Via) {
+/** A fresh schema, its client and its drop: agents' tables for agents (it creates none), for the entry if asked. */
+async function freshClient(implementation: Implementation, setup: Setup) {
   const schema = await createTestSchema(cluster.connectionString);
   const client = await schema.client();
-  if (implementation === "agents") await client.query(AGENTS_POSTGRES_TABLES);
-  return { client: via === "pg.Client" ? client : connectionOver(client), drop: () => schema.drop() };
+  if (implementation === "agents" || setup.entryTables === "agents'")
+    await client.query(AGENTS_POSTGRES_TABLES);
+  return { client: setup.via === "pg.Client" ? client : connectionOver(client), drop: () => schema.drop() };
 }
 
 /** Runs `steps` on a provider `open` makes (again after each `"reopen"`); what each step observed. */
@@ -90,13 +96,13 @@ type Step<Provider> = readonly [label: string, run: (provider: Provider) => unkn
 
 /** The steps whose observations differ: `[]` when the entry behaves as agents does. */
 async function differences<Provider>(
-  via: Via,
+  setup: Setup,
   open: (client: pg.Client | PostgresConnection, implementation: Implementation) => Provider,
   steps: readonly (Step<Provider> | "reopen")[],
 ): Promise<unknown[]> {
   // Each run's schemas are dropped at its end: hundreds of runs would hold more connections than Postgres allows.
-  const agentsSchema = await freshClient("agents", via);
-  const entrySchema = await freshClient("entry", via);
+  const agentsSchema = await freshClient("agents", setup);
+  const entrySchema = await freshClient("entry", setup);
   const [agents, entry] = await Promise.all([
     observedSteps(() => open(agentsSchema.client, "agents"), steps),
     observedSteps(() => open(entrySchema.client, "entry"), steps),
@@ -104,11 +110,14 @@ async function differences<Provider>(
   return agents.flatMap((observed, index) =>
     JSON.stringify(observed) === JSON.stringify(entry[index])
       ? []
-      : [{ via, agents: observed, entry: entry[index] }],
+      : [{ ...setup, agents: observed, entry: entry[index] }],
   );
 }
 
-const via = fc.constantFrom<Via>("pg.Client", "PostgresConnection");
+const setup: fc.Arbitrary<Setup> = fc.record({
+  via: fc.constantFrom<Via>("pg.Client", "PostgresConnection"),
+  entryTables: fc.constantFrom<Setup["entryTables"]>("agents'", "none"),
+});
 /** A fraction of a list's length: a position read from the tables when the step runs. */
 const position = fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true });
 /**
@@ -476,7 +485,8 @@ function searchStep(operation: SearchOperation): Step<AnySearchProvider> | "reop
           const found: (string | null)[][] = [];
           for (const word of operation.query.split(" ")) {
             const answer = await p.search(word);
-            found.push(answer === null ? [null] : answer.split("\n\n"));
+            // Entries are separated by a blank line before the next `[key]` (content may end with a line break).
+            found.push(answer === null ? [null] : answer.split(/\n\n(?=\[)/));
           }
           const [first = [], ...others] = found;
           return first.filter((entry) => others.every((entries) => entries.includes(entry))).sort();
@@ -508,14 +518,14 @@ describe("the entry's Postgres providers against agents@0.22.0's, on generated s
         { kind: "getLatestLeaf" },
       ];
       const property = fc.asyncProperty(
-        via,
+        setup,
         fc.array(fc.tuple(sessionName, sessionOperation), { minLength: 1, maxLength: maxSteps }),
-        async (through, operations) => {
+        async (reached, operations) => {
           const steps = [
             ...operations.map(([on, operation]) => twoSessionStep(on, operation)),
             ...end.flatMap((operation) => [twoSessionStep("a", operation), twoSessionStep("b", operation)]),
           ];
-          expect(await differences(through, openSessions, steps)).toEqual([]);
+          expect(await differences(reached, openSessions, steps)).toEqual([]);
         },
       );
       await fc.assert(property, settings);
@@ -527,10 +537,10 @@ describe("the entry's Postgres providers against agents@0.22.0's, on generated s
     "context provider: gets and sets of several labels observe the same after every step",
     async () => {
       const property = fc.asyncProperty(
-        via,
+        setup,
         fc.array(contextOperation, { minLength: 1, maxLength: maxSteps }),
-        async (through, operations) => {
-          expect(await differences(through, openContext, operations.map(contextStep))).toEqual([]);
+        async (reached, operations) => {
+          expect(await differences(reached, openContext, operations.map(contextStep))).toEqual([]);
         },
       );
       await fc.assert(property, { ...settings, seed: settings.seed + 1 });
@@ -542,10 +552,10 @@ describe("the entry's Postgres providers against agents@0.22.0's, on generated s
     "search provider: sets, counts and searches observe the same after every step",
     async () => {
       const property = fc.asyncProperty(
-        via,
+        setup,
         fc.array(searchOperation, { minLength: 1, maxLength: maxSteps }),
-        async (through, operations) => {
-          expect(await differences(through, openSearch, operations.map(searchStep))).toEqual([]);
+        async (reached, operations) => {
+          expect(await differences(reached, openSearch, operations.map(searchStep))).toEqual([]);
         },
       );
       await fc.assert(property, { ...settings, seed: settings.seed + 2 });
