@@ -25,6 +25,7 @@ import fc from "fast-check";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { messageOfText } from "../message-of-text.js";
+import { type MessageOperation, messageIds, messageOperations } from "../message-operations.js";
 import { observe } from "../observed-value.js";
 
 /** Runs and steps kept small enough for a loaded 2-core machine; raise them locally to hunt. */
@@ -118,8 +119,6 @@ const setup: fc.Arbitrary<Setup> = fc.record({
   via: fc.constantFrom<Via>("pg.Client", "PostgresConnection"),
   entryTables: fc.constantFrom<Setup["entryTables"]>("agents'", "none"),
 });
-/** A fraction of a list's length: a position read from the tables when the step runs. */
-const position = fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true });
 /**
  * Ordinary text: words, unicode, quotes, placeholders' characters and line breaks. Letters with diacritics are
  * lower case: ours index them folded (the row of the search columns rebuilt without diacritics), agents' as
@@ -185,53 +184,18 @@ function pick<Item>(items: readonly Item[], fraction: number): Item | undefined 
 
 type AnySessionProvider = AgentsSessionProvider | PostgresSessionProvider;
 
-const messageIds = ["m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7"] as const;
-const messageId = fc.constantFrom(...messageIds);
-const role = fc.constantFrom("user", "assistant");
-
 type SessionOperation =
-  | { kind: "append"; id: string; role: string; text: string; parent: "latest" | "root" | number }
-  | { kind: "update"; position: number; role: string; text: string }
-  | { kind: "delete"; ids: string[] }
-  | { kind: "getHistory" | "getPathLength"; leaf: string | null | undefined }
-  | { kind: "getMessage" | "getBranches"; id: string }
+  | MessageOperation
   | { kind: "getLatestLeaf" | "getCompactions" | "clearMessages" | "reopen" }
-  | { kind: "addCompaction"; from: number; to: number; onPath: boolean; summary: string }
   | { kind: "searchMessages"; query: string };
 
+const messages = messageOperations(text);
 const sessionOperation: fc.Arbitrary<SessionOperation> = fc.oneof(
-  {
-    weight: 8,
-    arbitrary: fc.record({
-      kind: fc.constant("append" as const),
-      id: messageId,
-      role,
-      text,
-      parent: fc.oneof(fc.constantFrom("latest" as const, "root" as const), position),
-    }),
-  },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("update" as const), position, role, text }) },
-  {
-    weight: 2,
-    arbitrary: fc.record({
-      kind: fc.constant("delete" as const),
-      ids: fc.uniqueArray(fc.oneof(messageId, fc.constant("unknown")), { maxLength: 3 }),
-    }),
-  },
-  {
-    weight: 3,
-    arbitrary: fc.record({
-      kind: fc.constantFrom("getHistory" as const, "getPathLength" as const),
-      leaf: fc.oneof(fc.constantFrom(undefined, null, "unknown"), messageId),
-    }),
-  },
-  {
-    weight: 2,
-    arbitrary: fc.record({
-      kind: fc.constantFrom("getMessage" as const, "getBranches" as const),
-      id: messageId,
-    }),
-  },
+  messages.append,
+  messages.update,
+  messages.delete,
+  messages.history,
+  messages.lookup,
   {
     weight: 2,
     arbitrary: fc.record({
@@ -243,16 +207,7 @@ const sessionOperation: fc.Arbitrary<SessionOperation> = fc.oneof(
       ),
     }),
   },
-  {
-    weight: 2,
-    arbitrary: fc.record({
-      kind: fc.constant("addCompaction" as const),
-      from: position,
-      to: position,
-      onPath: fc.boolean(),
-      summary: text,
-    }),
-  },
+  messages.compaction,
   {
     weight: 2,
     arbitrary: fc.record({

@@ -1,6 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  type MessageOperation,
+  messageId,
+  messageIds,
+  messageOperations,
+  position,
+} from "../message-operations.js";
+import {
   type AnySession,
   type Build,
   blockShape,
@@ -20,9 +27,6 @@ const settings = { seed: 20261206, numRuns: 50 };
 const maxSteps = 30;
 
 /** Message ids a sequence draws from: few, so appends, parents, updates and deletes meet the same messages. */
-const messageIds = ["m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7"] as const;
-const messageId = fc.constantFrom(...messageIds);
-const role = fc.constantFrom("user", "assistant");
 /** Ordinary text: words, unicode, quotes and line breaks; never a line starting with `═` (a row of its own). */
 const words = [
   "the",
@@ -53,15 +57,10 @@ const mostlyNotes = fc.oneof(
 );
 
 type Operation =
-  | { kind: "append"; id: string; role: string; text: string; parent: "latest" | "root" | number }
-  | { kind: "update"; position: number; role: string; text: string }
-  | { kind: "delete"; ids: string[] }
-  | { kind: "getHistory" | "getPathLength"; leaf: string | null | undefined }
-  | { kind: "getMessage" | "getBranches"; id: string }
+  | MessageOperation
   | { kind: "getMessage of a history entry"; position: number }
   | { kind: "getLatestLeaf" | "getCompactions" | "clearMessages" | "reopen" | "freeze" | "refresh" }
   | { kind: "getRecentHistory"; budget: number; floor: number }
-  | { kind: "addCompaction"; from: number; to: number; onPath: boolean; summary: string }
   | { kind: "replaceContextBlock" | "appendContextBlock"; label: string; content: string }
   | { kind: "getContextBlock"; label: string }
   | { kind: "set_context"; label: string; content: string; action: "replace" | "append" | undefined }
@@ -77,42 +76,15 @@ type Operation =
   | { kind: "compact"; leaf: string | undefined };
 
 /** A fraction of a list's length: a position read from the session when the step runs. */
-const position = fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true });
 
 /** What user code does with messages, branches and overlays. */
+const messages = messageOperations(text);
 const messageOperation: fc.Arbitrary<Operation> = fc.oneof(
-  {
-    weight: 8,
-    arbitrary: fc.record({
-      kind: fc.constant("append" as const),
-      id: messageId,
-      role,
-      text,
-      parent: fc.oneof(fc.constantFrom("latest" as const, "root" as const), position),
-    }),
-  },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("update" as const), position, role, text }) },
-  {
-    weight: 2,
-    arbitrary: fc.record({
-      kind: fc.constant("delete" as const),
-      ids: fc.uniqueArray(fc.oneof(messageId, fc.constant("unknown")), { maxLength: 3 }),
-    }),
-  },
-  {
-    weight: 3,
-    arbitrary: fc.record({
-      kind: fc.constantFrom("getHistory" as const, "getPathLength" as const),
-      leaf: fc.oneof(fc.constantFrom(undefined, null, "unknown"), messageId),
-    }),
-  },
-  {
-    weight: 2,
-    arbitrary: fc.record({
-      kind: fc.constantFrom("getMessage" as const, "getBranches" as const),
-      id: messageId,
-    }),
-  },
+  messages.append,
+  messages.update,
+  messages.delete,
+  messages.history,
+  messages.lookup,
   {
     weight: 1,
     arbitrary: fc.record({ kind: fc.constant("getMessage of a history entry" as const), position }),
@@ -129,16 +101,7 @@ const messageOperation: fc.Arbitrary<Operation> = fc.oneof(
       floor: fc.constantFrom(1, 2, 5),
     }),
   },
-  {
-    weight: 2,
-    arbitrary: fc.record({
-      kind: fc.constant("addCompaction" as const),
-      from: position,
-      to: position,
-      onPath: fc.boolean(),
-      summary: text,
-    }),
-  },
+  messages.compaction,
 );
 
 /** What user code and the model's set_context do with blocks. */
