@@ -18,7 +18,7 @@ export {
   type QueryTerm,
 } from "./plan.js";
 export { porterStem } from "./porter.js";
-export { compatibleWordsOf, searchableText, writtenText } from "./searchable-text.js";
+export { searchableText, writtenText } from "./searchable-text.js";
 export { isStopword, stopwords } from "./stopwords.js";
 export { foldToken, type Token, tokenize } from "./tokenize.js";
 export { type TsqueryInputs, tsqueryInputs, writtenPair } from "./tsquery.js";

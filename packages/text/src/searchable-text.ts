@@ -18,7 +18,7 @@ import { tokenRun } from "./tokenize.js";
 const wordsMark = "\n\u2060 ";
 
 /** The words of `text` the rule reads otherwise than as written, in that form, each once, joined by spaces. */
-export function compatibleWordsOf(text: string): string {
+function compatibleWordsOf(text: string): string {
   if (!holdsCompatibilityForm(text)) return "";
   const words = new Set<string>();
   for (const match of text.matchAll(tokenRun)) {
