@@ -232,6 +232,21 @@ function chosen(world: World, choice: number | "unknown"): string | undefined {
   return choice === "unknown" ? "unknown" : pick(world.sessions, choice);
 }
 
+/** A step on the session `choice` picks, answering "none" when there is none to pick. */
+function onChosen(
+  label: string,
+  choice: number | "unknown",
+  run: (world: World, id: string) => unknown,
+): Step {
+  return [
+    label,
+    (world) => {
+      const id = chosen(world, choice);
+      return id === undefined ? "none" : run(world, id);
+    },
+  ];
+}
+
 /** A session that is in the registry (both agree on `get`: compared elsewhere). */
 function live(world: World, fraction: number): string | undefined {
   return pick(
@@ -282,47 +297,20 @@ function step(operation: Operation): Step {
         },
       ];
     case "get":
-      return [
-        label,
-        (world) => {
-          const id = chosen(world, operation.session);
-          return id === undefined ? "none" : world.manager.get(id);
-        },
-      ];
+      return onChosen(label, operation.session, (world, id) => world.manager.get(id));
     case "getMessageCount":
-      return [
-        label,
-        (world) => {
-          const id = chosen(world, operation.session);
-          return id === undefined ? "none" : world.manager.getMessageCount(id);
-        },
-      ];
+      return onChosen(label, operation.session, (world, id) => world.manager.getMessageCount(id));
     case "getHistory":
-      return [
-        label,
-        (world) => {
-          const id = chosen(world, operation.session);
-          return id === undefined ? "none" : world.manager.getHistory(id);
-        },
-      ];
+      return onChosen(label, operation.session, (world, id) => world.manager.getHistory(id));
     case "clearMessages":
-      return [
-        label,
-        async (world) => {
-          const id = chosen(world, operation.session);
-          return id === undefined ? "none" : world.manager.getSession(id).clearMessages();
-        },
-      ];
+      return onChosen(label, operation.session, async (world, id) =>
+        world.manager.getSession(id).clearMessages(),
+      );
     case "delete":
-      return [
-        label,
-        async (world) => {
-          const id = chosen(world, operation.session);
-          if (id === undefined) return "none";
-          world.deleted.add(id);
-          return world.manager.delete(id);
-        },
-      ];
+      return onChosen(label, operation.session, async (world, id) => {
+        world.deleted.add(id);
+        return world.manager.delete(id);
+      });
     case "rename":
       return [
         label,
@@ -443,38 +431,23 @@ function step(operation: Operation): Step {
         },
       ];
     case "replaceContextBlock":
-      return [
-        label,
-        async (world) => {
-          const id = chosen(world, operation.session);
-          if (id === undefined) return "none";
-          if (world.deleted.has(id)) return "left out";
-          const block = await world.manager.getSession(id).replaceContextBlock("memory", operation.text);
-          return block.content;
-        },
-      ];
+      return onChosen(label, operation.session, async (world, id) => {
+        if (world.deleted.has(id)) return "left out";
+        const block = await world.manager.getSession(id).replaceContextBlock("memory", operation.text);
+        return block.content;
+      });
     case "refreshSystemPrompt":
-      return [
-        label,
-        async (world) => {
-          const id = chosen(world, operation.session);
-          if (id === undefined) return "none";
-          // A deleted session's blocks and prompt are gone here, kept in agents (the manager's delete row).
-          if (world.deleted.has(id)) return "left out";
-          const prompt = await world.manager.getSession(id).refreshSystemPrompt();
-          return prompt.replace(/\[\d+% — \d+\/\d+ tokens\]/g, "[<tokens>]");
-        },
-      ];
+      return onChosen(label, operation.session, async (world, id) => {
+        // A deleted session's blocks and prompt are gone here, kept in agents (the manager's delete row).
+        if (world.deleted.has(id)) return "left out";
+        const prompt = await world.manager.getSession(id).refreshSystemPrompt();
+        return prompt.replace(/\[\d+% — \d+\/\d+ tokens\]/g, "[<tokens>]");
+      });
     case "addUsage anywhere":
-      return [
-        label,
-        (world) => {
-          const id = chosen(world, operation.session);
-          if (id === undefined) return "none";
-          world.manager.addUsage(id, 5, 7, 0.5);
-          return world.manager.get(id);
-        },
-      ];
+      return onChosen(label, operation.session, (world, id) => {
+        world.manager.addUsage(id, 5, 7, 0.5);
+        return world.manager.get(id);
+      });
   }
 }
 
