@@ -26,3 +26,11 @@ export function observe(value: unknown, ids: Map<string, string>): unknown {
     }),
   );
 }
+
+/**
+ * A rendered prompt's block headers with their token figures replaced: the two estimates differ (the compaction
+ * helpers' row).
+ */
+export function withoutTokenFigures(rendered: string): string {
+  return rendered.replace(/\[\d+% — \d+\/\d+ tokens\]/g, "[<tokens>]");
+}

@@ -7,6 +7,7 @@ import {
 import Database from "better-sqlite3";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { withoutTokenFigures } from "../observed-value.js";
 
 // A randomized differential against agents@0.32.0's `agents/context`: fast-check generates sequences of block
 // writes, reads, renders, reminders, the tools' set_context and a woken object, and each runs on agents'
@@ -95,9 +96,7 @@ function blockShape(block: ReturnType<AnyBlocks["getBlock"]>): unknown {
 
 /** Token figures replaced: the two estimates differ (the compaction helpers' row). */
 const withoutTokens = (rendered: string) =>
-  rendered
-    .replace(/\[\d+% — \d+\/\d+ tokens\]/g, "[<tokens>]")
-    .replace(/\d+% \(\d+\/\d+ tokens\)|\d+ tokens/g, "<tokens>");
+  withoutTokenFigures(rendered).replace(/\d+% \(\d+\/\d+ tokens\)|\d+ tokens/g, "<tokens>");
 
 /** A tool's answer: a refusal compared by agents' words, which the entry's error text keeps. */
 function toolAnswer(answer: unknown): unknown {

@@ -4,6 +4,7 @@ import { SessionManager as AgentsSessionManager } from "agents-session/experimen
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { messageOfText } from "../message-of-text.js";
+import { withoutTokenFigures } from "../observed-value.js";
 import { objectName, observe } from "./differential-harness.js";
 
 // A randomized differential of the manager: fast-check generates sequences of what user code does with
@@ -441,7 +442,7 @@ function step(operation: Operation): Step {
         // A deleted session's blocks and prompt are gone here, kept in agents (the manager's delete row).
         if (world.deleted.has(id)) return "left out";
         const prompt = await world.manager.getSession(id).refreshSystemPrompt();
-        return prompt.replace(/\[\d+% — \d+\/\d+ tokens\]/g, "[<tokens>]");
+        return withoutTokenFigures(prompt);
       });
     case "addUsage anywhere":
       return onChosen(label, operation.session, (world, id) => {

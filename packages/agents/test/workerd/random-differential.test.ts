@@ -7,6 +7,7 @@ import {
   messageOperations,
   position,
 } from "../message-operations.js";
+import { withoutTokenFigures } from "../observed-value.js";
 import {
   type AnySession,
   type Build,
@@ -256,11 +257,6 @@ function toolAnswer(answer: unknown): unknown {
   return answer.replace(/\d+% \(\d+\/\d+ tokens\)|\d+ tokens/g, "<tokens>");
 }
 
-/** A rendered prompt with its token figures replaced (the compaction helpers' row: the estimates differ). */
-function prompt(rendered: string): string {
-  return rendered.replace(/\[\d+% — \d+\/\d+ tokens\]/g, "[<tokens>]");
-}
-
 function step(operation: Operation): Step {
   const label = JSON.stringify(operation);
   switch (operation.kind) {
@@ -317,9 +313,9 @@ function step(operation: Operation): Step {
     case "reopen":
       return reopen;
     case "freeze":
-      return [label, async (s) => prompt(await s.freezeSystemPrompt())];
+      return [label, async (s) => withoutTokenFigures(await s.freezeSystemPrompt())];
     case "refresh":
-      return [label, async (s) => prompt(await s.refreshSystemPrompt())];
+      return [label, async (s) => withoutTokenFigures(await s.refreshSystemPrompt())];
     case "getRecentHistory":
       return [
         label,
